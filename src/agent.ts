@@ -1,0 +1,148 @@
+// The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
+
+import { watch, type FSWatcher } from 'chokidar';
+import { hostname, homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { Server } from 'node:http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
+import { Collector, type CollectorStats } from './collectors/collector.js';
+import { READERS } from './collectors/registry.js';
+import { splitAddress, type Config } from './config/load.js';
+import type { Logger } from './log.js';
+import { otlpReader } from './metrics/otlp.js';
+import { SnapshotProducer } from './metrics/producer.js';
+import { prometheusExporter } from './metrics/prometheus.js';
+import { startServer } from './metrics/server.js';
+import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
+import { createPriceTable, readOverrides } from './pricing/prices.js';
+import { SessionStore } from './session/store.js';
+import { StateDb } from './state/db.js';
+import { VERSION } from './version.js';
+
+export interface AgentOptions {
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+export class Agent {
+  readonly store: SessionStore;
+  readonly collectors = new Map<string, Collector<unknown>>();
+  readonly startedAt = Date.now();
+  private readonly db: StateDb;
+  private readonly snapshotOptions: SnapshotOptions;
+  private server?: Server;
+  private provider?: MeterProvider;
+  private watcher?: FSWatcher;
+  private timer?: NodeJS.Timeout;
+
+  constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
+    const env = opts.env ?? process.env;
+    const home = opts.home ?? env.HOME ?? homedir();
+    this.db = new StateDb(config.stateDir);
+    const overrides = config.pricing.overridesFile ? readOverrides(config.pricing.overridesFile) : {};
+    this.store = new SessionStore(this.db, createPriceTable(overrides), config.project);
+    for (const [name, reader] of Object.entries(READERS)) {
+      const section = config.collectors[name]!;
+      if (!section.enabled) continue;
+      const roots = section.roots.length > 0 ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
+      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log));
+    }
+    this.snapshotOptions = {
+      status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
+      activeWindowMs: config.sessions.activeWindowSeconds * 1000,
+      perSessionMax: config.sessions.perSessionMax,
+      version: VERSION,
+    };
+  }
+
+  async scanAll(): Promise<void> {
+    for (const c of this.collectors.values()) await c.scan();
+  }
+
+  families(now = Date.now()): Family[] {
+    const stats = new Map<string, CollectorStats>([...this.collectors].map(([n, c]) => [n, c.stats]));
+    return snapshot(this.store, stats, this.snapshotOptions, now);
+  }
+
+  sessions(now = Date.now()): LiveSession[] {
+    return liveSessions(this.store, now, this.snapshotOptions);
+  }
+
+  /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
+  async start(): Promise<{ host: string; port: number }> {
+    const producer = new SnapshotProducer(() => this.families(), this.startedAt);
+    const exporter = prometheusExporter(producer);
+    const readers: MetricReader[] = [exporter];
+    const { otlp } = this.config;
+    if (otlp.endpoint) {
+      readers.push(otlpReader(producer, {
+        endpoint: otlp.endpoint, protocol: otlp.protocol, headers: otlp.headers,
+        intervalMs: otlp.intervalSeconds * 1000, temporality: otlp.temporality,
+      }));
+    }
+    this.provider = new MeterProvider({
+      resource: resourceFromAttributes({
+        'service.name': 'coding-agent-exporter',
+        'service.version': VERSION,
+        'service.instance.id': hostname(),
+        'host.name': hostname(),
+        ...parseResourceEnv(process.env.OTEL_RESOURCE_ATTRIBUTES),
+        ...otlp.resourceAttributes,
+      }),
+      readers,
+    });
+
+    const [host, port] = splitAddress(this.config.listenAddress);
+    this.server = await startServer(exporter, { host, port, path: this.config.metricsPath, version: VERSION });
+    const address = this.server.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath });
+
+    await this.scanAll();
+    this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
+    if (this.config.watch) this.startWatching();
+    this.timer = setInterval(() => void this.scanAll(), this.config.rescanSeconds * 1000);
+    this.timer.unref();
+    return { host, port: bound };
+  }
+
+  private startWatching(): void {
+    const byRoot = [...this.collectors.values()].flatMap((c) => c.roots.map((root) => ({ root, c })));
+    const pending = new Set<Collector<unknown>>();
+    let timer: NodeJS.Timeout | undefined;
+    this.watcher = watch(byRoot.map((r) => r.root), { ignoreInitial: true, depth: 6, ignorePermissionErrors: true });
+    this.watcher.on('all', (_event, path) => {
+      const hit = byRoot.find((r) => path.startsWith(r.root));
+      if (!hit) return;
+      pending.add(hit.c);
+      // Bursts of appends (a streamed answer) become one read.
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        const todo = [...pending];
+        pending.clear();
+        for (const c of todo) void c.scan();
+      }, 100);
+    });
+    this.watcher.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.watcher?.close();
+    // A scan under way finishes (and commits) before the database closes.
+    await Promise.all([...this.collectors.values()].map((c) => c.idle()));
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
+    this.db.close();
+  }
+}
+
+function parseResourceEnv(value: string | undefined): Record<string, string> {
+  const attrs: Record<string, string> = {};
+  for (const pair of (value ?? '').split(',')) {
+    const i = pair.indexOf('=');
+    if (i > 0) attrs[decodeURIComponent(pair.slice(0, i).trim())] = decodeURIComponent(pair.slice(i + 1).trim());
+  }
+  return attrs;
+}

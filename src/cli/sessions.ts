@@ -1,0 +1,52 @@
+// The `sessions` command's output: what the exporter sees, one line per session.
+
+import type { LiveSession } from '../metrics/snapshot.js';
+
+function compact(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86400)}d ago`;
+}
+
+export function formatSessions(sessions: LiveSession[], now: number): string {
+  const rows = sessions.map(({ session: s, status }) => {
+    const t = s.tokens;
+    const context = s.contextTokens !== undefined
+      ? `${compact(s.contextTokens)}${s.contextLimit ? `/${compact(s.contextLimit)} (${Math.round((100 * s.contextTokens) / s.contextLimit)}%)` : ''}`
+      : '-';
+    return [
+      s.harness, s.project, `${status.status} (${status.reason})`, s.model ?? '-',
+      compact(t.input + t.output + t.cacheRead + t.cacheWrite), `$${s.costUsd.toFixed(4)}`, context,
+      ago(now - s.lastActivityAt), s.id,
+    ];
+  });
+  const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'LAST ACTIVITY', 'SESSION'];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const lines = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
+  return `${lines.join('\n')}\n${rows.length === 0 ? 'no sessions active in the activity window\n' : ''}`;
+}
+
+export function sessionsJson(sessions: LiveSession[]): string {
+  return `${JSON.stringify(
+    sessions.map(({ session: s, status }) => ({
+      harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
+      status: status.status, reason: status.reason, model: s.model ?? null,
+      tokens: { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
+      cost_usd: s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
+      started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
+      turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
+    })),
+    null,
+    2,
+  )}\n`;
+}

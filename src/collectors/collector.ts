@@ -1,0 +1,189 @@
+// A collector runs one harness's reader over its roots: it finds the files, reads only what was
+// appended since the last commit, feeds the records to the store, and commits. It knows nothing
+// of file formats. A failing collector reports itself in its stats and costs only its own data.
+
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { Logger } from '../log.js';
+import type { Reader, SessionEvents, SessionFile } from '../readers/reader.js';
+import { readLines } from '../readers/lines.js';
+import type { FileRow, StateDb } from '../state/db.js';
+import type { SessionStore } from '../session/store.js';
+
+export interface CollectorStats {
+  success: boolean;
+  durationSeconds: number;
+  lastSuccess?: number;
+  files: number;
+  readBytes: number;
+  skipped: Map<string, number>;
+}
+
+// The first bytes of a file identify its history: a file replaced by one with the same beginning
+// was rewritten (its old lines are not counted again); another beginning means a new file.
+const HEAD = 4096;
+
+function headHash(path: string, length: number): string {
+  const buf = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    const n = readSync(fd, buf, 0, length, 0);
+    return createHash('sha1').update(buf.subarray(0, n)).digest('hex');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export class Collector<S> {
+  readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
+  private readonly tracked = new Map<string, FileRow>();
+  private readonly missingRoots = new Set<string>();
+
+  constructor(
+    readonly name: string,
+    private readonly reader: Reader<S>,
+    readonly roots: readonly string[],
+    private readonly store: SessionStore,
+    db: StateDb,
+    private readonly log: Logger,
+  ) {
+    for (const row of db.files(name)) this.tracked.set(row.path, row);
+  }
+
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  /**
+   * Reads whatever changed under the roots. Never throws. Yields to the event loop between files
+   * so scrapes are answered during a long first scan; overlapping calls run one more scan after
+   * the current one instead of a second one beside it.
+   */
+  scan(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.scanOnce();
+      } while (this.again);
+      this.running = undefined;
+    })();
+    return this.running;
+  }
+
+  /** Resolves when no scan is running. */
+  idle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async scanOnce(): Promise<void> {
+    const started = performance.now();
+    let ok = true;
+    try {
+      const seen = new Set<string>();
+      let lastYield = performance.now();
+      for (const root of this.roots) {
+        if (!this.rootPresent(root)) continue;
+        if (this.reader.processes) this.store.processes.set(this.reader.harness, this.reader.processes(root));
+        for (const file of this.reader.listFiles(root)) {
+          if (seen.has(file.path)) continue;
+          seen.add(file.path);
+          if (!this.readFile(file)) ok = false;
+          if (performance.now() - lastYield > 50) {
+            await new Promise((r) => setImmediate(r));
+            lastYield = performance.now();
+          }
+        }
+      }
+      // Files a harness deleted: forget their offsets; their counts stay in the counters.
+      const gone = [...this.tracked.keys()].filter((p) => !seen.has(p));
+      if (gone.length > 0) {
+        for (const p of gone) this.tracked.delete(p);
+        this.store.commit([], gone);
+      }
+      this.stats.files = seen.size;
+    } catch (e) {
+      ok = false;
+      this.log.error('scan failed', { collector: this.name, error: String(e) });
+    }
+    this.stats.success = ok;
+    this.stats.durationSeconds = (performance.now() - started) / 1000;
+    if (ok) this.stats.lastSuccess = Date.now() / 1000;
+  }
+
+  /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
+  private rootPresent(root: string): boolean {
+    try {
+      statSync(root);
+      this.missingRoots.delete(root);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`root ${root}: ${String(e)}`);
+      if (!this.missingRoots.has(root)) this.log.info('root not found', { collector: this.name, root });
+      this.missingRoots.add(root);
+      return false;
+    }
+  }
+
+  private readFile(file: SessionFile): boolean {
+    let st;
+    try {
+      st = statSync(file.path);
+    } catch {
+      return true; // removed between listing and reading
+    }
+    const prev = this.tracked.get(file.path);
+    if (prev && prev.ino === st.ino && prev.size === st.size && prev.offset === st.size) return true;
+
+    let offset = prev?.offset ?? 0;
+    let state = prev ? (JSON.parse(prev.state) as S) : this.reader.initialState(file);
+    let replayUntil = 0;
+    if (prev && (prev.ino !== st.ino || st.size < prev.offset)) {
+      // Replaced or shrunk: read again from the start. Lines of the same history are only replayed.
+      const headLength = prev.headLength ?? Math.min(prev.offset, HEAD);
+      const same = prev.head !== undefined && st.size >= headLength && headHash(file.path, headLength) === prev.head;
+      replayUntil = same ? Math.min(prev.offset, st.size) : 0;
+      offset = 0;
+      state = this.reader.initialState(file);
+      this.log.info('file replaced, reading again', { collector: this.name, path: file.path, sameHistory: same });
+    }
+
+    const events = this.countingSkips(this.store.events(this.reader.harness, file.sessionId, this.name));
+    const result = readLines(file.path, offset, (line, at) => {
+      this.store.muted = at < replayUntil;
+      try {
+        this.reader.readLine(line, state, file, events);
+      } catch (e) {
+        this.skip('reader_error');
+        this.log.warn('reader failed on a record', { collector: this.name, path: file.path, offset: at, error: String(e) });
+      }
+    });
+    this.store.muted = false;
+    this.stats.readBytes += result.bytesRead;
+
+    const headLength = Math.min(result.offset, HEAD);
+    const row: FileRow = {
+      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
+      offset: result.offset, state: JSON.stringify(state),
+      head: prev?.head !== undefined && offset > 0 ? prev.head : headLength > 0 ? headHash(file.path, headLength) : undefined,
+      headLength: prev?.head !== undefined && offset > 0 ? prev.headLength : headLength,
+    };
+    this.tracked.set(file.path, row);
+    this.store.commit([row]);
+    if (result.error) {
+      this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
+      return false;
+    }
+    return true;
+  }
+
+  private countingSkips(events: SessionEvents): SessionEvents {
+    return { ...events, skipped: (reason) => this.skip(reason) };
+  }
+
+  private skip(reason: string): void {
+    this.stats.skipped.set(reason, (this.stats.skipped.get(reason) ?? 0) + 1);
+  }
+}

@@ -1,0 +1,13 @@
+// Every harness the exporter reads: one line per reader. The collector name, the config section
+// `collectors.<name>` and the `harness` label are the same id.
+
+import { claudeCode } from '../readers/claude-code/reader.js';
+import { codex } from '../readers/codex/reader.js';
+import type { Reader } from '../readers/reader.js';
+import type { HarnessId } from '../session/types.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each reader has its own parser state
+export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
+  'claude-code': claudeCode,
+  codex,
+};

@@ -1,0 +1,111 @@
+// The one place every metric is defined: name, kind, unit, help and labels.
+//
+// Names are public API (dashboards and alerts query them). The `name` is the final Prometheus
+// name without `_total`; the OTel instrument gets exactly this name and the UCUM unit below, so
+// the Prometheus exporter (which appends `_total` to counters) and the OTLP path into Prometheus
+// (which appends unit words unless already present, and `_total` to counters) agree.
+
+export type MetricKind = 'counter' | 'gauge';
+
+export interface MetricDef {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly unit: string;
+  readonly help: string;
+  readonly labels: readonly string[];
+}
+
+const SESSION = ['harness', 'project', 'session_id'] as const;
+
+function def<const L extends readonly string[]>(
+  name: string,
+  kind: MetricKind,
+  unit: string,
+  labels: L,
+  help: string,
+): MetricDef & { labels: L } {
+  return { name, kind, unit, help, labels };
+}
+
+export const catalog = {
+  tokens: def('coding_agent_tokens', 'counter', '{token}', ['harness', 'project', 'model', 'token_type'],
+    'Tokens used, by type: input (prompt tokens excluding cache reads and writes), output (all generated tokens, reasoning included), cache_read, cache_write.'),
+  reasoningTokens: def('coding_agent_reasoning_tokens', 'counter', '{token}', ['harness', 'project', 'model'],
+    'The reasoning part of output tokens (already included in token_type="output").'),
+  cost: def('coding_agent_cost_usd', 'counter', '{USD}', ['harness', 'project', 'model'],
+    'Estimated cost in US dollars at list prices (API-equivalent for subscription users).'),
+  prompts: def('coding_agent_prompts', 'counter', '{prompt}', ['harness', 'project'],
+    'Prompts typed by a person (injected context, tool results and command output excluded).'),
+  turns: def('coding_agent_turns', 'counter', '{turn}', ['harness', 'project', 'outcome'],
+    'Turns that ended, by outcome: completed, failed, interrupted.'),
+  toolCalls: def('coding_agent_tool_calls', 'counter', '{call}', ['harness', 'project', 'tool', 'kind'],
+    'Tool calls the model made; MCP tools are reported as tool="mcp:<server>".'),
+  toolErrors: def('coding_agent_tool_errors', 'counter', '{call}', ['harness', 'project', 'tool', 'kind'],
+    'Tool calls that failed or were rejected.'),
+  linesAdded: def('coding_agent_lines_added', 'counter', '{line}', ['harness', 'project'],
+    'Lines added by file edits the agent made.'),
+  linesRemoved: def('coding_agent_lines_removed', 'counter', '{line}', ['harness', 'project'],
+    'Lines removed by file edits the agent made.'),
+  compactions: def('coding_agent_compactions', 'counter', '{compaction}', ['harness', 'project'],
+    'Context compactions (automatic or manual).'),
+  sessionsStarted: def('coding_agent_sessions_started', 'counter', '{session}', ['harness', 'project'],
+    'Sessions seen for the first time.'),
+
+  sessions: def('coding_agent_sessions', 'gauge', '{session}', ['harness', 'project', 'status'],
+    'Sessions active within the activity window, by status: asking, working, delegating, done, error, idle.'),
+  sessionStatus: def('coding_agent_session_status', 'gauge', '1', [...SESSION, 'status', 'reason'],
+    'Current status of a session that is not idle (always 1; the status and reason are labels).'),
+  sessionLastActivity: def('coding_agent_session_last_activity_timestamp_seconds', 'gauge', 's', SESSION,
+    'Time of the last record written to the session, as a Unix timestamp.'),
+  sessionTurnStarted: def('coding_agent_session_turn_started_timestamp_seconds', 'gauge', 's', SESSION,
+    'Start of the turn that is still running, as a Unix timestamp.'),
+  sessionContextTokens: def('coding_agent_session_context_tokens', 'gauge', '{token}', [...SESSION, 'model'],
+    'Tokens in the context window at the last model request.'),
+  sessionContextLimit: def('coding_agent_session_context_limit_tokens', 'gauge', '{token}', [...SESSION, 'model'],
+    'Size of the context window of the model in use.'),
+  sessionCost: def('coding_agent_session_cost_usd', 'gauge', '{USD}', SESSION,
+    'Estimated cost of the session so far in US dollars.'),
+  sessionSubagents: def('coding_agent_session_subagents', 'gauge', '{agent}', SESSION,
+    'Subagents the session is running now.'),
+  usageLimitUsed: def('coding_agent_usage_limit_used_ratio', 'gauge', '1', ['harness', 'window'],
+    'Share of a usage-limit window already used (0 to 1), as last reported by the harness.'),
+  usageLimitResets: def('coding_agent_usage_limit_resets_timestamp_seconds', 'gauge', 's', ['harness', 'window'],
+    'When a usage-limit window resets, as a Unix timestamp.'),
+
+  buildInfo: def('coding_agent_exporter_build_info', 'gauge', '1', ['version', 'node_version'],
+    'Build information of the exporter (always 1).'),
+  collectorSuccess: def('coding_agent_exporter_collector_success', 'gauge', '1', ['collector'],
+    'Whether the last scan of a collector succeeded (1) or failed (0).'),
+  collectorDuration: def('coding_agent_exporter_collector_duration_seconds', 'gauge', 's', ['collector'],
+    'Duration of the last scan of a collector.'),
+  collectorLastSuccess: def('coding_agent_exporter_collector_last_success_timestamp_seconds', 'gauge', 's', ['collector'],
+    'Time of the last successful scan of a collector, as a Unix timestamp.'),
+  files: def('coding_agent_exporter_files', 'gauge', '{file}', ['collector'],
+    'Session files a collector tracks.'),
+  readBytes: def('coding_agent_exporter_read_bytes', 'counter', 'By', ['collector'],
+    'Bytes read from session files.'),
+  skippedRecords: def('coding_agent_exporter_skipped_records', 'counter', '{record}', ['collector', 'reason'],
+    'Records skipped because they could not be used, by reason.'),
+  unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],
+    'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
+  pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '1', ['source', 'version'],
+    'The price table in use (always 1).'),
+} as const;
+
+export type Catalog = typeof catalog;
+export type MetricKey = keyof Catalog;
+/** The label object a metric takes: exactly its label keys, string values. */
+export type LabelsOf<K extends MetricKey> = { readonly [L in Catalog[K]['labels'][number]]: string };
+
+/** The name as Prometheus shows it: counters gain `_total`. */
+export function exposedName(m: MetricDef): string {
+  return m.kind === 'counter' ? `${m.name}_total` : m.name;
+}
+
+export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;
+export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'idle'] as const;
+export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
+export const TOOL_KINDS = [
+  'read', 'search', 'edit', 'delete', 'move', 'execute', 'think', 'fetch', 'agent', 'plan',
+  'communicate', 'switch_mode', 'other',
+] as const;

@@ -1,0 +1,54 @@
+// The one source of metric data for every output: a MetricProducer that returns exactly the
+// current snapshot on each collection. The SDK's own instruments would keep exporting a session's
+// series forever after it ends (design-anchors §6.3); a producer's series vanish when it stops
+// returning them. It never throws: a failure comes back in `errors` with the self-metrics intact.
+
+import { ValueType, type HrTime } from '@opentelemetry/api';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import {
+  AggregationTemporality,
+  DataPointType,
+  type CollectionResult,
+  type MetricData,
+  type MetricProducer,
+  type ResourceMetrics,
+} from '@opentelemetry/sdk-metrics';
+import type { Family } from './snapshot.js';
+
+export const SCOPE = { name: 'coding-agent-exporter' };
+
+function hrTime(ms: number): HrTime {
+  return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
+}
+
+export function toMetricData(families: Family[], startMs: number, nowMs: number): MetricData[] {
+  const startTime = hrTime(startMs);
+  const endTime = hrTime(nowMs);
+  return families.map(({ def, points }): MetricData => {
+    const descriptor = { name: def.name, description: def.help, unit: def.unit, valueType: ValueType.DOUBLE };
+    const dataPoints = points.map((p) => ({ startTime, endTime, attributes: p.labels, value: p.value }));
+    return def.kind === 'counter'
+      ? { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.SUM, isMonotonic: true, dataPoints }
+      : { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.GAUGE, dataPoints };
+  });
+}
+
+export function resourceMetrics(resource: Resource, metrics: MetricData[]): ResourceMetrics {
+  return { resource, scopeMetrics: [{ scope: SCOPE, metrics }] };
+}
+
+export class SnapshotProducer implements MetricProducer {
+  constructor(
+    private readonly families: () => Family[],
+    private readonly startMs: number,
+    private readonly resource: Resource = resourceFromAttributes({}),
+  ) {}
+
+  async collect(): Promise<CollectionResult> {
+    try {
+      return { resourceMetrics: resourceMetrics(this.resource, toMetricData(this.families(), this.startMs, Date.now())), errors: [] };
+    } catch (e) {
+      return { resourceMetrics: resourceMetrics(this.resource, []), errors: [e] };
+    }
+  }
+}

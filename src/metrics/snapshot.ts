@@ -1,0 +1,109 @@
+// Turns the store and the collectors' stats into the current value of every catalog metric.
+// Runs on every scrape and OTLP export: it reads memory only, never files.
+
+import type { CollectorStats } from '../collectors/collector.js';
+import type { SessionStore, StoredSession } from '../session/store.js';
+import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
+import { catalog, STATUSES, type MetricDef, type MetricKey } from './catalog.js';
+
+export interface Point {
+  labels: Record<string, string>;
+  value: number;
+}
+
+export interface Family {
+  def: MetricDef;
+  points: Point[];
+}
+
+export interface SnapshotOptions {
+  status: StatusOptions;
+  /** Sessions with activity within this window count in coding_agent_sessions. */
+  activeWindowMs: number;
+  /** Per-session series for at most this many non-idle sessions (0 switches them off). */
+  perSessionMax: number;
+  version: string;
+}
+
+export interface LiveSession {
+  session: StoredSession;
+  status: SessionStatus;
+}
+
+/** Sessions active within the window, with their status, most recently active first. */
+export function liveSessions(store: SessionStore, now: number, opts: Pick<SnapshotOptions, 'status' | 'activeWindowMs'>): LiveSession[] {
+  const live: LiveSession[] = [];
+  for (const s of store.sessions.values()) {
+    if (now - s.lastActivityAt > opts.activeWindowMs) continue;
+    live.push({ session: s, status: statusOf(s, store.processes.get(s.harness)?.get(s.id), now, opts.status) });
+  }
+  return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
+}
+
+export function snapshot(
+  store: SessionStore,
+  collectors: ReadonlyMap<string, CollectorStats>,
+  opts: SnapshotOptions,
+  now = Date.now(),
+): Family[] {
+  const families = new Map<MetricKey, Point[]>();
+  const put = (key: MetricKey, labels: Record<string, string>, value: number) => {
+    let points = families.get(key);
+    if (!points) families.set(key, (points = []));
+    points.push({ labels, value });
+  };
+
+  for (const c of store.counters.values()) put(c.metric, c.labels, c.value);
+
+  const live = liveSessions(store, now, opts);
+  // Every status of every harness and project with a live session, 0 when none: a status that
+  // empties must drop to 0, not vanish.
+  const counts = new Map<string, number>();
+  for (const { session: s, status } of live) {
+    for (const st of STATUSES) {
+      const k = JSON.stringify([s.harness, s.project, st]);
+      counts.set(k, (counts.get(k) ?? 0) + (st === status.status ? 1 : 0));
+    }
+  }
+  for (const [k, n] of counts) {
+    const [harness, project, status] = JSON.parse(k) as [string, string, string];
+    put('sessions', { harness, project, status }, n);
+  }
+
+  const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
+  for (const { session: s, status } of shown) {
+    const id = { harness: s.harness, project: s.project, session_id: s.id };
+    put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
+    put('sessionLastActivity', id, s.lastActivityAt / 1000);
+    if (s.turnStartedAt !== undefined) put('sessionTurnStarted', id, s.turnStartedAt / 1000);
+    if (s.model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model: s.model }, s.contextTokens);
+    if (s.model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model: s.model }, s.contextLimit);
+    put('sessionCost', id, s.costUsd);
+    put('sessionSubagents', id, Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
+  }
+
+  for (const l of store.usageLimits.values()) {
+    put('usageLimitUsed', { harness: l.harness, window: l.window }, l.usedRatio);
+    if (l.resetsAt !== undefined) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
+  }
+
+  put('buildInfo', { version: opts.version, node_version: process.version }, 1);
+  put('pricingInfo', { source: store.prices.source, version: store.prices.version }, 1);
+  for (const [collector, st] of collectors) {
+    put('collectorSuccess', { collector }, st.success ? 1 : 0);
+    put('collectorDuration', { collector }, st.durationSeconds);
+    if (st.lastSuccess !== undefined) put('collectorLastSuccess', { collector }, st.lastSuccess);
+    put('files', { collector }, st.files);
+    put('readBytes', { collector }, st.readBytes);
+    for (const [reason, n] of st.skipped) put('skippedRecords', { collector, reason }, n);
+  }
+
+  return (Object.keys(catalog) as MetricKey[])
+    .filter((k) => families.has(k))
+    .map((k) => ({
+      def: catalog[k],
+      points: families.get(k)!.sort((a, b) => labelKey(a).localeCompare(labelKey(b))),
+    }));
+}
+
+const labelKey = (p: Point) => Object.values(p.labels).join('\0');

@@ -1,0 +1,272 @@
+// Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
+// `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
+
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
+import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
+import { countUnifiedDiff, lineTime, num, obj, str, time, typeMarker, type Json } from '../fields.js';
+import { parseJson } from '../lines.js';
+
+export interface CodexState {
+  model?: string;
+  /** In a forked or subagent rollout: until when lines replay the parent's history (ms). */
+  replayUntil?: number;
+  /** Prompts are `user_message` events in older versions, `UserMessage` items in newer ones. */
+  promptRecord?: 'user_message' | 'UserMessage';
+  /** Tool calls by call id, to name the tool whose output reports a failure. */
+  calls: Record<string, ToolCall>;
+}
+
+// Records worth decoding; everything else (messages, reasoning, world state) is skipped on its bytes.
+const WANTED = ['session_meta', 'turn_context', 'token_count', 'task_started', 'task_complete', 'turn_aborted',
+  'user_message', 'UserMessage', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
+  'function_call_output', 'custom_tool_call_output', 'patch_apply_end', 'mcp_tool_call_end', 'context_compacted',
+  'error'].map(typeMarker);
+
+const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
+
+function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
+  return [env.CODEX_HOME || join(home, '.codex')];
+}
+
+/** Rollouts under `sessions/` (by date) and `archived_sessions/` (flat). */
+function listFiles(root: string): SessionFile[] {
+  const files: SessionFile[] = [];
+  const walk = (dir: string, depth: number) => {
+    let list;
+    try {
+      list = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of list) {
+      const m = ROLLOUT.exec(e.name);
+      if (e.isFile() && m) files.push({ path: join(dir, e.name), sessionId: m[1]! });
+      else if (e.isDirectory() && depth > 0) walk(join(dir, e.name), depth - 1);
+    }
+  };
+  walk(join(root, 'sessions'), 3);
+  walk(join(root, 'archived_sessions'), 0);
+  return files;
+}
+
+const TOOL_KINDS: Record<string, ToolCall['kind']> = {
+  exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
+  apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', view_image: 'read',
+  spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
+  web_search: 'search', web_search_call: 'search', tool_search: 'search',
+};
+
+function classifyTool(name: string, args: string): ToolCall {
+  // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
+  const parts = name.replace(/^mcp__/, '').split('__');
+  if (parts.length > 1) return { tool: `mcp:${parts[0]}`, kind: 'other' };
+  const kind = TOOL_KINDS[name] ?? 'other';
+  const call: ToolCall = { tool: kind === 'other' ? 'other' : name, kind };
+  if (name === 'request_user_input') call.waits = 'question';
+  else if (name === 'wait' || name === 'spawn_agent') call.waits = 'subagents';
+  // A command that asks to leave the sandbox waits for the user's approval.
+  else if (kind === 'execute' && /require_escalated|"with_escalated_permissions":\s*true/.test(args)) call.waits = 'approval';
+  return call;
+}
+
+/** A tool output that reports a non-zero exit. */
+function failedOutput(output: unknown): boolean {
+  const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
+  const m = /Process exited with code (-?\d+)|Exit code: (-?\d+)|"exit_code":\s*(-?\d+)/.exec(text);
+  const code = m ? Number(m[1] ?? m[2] ?? m[3]) : 0;
+  return code !== 0;
+}
+
+/** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
+function usageOf(u: Json): Usage {
+  const cacheRead = num(u.cached_input_tokens);
+  const cacheWrite = num(u.cache_write_input_tokens);
+  return {
+    input: Math.max(0, num(u.input_tokens) - cacheRead - cacheWrite),
+    output: num(u.output_tokens),
+    cacheRead,
+    cacheWrite,
+    cacheWrite1h: 0,
+    reasoning: num(u.reasoning_output_tokens),
+  };
+}
+
+function windowName(minutes: number): string {
+  if (minutes > 0 && minutes % 1440 === 0) return `${minutes / 1440}d`;
+  if (minutes > 0 && minutes % 60 === 0) return `${minutes / 60}h`;
+  return `${minutes}m`;
+}
+
+function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
+  for (const key of ['primary', 'secondary'] as const) {
+    const w = obj(rl[key]);
+    const minutes = num(w?.window_minutes);
+    if (!w || minutes === 0) continue;
+    const resetsAt = num(w.resets_at) || (num(w.resets_in_seconds) ? ts / 1000 + num(w.resets_in_seconds) : undefined);
+    ev.usageLimit(windowName(minutes), Math.min(1, num(w.used_percent) / 100), resetsAt);
+  }
+}
+
+function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
+  if (!WANTED.some((m) => line.includes(m))) {
+    const ts = lineTime(line);
+    if (ts !== undefined) ev.activity(ts);
+    return;
+  }
+  const rec = parseJson(line);
+  const p = obj(rec?.payload);
+  if (!rec || !p) {
+    ev.skipped(rec ? 'unknown_shape' : 'parse_error');
+    return;
+  }
+  const ts = time(rec.timestamp) ?? Date.now();
+  ev.activity(ts);
+  const replay = state.replayUntil !== undefined && ts <= state.replayUntil;
+  switch (rec.type) {
+    case 'session_meta': return sessionMeta(p, ts, state, ev);
+    case 'turn_context': {
+      const model = str(p.model);
+      if (model) state.model = model;
+      ev.meta({ model, cwd: str(p.cwd) });
+      return;
+    }
+    case 'response_item': return replay ? undefined : responseItem(p, state, ev);
+    case 'event_msg': return event(p, ts, replay, file, state, ev);
+  }
+}
+
+function sessionMeta(p: Json, ts: number, state: CodexState, ev: SessionEvents): void {
+  ev.meta({ cwd: str(p.cwd), gitBranch: str(obj(p.git)?.branch) });
+  // A fork or a subagent starts by copying the parent's history, all written within its first
+  // second: those lines were counted in the parent's own rollout.
+  const source = obj(p.source);
+  if (state.replayUntil === undefined && (source?.subagent !== undefined || str(p.forked_from_id))) {
+    state.replayUntil = ts + 1000;
+  }
+}
+
+function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
+  const callId = str(p.call_id);
+  switch (p.type) {
+    case 'function_call':
+    case 'custom_tool_call':
+    case 'local_shell_call':
+    case 'web_search_call': {
+      const name = str(p.name) ?? String(p.type);
+      const call = classifyTool(name, str(p.arguments) ?? '');
+      const id = callId ?? str(p.id) ?? `${name}@${Object.keys(state.calls).length}`;
+      state.calls[id] = call;
+      ev.toolCall(id, call);
+      // Web searches run on the server and have no output record.
+      if (p.type === 'web_search_call') ev.toolResult(id, false);
+      return;
+    }
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
+      if (!callId) return;
+      const call = state.calls[callId];
+      // MCP results report failures in their own event (mcp_tool_call_end), which keeps the call.
+      const mcp = call?.tool.startsWith('mcp:') ?? false;
+      if (!mcp) delete state.calls[callId];
+      ev.toolResult(callId, !mcp && failedOutput(p.output));
+      return;
+    }
+  }
+}
+
+function event(p: Json, ts: number, replay: boolean, file: SessionFile, state: CodexState, ev: SessionEvents): void {
+  switch (p.type) {
+    case 'token_count': {
+      const info = obj(p.info);
+      const total = obj(info?.total_token_usage);
+      if (total) {
+        // Totals are cumulative for the thread: count what exceeds the highest total counted.
+        const key = `total:${file.sessionId}`;
+        const now = usageOf(total);
+        const prev = ev.recall(key);
+        ev.remember(key, prev ? maxUsage(prev, now) : now);
+        const last = obj(info?.last_token_usage);
+        const model = state.model ?? 'unknown';
+        if (!replay) {
+          const delta = prev ? minusUsage(now, prev) : now;
+          if (delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) {
+            ev.usage(model, delta, num(last?.input_tokens) || delta.input + delta.cacheRead + delta.cacheWrite);
+          }
+          const limit = num(info?.model_context_window) || undefined;
+          if (last) ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
+        }
+      }
+      const rl = obj(p.rate_limits);
+      if (rl && !replay) rateLimits(rl, ts, ev);
+      return;
+    }
+  }
+  if (replay) return;
+  switch (p.type) {
+    case 'task_started':
+      ev.turnStarted(ts);
+      if (num(p.model_context_window) && state.model) ev.context(state.model, 0, num(p.model_context_window));
+      return;
+    case 'task_complete':
+      return ev.turnEnded(p.error ? 'failed' : 'completed', ts);
+    case 'turn_aborted':
+      return ev.turnEnded('interrupted', ts);
+    case 'error':
+      return ev.turnEnded('failed', ts);
+    case 'user_message':
+    case 'item_completed': {
+      const kind = p.type === 'user_message' ? 'user_message' : str(obj(p.item)?.type);
+      if (kind !== 'user_message' && kind !== 'UserMessage') return;
+      state.promptRecord ??= kind;
+      if (state.promptRecord !== kind) return;
+      ev.prompt(ts);
+      // Versions before task_started was persisted mark a turn's start by the prompt alone.
+      ev.turnStarted(ts);
+      return;
+    }
+    case 'patch_apply_end': {
+      const changes = obj(p.changes) ?? {};
+      let added = 0;
+      let removed = 0;
+      for (const c of Object.values(changes).map(obj)) {
+        if (!c) continue;
+        const diff = str(c.unified_diff);
+        const content = str(c.content);
+        if (diff) {
+          const n = countUnifiedDiff(diff);
+          added += n.added;
+          removed += n.removed;
+        } else if (content) {
+          const n = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+          if (c.type === 'delete') removed += n;
+          else added += n;
+        }
+      }
+      if (added || removed) ev.lines(added, removed);
+      const id = str(p.call_id);
+      if (p.success === false && id) ev.toolResult(id, true, state.calls[id]);
+      return;
+    }
+    case 'mcp_tool_call_end': {
+      const id = str(p.call_id);
+      const result = obj(p.result);
+      const call = id ? state.calls[id] : undefined;
+      if (!id) return;
+      delete state.calls[id];
+      ev.toolResult(id, result?.Err !== undefined || obj(result?.Ok)?.isError === true, call);
+      return;
+    }
+    case 'context_compacted':
+      return ev.compaction();
+  }
+}
+
+export const codex: Reader<CodexState> = {
+  harness: 'codex',
+  defaultRoots,
+  listFiles,
+  initialState: () => ({ calls: {} }),
+  readLine,
+};

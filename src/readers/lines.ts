@@ -1,0 +1,77 @@
+// Incremental reading of append-only JSONL files: only the bytes after the last committed offset,
+// synchronously into one reused buffer (fs streams and per-line strings cost several times more
+// on large histories). A half-written last line is left for the next read.
+
+import { closeSync, openSync, readSync } from 'node:fs';
+
+const CHUNK = 1 << 20;
+let shared = Buffer.allocUnsafe(CHUNK);
+
+export interface ReadResult {
+  /** Offset just after the last complete line consumed. */
+  offset: number;
+  bytesRead: number;
+  /** A read that failed part way; `offset` still says how far lines were consumed. */
+  error?: Error;
+}
+
+/**
+ * Calls `onLine` for every complete line from `offset` on (without the newline). The line is a
+ * view into a reused buffer, valid only during the call. Callers look for structural markers in
+ * the raw bytes before decoding anything: a marker such as `"type":"assistant"` cannot occur
+ * inside a JSON string value, where quotes are escaped.
+ */
+export function readLines(
+  path: string,
+  offset: number,
+  onLine: (line: Buffer, at: number) => void,
+): ReadResult {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    return { offset, bytesRead: 0, error: e as Error };
+  }
+  let pos = offset;
+  let bytesRead = 0;
+  let carry = 0; // bytes of an unfinished line at the start of `shared`
+  try {
+    for (;;) {
+      if (shared.length - carry < CHUNK) {
+        // A line longer than the buffer: grow it (bounded by the longest line, not the file).
+        const bigger = Buffer.allocUnsafe(shared.length * 2);
+        shared.copy(bigger, 0, 0, carry);
+        shared = bigger;
+      }
+      const n = readSync(fd, shared, carry, shared.length - carry, pos + carry);
+      if (n === 0) break;
+      bytesRead += n;
+      const filled = carry + n;
+      let start = 0;
+      for (;;) {
+        const nl = shared.indexOf(10, start);
+        if (nl === -1 || nl >= filled) break;
+        if (nl > start) onLine(shared.subarray(start, nl), pos + start);
+        start = nl + 1;
+      }
+      pos += start;
+      carry = filled - start;
+      if (carry > 0 && start > 0) shared.copy(shared, 0, start, filled);
+    }
+  } catch (e) {
+    return { offset: pos, bytesRead, error: e as Error };
+  } finally {
+    closeSync(fd);
+  }
+  return { offset: pos, bytesRead };
+}
+
+/** Parses one line as a JSON object, or returns undefined. */
+export function parseJson(line: Buffer): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(line.toString('utf8'));
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

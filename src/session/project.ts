@@ -1,0 +1,76 @@
+// The `project` label: the repository a session works in, named so that it is useful and bounded.
+// A worktree counts under its main repository; outside a repository the working directory counts.
+
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+
+export interface ProjectOptions {
+  /** name: the folder's name; path: its full path; hash: a short hash of the path; none: one label for all. */
+  mode: 'name' | 'path' | 'hash' | 'none';
+  /** Label values renamed: keys are names or paths (as `mode` would show them), values the label. */
+  aliases: Record<string, string>;
+  /** Distinct projects exported at most; later ones fold into `other`. */
+  max: number;
+}
+
+export const UNKNOWN_PROJECT = 'unknown';
+export const OTHER_PROJECT = 'other';
+
+/** The main repository root of `cwd`, or `cwd` itself outside a repository (or where it no longer exists). */
+export function repositoryRoot(cwd: string): string {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const git = `${dir}${dir.endsWith(sep) ? '' : sep}.git`;
+    try {
+      const st = statSync(git);
+      if (st.isDirectory()) return dir;
+      // A worktree's `.git` file points into `<main>/.git/worktrees/<name>`.
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(git, 'utf8'));
+      const gitdir = m ? resolve(dir, m[1]!.trim()) : undefined;
+      const wt = gitdir?.lastIndexOf(`${sep}.git${sep}worktrees${sep}`) ?? -1;
+      return wt >= 0 ? gitdir!.slice(0, wt) : dir;
+    } catch {
+      // no .git here: look further up
+    }
+    if (dirname(dir) === dir) return cwd;
+  }
+}
+
+export class ProjectNamer {
+  private readonly admitted: Set<string>;
+  private readonly cache = new Map<string, string>();
+
+  /** `known`: labels already exported (they keep their place under the cap across restarts). */
+  constructor(private readonly opts: ProjectOptions, known: Iterable<string> = []) {
+    this.admitted = new Set([...known].filter((p) => p !== OTHER_PROJECT && p !== UNKNOWN_PROJECT));
+  }
+
+  label(cwd: string | undefined): string {
+    if (!cwd || !isAbsolute(cwd)) return UNKNOWN_PROJECT;
+    let label = this.cache.get(cwd);
+    if (label === undefined) {
+      label = this.admit(this.name(repositoryRoot(cwd)));
+      this.cache.set(cwd, label);
+    }
+    return label;
+  }
+
+  private name(root: string): string {
+    const { mode, aliases } = this.opts;
+    const alias = aliases[root] ?? aliases[basename(root)];
+    if (alias !== undefined) return alias;
+    switch (mode) {
+      case 'name': return basename(root) || root;
+      case 'path': return root;
+      case 'hash': return createHash('sha256').update(root).digest('hex').slice(0, 12);
+      case 'none': return 'all';
+    }
+  }
+
+  private admit(label: string): string {
+    if (this.admitted.has(label)) return label;
+    if (this.admitted.size >= this.opts.max) return OTHER_PROJECT;
+    this.admitted.add(label);
+    return label;
+  }
+}

@@ -1,0 +1,40 @@
+// What a session is doing now, and why, from its recorded state and (where the harness publishes
+// it) its live process.
+
+import type { ProcessState, Session, Status } from './types.js';
+
+export interface StatusOptions {
+  /** A finished turn shows as done (or error) this long, then the session is idle. */
+  doneForMs: number;
+  /** Without any new record for this long, an open turn or pending call is taken as abandoned. */
+  staleAfterMs: number;
+}
+
+export interface SessionStatus {
+  status: Status;
+  /** asking: question|approval|waiting; working: turn-open|process-busy; delegating: subagents;
+   *  error: turn-failed; done: turn-ended; idle: none. */
+  reason: string;
+}
+
+export function statusOf(s: Session, proc: ProcessState | undefined, now: number, opts: StatusOptions): SessionStatus {
+  if (proc?.status === 'waiting') {
+    const w = proc.waitingFor ?? '';
+    return { status: 'asking', reason: w.startsWith('approve') ? 'approval' : w === 'input needed' ? 'question' : 'waiting' };
+  }
+  const fresh = proc !== undefined || now - s.lastActivityAt < opts.staleAfterMs;
+  if (fresh) {
+    const waits = new Set(Object.values(s.pendingTools).map((t) => t.waits));
+    if (waits.has('question')) return { status: 'asking', reason: 'question' };
+    if (waits.has('approval')) return { status: 'asking', reason: 'approval' };
+    if (waits.has('subagents')) return { status: 'delegating', reason: 'subagents' };
+    if (s.turnStartedAt !== undefined) return { status: 'working', reason: 'turn-open' };
+  }
+  if (proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
+  if (s.lastTurn && now - s.lastTurn.endedAt < opts.doneForMs) {
+    return s.lastTurn.outcome === 'failed'
+      ? { status: 'error', reason: 'turn-failed' }
+      : { status: 'done', reason: 'turn-ended' };
+  }
+  return { status: 'idle', reason: 'none' };
+}

@@ -1,0 +1,204 @@
+// The session store: applies what readers report to the sessions and to the cumulative counters,
+// keeps the changes until they are committed to the state database with the file offsets they
+// came from, and answers snapshots for the metrics outputs without any I/O.
+
+import type { LabelsOf, MetricKey } from '../metrics/catalog.js';
+import type { PriceTable } from '../pricing/prices.js';
+import type { SessionEvents } from '../readers/reader.js';
+import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
+import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type ToolCall, type Usage } from './types.js';
+
+/** A session as stored: the normalized record plus its project label, fixed when first seen. */
+export interface StoredSession extends Session {
+  project: string;
+}
+
+export interface UsageLimit {
+  harness: HarnessId;
+  window: string;
+  usedRatio: number;
+  resetsAt?: number;
+}
+
+export interface Counter {
+  metric: MetricKey;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export class SessionStore {
+  readonly counters = new Map<string, Counter>();
+  readonly sessions = new Map<string, StoredSession>();
+  readonly usageLimits = new Map<string, UsageLimit>();
+  /** Live processes per harness, refreshed on every scan (never persisted). */
+  readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
+  private readonly projects: ProjectNamer;
+  private readonly dirtyCounters = new Set<string>();
+  private readonly dirtySessions = new Set<string>();
+  private readonly dirtyLimits = new Set<string>();
+  private readonly pendingSeen = new Map<string, Usage>();
+
+  constructor(
+    private readonly db: StateDb,
+    readonly prices: PriceTable,
+    projectOptions: ProjectOptions,
+  ) {
+    for (const row of db.counters()) {
+      this.counters.set(row.key, { metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value: row.value });
+    }
+    for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
+    for (const row of db.kv()) {
+      if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
+    }
+    const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
+    this.projects = new ProjectNamer(projectOptions, known);
+  }
+
+  /**
+   * While set, counters do not move: the collector sets it while it re-reads lines it already
+   * counted (a file rewritten with the same beginning), to rebuild the reader's state only.
+   */
+  muted = false;
+
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
+    // A 0 creates the series (tokens of every type show once a model is used), never lowers one.
+    if (!(delta >= 0) || this.muted) return;
+    const key = `${metric}${JSON.stringify(labels)}`;
+    const c = this.counters.get(key);
+    if (c && delta === 0) return;
+    if (c) c.value += delta;
+    else this.counters.set(key, { metric, labels: { ...labels }, value: delta });
+    this.dirtyCounters.add(key);
+  }
+
+  /** The event sink for one file of a session; `collector` scopes dedupe keys. */
+  events(harness: HarnessId, sessionId: string, collector: string): SessionEvents {
+    const key = `${harness}/${sessionId}`;
+    const store = this;
+    let s = this.sessions.get(key);
+    const session = (): StoredSession => {
+      if (!s) {
+        const now = Date.now();
+        s = {
+          harness, id: sessionId, project: UNKNOWN_PROJECT, startedAt: now, lastActivityAt: 0,
+          pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
+        };
+        store.sessions.set(key, s);
+      }
+      store.dirtySessions.add(key);
+      return s;
+    };
+    const hp = () => ({ harness, project: session().project });
+    return {
+      meta(m) {
+        const s = session();
+        if (m.cwd && !s.cwd) {
+          s.cwd = m.cwd;
+          s.project = store.projects.label(m.cwd);
+          store.add('sessionsStarted', { harness, project: s.project }, 1);
+        }
+        if (m.gitBranch) s.gitBranch = m.gitBranch;
+        if (m.model) s.model = m.model;
+      },
+      activity(ts) {
+        const s = session();
+        if (ts > s.lastActivityAt) s.lastActivityAt = ts;
+        if (ts < s.startedAt) s.startedAt = ts;
+      },
+      usage(model, u, tierInput) {
+        if (store.muted) return;
+        const s = session();
+        const labels = { ...hp(), model };
+        store.add('tokens', { ...labels, token_type: 'input' }, u.input);
+        store.add('tokens', { ...labels, token_type: 'output' }, u.output);
+        store.add('tokens', { ...labels, token_type: 'cache_read' }, u.cacheRead);
+        store.add('tokens', { ...labels, token_type: 'cache_write' }, u.cacheWrite);
+        store.add('reasoningTokens', labels, u.reasoning);
+        s.tokens = addUsage(s.tokens, u);
+        const cost = store.prices.cost(model, u, tierInput);
+        if (cost === undefined) {
+          store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+        } else {
+          store.add('cost', labels, cost);
+          s.costUsd += cost;
+        }
+      },
+      context(model, tokens, limit) {
+        const s = session();
+        s.contextTokens = tokens;
+        s.contextLimit = limit ?? store.prices.contextWindow(model) ?? s.contextLimit;
+      },
+      prompt() {
+        store.add('prompts', hp(), 1);
+      },
+      turnStarted(ts) {
+        const s = session();
+        if (s.turnStartedAt === undefined) s.turnStartedAt = ts;
+      },
+      turnEnded(outcome, ts) {
+        const s = session();
+        // A turn's end can be written more than once (an answer's end, then the turn summary).
+        if (s.turnStartedAt === undefined) return;
+        store.add('turns', { ...hp(), outcome }, 1);
+        s.turnStartedAt = undefined;
+        s.lastTurn = { outcome, endedAt: ts };
+        s.pendingTools = {};
+      },
+      toolCall(id, call) {
+        store.add('toolCalls', { ...hp(), tool: call.tool, kind: call.kind }, 1);
+        session().pendingTools[id] = call;
+      },
+      toolResult(id, failed, call?: ToolCall) {
+        const s = session();
+        const c = s.pendingTools[id] ?? call;
+        delete s.pendingTools[id];
+        if (failed && c) store.add('toolErrors', { ...hp(), tool: c.tool, kind: c.kind }, 1);
+      },
+      lines(added, removed) {
+        store.add('linesAdded', hp(), added);
+        store.add('linesRemoved', hp(), removed);
+      },
+      compaction() {
+        store.add('compactions', hp(), 1);
+      },
+      usageLimit(window, usedRatio, resetsAt) {
+        const k = `limit:${harness}/${window}`;
+        store.usageLimits.set(k, { harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
+        store.dirtyLimits.add(k);
+      },
+      skipped() {
+        // Counted by the collector, which owns the self-metrics.
+      },
+      recall(k) {
+        return store.pendingSeen.get(`${collector}\0${k}`) ?? store.db.recall(collector, k);
+      },
+      remember(k, value) {
+        store.pendingSeen.set(`${collector}\0${k}`, value);
+      },
+    };
+  }
+
+  /** Writes every change since the last commit, with the file offsets they were read up to. */
+  commit(files: FileRow[], removedFiles: string[] = []): void {
+    const changes: Changes = {
+      files,
+      removedFiles,
+      sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
+      counters: [...this.dirtyCounters].map((key): CounterRow => {
+        const c = this.counters.get(key)!;
+        return { key, metric: c.metric, labels: JSON.stringify(c.labels), value: c.value };
+      }),
+      seen: [...this.pendingSeen].map(([k, value]) => {
+        const i = k.indexOf('\0');
+        return { collector: k.slice(0, i), key: k.slice(i + 1), value };
+      }),
+      kv: [...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
+    };
+    this.db.commit(changes);
+    this.dirtyCounters.clear();
+    this.dirtySessions.clear();
+    this.dirtyLimits.clear();
+    this.pendingSeen.clear();
+  }
+}

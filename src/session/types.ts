@@ -1,0 +1,99 @@
+// The normalized session record every reader produces, whatever the harness's file format.
+
+import type { STATUSES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
+
+export const HARNESSES = [
+  'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor',
+  'antigravity', 'hermes', 'kodelet', 'aider', 'goose', 'crush',
+] as const;
+export type HarnessId = (typeof HARNESSES)[number];
+
+export type Status = (typeof STATUSES)[number];
+export type ToolKind = (typeof TOOL_KINDS)[number];
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
+
+/** Token counts of one model request, in the metric contract's semantics. */
+export interface Usage {
+  /** Prompt tokens excluding cache reads and cache writes. */
+  input: number;
+  /** All generated tokens, reasoning included. */
+  output: number;
+  cacheRead: number;
+  /** All cache writes; `cacheWrite1h` is the part written with a one-hour lifetime. */
+  cacheWrite: number;
+  cacheWrite1h: number;
+  /** The reasoning part of `output`. */
+  reasoning: number;
+}
+
+export const ZERO_USAGE: Usage = Object.freeze({
+  input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0,
+});
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    cacheWrite1h: a.cacheWrite1h + b.cacheWrite1h,
+    reasoning: a.reasoning + b.reasoning,
+  };
+}
+
+/** a − b per field, never below 0 (the part of a cumulative snapshot not yet counted). */
+export function minusUsage(a: Usage, b: Usage): Usage {
+  const d = (x: number, y: number) => Math.max(0, x - y);
+  return {
+    input: d(a.input, b.input), output: d(a.output, b.output), cacheRead: d(a.cacheRead, b.cacheRead),
+    cacheWrite: d(a.cacheWrite, b.cacheWrite), cacheWrite1h: d(a.cacheWrite1h, b.cacheWrite1h),
+    reasoning: d(a.reasoning, b.reasoning),
+  };
+}
+
+/** The larger of a and b per field. */
+export function maxUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: Math.max(a.input, b.input), output: Math.max(a.output, b.output),
+    cacheRead: Math.max(a.cacheRead, b.cacheRead), cacheWrite: Math.max(a.cacheWrite, b.cacheWrite),
+    cacheWrite1h: Math.max(a.cacheWrite1h, b.cacheWrite1h), reasoning: Math.max(a.reasoning, b.reasoning),
+  };
+}
+
+export interface ToolCall {
+  /** Tool label: the harness's tool name, `mcp:<server>` for MCP tools, `other` for unknown ones. */
+  tool: string;
+  kind: ToolKind;
+  /** While this call is pending the session waits on the user, or on subagents. */
+  waits?: 'question' | 'approval' | 'subagents';
+}
+
+/**
+ * What is known about one session: identity, where it runs, and the state from which its status
+ * is derived. Persisted (as JSON) so a restart knows every session without re-reading history.
+ */
+export interface Session {
+  harness: HarnessId;
+  id: string;
+  cwd?: string;
+  gitBranch?: string;
+  /** The model of the latest request (the one in force for context and cost). */
+  model?: string;
+  startedAt: number;
+  lastActivityAt: number;
+  /** Start (ms) of the turn still running; absent between turns. */
+  turnStartedAt?: number;
+  lastTurn?: { outcome: TurnOutcome; endedAt: number };
+  /** Tool calls that have not returned yet, by call id. */
+  pendingTools: Record<string, ToolCall>;
+  contextTokens?: number;
+  contextLimit?: number;
+  tokens: Usage;
+  costUsd: number;
+}
+
+/** Live process information a harness publishes (Claude Code's sessions/<pid>.json). */
+export interface ProcessState {
+  status: 'busy' | 'idle' | 'waiting';
+  waitingFor?: string;
+}

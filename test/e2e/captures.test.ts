@@ -1,0 +1,81 @@
+// Every capture of a real CLI, read by the real binary (`once`), against the capture's known truth.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
+
+interface Expected {
+  harness: string;
+  sessions: {
+    project: string; model: string | null;
+    tokens: { input: number; output: number; cache_read: number; cache_write: number | null; reasoning: number };
+    tool_calls: number; tool_errors: number; prompts: number; failed_turns: number; final_status: string;
+  }[];
+}
+
+const root = join(FIXTURES, 'captures');
+const cases = readdirSync(root).flatMap((folder) =>
+  readdirSync(join(root, folder)).map((scenario) => ({ folder, scenario, home: join(root, folder, scenario) })),
+);
+
+describe.each(cases)('$folder/$scenario', ({ home }) => {
+  const expected = JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
+  const h = { harness: expected.harness };
+  const out = run(['once', '--state-dir', tempDir()], envFor(home));
+  const s = expected.sessions[0]!;
+
+  it('exits cleanly', () => {
+    expect(out.stderr).not.toMatch(/"level":"(warn|error)"/);
+    expect(out.status).toBe(0);
+  });
+
+  it('counts every token exactly, once', () => {
+    const tokens = (t: string) => sum(out.stdout, 'coding_agent_tokens_total', { ...h, project: s.project, token_type: t });
+    expect(tokens('input')).toBe(s.tokens.input);
+    expect(tokens('output')).toBe(s.tokens.output);
+    expect(tokens('cache_read')).toBe(s.tokens.cache_read);
+    expect(tokens('cache_write')).toBe(s.tokens.cache_write ?? 0);
+    expect(sum(out.stdout, 'coding_agent_reasoning_tokens_total', h)).toBe(s.tokens.reasoning);
+  });
+
+  it('labels tokens with the model', () => {
+    const total = s.tokens.input + s.tokens.output;
+    if (total > 0) expect(sum(out.stdout, 'coding_agent_tokens_total', { ...h, model: s.model! })).toBeGreaterThan(0);
+  });
+
+  it('counts prompts, turns and tools', () => {
+    expect(sum(out.stdout, 'coding_agent_prompts_total', h)).toBe(s.prompts);
+    expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'failed' })).toBe(s.failed_turns);
+    expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'completed' })).toBe(s.final_status === 'done' ? 1 : 0);
+    expect(sum(out.stdout, 'coding_agent_tool_calls_total', h)).toBe(s.tool_calls);
+    expect(sum(out.stdout, 'coding_agent_tool_errors_total', h)).toBe(s.tool_errors);
+    expect(sum(out.stdout, 'coding_agent_sessions_started_total', { ...h, project: s.project })).toBe(1);
+  });
+
+  it('derives the final status (with windows wide enough for the capture\'s age)', () => {
+    const wide = { CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
+    const r = run(['sessions', '--json', '--state-dir', tempDir()], envFor(home, wide));
+    expect(r.status).toBe(0);
+    const sessions = JSON.parse(r.stdout) as { status: string; project: string; model: string | null; git_branch: string | null }[];
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.status).toBe(s.final_status);
+    expect(sessions[0]!.project).toBe(s.project);
+    if (s.model) expect(sessions[0]!.model).toBe(s.model);
+  });
+
+  it('prices known models and reports unknown ones as unpriced', () => {
+    const tokens = s.tokens.input + s.tokens.output + s.tokens.cache_read + (s.tokens.cache_write ?? 0);
+    const cost = sum(out.stdout, 'coding_agent_cost_usd_total', h);
+    const unpriced = sum(out.stdout, 'coding_agent_exporter_unpriced_tokens_total', h);
+    if (s.model?.startsWith('claude-sonnet-4-5')) {
+      // List prices: $3 input, $15 output, $0.30 cache read, $3.75 cache write per million tokens.
+      const expectedCost = (3 * s.tokens.input + 15 * s.tokens.output + 0.3 * s.tokens.cache_read + 3.75 * (s.tokens.cache_write ?? 0)) / 1e6;
+      expect(cost).toBeCloseTo(expectedCost, 12);
+      expect(unpriced).toBe(0);
+    } else {
+      expect(cost).toBe(0);
+      expect(unpriced).toBe(tokens);
+    }
+  });
+});

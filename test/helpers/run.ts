@@ -1,0 +1,45 @@
+// Runs the built binary (dist/main.js) the way a user does.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const MAIN = resolve(__dirname, '../../dist/main.js');
+export const FIXTURES = resolve(__dirname, '../fixtures');
+
+export function tempDir(prefix = 'cae-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Environment for the binary with HOME pointing at a fixture home and nothing inherited that points elsewhere. */
+export function envFor(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, ...extra };
+  return env;
+}
+
+export function run(args: string[], env: NodeJS.ProcessEnv): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Parses Prometheus text into samples. */
+export function samples(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const out: { name: string; labels: Record<string, string>; value: number }[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!m) throw new Error(`bad exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** Sum of the samples of `name` whose labels include `match`. */
+export function sum(text: string, name: string, match: Record<string, string> = {}): number {
+  return samples(text)
+    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0);
+}
