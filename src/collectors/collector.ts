@@ -116,11 +116,11 @@ export class Collector<S> {
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
   private rootPresent(root: string): boolean {
     try {
-      statSync(root);
+      if (!statSync(root).isDirectory()) throw new Error(`root ${root} is not a folder`);
       this.missingRoots.delete(root);
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`root ${root}: ${String(e)}`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       if (!this.missingRoots.has(root)) this.log.info('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;

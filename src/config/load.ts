@@ -4,6 +4,8 @@
 
 import convict from 'convict';
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
 import { schema } from './schema.js';
@@ -28,6 +30,16 @@ export interface Config {
   };
   collectors: Record<string, { enabled: boolean; roots: string[] }>;
 }
+
+// Convict's own Boolean takes any string ("yes" → true); ours takes true/false (or their text, from
+// environment variables and flags) and nothing else.
+convict.addFormat({
+  name: 'boolean',
+  validate(value: unknown) {
+    if (typeof value !== 'boolean') throw new Error('must be true or false');
+  },
+  coerce: (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value),
+});
 
 function build(args: string[], env: NodeJS.ProcessEnv) {
   return convict<Config>(schema() as unknown as convict.Schema<Config>, { args, env });
@@ -65,6 +77,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
     throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}: ${(e as Error).message}`);
   }
   const props = config.getProperties();
+  const home = env.HOME ?? homedir();
+  props.stateDir = expandHome(props.stateDir, home);
+  props.pricing.overridesFile = expandHome(props.pricing.overridesFile, home);
+  for (const c of Object.values(props.collectors)) c.roots = c.roots.map((r) => expandHome(r, home));
   const [host, port] = splitAddress(props.listenAddress);
   if (!host || !(port >= 0 && port < 65536)) throw new ConfigError(`listenAddress: expected host:port, got "${props.listenAddress}"`);
   return props;
@@ -75,7 +91,33 @@ export function splitAddress(address: string): [string, number] {
   return [address.slice(0, i).replace(/^\[|\]$/g, ''), i === -1 ? NaN : Number(address.slice(i + 1))];
 }
 
+function expandHome(path: string, home: string): string {
+  return path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path;
+}
+
 /** The documented example configuration: every key with its default. */
 export function exampleConfig(): Config {
-  return build([], {}).getProperties();
+  return { ...build([], {}).getProperties(), stateDir: '~/.local/state/coding-agent-exporter' };
+}
+
+interface Leaf {
+  key: string;
+  doc: string;
+  default: unknown;
+  env?: string;
+  arg?: string;
+}
+
+/** Every key, for the README's configuration table. */
+export function configKeys(): Leaf[] {
+  const leaves: Leaf[] = [];
+  const walk = (node: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(node)) {
+      const o = v as Record<string, unknown>;
+      if ('doc' in o) leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, env: o.env as string | undefined, arg: o.arg as string | undefined });
+      else walk(o, `${prefix}${k}.`);
+    }
+  };
+  walk(schema() as unknown as Record<string, unknown>, '');
+  return leaves.map((l) => (l.key === 'stateDir' ? { ...l, default: '$XDG_STATE_HOME/coding-agent-exporter' } : l));
 }

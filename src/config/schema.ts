@@ -17,7 +17,7 @@ function collectorsSchema() {
   for (const harness of Object.keys(READERS)) {
     const envName = `${ENV}${harness.toUpperCase().replace(/-/g, '_')}`;
     section[harness] = {
-      enabled: { doc: `Read ${harness} sessions.`, format: Boolean, default: true, env: `${envName}_ENABLED`, arg: `collector.${harness}` },
+      enabled: { doc: `Read ${harness} sessions.`, format: 'boolean', default: true, env: `${envName}_ENABLED`, arg: `collector.${harness}` },
       roots: {
         doc: `Folders to read ${harness} sessions from; empty: the harness's default locations.`,
         format: Array, default: [] as string[], env: `${envName}_ROOTS`,
@@ -43,7 +43,7 @@ export function schema() {
       doc: 'Seconds between full rescans, which catch what file watching misses.',
       format: 'nat', default: 30, env: `${ENV}RESCAN_SECONDS`, arg: 'rescan-seconds',
     },
-    watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: Boolean, default: true, env: `${ENV}WATCH`, arg: 'watch' },
+    watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: 'boolean', default: true, env: `${ENV}WATCH`, arg: 'watch' },
     project: {
       mode: {
         doc: 'How the project label is written: name (folder name), path (full path), hash (short hash of the path), none (one label "all").',

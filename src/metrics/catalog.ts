@@ -1,9 +1,10 @@
 // The one place every metric is defined: name, kind, unit, help and labels.
 //
 // Names are public API (dashboards and alerts query them). The `name` is the final Prometheus
-// name without `_total`; the OTel instrument gets exactly this name and the UCUM unit below, so
-// the Prometheus exporter (which appends `_total` to counters) and the OTLP path into Prometheus
-// (which appends unit words unless already present, and `_total` to counters) agree.
+// name without `_total`; the OTel metric gets exactly this name and the UCUM unit below, so the
+// Prometheus exporter (which appends `_total` to counters) and the OTLP path into Prometheus
+// (which appends unit words unless already in the name, `_ratio` for gauges of unit 1, nothing
+// for {annotations} or no unit, and `_total` to counters) agree.
 
 export type MetricKind = 'counter' | 'gauge';
 
@@ -53,7 +54,7 @@ export const catalog = {
 
   sessions: def('coding_agent_sessions', 'gauge', '{session}', ['harness', 'project', 'status'],
     'Sessions active within the activity window, by status: asking, working, delegating, done, error, idle.'),
-  sessionStatus: def('coding_agent_session_status', 'gauge', '1', [...SESSION, 'status', 'reason'],
+  sessionStatus: def('coding_agent_session_status', 'gauge', '', [...SESSION, 'status', 'reason'],
     'Current status of a session that is not idle (always 1; the status and reason are labels).'),
   sessionLastActivity: def('coding_agent_session_last_activity_timestamp_seconds', 'gauge', 's', SESSION,
     'Time of the last record written to the session, as a Unix timestamp.'),
@@ -72,9 +73,9 @@ export const catalog = {
   usageLimitResets: def('coding_agent_usage_limit_resets_timestamp_seconds', 'gauge', 's', ['harness', 'window'],
     'When a usage-limit window resets, as a Unix timestamp.'),
 
-  buildInfo: def('coding_agent_exporter_build_info', 'gauge', '1', ['version', 'node_version'],
+  buildInfo: def('coding_agent_exporter_build_info', 'gauge', '', ['version', 'node_version'],
     'Build information of the exporter (always 1).'),
-  collectorSuccess: def('coding_agent_exporter_collector_success', 'gauge', '1', ['collector'],
+  collectorSuccess: def('coding_agent_exporter_collector_success', 'gauge', '', ['collector'],
     'Whether the last scan of a collector succeeded (1) or failed (0).'),
   collectorDuration: def('coding_agent_exporter_collector_duration_seconds', 'gauge', 's', ['collector'],
     'Duration of the last scan of a collector.'),
@@ -88,7 +89,7 @@ export const catalog = {
     'Records skipped because they could not be used, by reason.'),
   unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
-  pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '1', ['source', 'version'],
+  pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],
     'The price table in use (always 1).'),
 } as const;
 

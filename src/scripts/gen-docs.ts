@@ -1,0 +1,15 @@
+// Writes docs/metrics.md, config.example.json and the metric and configuration tables of README.md
+// from the catalog and the configuration schema. Tests fail when any of them is stale.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { configTable, exampleConfigJson, metricsDoc, metricsTable } from '../docs.js';
+
+const root = new URL('../../', import.meta.url);
+writeFileSync(new URL('docs/metrics.md', root), metricsDoc());
+writeFileSync(new URL('config.example.json', root), exampleConfigJson());
+const readme = new URL('README.md', root);
+let text = readFileSync(readme, 'utf8');
+const section = (name: string, body: string) =>
+  (t: string) => t.replace(new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`), `$1\n${body}\n$2`);
+text = section('config', configTable())(section('metrics', metricsTable())(text));
+writeFileSync(readme, text);

@@ -1,0 +1,128 @@
+// Incremental reading against a real state database: what a long-running exporter sees when
+// harnesses append, rewrite and delete files, and when it restarts.
+
+import { appendFileSync, mkdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Collector } from '../../src/collectors/collector.js';
+import { createLogger } from '../../src/log.js';
+import { createPriceTable } from '../../src/pricing/prices.js';
+import { claudeCode } from '../../src/readers/claude-code/reader.js';
+import { SessionStore } from '../../src/session/store.js';
+import { StateDb } from '../../src/state/db.js';
+import { tempDir } from '../helpers/run.js';
+
+const quiet = createLogger('error');
+const ts = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
+const answer = (id: string, input: number, s = 1) =>
+  `${JSON.stringify({ type: 'assistant', timestamp: ts(s), cwd: '/src/app', message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: 1 } } })}\n`;
+const prompt = (uuid: string, s = 0) => `${JSON.stringify({ type: 'user', uuid, timestamp: ts(s), cwd: '/src/app', message: { content: 'go' } })}\n`;
+
+function setup(stateDir = tempDir(), root = tempDir()) {
+  const db = new StateDb(stateDir);
+  const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const collector = new Collector('claude-code', claudeCode, [root], store, db, quiet);
+  const dir = join(root, 'projects', '-src-app');
+  mkdirSync(dir, { recursive: true });
+  const input = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+  const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+  return { db, store, collector, root, dir, stateDir, input, count, file: join(dir, 's1.jsonl') };
+}
+
+describe('collector', () => {
+  it('leaves a half-written last line for the next read', async () => {
+    const t = setup();
+    const line = answer('m1', 100);
+    writeFileSync(t.file, line.slice(0, 40));
+    await t.collector.scan();
+    expect(t.input()).toBe(0);
+    appendFileSync(t.file, line.slice(40));
+    await t.collector.scan();
+    expect(t.input()).toBe(100);
+  });
+
+  it('reads only appended bytes', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    await t.collector.scan();
+    const before = t.collector.stats.readBytes;
+    const more = answer('m2', 50, 2);
+    appendFileSync(t.file, more);
+    await t.collector.scan();
+    expect(t.collector.stats.readBytes - before).toBe(Buffer.byteLength(more));
+    expect(t.input()).toBe(150);
+    await t.collector.scan();
+    expect(t.collector.stats.readBytes - before).toBe(Buffer.byteLength(more));
+  });
+
+  it('keeps counters when a harness deletes a transcript', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    await t.collector.scan();
+    rmSync(t.file);
+    await t.collector.scan();
+    expect(t.input()).toBe(100);
+    expect(t.count('prompts')).toBe(1);
+    expect(t.collector.stats.files).toBe(0);
+  });
+
+  it('reads a file rewritten with the same beginning again without counting its old lines twice', async () => {
+    const t = setup();
+    const old = prompt('u1') + answer('m1', 100);
+    writeFileSync(t.file, old);
+    await t.collector.scan();
+    writeFileSync(`${t.file}.tmp`, old + prompt('u2', 5) + answer('m2', 7, 6));
+    renameSync(`${t.file}.tmp`, t.file); // a new inode under the same name
+    await t.collector.scan();
+    expect(t.input()).toBe(107);
+    expect(t.count('prompts')).toBe(2);
+  });
+
+  it('reads a truncated file that starts over as new content', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100) + answer('m2', 100, 2));
+    await t.collector.scan();
+    truncateSync(t.file, 0);
+    appendFileSync(t.file, prompt('u3', 10) + answer('m3', 5, 11));
+    await t.collector.scan();
+    expect(t.input()).toBe(205);
+    expect(t.count('prompts')).toBe(2);
+  });
+
+  it('resumes from the state database after a restart without reading history again', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    await t.collector.scan();
+    t.db.close();
+    const again = setup(t.stateDir, t.root);
+    await again.collector.scan();
+    expect(again.collector.stats.readBytes).toBe(0);
+    expect(again.input()).toBe(100);
+    expect(again.store.sessions.get('claude-code/s1')?.lastTurn?.outcome).toBe('completed');
+    appendFileSync(t.file, answer('m1', 100) + answer('m9', 1, 3)); // a repeat of a counted response, and a new one
+    await again.collector.scan();
+    expect(again.input()).toBe(101);
+  });
+
+  it('skips unparseable records and counts them by reason', async () => {
+    const t = setup();
+    writeFileSync(t.file, `{"type":"assistant","message":{"id":"x"\n${answer('m1', 3)}`);
+    await t.collector.scan();
+    expect(t.collector.stats.skipped.get('parse_error')).toBe(1);
+    expect(t.input()).toBe(3);
+  });
+
+  it('reports a root it cannot read as a failure, and a missing root as none', async () => {
+    const t = setup();
+    const notADir = join(tempDir(), 'file');
+    writeFileSync(notADir, '');
+    const db = new StateDb(tempDir());
+    const broken = new Collector('claude-code', claudeCode, [notADir], t.store, db, quiet);
+    await broken.scan();
+    expect(broken.stats.success).toBe(false);
+    const missing = new Collector('claude-code', claudeCode, [join(tempDir(), 'nope')], t.store, db, quiet);
+    await missing.scan();
+    expect(missing.stats.success).toBe(true);
+    expect(missing.stats.files).toBe(0);
+  });
+});

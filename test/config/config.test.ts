@@ -1,0 +1,58 @@
+// Bad configuration stops start-up with a message that names the key; the example is valid.
+
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { envFor, run, tempDir } from '../helpers/run.js';
+
+const home = tempDir();
+
+function withFile(content: unknown): string {
+  const f = join(tempDir(), 'config.json');
+  writeFileSync(f, JSON.stringify(content));
+  return f;
+}
+
+describe('configuration', () => {
+  it('accepts config.example.json, which documents every key', () => {
+    const c = loadConfig([], { HOME: '/home/u' }, resolve(__dirname, '../../config.example.json'));
+    expect(c.stateDir).toBe('/home/u/.local/state/coding-agent-exporter');
+    expect(c.collectors['claude-code']?.enabled).toBe(true);
+  });
+
+  it('lets flags win over environment over file', () => {
+    const f = withFile({ listenAddress: '127.0.0.1:1111', sessions: { perSessionMax: 3 } });
+    const c = loadConfig(['--listen-address', '127.0.0.1:3333'], { CODING_AGENT_EXPORTER_LISTEN_ADDRESS: '127.0.0.1:2222', CODING_AGENT_EXPORTER_SESSIONS_PER_SESSION_MAX: '7' }, f);
+    expect(c.listenAddress).toBe('127.0.0.1:3333');
+    expect(c.sessions.perSessionMax).toBe(7);
+  });
+
+  it.each([
+    [['once', '--config', withFile({ sesions: {} })], /sesions/],
+    [['once', '--config', withFile({ project: { mode: 'folder' } })], /project\.mode/],
+    [['once', '--config', withFile({ collectors: { codex: { enabled: 'yes' } } })], /collectors\.codex\.enabled/],
+    [['once', '--config', withFile({ collectors: { 'gemini-cli-x': {} } })], /gemini-cli-x/],
+    [['once', '--listen-address', 'localhost'], /listenAddress/],
+    [['once', '--listen-adress', '127.0.0.1:1'], /--listen-adress/],
+    [['once', '--rescan-seconds', '-5'], /rescanSeconds/],
+    [['bogus'], /unknown command "bogus"/],
+  ])('%j stops with a message naming the key', (args, message) => {
+    const r = run([...args, '--state-dir', tempDir()], envFor(home));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe('');
+  });
+
+  it('reports a bad environment variable by its key', () => {
+    const r = run(['once', '--state-dir', tempDir()], envFor(home, { CODING_AGENT_EXPORTER_PROJECT_MAX: 'many' }));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/project\.max/);
+  });
+
+  it.each(['serve', 'once', 'sessions', 'demo'])('%s --help explains the command', (cmd) => {
+    const r = run([cmd, '--help'], envFor(home));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`Usage: coding-agent-exporter.*${cmd === 'serve' ? '' : cmd}`));
+  });
+});

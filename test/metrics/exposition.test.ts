@@ -1,0 +1,78 @@
+// The full exposition for a fixture home: a golden file (UPDATE_GOLDEN=1 rewrites it) that shows
+// every naming or label change in review, checked by `promtool check metrics`.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { exposition } from '../../src/metrics/prometheus.js';
+import { FIXTURES, samples, tempDir } from '../helpers/run.js';
+
+const home = join(FIXTURES, 'home');
+// The captures were written at 02:16 on 2026-11-30: four minutes later their turns are just done.
+const NOW = Date.parse('2026-11-30T02:20:00Z');
+const GOLDEN = join(FIXTURES, 'metrics', 'home.prom');
+
+async function agentFor(dir = home) {
+  const config = loadConfig(['--state-dir', tempDir()], { HOME: dir });
+  const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+  await agent.scanAll();
+  return agent;
+}
+
+/** Values that change from run to run (timings, the Node version) masked. */
+function stable(text: string): string {
+  return text
+    .replace(/^(coding_agent_exporter_collector_(duration_seconds|last_success_timestamp_seconds)\{[^}]*\}) .*$/gm, '$1 X')
+    .replace(/node_version="[^"]*"/g, 'node_version="X"');
+}
+
+describe('exposition', () => {
+  it('matches the golden file', async () => {
+    const agent = await agentFor();
+    const text = stable(exposition(agent.families(NOW), NOW - 60_000, NOW));
+    await agent.stop();
+    if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, text);
+    expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
+  });
+
+  it('passes promtool check metrics', async () => {
+    const agent = await agentFor();
+    const text = exposition(agent.families(NOW), NOW - 60_000, NOW);
+    await agent.stop();
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(r.error).toBeUndefined();
+    expect(`${r.stdout}${r.stderr}`).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('has no duplicate family or series', async () => {
+    const agent = await agentFor();
+    const text = exposition(agent.families(NOW), NOW - 60_000, NOW);
+    await agent.stop();
+    const types = text.split('\n').filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2]);
+    expect(new Set(types).size).toBe(types.length);
+    const series = samples(text).map((s) => `${s.name}${JSON.stringify(s.labels)}`);
+    expect(new Set(series).size).toBe(series.length);
+  });
+
+  it('drops a session\'s series when it goes idle, keeping its counters and a 0 for its status', async () => {
+    const agent = await agentFor();
+    const live = samples(exposition(agent.families(NOW), NOW, NOW));
+    const later = NOW + 3 * 3600_000;
+    const idle = samples(exposition(agent.families(later), NOW, later));
+    await agent.stop();
+    expect(live.filter((s) => s.name === 'coding_agent_session_status').length).toBe(9);
+    expect(idle.filter((s) => s.name.startsWith('coding_agent_session_'))).toEqual([]);
+    const count = (ss: typeof live, status: string) => ss.filter((s) => s.name === 'coding_agent_sessions' && s.labels.status === status).reduce((a, s) => a + s.value, 0);
+    expect(count(live, 'done')).toBe(6);
+    expect(count(live, 'error')).toBe(3);
+    expect(count(idle, 'done')).toBe(0);
+    expect(count(idle, 'idle')).toBe(9);
+    const tokens = (ss: typeof live) => ss.filter((s) => s.name === 'coding_agent_tokens_total').map((s) => s.value);
+    expect(tokens(idle)).toEqual(tokens(live));
+  });
+});

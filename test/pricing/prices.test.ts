@@ -1,0 +1,59 @@
+import { calcPrice } from '@pydantic/genai-prices';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createPriceTable, readOverrides } from '../../src/pricing/prices.js';
+import type { Usage } from '../../src/session/types.js';
+import { tempDir } from '../helpers/run.js';
+
+const usage = (input: number, cacheRead: number, cacheWrite: number, output: number, cacheWrite1h = 0): Usage =>
+  ({ input, output, cacheRead, cacheWrite, cacheWrite1h, reasoning: 0 });
+
+describe('prices', () => {
+  const table = createPriceTable();
+
+  it.each([
+    ['claude-sonnet-4-5', usage(1234, 789, 100, 56)],
+    ['claude-sonnet-4-5', usage(150_000, 40_000, 20_000, 900, 5_000)], // over 200k: the long-context tier for the whole request
+    ['claude-opus-4-7', usage(5000, 100_000, 3000, 2000, 3000)],
+    ['claude-haiku-4-5', usage(10, 0, 0, 10)],
+    ['gpt-5', usage(345, 789, 0, 56)],
+    ['gpt-5.2-codex', usage(1000, 9000, 0, 300)],
+    ['gemini-2.5-pro', usage(150_000, 60_000, 0, 1000)],
+    ['gemini-2.5-flash', usage(445, 789, 0, 68)],
+  ])('%s costs what the bundled library computes', (model, u) => {
+    const tierInput = u.input + u.cacheRead + u.cacheWrite;
+    const reference = calcPrice({
+      input_tokens: tierInput, cache_read_tokens: u.cacheRead, cache_write_tokens: u.cacheWrite,
+      cache_write_1h_tokens: u.cacheWrite1h, output_tokens: u.output,
+    }, model);
+    expect(reference).not.toBeNull();
+    expect(table.cost(model, u, tierInput)).toBeCloseTo(reference!.total_price, 12);
+  });
+
+  it('prices the captured Claude Code answer as Claude Code itself does (cost-state: $0.0104112)', () => {
+    const cost = table.cost('claude-sonnet-4-5', usage(1234, 789, 100, 56), 2123)! + table.cost('claude-sonnet-4-5', usage(1300, 900, 50, 60), 2250)!;
+    expect(cost).toBeCloseTo(0.0104112, 12);
+  });
+
+  it('knows context windows, and nothing of unknown models', () => {
+    expect(table.contextWindow('claude-sonnet-4-5')).toBe(200_000);
+    expect(table.cost('gpt-5-fake', usage(1, 1, 1, 1), 3)).toBeUndefined();
+    expect(table.cost('anthropic/claude-sonnet-4-5', usage(1e6, 0, 0, 0), 1e6)).toBeCloseTo(6, 9); // provider prefix, >200k tier
+  });
+
+  it('takes overrides from a file, and rejects a bad one naming the key', () => {
+    const dir = tempDir();
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify({ 'my-local-model': { input_mtok: 1, output_mtok: 2, context_window: 32000 } }));
+    const t = createPriceTable(readOverrides(good));
+    expect(t.cost('my-local-model', usage(1e6, 1e6, 0, 1e6), 2e6)).toBeCloseTo(4, 9); // cache reads at the input price
+    expect(t.contextWindow('my-local-model')).toBe(32000);
+    expect(t.source).toBe('genai-prices+overrides');
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ m: { input_mtok: -1 } }));
+    expect(() => readOverrides(bad)).toThrow(/m\.input_mtok/);
+    writeFileSync(bad, JSON.stringify({ m: { inputs: 1 } }));
+    expect(() => readOverrides(bad)).toThrow(/m\.inputs: unknown price key/);
+  });
+});

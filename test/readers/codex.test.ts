@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { codex } from '../../src/readers/codex/reader.js';
+import type { SessionFile } from '../../src/readers/reader.js';
+import type { Usage } from '../../src/session/types.js';
+import { recorder } from '../helpers/events.js';
+
+const file: SessionFile = { path: '/h/.codex/sessions/2026/11/30/rollout-x-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl', sessionId: 'child' };
+const t0 = Date.UTC(2026, 10, 30, 10, 0, 0);
+const line = (ms: number, type: string, payload: object) => JSON.stringify({ timestamp: new Date(t0 + ms).toISOString(), type, payload });
+const ev = (ms: number, payload: object) => line(ms, 'event_msg', payload);
+const tokens = (ms: number, input: number, cached: number, output: number, reasoning = 0) =>
+  ev(ms, { type: 'token_count', info: {
+    total_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: reasoning, total_tokens: input + output },
+    last_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, total_tokens: input + output },
+    model_context_window: 258400 }, rate_limits: null });
+
+function read(lines: string[], r = recorder()) {
+  const state = codex.initialState(file);
+  for (const l of lines) codex.readLine(Buffer.from(l), state, file, r.events);
+  return r;
+}
+const sum = (log: unknown[][]) => log.filter(([e]) => e === 'usage').map(([, , u]) => u as Usage)
+  .reduce((a, u) => ({ input: a.input + u.input, output: a.output + u.output, cacheRead: a.cacheRead + u.cacheRead, reasoning: a.reasoning + u.reasoning }),
+    { input: 0, output: 0, cacheRead: 0, reasoning: 0 });
+const meta = (extra: object = {}) => line(0, 'session_meta', { id: 'child', cwd: '/src/app', timestamp: new Date(t0).toISOString(), ...extra });
+const model = line(1, 'turn_context', { model: 'gpt-5.2-codex', cwd: '/src/app' });
+
+describe('Codex reader', () => {
+  it('counts the growth of cumulative totals, ignoring repeated token_count events', () => {
+    const r = read([meta(), model, tokens(10, 1000, 400, 50, 10), tokens(11, 1000, 400, 50, 10), tokens(20, 2500, 1400, 90, 30)]);
+    expect(sum(r.log)).toEqual({ input: 1100 - 0, output: 90, cacheRead: 1400, reasoning: 30 });
+    expect(r.log.filter(([e]) => e === 'usage')).toHaveLength(2);
+  });
+
+  it('skips the parent history a subagent or fork replays in its first second', () => {
+    const r = read([
+      meta({ source: { subagent: { thread_spawn: { parent_thread_id: 'parent' } } } }), model,
+      tokens(200, 5000, 1000, 300), tokens(400, 7000, 2000, 400), // the parent's, replayed
+      ev(3000, { type: 'task_started', turn_id: 't' }),
+      tokens(4000, 7600, 2100, 450),
+    ]);
+    expect(sum(r.log)).toEqual({ input: 500, output: 50, cacheRead: 100, reasoning: 0 });
+    expect(r.log.filter(([e]) => e === 'turnStarted')).toHaveLength(1);
+  });
+
+  it('reads usage-limit windows and context use', () => {
+    const r = read([meta(), model, ev(5, { type: 'token_count', info: null, rate_limits: {
+      primary: { used_percent: 42.5, window_minutes: 300, resets_at: 1796010000 },
+      secondary: { used_percent: 7, window_minutes: 10080, resets_in_seconds: 3600 } } }), tokens(10, 1000, 400, 50)]);
+    expect(r.log).toContainEqual(['usageLimit', '5h', 0.425, 1796010000]);
+    expect(r.log).toContainEqual(['usageLimit', '7d', 0.07, (t0 + 5) / 1000 + 3600]);
+    expect(r.log).toContainEqual(['context', 'gpt-5.2-codex', 1050, 258400]);
+  });
+
+  it('counts prompts from one kind of record only', () => {
+    const r = read([meta(), ev(1, { type: 'user_message', message: 'a' }),
+      ev(2, { type: 'item_completed', item: { type: 'UserMessage' } }), ev(3, { type: 'user_message', message: 'b' })]);
+    expect(r.log.filter(([e]) => e === 'prompt')).toHaveLength(2);
+  });
+
+  it('sees failed commands, MCP errors, questions and approval requests', () => {
+    const call = (id: string, name: string, args: object) => line(5, 'response_item', { type: 'function_call', name, call_id: id, arguments: JSON.stringify(args) });
+    const out = (id: string, output: string) => line(6, 'response_item', { type: 'function_call_output', call_id: id, output });
+    const r = read([meta(),
+      call('c1', 'exec_command', { cmd: 'false' }), out('c1', 'Chunk ID: 1\nProcess exited with code 1\nOutput:\n'),
+      call('c2', 'exec_command', { cmd: 'rm -rf x', sandbox_permissions: 'require_escalated' }),
+      call('c3', 'request_user_input', { questions: [] }),
+      call('c4', 'github__create_issue', {}), out('c4', '{"content":[]}'),
+      ev(7, { type: 'mcp_tool_call_end', call_id: 'c4', result: { Err: 'boom' } }),
+    ]);
+    expect(r.log).toContainEqual(['toolResult', 'c1', true]);
+    expect(r.log).toContainEqual(['toolCall', 'c2', { tool: 'exec_command', kind: 'execute', waits: 'approval' }]);
+    expect(r.log).toContainEqual(['toolCall', 'c3', { tool: 'request_user_input', kind: 'communicate', waits: 'question' }]);
+    expect(r.log).toContainEqual(['toolResult', 'c4', false]);
+    expect(r.log).toContainEqual(['toolResult', 'c4', true, { tool: 'mcp:github', kind: 'other' }]);
+  });
+
+  it('counts lines of applied patches', () => {
+    const r = read([meta(), ev(8, { type: 'patch_apply_end', call_id: 'p', success: true, changes: {
+      '/src/app/a.ts': { type: 'update', unified_diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n-old\n+new\n+more\n ctx' },
+      '/src/app/b.ts': { type: 'add', content: 'x\ny\n' } } })]);
+    expect(r.log).toContainEqual(['lines', 4, 1]);
+  });
+
+  it('ends turns as completed, failed or interrupted', () => {
+    const r = read([meta(), ev(1, { type: 'task_started' }), ev(2, { type: 'task_complete', error: { message: 'x' } }),
+      ev(3, { type: 'task_started' }), ev(4, { type: 'turn_aborted', reason: 'interrupted' })]);
+    expect(r.log.filter(([e]) => e === 'turnEnded').map(([, o]) => o)).toEqual(['failed', 'interrupted']);
+  });
+});

@@ -1,0 +1,89 @@
+// The conformance suite every reader passes: what the rest of the exporter relies on, whatever
+// the harness's format.
+
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Reader, SessionFile } from '../../src/readers/reader.js';
+import { recorder } from '../helpers/events.js';
+import { tempDir } from '../helpers/run.js';
+
+function readAll<S>(reader: Reader<S>, file: SessionFile, lines: Buffer[], state = reader.initialState(file)) {
+  const r = recorder();
+  for (const l of lines) reader.readLine(l, state, file, r.events);
+  return { ...r, state };
+}
+
+function linesOf(path: string): Buffer[] {
+  return readFileSync(path).toString('utf8').split('\n').filter(Boolean).map((l) => Buffer.from(l));
+}
+
+/**
+ * `root`: a harness root (the folder a user's default root would be) with at least one session.
+ */
+export function readerConformance<S>(reader: Reader<S>, root: string): void {
+  describe(`${reader.harness} reader conformance`, () => {
+    const files = reader.listFiles(root);
+
+    it('finds the session files under a root, each with a session id', () => {
+      expect(files.length).toBeGreaterThan(0);
+      for (const f of files) expect(f.sessionId).toMatch(/\S/);
+    });
+
+    it('finds nothing (and does not throw) under a missing root', () => {
+      expect(reader.listFiles(join(tempDir(), 'missing'))).toEqual([]);
+    });
+
+    it('never lists credentials, keys or settings', () => {
+      const dir = tempDir();
+      cpSync(root, dir, { recursive: true });
+      for (const name of ['.credentials.json', 'auth.json', 'id_rsa.key', 'settings.json', 'config.toml']) {
+        writeFileSync(join(dir, name), '{}\n');
+      }
+      mkdirSync(join(dir, 'projects', 'x'), { recursive: true });
+      writeFileSync(join(dir, 'projects', 'x', 'secret.key'), 'k\n');
+      for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|settings|config\.toml/);
+    });
+
+    it('reports the session, its activity and its working directory', () => {
+      for (const f of files) {
+        const { log } = readAll(reader, f, linesOf(f.path));
+        expect(log.some(([e]) => e === 'activity')).toBe(true);
+        expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
+      }
+    });
+
+    it('gives the same events read in one go or line by line across restarts (state survives JSON)', () => {
+      for (const f of files) {
+        const lines = linesOf(f.path);
+        const whole = readAll(reader, f, lines);
+        const r = recorder();
+        let state = reader.initialState(f);
+        for (const l of lines) {
+          state = JSON.parse(JSON.stringify(state)) as S; // persisted and restored between every line
+          reader.readLine(l, state, f, r.events);
+        }
+        expect(r.log).toEqual(whole.log);
+      }
+    });
+
+    it('skips bad records with a reason and never throws', () => {
+      const f = files[0]!;
+      const bad = ['{"type":"assistant","message":', 'not json', '[]', 'null', '{"type":"user"}', '{"type":"assistant","message":{"usage":7}}',
+        '{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":"x"}}}', '{"timestamp":"yesterday","type":"system"}',
+        '\u0000\u00ff{', '{"type":"session_meta","payload":[]}', '{"type":"response_item","payload":{"type":"function_call_output"}}'];
+      const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
+      expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
+      for (const [e] of log) expect(['skipped', 'activity', 'meta']).toContain(e);
+    });
+
+    it('reports token usage only with non-negative integer counts', () => {
+      for (const f of files) {
+        for (const [e, , usage] of readAll(reader, f, linesOf(f.path)).log) {
+          if (e !== 'usage') continue;
+          for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+        }
+      }
+    });
+  });
+}
