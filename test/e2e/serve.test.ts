@@ -1,0 +1,99 @@
+// The real binary, serving: endpoints, a record appended to a transcript showing in /metrics, and a
+// kill -9 in the middle of the first scan that restarts to the same totals.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { envFor, FIXTURES, MAIN, run, sum, tempDir } from '../helpers/run.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+/** Starts `serve` on a free port; resolves with its base URL once it listens. */
+function serve(home: string, stateDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir], { env: envFor(home) });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
+      if (m) resolve({ url: `http://${m[1]}`, child });
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+}
+
+async function until<T>(f: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
+
+describe('serve', () => {
+  it('answers /metrics, /healthz and / and shows an appended record within 2 seconds', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });
+    const { url } = await serve(home, tempDir());
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const landing = await fetch(`${url}/`);
+    expect(landing.status).toBe(200);
+    expect(await landing.text()).toContain('/metrics');
+    expect((await fetch(`${url}/nope`)).status).toBe(404);
+
+    const input = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', token_type: 'input' });
+    await until(async () => (input(await metrics(url)) === 2534 ? true : undefined), 10_000);
+
+    const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
+    const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    const appended = Date.now();
+    appendFileSync(file, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
+      message: { id: 'msg_appended', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 5 } } })}\n`);
+    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 2_000);
+    expect(Date.now() - appended).toBeLessThan(2_000);
+  });
+
+  it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
+    // 150 sessions of the real capture, with ids made distinct per copy.
+    const home = tempDir();
+    const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
+    const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
+    const text = readFileSync(join(src, name), 'utf8');
+    const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 150; i++) {
+      const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
+      writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
+    }
+    const state = tempDir();
+    const { url, child } = await serve(home, state);
+    const files = (t: string) => sum(t, 'coding_agent_tokens_total', { token_type: 'input' }) / 2534;
+    // Kill as soon as some, but not all, sessions are counted.
+    await until(async () => {
+      const n = files(await metrics(url));
+      return n > 0 && n < 150 ? n : undefined;
+    }, 20_000);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    const resumed = run(['once', '--state-dir', state], envFor(home));
+    const fresh = run(['once', '--state-dir', tempDir()], envFor(home));
+    expect(resumed.status).toBe(0);
+    for (const type of ['input', 'output', 'cache_read', 'cache_write']) {
+      const want = sum(fresh.stdout, 'coding_agent_tokens_total', { token_type: type });
+      expect(sum(resumed.stdout, 'coding_agent_tokens_total', { token_type: type })).toBe(want);
+    }
+    expect(sum(resumed.stdout, 'coding_agent_tokens_total', { token_type: 'input' })).toBe(150 * 2534);
+    expect(sum(resumed.stdout, 'coding_agent_prompts_total')).toBe(150);
+    expect(sum(resumed.stdout, 'coding_agent_tool_calls_total')).toBe(150);
+  });
+});
