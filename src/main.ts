@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
-import { runDemo } from './cli/demo.js';
+import { startDemo } from './cli/demo.js';
 import { VERSION } from './version.js';
 
 const COMMON = `Options:
@@ -100,7 +100,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const log = createLogger(config.logLevel);
 
-  if (args.command === 'demo') return runDemo(config, log);
+  if (args.command === 'demo') {
+    const demo = await startDemo(config, log);
+    await waitForSignal();
+    await demo.stop();
+    return 0;
+  }
   const agent = new Agent(config, log);
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();

@@ -1,0 +1,35 @@
+// `demo` serves live sample sessions: every status a dashboard shows, moving counters.
+
+import { spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAIN, samples, sum } from '../helpers/run.js';
+
+describe('demo', () => {
+  const child = spawn(process.execPath, [MAIN, 'demo', '--listen-address', '127.0.0.1:0'], { env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
+  afterAll(() => {
+    child.kill('SIGTERM');
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
+      if (m) resolve(`http://${m[1]}/metrics`);
+    });
+    child.on('exit', (code) => reject(new Error(`demo exited ${code}: ${err}`)));
+  });
+
+  it('shows sessions asking, working, delegating and failed, and counters that grow', async () => {
+    const u = await url;
+    const first = await (await fetch(u)).text();
+    const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
+    expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));
+    expect(sum(first, 'coding_agent_usage_limit_used_ratio', { harness: 'codex', window: '5h' })).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 4500));
+    const later = await (await fetch(u)).text();
+    expect(sum(later, 'coding_agent_tokens_total')).toBeGreaterThan(sum(first, 'coding_agent_tokens_total'));
+    expect(sum(later, 'coding_agent_cost_usd_total')).toBeGreaterThan(0);
+    const all = [first, later].flatMap((t) => samples(t)).filter((s) => s.name === 'coding_agent_session_status').map((s) => s.labels.status);
+    expect(all).toContain('delegating');
+  });
+});
