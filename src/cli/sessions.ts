@@ -3,10 +3,8 @@
 import type { LiveSession } from '../metrics/snapshot.js';
 
 function compact(n: number): string {
-  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
-  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
-  return String(n);
+  const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
+  return `${Number((n / div).toFixed(1))}${unit}`;
 }
 
 function ago(ms: number): string {
@@ -24,8 +22,8 @@ export function formatSessions(sessions: LiveSession[], now: number): string {
       ? `${compact(s.contextTokens)}${s.contextLimit ? `/${compact(s.contextLimit)} (${Math.round((100 * s.contextTokens) / s.contextLimit)}%)` : ''}`
       : '-';
     return [
-      s.harness, s.project, `${status.status} (${status.reason})`, s.model ?? '-',
-      compact(t.input + t.output + t.cacheRead + t.cacheWrite), `$${s.costUsd.toFixed(4)}`, context,
+      s.harness, s.project, status.status === 'idle' ? 'idle' : `${status.status} (${status.reason})`, s.model ?? '-',
+      compact(t.input + t.output + t.cacheRead + t.cacheWrite), s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
       ago(now - s.lastActivityAt), s.id,
     ];
   });
@@ -42,7 +40,7 @@ export function sessionsJson(sessions: LiveSession[]): string {
       harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
       status: status.status, reason: status.reason, model: s.model ?? null,
       tokens: { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
-      cost_usd: s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
+      cost_usd: s.unpriced ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
       started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
       turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
     })),

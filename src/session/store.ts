@@ -119,6 +119,7 @@ export class SessionStore {
         const cost = store.prices.cost(model, u, tierInput);
         if (cost === undefined) {
           store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+          s.unpriced = true;
         } else {
           store.add('cost', labels, cost);
           s.costUsd += cost;

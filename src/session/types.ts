@@ -90,6 +90,8 @@ export interface Session {
   contextLimit?: number;
   tokens: Usage;
   costUsd: number;
+  /** Some of the session's tokens are of a model without a price: its cost is incomplete. */
+  unpriced?: true;
 }
 
 /** Live process information a harness publishes (Claude Code's sessions/<pid>.json). */

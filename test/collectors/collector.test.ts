@@ -126,3 +126,17 @@ describe('collector', () => {
     expect(missing.stats.files).toBe(0);
   });
 });
+
+describe('Claude Code process registry', () => {
+  it('takes a live process\'s waiting state, and ignores registry files of dead processes', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    mkdirSync(join(t.root, 'sessions'));
+    writeFileSync(join(t.root, 'sessions', `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: 's1', status: 'waiting', waitingFor: 'approve Bash' }));
+    writeFileSync(join(t.root, 'sessions', '999999999.json'), JSON.stringify({ pid: 999999999, sessionId: 's2', status: 'busy' }));
+    await t.collector.scan();
+    const live = t.store.processes.get('claude-code')!;
+    expect(live.get('s1')).toEqual({ status: 'waiting', waitingFor: 'approve Bash' });
+    expect(live.has('s2')).toBe(false);
+  });
+});

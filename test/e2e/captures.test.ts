@@ -19,6 +19,19 @@ const cases = readdirSync(root).flatMap((folder) =>
   readdirSync(join(root, folder)).map((scenario) => ({ folder, scenario, home: join(root, folder, scenario) })),
 );
 
+describe('privacy', () => {
+  it('puts no prompt or reply text into metrics or logs, even at debug level', () => {
+    const home = join(FIXTURES, 'home');
+    const env = envFor(home, { CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' });
+    const outputs = [run(['once', '--state-dir', tempDir()], env), run(['sessions', '--json', '--state-dir', tempDir()], env)];
+    for (const r of outputs) {
+      for (const text of ['Run echo hi', 'Say hello', 'The command printed', 'Hello from the fake model', 'echo hi']) {
+        expect(r.stdout + r.stderr).not.toContain(text);
+      }
+    }
+  });
+});
+
 describe.each(cases)('$folder/$scenario', ({ home }) => {
   const expected = JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
   const h = { harness: expected.harness };

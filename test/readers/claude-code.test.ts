@@ -105,6 +105,12 @@ describe('Claude Code reader', () => {
     ]);
   });
 
+  it('counts a compaction once, also when replayed', () => {
+    const boundary = JSON.stringify({ type: 'system', subtype: 'compact_boundary', uuid: 'c1', timestamp: ts(7), compactMetadata: { trigger: 'auto', preTokens: 150000 } });
+    const r = read(main, [boundary, boundary]);
+    expect(r.log.filter(([e]) => e === 'compaction')).toHaveLength(1);
+  });
+
   it('ends a turn as failed on a synthetic API error answer and counts no tokens for it', () => {
     const r = read(main, [prompt('u9'), JSON.stringify({ type: 'assistant', isApiErrorMessage: true, timestamp: ts(9),
       message: { id: 'x', model: '<synthetic>', content: [{ type: 'text', text: 'API Error' }], usage: { input_tokens: 0, output_tokens: 0 } } })]);
