@@ -1,0 +1,286 @@
+// Static checks of the files that run the exporter for real: Dockerfile, compose.yml, Grafana
+// provisioning, systemd and launchd units, the OpenTelemetry Collector config and the README.
+// (Docker cannot run in CI here; these checks catch wrong paths, flags and mounts.)
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEPLOY, GRAFANA, ROOT, read, walk, yaml } from './lib.js';
+
+type Json = any;
+
+// The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
+const FLAGS_WITH_VALUE = new Set(['--listen-address', '--state-dir', '--config', '--otlp-endpoint', '--log-level', '--pricing-overrides']);
+const COMMANDS = new Set(['serve', 'once', 'sessions', 'demo']);
+const STATE_DIR = '/var/lib/coding-agent-exporter';
+const PORT = '10477';
+
+/** Checks an exporter argument list (after the program): optional command, then known flags with values. */
+function checkArgs(args: string[], where: string): Map<string, string> {
+  const flags = new Map<string, string>();
+  let i = 0;
+  if (args[0] && !args[0].startsWith('-')) {
+    expect(COMMANDS.has(args[0]), `${where}: unknown command ${args[0]}`).toBe(true);
+    i = 1;
+  }
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    expect(FLAGS_WITH_VALUE.has(a), `${where}: unknown flag ${a}`).toBe(true);
+    const v = args[++i];
+    expect(v && !v.startsWith('--'), `${where}: ${a} needs a value`).toBeTruthy();
+    flags.set(a, v!);
+  }
+  const listen = flags.get('--listen-address');
+  if (listen) expect(listen, where).toMatch(/^[0-9.]+:\d+$/);
+  return flags;
+}
+
+/** Source of the CLI, when it exists: every flag the deploy files use must appear in it. */
+function cliSource(): string | undefined {
+  const dir = join(ROOT, 'src');
+  if (!existsSync(join(dir, 'main.ts'))) return undefined;
+  return walk(dir).filter((f) => f.endsWith('.ts')).map((f) => read(join(dir, f))).join('\n');
+}
+
+describe('the CLI contract', () => {
+  it('matches the exporter source (flags, commands, bin)', () => {
+    const pkg = JSON.parse(read(join(ROOT, 'package.json'))) as Json;
+    expect(pkg.bin['coding-agent-exporter']).toBe('dist/main.js');
+    const src = cliSource();
+    if (!src) return; // the exporter is not written yet
+    for (const f of FLAGS_WITH_VALUE) {
+      const name = f.slice(2);
+      expect(src.includes(`'${name}'`) || src.includes(`--${name}`), `src/ has no ${f}`).toBe(true);
+    }
+    for (const c of COMMANDS) expect(src, c).toContain(`'${c}'`);
+  });
+});
+
+describe('deploy/docker/Dockerfile', () => {
+  const text = read(join(DEPLOY, 'docker', 'Dockerfile'));
+  const ignore = read(join(DEPLOY, 'docker', 'Dockerfile.dockerignore'));
+  const lines = text.split('\n').filter((l) => !l.trim().startsWith('#'));
+  const instr = (name: string): string[] => lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
+
+  it('builds on node:20-bookworm-slim with npm ci and npm run build', () => {
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+    expect(instr('FROM')).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE}']);
+    expect(text).toMatch(/RUN npm ci\b/);
+    expect(text).toMatch(/npm run build/);
+  });
+
+  it('copies only files that exist in the repository (build context = repository root)', () => {
+    for (const c of instr('COPY').filter((x) => !x.includes('--from='))) {
+      const parts = c.split(/\s+/).filter((p) => !p.startsWith('--'));
+      for (const src of parts.slice(0, -1)) {
+        expect(existsSync(join(ROOT, src)), `COPY ${src}`).toBe(true);
+        // Dockerfile.dockerignore excludes everything, then re-includes what is copied.
+        expect(ignore, `COPY ${src} is excluded by Dockerfile.dockerignore`).toMatch(new RegExp(`^!${src.replace('.', '\\.')}(/\\*\\*)?$`, 'm'));
+      }
+    }
+  });
+
+  it('runs as a non-root user with HOME=/home/agent and a state volume', () => {
+    const user = instr('USER');
+    expect(user.at(-1)).toBe('agent');
+    expect(text).toMatch(/HOME=\/home\/agent/);
+    expect(instr('VOLUME')).toEqual([`["${STATE_DIR}"]`]);
+    expect(instr('EXPOSE')).toEqual([PORT]);
+  });
+
+  it('starts dist/main.js with flags the exporter accepts, on the exposed port and the state volume', () => {
+    const cmd = JSON.parse(instr('CMD').at(-1)!) as string[];
+    expect(cmd.slice(0, 2)).toEqual(['node', 'dist/main.js']);
+    const flags = checkArgs(cmd.slice(2), 'Dockerfile CMD');
+    expect(flags.get('--listen-address')).toBe(`0.0.0.0:${PORT}`);
+    expect(flags.get('--state-dir')).toBe(STATE_DIR);
+  });
+});
+
+describe('deploy/docker/compose.yml', () => {
+  const compose = yaml(join(DEPLOY, 'docker', 'compose.yml')) as Json;
+  const dir = join(DEPLOY, 'docker');
+
+  it('has the exporter, Prometheus and Grafana', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['exporter', 'grafana', 'prometheus']);
+    for (const [name, s] of Object.entries<Json>(compose.services)) {
+      for (const p of s.ports ?? []) expect(String(p), `${name} publishes on 127.0.0.1 only`).toMatch(/^127\.0\.0\.1:/);
+      if (s.image && name !== 'exporter') expect(s.image, `${name} image is pinned`).toMatch(/:v?\d+\.\d+\.\d+$/);
+    }
+  });
+
+  it('builds the exporter from the repository root with deploy/docker/Dockerfile', () => {
+    const build = compose.services.exporter.build;
+    expect(resolve(dir, build.context)).toBe(ROOT);
+    expect(existsSync(join(ROOT, build.dockerfile))).toBe(true);
+  });
+
+  it('mounts only host paths that exist in the repository (relative ones), read-only', () => {
+    for (const [name, s] of Object.entries<Json>(compose.services)) {
+      for (const v of s.volumes ?? []) {
+        const [host, container, mode] = String(v).split(':');
+        if (!host!.startsWith('.')) continue;
+        expect(existsSync(resolve(dir, host!)), `${name}: ${host} does not exist`).toBe(true);
+        expect(container, `${name}: ${v}`).toMatch(/^\//);
+        expect(mode, `${name}: ${v} should be :ro`).toBe('ro');
+      }
+    }
+  });
+
+  it('mounts the harness roots read-only under /home/agent and the state volume', () => {
+    const vols = (compose.services.exporter.volumes as string[]).map(String);
+    expect(vols).toContain('${HOME}/.claude:/home/agent/.claude:ro');
+    expect(vols).toContain('${HOME}/.codex:/home/agent/.codex:ro');
+    const state = vols.find((v) => v.endsWith(`:${STATE_DIR}`));
+    expect(state).toBeDefined();
+    expect(Object.keys(compose.volumes)).toContain(state!.split(':')[0]);
+  });
+
+  it('gives Prometheus the rules and alerts that deploy/docker/prometheus.yml loads', () => {
+    const prom = yaml(join(dir, 'prometheus.yml')) as Json;
+    const mounted = (compose.services.prometheus.volumes as string[]).map((v) => String(v).split(':'));
+    for (const f of prom.rule_files as string[]) {
+      const m = mounted.find(([, c]) => c === `/etc/prometheus/${f}`);
+      expect(m, f).toBeDefined();
+      expect(resolve(dir, m![0]!)).toBe(join(DEPLOY, 'prometheus', f));
+    }
+    expect(prom.scrape_configs[0].job_name).toBe('coding-agent-exporter');
+    expect(prom.scrape_configs[0].static_configs[0].targets).toEqual([`exporter:${PORT}`]);
+  });
+
+  it('provisions Grafana from deploy/grafana at the path the dashboard provider reads', () => {
+    const mounted = (compose.services.grafana.volumes as string[]).map((v) => String(v).split(':'));
+    const prov = mounted.find(([, c]) => c === '/etc/grafana/provisioning');
+    expect(resolve(dir, prov![0]!)).toBe(join(GRAFANA, 'provisioning'));
+    const provider = (yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml')) as Json).providers[0];
+    const dash = mounted.find(([, c]) => c === provider.options.path);
+    expect(dash, `nothing mounted at ${provider.options.path}`).toBeDefined();
+    expect(resolve(dir, dash![0]!)).toBe(join(GRAFANA, 'dashboards'));
+    const home = compose.services.grafana.environment.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH as string;
+    expect(home.startsWith(`${provider.options.path}/`)).toBe(true);
+    expect(existsSync(join(GRAFANA, 'dashboards', home.slice(provider.options.path.length + 1)))).toBe(true);
+  });
+});
+
+describe('deploy/grafana/provisioning', () => {
+  it('defines the Prometheus datasource with a fixed uid', () => {
+    const ds = yaml(join(GRAFANA, 'provisioning', 'datasources', 'prometheus.yml')) as Json;
+    expect(ds.apiVersion).toBe(1);
+    expect(ds.datasources).toHaveLength(1);
+    expect(ds.datasources[0]).toMatchObject({ uid: 'prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090' });
+  });
+
+  it('has a file provider for the dashboards folder', () => {
+    const p = yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml')) as Json;
+    expect(p.apiVersion).toBe(1);
+    expect(p.providers).toHaveLength(1);
+    expect(p.providers[0]).toMatchObject({ type: 'file', options: { path: '/var/lib/grafana/dashboards/coding-agent-exporter' } });
+  });
+});
+
+describe('deploy/systemd/coding-agent-exporter.service', () => {
+  const path = join(DEPLOY, 'systemd', 'coding-agent-exporter.service');
+  const sections = new Map<string, Map<string, string[]>>();
+  let current = '';
+  for (const line of read(path).split('\n')) {
+    const t = line.trim();
+    if (!t || t.startsWith('#')) continue;
+    const s = /^\[(\w+)\]$/.exec(t);
+    if (s) { current = s[1]!; sections.set(current, new Map()); continue; }
+    const kv = /^(\w+)=(.*)$/.exec(t);
+    expect(kv, `bad line: ${t}`).not.toBeNull();
+    const m = sections.get(current)!;
+    m.set(kv![1]!, [...(m.get(kv![1]!) ?? []), kv![2]!]);
+  }
+  const get = (section: string, key: string): string | undefined => sections.get(section)?.get(key)?.at(-1);
+
+  it('is a hardened user unit that restarts on failure', () => {
+    expect([...sections.keys()]).toEqual(['Unit', 'Service', 'Install']);
+    expect(get('Service', 'Restart')).toBe('on-failure');
+    expect(get('Service', 'NoNewPrivileges')).toBe('yes');
+    expect(get('Service', 'ProtectSystem')).toBe('strict');
+    expect(get('Service', 'ProtectHome')).toBe('read-only');
+    expect(get('Service', 'ReadWritePaths')).toBe('%S/coding-agent-exporter');
+    expect(get('Service', 'StateDirectory')).toBe('coding-agent-exporter');
+    expect(get('Service', 'User'), 'a user unit has no User=').toBeUndefined();
+    expect(get('Install', 'WantedBy')).toBe('default.target');
+    // After=default.target with WantedBy=default.target is an ordering cycle.
+    expect(get('Unit', 'After') ?? '').not.toContain('default.target');
+  });
+
+  it('starts the exporter with known flags, writing state where it may write', () => {
+    const [program, ...args] = get('Service', 'ExecStart')!.split(/\s+/);
+    expect(program).toBe('%h/.local/bin/coding-agent-exporter');
+    const flags = checkArgs(args, 'ExecStart');
+    expect(flags.get('--state-dir')).toBe(get('Service', 'ReadWritePaths'));
+    expect(flags.get('--listen-address')).toBe(`127.0.0.1:${PORT}`);
+  });
+
+  it('passes systemd-analyze verify --user (when available)', () => {
+    if (spawnSync('systemd-analyze', ['--version']).status !== 0) return;
+    const runtime = mkdtempSync(join(tmpdir(), 'cae-xdg-'));
+    try {
+      const r = spawnSync('systemd-analyze', ['verify', '--user', path], {
+        encoding: 'utf8', env: { ...process.env, XDG_RUNTIME_DIR: runtime }, timeout: 30_000,
+      });
+      const output = `${r.stdout}${r.stderr}`;
+      if (/Failed to initialize manager|Failed to lookup RuntimeDirectory|Failed to connect/i.test(output)) return; // no user manager possible here
+      // The binary is not installed on this machine; everything else must be clean.
+      const problems = output.split('\n').filter((l) => l.trim() && !/is not executable: No such file or directory/.test(l));
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(runtime, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
+  const path = join(DEPLOY, 'launchd', 'io.github.coding-agent-exporter.plist');
+  const text = read(path);
+
+  it('is a valid plist whose label matches the file name (checked with Python plistlib when available)', () => {
+    expect(text).toMatch(/<key>Label<\/key>\s*<string>io\.github\.coding-agent-exporter<\/string>/);
+    expect(text.replace(/<!--[\s\S]*?-->/g, (c) => (c.slice(4, -3).includes('--') ? 'BAD' : '')), 'no -- inside XML comments').not.toContain('BAD');
+    const py = spawnSync('python3', ['-c', 'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))', path], { encoding: 'utf8' });
+    if (py.status === null || /No module named|not found/.test(py.stderr ?? '')) return;
+    expect(py.status, py.stderr).toBe(0);
+    const plist = JSON.parse(py.stdout) as Json;
+    expect(plist.Label).toBe('io.github.coding-agent-exporter');
+    expect(plist.RunAtLoad).toBe(true);
+    expect(plist.KeepAlive).toEqual({ SuccessfulExit: false });
+    const [program, ...args] = plist.ProgramArguments as string[];
+    expect(program).toBe('__HOME__/.local/bin/coding-agent-exporter');
+    const flags = checkArgs(args, 'ProgramArguments');
+    expect(flags.get('--listen-address')).toBe(`127.0.0.1:${PORT}`);
+    expect(flags.get('--state-dir')).toMatch(/^__HOME__\//);
+  });
+});
+
+describe('deploy/otel-collector/config.yml', () => {
+  const c = yaml(join(DEPLOY, 'otel-collector', 'config.yml')) as Json;
+
+  it('receives OTLP/HTTP on :4318 and remote-writes to Prometheus', () => {
+    expect(c.receivers.otlp.protocols.http.endpoint).toMatch(/:4318$/);
+    expect(c.exporters.prometheusremotewrite.endpoint).toMatch(/^https?:\/\/.+\/api\/v1\/(write|push)$/);
+    expect(c.exporters.prometheusremotewrite.add_metric_suffixes).toBe(true);
+  });
+
+  it('has a metrics pipeline whose components are all defined', () => {
+    const p = c.service.pipelines.metrics;
+    for (const [kind, names] of [['receivers', p.receivers], ['processors', p.processors], ['exporters', p.exporters]] as const) {
+      for (const n of names as string[]) expect(c[kind]?.[n], `${kind}.${n}`).toBeDefined();
+    }
+  });
+});
+
+describe('deploy/README.md', () => {
+  it('mentions every file under deploy/', () => {
+    const readme = read(join(DEPLOY, 'README.md'));
+    for (const f of walk(DEPLOY).filter((x) => x !== 'README.md')) {
+      expect(readme.includes(f) || readme.includes(f.split('/').pop()!), f).toBe(true);
+    }
+  });
+
+});

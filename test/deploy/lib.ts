@@ -1,0 +1,184 @@
+// Shared helpers for the deploy/ checks: paths, YAML loading, a small PromQL scanner, the set of
+// metric names an expression may use, and promtool.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { catalog, exposedName, type MetricDef } from '../../src/metrics/catalog.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const DEPLOY = join(ROOT, 'deploy');
+export const PROM = join(DEPLOY, 'prometheus');
+export const GRAFANA = join(DEPLOY, 'grafana');
+export const DASHBOARDS = join(GRAFANA, 'dashboards');
+export const RUNBOOK = join(ROOT, 'docs', 'runbook.md');
+export const RUNBOOK_BASE = 'https://github.com/coding-agent-exporter/coding-agent-exporter/blob/main/docs/runbook.md';
+
+export const read = (path: string): string => readFileSync(path, 'utf8');
+export const yaml = (path: string): any => parseYaml(read(path));
+
+/** Every file under dir, recursively, as paths relative to dir. */
+export function walk(dir: string, prefix = ''): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const rel = prefix ? `${prefix}/${name}` : name;
+    return statSync(join(dir, name)).isDirectory() ? walk(join(dir, name), rel) : [rel];
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule files
+
+export interface RecordingRule { record: string; expr: string; group: string }
+export interface AlertRule {
+  alert: string; expr: string; for?: string; group: string;
+  labels?: Record<string, string>; annotations?: Record<string, string>;
+}
+
+export function recordingRules(): RecordingRule[] {
+  const doc = yaml(join(PROM, 'rules.yml')) as { groups: { name: string; rules: { record?: string; expr: string }[] }[] };
+  return doc.groups.flatMap((g) => g.rules.filter((r) => r.record).map((r) => ({ record: r.record!, expr: String(r.expr), group: g.name })));
+}
+
+export function alertRules(): AlertRule[] {
+  const doc = yaml(join(PROM, 'alerts.yml')) as { groups: { name: string; rules: Omit<AlertRule, 'group'>[] }[] };
+  return doc.groups.flatMap((g) => g.rules.filter((r) => r.alert).map((r) => ({ ...r, expr: String(r.expr), group: g.name })));
+}
+
+/** Threshold rules: `record: coding_agent:<name>:threshold`, `expr: vector(<number>)`. */
+export function thresholds(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of recordingRules()) {
+    if (!r.record.endsWith(':threshold')) continue;
+    const m = /^\s*vector\(\s*([0-9.]+)\s*\)\s*$/.exec(r.expr);
+    if (!m) throw new Error(`threshold rule ${r.record} is not vector(<number>): ${r.expr}`);
+    out.set(r.record, Number(m[1]));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// PromQL scanning (enough for our expressions; promtool checks the real syntax)
+
+const AGGREGATIONS = new Set([
+  'sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile',
+  'limitk', 'limit_ratio',
+]);
+const GROUPING = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'atan2', 'inf', 'nan', 'start', 'end']);
+
+export interface Selector { name: string; matchers: Matcher[]; raw: string }
+export interface Matcher { label: string; op: string; value: string }
+export interface Scan { selectors: Selector[]; ranges: string[] }
+
+const TOKEN = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|[a-zA-Z_:][a-zA-Z0-9_:]*|\$\{?[a-zA-Z_]+\}?|\d+(?:\.\d+)?(?:[a-zA-Z]+\d*)*|#[^\n]*|\S/g;
+
+export function parseMatchers(braces: string): Matcher[] {
+  const out: Matcher[] = [];
+  const re = /([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g;
+  for (const m of braces.matchAll(re)) out.push({ label: m[1]!, op: m[2]!, value: m[3]! });
+  return out;
+}
+
+/** Metric selectors (name + matchers) and range/subquery brackets of a PromQL expression. */
+export function scan(expr: string): Scan {
+  const tokens = [...expr.matchAll(TOKEN)].map((m) => m[0]).filter((t) => !t.startsWith('#'));
+  const selectors: Selector[] = [];
+  const ranges: string[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.startsWith('[')) { ranges.push(t.slice(1, -1).trim()); continue; }
+    if (t.startsWith('{')) throw new Error(`selector without a metric name in: ${expr}`);
+    if (!/^[a-zA-Z_:]/.test(t)) continue;
+    const next = tokens[i + 1];
+    if (GROUPING.has(t)) {
+      if (next === '(') { while (i < tokens.length && tokens[i] !== ')') i++; }
+      continue;
+    }
+    if (AGGREGATIONS.has(t) || KEYWORDS.has(t) || next === '(') continue;
+    const braces = next?.startsWith('{') ? next : '';
+    if (braces) i++;
+    selectors.push({ name: t, matchers: parseMatchers(braces), raw: t + braces });
+  }
+  return { selectors, ranges };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known metrics and their labels
+
+export const BUILTINS: Record<string, string[]> = { up: [], scrape_duration_seconds: [] };
+const TARGET_LABELS = ['job', 'instance'];
+
+export const catalogByName = new Map<string, MetricDef>(
+  Object.values(catalog).map((m) => [exposedName(m), m as MetricDef]),
+);
+
+/** Labels a series can have: catalog labels, or what a recording rule keeps (from its `by`). */
+export function knownMetrics(): Map<string, string[] | undefined> {
+  const known = new Map<string, string[] | undefined>();
+  for (const [name, def] of catalogByName) known.set(name, [...def.labels, ...TARGET_LABELS]);
+  for (const [name, labels] of Object.entries(BUILTINS)) known.set(name, [...labels, ...TARGET_LABELS]);
+  for (const r of recordingRules()) {
+    if (r.record.endsWith(':threshold')) { known.set(r.record, []); continue; }
+    const by = /\bby\s*\(([^)]*)\)/.exec(r.expr);
+    if (by) { known.set(r.record, by[1]!.split(',').map((s) => s.trim()).filter(Boolean)); continue; }
+    // No aggregation: inherits the labels of the (single) series it reads.
+    const inner = scan(r.expr).selectors[0];
+    known.set(r.record, inner ? known.get(inner.name) : undefined);
+  }
+  return known;
+}
+
+/** Values a label may take when matched literally. */
+export const LABEL_VALUES: Record<string, readonly string[]> = {
+  status: ['asking', 'working', 'delegating', 'done', 'error', 'idle'],
+  token_type: ['input', 'output', 'cache_read', 'cache_write'],
+  outcome: ['completed', 'failed', 'interrupted'],
+};
+
+/** Problems with the selectors of one expression: unknown metrics, labels and label values. */
+export function selectorProblems(expr: string, known = knownMetrics()): string[] {
+  const problems: string[] = [];
+  for (const s of scan(expr).selectors) {
+    if (!known.has(s.name)) { problems.push(`unknown metric ${s.name}`); continue; }
+    const labels = known.get(s.name);
+    for (const m of s.matchers) {
+      if (labels && !labels.includes(m.label)) problems.push(`${s.name} has no label ${m.label}`);
+      const allowed = LABEL_VALUES[m.label];
+      if (allowed && !m.value.startsWith('$') && /^[a-z_|]+$/.test(m.value)) {
+        for (const v of m.value.split('|')) if (!allowed.includes(v)) problems.push(`${m.label}="${v}" is not one of ${allowed.join(', ')}`);
+      }
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------
+// promtool
+
+export const PROMTOOL = process.env.PROMTOOL ?? 'promtool';
+export const promtoolAvailable = spawnSync(PROMTOOL, ['--version'], { encoding: 'utf8' }).status === 0;
+/** Set CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 to skip (not fail) when promtool is missing. */
+export const skipPromtool = !promtoolAvailable && process.env.CODING_AGENT_EXPORTER_SKIP_PROMTOOL === '1';
+
+export function promtool(args: string[], cwd = ROOT): { status: number | null; output: string } {
+  if (!promtoolAvailable) {
+    throw new Error(`promtool not found (install Debian/Ubuntu package "prometheus", or set PROMTOOL=/path/to/promtool; `
+      + 'CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 skips these tests)');
+  }
+  const r = spawnSync(PROMTOOL, args, { cwd, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
+export function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of markdown.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
+    out.add(m[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-'));
+  }
+  return out;
+}
