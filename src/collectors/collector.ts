@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { Reader, SessionEvents, SessionFile } from '../readers/reader.js';
+import type { Reader, SessionFile } from '../readers/reader.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -150,7 +150,7 @@ export class Collector<S> {
       this.log.info('file replaced, reading again', { collector: this.name, path: file.path, sameHistory: same });
     }
 
-    const events = this.countingSkips(this.store.events(this.reader.harness, file.sessionId, this.name));
+    const events = this.store.events(this.reader.harness, file.sessionId, this.name, (reason) => this.skip(reason));
     const result = readLines(file.path, offset, (line, at) => {
       this.store.muted = at < replayUntil;
       try {
@@ -177,10 +177,6 @@ export class Collector<S> {
       return false;
     }
     return true;
-  }
-
-  private countingSkips(events: SessionEvents): SessionEvents {
-    return { ...events, skipped: (reason) => this.skip(reason) };
   }
 
   private skip(reason: string): void {

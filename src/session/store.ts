@@ -72,8 +72,11 @@ export class SessionStore {
     this.dirtyCounters.add(key);
   }
 
-  /** The event sink for one file of a session; `collector` scopes dedupe keys. */
-  events(harness: HarnessId, sessionId: string, collector: string): SessionEvents {
+  /**
+   * The event sink for one file of a session; `collector` scopes dedupe keys, `onSkip` hears of
+   * records the reader could not use.
+   */
+  events(harness: HarnessId, sessionId: string, collector: string, onSkip: (reason: string) => void): SessionEvents {
     const key = `${harness}/${sessionId}`;
     const store = this;
     let s = this.sessions.get(key);
@@ -168,9 +171,7 @@ export class SessionStore {
         store.usageLimits.set(k, { harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
         store.dirtyLimits.add(k);
       },
-      skipped() {
-        // Counted by the collector, which owns the self-metrics.
-      },
+      skipped: onSkip,
       recall(k) {
         return store.pendingSeen.get(`${collector}\0${k}`) ?? store.db.recall(collector, k);
       },

@@ -206,9 +206,7 @@ function event(p: Json, ts: number, replay: boolean, file: SessionFile, state: C
   if (replay) return;
   switch (p.type) {
     case 'task_started':
-      ev.turnStarted(ts);
-      if (num(p.model_context_window) && state.model) ev.context(state.model, 0, num(p.model_context_window));
-      return;
+      return ev.turnStarted(ts);
     case 'task_complete':
       return ev.turnEnded(p.error ? 'failed' : 'completed', ts);
     case 'turn_aborted':
