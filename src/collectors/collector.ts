@@ -3,7 +3,7 @@
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { Reader, SessionFile } from '../readers/reader.js';
 import { readLines } from '../readers/lines.js';
@@ -134,7 +134,7 @@ export class Collector<S> {
     } catch {
       return true; // removed between listing and reading
     }
-    const prev = this.tracked.get(file.path);
+    const prev = this.tracked.get(file.path) ?? this.moved(file.path, st.ino);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.offset === st.size) return true;
 
     let offset = prev?.offset ?? 0;
@@ -177,6 +177,22 @@ export class Collector<S> {
       return false;
     }
     return true;
+  }
+
+  /**
+   * A file that a harness moved (Codex archives rollouts into `archived_sessions/`) keeps its inode
+   * and its first bytes: it carries on from where its old path was read, instead of counting again.
+   */
+  private moved(path: string, ino: number): FileRow | undefined {
+    for (const [oldPath, row] of this.tracked) {
+      if (row.ino !== ino || oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
+      if (headHash(path, row.headLength ?? 0) !== row.head) continue;
+      this.tracked.delete(oldPath);
+      this.store.commit([], [oldPath]);
+      this.log.info('file moved', { collector: this.name, from: oldPath, to: path });
+      return { ...row, path };
+    }
+    return undefined;
   }
 
   private skip(reason: string): void {

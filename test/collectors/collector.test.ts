@@ -140,3 +140,28 @@ describe('Claude Code process registry', () => {
     expect(live.has('s2')).toBe(false);
   });
 });
+
+describe('moved files', () => {
+  it('carries on from where a moved file was read (Codex archiving a rollout), without counting it again', async () => {
+    const { codex } = await import('../../src/readers/codex/reader.js');
+    const root = tempDir();
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('codex', codex, [root], store, db, quiet);
+    const name = 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl';
+    const day = join(root, 'sessions', '2026', '11', '30');
+    mkdirSync(day, { recursive: true });
+    mkdirSync(join(root, 'archived_sessions'));
+    const line = (o: object) => `${JSON.stringify({ timestamp: ts(1), ...o })}\n`;
+    writeFileSync(join(day, name), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
+      + line({ type: 'event_msg', payload: { type: 'user_message', message: 'hi' } })
+      + line({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: 10, output_tokens: 2 } } } }));
+    await collector.scan();
+    renameSync(join(day, name), join(root, 'archived_sessions', name));
+    await collector.scan();
+    const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+    expect(count('prompts')).toBe(1);
+    expect(count('tokens')).toBe(12);
+    expect(collector.stats.files).toBe(1);
+  });
+});
