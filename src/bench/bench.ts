@@ -1,0 +1,232 @@
+// `npm run bench`: generates (or reuses) a corpus and measures, in one run, the exporter against a
+// plain Node baseline that JSON.parses every line. Absolute times on shared machines are noise;
+// the ratios against the baseline measured in the same run are the figures to compare.
+//
+//   BENCH_SIZE_MB  corpus size (default 300; 1024 for the 1 GB run)
+//   BENCH_SEED     generator seed (default 1)
+//   BENCH_DIR      where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
+//
+// Exits non-zero only when token totals differ; timings are reported, not asserted.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent } from '../agent.js';
+import { loadConfig } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { corpusFiles, ensureCorpus } from './corpus.js';
+import { diffTotals, grandTotal, totalsOf, type Totals } from './totals.js';
+
+const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 300);
+const seed = Number(process.env.BENCH_SEED ?? 1);
+const dir = process.env.BENCH_DIR ?? join(tmpdir(), 'coding-agent-exporter-bench', `${sizeMb}mb-seed${seed}`);
+const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
+const APPEND_TRIALS = 5;
+// Shared machines are noisy: each cold scan runs this many times, alternating, and the fastest counts.
+const COLD_RUNS = 3;
+
+const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
+process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+const rows: [figure: string, value: string, target: string, result: string][] = [];
+const mismatches: string[] = [];
+const row = (figure: string, value: string, target = '', pass?: boolean) =>
+  rows.push([figure, value, target, pass === undefined ? '' : pass ? 'pass' : 'FAIL']);
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+
+function check(what: string, expected: Totals, ...runs: Totals[]): void {
+  const diff = [...new Set(runs.flatMap((got) => diffTotals(expected, got)))];
+  mismatches.push(...diff.map((d) => `${what}: ${d}`));
+  const value = diff.length === 0 ? `equal (${grandTotal(expected).toLocaleString('en')} tokens)` : `${diff.length} differ`;
+  row(`totals: ${what}`, value, 'exact', diff.length === 0);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+interface ChildRun {
+  ms: number;
+  totals: Totals;
+  maxRssMb: number;
+}
+
+function runChild(args: string[]): ChildRun {
+  const r = spawnSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`child ${args[0]} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as ChildRun;
+}
+
+const fastest = (runs: ChildRun[]) => Math.min(...runs.map((r) => r.ms));
+const peakRss = (runs: ChildRun[]) => Math.max(...runs.map((r) => r.maxRssMb));
+
+function newAgent(stateDir: string, home: string): Agent {
+  return new Agent(loadConfig(['--state-dir', stateDir], {}), createLogger('warn'), { env: {}, home });
+}
+
+// --- corpus ----------------------------------------------------------------------------------
+let t = performance.now();
+const { corpus, reused } = ensureCorpus(dir, seed, sizeMb);
+const files = corpusFiles(corpus.home);
+const bytes = files.reduce((a, f) => a + f.size, 0);
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+const subagents = files.filter((f) => f.path.includes('/subagents/')).length;
+process.stdout.write(`corpus ${corpus.home} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
+row('corpus', `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) `
+  + `${mb(corpus.bytes['claude-code'])}, Codex ${corpus.files.codex} ${mb(corpus.bytes.codex)}`);
+
+// Reading every byte once also brings the corpus into the page cache for every contender.
+t = performance.now();
+const buf = Buffer.allocUnsafe(1 << 20);
+for (const f of files) {
+  const fd = openSync(f.path, 'r');
+  while (readSync(fd, buf, 0, buf.length, null) > 0);
+  closeSync(fd);
+}
+row('read the bytes alone (1 MB reused buffer)', sec(performance.now() - t));
+t = performance.now();
+for (const f of files) statSync(f.path);
+row(`fs.stat of ${files.length} files`, `${(performance.now() - t).toFixed(1)} ms`);
+
+// --- cold scans in fresh processes: time and peak RSS ----------------------------------------
+const baseRuns: ChildRun[] = [];
+const coldRuns: ChildRun[] = [];
+for (let i = 0; i < COLD_RUNS; i++) {
+  baseRuns.push(runChild(['baseline', corpus.home]));
+  coldRuns.push(runChild(['exporter', corpus.home, join(work, `state-child-${i}`)]));
+}
+check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
+check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
+const baseMs = fastest(baseRuns);
+const coldMs = fastest(coldRuns);
+const speed = (runs: ChildRun[]) => `${sec(fastest(runs))}, ${(bytes / 1024 / 1024 / (fastest(runs) / 1000)).toFixed(0)} MB/s `
+  + `(runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
+row('baseline cold scan: readFileSync+split, JSON.parse every line', speed(baseRuns));
+row('exporter cold scan, fresh process', speed(coldRuns));
+row('  ratio baseline / exporter', `${(baseMs / coldMs).toFixed(1)}x`, '>= 4x', baseMs / coldMs >= 4);
+row('peak RSS, exporter cold scan', `${peakRss(coldRuns).toFixed(0)} MB`, '< 150 MB', peakRss(coldRuns) < 150);
+row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
+
+// --- in-process: cold scan, no-change rescans, warm restart ----------------------------------
+const state = join(work, 'state');
+gc();
+t = performance.now();
+let agent = newAgent(state, corpus.home);
+await agent.scanAll();
+const coldIn = performance.now() - t;
+check('exporter in-process', corpus.expected, totalsOf(agent.families()));
+row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
+
+const rescans: number[] = [];
+for (let i = 0; i < 11; i++) {
+  gc();
+  t = performance.now();
+  await agent.scanAll();
+  rescans.push(performance.now() - t);
+}
+const perThousand = (median(rescans) / files.length) * 1000;
+row('no-change rescan (median of 11)', `${median(rescans).toFixed(1)} ms = ${perThousand.toFixed(1)} ms per 1,000 files`,
+  '< 20 ms / 1,000', perThousand < 20);
+await agent.stop();
+
+gc();
+t = performance.now();
+agent = newAgent(state, corpus.home);
+await agent.scanAll();
+const restart = performance.now() - t;
+check('after warm restart', corpus.expected, totalsOf(agent.families()));
+row('warm restart from the state database (construct + scan)', `${restart.toFixed(0)} ms`, '< 1 s', restart < 1000);
+await agent.stop();
+
+// --- append latency through the real binary ---------------------------------------------------
+const latencies = await appendLatencies(state, corpus.home);
+const ok = latencies.filter((l) => Number.isFinite(l));
+const allSeen = ok.length === latencies.length;
+row(`append visible in /metrics (${latencies.length} appends)`,
+  allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
+  '< 1 s', allSeen && Math.max(...ok) < 1000);
+
+printTable();
+if (mismatches.length > 0) {
+  process.stderr.write(`\ntoken totals differ:\n  ${mismatches.join('\n  ')}\n`);
+  process.exitCode = 1;
+}
+
+/** Sum of the output tokens the endpoint reports. */
+async function outputTokens(url: string): Promise<number> {
+  const text = await (await fetch(url)).text();
+  let sum = 0;
+  for (const m of text.matchAll(/^coding_agent_tokens_total\{[^}]*token_type="output"[^}]*\} (\S+)$/gm)) sum += Number(m[1]);
+  return sum;
+}
+
+/**
+ * Starts `coding-agent-exporter` on the corpus (watching, periodic rescans out of the way), appends
+ * an answer to a transcript, and times until /metrics counts it; the appends are truncated away
+ * afterwards so the corpus stays reusable.
+ */
+async function appendLatencies(stateDir: string, home: string): Promise<number[]> {
+  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, '--rescan-seconds', '3600'],
+    { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise((r) => child.once('exit', r));
+  const targets = files.filter((f) => f.path.includes('/.claude/') && !f.path.includes('/subagents/')).slice(0, APPEND_TRIALS);
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let log = '';
+      let bound = 0;
+      child.stderr.setEncoding('utf8').on('data', (d: string) => {
+        log += d;
+        const listening = /"msg":"listening","address":"[^"]*:(\d+)"/.exec(log);
+        if (listening) bound = Number(listening[1]);
+        if (bound && log.includes('"msg":"first scan done"')) resolve(bound);
+      });
+      child.once('exit', () => reject(new Error(`exporter exited: ${log}`)));
+    });
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const latencies: number[] = [];
+    await sleep(2000); // let the watcher finish setting up
+    for (const [i, f] of targets.entries()) {
+      const before = await outputTokens(url);
+      const tokens = 1000 + i;
+      appendFileSync(f.path, `${JSON.stringify({
+        parentUuid: null, isSidechain: false, type: 'assistant', uuid: `bench-${i}`, timestamp: new Date().toISOString(), requestId: `req_bench_${i}`,
+        message: { id: `msg_bench_${i}_${Date.now()}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'bench' }], stop_reason: 'end_turn',
+          usage: { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: tokens } },
+      })}\n`);
+      const appended = performance.now();
+      let latency = Infinity;
+      while (performance.now() - appended < 10_000) {
+        if ((await outputTokens(url)) >= before + tokens) {
+          latency = performance.now() - appended;
+          break;
+        }
+        await sleep(20);
+      }
+      latencies.push(latency);
+      await sleep(300);
+    }
+    return latencies;
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    for (const f of targets) truncateSync(f.path, f.size);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function printTable(): void {
+  const head: [string, string, string, string] = ['figure', 'value', 'target', 'result'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  process.stdout.write(`\n${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(`\nNode ${process.version}, ${sizeMb} MB corpus (seed ${seed}); baseline and exporter ran in this run `
+    + 'on the same page-cached files.\n');
+}
