@@ -132,6 +132,7 @@ export class Agent {
     await this.watcher?.close();
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
+    this.store.commit();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();

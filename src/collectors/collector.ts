@@ -91,6 +91,7 @@ export class Collector<S> {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
           if (!this.readFile(file)) ok = false;
+          this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
             lastYield = performance.now();
@@ -98,11 +99,11 @@ export class Collector<S> {
         }
       }
       // Files a harness deleted: forget their offsets; their counts stay in the counters.
-      const gone = [...this.tracked.keys()].filter((p) => !seen.has(p));
-      if (gone.length > 0) {
-        for (const p of gone) this.tracked.delete(p);
-        this.store.commit([], gone);
+      for (const p of [...this.tracked.keys()].filter((p) => !seen.has(p))) {
+        this.tracked.delete(p);
+        this.store.stageRemoval(p);
       }
+      this.store.commit();
       this.stats.files = seen.size;
     } catch (e) {
       ok = false;
@@ -171,7 +172,7 @@ export class Collector<S> {
       headLength: prev?.head !== undefined && offset > 0 ? prev.headLength : headLength,
     };
     this.tracked.set(file.path, row);
-    this.store.commit([row]);
+    this.store.stageFile(row, result.bytesRead);
     if (result.error) {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
@@ -188,7 +189,7 @@ export class Collector<S> {
       if (row.ino !== ino || oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
       if (headHash(path, row.headLength ?? 0) !== row.head) continue;
       this.tracked.delete(oldPath);
-      this.store.commit([], [oldPath]);
+      this.store.stageRemoval(oldPath);
       this.log.info('file moved', { collector: this.name, from: oldPath, to: path });
       return { ...row, path };
     }

@@ -66,12 +66,17 @@ export function readLines(
   return { offset: pos, bytesRead };
 }
 
-/** Parses one line as a JSON object, or returns undefined. */
-export function parseJson(line: Buffer): Record<string, unknown> | undefined {
+/** Parses bytes as JSON, or returns undefined. */
+export function parseJsonValue(bytes: Buffer): unknown {
   try {
-    const v: unknown = JSON.parse(line.toString('utf8'));
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/** Parses one line as a JSON object, or returns undefined. */
+export function parseJson(line: Buffer): Record<string, unknown> | undefined {
+  const v = parseJsonValue(line);
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }

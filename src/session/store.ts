@@ -9,6 +9,10 @@ import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
 import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type ToolCall, type Usage } from './types.js';
 
+// Commit after this much reading or this long, whichever comes first.
+const COMMIT_BYTES = 32 << 20;
+const COMMIT_MS = 1000;
+
 /** A session as stored: the normalized record plus its project label, fixed when first seen. */
 export interface StoredSession extends Session {
   project: string;
@@ -38,6 +42,10 @@ export class SessionStore {
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly pendingSeen = new Map<string, Usage>();
+  private readonly stagedFiles = new Map<string, FileRow>();
+  private readonly stagedRemoved = new Set<string>();
+  private stagedBytes = 0;
+  private lastCommit = Date.now();
 
   constructor(
     private readonly db: StateDb,
@@ -181,11 +189,35 @@ export class SessionStore {
     };
   }
 
-  /** Writes every change since the last commit, with the file offsets they were read up to. */
-  commit(files: FileRow[], removedFiles: string[] = []): void {
+  /** A file read up to `row.offset`: committed with the changes its lines made. */
+  stageFile(row: FileRow, bytesRead: number): void {
+    this.stagedFiles.set(row.path, row);
+    this.stagedRemoved.delete(row.path);
+    this.stagedBytes += bytesRead;
+  }
+
+  /** A file gone (deleted or moved): its offset is forgotten at the next commit. */
+  stageRemoval(path: string): void {
+    this.stagedFiles.delete(path);
+    this.stagedRemoved.add(path);
+  }
+
+  /**
+   * Commits when a second has passed or enough was read since the last commit: one transaction
+   * per file would cost more than reading the file.
+   */
+  commitIfDue(): void {
+    if (this.stagedBytes >= COMMIT_BYTES || Date.now() - this.lastCommit >= COMMIT_MS) this.commit();
+  }
+
+  /**
+   * Writes every change since the last commit together with the offsets of every file they came
+   * from, in one transaction: whatever was not committed is read again after a crash.
+   */
+  commit(): void {
     const changes: Changes = {
-      files,
-      removedFiles,
+      files: [...this.stagedFiles.values()],
+      removedFiles: [...this.stagedRemoved],
       sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
       counters: [...this.dirtyCounters].map((key): CounterRow => {
         const c = this.counters.get(key)!;
@@ -198,6 +230,10 @@ export class SessionStore {
       kv: [...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
     };
     this.db.commit(changes);
+    this.stagedFiles.clear();
+    this.stagedRemoved.clear();
+    this.stagedBytes = 0;
+    this.lastCommit = Date.now();
     this.dirtyCounters.clear();
     this.dirtySessions.clear();
     this.dirtyLimits.clear();

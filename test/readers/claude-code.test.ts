@@ -46,6 +46,22 @@ describe('Claude Code reader', () => {
     expect(total(r.log).input).toBe(10);
   });
 
+  it('counts the tool calls of a response once, also when its lines are replayed elsewhere', () => {
+    const text = assistant('m7', { input_tokens: 2, output_tokens: 9 }, {}, [{ type: 'text', text: 'x' }]);
+    const call = assistant('m7', { input_tokens: 2, output_tokens: 9 }, {}, [{ type: 'tool_use', id: 't7', name: 'Bash', input: {} }]);
+    const r = read(main, [text, call]);
+    read(sub, [text, call], r);
+    expect(r.log.filter(([e]) => e === 'toolCall')).toEqual([['toolCall', 't7', { tool: 'Bash', kind: 'execute' }]]);
+  });
+
+  it('reads results of several tools in one record, and edits among them', () => {
+    const r = read(main, [JSON.stringify({ type: 'user', timestamp: ts(3), message: { content: [
+      { tool_use_id: 'a', type: 'tool_result', content: 'fine', is_error: false },
+      { tool_use_id: 'b', type: 'tool_result', content: 'boom', is_error: true }] },
+      toolUseResult: { structuredPatch: [{ lines: ['+x'] }] } })]);
+    expect(r.log.filter(([e]) => e === 'toolResult' || e === 'lines')).toEqual([['toolResult', 'a', false], ['toolResult', 'b', true], ['lines', 1, 0]]);
+  });
+
   it('folds a subagent\'s tokens and tools into its session but not its prompts, turns or context', () => {
     const r = read(sub, [
       prompt('p-sub', 'explore the code'),

@@ -5,8 +5,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, ZERO_USAGE as ZERO, type ProcessState, type Usage } from '../../session/types.js';
-import { countPatchLines, lineTime, num, obj, str, time, typeMarker, type Json } from '../fields.js';
-import { parseJson } from '../lines.js';
+import { countPatchLines, firstTypeOf, lineTime, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { parseJson, parseJsonValue } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
 
@@ -15,42 +15,30 @@ export interface ClaudeState {
   subagent: boolean;
   /** Model seen so far (from answers or request records), so request records can be skipped. */
   model?: string;
+  /** The response the last answer line belonged to, and whether it was new when first seen. */
+  lastMessage?: { id: string; fresh: boolean };
 }
 
-// Records never needed: skipped on their bytes, before anything is decoded. They are checked first
-// because their nested content may hold other records' markers (progress embeds assistant messages).
-const SKIP = ['attachment', 'progress', 'api-request-shape', 'api-request-blob', 'file-history-snapshot',
-  'queue-operation', 'last-prompt', 'cost-state', 'tools-used', 'atis-latch'].map(typeMarker);
-const ASSISTANT = typeMarker('assistant');
-const USER = typeMarker('user');
-const SYSTEM = typeMarker('system');
-const API_REQUEST = typeMarker('api-request');
-
-// A user record this long is a tool result (a file, command output); its outcome is read from its
-// bytes unless it carries an edit's patch.
-const LARGE_USER = 16 * 1024;
-const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
-const IS_ERROR = Buffer.from('"is_error":true');
-const PATCH = Buffer.from('"structuredPatch"');
+// Records never needed: skipped on their bytes, before anything is decoded.
+const SKIP = new Set(['attachment', 'progress', 'api-request-shape', 'api-request-blob', 'file-history-snapshot',
+  'queue-operation', 'last-prompt', 'cost-state', 'tools-used', 'atis-latch']);
+const KNOWN = new Set([...SKIP, 'assistant', 'user', 'system', 'api-request']);
 
 // Text a user record starts with when it is not a typed prompt.
 const NOT_PROMPT = ['<command-name>', '<local-command-stdout>', '<local-command-caveat>', '<task-notification>',
   '<system-reminder>', 'Caveat:', '[Request interrupted'];
 
 function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: SessionEvents): void {
-  if (SKIP.some((m) => line.includes(m))) {
-    const ts = lineTime(line);
+  // The record's own type is the first known one: nested objects before it (an attachment's
+  // body, a message's content blocks) have other types.
+  const type = firstTypeOf(line, KNOWN);
+  if (type === undefined || SKIP.has(type) || (type === 'api-request' && state.model !== undefined)) {
+    // These records put their timestamp after their body.
+    const ts = lineTime(line, true);
     if (ts !== undefined) ev.activity(ts);
     return;
   }
-  const isAssistant = line.includes(ASSISTANT);
-  const isUser = !isAssistant && line.includes(USER);
-  if (isUser && line.length > LARGE_USER && !line.includes(PATCH) && largeToolResult(line, ev)) return;
-  if (!isAssistant && !isUser && !line.includes(SYSTEM) && !(state.model === undefined && line.includes(API_REQUEST))) {
-    const ts = lineTime(line);
-    if (ts !== undefined) ev.activity(ts);
-    return;
-  }
+  if (type === 'user' && toolResult(line, ev)) return;
   const rec = parseJson(line);
   if (!rec) {
     ev.skipped('parse_error');
@@ -75,16 +63,46 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
   }
 }
 
-/** A large tool result, read from its bytes: which call it answers and whether it failed. */
-function largeToolResult(line: Buffer, ev: SessionEvents): boolean {
+const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
+const IS_ERROR = Buffer.from('"is_error":');
+const RESULT = Buffer.from('"toolUseResult":');
+const CREATED = Buffer.from('{"type":"create"');
+const PATCH = Buffer.from('"structuredPatch":');
+
+/**
+ * A tool result read from its bytes, which are mostly the tool's output (a file, a command's
+ * output, an edited file's old content): which call it answers, whether it failed, and the lines
+ * an edit changed. The keys are searched in the order Claude Code writes them, so the line is
+ * scanned about once. Returns false, having reported nothing, for what it leaves to the parser:
+ * prompts, several results in one record, newly created files.
+ */
+function toolResult(line: Buffer, ev: SessionEvents): boolean {
   const at = line.indexOf(TOOL_USE_ID);
-  if (at === -1 || line.indexOf(TOOL_USE_ID, at + 1) !== -1) return false; // not one result: parse it
-  const from = at + TOOL_USE_ID.length;
-  const to = line.indexOf(34, from);
-  if (to === -1) return false;
-  const ts = lineTime(line);
+  if (at === -1) return false;
+  const idStart = at + TOOL_USE_ID.length;
+  const idEnd = line.indexOf(34, idStart);
+  if (idEnd === -1) return false;
+  const errorAt = line.indexOf(IS_ERROR, idEnd);
+  const failed = errorAt !== -1 && line[errorAt + IS_ERROR.length] === 116; // "t" of true
+  const afterError = errorAt === -1 ? idEnd : errorAt;
+  const resultAt = line.indexOf(RESULT, afterError);
+  if (line.subarray(afterError, resultAt === -1 ? line.length : resultAt).includes(TOOL_USE_ID)) return false;
+  let changed: { added: number; removed: number } | undefined;
+  if (resultAt !== -1) {
+    const body = resultAt + RESULT.length;
+    if (line.subarray(body, body + CREATED.length).equals(CREATED)) return false;
+    const patchAt = line.indexOf(PATCH, body);
+    if (patchAt !== -1) {
+      const end = valueEnd(line, patchAt + PATCH.length);
+      const hunks = end === -1 ? undefined : parseJsonValue(line.subarray(patchAt + PATCH.length, end));
+      if (!Array.isArray(hunks)) return false;
+      changed = patchLines(hunks);
+    }
+  }
+  const ts = lineTime(line, true);
   if (ts !== undefined) ev.activity(ts);
-  ev.toolResult(line.toString('latin1', from, to), line.includes(IS_ERROR));
+  ev.toolResult(line.toString('latin1', idStart, idEnd), failed);
+  if (changed && (changed.added > 0 || changed.removed > 0)) ev.lines(changed.added, changed.removed);
   return true;
 }
 
@@ -116,30 +134,31 @@ function assistant(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents)
     state.model = model;
     ev.meta({ model });
   }
-  const u = obj(msg.usage);
+  // One response is written as one line per content block (in a row), each repeating the usage;
+  // early versions wrote streaming placeholders first. Count each response once, from its largest
+  // record, and its tool calls only if the response is new: a side chain or a resumed session may
+  // replay it, in this file or another.
   const id = str(msg.id);
+  const key = id ? `msg:${id}` : undefined;
+  const prev = key ? ev.recall(key) : undefined;
+  if (id && state.lastMessage?.id !== id) state.lastMessage = { id, fresh: prev === undefined };
+  const fresh = !id || state.lastMessage!.fresh;
+  const u = obj(msg.usage);
   if (u) {
     const usage = usageOf(u);
-    // One response is written as one line per content block, each repeating the usage; early
-    // lines may hold streaming placeholders. Count each response once, from its largest record.
-    const key = id ? `msg:${id}` : undefined;
-    const prev = key ? ev.recall(key) : undefined;
     if (!prev || usage.output >= prev.output) {
-      const delta = prev ? minusUsage(usage, prev) : usage;
       if (key) ev.remember(key, usage);
-      ev.usage(model, delta, usage.input + usage.cacheRead + usage.cacheWrite);
+      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite);
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
   }
-  const content = Array.isArray(msg.content) ? msg.content : [];
+  const content = Array.isArray(msg.content) && fresh ? msg.content : [];
   for (const block of content) {
     const b = obj(block);
     if (!b || (b.type !== 'tool_use' && b.type !== 'server_tool_use')) continue;
     const toolId = str(b.id);
     const name = str(b.name);
-    if (!toolId || !name || ev.recall(`tool:${toolId}`)) continue;
-    ev.remember(`tool:${toolId}`, ZERO);
-    ev.toolCall(toolId, classifyTool(name));
+    if (toolId && name) ev.toolCall(toolId, classifyTool(name));
   }
   if (!state.subagent && msg.stop_reason === 'end_turn') ev.turnEnded('completed', ts);
 }
@@ -173,9 +192,8 @@ function user(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): voi
   ev.turnStarted(ts);
 }
 
-/** Lines changed by an Edit/Write/MultiEdit result. */
-function lines(result: Json, ev: SessionEvents): void {
-  const hunks = Array.isArray(result.structuredPatch) ? result.structuredPatch : [];
+/** Lines added and removed by the hunks of a `structuredPatch`. */
+function patchLines(hunks: unknown[]): { added: number; removed: number } {
   let added = 0;
   let removed = 0;
   for (const h of hunks) {
@@ -183,6 +201,13 @@ function lines(result: Json, ev: SessionEvents): void {
     added += c.added;
     removed += c.removed;
   }
+  return { added, removed };
+}
+
+/** Lines changed by an Edit/Write/MultiEdit result. */
+function lines(result: Json, ev: SessionEvents): void {
+  const hunks = Array.isArray(result.structuredPatch) ? result.structuredPatch : [];
+  let { added, removed } = patchLines(hunks);
   // A newly created file has no patch: all its lines are added.
   const created = result.type === 'create' ? str(result.content) : undefined;
   if (hunks.length === 0 && created) added += created.split('\n').length - (created.endsWith('\n') ? 1 : 0);

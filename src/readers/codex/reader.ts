@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineTime, num, obj, str, time, typeMarker, type Json } from '../fields.js';
+import { countUnifiedDiff, lineTime, nextType, num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 
 export interface CodexState {
@@ -18,11 +18,31 @@ export interface CodexState {
   calls: Record<string, ToolCall>;
 }
 
-// Records worth decoding; everything else (messages, reasoning, world state) is skipped on its bytes.
-const WANTED = ['session_meta', 'turn_context', 'token_count', 'task_started', 'task_complete', 'turn_aborted',
-  'user_message', 'UserMessage', 'function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call',
-  'function_call_output', 'custom_tool_call_output', 'patch_apply_end', 'mcp_tool_call_end', 'context_compacted',
-  'error'].map(typeMarker);
+// Records worth decoding, by record type, then payload type, then (for item_completed) item
+// type; everything else (messages, reasoning, world state) is skipped on its bytes.
+const EVENTS = new Set(['token_count', 'task_started', 'task_complete', 'turn_aborted', 'user_message', 'item_completed',
+  'patch_apply_end', 'mcp_tool_call_end', 'context_compacted', 'error']);
+const ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output',
+  'custom_tool_call_output']);
+
+/** Whether a line is worth decoding, from its first `"type"` keys (the record's, then its payload's). */
+function wanted(line: Buffer): boolean {
+  const record = nextType(line, 0);
+  switch (record?.value) {
+    case 'session_meta':
+    case 'turn_context':
+      return true;
+    case 'response_item':
+      return ITEMS.has(nextType(line, record.end)?.value ?? '');
+    case 'event_msg': {
+      const payload = nextType(line, record.end);
+      if (payload?.value === 'item_completed') return nextType(line, payload.end)?.value === 'UserMessage';
+      return EVENTS.has(payload?.value ?? '');
+    }
+    default:
+      return false;
+  }
+}
 
 const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
 
@@ -110,7 +130,7 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
 }
 
 function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
-  if (!WANTED.some((m) => line.includes(m))) {
+  if (!wanted(line)) {
     const ts = lineTime(line);
     if (ts !== undefined) ev.activity(ts);
     return;
