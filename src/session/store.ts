@@ -26,6 +26,7 @@ export interface UsageLimit {
 }
 
 export interface Counter {
+  key: string;
   metric: MetricKey;
   labels: Record<string, string>;
   value: number;
@@ -53,7 +54,7 @@ export class SessionStore {
     projectOptions: ProjectOptions,
   ) {
     for (const row of db.counters()) {
-      this.counters.set(row.key, { metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value: row.value });
+      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value: row.value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
@@ -69,15 +70,28 @@ export class SessionStore {
    */
   muted = false;
 
+  /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
+  counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
+    // Label objects are always built in the catalog's label order, so their values name the series.
+    const key = `${metric}\0${Object.values(labels).join('\0')}`;
+    let c = this.counters.get(key);
+    if (!c) {
+      c = { key, metric, labels: { ...labels }, value: 0 };
+      this.counters.set(key, c);
+      this.dirtyCounters.add(key);
+    }
+    return c;
+  }
+
+  /** Adds to a counter; never lowers one. */
+  bump(c: Counter, delta: number): void {
+    if (!(delta > 0) || this.muted) return;
+    c.value += delta;
+    this.dirtyCounters.add(c.key);
+  }
+
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
-    // A 0 creates the series (tokens of every type show once a model is used), never lowers one.
-    if (!(delta >= 0) || this.muted) return;
-    const key = `${metric}${JSON.stringify(labels)}`;
-    const c = this.counters.get(key);
-    if (c && delta === 0) return;
-    if (c) c.value += delta;
-    else this.counters.set(key, { metric, labels: { ...labels }, value: delta });
-    this.dirtyCounters.add(key);
+    if (!this.muted) this.bump(this.counter(metric, labels), delta);
   }
 
   /**
@@ -101,6 +115,28 @@ export class SessionStore {
       return s;
     };
     const hp = () => ({ harness, project: session().project });
+    // The usage counters of a project and model, looked up once per file rather than per answer.
+    // The cost counter is created only for a priced model: an unpriced one shows no $0.
+    type UsageCounters = Record<'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning', Counter> & { cost: () => Counter };
+    const byModel = new Map<string, UsageCounters>();
+    const usageCounters = (project: string, model: string) => {
+      const k = `${project}\0${model}`;
+      let c = byModel.get(k);
+      if (!c) {
+        const labels = { harness, project, model };
+        let cost: Counter | undefined;
+        c = {
+          input: store.counter('tokens', { ...labels, token_type: 'input' }),
+          output: store.counter('tokens', { ...labels, token_type: 'output' }),
+          cacheRead: store.counter('tokens', { ...labels, token_type: 'cache_read' }),
+          cacheWrite: store.counter('tokens', { ...labels, token_type: 'cache_write' }),
+          reasoning: store.counter('reasoningTokens', labels),
+          cost: () => (cost ??= store.counter('cost', labels)),
+        };
+        byModel.set(k, c);
+      }
+      return c;
+    };
     return {
       meta(m) {
         const s = session();
@@ -120,19 +156,19 @@ export class SessionStore {
       usage(model, u, tierInput) {
         if (store.muted) return;
         const s = session();
-        const labels = { ...hp(), model };
-        store.add('tokens', { ...labels, token_type: 'input' }, u.input);
-        store.add('tokens', { ...labels, token_type: 'output' }, u.output);
-        store.add('tokens', { ...labels, token_type: 'cache_read' }, u.cacheRead);
-        store.add('tokens', { ...labels, token_type: 'cache_write' }, u.cacheWrite);
-        store.add('reasoningTokens', labels, u.reasoning);
+        const c = usageCounters(s.project, model);
+        store.bump(c.input, u.input);
+        store.bump(c.output, u.output);
+        store.bump(c.cacheRead, u.cacheRead);
+        store.bump(c.cacheWrite, u.cacheWrite);
+        store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
         const cost = store.prices.cost(model, u, tierInput);
         if (cost === undefined) {
           store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
           s.unpriced = true;
         } else {
-          store.add('cost', labels, cost);
+          store.bump(c.cost(), cost);
           s.costUsd += cost;
         }
       },

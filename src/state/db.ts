@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Usage } from '../session/types.js';
+import { BloomFilter } from './bloom.js';
 
 export interface FileRow {
   path: string;
@@ -43,6 +44,8 @@ export class StateDb {
   private readonly db: Database.Database;
   private readonly seenGet: Database.Statement<[string, string], { value: string }>;
   private readonly commitTx: (c: Changes) => void;
+  /** Every key in `seen`, so that lookups of new keys need no query. */
+  private readonly seenKeys: BloomFilter;
 
   constructor(dir: string | ':memory:') {
     if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
@@ -60,6 +63,10 @@ export class StateDb {
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
     this.seenGet = this.db.prepare('SELECT value FROM seen WHERE collector = ? AND key = ?');
+    const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
+    this.seenKeys = new BloomFilter(2 * n);
+    const keys = this.db.prepare('SELECT collector, key FROM seen').raw(true) as Database.Statement<[], [string, string]>;
+    for (const [collector, key] of keys.iterate()) this.seenKeys.add(`${collector}\0${key}`);
     const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length)
       VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
@@ -72,7 +79,10 @@ export class StateDb {
       for (const p of c.removedFiles) delFile.run(p);
       for (const s of c.sessions) putSession.run(s);
       for (const r of c.counters) putCounter.run(r);
-      for (const s of c.seen) putSeen.run(s.collector, s.key, JSON.stringify(s.value));
+      for (const s of c.seen) {
+        putSeen.run(s.collector, s.key, JSON.stringify(s.value));
+        this.seenKeys.add(`${s.collector}\0${s.key}`);
+      }
       for (const k of c.kv) putKv.run(k);
     });
   }
@@ -95,6 +105,7 @@ export class StateDb {
   }
 
   recall(collector: string, key: string): Usage | undefined {
+    if (!this.seenKeys.mayHave(`${collector}\0${key}`)) return undefined;
     const row = this.seenGet.get(collector, key);
     return row ? (JSON.parse(row.value) as Usage) : undefined;
   }

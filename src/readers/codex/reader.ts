@@ -25,22 +25,27 @@ const EVENTS = new Set(['token_count', 'task_started', 'task_complete', 'turn_ab
 const ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output',
   'custom_tool_call_output']);
 
-/** Whether a line is worth decoding, from its first `"type"` keys (the record's, then its payload's). */
-function wanted(line: Buffer): boolean {
+/**
+ * What a line is, from its first `"type"` keys (the record's, then its payload's, then an item's),
+ * or undefined for lines not worth decoding.
+ */
+function classify(line: Buffer): string | undefined {
   const record = nextType(line, 0);
   switch (record?.value) {
     case 'session_meta':
     case 'turn_context':
-      return true;
-    case 'response_item':
-      return ITEMS.has(nextType(line, record.end)?.value ?? '');
+      return record.value;
+    case 'response_item': {
+      const item = nextType(line, record.end)?.value;
+      return item !== undefined && ITEMS.has(item) ? item : undefined;
+    }
     case 'event_msg': {
       const payload = nextType(line, record.end);
-      if (payload?.value === 'item_completed') return nextType(line, payload.end)?.value === 'UserMessage';
-      return EVENTS.has(payload?.value ?? '');
+      if (payload?.value === 'item_completed') return nextType(line, payload.end)?.value === 'UserMessage' ? payload.value : undefined;
+      return payload && EVENTS.has(payload.value) ? payload.value : undefined;
     }
     default:
-      return false;
+      return undefined;
   }
 }
 
@@ -91,12 +96,40 @@ function classifyTool(name: string, args: string): ToolCall {
   return call;
 }
 
-/** A tool output that reports a non-zero exit. */
-function failedOutput(output: unknown): boolean {
-  const text = typeof output === 'string' ? output : JSON.stringify(output ?? '');
-  const m = /Process exited with code (-?\d+)|Exit code: (-?\d+)|"exit_code":\s*(-?\d+)/.exec(text);
-  const code = m ? Number(m[1] ?? m[2] ?? m[3]) : 0;
-  return code !== 0;
+const CALL_ID = Buffer.from('"call_id":"');
+// How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).
+const EXIT = ['Process exited with code ', 'Exit code: ', '\\"exit_code\\":', '"exit_code":'].map((m) => Buffer.from(m));
+
+/** The exit code a tool output reports, read from its bytes; 0 when it reports none. */
+function exitCode(line: Buffer, from: number): number {
+  for (const marker of EXIT) {
+    const at = line.indexOf(marker, from);
+    if (at === -1) continue;
+    let i = at + marker.length;
+    while (line[i] === 32) i++;
+    let j = i + (line[i] === 45 ? 1 : 0);
+    while (line[j]! >= 48 && line[j]! <= 57) j++;
+    return Number(line.toString('latin1', i, j)) || 0;
+  }
+  return 0;
+}
+
+/**
+ * A tool's output (`function_call_output`, `custom_tool_call_output`), read from its bytes: which
+ * call it answers and whether it failed. Outputs are large and only these two facts count.
+ */
+function toolOutput(line: Buffer, state: CodexState, ev: SessionEvents): void {
+  const ts = lineTime(line);
+  if (ts !== undefined) ev.activity(ts);
+  if (state.replayUntil !== undefined && (ts ?? Infinity) <= state.replayUntil) return;
+  const at = line.indexOf(CALL_ID);
+  const end = at === -1 ? -1 : line.indexOf(34, at + CALL_ID.length);
+  if (end === -1) return ev.skipped('unknown_shape');
+  const callId = line.toString('latin1', at + CALL_ID.length, end);
+  // MCP results report failures in their own event (mcp_tool_call_end), which closes the call.
+  const mcp = state.calls[callId]?.tool.startsWith('mcp:') ?? false;
+  if (!mcp) delete state.calls[callId];
+  ev.toolResult(callId, !mcp && exitCode(line, end) !== 0);
 }
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
@@ -130,7 +163,9 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
 }
 
 function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
-  if (!wanted(line)) {
+  const kind = classify(line);
+  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
+  if (kind === undefined) {
     const ts = lineTime(line);
     if (ts !== undefined) ev.activity(ts);
     return;
@@ -181,16 +216,6 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
       ev.toolCall(id, call);
       // Web searches run on the server and have no output record.
       if (p.type === 'web_search_call') ev.toolResult(id, false);
-      return;
-    }
-    case 'function_call_output':
-    case 'custom_tool_call_output': {
-      if (!callId) return;
-      const call = state.calls[callId];
-      // MCP results report failures in their own event (mcp_tool_call_end), which keeps the call.
-      const mcp = call?.tool.startsWith('mcp:') ?? false;
-      if (!mcp) delete state.calls[callId];
-      ev.toolResult(callId, !mcp && failedOutput(p.output));
       return;
     }
   }

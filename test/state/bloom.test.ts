@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { BloomFilter } from '../../src/state/bloom.js';
+import { StateDb } from '../../src/state/db.js';
+import { tempDir } from '../helpers/run.js';
+
+describe('dedupe keys', () => {
+  it('never forgets a key, and rarely claims one it was not given', () => {
+    const f = new BloomFilter(100_000);
+    for (let i = 0; i < 100_000; i++) f.add(`msg:msg_${i}`);
+    for (let i = 0; i < 100_000; i++) expect(f.mayHave(`msg:msg_${i}`)).toBe(true);
+    let false_ = 0;
+    for (let i = 0; i < 100_000; i++) if (f.mayHave(`msg:other_${i}`)) false_++;
+    expect(false_).toBeLessThan(500);
+  });
+
+  it('recalls committed keys after a restart', () => {
+    const dir = tempDir();
+    const usage = { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cacheWrite1h: 0, reasoning: 0 };
+    const db = new StateDb(dir);
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [{ collector: 'c', key: 'msg:a', value: usage }] });
+    expect(db.recall('c', 'msg:a')).toEqual(usage);
+    db.close();
+    const again = new StateDb(dir);
+    expect(again.recall('c', 'msg:a')).toEqual(usage);
+    expect(again.recall('c', 'msg:b')).toBeUndefined();
+    expect(again.recall('other', 'msg:a')).toBeUndefined();
+    again.close();
+  });
+});
