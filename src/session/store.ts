@@ -119,6 +119,7 @@ export class SessionStore {
     // The cost counter is created only for a priced model: an unpriced one shows no $0.
     type UsageCounters = Record<'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning', Counter> & { cost: () => Counter };
     const byModel = new Map<string, UsageCounters>();
+    const toolCounters = new Map<string, Counter>();
     const usageCounters = (project: string, model: string) => {
       const k = `${project}\0${model}`;
       let c = byModel.get(k);
@@ -194,8 +195,12 @@ export class SessionStore {
         s.pendingTools = {};
       },
       toolCall(id, call) {
-        store.add('toolCalls', { ...hp(), tool: call.tool, kind: call.kind }, 1);
-        session().pendingTools[id] = call;
+        const s = session();
+        const k = `${s.project}\0${call.tool}\0${call.kind}`;
+        let c = toolCounters.get(k);
+        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool: call.tool, kind: call.kind })));
+        store.bump(c, 1);
+        s.pendingTools[id] = call;
       },
       toolResult(id, failed, call?: ToolCall) {
         const s = session();

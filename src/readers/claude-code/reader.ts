@@ -15,8 +15,11 @@ export interface ClaudeState {
   subagent: boolean;
   /** Model seen so far (from answers or request records), so request records can be skipped. */
   model?: string;
-  /** The response the last answer line belonged to, and whether it was new when first seen. */
-  lastMessage?: { id: string; fresh: boolean };
+  /**
+   * The response the last answer line belonged to, whether it was new when first seen, and its
+   * usage as written (the raw bytes, to recognize lines that repeat it).
+   */
+  lastMessage?: { id: string; fresh: boolean; usage?: string };
 }
 
 // Records never needed: skipped on their bytes, before anything is decoded.
@@ -39,6 +42,7 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
     return;
   }
   if (type === 'user' && toolResult(line, ev)) return;
+  if (type === 'assistant' && repeatedBlock(line, state, ev)) return;
   const rec = parseJson(line);
   if (!rec) {
     ev.skipped('parse_error');
@@ -49,7 +53,7 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
   const cwd = str(rec.cwd);
   if (cwd) ev.meta({ cwd, gitBranch: str(rec.gitBranch) || undefined });
   switch (rec.type) {
-    case 'assistant': return assistant(rec, ts ?? Date.now(), state, ev);
+    case 'assistant': return assistant(rec, line, ts ?? Date.now(), state, ev);
     case 'user': return user(rec, ts ?? Date.now(), state, ev);
     case 'system': return system(rec, ts ?? Date.now(), state, ev);
     case 'api-request': {
@@ -61,6 +65,33 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
       return;
     }
   }
+}
+
+const MESSAGE_ID = Buffer.from('"message":{"id":"');
+const USAGE = Buffer.from('"usage":{');
+const TOOL_USE = Buffer.from('"type":"tool_use"');
+
+/**
+ * Another content block of the response the previous line belonged to, with the same usage and
+ * no tool call: it adds nothing, so it is not decoded. (Claude Code writes a response as one line
+ * per block, each repeating the response's id and usage.)
+ */
+function repeatedBlock(line: Buffer, state: ClaudeState, ev: SessionEvents): boolean {
+  const last = state.lastMessage;
+  if (!last?.usage) return false;
+  const at = line.indexOf(MESSAGE_ID);
+  if (at === -1 || !line.subarray(at + MESSAGE_ID.length, at + MESSAGE_ID.length + last.id.length + 1).equals(Buffer.from(`${last.id}"`))) return false;
+  if (usageBytes(line, at) !== last.usage || line.includes(TOOL_USE)) return false;
+  const ts = lineTime(line, true);
+  if (ts !== undefined) ev.activity(ts);
+  return true;
+}
+
+/** The `"usage":{…}` of an answer line as written. */
+function usageBytes(line: Buffer, from: number): string | undefined {
+  const at = line.indexOf(USAGE, from);
+  const end = at === -1 ? -1 : valueEnd(line, at + USAGE.length - 1);
+  return end === -1 ? undefined : line.toString('latin1', at, end);
 }
 
 const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
@@ -120,7 +151,7 @@ function usageOf(u: Json): Usage {
   };
 }
 
-function assistant(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): void {
+function assistant(rec: Json, line: Buffer, ts: number, state: ClaudeState, ev: SessionEvents): void {
   const msg = obj(rec.message);
   if (!msg) return ev.skipped('unknown_shape');
   const model = str(msg.model);
@@ -143,6 +174,7 @@ function assistant(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents)
   const prev = key ? ev.recall(key) : undefined;
   if (id && state.lastMessage?.id !== id) state.lastMessage = { id, fresh: prev === undefined };
   const fresh = !id || state.lastMessage!.fresh;
+  if (id) state.lastMessage!.usage = usageBytes(line, 0);
   const u = obj(msg.usage);
   if (u) {
     const usage = usageOf(u);
