@@ -1,13 +1,10 @@
-// List prices per model, from the bundled, offline price table of @pydantic/genai-prices (MIT,
-// maintained by Pydantic, updated with every release): it knows cache read and write prices,
-// one-hour cache writes and long-context tiers for Anthropic, OpenAI, Google and many others.
-// The library's own calculation is too slow to run per request on large histories, so a model's
-// price is looked up once and applied here; a test checks both agree.
+// List prices per model, from the price table of @pydantic/genai-prices (MIT, maintained by
+// Pydantic, updated with every release), bundled at build time by scripts/gen-prices.mjs: cache
+// read and write prices, one-hour cache writes and long-context tiers for Anthropic, OpenAI,
+// Google and many more, offline. Models are matched as the library matches them; a test checks
+// that every model of the table is found and priced as the library itself does.
 
-import { calcPrice } from '@pydantic/genai-prices';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { Usage } from '../session/types.js';
 
 /** USD per million tokens: a flat price, or a base price with tiers by the request's prompt size. */
@@ -56,43 +53,107 @@ interface Resolved {
   contextWindow?: number;
 }
 
-function lookup(model: string): Resolved {
-  // Provider prefixes (`anthropic/…`, `openrouter/qwen/…`) and Claude's `[1m]` suffix are not part of the id.
-  const candidates = [model, model.replace(/\[.*\]$/, ''), model.split('/').pop()!];
-  for (const id of candidates) {
-    const r = calcPrice({ input_tokens: 1 }, id);
-    if (r) {
-      return {
-        price: r.model_price as ModelPrice,
-        contextWindow: r.model.context_window,
-      };
-    }
-  }
-  return {};
+/** How the table says which model ids a provider or model covers (case-insensitive). */
+type Match =
+  | { equals: string } | { starts_with: string } | { ends_with: string } | { contains: string } | { regex: string }
+  | { or: Match[] } | { and: Match[] };
+
+interface TableModel {
+  id: string;
+  match: Match;
+  context_window?: number;
+  /** Flat prices, or prices that apply from a date (the last one in force wins). */
+  prices: ModelPrice | { constraint?: { type?: string; start_date?: string }; prices: ModelPrice }[];
 }
 
-// The package does not export its package.json; it sits one folder above the entry point.
-const entry = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
-const packageVersion = (JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version: string }).version;
+interface TableProvider {
+  id: string;
+  model_match?: Match;
+  fallback_model_providers?: string[];
+  models: TableModel[];
+}
+
+interface Table {
+  source: string;
+  version: string;
+  providers: TableProvider[];
+}
+
+function matches(m: Match, id: string): boolean {
+  if ('or' in m) return m.or.some((x) => matches(x, id));
+  if ('and' in m) return m.and.every((x) => matches(x, id));
+  if ('equals' in m) return id === m.equals.toLowerCase();
+  if ('starts_with' in m) return id.startsWith(m.starts_with.toLowerCase());
+  if ('ends_with' in m) return id.endsWith(m.ends_with.toLowerCase());
+  if ('contains' in m) return id.includes(m.contains.toLowerCase());
+  return new RegExp(m.regex).test(id);
+}
+
+function findModel(table: Table, provider: TableProvider, id: string): TableModel | undefined {
+  const own = provider.models.find((m) => matches(m.match, id));
+  if (own) return own;
+  for (const fallback of provider.fallback_model_providers ?? []) {
+    const p = table.providers.find((x) => x.id === fallback);
+    const m = p?.models.find((x) => matches(x.match, id));
+    if (m) return m;
+  }
+  return undefined;
+}
+
+/** `…-20250929` as `…-2025-09-29`, the other way the table writes dated ids. */
+function dashedDate(id: string): string {
+  return id.replace(/(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)/g, '$1$2-$3-$4');
+}
+
+function pricesAt(model: TableModel, now: Date): ModelPrice {
+  if (!Array.isArray(model.prices)) return model.prices;
+  for (let i = model.prices.length - 1; i >= 0; i--) {
+    const { constraint, prices } = model.prices[i]!;
+    if (!constraint?.start_date || now >= new Date(constraint.start_date)) return prices;
+  }
+  return model.prices[0]!.prices;
+}
+
+/** The table's model for a model id as a harness writes it, or undefined. */
+export function findInTable(table: Table, model: string, now = new Date()): (Resolved & { id: string }) | undefined {
+  // Provider prefixes (`anthropic/…`, `openrouter/qwen/…`) and Claude's `[1m]` suffix are not part of the id.
+  for (const candidate of new Set([model, model.replace(/\[.*\]$/, ''), model.split('/').pop()!])) {
+    const id = candidate.toLowerCase().trim();
+    const provider = table.providers.find((p) => p.model_match && matches(p.model_match, id));
+    if (!provider) continue;
+    const m = findModel(table, provider, id) ?? findModel(table, provider, dashedDate(id));
+    if (m) return { id: m.id, price: pricesAt(m, now), contextWindow: m.context_window };
+  }
+  return undefined;
+}
+
+let bundled: Table | undefined;
+
+/** The table bundled at build time (scripts/gen-prices.mjs). */
+export function bundledTable(): Table {
+  bundled ??= JSON.parse(readFileSync(new URL('./genai-prices.json', import.meta.url), 'utf8')) as Table;
+  return bundled;
+}
 
 /**
  * The bundled table, with `overrides` (model id → prices in the same shape, USD per million
  * tokens) taking precedence for exactly matching model ids.
  */
 export function createPriceTable(overrides: Record<string, ModelPrice & { context_window?: number }> = {}): PriceTable {
+  const table = bundledTable();
   const cache = new Map<string, Resolved>();
   const resolve = (model: string): Resolved => {
     let r = cache.get(model);
     if (!r) {
       const o = overrides[model];
-      r = o ? { price: o, contextWindow: o.context_window } : lookup(model);
+      r = o ? { price: o, contextWindow: o.context_window } : (findInTable(table, model) ?? {});
       cache.set(model, r);
     }
     return r;
   };
   return {
-    source: Object.keys(overrides).length > 0 ? 'genai-prices+overrides' : 'genai-prices',
-    version: packageVersion,
+    source: Object.keys(overrides).length > 0 ? `${table.source}+overrides` : table.source,
+    version: table.version,
     cost: (model, u, tierInput) => {
       const p = resolve(model).price;
       return p ? priceRequest(p, u, tierInput) : undefined;

@@ -1,8 +1,9 @@
 // The real binary, serving: endpoints, a record appended to a transcript showing in /metrics, and a
-// kill -9 in the middle of the first scan that restarts to the same totals.
+// kill -9 in the middle of a first scan that restarts to the same totals.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, MAIN, run, sum, tempDir } from '../helpers/run.js';
@@ -37,6 +38,19 @@ async function until<T>(f: () => Promise<T | undefined>, ms: number): Promise<T>
   }
 }
 
+/** How many files a state database has committed offsets for (0 when there is none yet). */
+function filesCommitted(stateDir: string): number {
+  if (!existsSync(join(stateDir, 'state.db'))) return 0;
+  const db = new Database(join(stateDir, 'state.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM files').get() as { n: number }).n;
+  } catch {
+    return 0; // killed before the tables were created
+  } finally {
+    db.close();
+  }
+}
+
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
 
 describe('serve', () => {
@@ -63,27 +77,30 @@ describe('serve', () => {
   });
 
   it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
-    // 150 sessions of the real capture, with ids made distinct per copy.
+    // 300 sessions of the real capture (80 MB), with ids made distinct per copy.
     const home = tempDir();
     const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
     const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
     const text = readFileSync(join(src, name), 'utf8');
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     mkdirSync(dir, { recursive: true });
-    for (let i = 0; i < 150; i++) {
+    const copies = 300;
+    for (let i = 0; i < copies; i++) {
       const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
       writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
     }
-    const state = tempDir();
-    const { url, child } = await serve(home, state);
-    const files = (t: string) => sum(t, 'coding_agent_tokens_total', { token_type: 'input' }) / 2534;
-    // Kill as soon as some, but not all, sessions are counted.
-    await until(async () => {
-      const n = files(await metrics(url));
-      return n > 0 && n < 150 ? n : undefined;
-    }, 20_000);
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    // Kill `once` ever later until a kill lands between two commits of its scan: the state then
+    // holds some files, not all.
+    let state = '';
+    for (let delay = 100; delay < 3000 && !state; delay += 15) {
+      const dir = tempDir();
+      const child = spawn(process.execPath, [MAIN, 'once', '--state-dir', dir], { env: envFor(home), stdio: 'ignore' });
+      setTimeout(() => child.kill('SIGKILL'), delay);
+      await new Promise((r) => child.once('exit', r));
+      const committed = filesCommitted(dir);
+      if (committed > 0 && committed < copies) state = dir;
+    }
+    expect(state).not.toBe('');
 
     const resumed = run(['once', '--state-dir', state], envFor(home));
     const fresh = run(['once', '--state-dir', tempDir()], envFor(home));
@@ -92,8 +109,8 @@ describe('serve', () => {
       const want = sum(fresh.stdout, 'coding_agent_tokens_total', { token_type: type });
       expect(sum(resumed.stdout, 'coding_agent_tokens_total', { token_type: type })).toBe(want);
     }
-    expect(sum(resumed.stdout, 'coding_agent_tokens_total', { token_type: 'input' })).toBe(150 * 2534);
-    expect(sum(resumed.stdout, 'coding_agent_prompts_total')).toBe(150);
-    expect(sum(resumed.stdout, 'coding_agent_tool_calls_total')).toBe(150);
+    expect(sum(resumed.stdout, 'coding_agent_tokens_total', { token_type: 'input' })).toBe(copies * 2534);
+    expect(sum(resumed.stdout, 'coding_agent_prompts_total')).toBe(copies);
+    expect(sum(resumed.stdout, 'coding_agent_tool_calls_total')).toBe(copies);
   });
 });

@@ -2,7 +2,7 @@ import { calcPrice } from '@pydantic/genai-prices';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createPriceTable, readOverrides } from '../../src/pricing/prices.js';
+import { bundledTable, createPriceTable, findInTable, readOverrides } from '../../src/pricing/prices.js';
 import type { Usage } from '../../src/session/types.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -29,6 +29,31 @@ describe('prices', () => {
     }, model);
     expect(reference).not.toBeNull();
     expect(table.cost(model, u, tierInput)).toBeCloseTo(reference!.total_price, 12);
+  });
+
+  it('finds and prices every model of the bundled table as the library does', () => {
+    const table = bundledTable();
+    const u = usage(150_000, 60_000, 20_000, 3_000, 5_000); // above the 200k tiers
+    const tierInput = u.input + u.cacheRead + u.cacheWrite;
+    let checked = 0;
+    for (const provider of table.providers) {
+      for (const m of provider.models) {
+        for (const id of [m.id, m.id.toUpperCase(), `${provider.id}/${m.id}`]) {
+          const ours = findInTable(table, id);
+          const library = (x: string) => calcPrice({ input_tokens: tierInput, cache_read_tokens: u.cacheRead,
+            cache_write_tokens: u.cacheWrite, cache_write_1h_tokens: u.cacheWrite1h, output_tokens: u.output }, x);
+          // Like the exporter: the id as written, then without a provider prefix.
+          const theirs = library(id) ?? library(id.split('/').pop()!);
+          expect(ours?.id, id).toBe(theirs?.model.id);
+          if (!theirs || !ours?.price) continue;
+          // Per-request fees are not token prices; the exporter leaves them out.
+          const perRequest = typeof theirs.model_price.requests_kcount === 'number' ? theirs.model_price.requests_kcount / 1000 : 0;
+          expect(createPriceTable().cost(id, u, tierInput), id).toBeCloseTo(theirs.total_price - perRequest, 9);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it('prices the captured Claude Code answer as Claude Code itself does (cost-state: $0.0104112)', () => {
