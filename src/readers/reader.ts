@@ -28,9 +28,11 @@ export interface SessionEvents {
   usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void;
   /** A record that could not be used, by reason (`parse_error`, `unknown_shape`, ...). */
   skipped(reason: string): void;
-  /** What was last remembered under `key` (dedupe across files and re-reads of a file). */
-  recall(key: string): Usage | undefined;
-  remember(key: string, value: Usage): void;
+  /**
+   * True the first time a key is seen by this collector, false ever after (dedupe of records a
+   * harness writes again in another file: resumed sessions, side chains).
+   */
+  firstTime(key: string): boolean;
 }
 
 /** One session file found under a root. */

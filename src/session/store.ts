@@ -7,7 +7,7 @@ import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type ToolCall, type Usage } from './types.js';
+import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type ToolCall } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -42,7 +42,7 @@ export class SessionStore {
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
-  private readonly pendingSeen = new Map<string, Usage>();
+  private readonly pendingSeen = new Set<string>();
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
   private stagedBytes = 0;
@@ -221,11 +221,11 @@ export class SessionStore {
         store.dirtyLimits.add(k);
       },
       skipped: onSkip,
-      recall(k) {
-        return store.pendingSeen.get(`${collector}\0${k}`) ?? store.db.recall(collector, k);
-      },
-      remember(k, value) {
-        store.pendingSeen.set(`${collector}\0${k}`, value);
+      firstTime(k) {
+        const key = `${collector}\0${k}`;
+        if (store.pendingSeen.has(key) || store.db.seen(key)) return false;
+        store.pendingSeen.add(key);
+        return true;
       },
     };
   }
@@ -264,10 +264,7 @@ export class SessionStore {
         const c = this.counters.get(key)!;
         return { key, metric: c.metric, labels: JSON.stringify(c.labels), value: c.value };
       }),
-      seen: [...this.pendingSeen].map(([k, value]) => {
-        const i = k.indexOf('\0');
-        return { collector: k.slice(0, i), key: k.slice(i + 1), value };
-      }),
+      seen: [...this.pendingSeen],
       kv: [...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
     };
     this.db.commit(changes);

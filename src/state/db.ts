@@ -6,7 +6,6 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Usage } from '../session/types.js';
 import { BloomFilter } from './bloom.js';
 
 export interface FileRow {
@@ -36,13 +35,14 @@ export interface Changes {
   removedFiles: string[];
   sessions: { key: string; data: string }[];
   counters: CounterRow[];
-  seen: { collector: string; key: string; value: Usage }[];
+  /** Dedupe keys first seen (each `<collector>\0<key>`). */
+  seen: string[];
   kv: { key: string; value: string }[];
 }
 
 export class StateDb {
   private readonly db: Database.Database;
-  private readonly seenGet: Database.Statement<[string, string], { value: string }>;
+  private readonly seenGet: Database.Statement<[string], unknown>;
   private readonly commitTx: (c: Changes) => void;
   /** Every key in `seen`, so that lookups of new keys need no query. */
   private readonly seenKeys: BloomFilter;
@@ -58,30 +58,29 @@ export class StateDb {
         head TEXT, head_length INTEGER);
       CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
-      CREATE TABLE IF NOT EXISTS seen (collector TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
-        PRIMARY KEY (collector, key)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
-    this.seenGet = this.db.prepare('SELECT value FROM seen WHERE collector = ? AND key = ?');
+    this.seenGet = this.db.prepare('SELECT 1 FROM seen WHERE key = ?');
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
     this.seenKeys = new BloomFilter(2 * n);
-    const keys = this.db.prepare('SELECT collector, key FROM seen').raw(true) as Database.Statement<[], [string, string]>;
-    for (const [collector, key] of keys.iterate()) this.seenKeys.add(`${collector}\0${key}`);
+    const keys = this.db.prepare('SELECT key FROM seen').pluck() as Database.Statement<[], string>;
+    for (const key of keys.iterate()) this.seenKeys.add(key);
     const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length)
       VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
     const putSession = this.db.prepare('INSERT OR REPLACE INTO sessions (key, data) VALUES (@key, @data)');
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
-    const putSeen = this.db.prepare('INSERT OR REPLACE INTO seen (collector, key, value) VALUES (?, ?, ?)');
+    const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
     this.commitTx = this.db.transaction((c: Changes) => {
       for (const f of c.files) putFile.run({ head: null, headLength: null, ...f });
       for (const p of c.removedFiles) delFile.run(p);
       for (const s of c.sessions) putSession.run(s);
       for (const r of c.counters) putCounter.run(r);
-      for (const s of c.seen) {
-        putSeen.run(s.collector, s.key, JSON.stringify(s.value));
-        this.seenKeys.add(`${s.collector}\0${s.key}`);
+      for (const key of c.seen) {
+        putSeen.run(key);
+        this.seenKeys.add(key);
       }
       for (const k of c.kv) putKv.run(k);
     });
@@ -104,10 +103,9 @@ export class StateDb {
     return this.db.prepare('SELECT key, value FROM kv').all() as { key: string; value: string }[];
   }
 
-  recall(collector: string, key: string): Usage | undefined {
-    if (!this.seenKeys.mayHave(`${collector}\0${key}`)) return undefined;
-    const row = this.seenGet.get(collector, key);
-    return row ? (JSON.parse(row.value) as Usage) : undefined;
+  /** Whether a dedupe key was committed. */
+  seen(key: string): boolean {
+    return this.seenKeys.mayHave(key) && this.seenGet.get(key) !== undefined;
   }
 
   commit(changes: Changes): void {

@@ -13,17 +13,16 @@ describe('dedupe keys', () => {
     expect(false_).toBeLessThan(500);
   });
 
-  it('recalls committed keys after a restart', () => {
+  it('knows committed keys after a restart', () => {
     const dir = tempDir();
-    const usage = { input: 1, output: 2, cacheRead: 3, cacheWrite: 4, cacheWrite1h: 0, reasoning: 0 };
     const db = new StateDb(dir);
-    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [{ collector: 'c', key: 'msg:a', value: usage }] });
-    expect(db.recall('c', 'msg:a')).toEqual(usage);
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: ['c\0msg:a'] });
+    expect(db.seen('c\0msg:a')).toBe(true);
     db.close();
     const again = new StateDb(dir);
-    expect(again.recall('c', 'msg:a')).toEqual(usage);
-    expect(again.recall('c', 'msg:b')).toBeUndefined();
-    expect(again.recall('other', 'msg:a')).toBeUndefined();
+    expect(again.seen('c\0msg:a')).toBe(true);
+    expect(again.seen('c\0msg:b')).toBe(false);
+    expect(again.seen('other\0msg:a')).toBe(false);
     again.close();
   });
 });

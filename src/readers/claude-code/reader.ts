@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
-import { minusUsage, ZERO_USAGE as ZERO, type ProcessState, type Usage } from '../../session/types.js';
+import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
 import { countPatchLines, firstTypeOf, lineTime, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
@@ -16,10 +16,11 @@ export interface ClaudeState {
   /** Model seen so far (from answers or request records), so request records can be skipped. */
   model?: string;
   /**
-   * The response the last answer line belonged to, whether it was new when first seen, and its
-   * usage as written (the raw bytes, to recognize lines that repeat it).
+   * The response the last answer line belonged to: whether it was new (not written before in
+   * another file), the usage counted for it so far, and its usage as written (the raw bytes, to
+   * recognize lines that repeat it).
    */
-  lastMessage?: { id: string; fresh: boolean; usage?: string };
+  lastMessage?: { id: string; fresh: boolean; counted?: Usage; usage?: string };
 }
 
 // Records never needed: skipped on their bytes, before anything is decoded.
@@ -167,19 +168,18 @@ function assistant(rec: Json, line: Buffer, ts: number, state: ClaudeState, ev: 
   }
   // One response is written as one line per content block (in a row), each repeating the usage;
   // early versions wrote streaming placeholders first. Count each response once, from its largest
-  // record, and its tool calls only if the response is new: a side chain or a resumed session may
-  // replay it, in this file or another.
+  // record, with its tool calls; not at all when a side chain or a resumed session replays it.
   const id = str(msg.id);
-  const key = id ? `msg:${id}` : undefined;
-  const prev = key ? ev.recall(key) : undefined;
-  if (id && state.lastMessage?.id !== id) state.lastMessage = { id, fresh: prev === undefined };
-  const fresh = !id || state.lastMessage!.fresh;
-  if (id) state.lastMessage!.usage = usageBytes(line, 0);
+  if (id && state.lastMessage?.id !== id) state.lastMessage = { id, fresh: ev.firstTime(`msg:${id}`) };
+  const last = id ? state.lastMessage! : undefined;
+  const fresh = last?.fresh ?? true;
+  if (last) last.usage = usageBytes(line, 0);
   const u = obj(msg.usage);
   if (u) {
     const usage = usageOf(u);
-    if (!prev || usage.output >= prev.output) {
-      if (key) ev.remember(key, usage);
+    const prev = last?.counted;
+    if (fresh && (!prev || usage.output >= prev.output)) {
+      if (last) last.counted = usage;
       ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite);
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
@@ -216,10 +216,7 @@ function user(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): voi
   if (NOT_PROMPT.some((p) => text.startsWith(p))) return;
   // A resumed session may replay earlier lines with their original uuid: count a prompt once.
   const uuid = str(rec.uuid);
-  if (uuid) {
-    if (ev.recall(`prompt:${uuid}`)) return;
-    ev.remember(`prompt:${uuid}`, ZERO);
-  }
+  if (uuid && !ev.firstTime(`prompt:${uuid}`)) return;
   ev.prompt(ts);
   ev.turnStarted(ts);
 }
@@ -253,9 +250,7 @@ function system(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): v
       return;
     case 'compact_boundary': {
       const uuid = str(rec.uuid);
-      if (uuid && ev.recall(`compact:${uuid}`)) return;
-      if (uuid) ev.remember(`compact:${uuid}`, ZERO);
-      ev.compaction();
+      if (!uuid || ev.firstTime(`compact:${uuid}`)) ev.compaction();
       return;
     }
   }

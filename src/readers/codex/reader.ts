@@ -16,6 +16,8 @@ export interface CodexState {
   promptRecord?: 'user_message' | 'UserMessage';
   /** Tool calls by call id, to name the tool whose output reports a failure. */
   calls: Record<string, ToolCall>;
+  /** The highest cumulative token total counted so far. */
+  total?: Usage;
 }
 
 // Records worth decoding, by record type, then payload type, then (for item_completed) item
@@ -162,7 +164,7 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
   }
 }
 
-function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: SessionEvents): void {
   const kind = classify(line);
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
   if (kind === undefined) {
@@ -188,7 +190,7 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
       return;
     }
     case 'response_item': return replay ? undefined : responseItem(p, state, ev);
-    case 'event_msg': return event(p, ts, replay, file, state, ev);
+    case 'event_msg': return event(p, ts, replay, state, ev);
   }
 }
 
@@ -221,17 +223,16 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
   }
 }
 
-function event(p: Json, ts: number, replay: boolean, file: SessionFile, state: CodexState, ev: SessionEvents): void {
+function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: SessionEvents): void {
   switch (p.type) {
     case 'token_count': {
       const info = obj(p.info);
       const total = obj(info?.total_token_usage);
       if (total) {
         // Totals are cumulative for the thread: count what exceeds the highest total counted.
-        const key = `total:${file.sessionId}`;
         const now = usageOf(total);
-        const prev = ev.recall(key);
-        ev.remember(key, prev ? maxUsage(prev, now) : now);
+        const prev = state.total;
+        state.total = prev ? maxUsage(prev, now) : now;
         const last = obj(info?.last_token_usage);
         const model = state.model ?? 'unknown';
         if (!replay) {
