@@ -1,21 +1,13 @@
 // Where Claude Code keeps its files. Only `projects/` (transcripts) and `sessions/` (the live
 // process registry) are read; credentials and settings are never opened.
 
-import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../reader.js';
+import { listDir } from '../dir.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
   const configured = env.CLAUDE_CONFIG_DIR?.split(',').map((p) => p.trim()).filter(Boolean) ?? [];
   return [...configured, join(home, '.claude'), join(home, '.config', 'claude')];
-}
-
-function entries(dir: string) {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
 }
 
 /**
@@ -24,18 +16,14 @@ function entries(dir: string) {
  */
 export function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
-  for (const project of entries(join(root, 'projects'))) {
-    if (!project.isDirectory()) continue;
-    const dir = join(root, 'projects', project.name);
-    for (const e of entries(dir)) {
-      if (e.isFile() && e.name.endsWith('.jsonl')) {
-        files.push({ path: join(dir, e.name), sessionId: basename(e.name, '.jsonl') });
-      } else if (e.isDirectory()) {
-        const subagents = join(dir, e.name, 'subagents');
-        for (const s of entries(subagents)) {
-          if (s.isFile() && s.name.startsWith('agent-') && s.name.endsWith('.jsonl')) {
-            files.push({ path: join(subagents, s.name), sessionId: e.name });
-          }
+  for (const project of listDir(join(root, 'projects'))) {
+    if (!project.isDirectory) continue;
+    for (const e of listDir(project.path)) {
+      if (e.isFile && e.name.endsWith('.jsonl')) {
+        files.push({ path: e.path, sessionId: basename(e.name, '.jsonl') });
+      } else if (e.isDirectory) {
+        for (const s of listDir(join(e.path, 'subagents'))) {
+          if (s.isFile && s.name.startsWith('agent-') && s.name.endsWith('.jsonl')) files.push({ path: s.path, sessionId: e.name });
         }
       }
     }

@@ -1,11 +1,11 @@
 // Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, lineTime, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { listDir } from '../dir.js';
 import { parseJson } from '../lines.js';
 
 export interface CodexState {
@@ -61,16 +61,10 @@ function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
   const walk = (dir: string, depth: number) => {
-    let list;
-    try {
-      list = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of list) {
-      const m = ROLLOUT.exec(e.name);
-      if (e.isFile() && m) files.push({ path: join(dir, e.name), sessionId: m[1]! });
-      else if (e.isDirectory() && depth > 0) walk(join(dir, e.name), depth - 1);
+    for (const e of listDir(dir)) {
+      const m = e.isFile ? ROLLOUT.exec(e.name) : null;
+      if (m) files.push({ path: e.path, sessionId: m[1]! });
+      else if (e.isDirectory && depth > 0) walk(e.path, depth - 1);
     }
   };
   walk(join(root, 'sessions'), 3);
