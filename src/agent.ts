@@ -107,13 +107,18 @@ export class Agent {
     return { host, port: bound };
   }
 
+  /**
+   * Watches only the folders where session files change (not a harness's whole folder: no
+   * settings, logs or credentials), and reads a collector again when something changed there.
+   * Folders created later are found by the periodic rescan.
+   */
   private startWatching(): void {
-    const byRoot = [...this.collectors.values()].flatMap((c) => c.roots.map((root) => ({ root, c })));
+    const byPath = [...this.collectors.values()].flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
-    this.watcher = watch(byRoot.map((r) => r.root), { ignoreInitial: true, depth: 6, ignorePermissionErrors: true });
+    this.watcher = watch(byPath.map((r) => r.path), { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
     this.watcher.on('all', (_event, path) => {
-      const hit = byRoot.find((r) => path.startsWith(r.root));
+      const hit = byPath.find((r) => path.startsWith(r.path));
       if (!hit) return;
       pending.add(hit.c);
       // Bursts of appends (a streamed answer) become one read.

@@ -73,6 +73,11 @@ export class Collector<S> {
     return this.running;
   }
 
+  /** The folders to watch for changes. */
+  watchPaths(): string[] {
+    return this.roots.flatMap((root) => this.reader.watchPaths(root));
+  }
+
   /** Resolves when no scan is running. */
   idle(): Promise<void> {
     return this.running ?? Promise.resolve();

@@ -93,7 +93,7 @@ export const catalog = {
     'The price table in use (always 1).'),
 } as const;
 
-export type Catalog = typeof catalog;
+type Catalog = typeof catalog;
 export type MetricKey = keyof Catalog;
 /** The label object a metric takes: exactly its label keys, string values. */
 export type LabelsOf<K extends MetricKey> = { readonly [L in Catalog[K]['labels'][number]]: string };

@@ -46,6 +46,8 @@ export interface Reader<State> {
   readonly harness: HarnessId;
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
+  /** The folders under a root where session files change (watched; nothing else is). */
+  watchPaths(root: string): string[];
   /** The session files under a root; only directory listings, no file content. */
   listFiles(root: string): SessionFile[];
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */

@@ -30,6 +30,12 @@ export function readerConformance<S>(reader: Reader<S>, root: string): void {
       for (const f of files) expect(f.sessionId).toMatch(/\S/);
     });
 
+    it('watches the folders its session files are in, under the root', () => {
+      const watched = reader.watchPaths(root);
+      for (const w of watched) expect(w.startsWith(root)).toBe(true);
+      for (const f of files) expect(watched.some((w) => f.path.startsWith(`${w}/`))).toBe(true);
+    });
+
     it('finds nothing (and does not throw) under a missing root', () => {
       expect(reader.listFiles(join(tempDir(), 'missing'))).toEqual([]);
     });

@@ -293,6 +293,7 @@ function alive(pid: number): boolean {
 export const claudeCode: Reader<ClaudeState> = {
   harness: 'claude-code',
   defaultRoots,
+  watchPaths: (root) => [join(root, 'projects'), join(root, 'sessions')],
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file) }),
   readLine,

@@ -304,6 +304,7 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
 export const codex: Reader<CodexState> = {
   harness: 'codex',
   defaultRoots,
+  watchPaths: (root) => [join(root, 'sessions'), join(root, 'archived_sessions')],
   listFiles,
   initialState: () => ({ calls: {} }),
   readLine,
