@@ -1,6 +1,7 @@
 // Every capture of a real CLI, read by the real binary (`once`), against the capture's known truth.
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
@@ -18,6 +19,29 @@ const root = join(FIXTURES, 'captures');
 const cases = readdirSync(root).flatMap((folder) =>
   readdirSync(join(root, folder)).map((scenario) => ({ folder, scenario, home: join(root, folder, scenario) })),
 );
+
+/** Every file under a folder with its content hash and mtime. */
+function snapshotTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p] = `${createHash('sha1').update(readFileSync(p)).digest('hex')} ${statSync(p).mtimeMs}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe('read-only', () => {
+  it('leaves every harness file as it found it', () => {
+    const home = join(FIXTURES, 'home');
+    const before = snapshotTree(home);
+    expect(run(['once', '--state-dir', tempDir()], envFor(home)).status).toBe(0);
+    expect(snapshotTree(home)).toEqual(before);
+  });
+});
 
 describe('privacy', () => {
   it('puts no prompt or reply text into metrics or logs, even at debug level', () => {
