@@ -1,6 +1,7 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
 import { watch, type FSWatcher } from 'chokidar';
+import { existsSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Server } from 'node:http';
@@ -34,6 +35,7 @@ export class Agent {
   private server?: Server;
   private provider?: MeterProvider;
   private watcher?: FSWatcher;
+  private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
@@ -102,7 +104,10 @@ export class Agent {
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     if (this.config.watch) this.startWatching();
-    this.timer = setInterval(() => void this.scanAll(), this.config.rescanSeconds * 1000);
+    this.timer = setInterval(() => {
+      this.watchNewFolders?.();
+      void this.scanAll();
+    }, this.config.rescanSeconds * 1000);
     this.timer.unref();
     return { host, port: bound };
   }
@@ -110,13 +115,22 @@ export class Agent {
   /**
    * Watches only the folders where session files change (not a harness's whole folder: no
    * settings, logs or credentials), and reads a collector again when something changed there.
-   * Folders created later are found by the periodic rescan.
+   * A folder that does not exist yet (a harness installed later) is watched from the rescan that
+   * finds it.
    */
   private startWatching(): void {
     const byPath = [...this.collectors.values()].flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
-    this.watcher = watch(byPath.map((r) => r.path), { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
+    const watched = new Set<string>();
+    const watcher = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
+    this.watcher = watcher;
+    this.watchNewFolders = () => {
+      const found = byPath.map((r) => r.path).filter((p) => !watched.has(p) && existsSync(p));
+      for (const p of found) watched.add(p);
+      if (found.length > 0) watcher.add(found);
+    };
+    this.watchNewFolders();
     this.watcher.on('all', (_event, path) => {
       const hit = byPath.find((r) => path.startsWith(r.path));
       if (!hit) return;

@@ -76,6 +76,32 @@ describe('serve', () => {
     expect(Date.now() - appended).toBeLessThan(2_000);
   });
 
+  it('finds a harness installed after it started, then watches it', async () => {
+    const home = tempDir();
+    const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '4'], { env: envFor(home) });
+    children.push(child);
+    const url = await new Promise<string>((resolve) => {
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
+        if (m) resolve(`http://${m[1]}`);
+      });
+    });
+    const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
+    mkdirSync(dir, { recursive: true });
+    const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
+    const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
+    cpSync(join(src, name), join(dir, name));
+    const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
+    await until(async () => ((await input()) === 2534 ? true : undefined), 10_000);
+    // Found by a rescan, and watched from then on: an append shows well within the 4 s between rescans.
+    await new Promise((r) => setTimeout(r, 300));
+    appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
+      message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
+    await until(async () => ((await input()) === 2535 ? true : undefined), 1_000);
+  });
+
   it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
     // 300 sessions of the real capture (80 MB), with ids made distinct per copy.
     const home = tempDir();
