@@ -47,6 +47,11 @@ export function countPatchLines(lines: readonly unknown[]): { added: number; rem
   return { added, removed };
 }
 
+/** The number of lines of a text (a final newline ends the last line, it does not start one). */
+export function lineCount(text: string): number {
+  return text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+}
+
 /** Counts added and removed lines of a unified diff; file headers before the first hunk are not lines. */
 export function countUnifiedDiff(diff: string): { added: number; removed: number } {
   const lines = diff.split('\n');

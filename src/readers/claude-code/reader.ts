@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
-import { countPatchLines, firstTypeOf, lineTime, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { countPatchLines, firstTypeOf, lineCount, lineTime, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -239,7 +239,7 @@ function lines(result: Json, ev: SessionEvents): void {
   let { added, removed } = patchLines(hunks);
   // A newly created file has no patch: all its lines are added.
   const created = result.type === 'create' ? str(result.content) : undefined;
-  if (hunks.length === 0 && created) added += created.split('\n').length - (created.endsWith('\n') ? 1 : 0);
+  if (hunks.length === 0 && created) added += lineCount(created);
   if (added > 0 || removed > 0) ev.lines(added, removed);
 }
 

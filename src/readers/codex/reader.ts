@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineTime, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, lineCount, lineTime, nextType, num, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson } from '../lines.js';
 
@@ -277,7 +277,7 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
           added += n.added;
           removed += n.removed;
         } else if (content) {
-          const n = content.split('\n').length - (content.endsWith('\n') ? 1 : 0);
+          const n = lineCount(content);
           if (c.type === 'delete') removed += n;
           else added += n;
         }
