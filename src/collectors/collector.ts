@@ -38,6 +38,8 @@ export class Collector<S> {
   readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
   private readonly tracked = new Map<string, FileRow>();
   private readonly missingRoots = new Set<string>();
+  private running: Promise<void> | undefined;
+  private again = false;
 
   constructor(
     readonly name: string,
@@ -49,9 +51,6 @@ export class Collector<S> {
   ) {
     for (const row of db.files(name)) this.tracked.set(row.path, row);
   }
-
-  private running: Promise<void> | undefined;
-  private again = false;
 
   /**
    * Reads whatever changed under the roots. Never throws. Yields to the event loop between files
@@ -169,12 +168,13 @@ export class Collector<S> {
     this.store.muted = false;
     this.stats.readBytes += result.bytesRead;
 
-    const headLength = Math.min(result.offset, HEAD);
+    // The first read of a file's beginning fixes its identity; reads of what follows keep it.
+    const keepHead = offset > 0 && prev?.head !== undefined;
+    const headLength = keepHead ? prev.headLength : Math.min(result.offset, HEAD);
     const row: FileRow = {
       path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: result.offset, state: JSON.stringify(state),
-      head: prev?.head !== undefined && offset > 0 ? prev.head : headLength > 0 ? headHash(file.path, headLength) : undefined,
-      headLength: prev?.head !== undefined && offset > 0 ? prev.headLength : headLength,
+      offset: result.offset, state: JSON.stringify(state), headLength,
+      head: keepHead ? prev.head : headLength ? headHash(file.path, headLength) : undefined,
     };
     this.tracked.set(file.path, row);
     this.store.stageFile(row, result.bytesRead);
