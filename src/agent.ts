@@ -9,7 +9,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
-import { splitAddress, type Config } from './config/load.js';
+import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
 import { otlpReader } from './metrics/otlp.js';
 import { SnapshotProducer } from './metrics/producer.js';
@@ -42,8 +42,7 @@ export class Agent {
     const env = opts.env ?? process.env;
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = new StateDb(config.stateDir);
-    const overrides = config.pricing.overridesFile ? readOverrides(config.pricing.overridesFile) : {};
-    this.store = new SessionStore(this.db, createPriceTable(overrides), config.project);
+    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
@@ -155,6 +154,16 @@ export class Agent {
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
+  }
+}
+
+/** The price override file's prices; a bad file stops start-up naming the file and the model. */
+function priceOverrides(path: string): ReturnType<typeof readOverrides> {
+  if (!path) return {};
+  try {
+    return readOverrides(path);
+  } catch (e) {
+    throw new ConfigError(`pricing.overridesFile (${path}): ${(e as Error).message}`);
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
@@ -90,23 +90,24 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${help}\n`);
     return 0;
   }
-  let config: Config;
+  let setup: { config: Config; log: Logger; agent?: Agent };
   try {
-    config = loadConfig(args.rest, process.env, args.configFile);
+    const config = loadConfig(args.rest, process.env, args.configFile);
+    const log = createLogger(config.logLevel);
+    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
     return 2;
   }
-  const log = createLogger(config.logLevel);
+  const { config, log, agent } = setup;
 
-  if (args.command === 'demo') {
+  if (!agent) {
     const demo = await startDemo(config, log);
     await waitForSignal();
     await demo.stop();
     return 0;
   }
-  const agent = new Agent(config, log);
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
     if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
@@ -114,7 +115,14 @@ async function main(argv: string[]): Promise<number> {
     await agent.stop();
     return 0;
   }
-  await agent.start();
+  try {
+    await agent.start();
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
+    await agent.stop();
+    return 2;
+  }
   await waitForSignal();
   log.info('stopping');
   await agent.stop();

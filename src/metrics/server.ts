@@ -4,6 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { ConfigError } from '../config/load.js';
 
 const MAX_IN_FLIGHT = 4;
 
@@ -44,10 +45,7 @@ export function startServer(exporter: PrometheusExporter, opts: ServerOptions): 
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve(server);
-    });
+    server.once('error', (e) => reject(new ConfigError(`listenAddress ${opts.host}:${opts.port}: ${e.message}`)));
+    server.listen(opts.port, opts.host, () => resolve(server));
   });
 }

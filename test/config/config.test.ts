@@ -1,6 +1,7 @@
 // Bad configuration stops start-up with a message that names the key; the example is valid.
 
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
@@ -37,11 +38,22 @@ describe('configuration', () => {
     [['once', '--listen-adress', '127.0.0.1:1'], /--listen-adress/],
     [['once', '--rescan-seconds', '-5'], /rescanSeconds/],
     [['bogus'], /unknown command "bogus"/],
+    [['once', '--pricing-overrides', withFile({ 'my-model': { input_mtok: 'cheap' } })], /pricing\.overridesFile .*my-model\.input_mtok/],
   ])('%j stops with a message naming the key', (args, message) => {
     const r = run([...args, '--state-dir', tempDir()], envFor(home));
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');
+  });
+
+  it('stops with a message naming the address when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    const r = run(['--listen-address', `127.0.0.1:${port}`, '--state-dir', tempDir()], envFor(home));
+    taken.close();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`listenAddress 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
   });
 
   it('reports a bad environment variable by its key', () => {
