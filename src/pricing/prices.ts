@@ -21,8 +21,8 @@ export interface ModelPrice {
 export interface PriceTable {
   readonly source: string;
   readonly version: string;
-  /** Cost of one request in USD, or undefined when the model has no price. */
-  cost(model: string, u: Usage, tierInput: number): number | undefined;
+  /** Cost in USD of one request made at `at` (ms), or undefined when the model has no price. */
+  cost(model: string, u: Usage, tierInput: number, at: number): number | undefined;
   /** Context window of the model, where the table knows it. */
   contextWindow(model: string): number | undefined;
 }
@@ -49,7 +49,7 @@ export function priceRequest(p: ModelPrice, u: Usage, tierInput: number): number
 }
 
 interface Resolved {
-  price?: ModelPrice;
+  prices?: TableModel['prices'];
   contextWindow?: number;
 }
 
@@ -62,8 +62,8 @@ interface TableModel {
   id: string;
   match: Match;
   context_window?: number;
-  /** Flat prices, or prices that apply from a date (the last one in force wins). */
-  prices: ModelPrice | { constraint?: { type?: string; start_date?: string }; prices: ModelPrice }[];
+  /** Flat prices, or prices in force from a date or at a time of day (the last one in force wins). */
+  prices: ModelPrice | { constraint?: Constraint; prices: ModelPrice }[];
 }
 
 interface TableProvider {
@@ -105,24 +105,44 @@ function dashedDate(id: string): string {
   return id.replace(/(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)/g, '$1$2-$3-$4');
 }
 
-function pricesAt(model: TableModel, now: Date): ModelPrice {
-  if (!Array.isArray(model.prices)) return model.prices;
-  for (let i = model.prices.length - 1; i >= 0; i--) {
-    const { constraint, prices } = model.prices[i]!;
-    if (!constraint?.start_date || now >= new Date(constraint.start_date)) return prices;
+type Constraint = { type: 'start_date'; start_date: string } | { type: 'time_of_date'; start_time: string; end_time: string };
+
+/** Seconds after midnight UTC of a time of day written `HH:MM:SS[.fff](Z|±HH:MM)`. */
+function utcSeconds(time: string): number {
+  const m = /^(\d{2}):(\d{2}):(\d{2}(?:\.\d+)?)(Z|([+-])(\d{2}):(\d{2}))$/.exec(time);
+  if (!m) return NaN;
+  const offset = m[4] === 'Z' ? 0 : (m[5] === '+' ? 1 : -1) * (Number(m[6]) * 3600 + Number(m[7]) * 60);
+  return (Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) - offset + 86400) % 86400;
+}
+
+function inForce(c: Constraint, at: number): boolean {
+  if (c.type === 'start_date') return at >= Date.parse(c.start_date);
+  const d = new Date(at);
+  const s = d.getUTCHours() * 3600 + d.getUTCMinutes() * 60 + d.getUTCSeconds() + d.getUTCMilliseconds() / 1000;
+  const start = utcSeconds(c.start_time);
+  const end = utcSeconds(c.end_time);
+  return end < start ? s >= start || s < end : s >= start && s < end;
+}
+
+/** The prices in force at `at` (ms): off-peak hours and price changes apply to when a request was made. */
+function pricesAt(prices: TableModel['prices'], at: number): ModelPrice {
+  if (!Array.isArray(prices)) return prices;
+  for (let i = prices.length - 1; i >= 0; i--) {
+    const { constraint, prices: p } = prices[i]!;
+    if (!constraint || inForce(constraint, at)) return p;
   }
-  return model.prices[0]!.prices;
+  return prices[0]!.prices;
 }
 
 /** The table's model for a model id as a harness writes it, or undefined. */
-export function findInTable(table: Table, model: string, now = new Date()): (Resolved & { id: string }) | undefined {
+export function findInTable(table: Table, model: string): (Resolved & { id: string }) | undefined {
   // Provider prefixes (`anthropic/…`, `openrouter/qwen/…`) and Claude's `[1m]` suffix are not part of the id.
   for (const candidate of new Set([model, model.replace(/\[.*\]$/, ''), model.split('/').pop()!])) {
     const id = candidate.toLowerCase().trim();
     const provider = table.providers.find((p) => p.model_match && matches(p.model_match, id));
     if (!provider) continue;
     const m = findModel(table, provider, id) ?? findModel(table, provider, dashedDate(id));
-    if (m) return { id: m.id, price: pricesAt(m, now), contextWindow: m.context_window };
+    if (m) return { id: m.id, prices: m.prices, contextWindow: m.context_window };
   }
   return undefined;
 }
@@ -146,7 +166,7 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
     let r = cache.get(model);
     if (!r) {
       const o = overrides[model];
-      r = o ? { price: o, contextWindow: o.context_window } : (findInTable(table, model) ?? {});
+      r = o ? { prices: o, contextWindow: o.context_window } : (findInTable(table, model) ?? {});
       cache.set(model, r);
     }
     return r;
@@ -154,9 +174,9 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
   return {
     source: Object.keys(overrides).length > 0 ? `${table.source}+overrides` : table.source,
     version: table.version,
-    cost: (model, u, tierInput) => {
-      const p = resolve(model).price;
-      return p ? priceRequest(p, u, tierInput) : undefined;
+    cost: (model, u, tierInput, at) => {
+      const p = resolve(model).prices;
+      return p ? priceRequest(pricesAt(p, at), u, tierInput) : undefined;
     },
     contextWindow: (model) => resolve(model).contextWindow,
   };

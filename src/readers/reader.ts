@@ -12,10 +12,10 @@ export interface SessionEvents {
   /** A record was written at `ts` (ms). */
   activity(ts: number): void;
   /**
-   * Tokens of one model request (or the not yet counted part of it). `tierInput` is the request's
-   * whole prompt size, which selects long-context price tiers.
+   * Tokens of one model request made at `ts` (ms), or the not yet counted part of it. `tierInput`
+   * is the request's whole prompt size, which selects long-context price tiers.
    */
-  usage(model: string, delta: Usage, tierInput: number): void;
+  usage(model: string, delta: Usage, tierInput: number, ts: number): void;
   context(model: string, tokens: number, limit?: number): void;
   prompt(ts: number): void;
   turnStarted(ts: number): void;

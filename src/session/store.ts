@@ -154,7 +154,7 @@ export class SessionStore {
         if (ts > s.lastActivityAt) s.lastActivityAt = ts;
         if (ts < s.startedAt) s.startedAt = ts;
       },
-      usage(model, u, tierInput) {
+      usage(model, u, tierInput, ts) {
         if (store.muted) return;
         const s = session();
         const c = usageCounters(s.project, model);
@@ -164,7 +164,7 @@ export class SessionStore {
         store.bump(c.cacheWrite, u.cacheWrite);
         store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
-        const cost = store.prices.cost(model, u, tierInput);
+        const cost = store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
           store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
           s.unpriced = true;

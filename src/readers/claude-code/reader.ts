@@ -180,7 +180,7 @@ function assistant(rec: Json, line: Buffer, ts: number, state: ClaudeState, ev: 
     const prev = last?.counted;
     if (fresh && (!prev || usage.output >= prev.output)) {
       if (last) last.counted = usage;
-      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite);
+      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite, ts);
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
   }

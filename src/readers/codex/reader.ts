@@ -232,7 +232,7 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
         if (!replay) {
           const delta = prev ? minusUsage(now, prev) : now;
           if (delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) {
-            ev.usage(model, delta, num(last?.input_tokens) || delta.input + delta.cacheRead + delta.cacheWrite);
+            ev.usage(model, delta, num(last?.input_tokens) || delta.input + delta.cacheRead + delta.cacheWrite, ts);
           }
           const limit = num(info?.model_context_window) || undefined;
           if (last) ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
