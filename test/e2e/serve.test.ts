@@ -115,16 +115,21 @@ describe('serve', () => {
       const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
       writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
     }
-    // Kill `once` ever later until a kill lands between two commits of its scan: the state then
-    // holds some files, not all.
+    // Watch the state database of a running `once` and kill it as soon as some, not all, files
+    // are committed: between two commits of its scan.
     let state = '';
-    for (let delay = 100; delay < 3000 && !state; delay += 15) {
+    for (let attempt = 0; attempt < 10 && !state; attempt++) {
       const dir = tempDir();
       const child = spawn(process.execPath, [MAIN, 'once', '--state-dir', dir], { env: envFor(home), stdio: 'ignore' });
-      setTimeout(() => child.kill('SIGKILL'), delay);
-      await new Promise((r) => child.once('exit', r));
-      const committed = filesCommitted(dir);
-      if (committed > 0 && committed < copies) state = dir;
+      const exited = new Promise((r) => child.once('exit', r));
+      let killed = false;
+      while (child.exitCode === null && !killed) {
+        const committed = filesCommitted(dir);
+        if (committed > 0 && committed < copies) killed = child.kill('SIGKILL');
+        else await new Promise((r) => setTimeout(r, 5));
+      }
+      await exited;
+      if (killed && filesCommitted(dir) < copies) state = dir;
     }
     expect(state).not.toBe('');
 
