@@ -96,10 +96,10 @@ describe('serve', () => {
     const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
     await until(async () => ((await input()) === 2534 ? true : undefined), 10_000);
     // Found by a rescan, and watched from then on: an append shows well within the 4 s between rescans.
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, 800));
     appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
-    await until(async () => ((await input()) === 2535 ? true : undefined), 1_000);
+    await until(async () => ((await input()) === 2535 ? true : undefined), 1_500);
   });
 
   it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
