@@ -90,6 +90,18 @@ describe('Claude Code reader', () => {
     expect(r.log).toContainEqual(['turnEnded', 'interrupted', Date.parse(ts(3))]);
   });
 
+  it('counts a prompt typed while the agent works (a queued command), but not shell commands or notifications', () => {
+    const queued = (uuid: string, attachment: object) =>
+      JSON.stringify({ parentUuid: 'p', isSidechain: false, attachment: { type: 'queued_command', ...attachment }, type: 'attachment', uuid, timestamp: ts(8) });
+    const r = read(main, [
+      queued('q1', { prompt: 'also fix the tests', commandMode: 'prompt' }),
+      queued('q2', { prompt: 'ls', commandMode: 'bash' }),
+      queued('q3', { prompt: 'done', origin: { kind: 'task-notification' } }),
+      queued('q1', { prompt: 'also fix the tests', commandMode: 'prompt' }),
+    ]);
+    expect(r.log.filter(([e]) => e === 'prompt')).toEqual([['prompt', Date.parse(ts(8))]]);
+  });
+
   it('reads a large tool result from its bytes', () => {
     const big = 'x'.repeat(100_000);
     const r = read(main, [JSON.stringify({ type: 'user', timestamp: ts(4), message: { content: [{ tool_use_id: 'tb', type: 'tool_result', content: big, is_error: true }] } })]);

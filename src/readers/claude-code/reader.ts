@@ -26,7 +26,9 @@ export interface ClaudeState {
 // Records never needed: skipped on their bytes, before anything is decoded.
 const SKIP = new Set(['attachment', 'progress', 'api-request-shape', 'api-request-blob', 'file-history-snapshot',
   'queue-operation', 'last-prompt', 'cost-state', 'tools-used', 'atis-latch']);
-const KNOWN = new Set([...SKIP, 'assistant', 'user', 'system', 'api-request']);
+// A prompt typed while the agent works is written as a `queued_command` attachment, whose type
+// comes before the record's own.
+const KNOWN = new Set([...SKIP, 'assistant', 'user', 'system', 'api-request', 'queued_command']);
 
 // Text a user record starts with when it is not a typed prompt.
 const NOT_PROMPT = ['<command-name>', '<local-command-stdout>', '<local-command-caveat>', '<task-notification>',
@@ -57,6 +59,7 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
     case 'assistant': return assistant(rec, line, ts ?? Date.now(), state, ev);
     case 'user': return user(rec, ts ?? Date.now(), state, ev);
     case 'system': return system(rec, ts ?? Date.now(), state, ev);
+    case 'attachment': return queuedPrompt(rec, ts ?? Date.now(), state, ev);
     case 'api-request': {
       const model = str(obj(rec.params)?.model);
       if (model && !state.model) {
@@ -215,6 +218,17 @@ function user(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): voi
   if (str(obj(rec.origin)?.kind) === 'task-notification') return;
   if (NOT_PROMPT.some((p) => text.startsWith(p))) return;
   // A resumed session may replay earlier lines with their original uuid: count a prompt once.
+  const uuid = str(rec.uuid);
+  if (uuid && !ev.firstTime(`prompt:${uuid}`)) return;
+  ev.prompt(ts);
+  ev.turnStarted(ts);
+}
+
+/** A prompt the person typed while the agent was working (`queued_command`, in prompt mode). */
+function queuedPrompt(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): void {
+  const a = obj(rec.attachment);
+  if (state.subagent || a?.type !== 'queued_command' || (a.commandMode !== undefined && a.commandMode !== 'prompt')) return;
+  if (str(obj(a.origin)?.kind) === 'task-notification') return;
   const uuid = str(rec.uuid);
   if (uuid && !ev.firstTime(`prompt:${uuid}`)) return;
   ev.prompt(ts);
