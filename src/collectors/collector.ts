@@ -167,6 +167,7 @@ export class Collector<S> {
     });
     this.store.muted = false;
     this.stats.readBytes += result.bytesRead;
+    for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
     // The first read of a file's beginning fixes its identity; reads of what follows keep it.
     const keepHead = offset > 0 && prev?.head !== undefined;

@@ -5,12 +5,16 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 
 const CHUNK = 1 << 20;
+// A line longer than this is skipped (counted), so that no file is ever held in memory whole.
+const MAX_LINE = 16 << 20;
 let shared = Buffer.allocUnsafe(CHUNK);
 
 export interface ReadResult {
   /** Offset just after the last complete line consumed. */
   offset: number;
   bytesRead: number;
+  /** Lines longer than the limit, skipped. */
+  longLines: number;
   /** A read that failed part way; `offset` still says how far lines were consumed. */
   error?: Error;
 }
@@ -26,15 +30,15 @@ export function readLines(
   offset: number,
   onLine: (line: Buffer, at: number) => void,
 ): ReadResult {
+  const result: ReadResult = { offset, bytesRead: 0, longLines: 0 };
   let fd: number;
   try {
     fd = openSync(path, 'r');
   } catch (e) {
-    return { offset, bytesRead: 0, error: e as Error };
+    return { ...result, error: e as Error };
   }
-  let pos = offset;
-  let bytesRead = 0;
   let carry = 0; // bytes of an unfinished line at the start of `shared`
+  let skipping = false; // inside a line over the limit, dropped until its newline
   try {
     for (;;) {
       if (shared.length - carry < CHUNK) {
@@ -43,27 +47,35 @@ export function readLines(
         shared.copy(bigger, 0, 0, carry);
         shared = bigger;
       }
-      const n = readSync(fd, shared, carry, shared.length - carry, pos + carry);
+      const n = readSync(fd, shared, carry, shared.length - carry, result.offset + carry);
       if (n === 0) break;
-      bytesRead += n;
-      const filled = carry + n;
+      result.bytesRead += n;
+      const filled = shared.subarray(0, carry + n);
       let start = 0;
-      for (;;) {
-        const nl = shared.indexOf(10, start);
-        if (nl === -1 || nl >= filled) break;
-        if (nl > start) onLine(shared.subarray(start, nl), pos + start);
+      for (let nl = filled.indexOf(10); nl !== -1; nl = filled.indexOf(10, start)) {
+        if (skipping) skipping = false;
+        else if (nl > start) onLine(filled.subarray(start, nl), result.offset + start);
         start = nl + 1;
       }
-      pos += start;
-      carry = filled - start;
-      if (carry > 0 && start > 0) shared.copy(shared, 0, start, filled);
+      result.offset += start;
+      carry = filled.length - start;
+      if (carry >= MAX_LINE || (skipping && carry > 0)) {
+        if (!skipping) result.longLines++;
+        skipping = true;
+        result.offset += carry;
+        carry = 0;
+      } else if (carry > 0 && start > 0) {
+        shared.copy(shared, 0, start, filled.length);
+      }
     }
   } catch (e) {
-    return { offset: pos, bytesRead, error: e as Error };
+    result.error = e as Error;
   } finally {
     closeSync(fd);
+    // Give back the memory a very long line took.
+    if (shared.length > 8 * CHUNK) shared = Buffer.allocUnsafe(CHUNK);
   }
-  return { offset: pos, bytesRead };
+  return result;
 }
 
 /** Parses bytes as JSON, or returns undefined. */
