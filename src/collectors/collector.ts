@@ -155,7 +155,8 @@ export class Collector<S> {
       this.log.info('file replaced, reading again', { collector: this.name, path: file.path, sameHistory: same });
     }
 
-    const events = this.store.events(this.reader.harness, file.sessionId, this.name, (reason) => this.skip(reason));
+    const sessionOf = () => this.reader.sessionOf?.(file, state) ?? file.sessionId;
+    const events = this.store.events(this.reader.harness, sessionOf, this.name, (reason) => this.skip(reason));
     const result = readLines(file.path, offset, (line, at) => {
       this.store.muted = at < replayUntil;
       try {

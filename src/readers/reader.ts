@@ -54,6 +54,11 @@ export interface Reader<State> {
   initialState(file: SessionFile): State;
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  /**
+   * The session a file's records belong to once its records say so (a Codex subagent's rollout
+   * names its parent); `file.sessionId` otherwise.
+   */
+  sessionOf?(file: SessionFile, state: State): string;
   /** Live process state per session id, where the harness publishes it. */
   processes?(root: string): Map<string, ProcessState>;
 }

@@ -95,18 +95,26 @@ export class SessionStore {
   }
 
   /**
-   * The event sink for one file of a session; `collector` scopes dedupe keys, `onSkip` hears of
-   * records the reader could not use.
+   * The event sink for one file; `sessionOf` names the session its records belong to (which a
+   * file's first record may change), `collector` scopes dedupe keys, `onSkip` hears of records
+   * the reader could not use.
    */
-  events(harness: HarnessId, sessionId: string, collector: string, onSkip: (reason: string) => void): SessionEvents {
-    const key = `${harness}/${sessionId}`;
+  events(harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void): SessionEvents {
     const store = this;
-    let s = this.sessions.get(key);
+    let id: string | undefined;
+    let key = '';
+    let s: StoredSession | undefined;
     const session = (): StoredSession => {
+      const current = sessionOf();
+      if (current !== id) {
+        id = current;
+        key = `${harness}/${id}`;
+        s = store.sessions.get(key);
+      }
       if (!s) {
         const now = Date.now();
         s = {
-          harness, id: sessionId, project: UNKNOWN_PROJECT, startedAt: now, lastActivityAt: 0,
+          harness, id, project: UNKNOWN_PROJECT, startedAt: now, lastActivityAt: 0,
           pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
         };
         store.sessions.set(key, s);

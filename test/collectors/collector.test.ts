@@ -165,3 +165,29 @@ describe('moved files', () => {
     expect(collector.stats.files).toBe(1);
   });
 });
+
+describe('Codex subagent rollouts', () => {
+  it('fold into their parent\'s session', async () => {
+    const { codex } = await import('../../src/readers/codex/reader.js');
+    const root = tempDir();
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('codex', codex, [root], store, db, quiet);
+    const day = join(root, 'sessions', '2026', '11', '30');
+    mkdirSync(day, { recursive: true });
+    const line = (s: number, o: object) => `${JSON.stringify({ timestamp: ts(s), ...o })}\n`;
+    const parent = '01a22a3d-0000-7000-8000-000000000001';
+    const child = '01a22a3d-0000-7000-8000-000000000002';
+    const total = (input: number) => ({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, output_tokens: 1 } } } });
+    writeFileSync(join(day, `rollout-2026-11-30T10-00-00-${parent}.jsonl`), line(0, { type: 'session_meta', payload: { id: parent, cwd: '/src/app' } })
+      + line(1, { type: 'event_msg', payload: { type: 'user_message', message: 'go' } }) + line(2, total(100)));
+    writeFileSync(join(day, `rollout-2026-11-30T10-00-05-${child}.jsonl`), line(5, { type: 'session_meta', payload: { id: child, cwd: '/src/app',
+      source: { subagent: { thread_spawn: { parent_thread_id: parent } } } } }) + line(9, total(30)));
+    await collector.scan();
+    const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+    expect([...store.sessions.keys()]).toEqual([`codex/${parent}`]);
+    expect(count('sessionsStarted')).toBe(1);
+    expect(count('prompts')).toBe(1);
+    expect(count('tokens')).toBe(132);
+  });
+});

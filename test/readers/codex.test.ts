@@ -32,9 +32,9 @@ describe('Codex reader', () => {
     expect(r.log.filter(([e]) => e === 'usage')).toHaveLength(2);
   });
 
-  it('skips the parent history a subagent or fork replays in its first second', () => {
+  it('skips the parent history a fork replays in its first second', () => {
     const r = read([
-      meta({ source: { subagent: { thread_spawn: { parent_thread_id: 'parent' } } } }), model,
+      meta({ forked_from_id: 'parent' }), model,
       tokens(200, 5000, 1000, 300), tokens(400, 7000, 2000, 400), // the parent's, replayed
       ev(3000, { type: 'task_started', turn_id: 't' }),
       tokens(4000, 7600, 2100, 450),
@@ -86,5 +86,25 @@ describe('Codex reader', () => {
     const r = read([meta(), ev(1, { type: 'task_started' }), ev(2, { type: 'task_complete', error: { message: 'x' } }),
       ev(3, { type: 'task_started' }), ev(4, { type: 'turn_aborted', reason: 'interrupted' })]);
     expect(r.log.filter(([e]) => e === 'turnEnded').map(([, o]) => o)).toEqual(['failed', 'interrupted']);
+  });
+});
+
+describe('Codex subagents', () => {
+  it('count their tokens and tools for the parent session, not their turns or prompts', () => {
+    const r = recorder();
+    const state = codex.initialState(file);
+    const lines = [
+      meta({ source: { subagent: { thread_spawn: { parent_thread_id: 'parent-thread' } } } }), model,
+      ev(3000, { type: 'task_started' }), ev(3001, { type: 'user_message', message: 'explore' }),
+      line(3002, 'response_item', { type: 'function_call', name: 'exec_command', call_id: 'c9', arguments: '{}' }),
+      tokens(4000, 100, 0, 10), ev(5000, { type: 'task_complete' }),
+    ];
+    for (const l of lines) codex.readLine(Buffer.from(l), state, file, r.events);
+    expect(codex.sessionOf!(file, state)).toBe('parent-thread');
+    const kinds = r.log.map(([e]) => e);
+    expect(kinds).toContain('usage');
+    expect(kinds).toContain('toolCall');
+    for (const e of ['turnStarted', 'turnEnded', 'prompt']) expect(kinds).not.toContain(e);
+    expect(codex.sessionOf!(file, codex.initialState(file))).toBe(file.sessionId);
   });
 });

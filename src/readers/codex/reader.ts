@@ -18,12 +18,15 @@ export interface CodexState {
   calls: Record<string, ToolCall>;
   /** The highest cumulative token total counted so far. */
   total?: Usage;
+  /** A subagent's parent thread: the session its tokens and tools count for (its turns do not). */
+  parent?: string;
 }
 
 // Records worth decoding, by record type, then payload type, then (for item_completed) item
 // type; everything else (messages, reasoning, world state) is skipped on its bytes.
 const EVENTS = new Set(['token_count', 'task_started', 'task_complete', 'turn_aborted', 'user_message', 'item_completed',
   'patch_apply_end', 'mcp_tool_call_end', 'context_compacted', 'error']);
+const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted', 'error', 'user_message', 'item_completed']);
 const ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output',
   'custom_tool_call_output']);
 
@@ -173,10 +176,11 @@ function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: Sessi
     return;
   }
   const ts = time(rec.timestamp) ?? Date.now();
+  // First, as it may say which session the rollout's records belong to.
+  if (rec.type === 'session_meta') sessionMeta(p, ts, state, ev);
   ev.activity(ts);
   const replay = state.replayUntil !== undefined && ts <= state.replayUntil;
   switch (rec.type) {
-    case 'session_meta': return sessionMeta(p, ts, state, ev);
     case 'turn_context': {
       const model = str(p.model);
       if (model) state.model = model;
@@ -189,10 +193,12 @@ function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: Sessi
 }
 
 function sessionMeta(p: Json, ts: number, state: CodexState, ev: SessionEvents): void {
+  const source = obj(p.source);
+  // A spawned subagent works for its parent's session, as Claude Code's subagents do.
+  state.parent ??= str(obj(obj(obj(source?.subagent)?.thread_spawn))?.parent_thread_id);
   ev.meta({ cwd: str(p.cwd), gitBranch: str(obj(p.git)?.branch) });
   // A fork or a subagent starts by copying the parent's history, all written within its first
   // second: those lines were counted in the parent's own rollout.
-  const source = obj(p.source);
   if (state.replayUntil === undefined && (source?.subagent !== undefined || str(p.forked_from_id))) {
     state.replayUntil = ts + 1000;
   }
@@ -243,7 +249,8 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
       return;
     }
   }
-  if (replay) return;
+  // A subagent's turns and prompts are its parent's tool call, not the person's.
+  if (replay || (state.parent && TURN_EVENTS.has(String(p.type)))) return;
   switch (p.type) {
     case 'task_started':
       return ev.turnStarted(ts);
@@ -305,6 +312,7 @@ export const codex: Reader<CodexState> = {
   harness: 'codex',
   defaultRoots,
   watchPaths: (root) => [join(root, 'sessions'), join(root, 'archived_sessions')],
+  sessionOf: (file, state) => state.parent ?? file.sessionId,
   listFiles,
   initialState: () => ({ calls: {} }),
   readLine,
