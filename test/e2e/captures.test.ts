@@ -34,6 +34,20 @@ function snapshotTree(dir: string): Record<string, string> {
   return out;
 }
 
+describe('sessions command', () => {
+  it('prints a table a person can read: status and why, model, tokens, cost, context, last activity', () => {
+    const env = envFor(join(FIXTURES, 'home'), { CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' });
+    const r = run(['sessions', '--state-dir', tempDir()], env);
+    expect(r.status).toBe(0);
+    const [header, ...rows] = r.stdout.trim().split('\n');
+    expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'LAST ACTIVITY', 'SESSION']);
+    expect(rows).toHaveLength(9);
+    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(turn-ended\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
+    expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
+    expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(turn-ended\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
+  });
+});
+
 describe('read-only', () => {
   it('leaves every harness file as it found it', () => {
     const home = join(FIXTURES, 'home');
@@ -56,7 +70,19 @@ describe('privacy', () => {
   });
 });
 
-describe.each(cases)('$folder/$scenario', ({ home }) => {
+// Context in use after the last answer, from the usage the fake server served (captures' README):
+// Anthropic counts input + cache read + cache write of the last request; Codex the last request's
+// total (input, cache included, plus output). Limits: the model's window, or what Codex records.
+const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tokens: number | null }> = {
+  'claude-code/text': { context_tokens: 1234 + 789 + 100, context_limit_tokens: 200_000 },
+  'claude-code/tool': { context_tokens: 1300 + 900 + 50, context_limit_tokens: 200_000 },
+  'claude-code/error': { context_tokens: null, context_limit_tokens: null },
+  'codex/text': { context_tokens: 1234 + 56, context_limit_tokens: 258_400 },
+  'codex/tool': { context_tokens: 1300 + 60, context_limit_tokens: 258_400 },
+  'codex/error': { context_tokens: null, context_limit_tokens: null },
+};
+
+describe.each(cases)('$folder/$scenario', ({ home, scenario }) => {
   const expected = JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
   const h = { harness: expected.harness };
   const out = run(['once', '--state-dir', tempDir()], envFor(home));
@@ -97,6 +123,7 @@ describe.each(cases)('$folder/$scenario', ({ home }) => {
     const sessions = JSON.parse(r.stdout) as { status: string; project: string; model: string | null; git_branch: string | null }[];
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.status).toBe(s.final_status);
+    expect(sessions[0]).toMatchObject(CONTEXT[`${expected.harness}/${scenario}`] ?? {});
     expect(sessions[0]!.project).toBe(s.project);
     if (s.model) expect(sessions[0]!.model).toBe(s.model);
   });
