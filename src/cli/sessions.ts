@@ -4,7 +4,7 @@ import type { LiveSession } from '../metrics/snapshot.js';
 
 function compact(n: number): string {
   const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
-  return `${Number((n / div).toFixed(1))}${unit}`;
+  return `${Math.round((n * 10) / div) / 10}${unit}`;
 }
 
 function ago(ms: number): string {

@@ -44,7 +44,7 @@ describe('sessions command', () => {
     expect(rows).toHaveLength(9);
     expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(turn-ended\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
-    expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(turn-ended\)\s+gpt-5-fake\s+2\.6k\s+unpriced/);
+    expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(turn-ended\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
   });
 });
 
