@@ -69,6 +69,15 @@ describe('OTLP push', () => {
     expect(tokenSum(b!)).toBe(0);
   });
 
+  it('identifies the machine and user as OTEL_RESOURCE_ATTRIBUTES says', async () => {
+    const posts = await pushes({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_RESOURCE_ATTRIBUTES: 'service.instance.id=alice@laptop,user.name=alice' }, 1);
+    const attrs = (JSON.parse(posts[0]!.body.toString()) as Json).resourceMetrics[0].resource.attributes as Json[];
+    const value = (k: string) => attrs.find((a) => a.key === k)?.value.stringValue;
+    expect(value('service.name')).toBe('coding-agent-exporter');
+    expect(value('service.instance.id')).toBe('alice@laptop');
+    expect(value('user.name')).toBe('alice');
+  });
+
   it('sends protobuf by default', async () => {
     const posts = await pushes({}, 1);
     expect(posts[0]!.contentType).toBe('application/x-protobuf');
