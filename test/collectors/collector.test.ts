@@ -8,6 +8,7 @@ import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
+import { codex } from '../../src/readers/codex/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
@@ -141,16 +142,22 @@ describe('Claude Code process registry', () => {
   });
 });
 
+/** A Codex collector over a fresh root with a day folder of rollouts. */
+function codexSetup() {
+  const root = tempDir();
+  const db = new StateDb(tempDir());
+  const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const collector = new Collector('codex', codex, [root], store, db, quiet);
+  const day = join(root, 'sessions', '2026', '11', '30');
+  mkdirSync(day, { recursive: true });
+  const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+  return { root, store, collector, day, count };
+}
+
 describe('moved files', () => {
   it('carries on from where a moved file was read (Codex archiving a rollout), without counting it again', async () => {
-    const { codex } = await import('../../src/readers/codex/reader.js');
-    const root = tempDir();
-    const db = new StateDb(tempDir());
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const collector = new Collector('codex', codex, [root], store, db, quiet);
+    const { root, store, collector, day, count } = codexSetup();
     const name = 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl';
-    const day = join(root, 'sessions', '2026', '11', '30');
-    mkdirSync(day, { recursive: true });
     mkdirSync(join(root, 'archived_sessions'));
     const line = (o: object) => `${JSON.stringify({ timestamp: ts(1), ...o })}\n`;
     writeFileSync(join(day, name), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
@@ -159,7 +166,7 @@ describe('moved files', () => {
     await collector.scan();
     renameSync(join(day, name), join(root, 'archived_sessions', name));
     await collector.scan();
-    const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+    expect(store.sessions.size).toBe(1);
     expect(count('prompts')).toBe(1);
     expect(count('tokens')).toBe(12);
     expect(collector.stats.files).toBe(1);
@@ -168,13 +175,7 @@ describe('moved files', () => {
 
 describe('Codex subagent rollouts', () => {
   it('fold into their parent\'s session', async () => {
-    const { codex } = await import('../../src/readers/codex/reader.js');
-    const root = tempDir();
-    const db = new StateDb(tempDir());
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const collector = new Collector('codex', codex, [root], store, db, quiet);
-    const day = join(root, 'sessions', '2026', '11', '30');
-    mkdirSync(day, { recursive: true });
+    const { store, collector, day, count } = codexSetup();
     const line = (s: number, o: object) => `${JSON.stringify({ timestamp: ts(s), ...o })}\n`;
     const parent = '01a22a3d-0000-7000-8000-000000000001';
     const child = '01a22a3d-0000-7000-8000-000000000002';
@@ -184,7 +185,6 @@ describe('Codex subagent rollouts', () => {
     writeFileSync(join(day, `rollout-2026-11-30T10-00-05-${child}.jsonl`), line(5, { type: 'session_meta', payload: { id: child, cwd: '/src/app',
       source: { subagent: { thread_spawn: { parent_thread_id: parent } } } } }) + line(9, total(30)));
     await collector.scan();
-    const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
     expect([...store.sessions.keys()]).toEqual([`codex/${parent}`]);
     expect(count('sessionsStarted')).toBe(1);
     expect(count('prompts')).toBe(1);
