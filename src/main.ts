@@ -96,9 +96,7 @@ async function main(argv: string[]): Promise<number> {
     const log = createLogger(config.logLevel);
     setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
-    return 2;
+    return refused(e);
   }
   const { config, log, agent } = setup;
 
@@ -118,15 +116,20 @@ async function main(argv: string[]): Promise<number> {
   try {
     await agent.start();
   } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
     await agent.stop();
-    return 2;
+    return refused(e);
   }
   await waitForSignal();
   log.info('stopping');
   await agent.stop();
   return 0;
+}
+
+/** Exit code 2 with the message of a configuration error (which names the key); anything else is a bug. */
+function refused(e: unknown): number {
+  if (!(e instanceof ConfigError)) throw e;
+  process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
+  return 2;
 }
 
 function waitForSignal(): Promise<void> {
