@@ -27,12 +27,19 @@ const TS = Buffer.from('"timestamp":"');
  * A line's `"timestamp":"…"`, read from its bytes without decoding the line: the first one, or
  * with `last` the last one (records that put it after a large body).
  */
-export function lineTime(line: Buffer, last = false): number | undefined {
+function lineTime(line: Buffer, last = false): number | undefined {
   const i = last ? line.lastIndexOf(TS) : line.indexOf(TS);
   if (i === -1) return undefined;
   const from = i + TS.length;
   const to = line.indexOf(34, from); // closing quote
   return to === -1 || to - from > 40 ? undefined : time(line.toString('latin1', from, to));
+}
+
+/** Reports a line's timestamp (read from its bytes) as activity; returns it. */
+export function lineActivity(line: Buffer, ev: { activity(ts: number): void }, last = false): number | undefined {
+  const ts = lineTime(line, last);
+  if (ts !== undefined) ev.activity(ts);
+  return ts;
 }
 
 /** Counts added and removed lines of patch hunk lines (`+x`, `-y`, ` context`). */

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
-import { countPatchLines, firstTypeOf, lineCount, lineTime, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { countPatchLines, firstTypeOf, lineCount, lineActivity, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -40,8 +40,7 @@ function readLine(line: Buffer, state: ClaudeState, file: SessionFile, ev: Sessi
   const type = firstTypeOf(line, KNOWN);
   if (type === undefined || SKIP.has(type) || (type === 'api-request' && state.model !== undefined)) {
     // These records put their timestamp after their body.
-    const ts = lineTime(line, true);
-    if (ts !== undefined) ev.activity(ts);
+    lineActivity(line, ev, true);
     return;
   }
   if (type === 'user' && toolResult(line, ev)) return;
@@ -86,8 +85,7 @@ function repeatedBlock(line: Buffer, state: ClaudeState, ev: SessionEvents): boo
   const at = line.indexOf(MESSAGE_ID);
   if (at === -1 || !line.subarray(at + MESSAGE_ID.length, at + MESSAGE_ID.length + last.id.length + 1).equals(Buffer.from(`${last.id}"`))) return false;
   if (usageBytes(line, at) !== last.usage || line.includes(TOOL_USE)) return false;
-  const ts = lineTime(line, true);
-  if (ts !== undefined) ev.activity(ts);
+  lineActivity(line, ev, true);
   return true;
 }
 
@@ -134,8 +132,7 @@ function toolResult(line: Buffer, ev: SessionEvents): boolean {
       changed = patchLines(hunks);
     }
   }
-  const ts = lineTime(line, true);
-  if (ts !== undefined) ev.activity(ts);
+  lineActivity(line, ev, true);
   ev.toolResult(line.toString('latin1', idStart, idEnd), failed);
   if (changed && (changed.added > 0 || changed.removed > 0)) ev.lines(changed.added, changed.removed);
   return true;

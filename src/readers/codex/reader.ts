@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineCount, lineTime, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, lineCount, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson } from '../lines.js';
 
@@ -118,8 +118,7 @@ function exitCode(line: Buffer, from: number): number {
  * call it answers and whether it failed. Outputs are large and only these two facts count.
  */
 function toolOutput(line: Buffer, state: CodexState, ev: SessionEvents): void {
-  const ts = lineTime(line);
-  if (ts !== undefined) ev.activity(ts);
+  const ts = lineActivity(line, ev);
   if (state.replayUntil !== undefined && (ts ?? Infinity) <= state.replayUntil) return;
   const at = line.indexOf(CALL_ID);
   const end = at === -1 ? -1 : line.indexOf(34, at + CALL_ID.length);
@@ -165,8 +164,7 @@ function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: Sessi
   const kind = classify(line);
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
   if (kind === undefined) {
-    const ts = lineTime(line);
-    if (ts !== undefined) ev.activity(ts);
+    lineActivity(line, ev);
     return;
   }
   const rec = parseJson(line);
