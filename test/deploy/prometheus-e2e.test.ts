@@ -6,11 +6,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listening, until } from '../helpers/run.js';
 import { alertRules, DASHBOARDS, PROM, read, recordingRules } from './lib.js';
 
-const MAIN = resolve(__dirname, '../../dist/main.js');
 const children: ChildProcess[] = [];
 
 function freePort(): Promise<number> {
@@ -41,19 +41,10 @@ interface ApiResult { status: string; error?: string; data: { resultType: string
 let api: (path: string) => Promise<ApiResult>;
 let exporterTarget: string;
 
-async function until<T>(f: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 beforeAll(async () => {
-  const exporter = await start(process.execPath, [MAIN, 'demo', '--listen-address', '127.0.0.1:0'], /"msg":"listening","address":"([^"]+)"/);
-  exporterTarget = exporter[1]!;
+  const exporter = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
+  children.push(exporter.child);
+  exporterTarget = (await exporter.url).replace('http://', '');
   const dir = mkdtempSync(join(tmpdir(), 'cae-prom-'));
   const config = join(dir, 'prometheus.yml');
   writeFileSync(config, [
@@ -70,7 +61,7 @@ beforeAll(async () => {
     const r = await api(`query?query=${encodeURIComponent('count_over_time(coding_agent_exporter_build_info[1m])')}`);
     const n = Number((r.data.result[0] as { value: [number, string] } | undefined)?.value[1] ?? 0);
     return n >= 5 ? true : undefined;
-  }, 30_000, 'five scrapes');
+  }, 30_000, 'five scrapes', 250);
 }, 60_000);
 
 afterAll(() => {
@@ -148,7 +139,7 @@ describe('dashboards and rules on a real Prometheus', () => {
       const r = (await api('alerts')) as unknown as { data: { alerts: { labels: { alertname: string }; state: string }[] } };
       const s = new Map(r.data.alerts.map((a) => [a.labels.alertname, a.state]));
       return s.has('CodingAgentSessionStuck') && s.has('CodingAgentSessionWaitingForUser') ? s : undefined;
-    }, 20_000, 'alerts');
+    }, 20_000, 'alerts', 250);
     expect(['pending', 'firing']).toContain(states.get('CodingAgentSessionStuck'));
     expect(['pending', 'firing']).toContain(states.get('CodingAgentSessionWaitingForUser'));
     expect(['pending', 'firing']).toContain(states.get('CodingAgentTurnFailed'));

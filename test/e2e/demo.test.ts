@@ -1,26 +1,16 @@
 // `demo` serves live sample sessions: every status a dashboard shows, moving counters.
 
-import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAIN, samples, sum } from '../helpers/run.js';
+import { listening, samples, sum } from '../helpers/run.js';
 
 describe('demo', () => {
-  const child = spawn(process.execPath, [MAIN, 'demo', '--listen-address', '127.0.0.1:0'], { env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
+  const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
   afterAll(() => {
     child.kill('SIGTERM');
   });
-  const url = new Promise<string>((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
-      if (m) resolve(`http://${m[1]}/metrics`);
-    });
-    child.on('exit', (code) => reject(new Error(`demo exited ${code}: ${err}`)));
-  });
 
   it('shows sessions asking, working, delegating and failed, and counters that grow', async () => {
-    const u = await url;
+    const u = `${await url}/metrics`;
     const first = await (await fetch(u)).text();
     const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
     expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envFor, FIXTURES, MAIN, run, sum, tempDir } from '../helpers/run.js';
+import { envFor, FIXTURES, listening, MAIN, run, sum, tempDir, until } from '../helpers/run.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -14,28 +14,10 @@ afterEach(() => {
 });
 
 /** Starts `serve` on a free port; resolves with its base URL once it listens. */
-function serve(home: string, stateDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir], { env: envFor(home) });
+async function serve(home: string, stateDir: string, ...flags: string[]): Promise<string> {
+  const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...flags], envFor(home));
   children.push(child);
-  return new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
-      if (m) resolve({ url: `http://${m[1]}`, child });
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
-}
-
-async function until<T>(f: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return url;
 }
 
 /** How many files a state database has committed offsets for (0 when there is none yet). */
@@ -57,7 +39,7 @@ describe('serve', () => {
   it('answers /metrics, /healthz and / and shows an appended record within 2 seconds', async () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });
-    const { url } = await serve(home, tempDir());
+    const url = await serve(home, tempDir());
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const landing = await fetch(`${url}/`);
     expect(landing.status).toBe(200);
@@ -78,16 +60,7 @@ describe('serve', () => {
 
   it('finds a harness installed after it started, then watches it', async () => {
     const home = tempDir();
-    const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '4'], { env: envFor(home) });
-    children.push(child);
-    const url = await new Promise<string>((resolve) => {
-      let err = '';
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
-        if (m) resolve(`http://${m[1]}`);
-      });
-    });
+    const url = await serve(home, tempDir(), '--rescan-seconds', '4');
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     mkdirSync(dir, { recursive: true });
     const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');

@@ -1,6 +1,6 @@
 // Runs the built binary (dist/main.js) the way a user does.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,4 +42,33 @@ export function sum(text: string, name: string, match: Record<string, string> = 
   return samples(text)
     .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
     .reduce((a, s) => a + s.value, 0);
+}
+
+/**
+ * Starts the binary with `args` (which should include `--listen-address 127.0.0.1:0`); resolves
+ * with its base URL once it logs where it listens. The caller kills the child.
+ */
+export function listening(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(process.execPath, [MAIN, ...args], { env });
+  const url = new Promise<string>((resolve, reject) => {
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
+      if (m) resolve(`http://${m[1]}`);
+    });
+    child.on('exit', (code) => reject(new Error(`exited ${code}: ${err.slice(-2000)}`)));
+  });
+  return { child, url };
+}
+
+/** Polls `f` every `everyMs` until it returns a value (errors count as none); fails after `ms`. */
+export async function until<T>(f: () => Promise<T | undefined>, ms: number, what = 'a condition', everyMs = 20): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
 }
