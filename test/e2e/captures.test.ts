@@ -82,6 +82,12 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'codex/error': { context_tokens: null, context_limit_tokens: null },
 };
 
+// Published list prices in dollars per million tokens, written out by hand (not read from the
+// bundled table) so that a wrong table or a wrong match fails here.
+const LIST_PRICES: Record<string, { input: number; output: number; cacheRead: number; cacheWrite: number }> = {
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+};
+
 describe.each(cases)('$folder/$scenario', ({ home, scenario }) => {
   const expected = JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
   const h = { harness: expected.harness };
@@ -128,13 +134,14 @@ describe.each(cases)('$folder/$scenario', ({ home, scenario }) => {
     if (s.model) expect(sessions[0]!.model).toBe(s.model);
   });
 
-  it('prices known models and reports unknown ones as unpriced', () => {
+  it('prices known models at their list prices and reports unknown ones as unpriced', () => {
     const tokens = s.tokens.input + s.tokens.output + s.tokens.cache_read + (s.tokens.cache_write ?? 0);
     const cost = sum(out.stdout, 'coding_agent_cost_usd_total', h);
     const unpriced = sum(out.stdout, 'coding_agent_exporter_unpriced_tokens_total', h);
-    if (s.model?.startsWith('claude-sonnet-4-5')) {
-      // List prices: $3 input, $15 output, $0.30 cache read, $3.75 cache write per million tokens.
-      const expectedCost = (3 * s.tokens.input + 15 * s.tokens.output + 0.3 * s.tokens.cache_read + 3.75 * (s.tokens.cache_write ?? 0)) / 1e6;
+    const price = s.model ? LIST_PRICES[s.model] : undefined;
+    if (price) {
+      const t = s.tokens;
+      const expectedCost = (price.input * t.input + price.output * t.output + price.cacheRead * t.cache_read + price.cacheWrite * (t.cache_write ?? 0)) / 1e6;
       expect(cost).toBeCloseTo(expectedCost, 12);
       expect(unpriced).toBe(0);
     } else {
