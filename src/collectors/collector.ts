@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { Reader, SessionFile } from '../readers/reader.js';
+import type { Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -121,7 +121,9 @@ export class Collector<S> {
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
   private rootPresent(root: string): boolean {
     try {
-      if (!statSync(root).isDirectory()) throw new Error(`root ${root} is not a folder`);
+      // A root is a folder, or a database file (a harness's store named by its environment).
+      const st = statSync(root);
+      if (!st.isDirectory() && !st.isFile()) throw new Error(`root ${root} is neither a folder nor a file`);
       this.missingRoots.delete(root);
       return true;
     } catch (e) {
@@ -133,6 +135,8 @@ export class Collector<S> {
   }
 
   private readFile(file: SessionFile): boolean {
+    const reader = this.reader;
+    if ('readStore' in reader) return this.readStore(reader, file);
     let st;
     try {
       st = statSync(file.path);
@@ -143,7 +147,7 @@ export class Collector<S> {
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.offset === st.size) return true;
 
     let offset = prev?.offset ?? 0;
-    let state = prev ? (JSON.parse(prev.state) as S) : this.reader.initialState(file);
+    let state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
     let replayUntil = 0;
     if (prev && (prev.ino !== st.ino || st.size < prev.offset)) {
       // Replaced or shrunk: read again from the start. Lines of the same history are only replayed.
@@ -151,16 +155,16 @@ export class Collector<S> {
       const same = prev.head !== undefined && st.size >= headLength && headHash(file.path, headLength) === prev.head;
       replayUntil = same ? Math.min(prev.offset, st.size) : 0;
       offset = 0;
-      state = this.reader.initialState(file);
+      state = reader.initialState(file);
       this.log.info('file replaced, reading again', { collector: this.name, path: file.path, sameHistory: same });
     }
 
-    const sessionOf = () => this.reader.sessionOf?.(file, state) ?? file.sessionId;
+    const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
     const events = this.store.events(this.reader.harness, sessionOf, this.name, (reason) => this.skip(reason));
     const result = readLines(file.path, offset, (line, at) => {
       this.store.muted = at < replayUntil;
       try {
-        this.reader.readLine(line, state, file, events);
+        reader.readLine(line, state, file, events);
       } catch (e) {
         this.skip('reader_error');
         this.log.warn('reader failed on a record', { collector: this.name, path: file.path, offset: at, error: String(e) });
@@ -184,6 +188,32 @@ export class Collector<S> {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
     }
+    return true;
+  }
+
+  /**
+   * A store (a database) holds many sessions and finds its own changes: its reader keeps the
+   * cursor in the state, which is committed with the changes it made.
+   */
+  private readStore(reader: StoreReader<S>, file: SessionFile): boolean {
+    const prev = this.tracked.get(file.path);
+    const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
+    const sinks = new Map<string, SessionEvents>();
+    const eventsOf = (id: string): SessionEvents => {
+      let e = sinks.get(id);
+      if (!e) sinks.set(id, (e = this.store.events(reader.harness, () => id, this.name, (reason) => this.skip(reason))));
+      return e;
+    };
+    try {
+      if (!reader.readStore(file, state, eventsOf)) return true;
+    } catch (e) {
+      // The cursor stays where it was: the next scan reads the same records again, deduplicated.
+      this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
+      return false;
+    }
+    const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
+    this.tracked.set(file.path, row);
+    this.store.stageFile(row, 0);
     return true;
   }
 

@@ -3,6 +3,8 @@
 
 import { claudeCode } from '../readers/claude-code/reader.js';
 import { codex } from '../readers/codex/reader.js';
+import { kilo } from '../readers/kilo/reader.js';
+import { opencode } from '../readers/opencode/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -10,4 +12,6 @@ import type { HarnessId } from '../session/types.js';
 export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'claude-code': claudeCode,
   codex,
+  opencode,
+  kilo,
 };

@@ -6,6 +6,15 @@ export function obj(v: unknown): Json | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 }
 
+/** Parses a text as a JSON object, or returns undefined. */
+export function jsonObject(text: string): Json | undefined {
+  try {
+    return obj(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+}
+
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }

@@ -13,9 +13,11 @@ export interface SessionEvents {
   activity(ts: number): void;
   /**
    * Tokens of one model request made at `ts` (ms), or the not yet counted part of it. `tierInput`
-   * is the request's whole prompt size, which selects long-context price tiers.
+   * is the request's whole prompt size, which selects long-context price tiers. `costUsd` is the
+   * request's cost as the harness recorded it, where it records one: it is used instead of the
+   * list price.
    */
-  usage(model: string, delta: Usage, tierInput: number, ts: number): void;
+  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number): void;
   context(model: string, tokens: number, limit?: number): void;
   prompt(ts: number): void;
   turnStarted(ts: number): void;
@@ -42,16 +44,22 @@ export interface SessionFile {
   sessionId: string;
 }
 
-export interface Reader<State> {
+interface ReaderBase<State> {
   readonly harness: HarnessId;
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
-  /** The folders under a root where session files change (watched; nothing else is). */
+  /** The paths under a root where session data changes (watched; nothing else is). */
   watchPaths(root: string): string[];
-  /** The session files under a root; only directory listings, no file content. */
+  /** The session files (or stores) under a root; only directory listings, no file content. */
   listFiles(root: string): SessionFile[];
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */
   initialState(file: SessionFile): State;
+  /** Live process state per session id, where the harness publishes it. */
+  processes?(root: string): Map<string, ProcessState>;
+}
+
+/** A reader of append-only JSONL files: the collector hands it every complete new line. */
+export interface LineReader<State> extends ReaderBase<State> {
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
   /**
@@ -59,6 +67,18 @@ export interface Reader<State> {
    * names its parent); `file.sessionId` otherwise.
    */
   sessionOf?(file: SessionFile, state: State): string;
-  /** Live process state per session id, where the harness publishes it. */
-  processes?(root: string): Map<string, ProcessState>;
 }
+
+/**
+ * A reader of a store that is not append-only (a SQLite database, a tree of JSON files updated in
+ * place) holding many sessions: it finds what changed since the cursor in its state itself,
+ * read-only, and reports each record to the events of the session it belongs to. Everything it
+ * reports again after a crash (records after the last committed cursor) must be deduplicated
+ * with `firstTime`.
+ */
+export interface StoreReader<State> extends ReaderBase<State> {
+  /** Returns false when the store had not changed since `state` (nothing is committed then). */
+  readStore(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
+}
+
+export type Reader<State> = LineReader<State> | StoreReader<State>;

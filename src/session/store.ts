@@ -162,7 +162,7 @@ export class SessionStore {
         if (ts > s.lastActivityAt) s.lastActivityAt = ts;
         if (ts < s.startedAt) s.startedAt = ts;
       },
-      usage(model, u, tierInput, ts) {
+      usage(model, u, tierInput, ts, recordedCost) {
         if (store.muted) return;
         const s = session();
         const c = usageCounters(s.project, model);
@@ -172,7 +172,7 @@ export class SessionStore {
         store.bump(c.cacheWrite, u.cacheWrite);
         store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
-        const cost = store.prices.cost(model, u, tierInput, ts);
+        const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
           store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
           s.unpriced = true;

@@ -1,7 +1,7 @@
 // Incremental reading against a real state database: what a long-running exporter sees when
 // harnesses append, rewrite and delete files, and when it restarts.
 
-import { appendFileSync, mkdirSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -115,10 +115,10 @@ describe('collector', () => {
 
   it('reports a root it cannot read as a failure, and a missing root as none', async () => {
     const t = setup();
-    const notADir = join(tempDir(), 'file');
-    writeFileSync(notADir, '');
+    const loop = join(tempDir(), 'loop'); // stat fails with ELOOP, as an unreadable root would
+    symlinkSync(loop, loop);
     const db = new StateDb(tempDir());
-    const broken = new Collector('claude-code', claudeCode, [notADir], t.store, db, quiet);
+    const broken = new Collector('claude-code', claudeCode, [loop], t.store, db, quiet);
     await broken.scan();
     expect(broken.stats.success).toBe(false);
     const missing = new Collector('claude-code', claudeCode, [join(tempDir(), 'nope')], t.store, db, quiet);

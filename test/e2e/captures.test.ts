@@ -80,6 +80,14 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'codex/text': { context_tokens: 1234 + 56, context_limit_tokens: 258_400 },
   'codex/tool': { context_tokens: 1300 + 60, context_limit_tokens: 258_400 },
   'codex/error': { context_tokens: null, context_limit_tokens: null },
+  // OpenCode and Kilo: the last call's input + cache read + cache write; the fake model has no
+  // known window and OpenCode stores none.
+  'opencode/text': { context_tokens: 445 + 789, context_limit_tokens: null },
+  'opencode/tool': { context_tokens: 400 + 900, context_limit_tokens: null },
+  'opencode/error': { context_tokens: null, context_limit_tokens: null },
+  'kilo/text': { context_tokens: 445 + 789, context_limit_tokens: null },
+  'kilo/tool': { context_tokens: 400 + 900, context_limit_tokens: null },
+  'kilo/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
+import { kilo } from '../../src/readers/kilo/reader.js';
+import { opencode } from '../../src/readers/opencode/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -9,9 +11,11 @@ import { readerConformance } from './conformance.js';
 readerConformance(claudeCode, join(FIXTURES, 'captures/claude-code/tool/.claude'));
 readerConformance(claudeCode, join(FIXTURES, 'captures/claude-code-2.1.197/tool/.claude'));
 readerConformance(codex, join(FIXTURES, 'captures/codex/tool/.codex'));
+readerConformance(opencode, join(FIXTURES, 'captures/opencode/tool/.local/share/opencode'));
+readerConformance(kilo, join(FIXTURES, 'captures/kilo-cli/tool/.local/share/kilo'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'kilo', 'opencode']);
   });
 });

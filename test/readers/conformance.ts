@@ -1,14 +1,15 @@
 // The conformance suite every reader passes: what the rest of the exporter relies on, whatever
 // the harness's format.
 
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Reader, SessionFile } from '../../src/readers/reader.js';
+import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
 import { recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
-function readAll<S>(reader: Reader<S>, file: SessionFile, lines: Buffer[], state = reader.initialState(file)) {
+function readAll<S>(reader: LineReader<S>, file: SessionFile, lines: Buffer[], state = reader.initialState(file)) {
   const r = recorder();
   for (const l of lines) reader.readLine(l, state, file, r.events);
   return { ...r, state };
@@ -30,10 +31,10 @@ export function readerConformance<S>(reader: Reader<S>, root: string): void {
       for (const f of files) expect(f.sessionId).toMatch(/\S/);
     });
 
-    it('watches the folders its session files are in, under the root', () => {
+    it('watches its session files or the folders they are in, under the root', () => {
       const watched = reader.watchPaths(root);
       for (const w of watched) expect(w.startsWith(root)).toBe(true);
-      for (const f of files) expect(watched.some((w) => f.path.startsWith(`${w}/`))).toBe(true);
+      for (const f of files) expect(watched.some((w) => f.path === w || f.path.startsWith(`${w}/`))).toBe(true);
     });
 
     it('finds nothing (and does not throw) under a missing root', () => {
@@ -51,45 +52,116 @@ export function readerConformance<S>(reader: Reader<S>, root: string): void {
       for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|settings|config\.toml/);
     });
 
-    it('reports the session, its activity and its working directory', () => {
-      for (const f of files) {
-        const { log } = readAll(reader, f, linesOf(f.path));
-        expect(log.some(([e]) => e === 'activity')).toBe(true);
-        expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
-      }
-    });
+    if ('readLine' in reader) lineConformance(reader, files);
+    else storeConformance(reader, files);
+  });
+}
 
-    it('gives the same events read in one go or line by line across restarts (state survives JSON)', () => {
-      for (const f of files) {
-        const lines = linesOf(f.path);
-        const whole = readAll(reader, f, lines);
-        const r = recorder();
-        let state = reader.initialState(f);
-        for (const l of lines) {
-          state = JSON.parse(JSON.stringify(state)) as S; // persisted and restored between every line
-          reader.readLine(l, state, f, r.events);
-        }
-        expect(r.log).toEqual(whole.log);
-      }
-    });
+/** What a reader of append-only lines guarantees. */
+function lineConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
+  it('reports the session, its activity and its working directory', () => {
+    for (const f of files) {
+      const { log } = readAll(reader, f, linesOf(f.path));
+      expect(log.some(([e]) => e === 'activity')).toBe(true);
+      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
+    }
+  });
 
-    it('skips bad records with a reason and never throws', () => {
-      const f = files[0]!;
-      const bad = ['{"type":"assistant","message":', 'not json', '[]', 'null', '{"type":"user"}', '{"type":"assistant","message":{"usage":7}}',
-        '{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":"x"}}}', '{"timestamp":"yesterday","type":"system"}',
-        '\u0000\u00ff{', '{"type":"session_meta","payload":[]}', '{"type":"response_item","payload":{"type":"function_call_output"}}'];
-      const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
-      expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
-      for (const [e] of log) expect(['skipped', 'activity', 'meta']).toContain(e);
-    });
-
-    it('reports token usage only with non-negative integer counts', () => {
-      for (const f of files) {
-        for (const [e, , usage] of readAll(reader, f, linesOf(f.path)).log) {
-          if (e !== 'usage') continue;
-          for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
-        }
+  it('gives the same events read in one go or line by line across restarts (state survives JSON)', () => {
+    for (const f of files) {
+      const lines = linesOf(f.path);
+      const whole = readAll(reader, f, lines);
+      const r = recorder();
+      let state = reader.initialState(f);
+      for (const l of lines) {
+        state = JSON.parse(JSON.stringify(state)) as S; // persisted and restored between every line
+        reader.readLine(l, state, f, r.events);
       }
-    });
+      expect(r.log).toEqual(whole.log);
+    }
+  });
+
+  it('skips bad records with a reason and never throws', () => {
+    const f = files[0]!;
+    const bad = ['{"type":"assistant","message":', 'not json', '[]', 'null', '{"type":"user"}', '{"type":"assistant","message":{"usage":7}}',
+      '{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":"x"}}}', '{"timestamp":"yesterday","type":"system"}',
+      '\u0000\u00ff{', '{"type":"session_meta","payload":[]}', '{"type":"response_item","payload":{"type":"function_call_output"}}'];
+    const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
+    expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
+    for (const [e] of log) expect(['skipped', 'activity', 'meta']).toContain(e);
+  });
+
+  it('reports token usage only with non-negative integer counts', () => {
+    for (const f of files) {
+      for (const [e, , usage] of readAll(reader, f, linesOf(f.path)).log) {
+        if (e !== 'usage') continue;
+        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+      }
+    }
+  });
+}
+
+function readStore<S>(reader: StoreReader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
+  const changed = reader.readStore(file, state, () => r.events);
+  return { ...r, state, changed };
+}
+
+/** Every file under a folder with its content hash. */
+function hashes(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const p = join(e.parentPath, e.name);
+    if (e.isFile()) out[p] = createHash('sha1').update(readFileSync(p)).digest('hex');
+  }
+  return out;
+}
+
+const COUNTED = ['usage', 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult', 'lines', 'compaction'];
+
+/** What a reader of a store (a database) guarantees. */
+function storeConformance<S>(reader: StoreReader<S>, files: SessionFile[]): void {
+  it('reports the sessions, their activity and their working directory', () => {
+    for (const f of files) {
+      const { log, changed } = readStore(reader, f);
+      expect(changed).toBe(true);
+      expect(log.some(([e]) => e === 'activity')).toBe(true);
+      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
+    }
+  });
+
+  it('reports nothing when the store has not changed, also with its state restored from JSON', () => {
+    for (const f of files) {
+      const first = readStore(reader, f);
+      const state = JSON.parse(JSON.stringify(first.state)) as S;
+      const again = readStore(reader, f, recorder(), state);
+      expect(again.changed).toBe(false);
+      expect(again.log).toEqual([]);
+    }
+  });
+
+  it('counts nothing twice when the whole store is read again (a crash before the cursor was committed)', () => {
+    for (const f of files) {
+      const r = recorder();
+      readStore(reader, f, r);
+      const before = r.log.length;
+      readStore(reader, f, r);
+      expect(r.log.slice(before).filter(([e]) => COUNTED.includes(e))).toEqual([]);
+    }
+  });
+
+  it('reports token usage only with non-negative integer counts', () => {
+    for (const f of files) {
+      for (const [e, , usage] of readStore(reader, f).log) {
+        if (e !== 'usage') continue;
+        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+      }
+    }
+  });
+
+  it('leaves every byte of the store as it was', () => {
+    const dirs = [...new Set(files.map((f) => dirname(f.path)))];
+    const before = dirs.map(hashes);
+    for (const f of files) readStore(reader, f);
+    expect(dirs.map(hashes)).toEqual(before);
   });
 }

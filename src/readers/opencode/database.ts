@@ -1,0 +1,130 @@
+// Reading an OpenCode (or Kilo) database incrementally: the sessions changed since the cursor,
+// plus the sessions whose turn is still open (their parts stream without touching the session
+// row), and of each only the message and part rows updated since the cursor.
+
+import { jsonObject } from '../fields.js';
+import type { SessionEvents } from '../reader.js';
+import { columnsOf, selectList, type Db } from '../sqlite.js';
+import { readMessage, readPart, turnLines, type Target } from './records.js';
+import { readV2Sessions } from './database-v2.js';
+
+export interface DbState {
+  /** storeSignature at the last read. */
+  sig?: string;
+  /** Rows updated at or after this time (ms) are read. */
+  since: number;
+  /** Sessions with a turn still open, by id, with the time of their last row. */
+  live: Record<string, number>;
+}
+
+// Rows are read again this far back: a writer stamps a row before it commits it, so a row of
+// another process may appear after a newer one was read. Reading a row twice counts nothing twice.
+const OVERLAP_MS = 5000;
+// An open turn with no row for this long was abandoned (the process died): its session is no
+// longer read on every change.
+const LIVE_MS = 2 * 3600 * 1000;
+
+interface SessionRow {
+  id: string;
+  parent_id: string | null;
+  directory: string | null;
+  time_updated: number;
+}
+
+/** The root session of each session (subagent sessions fold into the session that started them). */
+export function rootFinder(db: Db, tables: string[]): (id: string) => string {
+  const lookups = tables.map((t) => db.prepare(`SELECT parent_id FROM ${t} WHERE id = ?`).pluck());
+  const memo = new Map<string, string>();
+  const parentOf = (id: string): string | undefined => {
+    for (const q of lookups) {
+      const p = q.get(id) as string | null | undefined;
+      if (p !== undefined) return p ?? undefined;
+    }
+    return undefined;
+  };
+  return (id) => {
+    let root = memo.get(id);
+    if (root !== undefined) return root;
+    root = id;
+    for (let depth = 0, p = parentOf(id); p && depth < 16; depth++, p = parentOf(p)) root = p;
+    memo.set(id, root);
+    return root;
+  };
+}
+
+/** Reads the rows changed since `state.since` and moves the cursor on. */
+export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: string) => SessionEvents): void {
+  const since = state.since;
+  let newest = since;
+  const seen = (t: number | null) => {
+    if (typeof t === 'number' && t > newest) newest = t;
+  };
+  const sessionCols = columnsOf(db, 'session');
+  const v2 = columnsOf(db, 'session_v2');
+  const rootOf = rootFinder(db, [...(v2.size ? ['session_v2'] : []), ...(sessionCols.has('parent_id') ? ['session'] : [])]);
+
+  if (v2.size) readV2Sessions(db, v2, state, rootOf, eventsOf, seen);
+  if (!sessionCols.has('id') || !sessionCols.has('time_updated')) return finish(state, newest);
+
+  // 2.x keeps sessions carried over from 1.x in `session_v2` under the same id: read them there.
+  const notV2 = v2.size ? 'AND id NOT IN (SELECT id FROM session_v2)' : '';
+  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])}
+    FROM session WHERE time_updated >= ? ${notV2} ORDER BY time_updated`).all(since) as SessionRow[];
+  const liveIds = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id));
+  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])} FROM session WHERE id = ?`);
+  const sessions = [...changed, ...liveIds.map((id) => byId.get(id) as SessionRow | undefined).filter((s) => s !== undefined)];
+  for (const id of liveIds) if (!sessions.some((s) => s.id === id)) delete state.live[id]; // deleted
+
+  const messageCols = columnsOf(db, 'message');
+  const partCols = columnsOf(db, 'part');
+  const messages = db.prepare(`SELECT id, time_created, time_updated, data FROM message
+    WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id`);
+  const parts = partCols.has('session_id') ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, p.data,
+    json_extract(m.data, '$.role') AS role, json_extract(m.data, '$.modelID') AS model
+    FROM part p LEFT JOIN message m ON m.id = p.message_id
+    WHERE p.session_id = ? AND p.time_updated >= ? ORDER BY p.time_created, p.id`) : undefined;
+  const messageData = db.prepare('SELECT data FROM message WHERE id = ?').pluck();
+  if (!messageCols.has('data')) return finish(state, newest);
+
+  for (const s of sessions) {
+    seen(s.time_updated);
+    const root = rootOf(s.id);
+    const t: Target = { events: eventsOf(root), child: root !== s.id };
+    if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+    t.events.activity(s.time_updated);
+
+    type Row = { id: string; time_created: number; time_updated: number; data: string; message_id?: string; role?: string | null; model?: string | null };
+    // In the order they were written: a message before its parts.
+    const rows = [...(messages.all(s.id, since) as Row[]), ...((parts?.all(s.id, since) ?? []) as Row[])]
+      .sort((a, b) => a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined));
+    let open: boolean | undefined;
+    for (const r of rows) {
+      seen(r.time_updated);
+      const data = jsonObject(r.data);
+      if (!data) {
+        t.events.skipped('parse_error');
+        continue;
+      }
+      if (r.message_id === undefined) {
+        const m = readMessage(t, r.id, data, r.time_updated);
+        open = m.open;
+        if (m.ended) countTurnLines(t, m.ended, messageData.get(m.ended) as string | undefined);
+      } else {
+        readPart(t, r.id, r.message_id, r.role ?? undefined, r.model ?? undefined, data, r.time_updated);
+      }
+    }
+    if (open === true) state.live[s.id] = Math.max(state.live[s.id] ?? 0, s.time_updated, ...rows.map((r) => r.time_updated));
+    else if (open === false) delete state.live[s.id];
+  }
+  finish(state, newest);
+}
+
+function countTurnLines(t: Target, userMessageId: string, data: string | undefined): void {
+  const lines = data ? turnLines(jsonObject(data) ?? {}) : undefined;
+  if (lines && (lines.added || lines.removed) && t.events.firstTime(`lines:${userMessageId}`)) t.events.lines(lines.added, lines.removed);
+}
+
+function finish(state: DbState, newest: number): void {
+  state.since = Math.max(state.since, newest - OVERLAP_MS);
+  for (const [id, at] of Object.entries(state.live)) if (newest - at > LIVE_MS) delete state.live[id];
+}

@@ -1,0 +1,60 @@
+// OpenCode and its fork Kilo: sessions in a SQLite database in the data folder (`opencode.db`,
+// `opencode-<channel>.db`; Kilo: `kilo.db`, `kilo-<channel>.db`), or a database named by
+// OPENCODE_DB / KILO_DB. The data folder is `$XDG_DATA_HOME/<app>`, else `~/.local/share/<app>`,
+// on every OS. Credentials (`auth.json`) and everything else there are never opened.
+
+import { statSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
+import { listDir } from '../dir.js';
+import type { SessionFile, StoreReader } from '../reader.js';
+import { readDatabase, storeSignature } from '../sqlite.js';
+import type { HarnessId } from '../../session/types.js';
+import { readDatabaseRows, type DbState } from './database.js';
+
+export interface Family {
+  harness: HarnessId;
+  /** The folder name under the data folder, and the database's base name. */
+  app: string;
+  /** The environment variable that names another database. */
+  dbEnv: string;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbState> {
+  const dbName = new RegExp(`^${app}(-[A-Za-z0-9._-]+)?\\.db$`);
+  const databases = (root: string): string[] =>
+    isFile(root) ? [root] : listDir(root).filter((e) => e.isFile && dbName.test(e.name)).map((e) => e.path);
+  return {
+    harness,
+    defaultRoots(env, home) {
+      const data = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), app);
+      // A database named by the environment is a root of its own: a root may be a database file.
+      const named = env[dbEnv];
+      const extra = named && named !== ':memory:' ? [isAbsolute(named) ? named : join(data, named)] : [];
+      return [data, ...extra];
+    },
+    // The databases and their write-ahead logs: rows land in the `-wal` first.
+    watchPaths: (root) => {
+      const dbs = isFile(root) ? [root] : [...new Set([join(root, `${app}.db`), ...databases(root)])];
+      return dbs.flatMap((db) => [db, `${db}-wal`]);
+    },
+    listFiles: (root) => databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
+    initialState: () => ({ since: 0, live: {} }),
+    readStore(file, state, eventsOf) {
+      const sig = storeSignature(file.path);
+      if (sig === undefined || sig === state.sig) return false;
+      readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf));
+      state.sig = sig;
+      return true;
+    },
+  };
+}
+
+export const opencode = openCodeFamily({ harness: 'opencode', app: 'opencode', dbEnv: 'OPENCODE_DB' });

@@ -1,0 +1,126 @@
+// What OpenCode 1.x messages and parts mean, wherever they are stored (the database's `message`
+// and `part` rows, or the JSON files of the storage before 1.2): the same objects either way.
+// Rows are read again when they change (streaming updates them in place), so everything that
+// counts is reported once per record id.
+
+import { num, obj, str, type Json } from '../fields.js';
+import type { SessionEvents } from '../reader.js';
+import type { TurnOutcome, Usage } from '../../session/types.js';
+import { classifyTool } from './tools.js';
+
+/** The session a record is reported to: its own, or its root's for a subagent's session. */
+export interface Target {
+  events: SessionEvents;
+  /** A subagent's session: its tokens and tools count for the root; its turns and prompts do not. */
+  child: boolean;
+}
+
+/**
+ * OpenCode's `tokens` of one call, in the contract's terms. OpenCode already leaves cache reads
+ * out of `input`. Whether `reasoning` is inside `output` changed across versions and providers;
+ * `total`, where recorded, tells: equal to input + output + cache, reasoning was inside.
+ */
+export function usageOf(tokens: Json): Usage {
+  const cache = obj(tokens.cache) ?? {};
+  const input = num(tokens.input);
+  const out = num(tokens.output);
+  const cacheRead = num(cache.read);
+  const cacheWrite = num(cache.write);
+  const reasoning = num(tokens.reasoning);
+  const inside = typeof tokens.total === 'number' && tokens.total === input + out + cacheRead + cacheWrite;
+  return { input, output: inside ? out : out + reasoning, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
+}
+
+/**
+ * One model call's tokens, counted once under `key`, with OpenCode's recorded cost where it has
+ * one (it records 0 for subscription providers: those are priced at list prices).
+ */
+export function countCall(t: Target, key: string, tokens: Json, model: string, ts: number, cost: number): void {
+  if (!t.events.firstTime(key)) return;
+  const u = usageOf(tokens);
+  const prompt = u.input + u.cacheRead + u.cacheWrite;
+  t.events.usage(model, u, prompt, ts, cost > 0 ? cost : undefined);
+  if (!t.child) t.events.context(model, prompt);
+}
+
+/** How a finished assistant message ends its turn, if it does (a `tool-calls` finish goes on). */
+function turnOutcome(data: Json): TurnOutcome | undefined {
+  const error = obj(data.error);
+  if (error) return str(error.name) === 'MessageAbortedError' ? 'interrupted' : 'failed';
+  const finish = str(data.finish);
+  return finish && finish !== 'tool-calls' ? 'completed' : undefined;
+}
+
+/** What a message says of its session's turn. */
+export interface MessageResult {
+  /** The turn is still open after this message. */
+  open: boolean;
+  /** The turn ended with this message, first seen now: the id of the user message it answered. */
+  ended?: string;
+}
+
+export function readMessage(t: Target, id: string, data: Json, updated: number): MessageResult {
+  const ev = t.events;
+  ev.activity(updated);
+  const created = num(obj(data.time)?.created) || updated;
+  if (data.role === 'user') {
+    if (!t.child && ev.firstTime(`turn:${id}`)) ev.turnStarted(created);
+    return { open: true };
+  }
+  if (data.role !== 'assistant') {
+    ev.skipped('unknown_shape');
+    return { open: false };
+  }
+  const model = str(data.modelID);
+  if (model && !t.child) ev.meta({ model });
+  const completed = num(obj(data.time)?.completed);
+  const outcome = completed ? turnOutcome(data) : undefined;
+  if (!outcome) return { open: true };
+  if (t.child || !ev.firstTime(`end:${id}`)) return { open: false };
+  ev.turnEnded(outcome, completed);
+  return { open: false, ended: str(data.parentID) };
+}
+
+/** A part of a message whose role and model the caller looked up. */
+export function readPart(t: Target, id: string, messageId: string, role: string | undefined, model: string | undefined, data: Json, updated: number): void {
+  const ev = t.events;
+  ev.activity(updated);
+  switch (data.type) {
+    case 'text':
+      // The person's prompt; synthetic text is what OpenCode adds (file contents, reminders).
+      if (role === 'user' && !t.child && data.synthetic !== true && data.ignored !== true && ev.firstTime(`prompt:${messageId}`)) ev.prompt(updated);
+      return;
+    case 'step-finish': {
+      const tokens = obj(data.tokens);
+      if (!tokens || !model) return ev.skipped('unknown_shape');
+      return countCall(t, `step:${id}`, tokens, model, updated, num(data.cost));
+    }
+    case 'tool': {
+      const callId = str(data.callID);
+      const name = str(data.tool);
+      const status = str(obj(data.state)?.status);
+      if (!callId || !name || !status) return ev.skipped('unknown_shape');
+      const call = classifyTool(name);
+      if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
+      if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
+      return;
+    }
+    case 'compaction':
+      if (ev.firstTime(`compaction:${id}`)) ev.compaction();
+      return;
+    default:
+  }
+}
+
+/** Lines a turn changed, from the per-turn diff summary OpenCode keeps on the user message. */
+export function turnLines(data: Json): { added: number; removed: number } | undefined {
+  const diffs = obj(data.summary)?.diffs;
+  if (!Array.isArray(diffs)) return undefined;
+  let added = 0;
+  let removed = 0;
+  for (const d of diffs) {
+    added += num(obj(d)?.additions);
+    removed += num(obj(d)?.deletions);
+  }
+  return { added, removed };
+}

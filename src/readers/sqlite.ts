@@ -1,0 +1,109 @@
+// Read-only access to a harness's SQLite database while the harness keeps writing to it.
+//
+// better-sqlite3 is built without URI filenames, so `mode=ro` is spelled as its `readonly`
+// option (the same SQLITE_OPEN_READONLY flag); `immutable` is never used, since it would hide the
+// rows still in the `-wal`. A read-only connection to a WAL database whose `-wal` does not exist
+// (no writer has it open) would create the `-wal` and `-shm` beside it: such a database is
+// quiescent, so it is read from a private copy instead and the harness's folder is left as it was.
+
+import Database from 'better-sqlite3';
+import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+/** The size and mtime of a database and its `-wal`: when it is unchanged, nothing was written. */
+export function storeSignature(path: string): string | undefined {
+  const part = (p: string) => {
+    try {
+      const st = statSync(p);
+      return `${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch {
+      return '-';
+    }
+  };
+  const db = part(path);
+  return db === '-' ? undefined : `${db}/${part(`${path}-wal`)}`;
+}
+
+/** Whether the database header says WAL (file format versions 2 at offsets 18 and 19). */
+function walMode(path: string): boolean {
+  const header = Buffer.alloc(20);
+  const fd = openSync(path, 'r');
+  try {
+    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Errors a reader meets while a writer checkpoints or recovers the WAL; they pass on their own.
+const TRANSIENT = /^SQLITE_(BUSY|LOCKED|PROTOCOL|IOERR)/;
+const ATTEMPTS = 4;
+
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Runs `read` in one read transaction (a consistent snapshot) on a read-only connection, retrying
+ * the transient errors of a concurrent checkpoint a few times before giving up (the caller's next
+ * scan tries again). The connection is closed before returning: holding it would keep the
+ * writer's checkpoints from completing.
+ */
+export function readDatabase<T>(path: string, read: (db: Db) => T): T {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return readOnce(path, read);
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      if (attempt >= ATTEMPTS || typeof code !== 'string' || !TRANSIENT.test(code)) throw e;
+      pause(25 * attempt);
+    }
+  }
+}
+
+function readOnce<T>(path: string, read: (db: Db) => T): T {
+  let copyDir: string | undefined;
+  let file = path;
+  if (walMode(path) && !exists(`${path}-wal`)) {
+    copyDir = mkdtempSync(join(tmpdir(), 'cae-db-'));
+    file = join(copyDir, 'copy.db');
+    const before = storeSignature(path);
+    copyFileSync(path, file);
+    // A writer that started and checkpointed during the copy may have torn it.
+    if (storeSignature(path) !== before) {
+      rmSync(copyDir, { recursive: true, force: true });
+      throw Object.assign(new Error('database changed while it was copied'), { code: 'SQLITE_BUSY_COPY' });
+    }
+  }
+  // A short busy timeout: the read blocks the event loop while it waits.
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 200 });
+  try {
+    return db.transaction(() => read(db))();
+  } finally {
+    db.close();
+    if (copyDir) rmSync(copyDir, { recursive: true, force: true });
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The columns of a table (none when it does not exist): queries name only columns that exist. */
+export function columnsOf(db: Db, table: string): Set<string> {
+  const rows = db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[];
+  return new Set(rows.map((r) => r.name));
+}
+
+/** A SELECT list naming only the columns a table has (NULL for a missing one). */
+export function selectList(have: Set<string>, wanted: readonly string[]): string {
+  return wanted.map((c) => (have.has(c) ? c : `NULL AS ${c}`)).join(', ');
+}
