@@ -13,18 +13,29 @@ import { join } from 'node:path';
 
 export type Db = Database.Database;
 
-/** The size and mtime of a database and its `-wal`: when it is unchanged, nothing was written. */
-export function storeSignature(path: string): string | undefined {
+// A change within this long of a read may share its mtime with an earlier one (coarse file system
+// clocks), and a write into a reused WAL does not change its size: such a store is read again.
+const SETTLE_MS = 2000;
+
+/**
+ * The size and mtime of a database and its `-wal`, or undefined when the database is gone. The
+ * store changed since a read that saw `previous` unless this is the same and old enough.
+ */
+export function storeChanged(path: string, previous: string | undefined): { changed: boolean; signature?: string } {
+  let newest = 0;
   const part = (p: string) => {
     try {
       const st = statSync(p);
+      newest = Math.max(newest, st.mtimeMs);
       return `${st.ino}:${st.size}:${st.mtimeMs}`;
     } catch {
       return '-';
     }
   };
   const db = part(path);
-  return db === '-' ? undefined : `${db}/${part(`${path}-wal`)}`;
+  if (db === '-') return { changed: false };
+  const signature = `${db}/${part(`${path}-wal`)}`;
+  return { changed: signature !== previous || Date.now() - newest < SETTLE_MS, signature };
 }
 
 /** Whether the database header says WAL (file format versions 2 at offsets 18 and 19). */
@@ -70,10 +81,10 @@ function readOnce<T>(path: string, read: (db: Db) => T): T {
   if (walMode(path) && !exists(`${path}-wal`)) {
     copyDir = mkdtempSync(join(tmpdir(), 'cae-db-'));
     file = join(copyDir, 'copy.db');
-    const before = storeSignature(path);
+    const before = storeChanged(path, undefined).signature;
     copyFileSync(path, file);
     // A writer that started and checkpointed during the copy may have torn it.
-    if (storeSignature(path) !== before) {
+    if (storeChanged(path, undefined).signature !== before) {
       rmSync(copyDir, { recursive: true, force: true });
       throw Object.assign(new Error('database changed while it was copied'), { code: 'SQLITE_BUSY_COPY' });
     }

@@ -9,7 +9,7 @@ import { readMessage, readPart, turnLines, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';
 
 export interface DbState {
-  /** storeSignature at the last read. */
+  /** The store's signature at the last read (see storeChanged). */
   sig?: string;
   /** Rows updated at or after this time (ms) are read. */
   since: number;

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
-import { readDatabase, storeSignature } from '../sqlite.js';
+import { readDatabase, storeChanged } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
 import { readDatabaseRows, type DbState } from './database.js';
 
@@ -48,10 +48,10 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
     listFiles: (root) => databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
     initialState: () => ({ since: 0, live: {} }),
     readStore(file, state, eventsOf) {
-      const sig = storeSignature(file.path);
-      if (sig === undefined || sig === state.sig) return false;
+      const { changed, signature } = storeChanged(file.path, state.sig);
+      if (!changed) return false;
       readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf));
-      state.sig = sig;
+      state.sig = signature;
       return true;
     },
   };

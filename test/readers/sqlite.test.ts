@@ -1,0 +1,102 @@
+// Reading a harness's SQLite store while the harness writes to it: read-only, never in its way.
+
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { opencode } from '../../src/readers/opencode/reader.js';
+import type { DbState } from '../../src/readers/opencode/database.js';
+import { readDatabase } from '../../src/readers/sqlite.js';
+import type { Usage } from '../../src/session/types.js';
+import { recorder } from '../helpers/events.js';
+import { OpenCodeDb, T0, tokens } from '../helpers/opencode-db.js';
+
+const hash = (p: string) => createHash('sha1').update(readFileSync(p)).digest('hex');
+const count = (path: string) => readDatabase(path, (db) => db.prepare('SELECT count(*) FROM part').pluck().get());
+
+function withRows(db: OpenCodeDb, n: number): void {
+  db.session('s1', 0);
+  db.assistant('s1', 'a1', 1);
+  for (let i = 0; i < n; i++) db.part('s1', 'a1', `p${i}`, 2 + i, { type: 'step-finish', cost: 0, tokens: tokens(1, 1, 0, 0) });
+}
+
+describe('read-only SQLite access', () => {
+  it('reads the rows still in the -wal of a database a harness has open, leaving the database and its -wal as they were', () => {
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 5);
+    const before = { db: hash(db.path), wal: hash(`${db.path}-wal`) };
+    expect(count(db.path)).toBe(5);
+    expect({ db: hash(db.path), wal: hash(`${db.path}-wal`) }).toEqual(before);
+    db.close();
+  });
+
+  it('reads a WAL database nobody has open without creating a -wal or -shm beside it', () => {
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 3);
+    db.close();
+    const files = readdirSync(dirname(db.path));
+    expect(existsSync(`${db.path}-wal`)).toBe(false);
+    const before = hash(db.path);
+    expect(count(db.path)).toBe(3);
+    expect(readdirSync(dirname(db.path))).toEqual(files);
+    expect(hash(db.path)).toBe(before);
+  });
+
+  it('fails with the database\'s error when a file is not a database (the next scan tries again)', () => {
+    const db = new OpenCodeDb();
+    db.close();
+    expect(() => readDatabase(`${db.path}.missing`, () => 0)).toThrow();
+  });
+
+  it('keeps up with another process writing, never failing and never making the writer wait', async () => {
+    const db = new OpenCodeDb({ wal: true });
+    db.session('s1', 0);
+    db.assistant('s1', 'a1', 1);
+    db.close();
+    // The writer has no busy timeout: any lock a read held in its way would fail an insert.
+    const writer = spawn(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new Database(${JSON.stringify(db.path)}, { timeout: 0 });
+      db.pragma('journal_mode = WAL');
+      const insert = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)');
+      const data = JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } });
+      let written = 0, errors = 0;
+      const end = Date.now() + 1500;
+      while (Date.now() < end) {
+        try { const t = ${T0} + 10 + written; insert.run('p' + written, 'a1', 's1', t, t, data); written++; } catch (e) { errors++; }
+        if (written % 50 === 0) db.pragma('wal_checkpoint(PASSIVE)');
+        const until = Date.now() + 2; while (Date.now() < until);
+      }
+      console.log(JSON.stringify({ written, errors }));
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    writer.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const done = new Promise<void>((resolve) => writer.on('exit', () => resolve()));
+    let exited = false;
+    void done.then(() => (exited = true));
+
+    const file = { path: db.path, sessionId: 'opencode.db' };
+    const r = recorder();
+    let state: DbState = opencode.initialState(file);
+    let reads = 0;
+    const inputs = () => r.log.filter(([e]) => e === 'usage').reduce((a, [, , u]) => a + (u as Usage).input, 0);
+    let seenWhileWriting = 0;
+    while (!exited) {
+      state = JSON.parse(JSON.stringify(state)) as DbState;
+      opencode.readStore(file, state, () => r.events);
+      reads++;
+      if (!exited) seenWhileWriting = inputs();
+      await sleep(10);
+    }
+    await done;
+    opencode.readStore(file, state, () => r.events);
+    const { written, errors } = JSON.parse(out) as { written: number; errors: number };
+    expect(errors).toBe(0);
+    expect(written).toBeGreaterThan(100);
+    expect(reads).toBeGreaterThan(10);
+    expect(seenWhileWriting).toBeGreaterThan(0);
+    expect(inputs()).toBe(written);
+  }, 20_000);
+});
