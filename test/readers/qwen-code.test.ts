@@ -125,6 +125,9 @@ describe('Qwen Code prompts and turns', () => {
   it('end a turn that gave up after errors as failed at the next prompt, and ignore subagent errors', () => {
     const r = read([user(0, 'a'), apiError(1, 500), apiError(2, 400, { subagent_name: 'explore' }), user(9, 'b')]);
     expect(outcomes(r.log)).toEqual(['failed']);
+    // Attempts that failed outside a turn do not count toward the next one's.
+    const between = read([...Array.from({ length: 6 }, (_, i) => apiError(i + 1, 500)), user(9, 'a'), apiError(10, 500)]);
+    expect(outcomes(between.log)).toEqual([]);
   });
 
   it('take an explicit turn result where the CLI writes one', () => {

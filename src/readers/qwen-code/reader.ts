@@ -140,6 +140,7 @@ function prompt(rec: Json, parts: (Json | undefined)[], ts: number, state: QwenS
   // The CLI takes one prompt at a time: a turn still open was cut short (or gave up after errors).
   endTurn(state, ev, state.failedAttempts > 0 ? 'failed' : 'interrupted', ts);
   state.turnOpen = true;
+  state.failedAttempts = 0;
   ev.turnStarted(ts);
 }
 
