@@ -5,6 +5,7 @@ import { claudeCode } from '../readers/claude-code/reader.js';
 import { codex } from '../readers/codex/reader.js';
 import { kilo } from '../readers/kilo/reader.js';
 import { opencode } from '../readers/opencode/reader.js';
+import { qwenCode } from '../readers/qwen-code/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -14,4 +15,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   codex,
   opencode,
   kilo,
+  'qwen-code': qwenCode,
 };

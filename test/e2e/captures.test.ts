@@ -72,7 +72,9 @@ describe('privacy', () => {
 
 // Context in use after the last answer, from the usage the fake server served (captures' README):
 // Anthropic counts input + cache read + cache write of the last request; Codex the last request's
-// total (input, cache included, plus output). Limits: the model's window, or what Codex records.
+// total (input, cache included, plus output); Qwen Code the last prompt (cache included). Limits:
+// the model's window, or what the harness records (Codex; Qwen Code from 0.24). Keyed by capture
+// folder where versions differ, else by harness.
 const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tokens: number | null }> = {
   'claude-code/text': { context_tokens: 1234 + 789 + 100, context_limit_tokens: 200_000 },
   'claude-code/tool': { context_tokens: 1300 + 900 + 50, context_limit_tokens: 200_000 },
@@ -88,6 +90,12 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'kilo/text': { context_tokens: 445 + 789, context_limit_tokens: null },
   'kilo/tool': { context_tokens: 400 + 900, context_limit_tokens: null },
   'kilo/error': { context_tokens: null, context_limit_tokens: null },
+  'qwen-code/text': { context_tokens: 1234, context_limit_tokens: 262_144 },
+  'qwen-code/tool': { context_tokens: 1300, context_limit_tokens: 262_144 },
+  'qwen-code/error': { context_tokens: null, context_limit_tokens: null },
+  'qwen-code-0.15.10/text': { context_tokens: 1234, context_limit_tokens: null },
+  'qwen-code-0.15.10/tool': { context_tokens: 1300, context_limit_tokens: null },
+  'qwen-code-0.15.10/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the
@@ -96,7 +104,7 @@ const LIST_PRICES: Record<string, { input: number; output: number; cacheRead: nu
   'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
 };
 
-describe.each(cases)('$folder/$scenario', ({ home, scenario }) => {
+describe.each(cases)('$folder/$scenario', ({ folder, home, scenario }) => {
   const expected = JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
   const h = { harness: expected.harness };
   const out = run(['once', '--state-dir', tempDir()], envFor(home));
@@ -137,7 +145,7 @@ describe.each(cases)('$folder/$scenario', ({ home, scenario }) => {
     const sessions = JSON.parse(r.stdout) as { status: string; project: string; model: string | null; git_branch: string | null }[];
     expect(sessions).toHaveLength(1);
     expect(sessions[0]!.status).toBe(s.final_status);
-    expect(sessions[0]).toMatchObject(CONTEXT[`${expected.harness}/${scenario}`] ?? {});
+    expect(sessions[0]).toMatchObject(CONTEXT[`${folder}/${scenario}`] ?? CONTEXT[`${expected.harness}/${scenario}`] ?? {});
     expect(sessions[0]!.project).toBe(s.project);
     if (s.model) expect(sessions[0]!.model).toBe(s.model);
   });

@@ -3,6 +3,7 @@ import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { kilo } from '../../src/readers/kilo/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
+import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -13,9 +14,11 @@ readerConformance(claudeCode, join(FIXTURES, 'captures/claude-code-2.1.197/tool/
 readerConformance(codex, join(FIXTURES, 'captures/codex/tool/.codex'));
 readerConformance(opencode, join(FIXTURES, 'captures/opencode/tool/.local/share/opencode'));
 readerConformance(kilo, join(FIXTURES, 'captures/kilo-cli/tool/.local/share/kilo'));
+readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
+readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'kilo', 'opencode']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'kilo', 'opencode', 'qwen-code']);
   });
 });

@@ -1,0 +1,29 @@
+// Qwen Code's tool names (older names where they were renamed), mapped to the metric contract's
+// tool kinds.
+
+import type { ToolCall } from '../reader.js';
+import type { ToolKind } from '../../session/types.js';
+
+const KINDS: Record<string, ToolKind> = {
+  read_file: 'read', read_many_files: 'read', list_directory: 'read', lsp: 'read',
+  glob: 'search', grep_search: 'search', search_file_content: 'search', web_search: 'search', tool_search: 'search',
+  edit: 'edit', replace: 'edit', write_file: 'edit',
+  run_shell_command: 'execute', skill: 'execute',
+  web_fetch: 'fetch',
+  task: 'agent', agent: 'agent',
+  todo_write: 'plan', exit_plan_mode: 'plan',
+  ask_user_question: 'communicate',
+};
+
+export function classifyTool(name: string): ToolCall {
+  // MCP tools are named `mcp__<server>__<tool>`, or `<server>__<tool>` when names collide.
+  const parts = name.replace(/^mcp__/, '').split('__');
+  if (parts.length > 1) return { tool: `mcp:${parts[0]}`, kind: 'other' };
+  const kind = KINDS[name] ?? 'other';
+  const call: ToolCall = { tool: kind === 'other' ? 'other' : name, kind };
+  if (name === 'ask_user_question') call.waits = 'question';
+  // exit_plan_mode shows the plan and waits for the user to approve it.
+  else if (name === 'exit_plan_mode') call.waits = 'approval';
+  else if (kind === 'agent') call.waits = 'subagents';
+  return call;
+}
