@@ -6,6 +6,7 @@ import { codex } from '../readers/codex/reader.js';
 import { kilo } from '../readers/kilo/reader.js';
 import { opencode } from '../readers/opencode/reader.js';
 import { qwenCode } from '../readers/qwen-code/reader.js';
+import { copilotCli } from '../readers/copilot-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -16,4 +17,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   opencode,
   kilo,
   'qwen-code': qwenCode,
+  'copilot-cli': copilotCli,
 };

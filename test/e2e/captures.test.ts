@@ -75,6 +75,8 @@ describe('privacy', () => {
 // total (input, cache included, plus output); Qwen Code the last prompt (cache included). Limits:
 // the model's window, or what the harness records (Codex; Qwen Code from 0.24). Keyed by capture
 // folder where versions differ, else by harness.
+// total (input, cache included, plus output); Copilot CLI the last request's prompt (cache
+// included). Limits: the model's window, or what Codex records, or Copilot's prompt budget.
 const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tokens: number | null }> = {
   'claude-code/text': { context_tokens: 1234 + 789 + 100, context_limit_tokens: 200_000 },
   'claude-code/tool': { context_tokens: 1300 + 900 + 50, context_limit_tokens: 200_000 },
@@ -96,12 +98,17 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'qwen-code-0.15.10/text': { context_tokens: 1234, context_limit_tokens: null },
   'qwen-code-0.15.10/tool': { context_tokens: 1300, context_limit_tokens: null },
   'qwen-code-0.15.10/error': { context_tokens: null, context_limit_tokens: null },
+  'copilot-cli/text': { context_tokens: 1234, context_limit_tokens: 64_000 },
+  'copilot-cli/tool': { context_tokens: 1300, context_limit_tokens: 64_000 },
+  'copilot-cli/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the
 // bundled table) so that a wrong table or a wrong match fails here.
 const LIST_PRICES: Record<string, { input: number; output: number; cacheRead: number; cacheWrite: number }> = {
   'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+  // OpenAI charges no cache write premium: written cache is billed as input.
+  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
 };
 
 describe.each(cases)('$folder/$scenario', ({ folder, home, scenario }) => {

@@ -4,6 +4,7 @@ import { codex } from '../../src/readers/codex/reader.js';
 import { kilo } from '../../src/readers/kilo/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -16,9 +17,10 @@ readerConformance(opencode, join(FIXTURES, 'captures/opencode/tool/.local/share/
 readerConformance(kilo, join(FIXTURES, 'captures/kilo-cli/tool/.local/share/kilo'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
+readerConformance(copilotCli, join(FIXTURES, 'captures/copilot-cli/tool/.copilot'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'kilo', 'opencode', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'kilo', 'opencode', 'qwen-code']);
   });
 });

@@ -7,6 +7,7 @@ import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
 import { countPatchLines, firstTypeOf, lineCount, lineActivity, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
+import { pidAlive } from '../process.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
 
@@ -283,22 +284,13 @@ function processes(root: string): Map<string, ProcessState> {
       const pid = typeof rec?.pid === 'number' ? rec.pid : Number(name.slice(0, -5));
       const sessionId = str(rec?.sessionId);
       const status = str(rec?.status);
-      if (!sessionId || (status !== 'busy' && status !== 'idle' && status !== 'waiting') || !alive(pid)) continue;
+      if (!sessionId || (status !== 'busy' && status !== 'idle' && status !== 'waiting') || !pidAlive(pid)) continue;
       live.set(sessionId, { status, waitingFor: str(rec?.waitingFor) });
     } catch {
       // A registry file being rewritten or removed: the next scan reads it.
     }
   }
   return live;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export const claudeCode: Reader<ClaudeState> = {

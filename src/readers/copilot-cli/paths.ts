@@ -1,0 +1,51 @@
+// Where Copilot CLI keeps its files: `session-state/<session>/events.jsonl` (the older flat layout:
+// `session-state/<session>.jsonl`) and, when the user points the OpenTelemetry file exporter there,
+// `otel/*.jsonl`. `session-store.db`, `config.json`, `mcp-config.json` and `logs/` are never opened.
+
+import { basename, join } from 'node:path';
+import type { SessionFile } from '../reader.js';
+import type { ProcessState } from '../../session/types.js';
+import { listDir } from '../dir.js';
+import { pidAlive } from '../process.js';
+
+export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
+  return [env.COPILOT_HOME || join(home, '.copilot')];
+}
+
+export const watchPaths = (root: string): string[] => [join(root, 'session-state'), join(root, 'otel')];
+
+/** An OpenTelemetry export file holds spans of many sessions: each line names its own. */
+export const OTEL_PREFIX = 'otel:';
+
+export function listFiles(root: string): SessionFile[] {
+  const files: SessionFile[] = [];
+  for (const e of listDir(join(root, 'session-state'))) {
+    if (e.isFile && e.name.endsWith('.jsonl')) files.push({ path: e.path, sessionId: basename(e.name, '.jsonl') });
+    else if (e.isDirectory && listDir(e.path).some((f) => f.isFile && f.name === 'events.jsonl')) {
+      files.push({ path: join(e.path, 'events.jsonl'), sessionId: e.name });
+    }
+  }
+  for (const e of listDir(join(root, 'otel'))) {
+    if (e.isFile && /\.jsonl?$/.test(e.name)) files.push({ path: e.path, sessionId: `${OTEL_PREFIX}${e.name}` });
+  }
+  return files;
+}
+
+const LOCK = /^inuse\.(\d+)\.lock$/;
+
+/**
+ * `session-state/<session>/inuse.<pid>.lock` marks a session a live process has open. It says
+ * nothing of what the process does: `idle` keeps the session fresh while the process lives and
+ * leaves its status to the log. A lock a crash left behind names a dead pid and is ignored.
+ */
+export function processes(root: string): Map<string, ProcessState> {
+  const live = new Map<string, ProcessState>();
+  for (const dir of listDir(join(root, 'session-state'))) {
+    if (!dir.isDirectory) continue;
+    for (const e of listDir(dir.path)) {
+      const m = e.isFile ? LOCK.exec(e.name) : null;
+      if (m && pidAlive(Number(m[1]))) live.set(dir.name, { status: 'idle' });
+    }
+  }
+  return live;
+}

@@ -1,0 +1,346 @@
+// GitHub Copilot CLI event logs: `session-state/<session>/events.jsonl`, one
+// `{type, data, id, timestamp, parentId}` event per line, plus the optional OpenTelemetry file
+// export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
+
+import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
+import { addUsage, maxUsage, minusUsage, ZERO_USAGE, type Usage } from '../../session/types.js';
+import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
+import { parseJson } from '../lines.js';
+import { readSpan } from './otel.js';
+import { defaultRoots, listFiles, OTEL_PREFIX, processes, watchPaths } from './paths.js';
+import { classifyTool } from './tools.js';
+
+export interface CopilotState {
+  /** A file of the OpenTelemetry export, and the session its last span named. */
+  otel?: { session?: string };
+  model?: string;
+  /**
+   * Tokens this log accounts for, per model: per-call records, per-message output, and what the
+   * cumulative shutdown totals added. Shutdown totals count only what exceeds them.
+   */
+  counted: Record<string, Usage>;
+  /** The log has per-call `session.usage_record` events (newer CLIs): its messages' output is not counted. */
+  perCall?: true;
+  /**
+   * A call of this session was counted from the OpenTelemetry export, whose input and cache tokens
+   * this log cannot subtract: its shutdown totals are not added, which would count them twice.
+   */
+  external?: true;
+  /** Lines changed as the last shutdown totals said (cumulative, like the tokens). */
+  linesCounted?: { added: number; removed: number };
+  /** Tool names the model asked for, by call id, until the call asks permission or starts. */
+  requested: Record<string, string>;
+  /** Calls counted and not yet completed, by call id. */
+  calls: Record<string, ToolCall>;
+  /** Permission requests waiting for an answer: the call each is for. */
+  permissions: Record<string, string>;
+  /** The main agent's last answer asked for no tool: the round's end ends the turn. */
+  answered?: boolean;
+}
+
+// Events worth looking at; all others (system prompts, reasoning, hooks, notices) are skipped
+// on their bytes. The envelope's type is the first of these in a line: nested objects carry
+// other types (`function`, `file`, `agent_completed`).
+const KNOWN = new Set([
+  'session.start', 'session.resume', 'session.context_changed', 'session.model_change', 'user.message',
+  'assistant.turn_start', 'assistant.turn_end', 'assistant.message', 'session.usage_record', 'tool.execution_start',
+  'tool.execution_complete', 'permission.requested', 'permission.completed', 'session.error', 'abort',
+  'session.task_complete', 'session.compaction_complete', 'session.shutdown',
+]);
+const TYPE_MARK = Buffer.from('"type":"');
+
+function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: SessionEvents): void {
+  if (state.otel) {
+    const otel = state.otel;
+    return readSpan(line, ev, (id) => void (otel.session = id));
+  }
+  const type = firstTypeOf(line, KNOWN);
+  // The envelope's timestamp follows its data, which may hold timestamps of its own.
+  if (type === 'tool.execution_start') return toolStart(line, state, ev);
+  if (type === 'tool.execution_complete') return toolComplete(line, state, ev);
+  if (type === undefined) {
+    if (!line.includes(TYPE_MARK)) return notAnEvent(line, ev);
+    lineActivity(line, ev, true);
+    return;
+  }
+  const rec = parseJson(line);
+  const d = obj(rec?.data);
+  if (!rec || !d) return ev.skipped(rec ? 'unknown_shape' : 'parse_error');
+  const ts = time(rec.timestamp) ?? Date.now();
+  ev.activity(ts);
+  // A subagent's events are inline, marked by the `task` call that runs it.
+  const sub = rec.agentId !== undefined || d.parentToolCallId !== undefined;
+  switch (type) {
+    case 'session.start':
+    case 'session.resume': {
+      const context = obj(d.context);
+      const model = str(d.selectedModel);
+      if (model && model !== 'auto') state.model = model;
+      return ev.meta({ cwd: str(context?.cwd), gitBranch: str(context?.branch), model: state.model });
+    }
+    case 'session.context_changed':
+      return ev.meta({ cwd: str(d.cwd), gitBranch: str(d.branch) });
+    case 'session.model_change': {
+      const model = str(d.newModel);
+      if (model && model !== 'auto') state.model = model;
+      return ev.meta({ model: state.model });
+    }
+    case 'user.message':
+      return sub ? undefined : userMessage(rec, d, ts, ev);
+    case 'assistant.turn_start':
+      if (sub) return;
+      state.answered = false;
+      return ev.turnStarted(ts);
+    case 'assistant.turn_end':
+      // A round that ran tools is followed by another; the round whose answer asked for none ends the turn.
+      return !sub && state.answered ? endTurn('completed', ts, state, ev) : undefined;
+    case 'assistant.message':
+      return assistantMessage(d, sub, ts, state, ev);
+    case 'session.usage_record':
+      return usageRecord(d, sub, ts, state, ev);
+    case 'permission.requested':
+      return permissionRequested(d, state, ev);
+    case 'permission.completed':
+      return permissionCompleted(d, state, ev);
+    case 'session.error':
+      // The request failed after the CLI's own retries: the turn ends with it.
+      return sub ? undefined : endTurn('failed', ts, state, ev);
+    case 'abort':
+      return endTurn('interrupted', ts, state, ev);
+    case 'session.task_complete':
+      return endTurn(d.success === false ? 'failed' : 'completed', ts, state, ev);
+    case 'session.compaction_complete': {
+      if (d.success === false) return;
+      ev.compaction();
+      const after = num(d.postCompactionTokens);
+      if (after && state.model) ev.context(state.model, after, num(d.tokenLimit) || undefined);
+      return;
+    }
+    case 'session.shutdown':
+      return shutdown(rec, d, ts, state, ev);
+  }
+}
+
+/** A line without any event type: broken JSON, or JSON of another shape. */
+function notAnEvent(line: Buffer, ev: SessionEvents): void {
+  ev.skipped(parseJson(line) ? 'unknown_shape' : 'parse_error');
+}
+
+function endTurn(outcome: 'completed' | 'failed' | 'interrupted', ts: number, state: CopilotState, ev: SessionEvents): void {
+  state.answered = false;
+  state.requested = {};
+  ev.turnEnded(outcome, ts);
+}
+
+/**
+ * A prompt typed by the person. Skill-injected messages (`source`), autopilot continuations and
+ * subagent prompts are not. A log copied into another file (the flat layout's migration) repeats
+ * event ids: a prompt counts once.
+ */
+function userMessage(rec: Json, d: Json, ts: number, ev: SessionEvents): void {
+  const source = str(d.source);
+  if ((source !== undefined && source !== 'user') || d.isAutopilotContinuation === true) return;
+  const id = str(rec.id);
+  if (id && !ev.firstTime(`prompt:${id}`)) return;
+  ev.prompt(ts);
+  ev.turnStarted(ts);
+}
+
+function assistantMessage(d: Json, sub: boolean, ts: number, state: CopilotState, ev: SessionEvents): void {
+  const requests = Array.isArray(d.toolRequests) ? d.toolRequests.map(obj) : [];
+  for (const r of requests) {
+    const id = str(r?.toolCallId);
+    const name = str(r?.name);
+    if (id && name) state.requested[id] = name;
+  }
+  if (!sub) state.answered = requests.length === 0;
+  const output = num(d.outputTokens);
+  // Older CLIs record only each message's output tokens; their other tokens arrive at shutdown.
+  if (output === 0 || state.perCall) return;
+  const model = str(d.model) ?? state.model ?? 'unknown';
+  const call = str(d.apiCallId);
+  const fresh = !call || ev.firstTime(`call:${call}`);
+  if (!fresh) {
+    state.external = true;
+    return;
+  }
+  count(model, { ...ZERO_USAGE, output }, 0, ts, state, ev);
+}
+
+/** Adds a model's tokens to what this log accounts for, and reports them. */
+function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true): void {
+  state.counted[model] = addUsage(state.counted[model] ?? ZERO_USAGE, u);
+  if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts);
+}
+
+/** Copilot's usage (`inputTokens` includes cache reads and writes) in the metric contract's semantics. */
+function usageOf(u: Json): Usage {
+  const cacheRead = num(u.cacheReadTokens);
+  const cacheWrite = num(u.cacheWriteTokens);
+  return {
+    input: Math.max(0, num(u.inputTokens) - cacheRead - cacheWrite),
+    output: num(u.outputTokens),
+    cacheRead,
+    cacheWrite,
+    cacheWrite1h: 0,
+    reasoning: num(u.reasoningTokens),
+  };
+}
+
+/**
+ * One model call (`session.usage_record`, newer CLIs): every token type, exactly. A call the
+ * OpenTelemetry export or a copy of this log already counted is not reported again, but is still
+ * accounted for, so the shutdown totals do not add it either.
+ */
+function usageRecord(d: Json, sub: boolean, ts: number, state: CopilotState, ev: SessionEvents): void {
+  const u = obj(d.usage);
+  const model = str(u?.model);
+  if (!u || !model) return ev.skipped('unknown_shape');
+  state.perCall = true;
+  if (!sub && model !== state.model) {
+    state.model = model;
+    ev.meta({ model });
+  }
+  const call = str(u.apiCallId) ?? str(obj(u.accounting)?.usageId);
+  const prompt = num(u.inputTokens);
+  count(model, usageOf(u), prompt, ts, state, ev, !call || ev.firstTime(`call:${call}`));
+  // The prompt of the main agent's last call is the context in use; the CLI's prompt budget its limit.
+  if (!sub) ev.context(model, prompt, num(u.maxPromptTokens) || undefined);
+  quotas(obj(u.quotaSnapshots), ev);
+}
+
+/** Premium-request quotas (`{<quota>: {usedRequests, entitlementRequests, resetDate}}`), where recorded. */
+function quotas(q: Json | undefined, ev: SessionEvents): void {
+  for (const [name, v] of Object.entries(q ?? {})) {
+    const s = obj(v);
+    const entitled = num(s?.entitlementRequests);
+    if (!s || entitled === 0 || s.isUnlimitedEntitlement === true) continue;
+    const resets = time(s.resetDate);
+    ev.usageLimit(name, Math.min(1, num(s.usedRequests) / entitled), resets === undefined ? undefined : resets / 1000);
+  }
+}
+
+/**
+ * `session.shutdown`, at the end of each process run: per-model totals, cumulative over the whole
+ * session (resumed runs included). Only what they exceed of what this log already accounted for
+ * is counted: nothing more with per-call records, the input and cache tokens with older CLIs that
+ * recorded only output per message. Totals never go backwards, and nothing counts twice.
+ */
+function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: SessionEvents): void {
+  const id = str(rec.id);
+  const fresh = (!id || ev.firstTime(`shutdown:${id}`)) && !state.external;
+  for (const [model, m] of Object.entries(obj(d.modelMetrics) ?? {})) {
+    const u = obj(obj(m)?.usage);
+    if (!u) continue;
+    const total = usageOf(u);
+    const before = state.counted[model] ?? ZERO_USAGE;
+    state.counted[model] = maxUsage(before, total);
+    const delta = minusUsage(total, before);
+    // The requests' average prompt selects a long-context price tier, if the model has one.
+    const requests = num(obj(obj(m)?.requests)?.count) || 1;
+    if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, num(u.inputTokens) / requests, ts);
+  }
+  const changes = obj(d.codeChanges);
+  if (changes) {
+    const before = state.linesCounted ?? { added: 0, removed: 0 };
+    const now = { added: Math.max(before.added, num(changes.linesAdded)), removed: Math.max(before.removed, num(changes.linesRemoved)) };
+    state.linesCounted = now;
+    if (fresh && now.added + now.removed > before.added + before.removed) ev.lines(now.added - before.added, now.removed - before.removed);
+  }
+  // The process ended: a turn still open did not finish.
+  endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
+}
+
+const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
+const TOOL_NAME = Buffer.from('"toolName":"');
+const MCP_SERVER = Buffer.from('"mcpServerName":"');
+const SUCCESS = Buffer.from('"success":');
+const EXIT_CODE = Buffer.from('"exitCode":');
+
+/** The value of the first `"key":"value"` after `from`, from the line's bytes (ids and names hold no escapes). */
+function stringAt(line: Buffer, key: Buffer, from = 0): { value: string; end: number } | undefined {
+  const at = line.indexOf(key, from);
+  if (at === -1) return undefined;
+  const start = at + key.length;
+  const end = line.indexOf(34, start);
+  return end === -1 ? undefined : { value: line.toString('utf8', start, end), end };
+}
+
+/**
+ * `tool.execution_start`, read from its bytes (its arguments can be a whole file): the call is
+ * counted, unless its permission request counted it already.
+ */
+function toolStart(line: Buffer, state: CopilotState, ev: SessionEvents): void {
+  lineActivity(line, ev, true);
+  const id = stringAt(line, TOOL_CALL_ID);
+  const name = id && stringAt(line, TOOL_NAME, id.end);
+  if (!id || !name) return ev.skipped('unknown_shape');
+  delete state.requested[id.value];
+  if (state.calls[id.value]) return;
+  const call = classifyTool(name.value, stringAt(line, MCP_SERVER, name.end)?.value);
+  state.calls[id.value] = call;
+  ev.toolCall(id.value, call);
+}
+
+/**
+ * `tool.execution_complete`, read from its bytes (its result is the tool's whole output): which
+ * call it ends and whether it failed, or ran a command that exited with an error.
+ */
+function toolComplete(line: Buffer, state: CopilotState, ev: SessionEvents): void {
+  lineActivity(line, ev, true);
+  const id = stringAt(line, TOOL_CALL_ID);
+  if (!id) return ev.skipped('unknown_shape');
+  const call = state.calls[id.value];
+  // A call never started, or already ended by a denied permission.
+  if (!call) return;
+  delete state.calls[id.value];
+  const success = line.indexOf(SUCCESS, id.end);
+  const exit = line.indexOf(EXIT_CODE, id.end);
+  const code = exit === -1 ? undefined : line[exit + EXIT_CODE.length]!;
+  const failed = (success !== -1 && line[success + SUCCESS.length] === 102) // "f" of false
+    || (code !== undefined && ((code >= 49 && code <= 57) || code === 45)); // an exit code other than 0
+  ev.toolResult(id.value, failed, call);
+}
+
+/**
+ * A call waiting for the user's approval: counted now, as waiting, under the name the model
+ * asked for. Approval ends the wait (the call runs on, counted once); denial ends the call.
+ */
+function permissionRequested(d: Json, state: CopilotState, ev: SessionEvents): void {
+  const request = obj(d.permissionRequest);
+  const id = str(request?.toolCallId);
+  const name = id ? state.requested[id] : undefined;
+  const requestId = str(d.requestId);
+  if (!id || !name || !requestId || state.calls[id]) return;
+  delete state.requested[id];
+  const call = classifyTool(name, request?.kind === 'mcp' ? str(request.serverName) : undefined);
+  state.calls[id] = call;
+  state.permissions[requestId] = id;
+  ev.toolCall(id, { ...call, waits: 'approval' });
+}
+
+function permissionCompleted(d: Json, state: CopilotState, ev: SessionEvents): void {
+  const requestId = str(d.requestId);
+  const id = requestId ? state.permissions[requestId] : undefined;
+  if (!requestId || !id) return;
+  delete state.permissions[requestId];
+  const kind = str(obj(d.result)?.kind) ?? '';
+  const approved = kind.startsWith('approved');
+  const call = state.calls[id];
+  if (!approved) delete state.calls[id];
+  ev.toolResult(id, !approved, call);
+}
+
+export const copilotCli: Reader<CopilotState> = {
+  harness: 'copilot-cli',
+  defaultRoots,
+  watchPaths,
+  listFiles,
+  initialState: (file) => ({
+    ...(file.sessionId.startsWith(OTEL_PREFIX) ? { otel: {} } : {}),
+    counted: {}, requested: {}, calls: {}, permissions: {},
+  }),
+  sessionOf: (file, state) => state.otel?.session ?? file.sessionId,
+  readLine,
+  processes,
+};
