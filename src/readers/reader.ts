@@ -20,6 +20,11 @@ export interface SessionEvents {
   prompt(ts: number): void;
   turnStarted(ts: number): void;
   turnEnded(outcome: TurnOutcome, ts: number): void;
+  /**
+   * The turn last reported ended goes on after all, and its end is not counted again: for
+   * harnesses that write no turn end, where an answer looked final until tool calls followed it.
+   */
+  turnReopened(): void;
   toolCall(id: string, call: ToolCall): void;
   /** A call returned; `call` names it when the result comes after the call was already closed. */
   toolResult(id: string, failed: boolean, call?: ToolCall): void;
