@@ -45,6 +45,11 @@ export interface SessionFile {
   path: string;
   /** The session the file's records belong to (subagent transcripts belong to their parent). */
   sessionId: string;
+  /**
+   * The file is one JSON document the harness rewrites whole on every change, not appended
+   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed.
+   */
+  document?: true;
 }
 
 export interface Reader<State> {
@@ -59,6 +64,12 @@ export interface Reader<State> {
   initialState(file: SessionFile): State;
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  /**
+   * Reads a whole document (`SessionFile.document`), again after every change, from the state the
+   * previous read left: the state remembers what was counted, so that only what is new counts.
+   * Must not throw for bad input.
+   */
+  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
   /**
    * The session a file's records belong to once its records say so (a Codex subagent's rollout
    * names its parent); `file.sessionId` otherwise.
