@@ -3,6 +3,7 @@
 
 import { claudeCode } from '../readers/claude-code/reader.js';
 import { codex } from '../readers/codex/reader.js';
+import { geminiCli } from '../readers/gemini-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -10,4 +11,5 @@ import type { HarnessId } from '../session/types.js';
 export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'claude-code': claudeCode,
   codex,
+  'gemini-cli': geminiCli,
 };
