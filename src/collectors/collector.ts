@@ -3,9 +3,9 @@
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
+import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -22,6 +22,9 @@ export interface CollectorStats {
 // The first bytes of a file identify its history: a file replaced by one with the same beginning
 // was rewritten (its old lines are not counted again); another beginning means a new file.
 const HEAD = 4096;
+// A document file (one JSON document rewritten whole) larger than this is not read (counted as
+// skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
+const MAX_DOCUMENT = 32 << 20;
 
 function headHash(path: string, length: number): string {
   const buf = Buffer.alloc(length);
@@ -143,6 +146,7 @@ export class Collector<S> {
     } catch {
       return true; // removed between listing and reading
     }
+    if (file.document) return this.readDocument(reader, file, st);
     const prev = this.tracked.get(file.path) ?? this.moved(file.path, st.ino);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.offset === st.size) return true;
 
@@ -214,6 +218,45 @@ export class Collector<S> {
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
     this.store.stageFile(row, 0);
+    return true;
+  }
+
+  /**
+   * A file that is one JSON document, rewritten whole (in place or by a rename) on every change:
+   * offsets mean nothing in it, so it is read whole whenever its size or mtime changed (a rewrite
+   * can keep the size), and the reader's state, kept from the previous read, tells what was
+   * already counted. There is no replay and no head identity: the state alone prevents double
+   * counting, also when the document is replaced.
+   */
+  private readDocument(reader: LineReader<S>, file: SessionFile, st: Stats): boolean {
+    const prev = this.tracked.get(file.path);
+    if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return true;
+    const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
+    let bytes: Buffer | undefined;
+    if (st.size > MAX_DOCUMENT) {
+      this.skip('file_too_large');
+    } else {
+      try {
+        bytes = readFileSync(file.path);
+      } catch (e) {
+        this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
+        return false;
+      }
+      const events = this.store.events(reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, this.name, (reason) => this.skip(reason));
+      try {
+        reader.readDocument?.(bytes, state, file, events);
+      } catch (e) {
+        this.skip('reader_error');
+        this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
+      }
+      this.stats.readBytes += bytes.length;
+    }
+    const row: FileRow = {
+      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
+      offset: st.size, state: JSON.stringify(state),
+    };
+    this.tracked.set(file.path, row);
+    this.store.stageFile(row, bytes?.length ?? 0);
     return true;
   }
 

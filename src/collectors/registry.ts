@@ -7,6 +7,7 @@ import { kilo } from '../readers/kilo/reader.js';
 import { opencode } from '../readers/opencode/reader.js';
 import { qwenCode } from '../readers/qwen-code/reader.js';
 import { copilotCli } from '../readers/copilot-cli/reader.js';
+import { geminiCli } from '../readers/gemini-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -18,4 +19,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   kilo,
   'qwen-code': qwenCode,
   'copilot-cli': copilotCli,
+  'gemini-cli': geminiCli,
 };

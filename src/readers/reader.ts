@@ -22,6 +22,11 @@ export interface SessionEvents {
   prompt(ts: number): void;
   turnStarted(ts: number): void;
   turnEnded(outcome: TurnOutcome, ts: number): void;
+  /**
+   * The turn last reported ended goes on after all, and its end is not counted again: for
+   * harnesses that write no turn end, where an answer looked final until tool calls followed it.
+   */
+  turnReopened(): void;
   toolCall(id: string, call: ToolCall): void;
   /** A call returned; `call` names it when the result comes after the call was already closed. */
   toolResult(id: string, failed: boolean, call?: ToolCall): void;
@@ -42,6 +47,11 @@ export interface SessionFile {
   path: string;
   /** The session the file's records belong to (subagent transcripts belong to their parent). */
   sessionId: string;
+  /**
+   * The file is one JSON document the harness rewrites whole on every change, not appended
+   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed.
+   */
+  document?: true;
 }
 
 interface ReaderBase<State> {
@@ -62,6 +72,12 @@ interface ReaderBase<State> {
 export interface LineReader<State> extends ReaderBase<State> {
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  /**
+   * Reads a whole document (`SessionFile.document`), again after every change, from the state the
+   * previous read left: the state remembers what was counted, so that only what is new counts.
+   * Must not throw for bad input.
+   */
+  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
   /**
    * The session a file's records belong to once its records say so (a Codex subagent's rollout
    * names its parent); `file.sessionId` otherwise.

@@ -197,10 +197,17 @@ export class SessionStore {
         const s = session();
         // A turn's end can be written more than once (an answer's end, then the turn summary).
         if (s.turnStartedAt === undefined) return;
-        store.add('turns', { ...hp(), outcome }, 1);
+        if (!s.turnCounted) store.add('turns', { ...hp(), outcome }, 1);
+        s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
         s.turnStartedAt = undefined;
-        s.lastTurn = { outcome, endedAt: ts };
+        delete s.turnCounted;
         s.pendingTools = {};
+      },
+      turnReopened() {
+        const s = session();
+        if (s.turnStartedAt !== undefined || !s.lastTurn) return;
+        s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
+        s.turnCounted = true;
       },
       toolCall(id, call) {
         const s = session();

@@ -83,7 +83,9 @@ export interface Session {
   lastActivityAt: number;
   /** Start (ms) of the turn still running; absent between turns. */
   turnStartedAt?: number;
-  lastTurn?: { outcome: TurnOutcome; endedAt: number };
+  /** The running turn was reopened after its end was counted: its end is not counted again. */
+  turnCounted?: true;
+  lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number };
   /** Tool calls that have not returned yet, by call id. */
   pendingTools: Record<string, ToolCall>;
   contextTokens?: number;

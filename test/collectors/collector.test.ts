@@ -1,7 +1,7 @@
 // Incremental reading against a real state database: what a long-running exporter sees when
 // harnesses append, rewrite and delete files, and when it restarts.
 
-import { appendFileSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -9,7 +9,11 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
+import { obj } from '../../src/readers/fields.js';
+import { parseJson } from '../../src/readers/lines.js';
+import type { Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
+import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -189,5 +193,79 @@ describe('Codex subagent rollouts', () => {
     expect(count('sessionsStarted')).toBe(1);
     expect(count('prompts')).toBe(1);
     expect(count('tokens')).toBe(132);
+  });
+});
+
+describe('document files (one JSON document rewritten whole)', () => {
+  // A toy reader, not any harness's: `{"tokens": {"<request id>": n}}`, the state keeps what was counted per id.
+  interface DocState { counted: Record<string, number> }
+  const docReader: Reader<DocState> = {
+    harness: 'aider',
+    defaultRoots: () => [],
+    watchPaths: (root) => [root],
+    listFiles: (root) => (existsSync(join(root, 'doc.json')) ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true }] : []),
+    initialState: () => ({ counted: {} }),
+    readLine: () => {
+      throw new Error('a document is never read by lines');
+    },
+    readDocument(doc, state, _file, ev) {
+      const tokens = obj(parseJson(doc)?.tokens);
+      if (!tokens) return ev.skipped('parse_error');
+      ev.meta({ cwd: '/src/app' });
+      for (const [id, n] of Object.entries(tokens)) {
+        const before = state.counted[id] ?? 0;
+        if (typeof n === 'number' && n > before) ev.usage('m', { ...ZERO_USAGE, input: n - before }, n, 0);
+        state.counted[id] = Math.max(before, Number(n) || 0);
+      }
+    },
+  };
+  function docSetup(stateDir = tempDir(), root = tempDir()) {
+    const db = new StateDb(stateDir);
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('aider', docReader, [root], store, db, quiet);
+    const input = () => [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    return { collector, input, root, stateDir, path: join(root, 'doc.json') };
+  }
+  const t0Doc = Date.UTC(2026, 10, 30, 10, 0, 0);
+  const later = (path: string, s: number) => utimesSync(path, new Date(t0Doc + s * 1000), new Date(t0Doc + s * 1000));
+
+  it('reads a document again when it is rewritten in place, even at the same size, counting only what is new', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '{"tokens": {"a": 10}}');
+    later(t.path, 1);
+    await t.collector.scan();
+    expect(t.input()).toBe(10);
+    writeFileSync(t.path, '{"tokens": {"a": 15}}'); // same size: only the mtime tells
+    later(t.path, 2);
+    await t.collector.scan();
+    expect(t.input()).toBe(15);
+    const read = t.collector.stats.readBytes;
+    await t.collector.scan(); // unchanged: not read
+    expect(t.collector.stats.readBytes).toBe(read);
+  });
+
+  it('keeps counting from its state when the document is replaced by a rename, and after a restart', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '{"tokens": {"a": 10}}');
+    await t.collector.scan();
+    writeFileSync(`${t.path}.tmp`, '{"tokens": {"a": 10, "b": 5}}');
+    renameSync(`${t.path}.tmp`, t.path);
+    await t.collector.scan();
+    expect(t.input()).toBe(15);
+    const again = docSetup(t.stateDir, t.root);
+    writeFileSync(t.path, '{"tokens": {"a": 10, "b": 5, "c": 1}}');
+    await again.collector.scan();
+    expect(again.input()).toBe(16);
+  });
+
+  it('skips a document over the size limit without reading it, once per change', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '');
+    truncateSync(t.path, 33 << 20); // sparse: no 33 MB written
+    await t.collector.scan();
+    await t.collector.scan();
+    expect(t.collector.stats.skipped.get('file_too_large')).toBe(1);
+    expect(t.collector.stats.readBytes).toBe(0);
+    expect(t.collector.stats.success).toBe(true);
   });
 });

@@ -41,10 +41,12 @@ describe('sessions command', () => {
     expect(r.status).toBe(0);
     const [header, ...rows] = r.stdout.trim().split('\n');
     expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'LAST ACTIVITY', 'SESSION']);
-    expect(rows).toHaveLength(9);
+    expect(rows).toHaveLength(12);
     expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(turn-ended\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(turn-ended\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
+    expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+done \(turn-ended\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/);
+    expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+error \(turn-failed\)/);
   });
 });
 
@@ -71,12 +73,10 @@ describe('privacy', () => {
 });
 
 // Context in use after the last answer, from the usage the fake server served (captures' README):
-// Anthropic counts input + cache read + cache write of the last request; Codex the last request's
-// total (input, cache included, plus output); Qwen Code the last prompt (cache included). Limits:
-// the model's window, or what the harness records (Codex; Qwen Code from 0.24). Keyed by capture
+// Codex counts the last request's total (input, cache included, plus output); every other harness
+// the last request's prompt (input, cache reads and writes). Limits: the model's window, or what
+// the harness records (Codex; Qwen Code from 0.24; Copilot CLI's prompt budget). Keyed by capture
 // folder where versions differ, else by harness.
-// total (input, cache included, plus output); Copilot CLI the last request's prompt (cache
-// included). Limits: the model's window, or what Codex records, or Copilot's prompt budget.
 const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tokens: number | null }> = {
   'claude-code/text': { context_tokens: 1234 + 789 + 100, context_limit_tokens: 200_000 },
   'claude-code/tool': { context_tokens: 1300 + 900 + 50, context_limit_tokens: 200_000 },
@@ -101,6 +101,9 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'copilot-cli/text': { context_tokens: 1234, context_limit_tokens: 64_000 },
   'copilot-cli/tool': { context_tokens: 1300, context_limit_tokens: 64_000 },
   'copilot-cli/error': { context_tokens: null, context_limit_tokens: null },
+  'gemini-cli/text': { context_tokens: 1234, context_limit_tokens: 1_048_576 },
+  'gemini-cli/tool': { context_tokens: 1300, context_limit_tokens: 1_048_576 },
+  'gemini-cli/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the
@@ -109,6 +112,8 @@ const LIST_PRICES: Record<string, { input: number; output: number; cacheRead: nu
   'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
   // OpenAI charges no cache write premium: written cache is billed as input.
   'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2 },
+  // Google publishes no cache-write price (it charges cache storage by the hour); no writes are served.
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.03, cacheWrite: 0 },
 };
 
 describe.each(cases)('$folder/$scenario', ({ folder, home, scenario }) => {

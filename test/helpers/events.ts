@@ -10,7 +10,7 @@ export function recorder(): { events: SessionEvents; log: Recorded[] } {
   const rec = (name: string) => (...args: unknown[]) => void log.push([name, ...args]);
   const events: SessionEvents = {
     meta: rec('meta'), activity: rec('activity'), usage: rec('usage'), context: rec('context'), prompt: rec('prompt'),
-    turnStarted: rec('turnStarted'), turnEnded: rec('turnEnded'), toolCall: rec('toolCall'), toolResult: rec('toolResult'),
+    turnStarted: rec('turnStarted'), turnEnded: rec('turnEnded'), turnReopened: rec('turnReopened'), toolCall: rec('toolCall'), toolResult: rec('toolResult'),
     lines: rec('lines'), compaction: rec('compaction'), usageLimit: rec('usageLimit'), skipped: rec('skipped'),
     firstTime: (k) => !seen.has(k) && Boolean(seen.add(k)),
   };

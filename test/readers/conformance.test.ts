@@ -5,6 +5,7 @@ import { kilo } from '../../src/readers/kilo/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { geminiCli } from '../../src/readers/gemini-cli/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -18,9 +19,10 @@ readerConformance(kilo, join(FIXTURES, 'captures/kilo-cli/tool/.local/share/kilo
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
 readerConformance(copilotCli, join(FIXTURES, 'captures/copilot-cli/tool/.copilot'));
+readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'kilo', 'opencode', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'gemini-cli', 'kilo', 'opencode', 'qwen-code']);
   });
 });

@@ -1,0 +1,265 @@
+// Gemini CLI sessions: `tmp/<project>/chats/session-*.jsonl` (0.39+), a header line, then message
+// records re-appended whole whenever they change, `{"$set": …}` metadata updates and
+// `{"$rewindTo": id}`; before 0.39 `session-*.json`, one JSON document rewritten whole. The real
+// CLI's files are in test/fixtures/captures/gemini-cli.
+
+import { join } from 'node:path';
+import type { Reader, SessionEvents, SessionFile } from '../reader.js';
+import { maxUsage, minusUsage, type TurnOutcome, type Usage } from '../../session/types.js';
+import { lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { parseJson } from '../lines.js';
+import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
+import { changedLines, classifyTool, toolFailed } from './tools.js';
+
+export interface GeminiState {
+  /** A subagent's file: its tokens and tools count for the parent session, its turns do not. */
+  subagent: boolean;
+  /** The session id the header names (a main file's name holds only its first 8 characters). */
+  sessionId?: string;
+  model?: string;
+  /**
+   * The latest answer with tokens, and the tokens counted for it: the CLI re-appends the latest
+   * answer as it attaches tokens and tool calls, and only the latest one changes.
+   */
+  last?: { id: string; counted: Usage };
+  /**
+   * `open` from a prompt; `answered` once an answer in text ended it, which tool calls written
+   * afterwards prove premature (the CLI writes no turn end, and an answer's tool calls only once
+   * they ran).
+   */
+  turn?: 'open' | 'answered';
+  /** The prompt still waiting for its first answer: if a rewrite of the message list drops it, its request failed. */
+  prompt?: string;
+  /** Documents: messages before this time (ms) were read already (the document is read whole on every change). */
+  until?: number;
+}
+
+const SET = Buffer.from('{"$set":');
+const REWIND = Buffer.from('{"$rewindTo":');
+const MESSAGES = Buffer.from('"messages":');
+// A `user` record that carries tool responses back to the model, not a prompt (a message
+// record's keys are written in the order id, timestamp, type, content).
+const TOOL_RESPONSE = Buffer.from('"type":"user","content":[{"functionResponse":');
+const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'warning', 'error']);
+// What a user message starts with when it is not a typed prompt (the CLI's own rule for what a
+// resumed session shows): slash commands, and context the CLI adds.
+const NOT_PROMPT = ['/', '?', '<session_context>', '<hook_context>'];
+
+function readLine(line: Buffer, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
+  if (startsWith(line, SET)) return metadataUpdate(line, state, ev);
+  // A rewind drops messages from the conversation; what they cost stays spent.
+  if (startsWith(line, REWIND)) return;
+  // Message records say their type before their content; the header has none.
+  const type = nextType(line, 0)?.value;
+  if (type === 'user' && line.includes(TOOL_RESPONSE)) {
+    lineActivity(line, ev);
+    return continueTurn(state, ev);
+  }
+  if (type === 'warning') {
+    lineActivity(line, ev);
+    return;
+  }
+  const rec = parseJson(line);
+  if (!rec) return ev.skipped('parse_error');
+  if (type === undefined) return header(rec, state, file, ev);
+  message(rec, state, ev);
+}
+
+function startsWith(line: Buffer, prefix: Buffer): boolean {
+  return line.length >= prefix.length && line.subarray(0, prefix.length).equals(prefix);
+}
+
+/** The first record (written again on resume), or a legacy document's top level. */
+function header(rec: Json, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
+  const sessionId = str(rec.sessionId);
+  if (!sessionId) return ev.skipped('unknown_shape');
+  // First, as it names the session the file's records belong to.
+  state.sessionId ??= sessionId;
+  const start = time(rec.startTime);
+  if (start !== undefined) ev.activity(start);
+  ev.meta({ cwd: projectRoot(file, str(rec.projectHash)) });
+}
+
+/**
+ * `{"$set": {…}}`. Only a rewrite of the whole message list matters, and only while a prompt waits
+ * for its first answer: when a request fails the CLI rolls the history back to before the prompt
+ * and writes no error, so a list without the prompt is the failed turn.
+ */
+function metadataUpdate(line: Buffer, state: GeminiState, ev: SessionEvents): void {
+  if (state.prompt === undefined || !line.includes(MESSAGES)) return;
+  const set = obj(parseJson(line)?.$set);
+  if (!set || !Array.isArray(set.messages)) return ev.skipped('unknown_shape');
+  droppedPrompt(set.messages, time(set.lastUpdated), state, ev);
+}
+
+function droppedPrompt(messages: unknown[], ts: number | undefined, state: GeminiState, ev: SessionEvents): void {
+  if (state.prompt === undefined || messages.some((m) => obj(m)?.id === state.prompt)) return;
+  endTurn('failed', ts ?? Date.now(), state, ev);
+}
+
+function message(m: Json, state: GeminiState, ev: SessionEvents): void {
+  const id = str(m.id);
+  const ts = time(m.timestamp);
+  if (!id || ts === undefined || !MESSAGE_TYPES.has(String(m.type))) return ev.skipped('unknown_shape');
+  ev.activity(ts);
+  switch (m.type) {
+    case 'user':
+      return userMessage(m, id, ts, state, ev);
+    case 'gemini':
+      return answer(m, id, ts, state, ev);
+    case 'error':
+      // An error the UI showed (an API error, an exhausted quota) ends the turn it happened in.
+      return endTurn('failed', ts, state, ev);
+    case 'info':
+      if (m.content === 'Request cancelled.') endTurn('interrupted', ts, state, ev);
+      return;
+  }
+}
+
+function userMessage(m: Json, id: string, ts: number, state: GeminiState, ev: SessionEvents): void {
+  const parts = Array.isArray(m.content) ? m.content : [];
+  if (parts.some((p) => obj(p)?.functionResponse !== undefined)) return continueTurn(state, ev);
+  // A subagent's prompts are its parent's instructions, not the person's.
+  if (state.subagent) return;
+  const text = textOf(m.content).trim();
+  if (text === '' || NOT_PROMPT.some((p) => text.startsWith(p))) return;
+  // A session migrated to JSONL, or rewritten, repeats its earlier messages.
+  if (!ev.firstTime(`prompt:${key(state)}:${id}`)) return;
+  ev.prompt(ts);
+  ev.turnStarted(ts);
+  state.turn = 'open';
+  state.prompt = id;
+}
+
+/** Tool calls, or their responses going back to the model: the turn goes on, also if an answer seemed to end it. */
+function continueTurn(state: GeminiState, ev: SessionEvents): void {
+  if (state.turn !== 'answered') return;
+  ev.turnReopened();
+  state.turn = 'open';
+}
+
+function answer(m: Json, id: string, ts: number, state: GeminiState, ev: SessionEvents): void {
+  const recorded = str(m.model);
+  if (recorded && recorded !== state.model) {
+    state.model = recorded;
+    ev.meta({ model: recorded });
+  }
+  const model = recorded ?? state.model ?? 'unknown';
+  const tokens = obj(m.tokens);
+  if (tokens) usage(tokens, id, model, ts, state, ev);
+  const calls = (Array.isArray(m.toolCalls) ? m.toolCalls : []).map(obj).filter((c): c is Json => c !== undefined);
+  let newCalls = false;
+  for (const c of calls) {
+    const callId = str(c.id);
+    const name = str(c.name);
+    if (!callId || !name) {
+      ev.skipped('unknown_shape');
+      continue;
+    }
+    if (!ev.firstTime(`tool:${key(state)}:${callId}`)) continue;
+    newCalls = true;
+    // Calls are written once they finished: each is reported with its result.
+    const call = classifyTool(name);
+    ev.toolCall(callId, call);
+    const failed = toolFailed(c);
+    ev.toolResult(callId, failed, call);
+    if (!failed && call.kind === 'edit') {
+      const { added, removed } = changedLines(c);
+      if (added || removed) ev.lines(added, removed);
+    }
+  }
+  if (state.subagent) return;
+  state.prompt = undefined;
+  if (newCalls) continueTurn(state, ev);
+  // An answer in text, without tool calls, ends the turn (a final answer always has text).
+  else if (calls.length === 0 && textOf(m.content).trim() !== '' && state.turn === 'open') {
+    ev.turnEnded('completed', ts);
+    state.turn = 'answered';
+  }
+}
+
+/**
+ * Tokens of one API call, in the metric contract's semantics: Gemini's `input` (the prompt)
+ * includes `cached` and excludes `tool` (tool-use prompt tokens, billed as input); `output`
+ * excludes `thoughts`, which are billed as output.
+ */
+function usageOf(t: Json): Usage {
+  const cached = num(t.cached);
+  return {
+    input: Math.max(0, num(t.input) - cached) + num(t.tool),
+    output: num(t.output) + num(t.thoughts),
+    cacheRead: cached,
+    cacheWrite: 0,
+    cacheWrite1h: 0,
+    reasoning: num(t.thoughts),
+  };
+}
+
+/**
+ * Counts an answer's tokens once: a copy of the latest answer counts only what grew since it was
+ * counted; any other answer counts the first time its id is seen (a migrated or rewritten file
+ * repeats the answers of the one before it).
+ */
+function usage(t: Json, id: string, model: string, ts: number, state: GeminiState, ev: SessionEvents): void {
+  const now = usageOf(t);
+  const counted = state.last?.id === id ? state.last.counted : undefined;
+  const delta = counted ? minusUsage(now, counted) : ev.firstTime(`tokens:${key(state)}:${id}`) ? now : undefined;
+  state.last = { id, counted: counted ? maxUsage(counted, now) : now };
+  const prompt = num(t.input) + num(t.tool);
+  if (delta && delta.input + delta.output + delta.cacheRead > 0) ev.usage(model, delta, prompt, ts);
+  if (!state.subagent) ev.context(model, prompt);
+}
+
+function endTurn(outcome: TurnOutcome, ts: number, state: GeminiState, ev: SessionEvents): void {
+  if (state.subagent || state.turn !== 'open') return;
+  ev.turnEnded(outcome, ts);
+  state.turn = undefined;
+  state.prompt = undefined;
+}
+
+/** The text of a message's content (a string or Gemini parts), thought parts left out. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((p) => (obj(p)?.thought === true ? '' : str(obj(p)?.text) ?? '')).join('');
+}
+
+/** The session id that scopes dedupe keys (message ids repeat across sessions). */
+function key(state: GeminiState): string {
+  return state.sessionId ?? '';
+}
+
+/**
+ * A session before 0.39: `{sessionId, projectHash, startTime, messages: [...]}`, rewritten whole
+ * on every change (the last message updated in place, new ones appended). Messages older than the
+ * previous read's newest are skipped; the newest is read again, as tokens and tool calls are
+ * attached to it after the fact (the dedupe of tokens and tool calls makes that safe).
+ */
+function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
+  const rec = parseJson(doc);
+  if (!rec) return ev.skipped('parse_error');
+  if (!Array.isArray(rec.messages)) return ev.skipped('unknown_shape');
+  header(rec, state, file, ev);
+  const from = state.until ?? -Infinity;
+  for (const item of rec.messages) {
+    const m = obj(item);
+    const ts = time(m?.timestamp);
+    if (m && ts !== undefined && ts < from) continue;
+    if (m) message(m, state, ev);
+    else ev.skipped('unknown_shape');
+    if (ts !== undefined && ts > (state.until ?? -Infinity)) state.until = ts;
+  }
+  droppedPrompt(rec.messages, time(rec.lastUpdated), state, ev);
+}
+
+export const geminiCli: Reader<GeminiState> = {
+  harness: 'gemini-cli',
+  defaultRoots,
+  watchPaths: (root) => [join(root, 'tmp')],
+  listFiles,
+  initialState: (file) => ({ subagent: isSubagentFile(file) }),
+  readLine,
+  readDocument,
+  // Subagent files belong to their parent (named by their folder); a main file to the session its header names.
+  sessionOf: (file, state) => (state.subagent ? file.sessionId : state.sessionId ?? file.sessionId),
+};
