@@ -164,7 +164,7 @@ export class Collector<S> {
     }
 
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
-    const events = this.store.events(this.reader.harness, sessionOf, this.name, (reason) => this.skip(reason));
+    const events = this.events(sessionOf);
     const result = readLines(file.path, offset, (line, at) => {
       this.store.muted = at < replayUntil;
       try {
@@ -205,7 +205,7 @@ export class Collector<S> {
     const sinks = new Map<string, SessionEvents>();
     const eventsOf = (id: string): SessionEvents => {
       let e = sinks.get(id);
-      if (!e) sinks.set(id, (e = this.store.events(reader.harness, () => id, this.name, (reason) => this.skip(reason))));
+      if (!e) sinks.set(id, (e = this.events(() => id)));
       return e;
     };
     try {
@@ -242,7 +242,7 @@ export class Collector<S> {
         this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
         return false;
       }
-      const events = this.store.events(reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, this.name, (reason) => this.skip(reason));
+      const events = this.events(() => reader.sessionOf?.(file, state) ?? file.sessionId);
       try {
         reader.readDocument?.(bytes, state, file, events);
       } catch (e) {
@@ -274,6 +274,11 @@ export class Collector<S> {
       return { ...row, path };
     }
     return undefined;
+  }
+
+  /** The store's event sink for records of the session `sessionOf` names. */
+  private events(sessionOf: () => string): SessionEvents {
+    return this.store.events(this.reader.harness, sessionOf, this.name, (reason) => this.skip(reason), this.reader.unrecorded);
   }
 
   private skip(reason: string): void {

@@ -2,7 +2,7 @@
 // records mean, and reports what it finds as events on a session. It knows nothing of metrics,
 // configuration, persistence or the clock.
 
-import type { HarnessId, ProcessState, ToolCall, TurnOutcome, Usage } from '../session/types.js';
+import type { HarnessId, ProcessState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
 
 export type { ToolCall };
 
@@ -56,6 +56,8 @@ export interface SessionFile {
 
 interface ReaderBase<State> {
   readonly harness: HarnessId;
+  /** Token types the harness's files never record: they get no series (never a false 0). */
+  readonly unrecorded?: readonly TokenType[];
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
   /** The paths under a root where session data changes (watched; nothing else is). */

@@ -7,7 +7,7 @@ import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type ToolCall } from './types.js';
+import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -99,7 +99,10 @@ export class SessionStore {
    * file's first record may change), `collector` scopes dedupe keys, `onSkip` hears of records
    * the reader could not use.
    */
-  events(harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void): SessionEvents {
+  events(
+    harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
+    unrecorded: readonly TokenType[] = [],
+  ): SessionEvents {
     const store = this;
     let id: string | undefined;
     let key = '';
@@ -125,7 +128,8 @@ export class SessionStore {
     const hp = () => ({ harness, project: session().project });
     // The usage counters of a project and model, looked up once per file rather than per answer.
     // The cost counter is created only for a priced model: an unpriced one shows no $0.
-    type UsageCounters = Record<'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning', Counter> & { cost: () => Counter };
+    // A token type the harness never records has no counter at all.
+    type UsageCounters = Record<'input' | 'output' | 'cacheRead' | 'cacheWrite', Counter | undefined> & { reasoning: Counter; cost: () => Counter };
     const byModel = new Map<string, UsageCounters>();
     const toolCounters = new Map<string, Counter>();
     const usageCounters = (project: string, model: string) => {
@@ -134,11 +138,12 @@ export class SessionStore {
       if (!c) {
         const labels = { harness, project, model };
         let cost: Counter | undefined;
+        const tokens = (token_type: TokenType) => (unrecorded.includes(token_type) ? undefined : store.counter('tokens', { ...labels, token_type }));
         c = {
-          input: store.counter('tokens', { ...labels, token_type: 'input' }),
-          output: store.counter('tokens', { ...labels, token_type: 'output' }),
-          cacheRead: store.counter('tokens', { ...labels, token_type: 'cache_read' }),
-          cacheWrite: store.counter('tokens', { ...labels, token_type: 'cache_write' }),
+          input: tokens('input'),
+          output: tokens('output'),
+          cacheRead: tokens('cache_read'),
+          cacheWrite: tokens('cache_write'),
           reasoning: store.counter('reasoningTokens', labels),
           cost: () => (cost ??= store.counter('cost', labels)),
         };
@@ -166,10 +171,9 @@ export class SessionStore {
         if (store.muted) return;
         const s = session();
         const c = usageCounters(s.project, model);
-        store.bump(c.input, u.input);
-        store.bump(c.output, u.output);
-        store.bump(c.cacheRead, u.cacheRead);
-        store.bump(c.cacheWrite, u.cacheWrite);
+        for (const [counter, n] of [[c.input, u.input], [c.output, u.output], [c.cacheRead, u.cacheRead], [c.cacheWrite, u.cacheWrite]] as const) {
+          if (counter) store.bump(counter, n);
+        }
         store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);

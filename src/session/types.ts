@@ -1,6 +1,6 @@
 // The normalized session record every reader produces, whatever the harness's file format.
 
-import type { STATUSES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
+import type { STATUSES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
 
 export const HARNESSES = [
   'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor',
@@ -9,6 +9,7 @@ export const HARNESSES = [
 export type HarnessId = (typeof HARNESSES)[number];
 
 export type Status = (typeof STATUSES)[number];
+export type TokenType = (typeof TOKEN_TYPES)[number];
 export type ToolKind = (typeof TOOL_KINDS)[number];
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 

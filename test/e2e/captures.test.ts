@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
+import { envFor, FIXTURES, run, samples, sum, tempDir } from '../helpers/run.js';
 
 interface Expected {
   harness: string;
@@ -133,6 +133,9 @@ describe.each(cases)('$folder/$scenario', ({ folder, home, scenario }) => {
     expect(tokens('output')).toBe(s.tokens.output);
     expect(tokens('cache_read')).toBe(s.tokens.cache_read);
     expect(tokens('cache_write')).toBe(s.tokens.cache_write ?? 0);
+    // A token type the harness does not record has no series, not a 0.
+    const cacheWriteSeries = samples(out.stdout).filter((x) => x.name === 'coding_agent_tokens_total' && x.labels.harness === h.harness && x.labels.token_type === 'cache_write');
+    expect(cacheWriteSeries.length > 0).toBe(s.tokens.cache_write !== null && s.tokens.input + s.tokens.output > 0);
     expect(sum(out.stdout, 'coding_agent_reasoning_tokens_total', h)).toBe(s.tokens.reasoning);
   });
 

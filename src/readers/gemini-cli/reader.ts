@@ -254,6 +254,8 @@ function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: Se
 
 export const geminiCli: Reader<GeminiState> = {
   harness: 'gemini-cli',
+  // The Gemini API reports no cache writes (cache storage is billed by the hour instead).
+  unrecorded: ['cache_write'],
   defaultRoots,
   watchPaths: (root) => [join(root, 'tmp')],
   listFiles,

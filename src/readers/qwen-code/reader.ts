@@ -230,6 +230,8 @@ function turnResult(line: Buffer, state: QwenState, ev: SessionEvents): void {
 
 export const qwenCode: Reader<QwenState> = {
   harness: 'qwen-code',
+  // Qwen Code's usage records carry no cache-write count.
+  unrecorded: ['cache_write'],
   defaultRoots,
   watchPaths: (root) => [join(root, 'projects')],
   listFiles,
