@@ -65,13 +65,13 @@ describe('exposition', () => {
     const later = NOW + 3 * 3600_000;
     const idle = samples(exposition(agent.families(later), NOW, later));
     await agent.stop();
-    expect(live.filter((s) => s.name === 'coding_agent_session_status').length).toBe(12);
+    expect(live.filter((s) => s.name === 'coding_agent_session_status').length).toBe(16);
     expect(idle.filter((s) => s.name.startsWith('coding_agent_session_'))).toEqual([]);
     const count = (ss: typeof live, status: string) => ss.filter((s) => s.name === 'coding_agent_sessions' && s.labels.status === status).reduce((a, s) => a + s.value, 0);
-    expect(count(live, 'done')).toBe(8);
+    expect(count(live, 'done')).toBe(12);
     expect(count(live, 'error')).toBe(4);
     expect(count(idle, 'done')).toBe(0);
-    expect(count(idle, 'idle')).toBe(12);
+    expect(count(idle, 'idle')).toBe(16);
     const tokens = (ss: typeof live) => ss.filter((s) => s.name === 'coding_agent_tokens_total').map((s) => s.value);
     expect(tokens(idle)).toEqual(tokens(live));
   });
