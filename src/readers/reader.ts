@@ -33,6 +33,8 @@ export interface SessionEvents {
   lines(added: number, removed: number): void;
   compaction(): void;
   usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void;
+  /** The person last looked at the session at `ts` (ms), where the harness records it. */
+  viewed(ts: number): void;
   /** A record that could not be used, by reason (`parse_error`, `unknown_shape`, ...). */
   skipped(reason: string): void;
   /**

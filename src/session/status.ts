@@ -13,7 +13,7 @@ export interface StatusOptions {
 export interface SessionStatus {
   status: Status;
   /** asking: question|approval|waiting; working: turn-open|process-busy; delegating: subagents;
-   *  error: turn-failed; done: turn-ended; idle: none. */
+   *  error: turn-failed; done: turn-ended|unread (not yet seen, where the harness records it); idle: none. */
   reason: string;
 }
 
@@ -31,10 +31,13 @@ export function statusOf(s: Session, proc: ProcessState | undefined, now: number
     if (s.turnStartedAt !== undefined) return { status: 'working', reason: 'turn-open' };
   }
   if (proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
-  if (s.lastTurn && now - s.lastTurn.endedAt < opts.doneForMs) {
+  // Where the harness records that the person looked at the session, a finished turn they have
+  // seen is no longer news: it stays done (or error) only while unread.
+  const unread = s.viewedAt === undefined ? undefined : s.lastTurn !== undefined && s.viewedAt < s.lastTurn.endedAt;
+  if (s.lastTurn && unread !== false && now - s.lastTurn.endedAt < opts.doneForMs) {
     return s.lastTurn.outcome === 'failed'
       ? { status: 'error', reason: 'turn-failed' }
-      : { status: 'done', reason: 'turn-ended' };
+      : { status: 'done', reason: unread ? 'unread' : 'turn-ended' };
   }
   return { status: 'idle', reason: 'none' };
 }

@@ -239,6 +239,10 @@ export class SessionStore {
         store.usageLimits.set(k, { harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
         store.dirtyLimits.add(k);
       },
+      viewed(ts) {
+        const s = session();
+        if (ts > (s.viewedAt ?? 0)) s.viewedAt = ts;
+      },
       skipped: onSkip,
       firstTime(k) {
         const key = `${collector}\0${k}`;

@@ -87,6 +87,8 @@ export interface Session {
   /** The running turn was reopened after its end was counted: its end is not counted again. */
   turnCounted?: true;
   lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number };
+  /** When the person last looked at the session, where the harness records it (OpenCode 2.x). */
+  viewedAt?: number;
   /** Tool calls that have not returned yet, by call id. */
   pendingTools: Record<string, ToolCall>;
   contextTokens?: number;

@@ -189,6 +189,13 @@ describe('OpenCode 2.x', () => {
     expect(named(log, 'turnEnded')).toEqual([['turnEnded', 'failed', T0 + 5]]);
   });
 
+  it('reports when the person last looked at a session (its read marker)', () => {
+    const db = new OpenCodeDb({ v2: true });
+    db.session('s1', 0, { table: 'session_v2' });
+    db.db.prepare('UPDATE session_v2 SET time_viewed = ? WHERE id = ?').run(T0 + 7, 's1');
+    expect(named(reading(db).read(), 'viewed')).toEqual([['viewed', T0 + 7]]);
+  });
+
   it('counts a streamed answer once it is complete, from the row updated in place', () => {
     const db = new OpenCodeDb({ v2: true });
     const r = reading(db);

@@ -17,6 +17,9 @@ describe('status', () => {
     ['an open turn', base({ turnStartedAt: now - 1e5, pendingTools: { a: { tool: 'Bash', kind: 'execute' } } }), 'working', 'turn-open'],
     ['a failed last turn', base({ lastTurn: { outcome: 'failed', endedAt: now - 60_000 } }), 'error', 'turn-failed'],
     ['a turn that just ended', base({ lastTurn: { outcome: 'completed', endedAt: now - 60_000 } }), 'done', 'turn-ended'],
+    ['a finished turn not yet seen (where the harness records views)', base({ lastTurn: { outcome: 'completed', endedAt: now - 60_000 }, viewedAt: now - 120_000 }), 'done', 'unread'],
+    ['a finished turn already seen', base({ lastTurn: { outcome: 'completed', endedAt: now - 60_000 }, viewedAt: now - 30_000 }), 'idle', 'none'],
+    ['a failed turn already seen', base({ lastTurn: { outcome: 'failed', endedAt: now - 60_000 }, viewedAt: now - 30_000 }), 'idle', 'none'],
     ['a turn that ended long ago', base({ lastTurn: { outcome: 'completed', endedAt: now - 3600_000 } }), 'idle', 'none'],
     ['an open turn abandoned for hours', base({ turnStartedAt: now - 5 * 3600_000, lastActivityAt: now - 3 * 3600_000 }), 'idle', 'none'],
   ])('%s', (_name, s, status, reason) => {

@@ -14,6 +14,8 @@ interface V2Session {
   id: string;
   directory: string | null;
   time_updated: number;
+  /** When the person last looked at the session (the read marker). */
+  time_viewed: number | null;
 }
 
 const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 'failed', interrupted: 'interrupted' };
@@ -24,7 +26,7 @@ export function readV2Sessions(
 ): void {
   const messageCols = columnsOf(db, 'session_message');
   if (!cols.has('time_updated') || !messageCols.has('data')) return;
-  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated'])} FROM session_v2`;
+  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed'])} FROM session_v2`;
   const changed = db.prepare(`${select} WHERE time_updated >= ?`).all(state.since) as V2Session[];
   const byId = db.prepare(`${select} WHERE id = ?`);
   const live = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id))
@@ -38,6 +40,7 @@ export function readV2Sessions(
     const root = rootOf(s.id);
     const t: Target = { events: eventsOf(root), child: root !== s.id };
     if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+    if (!t.child && s.time_viewed) t.events.viewed(s.time_viewed);
     t.events.activity(s.time_updated);
     let open: boolean | undefined;
     for (const r of rows.all(s.id, state.since) as { id: string; type: string; time_created: number; time_updated: number; data: string }[]) {
