@@ -68,6 +68,8 @@ export const catalog = {
     'Estimated cost of the session so far in US dollars.'),
   sessionSubagents: def('coding_agent_session_subagents', 'gauge', '{agent}', SESSION,
     'Subagents the session is running now.'),
+  sessionTodos: def('coding_agent_session_todos', 'gauge', '{item}', [...SESSION, 'state'],
+    'Items of the session\'s plan (its todo list) by state: pending, in_progress, completed, cancelled; where the harness records one.'),
   usageLimitUsed: def('coding_agent_usage_limit_used_ratio', 'gauge', '1', ['harness', 'window'],
     'Share of a usage-limit window already used (0 to 1), as last reported by the harness.'),
   usageLimitResets: def('coding_agent_usage_limit_resets_timestamp_seconds', 'gauge', 's', ['harness', 'window'],
@@ -106,6 +108,7 @@ export function exposedName(m: MetricDef): string {
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;
 export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'idle'] as const;
 export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
+export const TODO_STATES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export const TOOL_KINDS = [
   'read', 'search', 'edit', 'delete', 'move', 'execute', 'think', 'fetch', 'agent', 'plan',
   'communicate', 'switch_mode', 'other',

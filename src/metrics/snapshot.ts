@@ -4,7 +4,7 @@
 import type { CollectorStats } from '../collectors/collector.js';
 import type { SessionStore, StoredSession } from '../session/store.js';
 import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
-import { catalog, STATUSES, type MetricDef, type MetricKey } from './catalog.js';
+import { catalog, STATUSES, TODO_STATES, type MetricDef, type MetricKey } from './catalog.js';
 
 export interface Point {
   labels: Record<string, string>;
@@ -80,6 +80,7 @@ export function snapshot(
     if (s.model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model: s.model }, s.contextLimit);
     put('sessionCost', id, s.costUsd);
     put('sessionSubagents', id, Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
+    if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);
   }
 
   for (const l of store.usageLimits.values()) {

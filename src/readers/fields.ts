@@ -1,5 +1,8 @@
 // Small helpers for reading untyped JSON records defensively.
 
+import { TODO_STATES } from '../metrics/catalog.js';
+import type { TodoState } from '../session/types.js';
+
 export type Json = Record<string, unknown>;
 
 export function obj(v: unknown): Json | undefined {
@@ -112,4 +115,13 @@ export function valueEnd(line: Buffer, start: number): number {
     else if ((c === 93 || c === 125) && --depth === 0) return i + 1;
   }
   return -1;
+}
+
+const TODO_STATE = new Set<string>(TODO_STATES);
+
+/** A plan's items by state, from each item's status (unknown statuses are left out). */
+export function countTodos(statuses: readonly unknown[]): Partial<Record<TodoState, number>> {
+  const out: Partial<Record<TodoState, number>> = {};
+  for (const st of statuses) if (typeof st === 'string' && TODO_STATE.has(st)) out[st as TodoState] = (out[st as TodoState] ?? 0) + 1;
+  return out;
 }

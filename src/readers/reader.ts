@@ -2,7 +2,7 @@
 // records mean, and reports what it finds as events on a session. It knows nothing of metrics,
 // configuration, persistence or the clock.
 
-import type { HarnessId, ProcessState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
+import type { HarnessId, ProcessState, TodoState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
 
 export type { ToolCall };
 
@@ -35,6 +35,8 @@ export interface SessionEvents {
   usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void;
   /** The person last looked at the session at `ts` (ms), where the harness records it. */
   viewed(ts: number): void;
+  /** The session's plan (todo list) as it is now: its items by state. */
+  todos(byState: Partial<Record<TodoState, number>>): void;
   /** A record that could not be used, by reason (`parse_error`, `unknown_shape`, ...). */
   skipped(reason: string): void;
   /**

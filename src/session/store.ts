@@ -243,6 +243,9 @@ export class SessionStore {
         const s = session();
         if (ts > (s.viewedAt ?? 0)) s.viewedAt = ts;
       },
+      todos(byState) {
+        session().todos = byState;
+      },
       skipped: onSkip,
       firstTime(k) {
         const key = `${collector}\0${k}`;

@@ -1,6 +1,6 @@
 // The normalized session record every reader produces, whatever the harness's file format.
 
-import type { STATUSES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
+import type { STATUSES, TODO_STATES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
 
 export const HARNESSES = [
   'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor',
@@ -10,6 +10,7 @@ export type HarnessId = (typeof HARNESSES)[number];
 
 export type Status = (typeof STATUSES)[number];
 export type TokenType = (typeof TOKEN_TYPES)[number];
+export type TodoState = (typeof TODO_STATES)[number];
 export type ToolKind = (typeof TOOL_KINDS)[number];
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
@@ -89,6 +90,8 @@ export interface Session {
   lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number };
   /** When the person last looked at the session, where the harness records it (OpenCode 2.x). */
   viewedAt?: number;
+  /** The session's plan (todo list): items by state, where the harness records one. */
+  todos?: Partial<Record<TodoState, number>>;
   /** Tool calls that have not returned yet, by call id. */
   pendingTools: Record<string, ToolCall>;
   contextTokens?: number;

@@ -15,7 +15,9 @@ const V1 = `
   CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
   CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL,
     time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
-  CREATE INDEX part_session_idx ON part (session_id);`;
+  CREATE INDEX part_session_idx ON part (session_id);
+  CREATE TABLE todo (session_id TEXT NOT NULL, position INTEGER NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL,
+    priority TEXT NOT NULL, PRIMARY KEY (session_id, position));`;
 
 const V2 = `
   CREATE TABLE session_v2 (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, title TEXT,

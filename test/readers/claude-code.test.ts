@@ -25,6 +25,12 @@ const total = (log: unknown[][]) =>
   }, { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
 
 describe('Claude Code reader', () => {
+  it('reports the plan a TodoWrite call writes, items by state', () => {
+    const todos = [{ content: 'a', status: 'completed' }, { content: 'b', status: 'in_progress' }, { content: 'c', status: 'pending' }];
+    const r = read(main, [assistant('m9', { input_tokens: 1, output_tokens: 1 }, {}, [{ type: 'tool_use', id: 't1', name: 'TodoWrite', input: { todos } }])]);
+    expect(r.log.filter(([e]) => e === 'todos')).toEqual([['todos', { completed: 1, in_progress: 1, pending: 1 }]]);
+  });
+
   it('counts a streamed response once, from its largest record (placeholders of old versions included)', () => {
     const r = read(main, [
       assistant('m1', { input_tokens: 3, output_tokens: 1, cache_read_input_tokens: 500, cache_creation_input_tokens: 40 }),

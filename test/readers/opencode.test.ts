@@ -139,6 +139,14 @@ describe('OpenCode database reader', () => {
     expect(named(r.read(), 'lines')).toEqual([]);
   });
 
+  it('reports the session\'s plan as it is now, items by state', () => {
+    const db = new OpenCodeDb();
+    db.session('s1', 0);
+    const todo = db.db.prepare('INSERT INTO todo VALUES (?, ?, ?, ?, ?)');
+    for (const [i, status] of ['completed', 'completed', 'in_progress', 'pending', 'weird'].entries()) todo.run('s1', i, 'item', status, 'high');
+    expect(named(reading(db).read(), 'todos')).toEqual([['todos', { completed: 2, in_progress: 1, pending: 1 }]]);
+  });
+
   it('counts a compaction once', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);

@@ -2,7 +2,7 @@
 // plus the sessions whose turn is still open (their parts stream without touching the session
 // row), and of each only the message and part rows updated since the cursor.
 
-import { jsonObject } from '../fields.js';
+import { countTodos, jsonObject } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import { readMessage, readPart, turnLines, type Target } from './records.js';
@@ -84,6 +84,8 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
     FROM part p LEFT JOIN message m ON m.id = p.message_id
     WHERE p.session_id = ? AND p.time_updated >= ? ORDER BY p.time_created, p.id`) : undefined;
   const messageData = db.prepare('SELECT data FROM message WHERE id = ?').pluck();
+  const todoCols = columnsOf(db, 'todo');
+  const todos = todoCols.has('session_id') && todoCols.has('status') ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck() : undefined;
   if (!messageCols.has('data')) return finish(state, newest);
 
   for (const s of sessions) {
@@ -113,6 +115,9 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
         readPart(t, r.id, r.message_id, r.role ?? undefined, r.model ?? undefined, data, r.time_updated);
       }
     }
+    // The plan is rewritten whole on every change: it is read as it is now.
+    const plan = t.child ? [] : (todos?.all(s.id) ?? []);
+    if (plan.length > 0) t.events.todos(countTodos(plan));
     if (open === true) state.live[s.id] = Math.max(state.live[s.id] ?? 0, s.time_updated, ...rows.map((r) => r.time_updated));
     else if (open === false) delete state.live[s.id];
   }
