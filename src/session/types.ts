@@ -43,6 +43,14 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+/**
+ * Usage from a prompt count that includes cache reads and writes (the OpenAI convention, also
+ * Codex's and Copilot CLI's) and an output count that includes reasoning.
+ */
+export function usageFromPrompt(prompt: number, output: number, cacheRead: number, cacheWrite: number, reasoning: number): Usage {
+  return { input: Math.max(0, prompt - cacheRead - cacheWrite), output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
+}
+
 /** a − b per field, never below 0 (the part of a cumulative snapshot not yet counted). */
 export function minusUsage(a: Usage, b: Usage): Usage {
   const d = (x: number, y: number) => Math.max(0, x - y);

@@ -2,6 +2,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
   Read: 'read', NotebookRead: 'read', LS: 'read', BashOutput: 'read', TaskOutput: 'read',
@@ -16,15 +17,14 @@ const KINDS: Record<string, ToolKind> = {
   think: 'think', Think: 'think',
 };
 
-export function classifyTool(name: string): ToolCall {
-  if (name.startsWith('mcp__')) {
-    const server = name.slice(5).split('__')[0] || 'unknown';
-    return { tool: `mcp:${server}`, kind: 'other' };
-  }
-  const kind = KINDS[name] ?? 'other';
-  if (name === 'AskUserQuestion') return { tool: name, kind, waits: 'question' };
+const WAITS: ToolTable['waits'] = {
+  AskUserQuestion: 'question',
   // ExitPlanMode shows the plan and waits for the user to approve it.
-  if (name === 'ExitPlanMode') return { tool: name, kind, waits: 'approval' };
-  if (name === 'Agent' || name === 'Task') return { tool: name, kind, waits: 'subagents' };
-  return { tool: kind === 'other' ? 'other' : name, kind };
+  ExitPlanMode: 'approval',
+  Agent: 'subagents', Task: 'subagents',
+};
+
+export function classifyTool(name: string): ToolCall {
+  if (name.startsWith('mcp__')) return mcpTool(name.slice(5).split('__')[0]);
+  return builtinTool(name, { kinds: KINDS, waits: WAITS });
 }

@@ -3,9 +3,10 @@
 
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { maxUsage, minusUsage, type Usage } from '../../session/types.js';
+import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, lineCount, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 import { parseJson } from '../lines.js';
 
 export interface CodexState {
@@ -75,23 +76,23 @@ function listFiles(root: string): SessionFile[] {
   return files;
 }
 
-const TOOL_KINDS: Record<string, ToolCall['kind']> = {
-  exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
-  apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', view_image: 'read',
-  spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
-  web_search: 'search', web_search_call: 'search', tool_search: 'search',
+const TOOLS: ToolTable = {
+  kinds: {
+    exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
+    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', view_image: 'read',
+    spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
+    web_search: 'search', web_search_call: 'search', tool_search: 'search',
+  },
+  waits: { request_user_input: 'question', wait: 'subagents', spawn_agent: 'subagents' },
 };
 
 function classifyTool(name: string, args: string): ToolCall {
   // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
   const parts = name.replace(/^mcp__/, '').split('__');
-  if (parts.length > 1) return { tool: `mcp:${parts[0]}`, kind: 'other' };
-  const kind = TOOL_KINDS[name] ?? 'other';
-  const call: ToolCall = { tool: kind === 'other' ? 'other' : name, kind };
-  if (name === 'request_user_input') call.waits = 'question';
-  else if (name === 'wait' || name === 'spawn_agent') call.waits = 'subagents';
+  if (parts.length > 1) return mcpTool(parts[0]);
+  const call = builtinTool(name, TOOLS);
   // A command that asks to leave the sandbox waits for the user's approval.
-  else if (kind === 'execute' && /require_escalated|"with_escalated_permissions":\s*true/.test(args)) call.waits = 'approval';
+  if (call.kind === 'execute' && /require_escalated|"with_escalated_permissions":\s*true/.test(args)) call.waits = 'approval';
   return call;
 }
 
@@ -132,16 +133,7 @@ function toolOutput(line: Buffer, state: CodexState, ev: SessionEvents): void {
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
 function usageOf(u: Json): Usage {
-  const cacheRead = num(u.cached_input_tokens);
-  const cacheWrite = num(u.cache_write_input_tokens);
-  return {
-    input: Math.max(0, num(u.input_tokens) - cacheRead - cacheWrite),
-    output: num(u.output_tokens),
-    cacheRead,
-    cacheWrite,
-    cacheWrite1h: 0,
-    reasoning: num(u.reasoning_output_tokens),
-  };
+  return usageFromPrompt(num(u.input_tokens), num(u.output_tokens), num(u.cached_input_tokens), num(u.cache_write_input_tokens), num(u.reasoning_output_tokens));
 }
 
 function windowName(minutes: number): string {

@@ -3,7 +3,7 @@
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { addUsage, maxUsage, minusUsage, ZERO_USAGE, type Usage } from '../../session/types.js';
+import { addUsage, maxUsage, minusUsage, usageFromPrompt, ZERO_USAGE, type Usage } from '../../session/types.js';
 import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { readSpan } from './otel.js';
@@ -175,16 +175,7 @@ function count(model: string, u: Usage, tierInput: number, ts: number, state: Co
 
 /** Copilot's usage (`inputTokens` includes cache reads and writes) in the metric contract's semantics. */
 function usageOf(u: Json): Usage {
-  const cacheRead = num(u.cacheReadTokens);
-  const cacheWrite = num(u.cacheWriteTokens);
-  return {
-    input: Math.max(0, num(u.inputTokens) - cacheRead - cacheWrite),
-    output: num(u.outputTokens),
-    cacheRead,
-    cacheWrite,
-    cacheWrite1h: 0,
-    reasoning: num(u.reasoningTokens),
-  };
+  return usageFromPrompt(num(u.inputTokens), num(u.outputTokens), num(u.cacheReadTokens), num(u.cacheWriteTokens), num(u.reasoningTokens));
 }
 
 /**

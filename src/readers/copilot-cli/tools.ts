@@ -2,6 +2,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
   view: 'read', read_bash: 'read', list_bash: 'read', read_powershell: 'read', list_powershell: 'read',
@@ -16,14 +17,15 @@ const KINDS: Record<string, ToolKind> = {
   think: 'think',
 };
 
+const WAITS: ToolTable['waits'] = {
+  ask_user: 'question',
+  // exit_plan_mode shows the plan and waits for the user to accept it.
+  exit_plan_mode: 'approval',
+  task: 'subagents',
+};
+
 /** A tool call by name; an MCP tool (its start names its server) is `mcp:<server>`. */
 export function classifyTool(name: string, mcpServer?: string): ToolCall {
-  if (mcpServer) return { tool: `mcp:${mcpServer}`, kind: 'other' };
-  const kind = KINDS[name] ?? 'other';
-  const call: ToolCall = { tool: kind === 'other' ? 'other' : name, kind };
-  if (name === 'ask_user') call.waits = 'question';
-  // exit_plan_mode shows the plan and waits for the user to accept it.
-  else if (name === 'exit_plan_mode') call.waits = 'approval';
-  else if (name === 'task') call.waits = 'subagents';
-  return call;
+  if (mcpServer) return mcpTool(mcpServer);
+  return builtinTool(name, { kinds: KINDS, waits: WAITS });
 }

@@ -3,6 +3,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool } from '../tools.js';
 import { countUnifiedDiff, lineCount, num, obj, str, type Json } from '../fields.js';
 
 const KINDS: Record<string, ToolKind> = {
@@ -22,11 +23,10 @@ const KINDS: Record<string, ToolKind> = {
 export function classifyTool(name: string): ToolCall {
   // MCP tools are named `mcp_<server>_<tool>` (older versions `<server>__<tool>`); a server name
   // with an underscore is cut at its first one.
-  if (name.startsWith('mcp_')) return { tool: `mcp:${name.slice(4).split('_')[0] || 'unknown'}`, kind: 'other' };
+  if (name.startsWith('mcp_')) return mcpTool(name.slice(4).split('_')[0]);
   const dunder = name.indexOf('__');
-  if (dunder > 0) return { tool: `mcp:${name.slice(0, dunder)}`, kind: 'other' };
-  const kind = KINDS[name] ?? 'other';
-  return { tool: kind === 'other' ? 'other' : name, kind };
+  if (dunder > 0) return mcpTool(name.slice(0, dunder));
+  return builtinTool(name, { kinds: KINDS });
 }
 
 /**

@@ -2,6 +2,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
   read: 'read', list: 'read', ls: 'read', lsp: 'read', todoread: 'plan',
@@ -16,14 +17,10 @@ const KINDS: Record<string, ToolKind> = {
   batch: 'other', invalid: 'other',
 };
 
+const WAITS: ToolTable['waits'] = { question: 'question', task: 'subagents' };
+
 export function classifyTool(name: string): ToolCall {
-  const kind = KINDS[name];
-  if (kind === undefined) {
-    // MCP tools are named `<server>_<tool>`; any other unknown name is not a label of its own.
-    const server = name.includes('_') ? name.split('_')[0] : undefined;
-    return server ? { tool: `mcp:${server}`, kind: 'other' } : { tool: 'other', kind: 'other' };
-  }
-  if (name === 'question') return { tool: name, kind, waits: 'question' };
-  if (name === 'task') return { tool: name, kind, waits: 'subagents' };
-  return { tool: name, kind };
+  // MCP tools are named `<server>_<tool>`; built-in names with an underscore are in the table.
+  if (KINDS[name] === undefined && name.includes('_')) return mcpTool(name.split('_')[0]);
+  return builtinTool(name, { kinds: KINDS, waits: WAITS });
 }

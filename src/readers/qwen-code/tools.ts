@@ -3,6 +3,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
   read_file: 'read', read_many_files: 'read', list_directory: 'read', lsp: 'read',
@@ -15,15 +16,16 @@ const KINDS: Record<string, ToolKind> = {
   ask_user_question: 'communicate',
 };
 
+const WAITS: ToolTable['waits'] = {
+  ask_user_question: 'question',
+  // exit_plan_mode shows the plan and waits for the user to approve it.
+  exit_plan_mode: 'approval',
+  task: 'subagents', agent: 'subagents',
+};
+
 export function classifyTool(name: string): ToolCall {
   // MCP tools are named `mcp__<server>__<tool>`, or `<server>__<tool>` when names collide.
   const parts = name.replace(/^mcp__/, '').split('__');
-  if (parts.length > 1) return { tool: `mcp:${parts[0]}`, kind: 'other' };
-  const kind = KINDS[name] ?? 'other';
-  const call: ToolCall = { tool: kind === 'other' ? 'other' : name, kind };
-  if (name === 'ask_user_question') call.waits = 'question';
-  // exit_plan_mode shows the plan and waits for the user to approve it.
-  else if (name === 'exit_plan_mode') call.waits = 'approval';
-  else if (kind === 'agent') call.waits = 'subagents';
-  return call;
+  if (parts.length > 1) return mcpTool(parts[0]);
+  return builtinTool(name, { kinds: KINDS, waits: WAITS });
 }
