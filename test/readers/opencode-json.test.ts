@@ -183,6 +183,16 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     expect(named(r.read().log, 'skipped')).toEqual([]);
   });
 
+  it('does not parse the parts that count nothing (reasoning, files inlined as data URLs)', () => {
+    const s = new OpenCodeStorage();
+    s.session('s1', 0);
+    s.assistant('s1', 'a1', 1);
+    // Cut short: any parse would report it.
+    s.write('part/a1/p1.json', 2, '{\n  "id": "p1",\n  "messageID": "a1",\n  "type": "reasoning",\n  "text": "hm');
+    s.write('part/a1/p2.json', 2, '{\n  "id": "p2",\n  "state": {\n    "type": "reasoning"\n  },\n  "type": "tool",\n  "tool": ');
+    expect(named(reading(s.root).read().log, 'skipped')).toEqual([['skipped', 'parse_error']]);
+  });
+
   it('reads a storage written in the last seconds again: a write in the same clock tick may follow', () => {
     const s = new OpenCodeStorage();
     oneTurn(s);

@@ -10,6 +10,7 @@ import { listDir } from '../dir.js';
 import { jsonObject, num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { finish, readSession, rootFinder, type DbState, type RecordRow } from './database.js';
+import { READ_PART_TYPES } from './records.js';
 
 // A file written in the same clock tick as the newest one read may have been missed (coarse
 // file system clocks): the storage is read again while the newest file is this recent.
@@ -51,6 +52,11 @@ function readText(path: string): string | undefined {
   }
 }
 
+// A part's own `type`, found before it is parsed: in the files OpenCode pretty-prints with two
+// spaces, the only `"type"` key indented by two spaces is the top-level one (a string holds no
+// raw line break). Parts of other types can be large (reasoning, files inlined as data URLs).
+const PART_TYPE = /^ {2}"type": "([^"\\]*)"/m;
+
 /** A file read once per scan: its text for the shared routine, and its object. */
 class Loaded {
   private readonly cache = new Map<string, { text?: string; json?: Json }>();
@@ -85,7 +91,7 @@ export function readStorage(
   // whose turn is open do (a tool part streams without its message or session being rewritten).
   const fresh = candidates.some((s) => s.mtime > newest) || Date.now() - newest < SETTLE_MS;
   // The database is asked only then: the sessions still live were asked about already.
-  const skip = new Set(fresh ? inDatabase(candidates.map((s) => s.id)) : []);
+  const skip = new Set(fresh && candidates.length ? inDatabase(candidates.map((s) => s.id)) : []);
   for (const id of skip) delete state.live[id];
   const reads = candidates.filter((s) => (fresh ? !skip.has(s.id) : s.id in state.live)).map((s) => ({
     session: s,
@@ -135,6 +141,8 @@ function changedRecords(files: { message: Stamped; parts: Stamped[] }[], since: 
     if (message.mtime >= since && m.text !== undefined) rows.push({ id: message.id, time_created: created, time_updated: message.mtime, data: m.text });
     for (const p of changedParts) {
       const text = readText(p.path);
+      const type = text && PART_TYPE.exec(text)?.[1];
+      if (type && !READ_PART_TYPES.has(type)) continue;
       if (text !== undefined) rows.push({ id: p.id, message_id: message.id, time_created: created, time_updated: p.mtime, data: text, role: str(m.json?.role), model: str(m.json?.modelID) });
     }
   }
