@@ -9,13 +9,18 @@ export function obj(v: unknown): Json | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : undefined;
 }
 
-/** Parses a text as a JSON object, or returns undefined. */
-export function jsonObject(text: string): Json | undefined {
+/** Parses a text as JSON, or returns undefined. */
+export function jsonValue(text: string): unknown {
   try {
-    return obj(JSON.parse(text));
+    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
+}
+
+/** Parses a text as a JSON object, or returns undefined. */
+export function jsonObject(text: string): Json | undefined {
+  return obj(jsonValue(text));
 }
 
 export function str(v: unknown): string | undefined {

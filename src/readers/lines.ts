@@ -3,6 +3,7 @@
 // on large histories). A half-written last line is left for the next read.
 
 import { closeSync, openSync, readSync } from 'node:fs';
+import { jsonObject, jsonValue, type Json } from './fields.js';
 
 const CHUNK = 1 << 20;
 // A line longer than this is skipped (counted), so that no file is ever held in memory whole.
@@ -80,15 +81,10 @@ export function readLines(
 
 /** Parses bytes as JSON, or returns undefined. */
 export function parseJsonValue(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
+  return jsonValue(bytes.toString('utf8'));
 }
 
 /** Parses one line as a JSON object, or returns undefined. */
-export function parseJson(line: Buffer): Record<string, unknown> | undefined {
-  const v = parseJsonValue(line);
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+export function parseJson(line: Buffer): Json | undefined {
+  return jsonObject(line.toString('utf8'));
 }

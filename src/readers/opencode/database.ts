@@ -15,6 +15,8 @@ export interface DbState {
   since: number;
   /** Sessions with a turn still open, by id, with the time of their last row. */
   live: Record<string, number>;
+  /** JSON storage: the newest file mtime read (a newer file is a change). */
+  newest?: number;
 }
 
 // Rows are read again this far back: a writer stamps a row before it commits it, so a row of
@@ -24,24 +26,41 @@ const OVERLAP_MS = 5000;
 // longer read on every change.
 const LIVE_MS = 2 * 3600 * 1000;
 
-interface SessionRow {
+/** A session as both stores have it. */
+export interface SessionRow {
   id: string;
   parent_id: string | null;
   directory: string | null;
   time_updated: number;
 }
 
+/** A message (no `message_id`) or a part (with its message's role and model) of one session. */
+export interface RecordRow {
+  id: string;
+  time_created: number;
+  time_updated: number;
+  data: string;
+  message_id?: string;
+  role?: string | null;
+  model?: string | null;
+}
+
+/** How a session's records are reported: to which session, and what they move on. */
+export interface SessionContext {
+  state: DbState;
+  rootOf(id: string): string;
+  eventsOf(sessionId: string): SessionEvents;
+  /** A record written at this time was read (moves the cursor). */
+  seen(t: number): void;
+  /** The stored JSON of a message of the session, by id (the user message whose turn ended). */
+  messageData(id: string): string | undefined;
+  /** The statuses of the items of a session's plan (todo list) as it is now. */
+  todos(sessionId: string): unknown[];
+}
+
 /** The root session of each session (subagent sessions fold into the session that started them). */
-export function rootFinder(db: Db, tables: string[]): (id: string) => string {
-  const lookups = tables.map((t) => db.prepare(`SELECT parent_id FROM ${t} WHERE id = ?`).pluck());
+export function rootFinder(parentOf: (id: string) => string | undefined): (id: string) => string {
   const memo = new Map<string, string>();
-  const parentOf = (id: string): string | undefined => {
-    for (const q of lookups) {
-      const p = q.get(id) as string | null | undefined;
-      if (p !== undefined) return p ?? undefined;
-    }
-    return undefined;
-  };
   return (id) => {
     let root = memo.get(id);
     if (root !== undefined) return root;
@@ -50,6 +69,13 @@ export function rootFinder(db: Db, tables: string[]): (id: string) => string {
     memo.set(id, root);
     return root;
   };
+}
+
+/** The ids of `ids` that are sessions of this database. */
+export function sessionsIn(db: Db, ids: readonly string[]): string[] {
+  const lookups = ['session', 'session_v2'].filter((t) => columnsOf(db, t).has('id'))
+    .map((t) => db.prepare(`SELECT 1 FROM ${t} WHERE id = ?`).pluck());
+  return ids.filter((id) => lookups.some((q) => q.get(id) !== undefined));
 }
 
 /** Reads the rows changed since `state.since` and moves the cursor on. */
@@ -61,7 +87,15 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
   };
   const sessionCols = columnsOf(db, 'session');
   const v2 = columnsOf(db, 'session_v2');
-  const rootOf = rootFinder(db, [...(v2.size ? ['session_v2'] : []), ...(sessionCols.has('parent_id') ? ['session'] : [])]);
+  const parentLookups = [...(v2.size ? ['session_v2'] : []), ...(sessionCols.has('parent_id') ? ['session'] : [])]
+    .map((t) => db.prepare(`SELECT parent_id FROM ${t} WHERE id = ?`).pluck());
+  const rootOf = rootFinder((id) => {
+    for (const q of parentLookups) {
+      const p = q.get(id) as string | null | undefined;
+      if (p !== undefined) return p ?? undefined;
+    }
+    return undefined;
+  });
 
   if (v2.size) readV2Sessions(db, v2, state, rootOf, eventsOf, seen);
   if (!sessionCols.has('id') || !sessionCols.has('time_updated')) return finish(state, newest);
@@ -88,40 +122,50 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
   const todos = todoCols.has('session_id') && todoCols.has('status') ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck() : undefined;
   if (!messageCols.has('data')) return finish(state, newest);
 
+  const ctx: SessionContext = {
+    state, rootOf, eventsOf, seen,
+    messageData: (id) => messageData.get(id) as string | undefined,
+    todos: (id) => todos?.all(id) ?? [],
+  };
   for (const s of sessions) {
-    seen(s.time_updated);
-    const root = rootOf(s.id);
-    const t: Target = { events: eventsOf(root), child: root !== s.id };
-    if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
-    t.events.activity(s.time_updated);
-
-    type Row = { id: string; time_created: number; time_updated: number; data: string; message_id?: string; role?: string | null; model?: string | null };
-    // In the order they were written: a message before its parts.
-    const rows = [...(messages.all(s.id, since) as Row[]), ...((parts?.all(s.id, since) ?? []) as Row[])]
-      .sort((a, b) => a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined));
-    let open: boolean | undefined;
-    for (const r of rows) {
-      seen(r.time_updated);
-      const data = jsonObject(r.data);
-      if (!data) {
-        t.events.skipped('parse_error');
-        continue;
-      }
-      if (r.message_id === undefined) {
-        const m = readMessage(t, r.id, data, r.time_updated);
-        open = m.open;
-        if (m.ended) countTurnLines(t, m.ended, messageData.get(m.ended) as string | undefined);
-      } else {
-        readPart(t, r.id, r.message_id, r.role ?? undefined, r.model ?? undefined, data, r.time_updated);
-      }
-    }
-    // The plan is rewritten whole on every change: it is read as it is now.
-    const plan = t.child ? [] : (todos?.all(s.id) ?? []);
-    if (plan.length > 0) t.events.todos(countTodos(plan));
-    if (open === true) state.live[s.id] = Math.max(state.live[s.id] ?? 0, s.time_updated, ...rows.map((r) => r.time_updated));
-    else if (open === false) delete state.live[s.id];
+    const rows = [...(messages.all(s.id, since) as RecordRow[]), ...((parts?.all(s.id, since) ?? []) as RecordRow[])];
+    readSession(s, rows, ctx);
   }
   finish(state, newest);
+}
+
+/** Reports one session's records changed since the cursor, wherever they are stored. */
+export function readSession(s: SessionRow, records: RecordRow[], ctx: SessionContext): void {
+  const { state, seen } = ctx;
+  seen(s.time_updated);
+  const root = ctx.rootOf(s.id);
+  const t: Target = { events: ctx.eventsOf(root), child: root !== s.id };
+  if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+  t.events.activity(s.time_updated);
+
+  // In the order they were written: a message before its parts.
+  const rows = [...records].sort((a, b) => a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined));
+  let open: boolean | undefined;
+  for (const r of rows) {
+    seen(r.time_updated);
+    const data = jsonObject(r.data);
+    if (!data) {
+      t.events.skipped('parse_error');
+      continue;
+    }
+    if (r.message_id === undefined) {
+      const m = readMessage(t, r.id, data, r.time_updated);
+      open = m.open;
+      if (m.ended) countTurnLines(t, m.ended, ctx.messageData(m.ended));
+    } else {
+      readPart(t, r.id, r.message_id, r.role ?? undefined, r.model ?? undefined, data, r.time_updated);
+    }
+  }
+  // The plan is rewritten whole on every change: it is reported as it is now.
+  const plan = t.child ? [] : ctx.todos(s.id);
+  if (plan.length > 0) t.events.todos(countTodos(plan));
+  if (open === true) state.live[s.id] = Math.max(state.live[s.id] ?? 0, s.time_updated, ...rows.map((r) => r.time_updated));
+  else if (open === false) delete state.live[s.id];
 }
 
 function countTurnLines(t: Target, userMessageId: string, data: string | undefined): void {
@@ -129,7 +173,8 @@ function countTurnLines(t: Target, userMessageId: string, data: string | undefin
   if (lines && (lines.added || lines.removed) && t.events.firstTime(`lines:${userMessageId}`)) t.events.lines(lines.added, lines.removed);
 }
 
-function finish(state: DbState, newest: number): void {
+/** Moves the cursor to the newest record read, less the overlap; forgets abandoned turns. */
+export function finish(state: DbState, newest: number): void {
   state.since = Math.max(state.since, newest - OVERLAP_MS);
   for (const [id, at] of Object.entries(state.live)) if (newest - at > LIVE_MS) delete state.live[id];
 }

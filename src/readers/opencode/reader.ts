@@ -1,15 +1,18 @@
 // OpenCode and its fork Kilo: sessions in a SQLite database in the data folder (`opencode.db`,
 // `opencode-<channel>.db`; Kilo: `kilo.db`, `kilo-<channel>.db`), or a database named by
 // OPENCODE_DB / KILO_DB. The data folder is `$XDG_DATA_HOME/<app>`, else `~/.local/share/<app>`,
-// on every OS. Credentials (`auth.json`) and everything else there are never opened.
+// on every OS. Before 1.2 (Kilo: 7.0.26) they were JSON files under `<data>/storage`, read as one
+// more store after the databases, which are preferred for the sessions 1.2 copied into them.
+// Credentials (`auth.json`) and everything else there are never opened.
 
 import { statSync } from 'node:fs';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { readDatabase, storeChanged } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
-import { readDatabaseRows, type DbState } from './database.js';
+import { readDatabaseRows, sessionsIn, type DbState } from './database.js';
+import { readStorage } from './json-storage.js';
 
 export interface Family {
   harness: HarnessId;
@@ -19,9 +22,20 @@ export interface Family {
   dbEnv: string;
 }
 
+// The JSON storage's folder, listed as one store (a database is the other kind).
+const STORAGE = 'storage';
+
 function isFile(path: string): boolean {
   try {
     return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -40,14 +54,23 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
       const extra = named && named !== ':memory:' ? [isAbsolute(named) ? named : join(data, named)] : [];
       return [data, ...extra];
     },
-    // The databases and their write-ahead logs: rows land in the `-wal` first.
+    // The databases and their write-ahead logs: rows land in the `-wal` first. The JSON storage is
+    // not watched (a tree of a file per part would exhaust inotify watches): rescans read it.
     watchPaths: (root) => {
       const dbs = isFile(root) ? [root] : [...new Set([join(root, `${app}.db`), ...databases(root)])];
       return dbs.flatMap((db) => [db, `${db}-wal`]);
     },
-    listFiles: (root) => databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
+    // Databases first: of a session in both, the database's records are counted.
+    listFiles: (root) => [
+      ...databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
+      ...(!isFile(root) && isDirectory(join(root, STORAGE, 'session')) ? [{ path: join(root, STORAGE), sessionId: STORAGE }] : []),
+    ],
     initialState: () => ({ since: 0, live: {} }),
     readStore(file, state, eventsOf) {
+      if (isDirectory(file.path)) {
+        const inDatabase = (ids: string[]) => databases(dirname(file.path)).flatMap((db) => readDatabase(db, (d) => sessionsIn(d, ids)));
+        return readStorage(file.path, state, eventsOf, inDatabase);
+      }
       const { changed, signature } = storeChanged(file.path, state.sig);
       if (!changed) return false;
       readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf));

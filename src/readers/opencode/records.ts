@@ -81,6 +81,9 @@ export function readMessage(t: Target, id: string, data: Json, updated: number):
   return { open: false, ended: str(data.parentID) };
 }
 
+/** The part types `readPart` reads; the others (reasoning, files, snapshots...) count nothing. */
+export const READ_PART_TYPES: ReadonlySet<string> = new Set(['text', 'step-finish', 'tool', 'compaction']);
+
 /** A part of a message whose role and model the caller looked up. */
 export function readPart(t: Target, id: string, messageId: string, role: string | undefined, model: string | undefined, data: Json, updated: number): void {
   const ev = t.events;
