@@ -3,6 +3,7 @@
 // slower), every line is JSON.parse'd, and tokens are deduplicated the way ccusage does: a Claude
 // response once per message.id + requestId, a Codex rollout by its last cumulative total.
 
+import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { corpusFiles } from './corpus.js';
 import { addTokens, zeroTotals, type Totals } from './totals.js';
@@ -48,5 +49,23 @@ export function baselineScan(home: string): Totals {
       });
     }
   }
+  return totals;
+}
+
+/**
+ * The baseline for an OpenCode database: what a plain reader does (ccusage reads it this way),
+ * every part row's JSON parsed in Node, the step-finish parts' tokens summed (reasoning is beside
+ * output in OpenCode's counts).
+ */
+export function storeBaselineScan(path: string): Totals {
+  const totals = zeroTotals();
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  for (const data of db.prepare('SELECT data FROM part').pluck().iterate() as IterableIterator<string>) {
+    const part = JSON.parse(data) as { type?: string; tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } } };
+    if (part.type !== 'step-finish' || !part.tokens) continue;
+    const t = part.tokens;
+    addTokens(totals.opencode, { input: t.input, output: t.output + t.reasoning, cache_read: t.cache.read, cache_write: t.cache.write });
+  }
+  db.close();
   return totals;
 }

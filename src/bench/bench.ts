@@ -8,21 +8,19 @@
 //
 // Exits non-zero only when token totals differ; timings are reported, not asserted.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from '../agent.js';
-import { loadConfig } from '../config/load.js';
-import { createLogger } from '../log.js';
 import { corpusFiles, ensureCorpus } from './corpus.js';
-import { diffTotals, grandTotal, totalsOf, type Totals } from './totals.js';
+import { check, finishRun, median, printTable, row, sec } from './report.js';
+import { fastest, gc, newAgent, peakRss, runChild, type ChildRun } from './runs.js';
+import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 300);
 const seed = Number(process.env.BENCH_SEED ?? 1);
 const dir = process.env.BENCH_DIR ?? join(tmpdir(), 'coding-agent-exporter-bench', `${sizeMb}mb-seed${seed}`);
-const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const APPEND_TRIALS = 5;
 // Shared machines are noisy: each cold scan runs this many times, alternating, and the fastest counts.
@@ -30,43 +28,6 @@ const COLD_RUNS = 3;
 
 const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
 process.once('exit', () => rmSync(work, { recursive: true, force: true }));
-const rows: [figure: string, value: string, target: string, result: string][] = [];
-const mismatches: string[] = [];
-const row = (figure: string, value: string, target = '', pass?: boolean) =>
-  rows.push([figure, value, target, pass === undefined ? '' : pass ? 'pass' : 'FAIL']);
-const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const gc = () => (globalThis as { gc?: () => void }).gc?.();
-
-function check(what: string, expected: Totals, ...runs: Totals[]): void {
-  const diff = [...new Set(runs.flatMap((got) => diffTotals(expected, got)))];
-  mismatches.push(...diff.map((d) => `${what}: ${d}`));
-  const value = diff.length === 0 ? `equal (${grandTotal(expected).toLocaleString('en')} tokens)` : `${diff.length} differ`;
-  row(`totals: ${what}`, value, 'exact', diff.length === 0);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-interface ChildRun {
-  ms: number;
-  totals: Totals;
-  maxRssMb: number;
-}
-
-function runChild(args: string[]): ChildRun {
-  const r = spawnSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (r.status !== 0) throw new Error(`child ${args[0]} failed: ${r.stderr}`);
-  return JSON.parse(r.stdout) as ChildRun;
-}
-
-const fastest = (runs: ChildRun[]) => Math.min(...runs.map((r) => r.ms));
-const peakRss = (runs: ChildRun[]) => Math.max(...runs.map((r) => r.maxRssMb));
-
-function newAgent(stateDir: string, home: string): Agent {
-  return new Agent(loadConfig(['--state-dir', stateDir], {}), createLogger('warn'), { env: {}, home });
-}
 
 // --- corpus ----------------------------------------------------------------------------------
 let t = performance.now();
@@ -150,11 +111,9 @@ row(`append visible in /metrics (${latencies.length} appends)`,
   allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
   '< 1 s', allSeen && Math.max(...ok) < 1000);
 
-printTable();
-if (mismatches.length > 0) {
-  process.stderr.write(`\ntoken totals differ:\n  ${mismatches.join('\n  ')}\n`);
-  process.exitCode = 1;
-}
+printTable(`Node ${process.version}, ${sizeMb} MB corpus (seed ${seed}); baseline and exporter ran in this run `
+  + 'on the same page-cached files.');
+finishRun();
 
 /** Sum of the output tokens the endpoint reports. */
 async function outputTokens(url: string): Promise<number> {
@@ -220,13 +179,4 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-function printTable(): void {
-  const head: [string, string, string, string] = ['figure', 'value', 'target', 'result'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  process.stdout.write(`\n${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
-  process.stdout.write(`\nNode ${process.version}, ${sizeMb} MB corpus (seed ${seed}); baseline and exporter ran in this run `
-    + 'on the same page-cached files.\n');
 }

@@ -1,25 +1,26 @@
 // One cold scan in a fresh process, so that its time and peak RSS are its own:
 //   node dist/bench/child.js baseline <home>
+//   node dist/bench/child.js store-baseline <database>
 //   node dist/bench/child.js exporter <home> <state dir>
 // Prints {"ms", "totals", "maxRssMb"} on stdout.
 
 import { Agent } from '../agent.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../log.js';
-import { baselineScan } from './baseline.js';
+import { baselineScan, storeBaselineScan } from './baseline.js';
 import { totalsOf, type Totals } from './totals.js';
 
 const [mode, home, stateDir] = process.argv.slice(2);
-if (!home || (mode !== 'baseline' && (mode !== 'exporter' || !stateDir))) {
-  process.stderr.write('usage: child.js baseline <home> | exporter <home> <state dir>\n');
+if (!home || (mode !== 'baseline' && mode !== 'store-baseline' && (mode !== 'exporter' || !stateDir))) {
+  process.stderr.write('usage: child.js baseline <home> | store-baseline <database> | exporter <home> <state dir>\n');
   process.exit(2);
 }
 
 const started = performance.now();
 let ms: number;
 let totals: Totals;
-if (mode === 'baseline') {
-  totals = baselineScan(home);
+if (mode === 'baseline' || mode === 'store-baseline') {
+  totals = mode === 'baseline' ? baselineScan(home) : storeBaselineScan(home);
   ms = performance.now() - started;
 } else {
   // The exporter as `once` runs it, with HOME pointing at the corpus and no other root.

@@ -2,7 +2,7 @@
 
 import type { Family } from '../metrics/snapshot.js';
 
-export const HARNESSES = ['claude-code', 'codex'] as const;
+export const HARNESSES = ['claude-code', 'codex', 'opencode'] as const;
 export type Harness = (typeof HARNESSES)[number];
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;
 export type Tokens = Record<(typeof TOKEN_TYPES)[number], number>;
@@ -10,7 +10,7 @@ export type Totals = Record<Harness, Tokens>;
 
 export function zeroTotals(): Totals {
   const zero = (): Tokens => ({ input: 0, output: 0, cache_read: 0, cache_write: 0 });
-  return { 'claude-code': zero(), codex: zero() };
+  return { 'claude-code': zero(), codex: zero(), opencode: zero() };
 }
 
 export function addTokens(into: Tokens, t: Tokens): void {

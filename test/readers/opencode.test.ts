@@ -168,11 +168,12 @@ describe('OpenCode database reader', () => {
     expect(named(log, 'meta').some(([, m]) => (m as { cwd?: string }).cwd)).toBe(false);
   });
 
-  it('skips a row whose data is not JSON, with a reason', () => {
+  it('skips a message or part whose data is not JSON, with a reason', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);
     db.db.prepare('INSERT INTO message VALUES (?, ?, ?, ?, ?)').run('m1', 's1', T0, T0, '{"role":');
-    expect(named(reading(db).read(), 'skipped')).toEqual([['skipped', 'parse_error']]);
+    db.db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run('p1', 'm1', 's1', T0 + 1, T0 + 1, '{"type":"step-finish",');
+    expect(named(reading(db).read(), 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'parse_error']]);
   });
 });
 

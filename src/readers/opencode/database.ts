@@ -5,7 +5,7 @@
 import { countTodos, jsonObject } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
-import { readMessage, readPart, turnLines, type Target } from './records.js';
+import { READ_PART_TYPES, readMessage, readPart, turnLines, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';
 
 export interface DbState {
@@ -57,6 +57,18 @@ export interface SessionContext {
   /** The statuses of the items of a session's plan (todo list) as it is now. */
   todos(sessionId: string): unknown[];
 }
+
+// Only the fields the reader uses cross into JavaScript: a tool part's output or a diff's file
+// contents can be megabytes, which SQLite leaves where they are while it extracts the rest. Data
+// that is not JSON passes as it is, to be reported as a parse error.
+const slim = (column: string, fields: string) => `CASE WHEN json_valid(${column}) THEN json_object(${fields.replaceAll('$d', column)}) ELSE ${column} END`;
+const PART_FIELDS = `'type', $d ->> '$.type', 'synthetic', $d -> '$.synthetic', 'ignored', $d -> '$.ignored',
+  'callID', $d ->> '$.callID', 'tool', $d ->> '$.tool', 'state', json_object('status', $d ->> '$.state.status'),
+  'tokens', $d -> '$.tokens', 'cost', $d -> '$.cost'`;
+const MESSAGE_FIELDS = `'role', $d ->> '$.role', 'time', $d -> '$.time', 'modelID', $d ->> '$.modelID', 'finish', $d ->> '$.finish',
+  'error', CASE WHEN $d -> '$.error' IS NOT NULL THEN json_object('name', $d ->> '$.error.name') END, 'parentID', $d ->> '$.parentID'`;
+const SUMMARY_FIELDS = `'summary', json_object('diffs', (SELECT json_group_array(json_object('additions', value -> '$.additions',
+  'deletions', value -> '$.deletions')) FROM json_each($d, '$.summary.diffs')))`;
 
 /** The root session of each session (subagent sessions fold into the session that started them). */
 export function rootFinder(parentOf: (id: string) => string | undefined): (id: string) => string {
@@ -111,13 +123,15 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
 
   const messageCols = columnsOf(db, 'message');
   const partCols = columnsOf(db, 'part');
-  const messages = db.prepare(`SELECT id, time_created, time_updated, data FROM message
+  const messages = db.prepare(`SELECT id, time_created, time_updated, ${slim('data', MESSAGE_FIELDS)} AS data FROM message
     WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id`);
-  const parts = partCols.has('session_id') ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, p.data,
-    json_extract(m.data, '$.role') AS role, json_extract(m.data, '$.modelID') AS model
-    FROM part p LEFT JOIN message m ON m.id = p.message_id
-    WHERE p.session_id = ? AND p.time_updated >= ? ORDER BY p.time_created, p.id`) : undefined;
-  const messageData = db.prepare('SELECT data FROM message WHERE id = ?').pluck();
+  const parts = partCols.has('session_id') ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, ${slim('p.data', PART_FIELDS)} AS data,
+    m.data ->> '$.role' AS role, m.data ->> '$.modelID' AS model
+    FROM part p LEFT JOIN message m ON m.id = p.message_id AND json_valid(m.data)
+    WHERE p.session_id = ? AND p.time_updated >= ?
+      AND CASE WHEN json_valid(p.data) THEN p.data ->> '$.type' IN (${[...READ_PART_TYPES].map((t) => `'${t}'`).join(', ')}) ELSE 1 END
+    ORDER BY p.time_created, p.id`) : undefined;
+  const messageData = db.prepare(`SELECT ${slim('data', SUMMARY_FIELDS)} FROM message WHERE id = ?`).pluck();
   const todoCols = columnsOf(db, 'todo');
   const todos = todoCols.has('session_id') && todoCols.has('status') ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck() : undefined;
   if (!messageCols.has('data')) return finish(state, newest);

@@ -1,0 +1,103 @@
+// `npm run bench:store`: generates (or reuses) an OpenCode database and measures, in one run, the
+// exporter's store reader against a plain baseline that JSON.parses every part row in Node.
+//
+//   BENCH_STORE_MB  database size (default 200)
+//   BENCH_SEED      generator seed (default 1)
+//   BENCH_DIR       where the database is kept and reused (default: a folder per size and seed under the temp dir)
+//
+// Exits non-zero only when token totals differ; timings are reported, not asserted.
+
+import Database from 'better-sqlite3';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { check, finishRun, median, printTable, row, sec } from './report.js';
+import { fastest, gc, newAgent, peakRss, runChild, type ChildRun } from './runs.js';
+import { ensureStoreCorpus } from './store-corpus.js';
+import { totalsOf } from './totals.js';
+
+const sizeMb = Number(process.env.BENCH_STORE_MB ?? 200);
+const seed = Number(process.env.BENCH_SEED ?? 1);
+const dir = process.env.BENCH_DIR ?? join(tmpdir(), 'coding-agent-exporter-bench', `opencode-${sizeMb}mb-seed${seed}`);
+const COLD_RUNS = 3;
+const APPENDS = 5;
+
+const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
+process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+
+let t = performance.now();
+const { corpus, reused } = ensureStoreCorpus(dir, seed, sizeMb);
+const bytes = statSync(corpus.db).size;
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+process.stdout.write(`database ${corpus.db} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
+row('database', `${mb(bytes)}: ${corpus.sessions} sessions, ${corpus.messages} messages, ${corpus.parts} parts`);
+readFileSync(corpus.db); // into the page cache for every contender
+
+// --- cold reads in fresh processes ----------------------------------------------------------
+const baseRuns: ChildRun[] = [];
+const coldRuns: ChildRun[] = [];
+for (let i = 0; i < COLD_RUNS; i++) {
+  baseRuns.push(runChild(['store-baseline', corpus.db]));
+  coldRuns.push(runChild(['exporter', corpus.home, join(work, `state-child-${i}`)]));
+}
+check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
+check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
+const runs = (rs: ChildRun[]) => `${sec(fastest(rs))} (runs: ${rs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
+row('baseline cold read: every part row JSON.parsed in Node', runs(baseRuns));
+row('exporter cold read, fresh process', runs(coldRuns));
+const ratio = fastest(baseRuns) / fastest(coldRuns);
+row('  ratio baseline / exporter', `${ratio.toFixed(1)}x`, '>= 1x', ratio >= 1);
+row('peak RSS, exporter cold read', `${peakRss(coldRuns).toFixed(0)} MB`, '< 150 MB', peakRss(coldRuns) < 150);
+row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
+
+// --- in-process: no-change rescans, then appends while a writer has the database open ----------
+const state = join(work, 'state');
+const agent = newAgent(state, corpus.home);
+await agent.scanAll();
+const rescans: number[] = [];
+for (let i = 0; i < 11; i++) {
+  gc();
+  t = performance.now();
+  await agent.scanAll();
+  rescans.push(performance.now() - t);
+}
+row('no-change rescan (median of 11)', `${median(rescans).toFixed(2)} ms`, '< 5 ms', median(rescans) < 5);
+
+// OpenCode running: WAL mode, a new model call in the session with the most recent rows.
+const writer = new Database(corpus.db);
+writer.pragma('journal_mode = WAL');
+const session = writer.prepare('SELECT id, time_updated FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1').get() as { id: string; time_updated: number };
+const reads: number[] = [];
+const before = totalsOf(agent.families()).opencode.output;
+let added = 0;
+try {
+  for (let i = 0; i < APPENDS; i++) {
+    const at = session.time_updated + 1000 * (i + 1);
+    const output = 1000 + i;
+    writer.transaction(() => {
+      writer.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)').run(`msg_bench_${i}`, session.id, at, at,
+        JSON.stringify({ role: 'assistant', modelID: 'claude-sonnet-4-5', time: { created: at } }));
+      writer.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run(`prt_bench_${i}`, `msg_bench_${i}`, session.id, at, at,
+        JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output, reasoning: 0, cache: { read: 0, write: 0 } } }));
+      writer.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session.id);
+    })();
+    added += output;
+    gc();
+    t = performance.now();
+    await agent.scanAll();
+    reads.push(performance.now() - t);
+  }
+  const seen = totalsOf(agent.families()).opencode.output - before;
+  row(`read after a new model call (median of ${APPENDS}), a writer attached`, `${median(reads).toFixed(1)} ms, ${(fastest(coldRuns) / median(reads)).toFixed(0)}x less than a cold read`,
+    'exact', seen === added);
+} finally {
+  writer.prepare("DELETE FROM part WHERE id LIKE 'prt_bench_%'").run();
+  writer.prepare("DELETE FROM message WHERE id LIKE 'msg_bench_%'").run();
+  writer.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(session.time_updated, session.id);
+  writer.pragma('journal_mode = DELETE');
+  writer.close();
+  await agent.stop();
+}
+
+printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}); baseline and exporter ran in this run on the same page-cached file.`);
+finishRun();
