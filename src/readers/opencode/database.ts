@@ -124,13 +124,12 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
   const messageCols = columnsOf(db, 'message');
   const partCols = columnsOf(db, 'part');
   const messages = db.prepare(`SELECT id, time_created, time_updated, ${slim('data', MESSAGE_FIELDS)} AS data FROM message
-    WHERE session_id = ? AND time_updated >= ? ORDER BY time_created, id`);
+    WHERE session_id = ? AND time_updated >= ?`);
   const parts = partCols.has('session_id') ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, ${slim('p.data', PART_FIELDS)} AS data,
     m.data ->> '$.role' AS role, m.data ->> '$.modelID' AS model
     FROM part p LEFT JOIN message m ON m.id = p.message_id AND json_valid(m.data)
     WHERE p.session_id = ? AND p.time_updated >= ?
-      AND CASE WHEN json_valid(p.data) THEN p.data ->> '$.type' IN (${[...READ_PART_TYPES].map((t) => `'${t}'`).join(', ')}) ELSE 1 END
-    ORDER BY p.time_created, p.id`) : undefined;
+      AND CASE WHEN json_valid(p.data) THEN p.data ->> '$.type' IN (${[...READ_PART_TYPES].map((t) => `'${t}'`).join(', ')}) ELSE 1 END`) : undefined;
   const messageData = db.prepare(`SELECT ${slim('data', SUMMARY_FIELDS)} FROM message WHERE id = ?`).pluck();
   const todoCols = columnsOf(db, 'todo');
   const todos = todoCols.has('session_id') && todoCols.has('status') ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck() : undefined;
