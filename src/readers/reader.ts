@@ -19,6 +19,8 @@ export interface SessionEvents {
    */
   usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number): void;
   context(model: string, tokens: number, limit?: number): void;
+  /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
+  premiumRequests(model: string, n: number): void;
   prompt(ts: number): void;
   turnStarted(ts: number): void;
   turnEnded(outcome: TurnOutcome, ts: number): void;

@@ -234,6 +234,9 @@ export class SessionStore {
       compaction() {
         store.add('compactions', hp(), 1);
       },
+      premiumRequests(model, n) {
+        store.add('premiumRequests', { ...hp(), model }, n);
+      },
       usageLimit(window, usedRatio, resetsAt) {
         const k = `limit:${harness}/${window}`;
         store.usageLimits.set(k, { harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });

@@ -84,6 +84,13 @@ describe('Copilot CLI reader: tokens', () => {
     expect(total(r.log)).toEqual({ input: 600, output: 50, cacheRead: 400, cacheWrite: 0, reasoning: 0 });
   });
 
+  it('counts the premium requests of cumulative shutdown totals by their growth', () => {
+    const premium = (ms: number, cost: number) => line(ms, 'session.shutdown', { shutdownType: 'routine', modelMetrics: {
+      'claude-sonnet-4.5': { requests: { count: 3, cost }, usage: { inputTokens: 10, outputTokens: 1 } } } });
+    const r = read([start, premium(1, 3), line(2, 'session.resume', {}), premium(3, 4.5), premium(4, 4.5)]);
+    expect(events(r.log, 'premiumRequests')).toEqual([['premiumRequests', 'claude-sonnet-4.5', 3], ['premiumRequests', 'claude-sonnet-4.5', 1.5]]);
+  });
+
   it('reads premium-request quotas as usage-limit windows', () => {
     const r = read([start, record(1, 'c1', 10, 1, 0, 0, 0, { quotaSnapshots: {
       premium_interactions: { usedRequests: 75, entitlementRequests: 300, resetDate: '2026-12-01T00:00:00Z' },

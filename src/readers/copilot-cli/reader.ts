@@ -28,6 +28,8 @@ export interface CopilotState {
   external?: true;
   /** Lines changed as the last shutdown totals said (cumulative, like the tokens). */
   linesCounted?: { added: number; removed: number };
+  /** Premium requests per model as the last shutdown totals said (cumulative, like the tokens). */
+  premiumCounted?: Record<string, number>;
   /** Tool names the model asked for, by call id, until the call asks permission or starts. */
   requested: Record<string, string>;
   /** Calls counted and not yet completed, by call id. */
@@ -230,6 +232,12 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     // The requests' average prompt selects a long-context price tier, if the model has one.
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
     if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, num(u.inputTokens) / requests, ts);
+    const premium = num(obj(obj(m)?.requests)?.cost);
+    const premiumBefore = state.premiumCounted?.[model] ?? 0;
+    if (premium > premiumBefore) {
+      (state.premiumCounted ??= {})[model] = premium;
+      if (fresh) ev.premiumRequests(model, premium - premiumBefore);
+    }
   }
   const changes = obj(d.codeChanges);
   if (changes) {
