@@ -323,6 +323,8 @@ const overview = dashboard({
         override('Resets at', [prop('unit', 'dateTimeAsLocal')]),
       ],
     }),
+    timeseries('Premium requests', 'Premium requests billed against the plan\'s allowance per hour, by harness and model (GitHub Copilot CLI records them when a run ends).', pos(0, 70, 12, 8),
+      [[`sum by (harness, model) (rate(coding_agent_premium_requests_total{${F}}[$__rate_interval])) * 3600`, '{{harness}} {{model}}']], PER_HOUR),
   ],
 });
 
@@ -426,6 +428,11 @@ max by (harness, project, session_id, model) (coding_agent_session_context_limit
     timeseries('Subagents per session', 'Subagents each session is running.', pos(0, 34, 12, 8),
       [[`max by (harness, project, session_id) (coding_agent_session_subagents{${F}}) > 0`, '{{project}} {{session_id}}']],
       'short', { calcs: ['lastNotNull', 'max'] }),
+    bargauge('Plan progress', 'Share of each session\'s plan (todo list) completed, cancelled items left out; for the harnesses that record a plan.', pos(0, 42, 12, 8),
+      [[`sum by (harness, project, session_id) (coding_agent_session_todos{${F},state="completed"})
+/
+(sum by (harness, project, session_id) (coding_agent_session_todos{${F},state!="cancelled"}) > 0)`, '{{project}} {{session_id}}']],
+      'percentunit', { min: 0, max: 1 }),
     timeseries('Sessions by status over time', 'Sessions active within the activity window, by status (idle excluded).', pos(12, 34, 12, 8),
       [[`sum by (status) (coding_agent_sessions{${F},status!="idle"})`, '{{status}}']], 'short',
       { stack: true, overrides: Object.entries(STATUS_COLORS).map(([s, c]) => override(s, [prop('color', { mode: 'fixed', fixedColor: c })])) }),

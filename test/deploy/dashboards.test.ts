@@ -179,9 +179,14 @@ describe('dashboards', () => {
       'harness_project_model:coding_agent_cost_usd:increase30d', 'coding_agent_tokens_total', 'coding_agent_sessions{',
       'coding_agent_prompts_total', 'coding_agent_turns_total', 'coding_agent_tool_calls_total', 'coding_agent_tool_errors_total',
       'coding_agent_lines_added_total', 'coding_agent_lines_removed_total', 'coding_agent_usage_limit_used_ratio',
-      'coding_agent_usage_limit_resets_timestamp_seconds']) {
+      'coding_agent_usage_limit_resets_timestamp_seconds', 'coding_agent_premium_requests_total']) {
       expect(exprs, m).toContain(m);
     }
+  });
+
+  it('the sessions dashboard shows each session\'s plan progress', () => {
+    const sessions = dashboards.find(([f]) => f === 'sessions.json')![1];
+    expect(panels(sessions).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n')).toContain('coding_agent_session_todos');
   });
 
   it('the sessions table uses every per-session gauge', () => {
