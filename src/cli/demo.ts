@@ -30,10 +30,10 @@ function claude(home: string, session: string, project: string, subagent?: strin
   const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, cache_read_input_tokens: input * 12, cache_creation_input_tokens: Math.round(input / 3) });
   return {
     prompt: (t: number) => write({ ...base(t), type: 'user', message: { role: 'user', content: 'Continue with the next step' } }),
-    tool: (t: number, name: string, input = 400) => {
+    tool: (t: number, name: string, input = 400, args: Line = {}) => {
       const id = `toolu_${session}_${n}`;
       write({ ...base(t), type: 'assistant', message: { id: `msg_${session}_${n}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'tool_use',
-        content: [{ type: 'tool_use', id, name, input: {} }], usage: usage(input, 80) } });
+        content: [{ type: 'tool_use', id, name, input: args }], usage: usage(input, 80) } });
       return id;
     },
     result: (t: number, id: string, patch?: string[]) => write({ ...base(t), type: 'user',
@@ -91,6 +91,10 @@ export function seedDemo(home: string, now = Date.now()): () => void {
   // Stalled: a command started 20 minutes ago never returned and nothing was written since.
   const stalled = claude(home, 'demo-stalled-000-4000-8000-000000000002', 'infra');
   stalled.prompt(now - 22 * MIN);
+  const plan = stalled.tool(now - 21 * MIN, 'TodoWrite', 400, { todos: [
+    { content: 'Add the health check', status: 'completed' }, { content: 'Wire it into the load balancer', status: 'completed' },
+    { content: 'Roll out to staging', status: 'in_progress' }, { content: 'Roll out to production', status: 'pending' }] });
+  stalled.result(now - 21 * MIN + 500, plan);
   stalled.tool(now - 20 * MIN, 'Bash');
   // Failed: the API kept failing a minute ago.
   const failed = claude(home, 'demo-failed-0000-4000-8000-000000000003', 'docs-site');
