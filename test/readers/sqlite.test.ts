@@ -44,6 +44,26 @@ describe('read-only SQLite access', () => {
     expect(hash(db.path)).toBe(before);
   });
 
+  it('waits out a writer\'s exclusive lock (a short busy timeout, then retries) instead of failing the scan', async () => {
+    const db = new OpenCodeDb();
+    withRows(db, 2);
+    db.close();
+    // Another process takes the database for itself for 400 ms (rollback journal: readers must wait).
+    const locker = spawn(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new Database(${JSON.stringify(db.path)});
+      db.exec('BEGIN EXCLUSIVE');
+      console.log('locked');
+      const until = Date.now() + 400; while (Date.now() < until);
+      db.exec('COMMIT');
+    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => locker.stdout.once('data', () => resolve()));
+    const started = performance.now();
+    expect(count(db.path)).toBe(2);
+    expect(performance.now() - started).toBeGreaterThan(200);
+    await new Promise((resolve) => locker.once('exit', resolve));
+  });
+
   it('fails with the database\'s error when a file is not a database (the next scan tries again)', () => {
     const db = new OpenCodeDb();
     db.close();
