@@ -171,9 +171,10 @@ export class SessionStore {
         if (store.muted) return;
         const s = session();
         const c = usageCounters(s.project, model);
-        for (const [counter, n] of [[c.input, u.input], [c.output, u.output], [c.cacheRead, u.cacheRead], [c.cacheWrite, u.cacheWrite]] as const) {
-          if (counter) store.bump(counter, n);
-        }
+        if (c.input) store.bump(c.input, u.input);
+        if (c.output) store.bump(c.output, u.output);
+        if (c.cacheRead) store.bump(c.cacheRead, u.cacheRead);
+        if (c.cacheWrite) store.bump(c.cacheWrite, u.cacheWrite);
         store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
