@@ -54,6 +54,16 @@ describe('sessions command', () => {
   });
 });
 
+describe('a database named by the environment', () => {
+  it('is read where OPENCODE_DB says, outside the data folder', () => {
+    const db = join(FIXTURES, 'captures/opencode/tool/.local/share/opencode/opencode.db');
+    const r = run(['once', '--state-dir', tempDir()], envFor(tempDir(), { OPENCODE_DB: db }));
+    expect(r.status).toBe(0);
+    expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'input' })).toBe(845);
+    expect(sum(r.stdout, 'coding_agent_exporter_files', { collector: 'opencode' })).toBe(1);
+  });
+});
+
 describe('read-only', () => {
   it('leaves every harness file as it found it', () => {
     const home = join(FIXTURES, 'home');

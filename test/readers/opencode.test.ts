@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { usageOf } from '../../src/readers/opencode/records.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
@@ -6,6 +8,7 @@ import type { DbState } from '../../src/readers/opencode/database.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder, type Recorded } from '../helpers/events.js';
 import { OpenCodeDb, T0, tokens } from '../helpers/opencode-db.js';
+import { tempDir } from '../helpers/run.js';
 
 /** Reads a database the way the collector does, keeping the reader's state between reads. */
 function reading(db: OpenCodeDb) {
@@ -39,6 +42,22 @@ describe('OpenCode tokens', () => {
     expect(usageOf(tokens(445, 44, 12, 789, 0, 1290))).toMatchObject({ input: 445, output: 56, reasoning: 12, cacheRead: 789 });
     expect(usageOf(tokens(445, 56, 12, 789, 0, 1290))).toMatchObject({ output: 56, reasoning: 12 });
     expect(usageOf(tokens(10, 5, 3, 0))).toMatchObject({ output: 8, reasoning: 3 });
+  });
+});
+
+describe('OpenCode databases', () => {
+  it('are found in the data folder (channel databases too) or named by OPENCODE_DB, a root of its own', () => {
+    const data = tempDir();
+    for (const name of ['opencode.db', 'opencode-beta.db', 'opencode.db-wal', 'opencode.db.bak', 'auth.json', 'kilo.db']) writeFileSync(join(data, name), '');
+    expect(opencode.listFiles(data).map((f) => basename(f.path)).sort()).toEqual(['opencode-beta.db', 'opencode.db']);
+    expect(opencode.defaultRoots({ XDG_DATA_HOME: '/x' }, '/home/u')).toEqual(['/x/opencode']);
+    expect(opencode.defaultRoots({}, '/home/u')).toEqual(['/home/u/.local/share/opencode']);
+    expect(opencode.defaultRoots({ OPENCODE_DB: '/srv/oc/work.db' }, '/home/u')).toEqual(['/home/u/.local/share/opencode', '/srv/oc/work.db']);
+    expect(opencode.defaultRoots({ OPENCODE_DB: 'other.db' }, '/home/u')).toEqual(['/home/u/.local/share/opencode', '/home/u/.local/share/opencode/other.db']);
+    expect(opencode.defaultRoots({ OPENCODE_DB: ':memory:' }, '/home/u')).toEqual(['/home/u/.local/share/opencode']);
+    const named = join(data, 'opencode-beta.db');
+    expect(opencode.listFiles(named).map((f) => f.path)).toEqual([named]);
+    expect(opencode.watchPaths(named)).toEqual([named, `${named}-wal`]);
   });
 });
 
