@@ -76,7 +76,10 @@ interface ReaderBase<State> {
   processes?(root: string): Map<string, ProcessState>;
 }
 
-/** A reader of append-only JSONL files: the collector hands it every complete new line. */
+/**
+ * A reader of session files: the collector hands it every complete new line of an append-only
+ * JSONL file, or the whole of a file marked `document` whenever it changed.
+ */
 export interface LineReader<State> extends ReaderBase<State> {
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
