@@ -9,13 +9,13 @@
 // Exits non-zero only when token totals differ; timings are reported, not asserted.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFiles, ensureCorpus } from './corpus.js';
-import { check, finishRun, median, printTable, row, sec } from './report.js';
-import { fastest, gc, newAgent, peakRss, runChild, type ChildRun } from './runs.js';
+import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
+import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 300);
@@ -23,18 +23,12 @@ const seed = Number(process.env.BENCH_SEED ?? 1);
 const dir = process.env.BENCH_DIR ?? join(tmpdir(), 'coding-agent-exporter-bench', `${sizeMb}mb-seed${seed}`);
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const APPEND_TRIALS = 5;
-// Shared machines are noisy: each cold scan runs this many times, alternating, and the fastest counts.
-const COLD_RUNS = 3;
-
-const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
-process.once('exit', () => rmSync(work, { recursive: true, force: true }));
 
 // --- corpus ----------------------------------------------------------------------------------
 let t = performance.now();
 const { corpus, reused } = ensureCorpus(dir, seed, sizeMb);
 const files = corpusFiles(corpus.home);
 const bytes = files.reduce((a, f) => a + f.size, 0);
-const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 const subagents = files.filter((f) => f.path.includes('/subagents/')).length;
 process.stdout.write(`corpus ${corpus.home} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
 row('corpus', `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) `
@@ -54,12 +48,7 @@ for (const f of files) statSync(f.path);
 row(`fs.stat of ${files.length} files`, `${(performance.now() - t).toFixed(1)} ms`);
 
 // --- cold scans in fresh processes: time and peak RSS ----------------------------------------
-const baseRuns: ChildRun[] = [];
-const coldRuns: ChildRun[] = [];
-for (let i = 0; i < COLD_RUNS; i++) {
-  baseRuns.push(runChild(['baseline', corpus.home]));
-  coldRuns.push(runChild(['exporter', corpus.home, join(work, `state-child-${i}`)]));
-}
+const { baseRuns, coldRuns } = coldScans(['baseline', corpus.home], corpus.home);
 check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
 check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
 const baseMs = fastest(baseRuns);
@@ -82,15 +71,9 @@ const coldIn = performance.now() - t;
 check('exporter in-process', corpus.expected, totalsOf(agent.families()));
 row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
 
-const rescans: number[] = [];
-for (let i = 0; i < 11; i++) {
-  gc();
-  t = performance.now();
-  await agent.scanAll();
-  rescans.push(performance.now() - t);
-}
-const perThousand = (median(rescans) / files.length) * 1000;
-row('no-change rescan (median of 11)', `${median(rescans).toFixed(1)} ms = ${perThousand.toFixed(1)} ms per 1,000 files`,
+const rescan = await noChangeRescan(agent);
+const perThousand = (rescan / files.length) * 1000;
+row('no-change rescan (median of 11)', `${rescan.toFixed(1)} ms = ${perThousand.toFixed(1)} ms per 1,000 files`,
   '< 20 ms / 1,000', perThousand < 20);
 await agent.stop();
 

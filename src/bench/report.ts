@@ -10,6 +10,7 @@ export function row(figure: string, value: string, target = '', pass?: boolean):
 }
 
 export const sec = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -2,10 +2,14 @@
 // exporter in this process.
 
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from '../agent.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger } from '../log.js';
+import { median } from './report.js';
 import type { Totals } from './totals.js';
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url));
@@ -32,3 +36,33 @@ export function newAgent(stateDir: string, home: string): Agent {
 }
 
 export const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
+
+/** A folder for state databases, removed when the process exits. */
+export const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
+process.once('exit', () => rmSync(work, { recursive: true, force: true }));
+
+// Shared machines are noisy: each cold scan runs this many times, alternating, and the fastest counts.
+const COLD_RUNS = 3;
+
+/** The baseline (`child.js` arguments) and the exporter's cold scan of `home`, alternating. */
+export function coldScans(baseline: string[], home: string): { baseRuns: ChildRun[]; coldRuns: ChildRun[] } {
+  const baseRuns: ChildRun[] = [];
+  const coldRuns: ChildRun[] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    baseRuns.push(runChild(baseline));
+    coldRuns.push(runChild(['exporter', home, join(work, `state-child-${i}`)]));
+  }
+  return { baseRuns, coldRuns };
+}
+
+/** The median time of 11 scans in which nothing changed. */
+export async function noChangeRescan(agent: Agent): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 11; i++) {
+    gc();
+    const t = performance.now();
+    await agent.scanAll();
+    times.push(performance.now() - t);
+  }
+  return median(times);
+}

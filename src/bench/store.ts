@@ -8,38 +8,28 @@
 // Exits non-zero only when token totals differ; timings are reported, not asserted.
 
 import Database from 'better-sqlite3';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { check, finishRun, median, printTable, row, sec } from './report.js';
-import { fastest, gc, newAgent, peakRss, runChild, type ChildRun } from './runs.js';
+import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
+import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { ensureStoreCorpus } from './store-corpus.js';
 import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_STORE_MB ?? 200);
 const seed = Number(process.env.BENCH_SEED ?? 1);
 const dir = process.env.BENCH_DIR ?? join(tmpdir(), 'coding-agent-exporter-bench', `opencode-${sizeMb}mb-seed${seed}`);
-const COLD_RUNS = 3;
 const APPENDS = 5;
-
-const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
-process.once('exit', () => rmSync(work, { recursive: true, force: true }));
 
 let t = performance.now();
 const { corpus, reused } = ensureStoreCorpus(dir, seed, sizeMb);
 const bytes = statSync(corpus.db).size;
-const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
 process.stdout.write(`database ${corpus.db} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
 row('database', `${mb(bytes)}: ${corpus.sessions} sessions, ${corpus.messages} messages, ${corpus.parts} parts`);
 readFileSync(corpus.db); // into the page cache for every contender
 
 // --- cold reads in fresh processes ----------------------------------------------------------
-const baseRuns: ChildRun[] = [];
-const coldRuns: ChildRun[] = [];
-for (let i = 0; i < COLD_RUNS; i++) {
-  baseRuns.push(runChild(['store-baseline', corpus.db]));
-  coldRuns.push(runChild(['exporter', corpus.home, join(work, `state-child-${i}`)]));
-}
+const { baseRuns, coldRuns } = coldScans(['store-baseline', corpus.db], corpus.home);
 check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
 check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
 const runs = (rs: ChildRun[]) => `${sec(fastest(rs))} (runs: ${rs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
@@ -56,14 +46,8 @@ row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
 const state = join(work, 'state');
 const agent = newAgent(state, corpus.home);
 await agent.scanAll();
-const rescans: number[] = [];
-for (let i = 0; i < 11; i++) {
-  gc();
-  t = performance.now();
-  await agent.scanAll();
-  rescans.push(performance.now() - t);
-}
-row('no-change rescan (median of 11)', `${median(rescans).toFixed(2)} ms`, '< 5 ms', median(rescans) < 5);
+const rescan = await noChangeRescan(agent);
+row('no-change rescan (median of 11)', `${rescan.toFixed(2)} ms`, '< 5 ms', rescan < 5);
 
 // OpenCode running: WAL mode, a new model call in the session with the most recent rows.
 const writer = new Database(corpus.db);
