@@ -9,12 +9,14 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
+import { opencode } from '../../src/readers/opencode/reader.js';
 import { obj } from '../../src/readers/fields.js';
 import { parseJson } from '../../src/readers/lines.js';
 import type { Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
+import { OpenCodeDb, tokens } from '../helpers/opencode-db.js';
 import { tempDir } from '../helpers/run.js';
 
 const quiet = createLogger('error');
@@ -267,5 +269,53 @@ describe('document files (one JSON document rewritten whole)', () => {
     expect(t.collector.stats.skipped.get('file_too_large')).toBe(1);
     expect(t.collector.stats.readBytes).toBe(0);
     expect(t.collector.stats.success).toBe(true);
+  });
+});
+
+describe('store collector (a database of many sessions)', () => {
+  function storeSetup(stateDir = tempDir(), root = tempDir()) {
+    const db = new StateDb(stateDir);
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('opencode', opencode, [root], store, db, quiet);
+    const output = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
+    return { collector, output, root };
+  }
+  const call = (db: OpenCodeDb, id: string, t: number, output: number) => {
+    db.assistant('s1', `m-${id}`, t);
+    db.part('s1', `m-${id}`, id, t, { type: 'step-finish', cost: 0, tokens: tokens(1, output, 0, 0) });
+  };
+
+  it('commits the cursor with the counts: a restart reads nothing again, and new rows count once', async () => {
+    const stateDir = tempDir();
+    const root = tempDir();
+    const db = new OpenCodeDb({ path: join(root, 'opencode.db') });
+    db.session('s1', 0);
+    call(db, 'p1', 1, 10);
+    const first = storeSetup(stateDir, root);
+    await first.collector.scan();
+    expect(first.output()).toBe(10);
+    expect(first.collector.stats.files).toBe(1);
+    const restarted = storeSetup(stateDir, root);
+    await restarted.collector.scan();
+    expect(restarted.output()).toBe(10);
+    call(db, 'p2', 2, 5);
+    await restarted.collector.scan();
+    await restarted.collector.scan();
+    expect(restarted.output()).toBe(15);
+  });
+
+  it('fails only its own collector on a database it cannot read, and reads it once it can', async () => {
+    const root = tempDir();
+    writeFileSync(join(root, 'opencode.db'), 'not a database, but long enough to have a header of one: '.repeat(4));
+    const t = storeSetup(tempDir(), root);
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(false);
+    rmSync(join(root, 'opencode.db'));
+    const db = new OpenCodeDb({ path: join(root, 'opencode.db') });
+    db.session('s1', 0);
+    call(db, 'p1', 1, 7);
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(true);
+    expect(t.output()).toBe(7);
   });
 });

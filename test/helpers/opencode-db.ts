@@ -33,8 +33,8 @@ export class OpenCodeDb {
   readonly path: string;
   readonly db: Database.Database;
 
-  constructor(opts: { v2?: boolean; wal?: boolean; schema?: string } = {}) {
-    this.path = join(tempDir(), 'opencode.db');
+  constructor(opts: { v2?: boolean; wal?: boolean; schema?: string; path?: string } = {}) {
+    this.path = opts.path ?? join(tempDir(), 'opencode.db');
     this.db = new Database(this.path);
     if (opts.wal) this.db.pragma('journal_mode = WAL');
     this.db.exec(opts.schema ?? V1);
