@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { READERS } from '../../src/collectors/registry.js';
 import { DEPLOY, GRAFANA, ROOT, read, walk, yaml } from './lib.js';
 
 type Json = any;
@@ -129,10 +130,12 @@ describe('deploy/docker/compose.yml', () => {
     }
   });
 
-  it('mounts the harness roots read-only under /home/agent and the state volume', () => {
+  it('mounts a root of every harness read-only under /home/agent, and the state volume', () => {
     const vols = (compose.services.exporter.volumes as string[]).map(String);
-    expect(vols).toContain('${HOME}/.claude:/home/agent/.claude:ro');
-    expect(vols).toContain('${HOME}/.codex:/home/agent/.codex:ro');
+    for (const reader of Object.values(READERS)) {
+      const roots = reader.defaultRoots({}, '/home/agent').map((r: string) => `\${HOME}${r.slice('/home/agent'.length)}:${r}:ro`);
+      expect(roots.some((r: string) => vols.includes(r)), `${reader.harness}: one of ${roots.join(', ')}`).toBe(true);
+    }
     const state = vols.find((v) => v.endsWith(`:${STATE_DIR}`));
     expect(state).toBeDefined();
     expect(Object.keys(compose.volumes)).toContain(state!.split(':')[0]);
