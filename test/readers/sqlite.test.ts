@@ -1,6 +1,6 @@
 // Reading a harness's SQLite store while the harness writes to it: read-only, never in its way.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -62,6 +62,21 @@ describe('read-only SQLite access', () => {
     expect(count(db.path)).toBe(2);
     expect(performance.now() - started).toBeGreaterThan(200);
     await new Promise((resolve) => locker.once('exit', resolve));
+  });
+
+  // A read-only bind mount in a private mount namespace stands for a `:ro` container mount or
+  // systemd's ProtectHome=read-only; it needs unprivileged user namespaces.
+  const canMount = spawnSync('unshare', ['-rm', 'true']).status === 0;
+  it.skipIf(!canMount)('reads a database on a read-only file system while the harness writes to it', async () => {
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 3);
+    const dir = dirname(db.path);
+    const reader = `const { readDatabase } = await import(${JSON.stringify(new URL('../../dist/readers/sqlite.js', import.meta.url).href)});
+      console.log(readDatabase(${JSON.stringify(db.path)}, (d) => d.prepare('SELECT count(*) FROM part').pluck().get()));`;
+    const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind ${dir} ${dir} && mount -o remount,ro,bind ${dir} && touch ${dir}/x 2>/dev/null || ${process.execPath} --input-type=module -e "$0"`, reader], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('3');
+    db.close();
   });
 
   it('fails with the database\'s error when a file is not a database (the next scan tries again)', () => {
