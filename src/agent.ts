@@ -3,7 +3,7 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
@@ -34,7 +34,7 @@ export class Agent {
   private readonly snapshotOptions: SnapshotOptions;
   private server?: Server;
   private provider?: MeterProvider;
-  private watcher?: FSWatcher;
+  private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
 
@@ -113,41 +113,50 @@ export class Agent {
 
   /**
    * Watches only the folders where session files change (not a harness's whole folder: no
-   * settings, logs or credentials), and reads a collector again when something changed there.
-   * A folder that does not exist yet (a harness installed later) is watched from the rescan that
-   * finds it.
+   * settings, logs or credentials), and the single files a store is made of (a database and its
+   * `-wal`, which come and go with the harness: their folder is watched, not recursively, for
+   * them), and reads a collector again when something changed there. A folder that does not
+   * exist yet (a harness installed later) is watched from the rescan that finds it.
    */
   private startWatching(): void {
-    const byPath = [...this.collectors.values()].flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
+    const collectors = [...this.collectors.values()];
+    const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
+    const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
-    const watched = new Set<string>();
-    const watcher = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
-    this.watcher = watcher;
-    this.watchNewFolders = () => {
-      const found = byPath.map((r) => r.path).filter((p) => !watched.has(p) && existsSync(p));
-      for (const p of found) watched.add(p);
-      if (found.length > 0) watcher.add(found);
-    };
-    this.watchNewFolders();
-    this.watcher.on('all', (_event, path) => {
-      const hit = byPath.find((r) => path.startsWith(r.path));
-      if (!hit) return;
-      pending.add(hit.c);
+    const changed = (c: Collector<unknown> | undefined) => {
+      if (!c) return;
+      pending.add(c);
       // Bursts of appends (a streamed answer) become one read.
       timer ??= setTimeout(() => {
         timer = undefined;
         const todo = [...pending];
         pending.clear();
-        for (const c of todo) void c.scan();
+        for (const t of todo) void t.scan();
       }, 100);
-    });
-    this.watcher.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
+    };
+    const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
+    const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
+    this.watchers = [deep, shallow];
+    const watched = new Set<string>();
+    const watchExisting = (watcher: FSWatcher, paths: string[]) => {
+      const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
+      for (const p of found) watched.add(p);
+      if (found.length > 0) watcher.add(found);
+    };
+    this.watchNewFolders = () => {
+      watchExisting(deep, folders.map((r) => r.path));
+      watchExisting(shallow, files.map((r) => dirname(r.path)));
+    };
+    this.watchNewFolders();
+    deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
+    shallow.on('all', (_event, path) => changed(files.find((r) => r.path === path)?.c));
+    for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.watcher?.close();
+    await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();

@@ -80,6 +80,11 @@ export class Collector<S> {
     return this.roots.flatMap((root) => this.reader.watchPaths(root));
   }
 
+  /** The single files to watch (they may not exist yet). */
+  watchFiles(): string[] {
+    return this.roots.flatMap((root) => this.reader.watchFiles?.(root) ?? []);
+  }
+
   /** Resolves when no scan is running. */
   idle(): Promise<void> {
     return this.running ?? Promise.resolve();

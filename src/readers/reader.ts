@@ -66,8 +66,13 @@ interface ReaderBase<State> {
   readonly unrecorded?: readonly TokenType[];
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
-  /** The paths under a root where session data changes (watched; nothing else is). */
+  /** The folders under a root where session files change (watched; nothing else is). */
   watchPaths(root: string): string[];
+  /**
+   * Single files whose changes are changes of the store (a database and its `-wal`), whether or
+   * not they exist yet: their folder is watched for them alone, not recursively.
+   */
+  watchFiles?(root: string): string[];
   /** The session files (or stores) under a root; only directory listings, no file content. */
   listFiles(root: string): SessionFile[];
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */

@@ -36,6 +36,33 @@ function filesCommitted(stateDir: string): number {
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
 
 describe('serve', () => {
+  it('shows a row OpenCode writes to its database within 2 seconds, the database open in WAL mode', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'captures/opencode/tool'), home, { recursive: true });
+    // OpenCode running: its connection keeps the database in WAL mode, new rows land in the -wal.
+    const db = new Database(join(home, '.local/share/opencode/opencode.db'));
+    db.pragma('journal_mode = WAL');
+    try {
+      const url = await serve(home, tempDir());
+      const output = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' });
+      await until(async () => (output(await metrics(url)) === 116 ? true : undefined), 10_000);
+      await new Promise((r) => setTimeout(r, 500)); // the watcher settles
+      // A new turn, as OpenCode writes it: the messages touch the session row, the call's usage is a part.
+      const session = db.prepare('SELECT id FROM session').pluck().get() as string;
+      const at = Date.now();
+      const message = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)');
+      message.run('msg_e2e_user', session, at, at, JSON.stringify({ role: 'user', time: { created: at } }));
+      message.run('msg_e2e_answer', session, at, at, JSON.stringify({ role: 'assistant', parentID: 'msg_e2e_user', modelID: 'fake-model', time: { created: at } }));
+      db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session);
+      db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_e2e', 'msg_e2e_answer', session, at, at,
+        JSON.stringify({ type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } } }));
+      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 2_000);
+      expect(Date.now() - at).toBeLessThan(2_000);
+    } finally {
+      db.close();
+    }
+  });
+
   it('answers /metrics, /healthz and / and shows an appended record within 2 seconds', async () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });

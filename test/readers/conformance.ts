@@ -33,11 +33,12 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     });
 
     it('watches its session files or the folders they are in, under the root', () => {
-      const watched = reader.watchPaths(root);
-      for (const w of watched) expect(w.startsWith(root)).toBe(true);
+      const folders = reader.watchPaths(root);
+      const single = reader.watchFiles?.(root) ?? [];
+      for (const w of [...folders, ...single]) expect(w.startsWith(root)).toBe(true);
       const unwatched = (opts.unwatched ?? []).map((p) => join(root, p));
       for (const f of files.filter((f) => !unwatched.includes(f.path))) {
-        expect(watched.some((w) => f.path === w || f.path.startsWith(`${w}/`))).toBe(true);
+        expect(single.includes(f.path) || folders.some((w) => f.path.startsWith(`${w}/`))).toBe(true);
       }
     });
 

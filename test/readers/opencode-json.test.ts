@@ -216,7 +216,7 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     expect(opencode.listFiles(s.root)).toEqual([]);
     oneTurn(s);
     expect(opencode.listFiles(s.root)).toEqual([{ path: join(s.root, 'storage'), sessionId: 'storage' }]);
-    expect(opencode.watchPaths(s.root).some((p) => p.includes('storage'))).toBe(false);
+    expect([...opencode.watchPaths(s.root), ...opencode.watchFiles!(s.root)].some((p) => p.includes('storage'))).toBe(false);
   });
 });
 

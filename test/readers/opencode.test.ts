@@ -57,7 +57,8 @@ describe('OpenCode databases', () => {
     expect(opencode.defaultRoots({ OPENCODE_DB: ':memory:' }, '/home/u')).toEqual(['/home/u/.local/share/opencode']);
     const named = join(data, 'opencode-beta.db');
     expect(opencode.listFiles(named).map((f) => f.path)).toEqual([named]);
-    expect(opencode.watchPaths(named)).toEqual([named, `${named}-wal`]);
+    expect(opencode.watchFiles!(named)).toEqual([named, `${named}-wal`]);
+    expect(opencode.watchFiles!(data)).toEqual([join(data, 'opencode.db'), join(data, 'opencode.db-wal'), join(data, 'opencode-beta.db'), join(data, 'opencode-beta.db-wal')]);
   });
 });
 

@@ -54,9 +54,11 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
       const extra = named && named !== ':memory:' ? [isAbsolute(named) ? named : join(data, named)] : [];
       return [data, ...extra];
     },
-    // The databases and their write-ahead logs: rows land in the `-wal` first. The JSON storage is
-    // not watched (a tree of a file per part would exhaust inotify watches): rescans read it.
-    watchPaths: (root) => {
+    // The JSON storage is not watched (a tree of a file per part would exhaust inotify watches):
+    // rescans read it.
+    watchPaths: () => [],
+    // The databases and their write-ahead logs: rows land in the `-wal` first.
+    watchFiles: (root) => {
       const dbs = isFile(root) ? [root] : [...new Set([join(root, `${app}.db`), ...databases(root)])];
       return dbs.flatMap((db) => [db, `${db}-wal`]);
     },
