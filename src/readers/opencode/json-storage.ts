@@ -57,7 +57,7 @@ function readText(path: string): string | undefined {
 // raw line break). Parts of other types can be large (reasoning, files inlined as data URLs).
 const PART_TYPE = /^ {2}"type": "([^"\\]*)"/m;
 
-/** A file read once per scan: its text for the shared routine, and its object. */
+/** Files read once each: their text for the shared routine, and their object. */
 class Loaded {
   private readonly cache = new Map<string, { text?: string; json?: Json }>();
   get(path: string): { text?: string; json?: Json } {
@@ -105,10 +105,10 @@ export function readStorage(
   const seen = (t: number) => void (latest = Math.max(latest, t));
   for (const f of [...candidates, ...files]) seen(f.mtime);
 
-  const loaded = new Loaded();
+  const infos = new Loaded();
   const infoOf = (id: string) => {
     const s = sessions.get(id);
-    return s ? loaded.get(s.path).json : undefined;
+    return s ? infos.get(s.path).json : undefined;
   };
   const rootOf = rootFinder((id) => str(infoOf(id)?.parentID));
   for (const { session, files } of reads) {
@@ -117,9 +117,11 @@ export function readStorage(
       eventsOf(session.id).skipped('parse_error');
       continue;
     }
+    // Message files are kept for this session only: memory stays bounded by the largest session.
+    const messages = new Loaded();
     const messageData = (id: string) => {
       const f = files.find((x) => x.message.id === id);
-      return f && loaded.get(f.message.path).text;
+      return f && messages.get(f.message.path).text;
     };
     const row = { id: session.id, parent_id: str(info.parentID) ?? null, directory: str(info.directory) ?? null, time_updated: session.mtime };
     // `todo/<session>.json`: the plan's items, `[{content, status, priority}]`.
@@ -127,7 +129,7 @@ export function readStorage(
       const items = jsonValue(readText(join(storage, 'todo', `${id}.json`)) ?? '');
       return Array.isArray(items) ? items.map((i) => obj(i)?.status) : [];
     };
-    readSession(row, changedRecords(files, since, loaded), { state, eventsOf, rootOf, seen, messageData, todos });
+    readSession(row, changedRecords(files, since, messages), { state, eventsOf, rootOf, seen, messageData, todos });
   }
   state.newest = Math.max(newest, latest);
   finish(state, latest);
