@@ -1,8 +1,9 @@
 // `demo`: live metrics without any agent installed. Sample sessions, shaped like the real CLIs'
-// files (test/fixtures/captures), are written into a temporary home and kept going: two sessions
-// keep working (Claude Code with a subagent, Codex with usage limits), one waits on the user, one
-// has stalled mid-turn, one failed. The exporter reads that home like any other.
+// files (test/fixtures/captures), are written into a temporary home and kept going: three sessions
+// keep working (Claude Code with a subagent, Codex with usage limits, OpenCode in its database), one
+// waits on the user, one has stalled mid-turn, one failed. The exporter reads that home like any other.
 
+import Database from 'better-sqlite3';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,8 +83,61 @@ function codex(home: string, thread: string, project: string, start: number) {
   };
 }
 
-/** Writes the sample home; returns a function that advances the working sessions by one step. */
-export function seedDemo(home: string, now = Date.now()): () => void {
+/**
+ * An OpenCode session in its SQLite database, written as OpenCode writes it (WAL mode, the
+ * connection kept open): a message row touches its session, each model call ends with a
+ * step-finish part, the plan is the `todo` table rewritten whole.
+ */
+function opencode(home: string, session: string, project: string) {
+  const dir = join(home, '.local', 'share', 'opencode');
+  mkdirSync(dir, { recursive: true });
+  const db = new Database(join(dir, 'opencode.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, title TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
+    CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
+    CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT NOT NULL, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE INDEX part_session_idx ON part (session_id);
+    CREATE TABLE todo (session_id TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL, priority TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (session_id, position));`);
+  const t0 = Date.now();
+  db.prepare('INSERT INTO session VALUES (?, NULL, ?, ?, ?, ?)').run(session, `/home/demo/src/${project}`, 'Add rate limiting', t0, t0);
+  let n = 0;
+  let answer = '';
+  const message = (t: number, data: Line) => {
+    const id = `msg_demo_${n++}`;
+    db.prepare('INSERT OR REPLACE INTO message VALUES (?, ?, ?, ?, ?)').run(id, session, t, t, JSON.stringify(data));
+    db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(t, session);
+    return id;
+  };
+  const part = (t: number, data: Line) => db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run(`prt_demo_${n++}`, answer, session, t, t, JSON.stringify(data));
+  const assistant = { role: 'assistant', modelID: 'claude-sonnet-4-5', providerID: 'anthropic' };
+  return {
+    prompt: (t: number) => {
+      const user = message(t, { role: 'user', time: { created: t } });
+      db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run(`prt_demo_${n++}`, user, session, t, t, JSON.stringify({ type: 'text', text: 'Add rate limiting' }));
+      answer = message(t + 10, { ...assistant, parentID: user, time: { created: t + 10 } });
+      return user;
+    },
+    call: (t: number, tool?: string) => {
+      if (tool) part(t, { type: 'tool', tool, callID: `call_demo_${n}`, state: { status: 'completed', input: {}, output: 'ok' } });
+      part(t, { type: 'step-finish', reason: tool ? 'tool-calls' : 'stop', cost: 0, tokens: { input: 300, output: 120, reasoning: 40, cache: { read: 4000, write: 200 } } });
+    },
+    done: (t: number, user: string) => {
+      db.prepare('UPDATE message SET time_updated = ?, data = ? WHERE id = ?')
+        .run(t, JSON.stringify({ ...assistant, parentID: user, time: { created: t - 100, completed: t }, finish: 'stop' }), answer);
+      db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(t, session);
+    },
+    plan: (done: number) => db.transaction(() => {
+      db.prepare('DELETE FROM todo WHERE session_id = ?').run(session);
+      ['Read the router', 'Add the limiter', 'Test it', 'Document it'].forEach((content, i) =>
+        db.prepare('INSERT INTO todo VALUES (?, ?, ?, ?, ?)').run(session, content, i < done ? 'completed' : i === done ? 'in_progress' : 'pending', 'high', i));
+    })(),
+    close: () => db.close(),
+  };
+}
+
+/** Writes the sample home; `advance` moves the working sessions on by one step. */
+export function seedDemo(home: string, now = Date.now()): { advance(): void; close(): void } {
   // Waits on the user: a question asked 12 minutes ago, still unanswered.
   const asking = claude(home, 'demo-asking-0000-4000-8000-000000000001', 'webshop');
   asking.prompt(now - 13 * MIN);
@@ -101,42 +155,43 @@ export function seedDemo(home: string, now = Date.now()): () => void {
   failed.prompt(now - 2 * MIN);
   failed.failure(now - MIN);
 
-  // Working: a Claude Code session that edits, runs commands and delegates to a subagent, and a
-  // Codex session that runs commands, both in a loop of turns.
+  // Working: a Claude Code session that edits, runs commands and delegates to a subagent, a Codex
+  // session that runs commands, and an OpenCode session that works through its plan, all in a
+  // loop of turns.
   const sid = 'demo-working-000-4000-8000-000000000004';
   const main = claude(home, sid, 'webshop');
   const sub = claude(home, sid, 'webshop', 'a0ad4f44468bdf20d');
   const cx = codex(home, '019fc8be-3658-7ca3-9000-000000000005', 'infra', now - 5 * MIN);
+  const oc = opencode(home, 'ses_demo0000000000000000000006', 'api');
   let step = 0;
   let agentCall = '';
   let pending = '';
-  return () => {
+  let ocPrompt = '';
+  const advance = () => {
     const t = Date.now();
     switch (step++ % 6) {
-      case 0: main.prompt(t); cx.turn(t); break;
-      case 1: pending = main.tool(t, 'Edit'); cx.command(t); break;
-      case 2: main.result(t, pending, ['-const a = 1;', '+const a = 2;', '+export { a };']); agentCall = main.tool(t + 10, 'Agent'); cx.tokens(t, 20 + (step % 60)); break;
-      case 3: sub.tool(t, 'Grep', 900); cx.command(t); break;
-      case 4: main.result(t, agentCall); cx.tokens(t, 21 + (step % 60)); break;
-      case 5: main.answer(t); cx.done(t); break;
+      case 0: main.prompt(t); cx.turn(t); ocPrompt = oc.prompt(t); oc.plan(0); break;
+      case 1: pending = main.tool(t, 'Edit'); cx.command(t); oc.call(t, 'read'); oc.plan(1); break;
+      case 2: main.result(t, pending, ['-const a = 1;', '+const a = 2;', '+export { a };']); agentCall = main.tool(t + 10, 'Agent'); cx.tokens(t, 20 + (step % 60)); oc.call(t, 'edit'); oc.plan(2); break;
+      case 3: sub.tool(t, 'Grep', 900); cx.command(t); oc.call(t, 'bash'); oc.plan(3); break;
+      case 4: main.result(t, agentCall); cx.tokens(t, 21 + (step % 60)); oc.call(t, 'grep'); break;
+      case 5: main.answer(t); cx.done(t); oc.call(t); oc.done(t, ocPrompt); break;
     }
   };
+  return { advance, close: oc.close };
 }
 
 /** Starts the demo: the sample home, the exporter serving it, and the sessions moving. */
 export async function startDemo(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
   const home = mkdtempSync(join(tmpdir(), 'coding-agent-exporter-demo-'));
-  const advance = seedDemo(home);
+  const { advance, close } = seedDemo(home);
   // Three steps in: an edit made, a subagent started, usage limits reported.
   for (let i = 0; i < 3; i++) advance();
+  // Every harness at its default place in the sample home, and nowhere else.
   const demoConfig: Config = {
     ...config,
     stateDir: join(home, 'state'),
-    collectors: {
-      ...config.collectors,
-      'claude-code': { enabled: true, roots: [join(home, '.claude')] },
-      codex: { enabled: true, roots: [join(home, '.codex')] },
-    },
+    collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
   const agent = new Agent(demoConfig, log, { env: {}, home });
   const { host, port } = await agent.start();
@@ -146,6 +201,7 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
     async stop() {
       clearInterval(timer);
       await agent.stop();
+      close();
       rmSync(home, { recursive: true, force: true });
     },
   };

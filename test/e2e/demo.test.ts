@@ -18,6 +18,10 @@ describe('demo', () => {
     await new Promise((r) => setTimeout(r, 4500));
     const later = await (await fetch(u)).text();
     expect(sum(later, 'coding_agent_tokens_total')).toBeGreaterThan(sum(first, 'coding_agent_tokens_total'));
+    // The OpenCode session lives in a database the demo keeps writing to, as OpenCode does.
+    const opencode = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode' });
+    expect(opencode(later)).toBeGreaterThan(opencode(first));
+    expect(sum(later, 'coding_agent_session_todos', { harness: 'opencode' })).toBe(4);
     expect(sum(later, 'coding_agent_cost_usd_total')).toBeGreaterThan(0);
     const all = [first, later].flatMap((t) => samples(t)).filter((s) => s.name === 'coding_agent_session_status').map((s) => s.labels.status);
     expect(all).toContain('delegating');
