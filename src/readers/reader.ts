@@ -15,9 +15,10 @@ export interface SessionEvents {
    * Tokens of one model request made at `ts` (ms), or the not yet counted part of it. `tierInput`
    * is the request's whole prompt size, which selects long-context price tiers. `costUsd` is the
    * request's cost as the harness recorded it, where it records one: it is used instead of the
-   * list price.
+   * list price. `unsaid`: token types this record does not give (0 in `delta` means unknown, and
+   * no series is made for them from it).
    */
-  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number): void;
+  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly TokenType[]): void;
   context(model: string, tokens: number, limit?: number): void;
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;

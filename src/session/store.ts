@@ -127,9 +127,10 @@ export class SessionStore {
     };
     const hp = () => ({ harness, project: session().project });
     // The usage counters of a project and model, looked up once per file rather than per answer.
-    // The cost counter is created only for a priced model: an unpriced one shows no $0.
-    // A token type the harness never records has no counter at all.
-    type UsageCounters = Record<'input' | 'output' | 'cacheRead' | 'cacheWrite', Counter | undefined> & { reasoning: Counter; cost: () => Counter };
+    // The cost counter is created only for a priced model: an unpriced one shows no $0. A token
+    // type the harness never records has no counter at all; one a record does not say (Copilot's
+    // older CLIs: output only, until the run ends) gets its counter when a record says it.
+    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning: Counter; cost: () => Counter };
     const byModel = new Map<string, UsageCounters>();
     const toolCounters = new Map<string, Counter>();
     const usageCounters = (project: string, model: string) => {
@@ -138,18 +139,14 @@ export class SessionStore {
       if (!c) {
         const labels = { harness, project, model };
         let cost: Counter | undefined;
-        const tokens = (token_type: TokenType) => (unrecorded.includes(token_type) ? undefined : store.counter('tokens', { ...labels, token_type }));
-        c = {
-          input: tokens('input'),
-          output: tokens('output'),
-          cacheRead: tokens('cache_read'),
-          cacheWrite: tokens('cache_write'),
-          reasoning: store.counter('reasoningTokens', labels),
-          cost: () => (cost ??= store.counter('cost', labels)),
-        };
+        c = { labels, tokens: {}, reasoning: store.counter('reasoningTokens', labels), cost: () => (cost ??= store.counter('cost', labels)) };
         byModel.set(k, c);
       }
       return c;
+    };
+    const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
+      if (unrecorded.includes(type) || unsaid?.includes(type)) return;
+      store.bump((c.tokens[type] ??= store.counter('tokens', { ...c.labels, token_type: type })), n);
     };
     return {
       meta(m) {
@@ -167,14 +164,14 @@ export class SessionStore {
         if (ts > s.lastActivityAt) s.lastActivityAt = ts;
         if (ts < s.startedAt) s.startedAt = ts;
       },
-      usage(model, u, tierInput, ts, recordedCost) {
+      usage(model, u, tierInput, ts, recordedCost, unsaid) {
         if (store.muted) return;
         const s = session();
         const c = usageCounters(s.project, model);
-        if (c.input) store.bump(c.input, u.input);
-        if (c.output) store.bump(c.output, u.output);
-        if (c.cacheRead) store.bump(c.cacheRead, u.cacheRead);
-        if (c.cacheWrite) store.bump(c.cacheWrite, u.cacheWrite);
+        addTokens(c, 'input', u.input, unsaid);
+        addTokens(c, 'output', u.output, unsaid);
+        addTokens(c, 'cache_read', u.cacheRead, unsaid);
+        addTokens(c, 'cache_write', u.cacheWrite, unsaid);
         store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);

@@ -54,8 +54,9 @@ describe('Copilot CLI reader: tokens', () => {
 
   it('with older CLIs counts output per message, then only what the shutdown totals add', () => {
     const r = read([start, prompt(1), answer(2, [], { outputTokens: 12, apiCallId: 'a1' }), answer(3, [], { outputTokens: 3, apiCallId: 'a2' })]);
-    // Before shutdown only output is recorded: no input is guessed.
+    // Before shutdown only output is recorded: no input is guessed, and the events say so.
     expect(total(r.log)).toEqual({ input: 0, output: 15, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    for (const e of events(r.log, 'usage')) expect(e[6]).toEqual(['input', 'cache_read', 'cache_write']);
     const more = read([shutdown(4, { inputTokens: 100, outputTokens: 15, cacheReadTokens: 5, cacheWriteTokens: 0, reasoningTokens: 4 },
       { codeChanges: { linesAdded: 7, linesRemoved: 2 } })], r, file, r.state);
     expect(total(more.log)).toEqual({ input: 95, output: 15, cacheRead: 5, cacheWrite: 0, reasoning: 4 });

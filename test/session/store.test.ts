@@ -24,3 +24,23 @@ describe('session store', () => {
     expect(turns()).toEqual([['completed', 2]]);
   });
 });
+
+describe('token series', () => {
+  const usage = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
+  const series = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => `${c.labels.token_type}=${c.value}`).sort();
+
+  it('exist for every type a harness records, at 0 too, and not for a type it never records', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    store.events('qwen-code', () => 's1', 'qwen-code', () => {}, ['cache_write']).usage('m', usage(5, 1), 5, 0);
+    expect(series(store)).toEqual(['cache_read=0', 'input=5', 'output=1']);
+  });
+
+  it('wait for a record that says a type when the records so far do not (no 0 that is a guess)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = store.events('copilot-cli', () => 's1', 'copilot-cli', () => {});
+    ev.usage('m', usage(0, 12), 0, 0, undefined, ['input', 'cache_read', 'cache_write']);
+    expect(series(store)).toEqual(['output=12']);
+    ev.usage('m', usage(95, 3), 95, 0);
+    expect(series(store)).toEqual(['cache_read=0', 'cache_write=0', 'input=95', 'output=15']);
+  });
+});

@@ -3,7 +3,7 @@
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { addUsage, maxUsage, minusUsage, usageFromPrompt, ZERO_USAGE, type Usage } from '../../session/types.js';
+import { addUsage, maxUsage, minusUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
 import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { readSpan } from './otel.js';
@@ -166,13 +166,16 @@ function assistantMessage(d: Json, sub: boolean, ts: number, state: CopilotState
     state.external = true;
     return;
   }
-  count(model, { ...ZERO_USAGE, output }, 0, ts, state, ev);
+  count(model, { ...ZERO_USAGE, output }, 0, ts, state, ev, true, OUTPUT_ONLY);
 }
 
+// What a message of an older CLI says: its output; its input and cache tokens are not known yet.
+const OUTPUT_ONLY = ['input', 'cache_read', 'cache_write'] as const;
+
 /** Adds a model's tokens to what this log accounts for, and reports them. */
-function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true): void {
+function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true, unsaid?: readonly TokenType[]): void {
   state.counted[model] = addUsage(state.counted[model] ?? ZERO_USAGE, u);
-  if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts);
+  if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts, undefined, unsaid);
 }
 
 /** Copilot's usage (`inputTokens` includes cache reads and writes) in the metric contract's semantics. */
