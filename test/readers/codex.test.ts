@@ -26,6 +26,12 @@ const meta = (extra: object = {}) => line(0, 'session_meta', { id: 'child', cwd:
 const model = line(1, 'turn_context', { model: 'gpt-5.2-codex', cwd: '/src/app' });
 
 describe('Codex reader', () => {
+  it('reports the plan update_plan carries, items by state', () => {
+    const plan = [{ step: 'a', status: 'completed' }, { step: 'b', status: 'in_progress' }, { step: 'c', status: 'pending' }];
+    const r = read([meta(), model, line(2, 'response_item', { type: 'function_call', name: 'update_plan', call_id: 'p1', arguments: JSON.stringify({ plan }) })]);
+    expect(r.log.filter(([e]) => e === 'todos')).toEqual([['todos', { completed: 1, in_progress: 1, pending: 1 }]]);
+  });
+
   it('counts the growth of cumulative totals, ignoring repeated token_count events', () => {
     const r = read([meta(), model, tokens(10, 1000, 400, 50, 10), tokens(11, 1000, 400, 50, 10), tokens(20, 2500, 1400, 90, 30)]);
     expect(sum(r.log)).toEqual({ input: 1100 - 0, output: 90, cacheRead: 1400, reasoning: 30 });

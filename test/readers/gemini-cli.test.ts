@@ -36,6 +36,12 @@ const sum = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usa
     { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
 
 describe('Gemini CLI reader', () => {
+  it('reports the plan write_todos carries, items by state (blocked ones still to do)', () => {
+    const todos = [{ description: 'a', status: 'completed' }, { description: 'b', status: 'blocked' }, { description: 'c', status: 'in_progress' }];
+    const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: '', toolCalls: [call('c1', 'write_todos', { args: { todos } })] })]);
+    expect(events(r.log, 'todos')).toEqual([['todos', { completed: 1, pending: 1, in_progress: 1 }]]);
+  });
+
   it('counts tokens in the contract\'s semantics and the prompt as context', () => {
     const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { tokens: tokens(1234, 56, 789, 12, 30) })]);
     // input excludes cached and adds tool-use prompt tokens; output includes thoughts.

@@ -45,6 +45,12 @@ const usages = (log: unknown[][]) => events(log, 'usage').map(([, model, u]) => 
 const outcomes = (log: unknown[][]) => events(log, 'turnEnded').map(([, o]) => o);
 
 describe('Qwen Code tokens', () => {
+  it('reports the plan todo_write carries, items by state', () => {
+    const todos = [{ id: '1', content: 'a', status: 'completed' }, { id: '2', content: 'b', status: 'pending' }];
+    const r = read([user(0, 'hi'), answer(2, [{ functionCall: { id: 'c1', name: 'todo_write', args: { todos } } }])]);
+    expect(events(r.log, 'todos')).toEqual([['todos', { completed: 1, pending: 1 }]]);
+  });
+
   it('come from API response telemetry only, cache reads taken out of the prompt', () => {
     const r = read([user(0, 'hi'), response(1, 'r1'), answer(2, [{ text: 'hello' }])]);
     expect(usages(r.log)).toEqual([['qwen3-coder-plus', { input: 600, output: 50, cacheRead: 400, cacheWrite: 0, cacheWrite1h: 0, reasoning: 10 }]]);

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineCount, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { countTodos, countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 import { parseJson } from '../lines.js';
@@ -206,6 +206,11 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
       const id = callId ?? str(p.id) ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
+      // update_plan carries the whole plan each time (a subagent's plan is its own).
+      if (name === 'update_plan' && !state.parent) {
+        const plan = obj(jsonValue(str(p.arguments) ?? ''))?.plan;
+        if (Array.isArray(plan)) ev.todos(countTodos(plan.map((t) => obj(t)?.status)));
+      }
       // Web searches run on the server and have no output record.
       if (p.type === 'web_search_call') ev.toolResult(id, false);
       return;

@@ -12,7 +12,7 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineActivity, nextType, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { countTodos, countUnifiedDiff, lineActivity, nextType, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { classifyTool } from './tools.js';
@@ -117,6 +117,9 @@ function message(line: Buffer, state: QwenState, ev: SessionEvents): void {
     const name = str(call.name);
     // A branched session copies its parent's records, call ids included.
     if (id && name && ev.firstTime(`call:${id}`)) ev.toolCall(id, classifyTool(name));
+    // todo_write carries the whole plan each time.
+    const todos = name === 'todo_write' && !subagent ? obj(call.args)?.todos : undefined;
+    if (Array.isArray(todos)) ev.todos(countTodos(todos.map((t) => obj(t)?.status)));
   }
   if (subagent) return;
   const model = str(rec.model);
