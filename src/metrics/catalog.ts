@@ -88,7 +88,7 @@ export const catalog = {
   files: def('coding_agent_exporter_files', 'gauge', '{file}', ['collector'],
     'Session files a collector tracks.'),
   readBytes: def('coding_agent_exporter_read_bytes', 'counter', 'By', ['collector'],
-    'Bytes read from session files.'),
+    'Bytes read from session files (what SQLite reads from a harness\'s database is not counted).'),
   skippedRecords: def('coding_agent_exporter_skipped_records', 'counter', '{record}', ['collector', 'reason'],
     'Records skipped because they could not be used, by reason.'),
   unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],

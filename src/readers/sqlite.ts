@@ -18,7 +18,7 @@ export type Db = Database.Database;
 const SETTLE_MS = 2000;
 
 /**
- * The size and mtime of a database and its `-wal`, or undefined when the database is gone. The
+ * The size and mtime of a database and its `-wal` (no signature when the database is gone). The
  * store changed since a read that saw `previous` unless this is the same and old enough.
  */
 export function storeChanged(path: string, previous: string | undefined): { changed: boolean; signature?: string } {
