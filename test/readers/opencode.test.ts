@@ -78,6 +78,19 @@ describe('OpenCode database reader', () => {
     expect(log).toContainEqual(['meta', { cwd: '/src/app' }]);
   });
 
+  it('reads a session of a hundred and fifty thousand parts in one go', () => {
+    const db = new OpenCodeDb();
+    db.session('s1', 0);
+    db.user('s1', 'u1', 1);
+    db.assistant('s1', 'a1', 2);
+    const part = db.db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)');
+    const data = JSON.stringify({ type: 'step-finish', cost: 0, tokens: tokens(1, 1, 0, 0) });
+    db.db.transaction(() => {
+      for (let i = 0; i < 150_000; i++) part.run(`p${i}`, 'a1', 's1', T0 + 3 + i, T0 + 3 + i, data);
+    })();
+    expect(total(reading(db).read()).input).toBe(150_000);
+  }, 30_000);
+
   it('uses the cost OpenCode recorded, and list prices where it recorded 0', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);

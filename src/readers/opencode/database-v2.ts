@@ -3,12 +3,10 @@
 // `idle` row that ends it.
 
 import { jsonObject, num, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
-import type { DbState } from './database.js';
-import { countCall, type Target } from './records.js';
-import { classifyTool } from './tools.js';
+import type { DbState, SessionContext } from './database.js';
+import { countCall, markLive, readToolCall, sessionTarget, type Target } from './records.js';
 
 interface V2Session {
   id: string;
@@ -20,10 +18,7 @@ interface V2Session {
 
 const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 'failed', interrupted: 'interrupted' };
 
-export function readV2Sessions(
-  db: Db, cols: Set<string>, state: DbState, rootOf: (id: string) => string,
-  eventsOf: (sessionId: string) => SessionEvents, seen: (t: number) => void,
-): void {
+export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen'>): void {
   const messageCols = columnsOf(db, 'session_message');
   if (!cols.has('time_updated') || !messageCols.has('data')) return;
   const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed'])} FROM session_v2`;
@@ -36,15 +31,11 @@ export function readV2Sessions(
     WHERE session_id = ? AND time_updated >= ? ORDER BY ${order}`);
 
   for (const s of [...changed, ...live]) {
-    seen(s.time_updated);
-    const root = rootOf(s.id);
-    const t: Target = { events: eventsOf(root), child: root !== s.id };
-    if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+    const t = sessionTarget({ ...s, parent_id: null }, ctx);
     if (!t.child && s.time_viewed) t.events.viewed(s.time_viewed);
-    t.events.activity(s.time_updated);
     let open: boolean | undefined;
     for (const r of rows.all(s.id, state.since) as { id: string; type: string; time_created: number; time_updated: number; data: string }[]) {
-      seen(r.time_updated);
+      ctx.seen(r.time_updated);
       const data = jsonObject(r.data);
       if (!data) {
         t.events.skipped('parse_error');
@@ -52,8 +43,7 @@ export function readV2Sessions(
       }
       open = readRow(t, r.id, r.type, data, r.time_created, r.time_updated) ?? open;
     }
-    if (open === true) state.live[s.id] = s.time_updated;
-    else if (open === false) delete state.live[s.id];
+    markLive(state, s.id, open, s.time_updated);
   }
 }
 
@@ -99,9 +89,7 @@ function readAssistant(t: Target, id: string, data: Json, updated: number): void
       ev.skipped('unknown_shape');
       continue;
     }
-    const call = classifyTool(name);
-    if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
-    if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
+    readToolCall(ev, callId, name, status);
   }
   // Tokens are final once the answer is complete.
   if (num(obj(data.time)?.completed)) countUsage(t, id, data, model, updated);

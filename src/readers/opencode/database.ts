@@ -5,7 +5,7 @@
 import { countTodos, jsonObject } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
-import { READ_PART_TYPES, readMessage, readPart, turnLines, type Target } from './records.js';
+import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';
 
 export interface DbState {
@@ -109,7 +109,7 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
     return undefined;
   });
 
-  if (v2.size) readV2Sessions(db, v2, state, rootOf, eventsOf, seen);
+  if (v2.size) readV2Sessions(db, v2, state, { rootOf, eventsOf, seen });
   if (!sessionCols.has('id') || !sessionCols.has('time_updated')) return finish(state, newest);
 
   // 2.x keeps sessions carried over from 1.x in `session_v2` under the same id: read them there.
@@ -149,18 +149,14 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
 
 /** Reports one session's records changed since the cursor, wherever they are stored. */
 export function readSession(s: SessionRow, records: RecordRow[], ctx: SessionContext): void {
-  const { state, seen } = ctx;
-  seen(s.time_updated);
-  const root = ctx.rootOf(s.id);
-  const t: Target = { events: ctx.eventsOf(root), child: root !== s.id };
-  if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
-  t.events.activity(s.time_updated);
-
+  const t = sessionTarget(s, ctx);
   // In the order they were written: a message before its parts.
   const rows = [...records].sort((a, b) => a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined));
   let open: boolean | undefined;
+  let latest = s.time_updated;
   for (const r of rows) {
-    seen(r.time_updated);
+    ctx.seen(r.time_updated);
+    latest = Math.max(latest, r.time_updated);
     const data = jsonObject(r.data);
     if (!data) {
       t.events.skipped('parse_error');
@@ -177,8 +173,7 @@ export function readSession(s: SessionRow, records: RecordRow[], ctx: SessionCon
   // The plan is rewritten whole on every change: it is reported as it is now.
   const plan = t.child ? [] : ctx.todos(s.id);
   if (plan.length > 0) t.events.todos(countTodos(plan));
-  if (open === true) state.live[s.id] = Math.max(state.live[s.id] ?? 0, s.time_updated, ...rows.map((r) => r.time_updated));
-  else if (open === false) delete state.live[s.id];
+  markLive(ctx.state, s.id, open, latest);
 }
 
 function countTurnLines(t: Target, userMessageId: string, data: string | undefined): void {

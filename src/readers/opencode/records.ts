@@ -5,6 +5,7 @@
 
 import { num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
+import type { DbState, SessionContext, SessionRow } from './database.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
 import { classifyTool } from './tools.js';
 
@@ -103,16 +104,23 @@ export function readPart(t: Target, id: string, messageId: string, role: string 
       const name = str(data.tool);
       const status = str(obj(data.state)?.status);
       if (!callId || !name || !status) return ev.skipped('unknown_shape');
-      const call = classifyTool(name);
-      if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
-      if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
-      return;
+      return readToolCall(ev, callId, name, status);
     }
     case 'compaction':
       if (ev.firstTime(`compaction:${id}`)) ev.compaction();
       return;
     default:
   }
+}
+
+/**
+ * A tool call as its row says now (rows are updated in place as the call runs): counted the first
+ * time it is seen, its result once it completed or failed.
+ */
+export function readToolCall(ev: SessionEvents, callId: string, name: string, status: string): void {
+  const call = classifyTool(name);
+  if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
+  if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
 }
 
 /** Lines a turn changed, from the per-turn diff summary OpenCode keeps on the user message. */
@@ -126,4 +134,23 @@ export function turnLines(data: Json): { added: number; removed: number } | unde
     removed += num(obj(d)?.deletions);
   }
   return { added, removed };
+}
+
+/** Where a session's records are reported (its root's session), with what its own row says. */
+export function sessionTarget(s: SessionRow, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen'>): Target {
+  ctx.seen(s.time_updated);
+  const root = ctx.rootOf(s.id);
+  const t: Target = { events: ctx.eventsOf(root), child: root !== s.id };
+  if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+  t.events.activity(s.time_updated);
+  return t;
+}
+
+/**
+ * A session whose turn is open after its records (`open`) is read on every change until it
+ * ends; `at` is its newest record. Undefined: its records said nothing of its turn.
+ */
+export function markLive(state: DbState, id: string, open: boolean | undefined, at: number): void {
+  if (open === true) state.live[id] = Math.max(state.live[id] ?? 0, at);
+  else if (open === false) delete state.live[id];
 }
