@@ -11,7 +11,7 @@
 
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
-import type { TurnOutcome, Usage } from '../../session/types.js';
+import { usageFromPrompt, type TurnOutcome, type Usage } from '../../session/types.js';
 import { countTodos, countUnifiedDiff, lineActivity, nextType, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson, parseJsonValue } from '../lines.js';
@@ -186,14 +186,7 @@ function usageOf(e: Json): Usage {
   const reasoning = num(e.thoughts_token_count);
   // OpenAI-compatible and Qwen OAuth outputs include reasoning, Gemini's do not (the CLI's own rule).
   const included = e.auth_type === 'openai' || e.auth_type === 'qwen-oauth';
-  return {
-    input: Math.max(0, num(e.input_token_count) - cacheRead),
-    output: num(e.output_token_count) + (included ? 0 : reasoning),
-    cacheRead,
-    cacheWrite: 0,
-    cacheWrite1h: 0,
-    reasoning,
-  };
+  return usageFromPrompt(num(e.input_token_count), num(e.output_token_count) + (included ? 0 : reasoning), cacheRead, 0, reasoning);
 }
 
 function telemetry(line: Buffer, state: QwenState, ev: SessionEvents): void {
