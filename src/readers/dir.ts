@@ -1,8 +1,9 @@
-// Directory listings for rescans: a folder is listed again only when its mtime says entries were
-// added or removed (appending to a file does not change it), so a rescan with no new session
-// files costs one stat per folder and per file.
+// What readers ask of the file system besides reading records. Directory listings for rescans: a
+// folder is listed again only when its mtime says entries were added or removed (appending to a
+// file does not change it), so a rescan with no new session files costs one stat per folder and
+// per file.
 
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 
 export interface Entry {
@@ -39,4 +40,29 @@ export function listDir(dir: string): Entry[] {
   if (Date.now() - mtimeMs > SETTLE_MS) cache.set(dir, { mtimeMs, entries });
   else cache.delete(dir);
   return entries;
+}
+
+export function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A small file's text (a marker, a registry, a JSON record), or undefined when it cannot be read. */
+export function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }

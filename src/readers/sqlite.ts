@@ -10,6 +10,7 @@ import Database from 'better-sqlite3';
 import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isFile } from './dir.js';
 
 export type Db = Database.Database;
 
@@ -78,7 +79,7 @@ export function readDatabase<T>(path: string, read: (db: Db) => T): T {
 function readOnce<T>(path: string, read: (db: Db) => T): T {
   let copyDir: string | undefined;
   let file = path;
-  if (walMode(path) && !exists(`${path}-wal`)) {
+  if (walMode(path) && !isFile(`${path}-wal`)) {
     copyDir = mkdtempSync(join(tmpdir(), 'cae-db-'));
     file = join(copyDir, 'copy.db');
     const before = storeChanged(path, undefined).signature;
@@ -96,15 +97,6 @@ function readOnce<T>(path: string, read: (db: Db) => T): T {
   } finally {
     db.close();
     if (copyDir) rmSync(copyDir, { recursive: true, force: true });
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -1,11 +1,11 @@
 // Claude Code transcripts: one JSONL file per session (`projects/<slug>/<session>.jsonl`), one
 // line per record. The real CLI's files are in test/fixtures/captures/claude-code*.
 
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
-import { countPatchLines, countTodos, firstTypeOf, lineCount, lineActivity, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { listDir, readText } from '../dir.js';
+import { countPatchLines, countTodos, firstTypeOf, jsonObject, lineCount, lineActivity, num, obj, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { pidAlive } from '../process.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
@@ -274,24 +274,16 @@ function system(rec: Json, ts: number, state: ClaudeState, ev: SessionEvents): v
 /** `sessions/<pid>.json`: one file per live interactive process, saying whether it is busy or waiting. */
 function processes(root: string): Map<string, ProcessState> {
   const live = new Map<string, ProcessState>();
-  const dir = join(root, 'sessions');
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((n) => /^\d+\.json$/.test(n));
-  } catch {
-    return live;
-  }
-  for (const name of names) {
-    try {
-      const rec = obj(JSON.parse(readFileSync(join(dir, name), 'utf8')));
-      const pid = typeof rec?.pid === 'number' ? rec.pid : Number(name.slice(0, -5));
-      const sessionId = str(rec?.sessionId);
-      const status = str(rec?.status);
-      if (!sessionId || (status !== 'busy' && status !== 'idle' && status !== 'waiting') || !pidAlive(pid)) continue;
-      live.set(sessionId, { status, waitingFor: str(rec?.waitingFor) });
-    } catch {
-      // A registry file being rewritten or removed: the next scan reads it.
-    }
+  for (const e of listDir(join(root, 'sessions'))) {
+    if (!e.isFile || !/^\d+\.json$/.test(e.name)) continue;
+    // A registry file being rewritten or removed is read at the next scan.
+    const rec = jsonObject(readText(e.path) ?? '');
+    if (!rec) continue;
+    const pid = typeof rec.pid === 'number' ? rec.pid : Number(e.name.slice(0, -5));
+    const sessionId = str(rec.sessionId);
+    const status = str(rec.status);
+    if (!sessionId || (status !== 'busy' && status !== 'idle' && status !== 'waiting') || !pidAlive(pid)) continue;
+    live.set(sessionId, { status, waitingFor: str(rec.waitingFor) });
   }
   return live;
 }

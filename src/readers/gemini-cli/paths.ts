@@ -3,11 +3,10 @@
 // `projects.json`. Settings, accounts and `installation_id` are never opened.
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../reader.js';
-import { listDir } from '../dir.js';
-import { obj } from '../fields.js';
+import { listDir, readText } from '../dir.js';
+import { jsonObject, obj } from '../fields.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
   // GEMINI_CLI_HOME replaces the home folder, under which the CLI still uses `.gemini`.
@@ -42,14 +41,6 @@ export function isSubagentFile(file: SessionFile): boolean {
   return basename(dirname(file.path)) !== 'chats';
 }
 
-function readSmall(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The real path of the project a session file belongs to: the `.project_root` marker in its
  * project folder (0.29+), else the `projects.json` entry whose SHA-256 is the session's
@@ -59,16 +50,11 @@ export function projectRoot(file: SessionFile, projectHash: string | undefined):
   const at = file.path.lastIndexOf(`${sep}chats${sep}`);
   if (at === -1) return undefined;
   const projectDir = file.path.slice(0, at);
-  const marked = readSmall(join(projectDir, '.project_root'))?.trim();
+  const marked = readText(join(projectDir, '.project_root'))?.trim();
   if (marked) return marked;
   if (!projectHash) return undefined;
-  let registry: unknown;
-  try {
-    registry = JSON.parse(readSmall(join(dirname(dirname(projectDir)), 'projects.json')) ?? 'null');
-  } catch {
-    return undefined;
-  }
-  const paths = Object.keys(obj(obj(registry)?.projects) ?? {});
+  const registry = jsonObject(readText(join(dirname(dirname(projectDir)), 'projects.json')) ?? '');
+  const paths = Object.keys(obj(registry?.projects) ?? {});
   return paths.find((p) => createHash('sha256').update(p).digest('hex') === projectHash);
 }
 

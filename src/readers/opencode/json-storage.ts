@@ -4,9 +4,9 @@
 // same objects as the database's rows, so they are reported by the same routine: a file's mtime
 // is its row's `time_updated`. Nothing else under `storage/` (nor beside it) is opened.
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDir } from '../dir.js';
+import { listDir, readText } from '../dir.js';
 import { jsonObject, jsonValue, num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { finish, readSession, rootFinder, type DbState, type RecordRow } from './database.js';
@@ -42,14 +42,6 @@ function jsonFiles(dir: string): Stamped[] {
         return []; // removed since the listing
       }
     });
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 // A part's own `type`, found before it is parsed: in the files OpenCode pretty-prints with two

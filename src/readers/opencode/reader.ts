@@ -5,9 +5,8 @@
 // more store after the databases, which are preferred for the sessions 1.2 copied into them.
 // Credentials (`auth.json`) and everything else there are never opened.
 
-import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { listDir } from '../dir.js';
+import { isDirectory, isFile, listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { readDatabase, storeChanged } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
@@ -24,22 +23,6 @@ export interface Family {
 
 // The JSON storage's folder, listed as one store (a database is the other kind).
 const STORAGE = 'storage';
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbState> {
   const dbName = new RegExp(`^${app}(-[A-Za-z0-9._-]+)?\\.db$`);
