@@ -124,9 +124,20 @@ export function valueEnd(line: Buffer, start: number): number {
 
 const TODO_STATE = new Set<string>(TODO_STATES);
 
-/** A plan's items by state, from each item's status (unknown statuses are left out). */
+/**
+ * A plan's items by state, from each item's status (unknown statuses are left out; Gemini CLI's
+ * `blocked` is an item still to do: pending).
+ */
 export function countTodos(statuses: readonly unknown[]): Partial<Record<TodoState, number>> {
   const out: Partial<Record<TodoState, number>> = {};
-  for (const st of statuses) if (typeof st === 'string' && TODO_STATE.has(st)) out[st as TodoState] = (out[st as TodoState] ?? 0) + 1;
+  for (const status of statuses) {
+    const st = status === 'blocked' ? 'pending' : status;
+    if (typeof st === 'string' && TODO_STATE.has(st)) out[st as TodoState] = (out[st as TodoState] ?? 0) + 1;
+  }
   return out;
+}
+
+/** The plan a tool call writes whole, a list of items with a `status`; undefined when it is no list. */
+export function planOf(items: unknown): Partial<Record<TodoState, number>> | undefined {
+  return Array.isArray(items) ? countTodos(items.map((i) => obj(i)?.status)) : undefined;
 }

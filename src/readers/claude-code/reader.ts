@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
 import { listDir, readText } from '../dir.js';
-import { countPatchLines, countTodos, firstTypeOf, jsonObject, lineCount, lineActivity, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { countPatchLines, firstTypeOf, jsonObject, lineCount, lineActivity, num, obj, planOf, str, time, valueEnd, type Json } from '../fields.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { pidAlive } from '../process.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
@@ -193,8 +193,8 @@ function assistant(rec: Json, line: Buffer, ts: number, state: ClaudeState, ev: 
     const name = str(b.name);
     if (toolId && name) ev.toolCall(toolId, classifyTool(name));
     // TodoWrite carries the whole plan each time.
-    const todos = name === 'TodoWrite' && !state.subagent ? obj(b.input)?.todos : undefined;
-    if (Array.isArray(todos)) ev.todos(countTodos(todos.map((t) => obj(t)?.status)));
+    const plan = name === 'TodoWrite' && !state.subagent ? planOf(obj(b.input)?.todos) : undefined;
+    if (plan) ev.todos(plan);
   }
   if (!state.subagent && msg.stop_reason === 'end_turn') ev.turnEnded('completed', ts);
 }

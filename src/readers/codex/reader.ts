@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countTodos, countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 import { parseJson } from '../lines.js';
@@ -208,8 +208,8 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
       ev.toolCall(id, call);
       // update_plan carries the whole plan each time (a subagent's plan is its own).
       if (name === 'update_plan' && !state.parent) {
-        const plan = obj(jsonValue(str(p.arguments) ?? ''))?.plan;
-        if (Array.isArray(plan)) ev.todos(countTodos(plan.map((t) => obj(t)?.status)));
+        const plan = planOf(obj(jsonValue(str(p.arguments) ?? ''))?.plan);
+        if (plan) ev.todos(plan);
       }
       // Web searches run on the server and have no output record.
       if (p.type === 'web_search_call') ev.toolResult(id, false);

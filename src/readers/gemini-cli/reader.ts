@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { maxUsage, minusUsage, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countTodos, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
 import { changedLines, classifyTool, toolFailed } from './tools.js';
@@ -158,9 +158,9 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, ev: Session
     }
     if (!ev.firstTime(`tool:${key(state)}:${callId}`)) continue;
     newCalls = true;
-    // write_todos carries the whole plan each time; a blocked item is one still to do.
-    const todos = name === 'write_todos' && !state.subagent ? obj(c.args)?.todos : undefined;
-    if (Array.isArray(todos)) ev.todos(countTodos(todos.map((t) => (obj(t)?.status === 'blocked' ? 'pending' : obj(t)?.status))));
+    // write_todos carries the whole plan each time.
+    const plan = name === 'write_todos' && !state.subagent ? planOf(obj(c.args)?.todos) : undefined;
+    if (plan) ev.todos(plan);
     // Calls are written once they finished: each is reported with its result.
     const call = classifyTool(name);
     ev.toolCall(callId, call);

@@ -12,7 +12,7 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { usageFromPrompt, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countTodos, countUnifiedDiff, lineActivity, nextType, num, obj, str, time, valueEnd, type Json } from '../fields.js';
+import { countUnifiedDiff, lineActivity, nextType, num, obj, planOf, str, time, valueEnd, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { classifyTool } from './tools.js';
@@ -118,8 +118,8 @@ function message(line: Buffer, state: QwenState, ev: SessionEvents): void {
     // A branched session copies its parent's records, call ids included.
     if (id && name && ev.firstTime(`call:${id}`)) ev.toolCall(id, classifyTool(name));
     // todo_write carries the whole plan each time.
-    const todos = name === 'todo_write' && !subagent ? obj(call.args)?.todos : undefined;
-    if (Array.isArray(todos)) ev.todos(countTodos(todos.map((t) => obj(t)?.status)));
+    const plan = name === 'todo_write' && !subagent ? planOf(obj(call.args)?.todos) : undefined;
+    if (plan) ev.todos(plan);
   }
   if (subagent) return;
   const model = str(rec.model);
