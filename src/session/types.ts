@@ -3,8 +3,8 @@
 import type { STATUSES, TODO_STATES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
 
 export const HARNESSES = [
-  'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor',
-  'antigravity', 'hermes', 'kodelet', 'aider', 'goose', 'crush',
+  'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor-agent',
+  'antigravity-cli', 'hermes', 'kodelet', 'aider', 'goose', 'crush', 'droid', 'pi',
 ] as const;
 export type HarnessId = (typeof HARNESSES)[number];
 
