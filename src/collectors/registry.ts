@@ -8,6 +8,8 @@ import { opencode } from '../readers/opencode/reader.js';
 import { qwenCode } from '../readers/qwen-code/reader.js';
 import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
+import { droid } from '../readers/droid/reader.js';
+import { pi } from '../readers/pi/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -20,4 +22,6 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'qwen-code': qwenCode,
   'copilot-cli': copilotCli,
   'gemini-cli': geminiCli,
+  droid,
+  pi,
 };

@@ -118,6 +118,18 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'gemini-cli/text': { context_tokens: 1234, context_limit_tokens: 1_048_576 },
   'gemini-cli/tool': { context_tokens: 1300, context_limit_tokens: 1_048_576 },
   'gemini-cli/error': { context_tokens: null, context_limit_tokens: null },
+  // Droid: the last call's input and cache reads (its settings record no cache write per call);
+  // the custom model's window is not known.
+  'droid/text': { context_tokens: 445 + 789, context_limit_tokens: null },
+  'droid/tool': { context_tokens: 400 + 900, context_limit_tokens: null },
+  'droid/error': { context_tokens: null, context_limit_tokens: null },
+  'droid-anthropic/text': { context_tokens: 1234 + 789, context_limit_tokens: null },
+  'droid-anthropic/tool': { context_tokens: 1300 + 900, context_limit_tokens: null },
+  'droid-anthropic/error': { context_tokens: null, context_limit_tokens: null },
+  // pi: input, cache reads and writes of the last answer as pi splits them (its note).
+  'pi/text': { context_tokens: 445 + 689 + 100, context_limit_tokens: null },
+  'pi/tool': { context_tokens: 400 + 850 + 50, context_limit_tokens: null },
+  'pi/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the
