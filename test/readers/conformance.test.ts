@@ -6,6 +6,8 @@ import { opencode } from '../../src/readers/opencode/reader.js';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { geminiCli } from '../../src/readers/gemini-cli/reader.js';
+import { droid } from '../../src/readers/droid/reader.js';
+import { pi } from '../../src/readers/pi/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -20,9 +22,12 @@ readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
 readerConformance(copilotCli, join(FIXTURES, 'captures/copilot-cli/tool/.copilot'));
 readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'));
+readerConformance(droid, join(FIXTURES, 'captures/droid/tool/.factory/sessions'));
+readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/sessions'));
+readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'gemini-cli', 'kilo', 'opencode', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'droid', 'gemini-cli', 'kilo', 'opencode', 'pi', 'qwen-code']);
   });
 });

@@ -54,11 +54,16 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       }
       mkdirSync(join(dir, 'projects', 'x'), { recursive: true });
       writeFileSync(join(dir, 'projects', 'x', 'secret.key'), 'k\n');
-      for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|settings|config\.toml/);
+      // A harness's own per-session files may be named `<session>.settings.json` (Droid); the
+      // user's settings file never.
+      for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|(^|\/)settings\.json$|config\.toml/);
     });
 
-    if ('readLine' in reader) lineConformance(reader, files);
-    else storeConformance(reader, files);
+    if ('readLine' in reader) {
+      lineConformance(reader, files.filter((f) => !f.document));
+      const documents = files.filter((f) => f.document);
+      if (documents.length > 0) documentConformance(reader, documents);
+    } else storeConformance(reader, files);
   });
 }
 
@@ -99,6 +104,42 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
   it('reports token usage only with non-negative integer counts', () => {
     for (const f of files) {
       for (const [e, , usage] of readAll(reader, f, linesOf(f.path)).log) {
+        if (e !== 'usage') continue;
+        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+      }
+    }
+  });
+}
+
+function readDocument<S>(reader: LineReader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
+  reader.readDocument!(readFileSync(file.path), state, file, r.events);
+  return { ...r, state };
+}
+
+/** What a reader of documents rewritten whole guarantees (its state says what was counted). */
+function documentConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
+  it('counts nothing twice when an unchanged document is read again, also with its state restored from JSON', () => {
+    for (const f of files) {
+      const r = recorder();
+      const first = readDocument(reader, f, r);
+      const before = r.log.length;
+      readDocument(reader, f, r, JSON.parse(JSON.stringify(first.state)) as S);
+      expect(r.log.slice(before).filter(([e]) => COUNTED.includes(e))).toEqual([]);
+    }
+  });
+
+  it('skips a document that does not parse with a reason and never throws', () => {
+    for (const bad of ['{"tokenUsage":', 'null', '[]', '\u0000\u00ff{']) {
+      const r = recorder();
+      reader.readDocument!(Buffer.from(bad), reader.initialState(files[0]!), files[0]!, r.events);
+      expect(r.log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
+      for (const [e] of r.log) expect(['skipped', 'activity', 'meta']).toContain(e);
+    }
+  });
+
+  it('reports token usage only with non-negative integer counts', () => {
+    for (const f of files) {
+      for (const [e, , usage] of readDocument(reader, f).log) {
         if (e !== 'usage') continue;
         for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
       }
