@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFiles, ensureCorpus } from './corpus.js';
+import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { totalsOf } from './totals.js';
@@ -93,6 +94,9 @@ const allSeen = ok.length === latencies.length;
 row(`append visible in /metrics (${latencies.length} appends)`,
   allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
   '< 1 s', allSeen && Math.max(...ok) < 1000);
+
+// --- Droid and pi: a cold read of each against a plain parse-everything baseline ---------------
+await benchDroidAndPi(seed);
 
 printTable(`Node ${process.version}, ${sizeMb} MB corpus (seed ${seed}); baseline and exporter ran in this run `
   + 'on the same page-cached files.');

@@ -99,6 +99,18 @@ export function nextType(line: Buffer, from: number): { value: string; end: numb
   return { value: line.toString('latin1', start, end), end: end + 1 };
 }
 
+/**
+ * The short string value after `marker` (a structural `"key":"`) at or after `from`, read from the
+ * line's bytes: such a key cannot occur inside a JSON string value, where quotes are escaped.
+ */
+export function stringAfter(line: Buffer, marker: Buffer, from = 0): string | undefined {
+  const at = line.indexOf(marker, from);
+  if (at === -1) return undefined;
+  const start = at + marker.length;
+  const end = line.indexOf(34, start);
+  return end === -1 || end - start > 64 ? undefined : line.toString('latin1', start, end);
+}
+
 /** The first `"type":"…"` value of a line that is one of `known`. */
 export function firstTypeOf(line: Buffer, known: ReadonlySet<string>): string | undefined {
   for (let t = nextType(line, 0); t; t = nextType(line, t.end)) if (known.has(t.value)) return t.value;

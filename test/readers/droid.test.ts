@@ -66,6 +66,17 @@ describe('Droid transcripts', () => {
     expect(outcomes(r.log)).toEqual(['interrupted', 'completed']);
   });
 
+  it('read each result of a message with several, with its own error flag, once (a fork copies them)', () => {
+    const results = message(5, 'r5', { role: 'user', content: [
+      { type: 'tool_result', tool_use_id: 'c1', is_error: false, content: 'has "is_error":true in it' },
+      { type: 'tool_result', tool_use_id: 'c2', content: [{ type: 'text', text: 'no flag' }] },
+      { type: 'tool_result', tool_use_id: 'c3', is_error: true, content: 'x' },
+    ] });
+    const r = readLines([prompt(0, 'p1'), results, results]);
+    expect(events(r.log, 'toolResult')).toEqual([['toolResult', 'c1', false], ['toolResult', 'c2', false], ['toolResult', 'c3', true]]);
+    expect(events(r.log, 'prompt')).toHaveLength(1);
+  });
+
   it('report tool calls by label and their results, failed ones as errors', () => {
     const r = readLines([
       prompt(0, 'p1'),

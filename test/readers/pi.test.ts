@@ -75,12 +75,14 @@ describe('pi sessions', () => {
   });
 
   it('count a fork\'s copy of its parent\'s entries once', () => {
-    const lines = [header, user(0), answer(1, 'stop')];
+    const lines = [header, user(0), answer(1, 'toolUse', [{ type: 'toolCall', id: 'c1', name: 'bash', arguments: {} }]), toolResult(2, 'c1', true), answer(3, 'stop')];
     const r = recorder();
     read(lines, r);
     read(lines, r, { path: '/h/.pi/agent/sessions/--src-app--/2026-11-30T11-00-00-000Z_s2.jsonl', sessionId: 's2' });
-    expect(events(r.log, 'usage')).toHaveLength(1);
+    expect(events(r.log, 'usage')).toHaveLength(2);
     expect(events(r.log, 'prompt')).toHaveLength(1);
+    expect(events(r.log, 'toolCall')).toHaveLength(1);
+    expect(events(r.log, 'toolResult')).toHaveLength(1);
   });
 
   it('report the model of a model change and skip what it cannot read', () => {

@@ -15,7 +15,7 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import { addUsage, maxUsage, minusUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
-import { jsonObject, lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { jsonObject, lineActivity, nextType, num, obj, str, stringAfter, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson } from '../lines.js';
 import { classifyTool } from './tools.js';
@@ -59,11 +59,22 @@ const OUTCOMES = new Map<string, TurnOutcome>([
   ['cancelled', 'interrupted'], ['permission_rejected', 'interrupted'], ['process_exit', 'interrupted'],
 ]);
 
+const ID = Buffer.from('"id":"');
+const TOOL_RESULT = Buffer.from('"type":"tool_result"');
+const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
+const IS_ERROR = Buffer.from('"is_error":');
+
 function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: SessionEvents): void {
   const type = nextType(line, 0)?.value;
   if (type !== 'session_start' && type !== 'message' && type !== 'agent_turn_outcome') {
     if (lineActivity(line, ev) === undefined) ev.skipped(type ? 'unknown_shape' : 'parse_error');
     return;
+  }
+  if (type === 'message') {
+    // The record's id is its first: the `context-<prompt id>` message of system reminders written
+    // before each prompt (only the model sees it) is no prompt, and its text is not decoded.
+    if (stringAfter(line, ID)?.startsWith('context-')) return void lineActivity(line, ev);
+    if (line.includes(TOOL_RESULT)) return toolResults(line, state, ev);
   }
   const rec = parseJson(line);
   if (!rec) return ev.skipped('parse_error');
@@ -81,13 +92,8 @@ function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: Sessi
   const id = str(rec.id) ?? '';
   if (msg.role === 'assistant') return answer(msg, content, ev);
   if (msg.role !== 'user') return;
-  for (const b of content) {
-    const callId = b?.type === 'tool_result' ? str(b.tool_use_id) : undefined;
-    if (callId) ev.toolResult(callId, b!.is_error === true);
-  }
-  // Not prompts: the `context-<prompt id>` message of system reminders written before each prompt
-  // (only the model sees it), and notices only the person sees (`BYOK Error: …`).
-  if (id.startsWith('context-') || msg.visibility === 'llm_only' || msg.visibility === 'user_only') return;
+  // Not prompts: what only the model sees, and notices only the person sees (`BYOK Error: …`).
+  if (msg.visibility === 'llm_only' || msg.visibility === 'user_only') return;
   if (!content.some((b) => b?.type === 'text')) return;
   if (id && !ev.firstTime(`prompt:${id}`)) return;
   ev.prompt(ts);
@@ -95,6 +101,28 @@ function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: Sessi
   endTurn(state, ev, 'interrupted', ts);
   state.turnOpen = true;
   ev.turnStarted(ts);
+}
+
+/**
+ * The results of tool calls, read from the line's bytes: the outputs they carry are not decoded.
+ * A message with results is the tools' answer, not a prompt.
+ */
+function toolResults(line: Buffer, state: DroidState, ev: SessionEvents): void {
+  const ts = lineActivity(line, ev);
+  if (ts !== undefined) state.lastTs = ts;
+  let found = false;
+  for (let at = line.indexOf(TOOL_USE_ID); at !== -1; ) {
+    const callId = stringAfter(line, TOOL_USE_ID, at);
+    const next = line.indexOf(TOOL_USE_ID, at + 1);
+    // This result's flag: before the next result's id (an output's quotes are escaped).
+    const flag = line.indexOf(IS_ERROR, at);
+    const failed = flag !== -1 && (next === -1 || flag < next) && line.toString('latin1', flag + IS_ERROR.length, flag + IS_ERROR.length + 4) === 'true';
+    // A forked session copies its parent's records.
+    if (callId && ev.firstTime(`result:${callId}`)) ev.toolResult(callId, failed);
+    found ||= Boolean(callId);
+    at = next;
+  }
+  if (!found) ev.skipped('unknown_shape');
 }
 
 function answer(msg: Json, content: (Json | undefined)[], ev: SessionEvents): void {

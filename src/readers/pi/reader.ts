@@ -15,7 +15,7 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
-import { lineActivity, nextType, num, obj, str, time, type Json } from '../fields.js';
+import { lineActivity, nextType, num, obj, str, stringAfter, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson } from '../lines.js';
 import { classifyTool } from './tools.js';
@@ -58,14 +58,20 @@ function listFiles(root: string): SessionFile[] {
 }
 
 const KNOWN = new Set(['session', 'model_change', 'message', 'compaction']);
+const ID = Buffer.from('"id":"');
+const ROLE = Buffer.from('"role":"');
+const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
+const TOOL_NAME = Buffer.from('"toolName":"');
+const IS_ERROR = Buffer.from('"isError":');
 
 function readLine(line: Buffer, state: PiState, _file: SessionFile, ev: SessionEvents): void {
-  // An entry's type is its first key; a message's role is decoded with it.
+  // An entry's type is its first key, a message's role the first key of the message.
   const type = nextType(line, 0)?.value;
   if (!type || !KNOWN.has(type)) {
     if (lineActivity(line, ev) === undefined) ev.skipped(type ? 'unknown_shape' : 'parse_error');
     return;
   }
+  if (type === 'message' && stringAfter(line, ROLE) === 'toolResult') return toolResult(line, ev);
   const rec = parseJson(line);
   if (!rec) return ev.skipped('parse_error');
   const ts = time(rec.timestamp);
@@ -107,15 +113,23 @@ function message(rec: Json, ts: number, state: PiState, ev: SessionEvents): void
       return ev.turnStarted(ts);
     case 'assistant':
       return answer(msg, key, ts, state, ev);
-    case 'toolResult': {
-      const id = str(msg.toolCallId);
-      if (!id) return ev.skipped('unknown_shape');
-      return ev.toolResult(id, msg.isError === true, str(msg.toolName) ? classifyTool(str(msg.toolName)!) : undefined);
-    }
     default:
       // The person's own `!command`s, extension messages, summaries: not the model's work.
       if (!msg) ev.skipped('unknown_shape');
   }
+}
+
+/** A tool's result, read from the line's bytes: the output it carries is not decoded. */
+function toolResult(line: Buffer, ev: SessionEvents): void {
+  const ts = lineActivity(line, ev);
+  const id = stringAfter(line, TOOL_CALL_ID);
+  if (ts === undefined || !id) return ev.skipped('unknown_shape');
+  if (!ev.firstTime(`result:${stringAfter(line, ID)}:${ts}`)) return;
+  // The flag comes after the output (whose quotes are escaped): the last one is the message's.
+  const at = line.lastIndexOf(IS_ERROR);
+  const failed = at !== -1 && line.toString('latin1', at + IS_ERROR.length, at + IS_ERROR.length + 4) === 'true';
+  const name = stringAfter(line, TOOL_NAME);
+  ev.toolResult(id, failed, name ? classifyTool(name) : undefined);
 }
 
 function answer(msg: Json, key: string, ts: number, state: PiState, ev: SessionEvents): void {

@@ -12,7 +12,7 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { usageFromPrompt, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineActivity, nextType, num, obj, planOf, str, time, valueEnd, type Json } from '../fields.js';
+import { countUnifiedDiff, lineActivity, nextType, num, obj, planOf, str, stringAfter, time, valueEnd, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { parseJson, parseJsonValue } from '../lines.js';
 import { classifyTool } from './tools.js';
@@ -48,15 +48,6 @@ const SUBTYPE = Buffer.from('"subtype":"');
 const EVENT_NAME = Buffer.from('"event.name":"');
 const UUID = Buffer.from('"uuid":"');
 const TOOL_CALL_RESULT = Buffer.from('"toolCallResult":');
-
-/** The short string value after `marker` (a structural `"key":"`), read from the line's bytes. */
-function stringAfter(line: Buffer, marker: Buffer): string | undefined {
-  const at = line.indexOf(marker);
-  if (at === -1) return undefined;
-  const from = at + marker.length;
-  const to = line.indexOf(34, from);
-  return to === -1 || to - from > 64 ? undefined : line.toString('latin1', from, to);
-}
 
 function readLine(line: Buffer, state: QwenState, _file: SessionFile, ev: SessionEvents): void {
   // The record's own type is the line's first: the envelope before it holds only strings.
