@@ -95,6 +95,8 @@ export const catalog = {
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],
     'The price table in use (always 1).'),
+  otlpExports: def('coding_agent_exporter_otlp_exports', 'counter', '{export}', ['result'],
+    'OTLP pushes by result (success, failure); failures are also logged. Present when a push is configured.'),
 } as const;
 
 type Catalog = typeof catalog;
