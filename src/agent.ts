@@ -15,6 +15,7 @@ import { ExportLog, otlpOptions, otlpReader, otlpResource, type OtlpOptions } fr
 import { SnapshotProducer } from './metrics/producer.js';
 import { prometheusExporter } from './metrics/prometheus.js';
 import { startServer } from './metrics/server.js';
+import { genaiLatest, ViewsProducer, type Views } from './metrics/views.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
@@ -33,7 +34,7 @@ export class Agent {
   private readonly db: StateDb;
   private readonly snapshotOptions: SnapshotOptions;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly otlp?: { options: OtlpOptions; log: ExportLog };
+  private readonly otlp?: { options: OtlpOptions; log: ExportLog; views: Views };
   private server?: Server;
   private provider?: MeterProvider;
   private watchers: FSWatcher[] = [];
@@ -59,7 +60,8 @@ export class Agent {
     };
     const push = otlpOptions(config.otlp, env);
     if (push) {
-      this.otlp = { options: push, log: new ExportLog(log, push.url) };
+      const views = { ...config.otel, genaiLatest: genaiLatest(env) };
+      this.otlp = { options: push, log: new ExportLog(log, push.url), views };
       this.snapshotOptions.otlpExports = this.otlp.log.counts;
     }
   }
@@ -83,7 +85,8 @@ export class Agent {
     const exporter = prometheusExporter(producer);
     const readers: MetricReader[] = [exporter];
     if (this.otlp) {
-      readers.push(otlpReader(producer, this.otlp.options, this.otlp.log));
+      const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      readers.push(otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
       this.log.info('pushing OTLP', { url: this.otlp.options.url, protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
     this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });

@@ -29,6 +29,7 @@ export interface Config {
     temporality: '' | 'cumulative' | 'delta';
     resourceAttributes: Record<string, string>;
   };
+  otel: { semconv: '' | 'genai'; compat: '' | 'claude-code' };
   collectors: Record<string, { enabled: boolean; roots: string[] }>;
 }
 

@@ -104,6 +104,16 @@ export function schema() {
         format: Object, default: {} as Record<string, string>,
       },
     },
+    otel: {
+      semconv: {
+        doc: 'Also push the OpenTelemetry GenAI semantic-conventions view: genai (gen_ai.client.token.usage; the newer gen_ai.client.inference.* instruments with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental); empty: none.',
+        format: ['', 'genai'], default: '', env: `${ENV}OTEL_SEMCONV`,
+      },
+      compat: {
+        doc: 'Also push the instruments of another tool\'s telemetry: claude-code (claude_code.token.usage, cost.usage, session.count, lines_of_code.count, for every harness); empty: none.',
+        format: ['', 'claude-code'], default: '', env: `${ENV}OTEL_COMPAT`,
+      },
+    },
     collectors: collectorsSchema(),
   };
 }

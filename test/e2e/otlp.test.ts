@@ -139,6 +139,24 @@ describe('OTLP push', () => {
     expect(tokenSum(a!.metrics)).toBe(TOKENS);
   });
 
+  it('adds the GenAI and Claude Code views on request, over gRPC too', async () => {
+    const r = await receive('grpc');
+    start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_METRIC_EXPORT_INTERVAL: '500',
+      CODING_AGENT_EXPORTER_OTEL_SEMCONV: 'genai', CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code',
+    });
+    const [a] = await pushesOf(r, 1);
+    const names = a!.metrics.map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining(['coding_agent_tokens', 'gen_ai.client.token.usage', 'claude_code.token.usage', 'claude_code.session.count']));
+    const usage = a!.metrics.find((m) => m.name === 'gen_ai.client.token.usage')!;
+    expect(usage.kind).toBe('histogram');
+    const sumOf = (type: string) => usage.points.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((x, p) => x + p.value, 0);
+    const claude = a!.metrics.find((m) => m.name === 'claude_code.token.usage')!;
+    expect(claude.unit).toBe('tokens');
+    expect(sumOf('input') + sumOf('output')).toBe(tokenSum(a!.metrics));
+    expect(claude.points.reduce((x, p) => x + p.value, 0)).toBe(TOKENS);
+  });
+
   it('pushes nothing when OTEL_SDK_DISABLED is true', async () => {
     const r = await receive();
     const run = start({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_METRIC_EXPORT_INTERVAL: '200' });
