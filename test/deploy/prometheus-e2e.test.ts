@@ -64,7 +64,9 @@ const queries = readdirSync(DASHBOARDS).flatMap((file) => {
 // Panels the demo's sessions must fill.
 const CORE = ['Spend rate by harness', 'Tokens by type', 'Sessions by status', 'Sessions needing you', 'Prompts and turns',
   'Tool calls by kind', 'Usage-limit windows', 'Live sessions', 'Context fill per session', 'Cost per session',
-  'Collector status', 'Files tracked', 'Build info', 'Stuck sessions', 'Waiting for you too long', 'Plan progress'];
+  'Collector status', 'Files tracked', 'Build info', 'Stuck sessions', 'Waiting for you too long', 'Plan progress',
+  // The Team dashboard on one exporter without user or team labels: "All" still matches.
+  'Spend by person, today', 'Spend by team, today', 'Sessions needing someone', 'Budget burn, today'];
 
 async function query(expr: string): Promise<ApiResult> {
   return api(`query?query=${encodeURIComponent(expr)}`);
