@@ -11,7 +11,7 @@ import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { ExportLog, otlpOptions, otlpReader, otlpResource, type OtlpOptions } from './metrics/otlp.js';
+import { ExportLog, otlpOptions, otlpReader, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
 import { SnapshotProducer } from './metrics/producer.js';
 import { prometheusExporter } from './metrics/prometheus.js';
 import { startServer } from './metrics/server.js';
@@ -87,7 +87,7 @@ export class Agent {
     if (this.otlp) {
       const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       readers.push(otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
-      this.log.info('pushing OTLP', { url: this.otlp.options.url, protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
+      this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
     this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });
 

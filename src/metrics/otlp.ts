@@ -179,6 +179,14 @@ export class DeltaProducer implements MetricProducer {
   }
 }
 
+/** The URL for logs: without a user name or password written into it. */
+export function shownUrl(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
 export type ExportOutcome = 'success' | 'failure';
 
 /**
@@ -193,7 +201,11 @@ export class ExportLog {
   private lastWarnAt = -Infinity;
   private unlogged = 0;
 
-  constructor(private readonly log: Logger, private readonly url: string, private readonly quietMs = 5 * 60_000) {}
+  private readonly url: string;
+
+  constructor(private readonly log: Logger, url: string, private readonly quietMs = 5 * 60_000) {
+    this.url = shownUrl(url);
+  }
 
   record(result: ExportResult, now = Date.now()): void {
     if (result.code === ExportResultCode.SUCCESS) {

@@ -103,4 +103,11 @@ describe('Failed pushes', () => {
     expect(lines.slice(2)).toEqual([{ level: 'info', msg: 'OTLP push works again', url: 'http://c/v1/metrics', failedSinceLastLog: 0 }]);
     expect(log.counts).toEqual({ success: 2, failure: 4 });
   });
+
+  it('are logged without the credentials a URL may carry', () => {
+    const lines: string[] = [];
+    const logger = { debug() {}, info() {}, warn: (_m: string, f: Record<string, unknown> = {}) => lines.push(String(f.url)), error() {} };
+    new ExportLog(logger, 'https://alice:s3cret@collector:4318/v1/metrics').record(failure, 0);
+    expect(lines).toEqual(['https://collector:4318/v1/metrics']);
+  });
 });
