@@ -2,7 +2,7 @@
 
 import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
-import { hostname, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Server } from 'node:http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -11,10 +11,11 @@ import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { otlpReader } from './metrics/otlp.js';
+import { ExportLog, otlpOptions, otlpReader, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
 import { SnapshotProducer } from './metrics/producer.js';
 import { prometheusExporter } from './metrics/prometheus.js';
 import { startServer } from './metrics/server.js';
+import { genaiLatest, ViewsProducer, type Views } from './metrics/views.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
@@ -32,6 +33,8 @@ export class Agent {
   readonly startedAt = Date.now();
   private readonly db: StateDb;
   private readonly snapshotOptions: SnapshotOptions;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly otlp?: { options: OtlpOptions; log: ExportLog; views: Views };
   private server?: Server;
   private provider?: MeterProvider;
   private watchers: FSWatcher[] = [];
@@ -39,7 +42,7 @@ export class Agent {
   private timer?: NodeJS.Timeout;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
-    const env = opts.env ?? process.env;
+    const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = new StateDb(config.stateDir);
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
@@ -55,6 +58,12 @@ export class Agent {
       perSessionMax: config.sessions.perSessionMax,
       version: VERSION,
     };
+    const push = otlpOptions(config.otlp, env);
+    if (push) {
+      const views = { ...config.otel, genaiLatest: genaiLatest(env) };
+      this.otlp = { options: push, log: new ExportLog(log, push.url), views };
+      this.snapshotOptions.otlpExports = this.otlp.log.counts;
+    }
   }
 
   async scanAll(): Promise<void> {
@@ -75,24 +84,12 @@ export class Agent {
     const producer = new SnapshotProducer(() => this.families(), this.startedAt);
     const exporter = prometheusExporter(producer);
     const readers: MetricReader[] = [exporter];
-    const { otlp } = this.config;
-    if (otlp.endpoint) {
-      readers.push(otlpReader(producer, {
-        endpoint: otlp.endpoint, protocol: otlp.protocol, headers: otlp.headers,
-        intervalMs: otlp.intervalSeconds * 1000, temporality: otlp.temporality,
-      }));
+    if (this.otlp) {
+      const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      readers.push(otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
+      this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
-    this.provider = new MeterProvider({
-      resource: resourceFromAttributes({
-        'service.name': 'coding-agent-exporter',
-        'service.version': VERSION,
-        'service.instance.id': hostname(),
-        'host.name': hostname(),
-        ...parseResourceEnv(process.env.OTEL_RESOURCE_ATTRIBUTES),
-        ...otlp.resourceAttributes,
-      }),
-      readers,
-    });
+    this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });
 
     const [host, port] = splitAddress(this.config.listenAddress);
     this.server = await startServer(exporter, { host, port, path: this.config.metricsPath, version: VERSION });
@@ -174,13 +171,4 @@ function priceOverrides(path: string): ReturnType<typeof readOverrides> {
   } catch (e) {
     throw new ConfigError(`pricing.overridesFile (${path}): ${(e as Error).message}`);
   }
-}
-
-function parseResourceEnv(value: string | undefined): Record<string, string> {
-  const attrs: Record<string, string> = {};
-  for (const pair of (value ?? '').split(',')) {
-    const i = pair.indexOf('=');
-    if (i > 0) attrs[decodeURIComponent(pair.slice(0, i).trim())] = decodeURIComponent(pair.slice(i + 1).trim());
-  }
-  return attrs;
 }

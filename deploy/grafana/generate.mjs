@@ -133,7 +133,8 @@ function bargauge(title, description, gridPos, exprs, unit, o = {}) {
       showUnfilled: true,
       sizing: 'auto',
       valueMode: 'color',
-    });
+    },
+    o.timeFrom ? { timeFrom: o.timeFrom, hideTimeOverride: false } : {});
 }
 
 function table(title, description, gridPos, exprs, o) {
@@ -485,11 +486,51 @@ const health = dashboard({
 });
 
 // ------------------------------------------------------------------------------------------
+// Team: many exporters in one store (deploy/team/). `user` and `team` are target labels the
+// Prometheus agent of each machine adds (or resource attributes through the Collector); where
+// they are absent the variables' All (.*) still matches, and the panels show one unnamed person.
+
+const userVar = queryVar('user', 'Person', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, user)');
+const teamVar = queryVar('team', 'Team', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, team)');
+const T = `${F},user=~"$user",team=~"$team"`;
+const spendToday = (by) => `sum by (${by}) (increase(coding_agent_cost_usd_total{${T}}[$__range]))`;
+const today = { ...money, timeFrom: 'now/d' };
+
+const team = dashboard({
+  uid: 'coding-agent-team',
+  title: 'Coding agents / Team',
+  description: 'Spend, budgets and sessions of a team: every member\'s exporter in one store, told apart by the user and team labels (deploy/team/).',
+  vars: [datasourceVar, jobVar, instanceVar, userVar, teamVar, harnessVar, projectVar],
+  panels: [
+    row('Spend today (since midnight in the browser time zone, estimated US dollars at list prices)', 0),
+    bargauge('Spend by person, today', 'Estimated spend of each person since midnight (increase over $__range with the panel time fixed to now/d).', pos(0, 1, 8, 8),
+      [[`sort_desc(${spendToday('user')})`, '{{user}}']], 'currencyUSD', today),
+    bargauge('Spend by team, today', 'Estimated spend of each team since midnight.', pos(8, 1, 8, 8),
+      [[`sort_desc(${spendToday('team')})`, '{{team}}']], 'currencyUSD', today),
+    bargauge('Spend by project, today', 'Estimated spend on each project since midnight, everyone together.', pos(16, 1, 8, 8),
+      [[`sort_desc(${spendToday('project')})`, '{{project}}']], 'currencyUSD', today),
+    bargauge('Top models, today', 'The ten models with the most estimated spend since midnight, everyone together.', pos(0, 9, 8, 8),
+      [[`topk(10, ${spendToday('model')})`, '{{model}}']], 'currencyUSD', today),
+    bargauge('Budget burn, today', 'Each person\'s spend since midnight as a share of the daily budget (threshold rule coding_agent:daily_budget_usd:threshold; the alert CodingAgentDailyBudgetExceeded uses the rolling 24 hours per instance).', pos(8, 9, 8, 8),
+      [[`sort_desc(${spendToday('user, instance')} / on() group_left() coding_agent:daily_budget_usd:threshold)`, '{{user}} {{instance}}']],
+      'percentunit', { min: 0, max: 1, steps: [[0.8, 'orange'], [1, 'red']], timeFrom: 'now/d' }),
+    bargauge('Sessions needing someone', 'Sessions asking their person something (question, approval, input) or whose last turn failed, now, by person.', pos(16, 9, 8, 8),
+      [[`sort_desc(sum by (user) (coding_agent_sessions{${T},status=~"asking|error"}))`, '{{user}}']], 'short', { steps: [[1, 'orange']] }),
+    row('Over time', 17),
+    timeseries('Spend rate by person', 'Estimated spend per hour, by person.', pos(0, 18, 12, 8),
+      [[`sum by (user) (rate(coding_agent_cost_usd_total{${T}}[$__rate_interval])) * 3600`, '{{user}}']], 'currencyUSD', money),
+    timeseries('Spend rate by team', 'Estimated spend per hour, by team.', pos(12, 18, 12, 8),
+      [[`sum by (team) (rate(coding_agent_cost_usd_total{${T}}[$__rate_interval])) * 3600`, '{{team}}']], 'currencyUSD', money),
+  ],
+});
+
+// ------------------------------------------------------------------------------------------
 
 export const dashboards = {
   'overview.json': overview,
   'sessions.json': sessions,
   'exporter-health.json': health,
+  'team.json': team,
 };
 
 export function render(d) {

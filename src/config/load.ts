@@ -20,14 +20,16 @@ export interface Config {
   project: ProjectOptions;
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   pricing: { overridesFile: string };
+  identity: { user: string; team: string; attributes: Record<string, string> };
   otlp: {
     endpoint: string;
-    protocol: 'http/protobuf' | 'http/json';
+    protocol: '' | 'http/protobuf' | 'http/json' | 'grpc';
     headers: Record<string, string>;
     intervalSeconds: number;
-    temporality: 'cumulative' | 'delta';
+    temporality: '' | 'cumulative' | 'delta';
     resourceAttributes: Record<string, string>;
   };
+  otel: { semconv: '' | 'genai'; compat: '' | 'claude-code' };
   collectors: Record<string, { enabled: boolean; roots: string[] }>;
 }
 

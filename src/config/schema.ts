@@ -73,15 +73,45 @@ export function schema() {
         format: String, default: '', env: `${ENV}PRICING_OVERRIDES_FILE`, arg: 'pricing-overrides',
       },
     },
-    otlp: {
-      endpoint: { doc: 'OTLP/HTTP receiver to push metrics to (e.g. http://collector:4318); empty: no push.', format: String, default: '', env: `${ENV}OTLP_ENDPOINT`, arg: 'otlp-endpoint' },
-      protocol: { doc: 'OTLP encoding.', format: ['http/protobuf', 'http/json'], default: 'http/protobuf', env: `${ENV}OTLP_PROTOCOL` },
-      headers: { doc: 'HTTP headers sent with each push, e.g. {"authorization": "Bearer …"}.', format: Object, default: {} as Record<string, string> },
-      intervalSeconds: { doc: 'Seconds between pushes.', format: 'nat', default: 60, env: `${ENV}OTLP_INTERVAL_SECONDS` },
-      temporality: { doc: 'Counter temporality: cumulative (safe to resend) or delta.', format: ['cumulative', 'delta'], default: 'cumulative', env: `${ENV}OTLP_TEMPORALITY` },
-      resourceAttributes: {
-        doc: 'Resource attributes that identify this machine and user (service.instance.id defaults to the host name). OTEL_RESOURCE_ATTRIBUTES is honoured too.',
+    identity: {
+      user: {
+        doc: 'Who this machine\'s sessions belong to: the OTLP resource attribute user.name. Empty: the OS user name (never an e-mail unless you write one).',
+        format: String, default: '', env: `${ENV}IDENTITY_USER`, arg: 'identity.user',
+      },
+      team: { doc: 'The team, as the OTLP resource attribute team.name; empty: none.', format: String, default: '', env: `${ENV}IDENTITY_TEAM`, arg: 'identity.team' },
+      attributes: {
+        doc: 'More resource attributes that say who or where, e.g. {"department": "platform", "cost_center": "42"}.',
         format: Object, default: {} as Record<string, string>,
+      },
+    },
+    otlp: {
+      endpoint: {
+        doc: 'OTLP receiver to push metrics to (http://collector:4318 for HTTP, http://collector:4317 for gRPC); empty: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no push.',
+        format: String, default: '', env: `${ENV}OTLP_ENDPOINT`, arg: 'otlp-endpoint',
+      },
+      protocol: {
+        doc: 'OTLP protocol: http/protobuf, http/json or grpc; empty: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf.',
+        format: ['', 'http/protobuf', 'http/json', 'grpc'], default: '', env: `${ENV}OTLP_PROTOCOL`,
+      },
+      headers: { doc: 'Headers (gRPC metadata) sent with each push, e.g. {"authorization": "Bearer …"}; they win over OTEL_EXPORTER_OTLP_HEADERS.', format: Object, default: {} as Record<string, string> },
+      intervalSeconds: { doc: 'Seconds between pushes; 0: OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 60.', format: 'nat', default: 0, env: `${ENV}OTLP_INTERVAL_SECONDS` },
+      temporality: {
+        doc: 'Counter temporality: cumulative (safe to resend) or delta; empty: OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, else cumulative.',
+        format: ['', 'cumulative', 'delta'], default: '', env: `${ENV}OTLP_TEMPORALITY`,
+      },
+      resourceAttributes: {
+        doc: 'Resource attributes, over every other source (identity, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES); service.instance.id and host.name default to the host name.',
+        format: Object, default: {} as Record<string, string>,
+      },
+    },
+    otel: {
+      semconv: {
+        doc: 'Also push the OpenTelemetry GenAI semantic-conventions view: genai (gen_ai.client.token.usage; the newer gen_ai.client.inference.* instruments with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental); empty: none.',
+        format: ['', 'genai'], default: '', env: `${ENV}OTEL_SEMCONV`,
+      },
+      compat: {
+        doc: 'Also push the instruments of another tool\'s telemetry: claude-code (claude_code.token.usage, cost.usage, session.count, lines_of_code.count, for every harness); empty: none.',
+        format: ['', 'claude-code'], default: '', env: `${ENV}OTEL_COMPAT`,
       },
     },
     collectors: collectorsSchema(),

@@ -95,6 +95,8 @@ export const catalog = {
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],
     'The price table in use (always 1).'),
+  otlpExports: def('coding_agent_exporter_otlp_exports', 'counter', '{export}', ['result'],
+    'OTLP pushes by result (success, failure); failures are also logged. Present when a push is configured.'),
 } as const;
 
 type Catalog = typeof catalog;
@@ -108,6 +110,11 @@ export function exposedName(m: MetricDef): string {
 }
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;
+/**
+ * Bucket boundaries of the tokens of one model request (input with cache, output), as the OTel
+ * GenAI conventions give them for gen_ai.client.token.usage: powers of 4 from 1 to 4^13.
+ */
+export const REQUEST_TOKEN_BOUNDARIES = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864] as const;
 export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'idle'] as const;
 export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
 export const TODO_STATES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;

@@ -1,7 +1,12 @@
-// OTLP push of the same snapshot, with the same names, from the same process.
+// OTLP push of the same snapshot, with the same names, from the same process. Settings come from
+// our own keys first, then the standard OTEL_* environment variables users already set for other
+// tools (README: "Which OTLP setting wins"); a failed push is logged and counted, never silent.
 
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPMetricExporter as GrpcExporter } from '@opentelemetry/exporter-metrics-otlp-grpc';
 import { OTLPMetricExporter as HttpJsonExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as HttpProtoExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { createEmptyMetadata } from '@opentelemetry/otlp-grpc-exporter-base';
 import {
   AggregationTemporality,
   DataPointType,
@@ -9,15 +14,133 @@ import {
   type CollectionResult,
   type MetricData,
   type MetricProducer,
+  type PushMetricExporter,
+  type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
+import { hostname, userInfo } from 'node:os';
+import { ConfigError, type Config } from '../config/load.js';
+import type { Logger } from '../log.js';
+
+export const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+export type Temporality = 'cumulative' | 'delta';
 
 export interface OtlpOptions {
-  /** Base URL of the receiver (`/v1/metrics` is appended unless the URL already ends with it). */
-  endpoint: string;
-  protocol: 'http/protobuf' | 'http/json';
+  /** The full URL pushes go to (`…/v1/metrics` for HTTP, `scheme://host:port` for gRPC). */
+  url: string;
+  protocol: Protocol;
+  /** Ours; the SDK adds OTEL_EXPORTER_OTLP_(METRICS_)HEADERS under them. */
   headers: Record<string, string>;
   intervalMs: number;
-  temporality: 'cumulative' | 'delta';
+  temporality: Temporality;
+}
+
+const DEFAULT_INTERVAL_MS = 60_000;
+
+/**
+ * The push as configured, or undefined when there is none. Each setting is our key if set, else
+ * its OTEL_* variable (the metrics-specific one first), else the default. OTEL_SDK_DISABLED turns
+ * the push off whatever else is set, as it turns off any OpenTelemetry SDK. A bad value stops
+ * start-up naming the variable. Timeout, compression and certificates are read by the SDK's
+ * exporters from their OTEL_* variables (we have no keys for them).
+ */
+export function otlpOptions(otlp: Config['otlp'], env: NodeJS.ProcessEnv): OtlpOptions | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const protocol = ours(otlp.protocol) ?? fromEnv(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'], PROTOCOLS) ?? 'http/protobuf';
+  const [source, url] = ours(otlp.endpoint) ? ['otlp.endpoint', ourUrl(otlp.endpoint, protocol)]
+    : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim() ? ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.trim()]
+    : ['OTEL_EXPORTER_OTLP_ENDPOINT', envUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim(), protocol)];
+  if (!url) return undefined;
+  if (!URL.canParse(url)) throw new ConfigError(`${source}: expected a URL, got "${url}"`);
+  const intervalMs = otlp.intervalSeconds > 0 ? otlp.intervalSeconds * 1000 : envInterval(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_INTERVAL_MS;
+  const temporality = ours(otlp.temporality) ?? envTemporality(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE) ?? 'cumulative';
+  return { url, protocol, headers: otlp.headers, intervalMs, temporality };
+}
+
+/**
+ * Who and where the pushed metrics come from, each attribute from the first source that has it:
+ * otlp.resourceAttributes, identity.*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, then the
+ * defaults (host name, OS user name).
+ */
+export function otlpResource(config: Pick<Config, 'identity' | 'otlp'>, env: NodeJS.ProcessEnv, version: string): Record<string, string> {
+  const host = hostname();
+  const serviceName = env.OTEL_SERVICE_NAME?.trim();
+  const { user, team, attributes } = config.identity;
+  return {
+    'service.name': 'coding-agent-exporter',
+    'service.instance.id': host,
+    'host.name': host,
+    ...osUser(env),
+    ...parseResourceEnv(env.OTEL_RESOURCE_ATTRIBUTES),
+    ...(serviceName ? { 'service.name': serviceName } : {}),
+    ...(user ? { 'user.name': user } : {}),
+    ...(team ? { 'team.name': team } : {}),
+    ...attributes,
+    ...config.otlp.resourceAttributes,
+    'service.version': version,
+  };
+}
+
+/** The login name; a container user without a passwd entry has none (userInfo throws). */
+function osUser(env: NodeJS.ProcessEnv): { 'user.name'?: string } {
+  try {
+    return { 'user.name': userInfo().username };
+  } catch {
+    const name = env.USER ?? env.LOGNAME;
+    return name ? { 'user.name': name } : {};
+  }
+}
+
+function parseResourceEnv(value: string | undefined): Record<string, string> {
+  const attrs: Record<string, string> = {};
+  for (const pair of (value ?? '').split(',')) {
+    const i = pair.indexOf('=');
+    if (i > 0) attrs[decodeURIComponent(pair.slice(0, i).trim())] = decodeURIComponent(pair.slice(i + 1).trim());
+  }
+  return attrs;
+}
+
+const ours = <T extends string>(value: T | ''): T | undefined => (value === '' ? undefined : value);
+
+function fromEnv<T extends string>(env: NodeJS.ProcessEnv, names: string[], allowed: readonly T[]): T | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name}: expected one of ${allowed.join(', ')}, got "${value}"`);
+    return value as T;
+  }
+  return undefined;
+}
+
+/** Our endpoint is the receiver's base URL, as `otlp.endpoint` has always been. */
+function ourUrl(endpoint: string, protocol: Protocol): string {
+  const base = endpoint.trim().replace(/\/+$/, '');
+  return protocol === 'grpc' ? base : base.replace(/(\/v1\/metrics)?$/, '/v1/metrics');
+}
+
+/** OTEL_EXPORTER_OTLP_ENDPOINT is a base URL for HTTP (the signal path is appended), the target for gRPC. */
+function envUrl(endpoint: string | undefined, protocol: Protocol): string | undefined {
+  if (!endpoint) return undefined;
+  return protocol === 'grpc' ? endpoint : `${endpoint.replace(/\/+$/, '')}/v1/metrics`;
+}
+
+function envInterval(value: string | undefined): number | undefined {
+  if (!value?.trim()) return undefined;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0) throw new ConfigError(`OTEL_METRIC_EXPORT_INTERVAL: expected milliseconds (a positive integer), got "${value}"`);
+  return ms;
+}
+
+/**
+ * Our counters are totals read back from files, like the spec's asynchronous counters, for which
+ * `lowmemory` means cumulative.
+ */
+function envTemporality(value: string | undefined): Temporality | undefined {
+  const v = value?.trim().toLowerCase();
+  if (!v) return undefined;
+  if (v === 'cumulative' || v === 'lowmemory') return 'cumulative';
+  if (v === 'delta') return 'delta';
+  throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`);
 }
 
 /**
@@ -56,12 +179,82 @@ export class DeltaProducer implements MetricProducer {
   }
 }
 
-export function otlpReader(producer: MetricProducer, opts: OtlpOptions): PeriodicExportingMetricReader {
-  const url = opts.endpoint.replace(/\/+$/, '').replace(/(\/v1\/metrics)?$/, '/v1/metrics');
-  const config = { url, headers: opts.headers };
-  const exporter = opts.protocol === 'http/json' ? new HttpJsonExporter(config) : new HttpProtoExporter(config);
+/** The URL for logs: without a user name or password written into it. */
+export function shownUrl(url: string): string {
+  const u = new URL(url);
+  u.username = '';
+  u.password = '';
+  return u.toString();
+}
+
+export type ExportOutcome = 'success' | 'failure';
+
+/**
+ * Counts pushes by outcome (coding_agent_exporter_otlp_exports_total) and logs failures: the
+ * first one at once, then at most one line per `quietMs` saying how many failed meanwhile, and
+ * one line when pushes work again. A receiver that is down for a day gives a few hundred lines,
+ * not one per push.
+ */
+export class ExportLog {
+  readonly counts: Record<ExportOutcome, number> = { success: 0, failure: 0 };
+  private failing = false;
+  private lastWarnAt = -Infinity;
+  private unlogged = 0;
+
+  private readonly url: string;
+
+  constructor(private readonly log: Logger, url: string, private readonly quietMs = 5 * 60_000) {
+    this.url = shownUrl(url);
+  }
+
+  record(result: ExportResult, now = Date.now()): void {
+    if (result.code === ExportResultCode.SUCCESS) {
+      this.counts.success++;
+      if (this.failing) this.log.info('OTLP push works again', { url: this.url, failedSinceLastLog: this.unlogged });
+      this.failing = false;
+      this.unlogged = 0;
+      return;
+    }
+    this.counts.failure++;
+    this.failing = true;
+    if (now - this.lastWarnAt < this.quietMs) {
+      this.unlogged++;
+      return;
+    }
+    this.log.warn('OTLP push failed', { url: this.url, error: result.error?.message ?? 'unknown', failedSinceLastLog: this.unlogged });
+    this.lastWarnAt = now;
+    this.unlogged = 0;
+  }
+}
+
+/** An exporter that tells `log` the result of every export before passing it on. */
+function counted(inner: PushMetricExporter, log: ExportLog): PushMetricExporter {
+  return {
+    export(metrics: ResourceMetrics, done: (result: ExportResult) => void) {
+      inner.export(metrics, (result) => {
+        log.record(result);
+        done(result);
+      });
+    },
+    forceFlush: () => inner.forceFlush(),
+    shutdown: () => inner.shutdown(),
+    selectAggregationTemporality: inner.selectAggregationTemporality?.bind(inner),
+  };
+}
+
+function exporterFor(opts: OtlpOptions): PushMetricExporter {
+  if (opts.protocol === 'grpc') {
+    const metadata = createEmptyMetadata();
+    for (const [k, v] of Object.entries(opts.headers)) metadata.set(k, v);
+    return new GrpcExporter({ url: opts.url, metadata });
+  }
+  const config = { url: opts.url, headers: opts.headers };
+  return opts.protocol === 'http/json' ? new HttpJsonExporter(config) : new HttpProtoExporter(config);
+}
+
+export function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog): PeriodicExportingMetricReader {
   return new PeriodicExportingMetricReader({
-    exporter,
+    exporter: counted(exporterFor(opts), log),
     exportIntervalMillis: opts.intervalMs,
     exportTimeoutMillis: Math.min(opts.intervalMs, 30_000),
     metricProducers: [opts.temporality === 'delta' ? new DeltaProducer(producer) : producer],

@@ -23,6 +23,8 @@ export interface SnapshotOptions {
   /** Per-session series for at most this many non-idle sessions (0 switches them off). */
   perSessionMax: number;
   version: string;
+  /** Pushes so far by result, when an OTLP push is configured. */
+  otlpExports?: Readonly<Record<string, number>>;
 }
 
 export interface LiveSession {
@@ -98,6 +100,7 @@ export function snapshot(
     put('readBytes', { collector }, st.readBytes);
     for (const [reason, n] of st.skipped) put('skippedRecords', { collector, reason }, n);
   }
+  for (const [result, n] of Object.entries(opts.otlpExports ?? {})) put('otlpExports', { result }, n);
 
   return (Object.keys(catalog) as MetricKey[])
     .filter((k) => families.has(k))

@@ -25,6 +25,8 @@ export interface PriceTable {
   cost(model: string, u: Usage, tierInput: number, at: number): number | undefined;
   /** Context window of the model, where the table knows it. */
   contextWindow(model: string): number | undefined;
+  /** The table's provider of the model (`anthropic`, `openai`, `google`, …), where it knows the model. */
+  provider(model: string): string | undefined;
 }
 
 function rate(r: Rate | undefined, tierInput: number): number | undefined {
@@ -51,6 +53,7 @@ export function priceRequest(p: ModelPrice, u: Usage, tierInput: number): number
 interface Resolved {
   prices?: TableModel['prices'];
   contextWindow?: number;
+  provider?: string;
 }
 
 /** How the table says which model ids a provider or model covers (case-insensitive). */
@@ -142,7 +145,7 @@ export function findInTable(table: Table, model: string): (Resolved & { id: stri
     const provider = table.providers.find((p) => p.model_match && matches(p.model_match, id));
     if (!provider) continue;
     const m = findModel(table, provider, id) ?? findModel(table, provider, dashedDate(id));
-    if (m) return { id: m.id, prices: m.prices, contextWindow: m.context_window };
+    if (m) return { id: m.id, prices: m.prices, contextWindow: m.context_window, provider: provider.id };
   }
   return undefined;
 }
@@ -179,6 +182,7 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
       return p ? priceRequest(pricesAt(p, at), u, tierInput) : undefined;
     },
     contextWindow: (model) => resolve(model).contextWindow,
+    provider: (model) => resolve(model).provider,
   };
 }
 

@@ -2,7 +2,7 @@
 // keeps the changes until they are committed to the state database with the file offsets they
 // came from, and answers snapshots for the metrics outputs without any I/O.
 
-import type { LabelsOf, MetricKey } from '../metrics/catalog.js';
+import { REQUEST_TOKEN_BOUNDARIES, type LabelsOf, type MetricKey } from '../metrics/catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
@@ -25,6 +25,20 @@ export interface UsageLimit {
   resetsAt?: number;
 }
 
+/**
+ * How many tokens each model request of a harness and model used, as a histogram over
+ * REQUEST_TOKEN_BOUNDARIES (`counts` has one more bucket, above the last boundary). Kept for the
+ * OTLP GenAI view (src/metrics/views.ts); it only grows, like a counter.
+ */
+export interface RequestTokens {
+  harness: string;
+  model: string;
+  /** input: prompt tokens with cache reads and writes (as the GenAI conventions count input); output: with reasoning. */
+  type: 'input' | 'output';
+  counts: number[];
+  sum: number;
+}
+
 export interface Counter {
   key: string;
   metric: MetricKey;
@@ -36,12 +50,14 @@ export class SessionStore {
   readonly counters = new Map<string, Counter>();
   readonly sessions = new Map<string, StoredSession>();
   readonly usageLimits = new Map<string, UsageLimit>();
+  readonly requestTokens = new Map<string, RequestTokens>();
   /** Live processes per harness, refreshed on every scan (never persisted). */
   readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
   private readonly projects: ProjectNamer;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
+  private readonly dirtyRequestTokens = new Set<string>();
   private readonly pendingSeen = new Set<string>();
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
@@ -59,6 +75,7 @@ export class SessionStore {
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
       if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
+      if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
@@ -92,6 +109,20 @@ export class SessionStore {
 
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
     if (!this.muted) this.bump(this.counter(metric, labels), delta);
+  }
+
+  /** One model request's tokens of one type into its histogram. */
+  private observeRequest(harness: string, model: string, type: RequestTokens['type'], tokens: number): void {
+    const key = `reqtok:${harness}\0${model}\0${type}`;
+    let h = this.requestTokens.get(key);
+    if (!h) {
+      h = { harness, model, type, counts: new Array<number>(REQUEST_TOKEN_BOUNDARIES.length + 1).fill(0), sum: 0 };
+      this.requestTokens.set(key, h);
+    }
+    const bucket = REQUEST_TOKEN_BOUNDARIES.findIndex((b) => tokens <= b);
+    h.counts[bucket === -1 ? REQUEST_TOKEN_BOUNDARIES.length : bucket]!++;
+    h.sum += tokens;
+    this.dirtyRequestTokens.add(key);
   }
 
   /**
@@ -173,6 +204,9 @@ export class SessionStore {
         addTokens(c, 'cache_read', u.cacheRead, unsaid);
         addTokens(c, 'cache_write', u.cacheWrite, unsaid);
         store.bump(c.reasoning, u.reasoning);
+        const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
+        if (said('input')) store.observeRequest(harness, model, 'input', u.input + u.cacheRead + u.cacheWrite);
+        if (said('output')) store.observeRequest(harness, model, 'output', u.output);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
@@ -292,7 +326,10 @@ export class SessionStore {
         return { key, metric: c.metric, labels: JSON.stringify(c.labels), value: c.value };
       }),
       seen: [...this.pendingSeen],
-      kv: [...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
+      kv: [
+        ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
+        ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
+      ],
     };
     this.db.commit(changes);
     this.stagedFiles.clear();
@@ -302,6 +339,7 @@ export class SessionStore {
     this.dirtyCounters.clear();
     this.dirtySessions.clear();
     this.dirtyLimits.clear();
+    this.dirtyRequestTokens.clear();
     this.pendingSeen.clear();
   }
 }

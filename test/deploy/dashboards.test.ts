@@ -25,8 +25,8 @@ const varQuery = (v: Json): string => (typeof v.query === 'string' ? v.query : v
 const calendarOverride = (p: Json): boolean => typeof p.timeFrom === 'string' && /^now\/[dwMy]$/.test(p.timeFrom);
 
 describe('dashboards', () => {
-  it('are the three expected files', () => {
-    expect(files).toEqual(['exporter-health.json', 'overview.json', 'sessions.json']);
+  it('are the four expected files', () => {
+    expect(files).toEqual(['exporter-health.json', 'overview.json', 'sessions.json', 'team.json']);
   });
 
   it('match the output of deploy/grafana/generate.mjs (run it after editing)', async () => {

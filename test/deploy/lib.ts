@@ -108,7 +108,8 @@ export function scan(expr: string): Scan {
 // Known metrics and their labels
 
 export const BUILTINS: Record<string, string[]> = { up: [], scrape_duration_seconds: [] };
-const TARGET_LABELS = ['job', 'instance'];
+// job and instance from the scrape; user and team from the team setup's agent (deploy/team/).
+const TARGET_LABELS = ['job', 'instance', 'user', 'team'];
 
 export const catalogByName = new Map<string, MetricDef>(
   Object.values(catalog).map((m) => [exposedName(m), m as MetricDef]),

@@ -2,39 +2,15 @@
 // scraping the real exporter's `demo`: every dashboard query and every rule expression parses and
 // runs, the core panels return data, and the stuck and waiting alerts go pending or firing.
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, Processes } from '../helpers/processes.js';
 import { listening, until } from '../helpers/run.js';
 import { alertRules, DASHBOARDS, PROM, read, recordingRules } from './lib.js';
 
-const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((res) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
-
-function start(cmd: string, args: string[], ready: RegExp): Promise<RegExpExecArray> {
-  const child = spawn(cmd, args, { env: { PATH: process.env.PATH, HOME: '/nonexistent' } });
-  children.push(child);
-  return new Promise((res, rej) => {
-    let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = ready.exec(err);
-      if (m) res(m);
-    });
-    child.on('exit', (code) => rej(new Error(`${cmd} exited ${code}: ${err.slice(-2000)}`)));
-  });
-}
+const processes = new Processes();
 
 interface ApiResult { status: string; error?: string; data: { resultType: string; result: unknown[] } }
 
@@ -43,7 +19,7 @@ let exporterTarget: string;
 
 beforeAll(async () => {
   const exporter = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
-  children.push(exporter.child);
+  processes.add(exporter.child);
   exporterTarget = (await exporter.url).replace('http://', '');
   const dir = mkdtempSync(join(tmpdir(), 'cae-prom-'));
   const config = join(dir, 'prometheus.yml');
@@ -53,7 +29,7 @@ beforeAll(async () => {
     'scrape_configs:', '  - job_name: coding-agent-exporter', '    static_configs:', `      - targets: ['${exporterTarget}']`, '',
   ].join('\n'));
   const port = await freePort();
-  await start('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`,
+  await processes.start('prometheus', [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`,
     `--web.listen-address=127.0.0.1:${port}`, '--web.enable-lifecycle'], /Server is ready to receive web requests/);
   api = async (path) => (await fetch(`http://127.0.0.1:${port}/api/v1/${path}`)).json() as Promise<ApiResult>;
   // Enough samples for rates over the substituted rate interval.
@@ -64,9 +40,7 @@ beforeAll(async () => {
   }, 30_000, 'five scrapes', 250);
 }, 60_000);
 
-afterAll(() => {
-  for (const c of children.splice(0)) c.kill('SIGTERM');
-});
+afterAll(() => processes.stopAll());
 
 /** Grafana's template variables, as the dashboards would have them for this exporter. */
 function substitute(expr: string): string {
@@ -76,7 +50,7 @@ function substitute(expr: string): string {
     .replaceAll('$__range', '1h')
     .replaceAll('$job', 'coding-agent-exporter')
     .replaceAll('$instance', exporterTarget.replaceAll('.', '\\\\.'))
-    .replace(/\$(harness|project)\b/g, '.*');
+    .replace(/\$(harness|project|user|team)\b/g, '.*');
 }
 
 interface Panel { title: string; targets?: { expr?: string }[]; panels?: Panel[] }
@@ -90,7 +64,9 @@ const queries = readdirSync(DASHBOARDS).flatMap((file) => {
 // Panels the demo's sessions must fill.
 const CORE = ['Spend rate by harness', 'Tokens by type', 'Sessions by status', 'Sessions needing you', 'Prompts and turns',
   'Tool calls by kind', 'Usage-limit windows', 'Live sessions', 'Context fill per session', 'Cost per session',
-  'Collector status', 'Files tracked', 'Build info', 'Stuck sessions', 'Waiting for you too long', 'Plan progress'];
+  'Collector status', 'Files tracked', 'Build info', 'Stuck sessions', 'Waiting for you too long', 'Plan progress',
+  // The Team dashboard on one exporter without user or team labels: "All" still matches.
+  'Spend by person, today', 'Spend by team, today', 'Sessions needing someone', 'Budget burn, today'];
 
 async function query(expr: string): Promise<ApiResult> {
   return api(`query?query=${encodeURIComponent(expr)}`);

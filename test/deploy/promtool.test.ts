@@ -83,7 +83,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
           const expr = String(t.expr)
             .replaceAll('$__rate_interval', '5m')
             .replaceAll('$__range', '1d')
-            .replace(/\$\{?(job|instance|harness|project)\}?/g, '.*');
+            .replace(/\$\{?(job|instance|user|team|harness|project)\}?/g, '.*');
           expect(expr, `${file} "${p.title}"`).not.toContain('$');
           where.push(`dashboard:query_${rules.length}:check = ${file} "${p.title}" ${t.refId}`);
           rules.push({ record: `dashboard:query_${rules.length}:check`, expr });

@@ -1,86 +1,192 @@
-// OTLP push from the real binary to a local receiver: same names as /metrics, cumulative by
-// default, delta on request, protobuf or JSON.
+// OTLP push from the real binary to in-process receivers: same names as /metrics, cumulative by
+// default, delta on request, over http/protobuf, http/json and gRPC, configured by our keys or by
+// the standard OTEL_* variables; a push that fails is logged once and counted.
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type IncomingMessage } from 'node:http';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/metrics/catalog.js';
-import { envFor, FIXTURES, MAIN, tempDir } from '../helpers/run.js';
+import { grpcReceiver, httpReceiver, pushesOf, type Metric, type Receiver } from '../helpers/otlp-receiver.js';
+import { envFor, FIXTURES, listening, sum, tempDir, until } from '../helpers/run.js';
 
-interface Received { contentType: string; body: Buffer }
-
-async function receiver() {
-  const posts: Received[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/v1/metrics') posts.push({ contentType: String(req.headers['content-type']), body: Buffer.concat(chunks) });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { posts, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-}
+const HOME = join(FIXTURES, 'captures/codex/tool');
+const TOKENS = 695 + 116 + 1689 + 150;
 
 const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((c) => c.kill('SIGKILL')));
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  children.splice(0).forEach((c) => c.kill('SIGKILL'));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
 
-async function pushes(extra: Record<string, string>, count: number) {
-  const r = await receiver();
-  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--otlp-endpoint', r.url], {
-    env: envFor(join(FIXTURES, 'captures/codex/tool'), { CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1', ...extra }),
-  });
-  children.push(child);
-  const end = Date.now() + 15_000;
-  while (r.posts.length < count && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
-  r.close();
-  return r.posts;
+function start(env: Record<string, string>, args: string[] = []) {
+  const run = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), ...args], envFor(HOME, env));
+  children.push(run.child);
+  let stderr = '';
+  run.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return { url: run.url, stderr: () => stderr };
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const metricsOf = (p: Received): Json[] => (JSON.parse(p.body.toString()) as Json).resourceMetrics.flatMap((rm: Json) => rm.scopeMetrics.flatMap((sm: Json) => sm.metrics));
-const tokenSum = (m: Json[]) => m.find((x) => x.name === 'coding_agent_tokens')!.sum.dataPoints.reduce((a: number, p: Json) => a + Number(p.asDouble), 0);
+async function receive(kind: 'http' | 'grpc' = 'http', tls?: { key: string; cert: string }): Promise<Receiver> {
+  const r = kind === 'grpc' ? await grpcReceiver() : await httpReceiver(tls);
+  receivers.push(r);
+  return r;
+}
+
+const tokenSum = (metrics: Metric[]) => metrics.find((m) => m.name === 'coding_agent_tokens')!.points.reduce((a, p) => a + p.value, 0);
 
 describe('OTLP push', () => {
   it('sends the catalog names with cumulative counters over http/json', async () => {
-    const posts = await pushes({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 2);
-    expect(posts.length).toBeGreaterThanOrEqual(2);
-    expect(posts[0]!.contentType).toMatch(/json/);
-    const [a, b] = posts.map(metricsOf);
+    const r = await receive();
+    start({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, ['--otlp-endpoint', r.url]);
+    const [a, b] = await pushesOf(r, 2);
+    expect(a!.headers['content-type']).toMatch(/json/);
+    expect(a!.path).toBe('/v1/metrics');
     const names = new Set(Object.values(catalog).map((d) => d.name));
-    for (const m of a!) expect(names).toContain(m.name);
-    const tokens = a!.find((m) => m.name === 'coding_agent_tokens')!;
-    expect(tokens.sum.isMonotonic).toBe(true);
-    expect(tokens.sum.aggregationTemporality).toBe(2); // cumulative
-    expect(tokenSum(a!)).toBe(695 + 116 + 1689 + 150);
-    expect(tokenSum(b!)).toBe(tokenSum(a!));
-    const resource = (JSON.parse(posts[0]!.body.toString()) as Json).resourceMetrics[0].resource.attributes.map((x: Json) => x.key);
-    expect(resource).toEqual(expect.arrayContaining(['service.name', 'service.instance.id', 'host.name']));
+    for (const m of a!.metrics) expect(names).toContain(m.name);
+    const tokens = a!.metrics.find((m) => m.name === 'coding_agent_tokens')!;
+    expect(tokens.temporality).toBe(2); // cumulative
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+    expect(tokenSum(b!.metrics)).toBe(TOKENS);
+    expect(Object.keys(a!.resource)).toEqual(expect.arrayContaining(['service.name', 'service.version', 'service.instance.id', 'host.name', 'user.name']));
   });
 
   it('sends deltas on request', async () => {
-    const posts = await pushes({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta' }, 2);
-    const [a, b] = posts.map(metricsOf);
-    expect(a!.find((m) => m.name === 'coding_agent_tokens')!.sum.aggregationTemporality).toBe(1); // delta
-    expect(tokenSum(a!)).toBe(695 + 116 + 1689 + 150);
-    expect(tokenSum(b!)).toBe(0);
+    const r = await receive();
+    start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, ['--otlp-endpoint', r.url]);
+    const [a, b] = await pushesOf(r, 2);
+    expect(a!.headers['content-type']).toBe('application/x-protobuf'); // the default protocol
+    expect(a!.metrics.find((m) => m.name === 'coding_agent_tokens')!.temporality).toBe(1); // delta
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+    expect(tokenSum(b!.metrics)).toBe(0);
   });
 
-  it('identifies the machine and user as OTEL_RESOURCE_ATTRIBUTES says', async () => {
-    const posts = await pushes({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_RESOURCE_ATTRIBUTES: 'service.instance.id=alice@laptop,user.name=alice' }, 1);
-    const attrs = (JSON.parse(posts[0]!.body.toString()) as Json).resourceMetrics[0].resource.attributes as Json[];
-    const value = (k: string) => attrs.find((a) => a.key === k)?.value.stringValue;
-    expect(value('service.name')).toBe('coding-agent-exporter');
-    expect(value('service.instance.id')).toBe('alice@laptop');
-    expect(value('user.name')).toBe('alice');
+  it('is configured by the standard OTEL_* variables alone', async () => {
+    const r = await receive();
+    start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${r.url}/base/`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-team-token=abc%20def,x-other=1',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'Delta',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+      OTEL_SERVICE_NAME: 'agents-of-alice',
+      OTEL_RESOURCE_ATTRIBUTES: 'service.name=ignored,service.instance.id=alice@laptop,user.name=alice,deployment.environment=dev',
+    });
+    const [a, b] = await pushesOf(r, 2);
+    expect(a!.path).toBe('/base/v1/metrics');
+    expect(a!.headers['content-type']).toMatch(/json/);
+    expect(a!.headers['content-encoding']).toBe('gzip');
+    expect(a!.headers['x-team-token']).toBe('abc def');
+    expect(a!.resource).toMatchObject({
+      'service.name': 'agents-of-alice', 'service.instance.id': 'alice@laptop', 'user.name': 'alice', 'deployment.environment': 'dev',
+    });
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+    expect(tokenSum(b!.metrics)).toBe(0); // delta, as preferred
   });
 
-  it('sends protobuf by default', async () => {
-    const posts = await pushes({}, 1);
-    expect(posts[0]!.contentType).toBe('application/x-protobuf');
-    expect(posts[0]!.body.includes(Buffer.from('coding_agent_tokens'))).toBe(true);
+  it('lets our keys win over the OTEL_* variables', async () => {
+    const ours = await receive();
+    const theirs = await receive();
+    start({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${theirs.url}/v1/metrics`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-team-token=theirs,x-other=1',
+      OTEL_METRIC_EXPORT_INTERVAL: '600000',
+      OTEL_RESOURCE_ATTRIBUTES: 'user.name=alice,team.name=red',
+      CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1',
+      CODING_AGENT_EXPORTER_IDENTITY_USER: 'bob',
+    }, ['--otlp-endpoint', ours.url, '--identity.team', 'blue']);
+    const [a] = await pushesOf(ours, 1);
+    expect(a!.headers['content-type']).toBe('application/x-protobuf');
+    expect(a!.headers['x-team-token']).toBe('theirs'); // headers merge: ours only where we set one
+    expect(a!.resource).toMatchObject({ 'user.name': 'bob', 'team.name': 'blue' });
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+    expect(theirs.pushes).toHaveLength(0);
+  });
+
+  it('pushes over gRPC with metadata, to the endpoint as given', async () => {
+    const r = await receive('grpc');
+    start({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: r.url,
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-team-token=abc',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+    });
+    const [a, b] = await pushesOf(r, 2);
+    expect(a!.path).toBe('/opentelemetry.proto.collector.metrics.v1.MetricsService/Export');
+    expect(a!.headers['content-type']).toBe('application/grpc');
+    expect(a!.headers['x-team-token']).toBe('abc');
+    expect(a!.resource['service.name']).toBe('coding-agent-exporter');
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+    expect(tokenSum(b!.metrics)).toBe(TOKENS);
+    const buildInfo = a!.metrics.find((m) => m.name === 'coding_agent_exporter_build_info')!;
+    expect(buildInfo.kind).toBe('gauge');
+  });
+
+  it('trusts the certificate named by OTEL_EXPORTER_OTLP_CERTIFICATE', async () => {
+    const dir = tempDir();
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    const r = await receive('http', { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') });
+    start({ OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_CERTIFICATE: cert, OTEL_METRIC_EXPORT_INTERVAL: '500' });
+    const [a] = await pushesOf(r, 1);
+    expect(tokenSum(a!.metrics)).toBe(TOKENS);
+  });
+
+  it('adds the GenAI and Claude Code views on request, over gRPC too', async () => {
+    const r = await receive('grpc');
+    start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_METRIC_EXPORT_INTERVAL: '500',
+      CODING_AGENT_EXPORTER_OTEL_SEMCONV: 'genai', CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code',
+    });
+    const [a] = await pushesOf(r, 1);
+    const names = a!.metrics.map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining(['coding_agent_tokens', 'gen_ai.client.token.usage', 'claude_code.token.usage', 'claude_code.session.count']));
+    const usage = a!.metrics.find((m) => m.name === 'gen_ai.client.token.usage')!;
+    expect(usage.kind).toBe('histogram');
+    const sumOf = (type: string) => usage.points.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((x, p) => x + p.value, 0);
+    const claude = a!.metrics.find((m) => m.name === 'claude_code.token.usage')!;
+    expect(claude.unit).toBe('tokens');
+    expect(sumOf('input') + sumOf('output')).toBe(tokenSum(a!.metrics));
+    expect(claude.points.reduce((x, p) => x + p.value, 0)).toBe(TOKENS);
+  });
+
+  it('pushes nothing when OTEL_SDK_DISABLED is true', async () => {
+    const r = await receive();
+    const run = start({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_METRIC_EXPORT_INTERVAL: '200' });
+    const base = await run.url;
+    await until(async () => (sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_tokens_total') > 0 ? true : undefined), 10_000, 'a scan');
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(text).not.toContain('coding_agent_exporter_otlp_exports_total');
+    await new Promise((res) => setTimeout(res, 1000));
+    expect(r.pushes).toHaveLength(0);
+  });
+
+  it('logs a failing push once and counts every failure', async () => {
+    // A port nothing listens on: connections are refused.
+    const probe = createServer();
+    await new Promise<void>((res) => probe.listen(0, '127.0.0.1', res));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((res) => probe.close(() => res()));
+    // OTEL_EXPORTER_OTLP_TIMEOUT bounds the exporter's retries of each push.
+    const run = start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_EXPORTER_OTLP_TIMEOUT: '300' });
+    const base = await run.url;
+    const failures = await until(async () => {
+      const n = sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_exporter_otlp_exports_total', { result: 'failure' });
+      return n >= 2 ? n : undefined;
+    }, 20_000, 'two failed pushes', 100);
+    expect(failures).toBeGreaterThanOrEqual(2);
+    const text = await (await fetch(`${base}/metrics`)).text();
+    expect(sum(text, 'coding_agent_exporter_otlp_exports_total', { result: 'success' })).toBe(0);
+    const warnings = run.stderr().split('\n').filter((l) => l.includes('"msg":"OTLP push failed"'));
+    expect(warnings).toHaveLength(1); // rate-limited: one line, not one per push
+    expect(warnings[0]).toContain(`127.0.0.1:${port}`);
+    expect(warnings[0]).toMatch(/ECONNREFUSED/);
   });
 });

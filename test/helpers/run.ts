@@ -48,8 +48,9 @@ export function sum(text: string, name: string, match: Record<string, string> = 
  * Starts the binary with `args` (which should include `--listen-address 127.0.0.1:0`); resolves
  * with its base URL once it logs where it listens. The caller kills the child.
  */
-export function listening(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [MAIN, ...args], { env });
+export function listening(args: string[], env: NodeJS.ProcessEnv, bin?: string): { child: ChildProcess; url: Promise<string> } {
+  // `bin`: an installed coding-agent-exporter instead of this checkout's build.
+  const child = bin ? spawn(bin, args, { env }) : spawn(process.execPath, [MAIN, ...args], { env });
   const url = new Promise<string>((resolve, reject) => {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => {
