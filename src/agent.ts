@@ -4,7 +4,6 @@ import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Server } from 'node:http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { Collector, type CollectorStats } from './collectors/collector.js';
@@ -13,13 +12,19 @@ import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
 import { otlpReader } from './metrics/otlp.js';
 import { SnapshotProducer } from './metrics/producer.js';
-import { prometheusExporter } from './metrics/prometheus.js';
-import { startServer } from './metrics/server.js';
+import { exposition, RenderedExposition } from './metrics/prometheus.js';
+import { SelfMetrics } from './metrics/self.js';
+import { startServer, type MetricsServer } from './metrics/server.js';
+import { loadWebConfig, watchWebConfig, type WebConfig } from './metrics/web-config.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
 import { VERSION } from './version.js';
+
+// How often time-based values are brought up to date in the served exposition: the process's
+// own metrics, and session statuses that change with time alone (done → idle, stale).
+const TICK_MS = 5_000;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -32,11 +37,17 @@ export class Agent {
   readonly startedAt = Date.now();
   private readonly db: StateDb;
   private readonly snapshotOptions: SnapshotOptions;
-  private server?: Server;
+  private server?: MetricsServer;
   private provider?: MeterProvider;
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
+  private tick?: NodeJS.Timeout;
+  private webWatcher?: { close(): Promise<void> };
+  private readonly self = new SelfMetrics();
+  /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
+  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()], this.startedAt));
+  private ready = false;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = opts.env ?? process.env;
@@ -58,7 +69,13 @@ export class Agent {
   }
 
   async scanAll(): Promise<void> {
-    for (const c of this.collectors.values()) await c.scan();
+    for (const c of this.collectors.values()) await this.scan(c);
+  }
+
+  /** Reads what changed for one collector; what is served changes with its data and its stats. */
+  private async scan(c: Collector<unknown>): Promise<void> {
+    await c.scan();
+    this.served.invalidate();
   }
 
   families(now = Date.now()): Family[] {
@@ -73,8 +90,7 @@ export class Agent {
   /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
   async start(): Promise<{ host: string; port: number }> {
     const producer = new SnapshotProducer(() => this.families(), this.startedAt);
-    const exporter = prometheusExporter(producer);
-    const readers: MetricReader[] = [exporter];
+    const readers: MetricReader[] = [];
     const { otlp } = this.config;
     if (otlp.endpoint) {
       readers.push(otlpReader(producer, {
@@ -94,13 +110,25 @@ export class Agent {
       readers,
     });
 
+    const web = this.webConfig();
     const [host, port] = splitAddress(this.config.listenAddress);
-    this.server = await startServer(exporter, { host, port, path: this.config.metricsPath, version: VERSION });
-    const address = this.server.address();
+    this.server = await startServer({
+      host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
+    });
+    const server = this.server;
+    if (web) this.webWatcher = watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
+    const address = server.server.address();
     const bound = typeof address === 'object' && address ? address.port : port;
-    this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath });
+    this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath, tls: Boolean(web?.tls) });
+
+    this.store.onCommit = () => this.served.invalidate();
+    const sample = () => this.self.sample(() => this.served.invalidate());
+    sample();
+    this.tick = setInterval(sample, TICK_MS);
+    this.tick.unref();
 
     await this.scanAll();
+    this.ready = true;
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     if (this.config.watch) this.startWatching();
     this.timer = setInterval(() => {
@@ -109,6 +137,17 @@ export class Agent {
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
     return { host, port: bound };
+  }
+
+  /** The web configuration file, read; a bad one stops start-up naming the file and the key. */
+  private webConfig(): WebConfig | undefined {
+    const path = this.config.webConfigFile;
+    if (!path) return undefined;
+    try {
+      return loadWebConfig(path);
+    } catch (e) {
+      throw new ConfigError(`webConfigFile (${path}): ${(e as Error).message}`);
+    }
   }
 
   /**
@@ -132,7 +171,7 @@ export class Agent {
         timer = undefined;
         const todo = [...pending];
         pending.clear();
-        for (const t of todo) void t.scan();
+        for (const t of todo) void this.scan(t);
       }, 100);
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
@@ -156,11 +195,18 @@ export class Agent {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.tick) clearInterval(this.tick);
+    await this.webWatcher?.close();
     await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    this.served.close();
+    await new Promise<void>((r) => {
+      if (!this.server) return r();
+      this.server.server.close(() => r());
+      this.server.server.closeAllConnections();
+    });
     await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }

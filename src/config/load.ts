@@ -12,6 +12,7 @@ import { schema } from './schema.js';
 
 export interface Config {
   listenAddress: string;
+  webConfigFile: string;
   metricsPath: string;
   stateDir: string;
   logLevel: Level;
@@ -80,6 +81,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
   const home = env.HOME ?? homedir();
   props.stateDir = expandHome(props.stateDir, home);
   props.pricing.overridesFile = expandHome(props.pricing.overridesFile, home);
+  props.webConfigFile = expandHome(props.webConfigFile, home);
   for (const c of Object.values(props.collectors)) c.roots = c.roots.map((r) => expandHome(r, home));
   const [host, port] = splitAddress(props.listenAddress);
   if (!host || !(port >= 0 && port < 65536)) throw new ConfigError(`listenAddress: expected host:port, got "${props.listenAddress}"`);

@@ -33,6 +33,10 @@ export function schema() {
       doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects).',
       format: String, default: '127.0.0.1:10477', env: `${ENV}LISTEN_ADDRESS`, arg: 'listen-address',
     },
+    webConfigFile: {
+      doc: 'Web configuration file in the Prometheus exporter-toolkit format: TLS (tls_server_config), basic auth (basic_auth_users, bcrypt hashes) and response headers (http_server_config.headers); re-read when it or a certificate changes. Empty: plain HTTP, no authentication.',
+      format: String, default: '', env: `${ENV}WEB_CONFIG_FILE`, arg: 'web.config.file',
+    },
     metricsPath: { doc: 'Path of the metrics endpoint.', format: String, default: '/metrics', env: `${ENV}METRICS_PATH`, arg: 'metrics-path' },
     stateDir: {
       doc: 'Folder of the state database (offsets, dedupe keys, counter totals).',

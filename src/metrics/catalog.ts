@@ -95,6 +95,22 @@ export const catalog = {
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],
     'The price table in use (always 1).'),
+
+  // The exporter's own process, under the names every Prometheus client library uses.
+  processCpu: def('process_cpu_seconds', 'counter', 's', [],
+    'Total user and system CPU time spent in seconds.'),
+  processResidentMemory: def('process_resident_memory_bytes', 'gauge', 'By', [],
+    'Resident memory size in bytes.'),
+  processStartTime: def('process_start_time_seconds', 'gauge', 's', [],
+    'Start time of the process since unix epoch in seconds.'),
+  processOpenFds: def('process_open_fds', 'gauge', '{fd}', [],
+    'Number of open file descriptors.'),
+  processMaxFds: def('process_max_fds', 'gauge', '{fd}', [],
+    'Maximum number of open file descriptors.'),
+  eventLoopLag: def('nodejs_eventloop_lag_seconds', 'gauge', 's', [],
+    'Lag of event loop in seconds.'),
+  heapUsed: def('nodejs_heap_size_used_bytes', 'gauge', 'By', [],
+    'Process heap size used from Node.js in bytes.'),
 } as const;
 
 type Catalog = typeof catalog;

@@ -47,6 +47,8 @@ export class SessionStore {
   private readonly stagedRemoved = new Set<string>();
   private stagedBytes = 0;
   private lastCommit = Date.now();
+  /** Called after each commit: what is served is rendered again. */
+  onCommit?: () => void;
 
   constructor(
     private readonly db: StateDb,
@@ -303,5 +305,6 @@ export class SessionStore {
     this.dirtySessions.clear();
     this.dirtyLimits.clear();
     this.pendingSeen.clear();
+    this.onCommit?.();
   }
 }
