@@ -52,7 +52,7 @@ export class Agent {
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = new StateDb(config.stateDir);
+    this.db = openState(config.stateDir);
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
@@ -209,6 +209,19 @@ export class Agent {
     });
     await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
+  }
+}
+
+/** The state database; a state folder that cannot be used stops start-up naming the setting. */
+function openState(dir: string): StateDb {
+  try {
+    return new StateDb(dir);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    const { code, message } = e as NodeJS.ErrnoException;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'is a file, not a folder: '
+      : ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY'].includes(code ?? '') ? 'cannot be written: ' : '';
+    throw new ConfigError(`stateDir (${dir}) ${why}${message}`);
   }
 }
 

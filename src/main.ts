@@ -101,7 +101,12 @@ async function main(argv: string[]): Promise<number> {
   const { config, log, agent } = setup;
 
   if (!agent) {
-    const demo = await startDemo(config, log);
+    let demo;
+    try {
+      demo = await startDemo(config, log);
+    } catch (e) {
+      return refused(e);
+    }
     await waitForSignal();
     await demo.stop();
     return 0;
