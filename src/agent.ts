@@ -3,6 +3,7 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
@@ -57,8 +58,9 @@ export class Agent {
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
-      const roots = section.roots.length > 0 ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
-      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log));
+      const configured = section.roots.length > 0;
+      const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
+      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured));
     }
     this.snapshotOptions = {
       status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
@@ -88,7 +90,8 @@ export class Agent {
   }
 
   /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
-  async start(): Promise<{ host: string; port: number }> {
+  /** Resolves with the base URL it serves at, once the first scan is done. */
+  async start(): Promise<{ url: string }> {
     const producer = new SnapshotProducer(() => this.families(), this.startedAt);
     const readers: MetricReader[] = [];
     const { otlp } = this.config;
@@ -117,9 +120,13 @@ export class Agent {
     });
     const server = this.server;
     if (web) this.webWatcher = watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
-    const address = server.server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath, tls: Boolean(web?.tls) });
+    const address = server.server.address() as AddressInfo;
+    const shown = address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
+    this.log.info('listening', { address: shown, path: this.config.metricsPath, tls: Boolean(web?.tls) });
+    if (!host || host === '0.0.0.0' || host === '::') {
+      this.log.warn('listening on every interface: whoever reaches this machine can read the metrics, which name your projects; '
+        + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
+    }
 
     this.store.onCommit = () => this.served.invalidate();
     const sample = () => this.self.sample(() => this.served.invalidate());
@@ -136,7 +143,7 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    return { host, port: bound };
+    return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
   }
 
   /** The web configuration file, read; a bad one stops start-up naming the file and the key. */

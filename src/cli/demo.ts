@@ -196,8 +196,8 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
     collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
   const agent = new Agent(demoConfig, log, { env: {}, home });
-  const { host, port } = await agent.start();
-  log.info('demo running', { home, metrics: `http://${host}:${port}${config.metricsPath}` });
+  const { url } = await agent.start();
+  log.info('demo running', { home, metrics: `${url}${config.metricsPath}` });
   const timer = setInterval(advance, TICK_MS);
   return {
     async stop() {

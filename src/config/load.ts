@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
-import { schema } from './schema.js';
+import { ENV_PREFIX, schema } from './schema.js';
 
 export interface Config {
   listenAddress: string;
@@ -48,27 +48,34 @@ function build(args: string[], env: NodeJS.ProcessEnv) {
 
 export class ConfigError extends Error {}
 
-/** Flags convict knows (`--listen-address` …), for rejecting misspelled ones. */
-function knownFlags(): Set<string> {
-  const flags = new Set<string>();
-  const walk = (node: Record<string, unknown>) => {
-    for (const v of Object.values(node)) {
-      const o = v as Record<string, unknown>;
-      if (o && typeof o === 'object' && 'doc' in o) {
-        if (typeof o.arg === 'string') flags.add(o.arg);
-      } else if (o && typeof o === 'object') walk(o);
-    }
-  };
-  walk(schema());
-  return flags;
+/** Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones. */
+function knownFlags(): Map<string, Leaf> {
+  return new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
+}
+
+/** The environment variables of the configuration (`CODING_AGENT_EXPORTER_…`). */
+function knownEnv(): Set<string> {
+  return new Set(configKeys().flatMap((l) => (l.env ? [l.env] : [])));
 }
 
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const known = knownFlags();
-  for (const a of args) {
-    const m = /^--([^=]+)/.exec(a);
-    if (m && !known.has(m[1]!)) throw new ConfigError(`unknown flag --${m[1]}`);
+  args.forEach((a, i) => {
+    const m = /^--([^=]+)(=?)/.exec(a);
+    if (!m) return;
+    const leaf = known.get(m[1]!);
+    if (!leaf) throw new ConfigError(`unknown flag --${m[1]}`);
+    // A bare boolean flag means true; any other flag needs its value (`--listen-address` alone is not `true`).
+    const next = args[i + 1];
+    if (!m[2] && leaf.format !== 'boolean' && (next === undefined || next.startsWith('--'))) {
+      throw new ConfigError(`--${m[1]}: a value is missing (${leaf.key}: ${leaf.doc})`);
+    }
+  });
+  // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.
+  const variables = knownEnv();
+  for (const name of Object.keys(env)) {
+    if (name.startsWith(ENV_PREFIX) && !variables.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
   }
   const config = build(args, env);
   try {
@@ -86,8 +93,10 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
   if (props.otlp.endpoint && !isHttpUrl(props.otlp.endpoint)) {
     throw new ConfigError(`otlp.endpoint: expected an http:// or https:// URL, got "${props.otlp.endpoint}"`);
   }
-  const [host, port] = splitAddress(props.listenAddress);
-  if (!host || !(port >= 0 && port < 65536)) throw new ConfigError(`listenAddress: expected host:port, got "${props.listenAddress}"`);
+  // An empty host (`:10477`) means every interface, as other exporters take it.
+  if (!/:\d+$/.test(props.listenAddress) || !(splitAddress(props.listenAddress)[1] < 65536)) {
+    throw new ConfigError(`listenAddress: expected host:port (or :port for every interface), got "${props.listenAddress}"`);
+  }
   return props;
 }
 
@@ -113,10 +122,11 @@ export function exampleConfig(): Config {
   return { ...build([], {}).getProperties(), stateDir: '~/.local/state/coding-agent-exporter' };
 }
 
-interface Leaf {
+export interface Leaf {
   key: string;
   doc: string;
   default: unknown;
+  format: unknown;
   env?: string;
   arg?: string;
 }
@@ -127,8 +137,9 @@ export function configKeys(): Leaf[] {
   const walk = (node: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(node)) {
       const o = v as Record<string, unknown>;
-      if ('doc' in o) leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, env: o.env as string | undefined, arg: o.arg as string | undefined });
-      else walk(o, `${prefix}${k}.`);
+      if ('doc' in o) {
+        leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, format: o.format, env: o.env as string | undefined, arg: o.arg as string | undefined });
+      } else walk(o, `${prefix}${k}.`);
     }
   };
   walk(schema() as unknown as Record<string, unknown>, '');

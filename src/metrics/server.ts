@@ -163,6 +163,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
 
   return new Promise((resolve, reject) => {
     server.once('error', (e) => reject(new ConfigError(`listenAddress ${opts.host}:${opts.port}: ${e.message}`)));
-    server.listen(opts.port, opts.host, () => resolve({ server, setWebConfig }));
+    // No host: every interface (IPv6 and IPv4 where the system has both).
+    server.listen(opts.port, opts.host || undefined, () => resolve({ server, setWebConfig }));
   });
 }
