@@ -22,12 +22,14 @@ export function exposition(families: Family[], startMs: number, nowMs = Date.now
 /**
  * The exposition rendered once per data change: every scrape until the next change is answered
  * with the same bytes, so a scrape costs writing them whatever the number of scrapers. A change
- * renders again off the scrape path (once for any burst of changes); a scrape that comes before
- * that render does it itself, so no scrape ever sees data older than the last change.
+ * renders again off the scrape path (once for any burst of changes), gzipped too once a scraper
+ * has asked for gzip (Prometheus always does); a scrape that comes before that render does it
+ * itself, so no scrape ever sees data older than the last change.
  */
 export class RenderedExposition {
   private plainBytes?: Buffer;
   private gzipBytes?: Buffer;
+  private gzipWanted = false;
   private pending?: NodeJS.Immediate;
 
   constructor(private readonly render: () => string) {}
@@ -37,7 +39,12 @@ export class RenderedExposition {
     this.plainBytes = this.gzipBytes = undefined;
     this.pending ??= setImmediate(() => {
       this.pending = undefined;
-      this.plain();
+      try {
+        if (this.gzipWanted) this.gzip();
+        else this.plain();
+      } catch {
+        // Left for the next scrape, which renders again and answers (and logs) the error.
+      }
     });
   }
 
@@ -45,8 +52,8 @@ export class RenderedExposition {
     return (this.plainBytes ??= Buffer.from(this.render()));
   }
 
-  /** Compressed on the first scrape that asks for it (Prometheus always does), then shared. */
   gzip(): Buffer {
+    this.gzipWanted = true;
     return (this.gzipBytes ??= gzipSync(this.plain()));
   }
 
