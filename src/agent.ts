@@ -89,8 +89,10 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
-  /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
-  /** Resolves with the base URL it serves at, once the first scan is done. */
+  /**
+   * Serves /metrics, pushes OTLP if configured, and keeps reading as files change. Resolves with
+   * the base URL it serves at once the first scan is done.
+   */
   async start(): Promise<{ url: string }> {
     const producer = new SnapshotProducer(() => this.families(), this.startedAt);
     const readers: MetricReader[] = [];
