@@ -50,6 +50,7 @@ const INPUT = { harness: 'claude-code', token_type: 'input' };
 
 describe('endpoint', () => {
   it('answers 200 concurrent scrapes, every one complete and identical', async () => {
+    const started = Date.now() / 1000;
     const url = await serve(claudeHome());
     await until(async () => ((await get(`${url}/-/ready`)).status === 200 ? true : undefined), 20_000, 'ready');
     const answers = await Promise.all(Array.from({ length: 200 }, () => get(`${url}/metrics`)));
@@ -63,6 +64,15 @@ describe('endpoint', () => {
       'process_max_fds', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
       expect(metrics, name).toMatch(new RegExp(`^${name} [0-9.e+]+$`, 'm'));
     }
+    // The process's own numbers, within what they can be for a just-started Node process.
+    const value = (name: string) => sum(metrics, name);
+    expect(value('process_start_time_seconds')).toBeGreaterThan(started - 1);
+    expect(value('process_start_time_seconds')).toBeLessThan(Date.now() / 1000);
+    expect(value('process_open_fds')).toBeGreaterThanOrEqual(3);
+    expect(value('process_open_fds')).toBeLessThan(value('process_max_fds'));
+    expect(value('process_resident_memory_bytes')).toBeGreaterThan(value('nodejs_heap_size_used_bytes'));
+    expect(value('nodejs_heap_size_used_bytes')).toBeGreaterThan(1e6);
+    expect(value('process_cpu_seconds_total')).toBeGreaterThan(0);
   });
 });
 
@@ -126,6 +136,22 @@ describe('endpoint with --web.config.file', () => {
     writeFileSync(web, config(N3W));
     await until(async () => ((await get(`${url}/metrics`, { ca, headers: basic('prom', 'n3w') })).status === 200 ? true : undefined), 10_000, 'the new password');
     expect((await get(`${url}/metrics`, { ca, headers: basic('prom', 's3cret') })).status).toBe(401);
+  });
+
+  it('serves a renewed certificate without a restart', async () => {
+    const certs = certificates();
+    const web = join(certs.dir, 'web.yml');
+    writeFileSync(web, 'tls_server_config:\n  cert_file: server.pem\n  key_file: server-key.pem\n');
+    const url = (await serve(claudeHome(), '--web.config.file', web)).replace('http:', 'https:');
+    const oldCa = readFileSync(certs.ca);
+    expect((await get(`${url}/-/healthy`, { ca: oldCa })).status).toBe(200);
+    // Renewed from another CA: certificate and key replaced in place.
+    const renewed = certificates();
+    cpSync(join(renewed.dir, 'server.pem'), join(certs.dir, 'server.pem'));
+    cpSync(join(renewed.dir, 'server-key.pem'), join(certs.dir, 'server-key.pem'));
+    const newCa = readFileSync(renewed.ca);
+    await until(async () => ((await get(`${url}/-/healthy`, { ca: newCa })).status === 200 ? true : undefined), 10_000, 'the renewed certificate');
+    await expect(get(`${url}/-/healthy`, { ca: oldCa })).rejects.toThrow();
   });
 
   it('requires a client certificate signed by the client CA when configured', async () => {
