@@ -3,8 +3,8 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import type { Server } from 'node:http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { Collector, type CollectorStats } from './collectors/collector.js';
@@ -12,15 +12,20 @@ import { READERS } from './collectors/registry.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
 import { ExportLog, otlpOptions, otlpReader, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
-import { SnapshotProducer } from './metrics/producer.js';
-import { prometheusExporter } from './metrics/prometheus.js';
-import { startServer } from './metrics/server.js';
+import { exposition, RenderedExposition } from './metrics/prometheus.js';
+import { SelfMetrics } from './metrics/self.js';
+import { startServer, type MetricsServer } from './metrics/server.js';
 import { genaiLatest, ViewsProducer, type Views } from './metrics/views.js';
+import { loadWebConfig, watchWebConfig, type WebConfig } from './metrics/web-config.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
 import { VERSION } from './version.js';
+
+// How often time-based values are brought up to date in the served exposition: the process's
+// own metrics, and session statuses that change with time alone (done → idle, stale).
+const TICK_MS = 5_000;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -35,22 +40,29 @@ export class Agent {
   private readonly snapshotOptions: SnapshotOptions;
   private readonly env: NodeJS.ProcessEnv;
   private readonly otlp?: { options: OtlpOptions; log: ExportLog; views: Views };
-  private server?: Server;
+  private server?: MetricsServer;
   private provider?: MeterProvider;
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
+  private tick?: NodeJS.Timeout;
+  private webWatcher?: { close(): Promise<void> };
+  private readonly self = new SelfMetrics();
+  /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
+  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()], this.startedAt));
+  private ready = false;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = new StateDb(config.stateDir);
+    this.db = openState(config.stateDir);
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
-      const roots = section.roots.length > 0 ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
-      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log));
+      const configured = section.roots.length > 0;
+      const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
+      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured));
     }
     this.snapshotOptions = {
       status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
@@ -67,7 +79,13 @@ export class Agent {
   }
 
   async scanAll(): Promise<void> {
-    for (const c of this.collectors.values()) await c.scan();
+    for (const c of this.collectors.values()) await this.scan(c);
+  }
+
+  /** Reads what changed for one collector; what is served changes with its data and its stats. */
+  private async scan(c: Collector<unknown>): Promise<void> {
+    await c.scan();
+    this.served.invalidate();
   }
 
   families(now = Date.now()): Family[] {
@@ -79,11 +97,12 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
-  /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
-  async start(): Promise<{ host: string; port: number }> {
-    const producer = new SnapshotProducer(() => this.families(), this.startedAt);
-    const exporter = prometheusExporter(producer);
-    const readers: MetricReader[] = [exporter];
+  /**
+   * Serves /metrics, pushes OTLP if configured, and keeps reading as files change. Resolves with
+   * the base URL it serves at once the first scan is done.
+   */
+  async start(): Promise<{ url: string }> {
+    const readers: MetricReader[] = [];
     if (this.otlp) {
       const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       readers.push(otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
@@ -91,13 +110,29 @@ export class Agent {
     }
     this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });
 
+    const web = this.webConfig();
     const [host, port] = splitAddress(this.config.listenAddress);
-    this.server = await startServer(exporter, { host, port, path: this.config.metricsPath, version: VERSION });
-    const address = this.server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath });
+    this.server = await startServer({
+      host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
+    });
+    const server = this.server;
+    if (web) this.webWatcher = watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
+    const address = server.server.address() as AddressInfo;
+    const shown = address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
+    this.log.info('listening', { address: shown, path: this.config.metricsPath, tls: Boolean(web?.tls) });
+    if (!host || host === '0.0.0.0' || host === '::') {
+      this.log.warn('listening on every interface: whoever reaches this machine can read the metrics, which name your projects; '
+        + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
+    }
+
+    this.store.onCommit = () => this.served.invalidate();
+    const sample = () => this.self.sample(() => this.served.invalidate());
+    sample();
+    this.tick = setInterval(sample, TICK_MS);
+    this.tick.unref();
 
     await this.scanAll();
+    this.ready = true;
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     if (this.config.watch) this.startWatching();
     this.timer = setInterval(() => {
@@ -105,7 +140,18 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    return { host, port: bound };
+    return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
+  }
+
+  /** The web configuration file, read; a bad one stops start-up naming the file and the key. */
+  private webConfig(): WebConfig | undefined {
+    const path = this.config.webConfigFile;
+    if (!path) return undefined;
+    try {
+      return loadWebConfig(path);
+    } catch (e) {
+      throw new ConfigError(`webConfigFile (${path}): ${(e as Error).message}`);
+    }
   }
 
   /**
@@ -129,7 +175,7 @@ export class Agent {
         timer = undefined;
         const todo = [...pending];
         pending.clear();
-        for (const t of todo) void t.scan();
+        for (const t of todo) void this.scan(t);
       }, 100);
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
@@ -153,13 +199,33 @@ export class Agent {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.tick) clearInterval(this.tick);
+    await this.webWatcher?.close();
     await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    this.served.close();
+    await new Promise<void>((r) => {
+      if (!this.server) return r();
+      this.server.server.close(() => r());
+      this.server.server.closeAllConnections();
+    });
     await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
+  }
+}
+
+/** The state database; a state folder that cannot be used stops start-up naming the setting. */
+function openState(dir: string): StateDb {
+  try {
+    return new StateDb(dir);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    const { code, message } = e as NodeJS.ErrnoException;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'is a file, not a folder: '
+      : ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY'].includes(code ?? '') ? 'cannot be written: ' : '';
+    throw new ConfigError(`stateDir (${dir}) ${why}${message}`);
   }
 }
 

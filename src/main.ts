@@ -7,54 +7,25 @@ import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
+import { COMMANDS, help } from './cli/help.js';
 import { VERSION } from './version.js';
-
-const COMMON = `Options:
-  --config FILE              JSON configuration file (see config.example.json)
-  --state-dir DIR            state database folder (default $XDG_STATE_HOME/coding-agent-exporter)
-  --collector.<harness> BOOL enable or disable a harness (claude-code, codex)
-  --log-level LEVEL          debug, info, warn, error
-  --help                     this help
-Every configuration key also has an environment variable (CODING_AGENT_EXPORTER_…); see the README.`;
-
-const HELP: Record<string, string> = {
-  serve: `Usage: coding-agent-exporter [serve] [options]
-
-Reads the session files of AI coding-agent harnesses and serves their metrics on
-http://127.0.0.1:10477/metrics (also /healthz and a landing page at /), pushing them over OTLP
-when otlp.endpoint is set.
-
-  --listen-address HOST:PORT  where to listen (default 127.0.0.1:10477)
-  --otlp-endpoint URL         push metrics over OTLP/HTTP to this receiver
-${COMMON}`,
-  once: `Usage: coding-agent-exporter once [options]
-
-Reads the session files once and prints the metrics as Prometheus text, then exits (for cron and
-node_exporter's textfile collector). Uses the state database, so counters stay monotonic.
-
-${COMMON}`,
-  sessions: `Usage: coding-agent-exporter sessions [--json] [options]
-
-Reads the session files and prints the sessions active in the activity window: harness, project,
-status and why, model, tokens, cost, context use and last activity.
-
-  --json                     print JSON instead of a table
-${COMMON}`,
-  demo: `Usage: coding-agent-exporter demo [options]
-
-Serves metrics from bundled sample sessions replayed into a temporary home: sessions that keep
-working, one that waits on the user and one that stalls. No agent needs to be installed.
-
-  --listen-address HOST:PORT  where to listen (default 127.0.0.1:10477)
-${COMMON}`,
-};
 
 interface Parsed {
   command: string;
   help: boolean;
   json: boolean;
   configFile?: string;
+  /** `sessions --since 7d`: the activity window, in seconds. */
+  since?: number;
   rest: string[];
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** `30m`, `12h`, `7d` in seconds; undefined when it is not a duration. */
+function duration(text: string | undefined): number | undefined {
+  const m = /^(\d+)([smhdw])$/.exec(text ?? '');
+  return m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : undefined;
 }
 
 function parseArgs(argv: string[]): Parsed {
@@ -70,7 +41,11 @@ function parseArgs(argv: string[]): Parsed {
     else if (a === '--json') parsed.json = true;
     else if (a === '--config') parsed.configFile = argv[++i];
     else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
-    else parsed.rest.push(a);
+    else if (a === '--since' || a.startsWith('--since=')) {
+      const text = a === '--since' ? argv[++i] : a.slice('--since='.length);
+      parsed.since = duration(text);
+      if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${text === undefined ? 'nothing' : `"${text}"`}`);
+    } else parsed.rest.push(a);
   }
   return parsed;
 }
@@ -80,19 +55,28 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const args = parseArgs(argv);
-  const help = HELP[args.command];
-  if (!help) {
-    process.stderr.write(`unknown command "${args.command}"\n\n${HELP.serve}\n`);
-    return 2;
+  let args: Parsed;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    return refused(e);
   }
-  if (args.help) {
-    process.stdout.write(`${help}\n`);
+  if (args.command === 'help') {
+    const topic = args.rest[0] ?? 'serve';
+    if (!COMMANDS[topic]) return unknownCommand(topic);
+    process.stdout.write(`${help(topic)}\n`);
     return 0;
   }
+  if (!COMMANDS[args.command]) return unknownCommand(args.command);
+  if (args.help) {
+    process.stdout.write(`${help(args.command)}\n`);
+    return 0;
+  }
+  if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
   let setup: { config: Config; log: Logger; agent?: Agent };
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
+    if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
     const log = createLogger(config.logLevel);
     setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
   } catch (e) {
@@ -101,7 +85,12 @@ async function main(argv: string[]): Promise<number> {
   const { config, log, agent } = setup;
 
   if (!agent) {
-    const demo = await startDemo(config, log);
+    let demo;
+    try {
+      demo = await startDemo(config, log);
+    } catch (e) {
+      return refused(e);
+    }
     await waitForSignal();
     await demo.stop();
     return 0;
@@ -109,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
     if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
-    else process.stdout.write(args.json ? sessionsJson(agent.sessions()) : formatSessions(agent.sessions(), Date.now()));
+    else process.stdout.write(args.json ? sessionsJson(agent.sessions()) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds));
     await agent.stop();
     return 0;
   }
@@ -123,6 +112,11 @@ async function main(argv: string[]): Promise<number> {
   log.info('stopping');
   await agent.stop();
   return 0;
+}
+
+function unknownCommand(command: string): number {
+  process.stderr.write(`unknown command "${command}"\n\n${help()}\n`);
+  return 2;
 }
 
 /** Exit code 2 with the message of a configuration error (which names the key); anything else is a bug. */

@@ -184,6 +184,8 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
 /** Starts the demo: the sample home, the exporter serving it, and the sessions moving. */
 export async function startDemo(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
   const home = mkdtempSync(join(tmpdir(), 'coding-agent-exporter-demo-'));
+  // However the process ends (stopped, refused at start-up, crashed), the sample home goes with it.
+  process.once('exit', () => rmSync(home, { recursive: true, force: true }));
   const { advance, close } = seedDemo(home);
   // Three steps in: an edit made, a subagent started, usage limits reported.
   for (let i = 0; i < 3; i++) advance();
@@ -194,8 +196,8 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
     collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
   const agent = new Agent(demoConfig, log, { env: {}, home });
-  const { host, port } = await agent.start();
-  log.info('demo running', { home, metrics: `http://${host}:${port}${config.metricsPath}` });
+  const { url } = await agent.start();
+  log.info('demo running', { home, metrics: `${url}${config.metricsPath}` });
   const timer = setInterval(advance, TICK_MS);
   return {
     async stop() {

@@ -15,7 +15,22 @@ function ago(ms: number): string {
   return `${Math.floor(s / 86400)}d ago`;
 }
 
-export function formatSessions(sessions: LiveSession[], now: number): string {
+/** A window as a person says it: 86400 → "24h", 604800 → "7d". */
+function span(seconds: number): string {
+  for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60]] as const) {
+    if (seconds % size === 0 && seconds / size >= (unit === 'd' ? 2 : 1)) return `${seconds / size}${unit}`;
+  }
+  return `${seconds}s`;
+}
+
+/** Nothing to show: how far back it looked, and how to look further. */
+function nothingIn(windowSeconds: number): string {
+  const wider = windowSeconds < 7 * 86400 ? '7d' : '30d';
+  return `no sessions active in the last ${span(windowSeconds)} (the activity window, sessions.activeWindowSeconds); `
+    + `look further back with --since ${wider}\n`;
+}
+
+export function formatSessions(sessions: LiveSession[], now: number, windowSeconds: number): string {
   const rows = sessions.map(({ session: s, status }) => {
     const t = s.tokens;
     const context = s.contextTokens !== undefined
@@ -31,7 +46,8 @@ export function formatSessions(sessions: LiveSession[], now: number): string {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const lines = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-  return `${lines.join('\n')}\n${rows.length === 0 ? 'no sessions active in the activity window\n' : ''}`;
+  if (rows.length === 0) return nothingIn(windowSeconds);
+  return `${lines.join('\n')}\n`;
 }
 
 export function sessionsJson(sessions: LiveSession[]): string {

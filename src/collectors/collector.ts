@@ -51,6 +51,8 @@ export class Collector<S> {
     private readonly store: SessionStore,
     db: StateDb,
     private readonly log: Logger,
+    /** Roots the user configured (a missing one is worth a warning) rather than the harness's defaults (not installed: normal). */
+    private readonly rootsConfigured = false,
   ) {
     for (const row of db.files(name)) this.tracked.set(row.path, row);
   }
@@ -136,7 +138,7 @@ export class Collector<S> {
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      if (!this.missingRoots.has(root)) this.log.info('root not found', { collector: this.name, root });
+      if (!this.missingRoots.has(root)) (this.rootsConfigured ? this.log.warn : this.log.debug)('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;
     }

@@ -8,10 +8,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
-import { schema } from './schema.js';
+import { ENV_PREFIX, schema } from './schema.js';
 
 export interface Config {
   listenAddress: string;
+  webConfigFile: string;
   metricsPath: string;
   stateDir: string;
   logLevel: Level;
@@ -49,27 +50,34 @@ function build(args: string[], env: NodeJS.ProcessEnv) {
 
 export class ConfigError extends Error {}
 
-/** Flags convict knows (`--listen-address` …), for rejecting misspelled ones. */
-function knownFlags(): Set<string> {
-  const flags = new Set<string>();
-  const walk = (node: Record<string, unknown>) => {
-    for (const v of Object.values(node)) {
-      const o = v as Record<string, unknown>;
-      if (o && typeof o === 'object' && 'doc' in o) {
-        if (typeof o.arg === 'string') flags.add(o.arg);
-      } else if (o && typeof o === 'object') walk(o);
-    }
-  };
-  walk(schema());
-  return flags;
+/** Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones. */
+function knownFlags(): Map<string, Leaf> {
+  return new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
+}
+
+/** The environment variables of the configuration (`CODING_AGENT_EXPORTER_…`). */
+function knownEnv(): Set<string> {
+  return new Set(configKeys().flatMap((l) => (l.env ? [l.env] : [])));
 }
 
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const known = knownFlags();
-  for (const a of args) {
-    const m = /^--([^=]+)/.exec(a);
-    if (m && !known.has(m[1]!)) throw new ConfigError(`unknown flag --${m[1]}`);
+  args.forEach((a, i) => {
+    const m = /^--([^=]+)(=?)/.exec(a);
+    if (!m) return;
+    const leaf = known.get(m[1]!);
+    if (!leaf) throw new ConfigError(`unknown flag --${m[1]}`);
+    // A bare boolean flag means true; any other flag needs its value (`--listen-address` alone is not `true`).
+    const next = args[i + 1];
+    if (!m[2] && leaf.format !== 'boolean' && (next === undefined || next.startsWith('--'))) {
+      throw new ConfigError(`--${m[1]}: a value is missing (${leaf.key}: ${leaf.doc})`);
+    }
+  });
+  // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.
+  const variables = knownEnv();
+  for (const name of Object.keys(env)) {
+    if (name.startsWith(ENV_PREFIX) && !variables.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
   }
   const config = build(args, env);
   try {
@@ -82,15 +90,29 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
   const home = env.HOME ?? homedir();
   props.stateDir = expandHome(props.stateDir, home);
   props.pricing.overridesFile = expandHome(props.pricing.overridesFile, home);
+  props.webConfigFile = expandHome(props.webConfigFile, home);
   for (const c of Object.values(props.collectors)) c.roots = c.roots.map((r) => expandHome(r, home));
-  const [host, port] = splitAddress(props.listenAddress);
-  if (!host || !(port >= 0 && port < 65536)) throw new ConfigError(`listenAddress: expected host:port, got "${props.listenAddress}"`);
+  if (props.otlp.endpoint && !isHttpUrl(props.otlp.endpoint)) {
+    throw new ConfigError(`otlp.endpoint: expected an http:// or https:// URL, got "${props.otlp.endpoint}"`);
+  }
+  // An empty host (`:10477`) means every interface, as other exporters take it.
+  if (!/:\d+$/.test(props.listenAddress) || !(splitAddress(props.listenAddress)[1] < 65536)) {
+    throw new ConfigError(`listenAddress: expected host:port (or :port for every interface), got "${props.listenAddress}"`);
+  }
   return props;
 }
 
 export function splitAddress(address: string): [string, number] {
   const i = address.lastIndexOf(':');
   return [address.slice(0, i).replace(/^\[|\]$/g, ''), i === -1 ? NaN : Number(address.slice(i + 1))];
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }
 
 function expandHome(path: string, home: string): string {
@@ -102,10 +124,11 @@ export function exampleConfig(): Config {
   return { ...build([], {}).getProperties(), stateDir: '~/.local/state/coding-agent-exporter' };
 }
 
-interface Leaf {
+export interface Leaf {
   key: string;
   doc: string;
   default: unknown;
+  format: unknown;
   env?: string;
   arg?: string;
 }
@@ -116,8 +139,9 @@ export function configKeys(): Leaf[] {
   const walk = (node: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(node)) {
       const o = v as Record<string, unknown>;
-      if ('doc' in o) leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, env: o.env as string | undefined, arg: o.arg as string | undefined });
-      else walk(o, `${prefix}${k}.`);
+      if ('doc' in o) {
+        leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, format: o.format, env: o.env as string | undefined, arg: o.arg as string | undefined });
+      } else walk(o, `${prefix}${k}.`);
     }
   };
   walk(schema() as unknown as Record<string, unknown>, '');

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { READERS } from '../collectors/registry.js';
 
-const ENV = 'CODING_AGENT_EXPORTER_';
+export const ENV_PREFIX = 'CODING_AGENT_EXPORTER_';
 
 function defaultStateDir(): string {
   const xdg = process.env.XDG_STATE_HOME;
@@ -15,7 +15,7 @@ function defaultStateDir(): string {
 function collectorsSchema() {
   const section: Record<string, unknown> = {};
   for (const harness of Object.keys(READERS)) {
-    const envName = `${ENV}${harness.toUpperCase().replace(/-/g, '_')}`;
+    const envName = `${ENV_PREFIX}${harness.toUpperCase().replace(/-/g, '_')}`;
     section[harness] = {
       enabled: { doc: `Read ${harness} sessions.`, format: 'boolean', default: true, env: `${envName}_ENABLED`, arg: `collector.${harness}` },
       roots: {
@@ -30,55 +30,59 @@ function collectorsSchema() {
 export function schema() {
   return {
     listenAddress: {
-      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects).',
-      format: String, default: '127.0.0.1:10477', env: `${ENV}LISTEN_ADDRESS`, arg: 'listen-address',
+      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects); :port listens on every interface (with a warning).',
+      format: String, default: '127.0.0.1:10477', env: `${ENV_PREFIX}LISTEN_ADDRESS`, arg: 'listen-address',
     },
-    metricsPath: { doc: 'Path of the metrics endpoint.', format: String, default: '/metrics', env: `${ENV}METRICS_PATH`, arg: 'metrics-path' },
+    webConfigFile: {
+      doc: 'Web configuration file in the Prometheus exporter-toolkit format: TLS (tls_server_config), basic auth (basic_auth_users, bcrypt hashes) and response headers (http_server_config.headers); re-read when it or a certificate changes. Empty: plain HTTP, no authentication.',
+      format: String, default: '', env: `${ENV_PREFIX}WEB_CONFIG_FILE`, arg: 'web.config.file',
+    },
+    metricsPath: { doc: 'Path of the metrics endpoint.', format: String, default: '/metrics', env: `${ENV_PREFIX}METRICS_PATH`, arg: 'metrics-path' },
     stateDir: {
       doc: 'Folder of the state database (offsets, dedupe keys, counter totals).',
-      format: String, default: defaultStateDir(), env: `${ENV}STATE_DIR`, arg: 'state-dir',
+      format: String, default: defaultStateDir(), env: `${ENV_PREFIX}STATE_DIR`, arg: 'state-dir',
     },
-    logLevel: { doc: 'Log level.', format: ['debug', 'info', 'warn', 'error'], default: 'info', env: `${ENV}LOG_LEVEL`, arg: 'log-level' },
+    logLevel: { doc: 'Log level.', format: ['debug', 'info', 'warn', 'error'], default: 'info', env: `${ENV_PREFIX}LOG_LEVEL`, arg: 'log-level' },
     rescanSeconds: {
       doc: 'Seconds between full rescans, which catch what file watching misses.',
-      format: 'nat', default: 30, env: `${ENV}RESCAN_SECONDS`, arg: 'rescan-seconds',
+      format: 'nat', default: 30, env: `${ENV_PREFIX}RESCAN_SECONDS`, arg: 'rescan-seconds',
     },
-    watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: 'boolean', default: true, env: `${ENV}WATCH`, arg: 'watch' },
+    watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: 'boolean', default: true, env: `${ENV_PREFIX}WATCH`, arg: 'watch' },
     project: {
       mode: {
         doc: 'How the project label is written: name (folder name), path (full path), hash (short hash of the path), none (one label "all").',
-        format: ['name', 'path', 'hash', 'none'], default: 'name', env: `${ENV}PROJECT_MODE`, arg: 'project-mode',
+        format: ['name', 'path', 'hash', 'none'], default: 'name', env: `${ENV_PREFIX}PROJECT_MODE`, arg: 'project-mode',
       },
       aliases: { doc: 'Project labels to rename: {"<name or path>": "<label>"}.', format: Object, default: {} as Record<string, string> },
-      max: { doc: 'Distinct projects exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV}PROJECT_MAX` },
+      max: { doc: 'Distinct projects exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV_PREFIX}PROJECT_MAX` },
     },
     sessions: {
       activeWindowSeconds: {
         doc: 'Sessions with activity within this many seconds count in coding_agent_sessions.',
-        format: 'nat', default: 86400, env: `${ENV}SESSIONS_ACTIVE_WINDOW_SECONDS`,
+        format: 'nat', default: 86400, env: `${ENV_PREFIX}SESSIONS_ACTIVE_WINDOW_SECONDS`,
       },
       perSessionMax: {
         doc: 'Per-session series (coding_agent_session_*) for at most this many non-idle sessions; 0 switches them off.',
-        format: 'nat', default: 50, env: `${ENV}SESSIONS_PER_SESSION_MAX`,
+        format: 'nat', default: 50, env: `${ENV_PREFIX}SESSIONS_PER_SESSION_MAX`,
       },
-      doneForSeconds: { doc: 'A finished turn shows as done (or error) this long, then the session is idle.', format: 'nat', default: 1800, env: `${ENV}SESSIONS_DONE_FOR_SECONDS` },
+      doneForSeconds: { doc: 'A finished turn shows as done (or error) this long, then the session is idle.', format: 'nat', default: 1800, env: `${ENV_PREFIX}SESSIONS_DONE_FOR_SECONDS` },
       staleAfterSeconds: {
         doc: 'Without new records for this long, an open turn or pending tool call counts as abandoned (idle).',
-        format: 'nat', default: 7200, env: `${ENV}SESSIONS_STALE_AFTER_SECONDS`,
+        format: 'nat', default: 7200, env: `${ENV_PREFIX}SESSIONS_STALE_AFTER_SECONDS`,
       },
     },
     pricing: {
       overridesFile: {
         doc: 'JSON file of prices that override the bundled table: {"<model>": {"input_mtok": 3, "output_mtok": 15, "cache_read_mtok": 0.3, "cache_write_mtok": 3.75}} (USD per million tokens).',
-        format: String, default: '', env: `${ENV}PRICING_OVERRIDES_FILE`, arg: 'pricing-overrides',
+        format: String, default: '', env: `${ENV_PREFIX}PRICING_OVERRIDES_FILE`, arg: 'pricing-overrides',
       },
     },
     identity: {
       user: {
         doc: 'Who this machine\'s sessions belong to: the OTLP resource attribute user.name. Empty: the OS user name (never an e-mail unless you write one).',
-        format: String, default: '', env: `${ENV}IDENTITY_USER`, arg: 'identity.user',
+        format: String, default: '', env: `${ENV_PREFIX}IDENTITY_USER`, arg: 'identity.user',
       },
-      team: { doc: 'The team, as the OTLP resource attribute team.name; empty: none.', format: String, default: '', env: `${ENV}IDENTITY_TEAM`, arg: 'identity.team' },
+      team: { doc: 'The team, as the OTLP resource attribute team.name; empty: none.', format: String, default: '', env: `${ENV_PREFIX}IDENTITY_TEAM`, arg: 'identity.team' },
       attributes: {
         doc: 'More resource attributes that say who or where, e.g. {"department": "platform", "cost_center": "42"}.',
         format: Object, default: {} as Record<string, string>,
@@ -87,17 +91,17 @@ export function schema() {
     otlp: {
       endpoint: {
         doc: 'OTLP receiver to push metrics to (http://collector:4318 for HTTP, http://collector:4317 for gRPC); empty: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, else no push.',
-        format: String, default: '', env: `${ENV}OTLP_ENDPOINT`, arg: 'otlp-endpoint',
+        format: String, default: '', env: `${ENV_PREFIX}OTLP_ENDPOINT`, arg: 'otlp-endpoint',
       },
       protocol: {
         doc: 'OTLP protocol: http/protobuf, http/json or grpc; empty: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf.',
-        format: ['', 'http/protobuf', 'http/json', 'grpc'], default: '', env: `${ENV}OTLP_PROTOCOL`,
+        format: ['', 'http/protobuf', 'http/json', 'grpc'], default: '', env: `${ENV_PREFIX}OTLP_PROTOCOL`,
       },
       headers: { doc: 'Headers (gRPC metadata) sent with each push, e.g. {"authorization": "Bearer …"}; they win over OTEL_EXPORTER_OTLP_HEADERS.', format: Object, default: {} as Record<string, string> },
-      intervalSeconds: { doc: 'Seconds between pushes; 0: OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 60.', format: 'nat', default: 0, env: `${ENV}OTLP_INTERVAL_SECONDS` },
+      intervalSeconds: { doc: 'Seconds between pushes; 0: OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 60.', format: 'nat', default: 0, env: `${ENV_PREFIX}OTLP_INTERVAL_SECONDS` },
       temporality: {
         doc: 'Counter temporality: cumulative (safe to resend) or delta; empty: OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, else cumulative.',
-        format: ['', 'cumulative', 'delta'], default: '', env: `${ENV}OTLP_TEMPORALITY`,
+        format: ['', 'cumulative', 'delta'], default: '', env: `${ENV_PREFIX}OTLP_TEMPORALITY`,
       },
       resourceAttributes: {
         doc: 'Resource attributes, over every other source (identity, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES); service.instance.id and host.name default to the host name.',
@@ -107,11 +111,11 @@ export function schema() {
     otel: {
       semconv: {
         doc: 'Also push the OpenTelemetry GenAI semantic-conventions view: genai (gen_ai.client.token.usage; the newer gen_ai.client.inference.* instruments with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental); empty: none.',
-        format: ['', 'genai'], default: '', env: `${ENV}OTEL_SEMCONV`,
+        format: ['', 'genai'], default: '', env: `${ENV_PREFIX}OTEL_SEMCONV`,
       },
       compat: {
         doc: 'Also push the instruments of another tool\'s telemetry: claude-code (claude_code.token.usage, cost.usage, session.count, lines_of_code.count, for every harness); empty: none.',
-        format: ['', 'claude-code'], default: '', env: `${ENV}OTEL_COMPAT`,
+        format: ['', 'claude-code'], default: '', env: `${ENV_PREFIX}OTEL_COMPAT`,
       },
     },
     collectors: collectorsSchema(),

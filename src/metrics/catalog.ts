@@ -97,6 +97,22 @@ export const catalog = {
     'The price table in use (always 1).'),
   otlpExports: def('coding_agent_exporter_otlp_exports', 'counter', '{export}', ['result'],
     'OTLP pushes by result (success, failure); failures are also logged. Present when a push is configured.'),
+
+  // The exporter's own process, under the names every Prometheus client library uses.
+  processCpu: def('process_cpu_seconds', 'counter', 's', [],
+    'Total user and system CPU time spent in seconds.'),
+  processResidentMemory: def('process_resident_memory_bytes', 'gauge', 'By', [],
+    'Resident memory size in bytes.'),
+  processStartTime: def('process_start_time_seconds', 'gauge', 's', [],
+    'Start time of the process since unix epoch in seconds.'),
+  processOpenFds: def('process_open_fds', 'gauge', '{fd}', [],
+    'Number of open file descriptors.'),
+  processMaxFds: def('process_max_fds', 'gauge', '{fd}', [],
+    'Maximum number of open file descriptors.'),
+  eventLoopLag: def('nodejs_eventloop_lag_seconds', 'gauge', 's', [],
+    'Lag of event loop in seconds.'),
+  heapUsed: def('nodejs_heap_size_used_bytes', 'gauge', 'By', [],
+    'Process heap size used from Node.js in bytes.'),
 } as const;
 
 type Catalog = typeof catalog;
@@ -117,6 +133,8 @@ export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as c
 export const REQUEST_TOKEN_BOUNDARIES = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864] as const;
 export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'idle'] as const;
 export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
+/** Why records are skipped (coding_agent_exporter_skipped_records_total{reason}), each shown from the start. */
+export const SKIP_REASONS = ['parse_error', 'unknown_shape', 'line_too_long', 'file_too_large', 'reader_error'] as const;
 export const TODO_STATES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export const TOOL_KINDS = [
   'read', 'search', 'edit', 'delete', 'move', 'execute', 'think', 'fetch', 'agent', 'plan',

@@ -1,51 +1,169 @@
-// The HTTP server: /metrics (through the OTel Prometheus exporter's handler), /healthz and a
-// landing page, with a cap on concurrent scrapes. Binds to loopback unless told otherwise:
-// metrics name the projects a person works on.
+// The HTTP(S) server: /metrics, the health endpoints /-/healthy and /-/ready (and /healthz, kept
+// for existing probes) and a landing page. Binds to loopback unless told otherwise: metrics name
+// the projects a person works on. /metrics writes bytes rendered when the data last changed, so
+// any number of concurrent scrapes cost the same as one. Slow clients are dropped: headers must
+// arrive within a deadline and idle connections are closed.
 
-import { createServer, type Server } from 'node:http';
-import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import { ConfigError } from '../config/load.js';
+import type { Logger } from '../log.js';
+import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
+import { BasicAuth, type TlsSettings, type WebConfig } from './web-config.js';
 
-const MAX_IN_FLIGHT = 4;
+export interface Timeouts {
+  /** A request's headers must have arrived within this time (slowloris). */
+  headersMs: number;
+  /** A connection with nothing to do for this long is closed. */
+  idleMs: number;
+}
+
+const TIMEOUTS: Timeouts = { headersMs: 10_000, idleMs: 60_000 };
 
 export interface ServerOptions {
   host: string;
   port: number;
   path: string;
   version: string;
+  exposition: RenderedExposition;
+  /** Whether the first scan is done (`/-/ready`). */
+  ready: () => boolean;
+  log: Logger;
+  web?: WebConfig;
+  timeouts?: Timeouts;
 }
 
-export function startServer(exporter: PrometheusExporter, opts: ServerOptions): Promise<Server> {
-  let inFlight = 0;
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === opts.path) {
-      if (inFlight >= MAX_IN_FLIGHT) {
-        res.writeHead(503, { 'content-type': 'text/plain' }).end('too many concurrent scrapes\n');
-        return;
-      }
-      inFlight++;
-      res.on('close', () => inFlight--);
-      exporter.getMetricsRequestHandler(req, res);
-      return;
-    }
-    if (url.pathname === '/healthz') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
-      return;
-    }
-    if (url.pathname === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-        `<!doctype html><html><head><title>coding-agent-exporter</title></head><body>` +
-          `<h1>coding-agent-exporter ${opts.version}</h1>` +
-          `<p>Metrics of AI coding-agent sessions read from their session files.</p>` +
-          `<ul><li><a href="${opts.path}">${opts.path}</a></li><li><a href="/healthz">/healthz</a></li></ul></body></html>\n`,
-      );
-      return;
-    }
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+export interface MetricsServer {
+  server: Server;
+  /** A web configuration read again, or the error that reading it gave (every request is refused until it is fixed). */
+  setWebConfig(web: WebConfig | Error): void;
+}
+
+const ALLOW = 'GET, HEAD';
+
+/** Whether an Accept-Encoding header accepts gzip (`gzip;q=0` refuses it). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';').map((s) => s.trim());
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return !q || Number(q.slice(2)) > 0;
   });
+}
+
+function secureOptions(tls: TlsSettings) {
+  return { cert: tls.cert, key: tls.key, ca: tls.ca, minVersion: tls.minVersion, maxVersion: tls.maxVersion };
+}
+
+/** Whether the connection's client certificate satisfies `client_auth_type`. */
+function clientCertOk(req: IncomingMessage, tls: TlsSettings | undefined): boolean {
+  if (!tls) return true;
+  const socket = req.socket as TLSSocket;
+  const given = Object.keys(socket.getPeerCertificate?.() ?? {}).length > 0;
+  switch (tls.clientAuth) {
+    case 'RequireAnyClientCert': return given;
+    case 'VerifyClientCertIfGiven': return !given || socket.authorized;
+    case 'RequireAndVerifyClientCert': return given && socket.authorized;
+    default: return true;
+  }
+}
+
+export function startServer(opts: ServerOptions): Promise<MetricsServer> {
+  let web: WebConfig | Error = opts.web ?? { users: new Map(), headers: {}, files: [] };
+  const auth = new BasicAuth();
+  const timeouts = opts.timeouts ?? TIMEOUTS;
+  const startedTls = opts.web?.tls;
+
+  const respond = (req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | number> = {}) => {
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  const landing = () =>
+    `<!doctype html><html><head><title>coding-agent-exporter</title></head><body>` +
+    `<h1>coding-agent-exporter ${opts.version}</h1>` +
+    `<p>Metrics of AI coding-agent sessions read from their session files.</p>` +
+    `<ul>${[opts.path, '/-/healthy', '/-/ready'].map((p) => `<li><a href="${p}">${p}</a></li>`).join('')}</ul></body></html>\n`;
+
+  const route = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    if (pathname === opts.path) {
+      const gzip = acceptsGzip(req.headers['accept-encoding']);
+      const body = gzip ? opts.exposition.gzip() : opts.exposition.plain();
+      respond(req, res, 200, body, { 'content-type': CONTENT_TYPE, vary: 'Accept-Encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+    } else if (pathname === '/-/healthy' || pathname === '/healthz') {
+      respond(req, res, 200, 'ok\n');
+    } else if (pathname === '/-/ready') {
+      if (opts.ready()) respond(req, res, 200, 'ready\n');
+      else respond(req, res, 503, 'not ready: the first scan of the session files is not done\n');
+    } else {
+      respond(req, res, 200, landing(), { 'content-type': 'text/html; charset=utf-8' });
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (web instanceof Error) {
+      respond(req, res, 500, 'the web configuration file is invalid; see the log\n');
+      return;
+    }
+    for (const [name, value] of Object.entries(web.headers)) res.setHeader(name, value);
+    if (!clientCertOk(req, web.tls)) {
+      respond(req, res, 403, 'a valid client certificate is required\n');
+      return;
+    }
+    if (!(await auth.check(web.users, req.headers.authorization))) {
+      respond(req, res, 401, 'unauthorized\n', { 'www-authenticate': 'Basic' });
+      return;
+    }
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (![opts.path, '/-/healthy', '/-/ready', '/healthz', '/'].includes(pathname)) {
+      respond(req, res, 404, 'not found\n');
+    } else if (req.method !== 'GET' && req.method !== 'HEAD') {
+      respond(req, res, 405, `method not allowed: ${ALLOW} only\n`, { allow: ALLOW });
+    } else {
+      route(req, res, pathname);
+    }
+  };
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((e: unknown) => {
+      opts.log.error('request failed', { path: req.url, error: String(e) });
+      if (!res.headersSent) respond(req, res, 500, 'internal error\n');
+      else res.destroy();
+    });
+  };
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.headersMs * 3,
+    keepAliveTimeout: Math.min(5_000, timeouts.idleMs),
+    // How often the deadlines above are checked (Node's default, 30 s, would let a slow client stay that long).
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersMs / 2)),
+  };
+  // The client certificate is asked for (and checked per request, from the current configuration)
+  // when the configuration at start-up asks for one; a TLS handshake that stalls is dropped too.
+  const server: Server = startedTls
+    ? createHttpsServer({
+        ...serverOptions, ...secureOptions(startedTls),
+        requestCert: startedTls.clientAuth !== 'NoClientCert', rejectUnauthorized: false, handshakeTimeout: timeouts.headersMs,
+      }, listener)
+    : createHttpServer(serverOptions, listener);
+  server.setTimeout(timeouts.idleMs, (socket) => socket.destroy());
+
+  const setWebConfig = (next: WebConfig | Error) => {
+    if (next instanceof Error) {
+      opts.log.error('web configuration refused: every request fails until it is fixed', { error: next.message });
+    } else if (Boolean(next.tls) !== Boolean(startedTls) || (next.tls?.clientAuth !== 'NoClientCert') !== (startedTls?.clientAuth !== 'NoClientCert')) {
+      // HTTP or HTTPS, and whether clients are asked for a certificate, are fixed when the server starts.
+      opts.log.warn('web configuration: switching TLS or client certificates on or off takes a restart; the rest applies now');
+    }
+    if (!(next instanceof Error) && next.tls && startedTls) (server as ReturnType<typeof createHttpsServer>).setSecureContext(secureOptions(next.tls));
+    if (!(next instanceof Error)) opts.log.info('web configuration read', { tls: Boolean(next.tls), users: next.users.size });
+    web = next;
+  };
+
   return new Promise((resolve, reject) => {
     server.once('error', (e) => reject(new ConfigError(`listenAddress ${opts.host}:${opts.port}: ${e.message}`)));
-    server.listen(opts.port, opts.host, () => resolve(server));
+    // No host: every interface (IPv6 and IPv4 where the system has both).
+    server.listen(opts.port, opts.host || undefined, () => resolve({ server, setWebConfig }));
   });
 }

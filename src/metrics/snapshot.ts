@@ -4,7 +4,7 @@
 import type { CollectorStats } from '../collectors/collector.js';
 import type { SessionStore, StoredSession } from '../session/store.js';
 import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
-import { catalog, STATUSES, TODO_STATES, type MetricDef, type MetricKey } from './catalog.js';
+import { catalog, SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES, type MetricDef, type MetricKey } from './catalog.js';
 
 export interface Point {
   labels: Record<string, string>;
@@ -55,7 +55,27 @@ export function snapshot(
     points.push({ labels, value });
   };
 
-  for (const c of store.counters.values()) put(c.metric, c.labels, c.value);
+  const present = new Set<string>();
+  for (const c of store.counters.values()) {
+    put(c.metric, c.labels, c.value);
+    present.add(seriesKey(c.metric, c.labels));
+  }
+  // A series a dashboard plots is there from the start, at 0, wherever its label values are known
+  // from another series (no "No data" panel before the first failure). A value a harness never
+  // records (a token type, a compaction) gets no series: 0 would claim it was measured.
+  const zero = (metric: MetricKey, labels: Record<string, string>) => {
+    const key = seriesKey(metric, labels);
+    if (present.has(key)) return;
+    present.add(key);
+    put(metric, labels, 0);
+  };
+  for (const { metric, labels: l } of [...store.counters.values()]) {
+    if (metric === 'tokens') zero('unpricedTokens', { harness: l.harness!, model: l.model! });
+    if (metric === 'toolCalls') zero('toolErrors', l);
+    if (metric === 'turns') for (const outcome of TURN_OUTCOMES) zero('turns', { harness: l.harness!, project: l.project!, outcome });
+    if (metric === 'linesAdded') zero('linesRemoved', l);
+    if (metric === 'linesRemoved') zero('linesAdded', l);
+  }
 
   const live = liveSessions(store, now, opts);
   // Every status of every harness and project with a live session, 0 when none: a status that
@@ -98,7 +118,7 @@ export function snapshot(
     if (st.lastSuccess !== undefined) put('collectorLastSuccess', { collector }, st.lastSuccess);
     put('files', { collector }, st.files);
     put('readBytes', { collector }, st.readBytes);
-    for (const [reason, n] of st.skipped) put('skippedRecords', { collector, reason }, n);
+    for (const reason of new Set([...SKIP_REASONS, ...st.skipped.keys()])) put('skippedRecords', { collector, reason }, st.skipped.get(reason) ?? 0);
   }
   for (const [result, n] of Object.entries(opts.otlpExports ?? {})) put('otlpExports', { result }, n);
 
@@ -111,3 +131,5 @@ export function snapshot(
 }
 
 const labelKey = (p: Point) => Object.values(p.labels).join('\0');
+const seriesKey = (metric: MetricKey, labels: Record<string, string>) =>
+  JSON.stringify([metric, ...Object.keys(labels).sort().map((k) => [k, labels[k]])]);

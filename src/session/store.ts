@@ -63,6 +63,8 @@ export class SessionStore {
   private readonly stagedRemoved = new Set<string>();
   private stagedBytes = 0;
   private lastCommit = Date.now();
+  /** Called after each commit: what is served is rendered again. */
+  onCommit?: () => void;
 
   constructor(
     private readonly db: StateDb,
@@ -341,5 +343,6 @@ export class SessionStore {
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
     this.pendingSeen.clear();
+    this.onCommit?.();
   }
 }

@@ -12,7 +12,8 @@ const UNIT_FOR_SUFFIX: Record<string, string> = { _seconds: 's', _bytes: 'By', _
 
 describe('metric catalog', () => {
   it.each(defs.map((d) => [d.name, d] as const))('%s is a well-formed name', (_n, d) => {
-    expect(d.name).toMatch(/^coding_agent_[a-z0-9]+(_[a-z0-9]+)*$/);
+    // Ours, or the conventional names of a process's own metrics (process_*, nodejs_*).
+    expect(d.name).toMatch(/^(coding_agent|process|nodejs)_[a-z0-9]+(_[a-z0-9]+)*$/);
     expect(d.name).not.toMatch(/_total$|_(gauge|counter|histogram|count|sum|bucket)$|_(s|ms|sec|b|kb|m|h|d|percent|milliseconds|minutes)$/);
     expect(d.help).toMatch(/^[A-Z].*\.$/);
     for (const l of d.labels) {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
+import { SKIP_REASONS, TURN_OUTCOMES } from '../../src/metrics/catalog.js';
 import { exposition } from '../../src/metrics/prometheus.js';
 import { FIXTURES, samples, tempDir } from '../helpers/run.js';
 
@@ -74,5 +75,25 @@ describe('exposition', () => {
     expect(count(idle, 'idle')).toBe(16);
     const tokens = (ss: typeof live) => ss.filter((s) => s.name === 'coding_agent_tokens_total').map((s) => s.value);
     expect(tokens(idle)).toEqual(tokens(live));
+  });
+
+  it('shows at 0 from the start the series dashboards plot where their labels are known, and no token type a harness never records', async () => {
+    const agent = await agentFor();
+    const all = samples(exposition(agent.families(NOW), NOW - 60_000, NOW));
+    await agent.stop();
+    const of = (name: string) => all.filter((s) => s.name === name);
+    const has = (name: string, labels: Record<string, string>) => of(name).some((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    for (const { labels } of of('coding_agent_tool_calls_total')) expect(has('coding_agent_tool_errors_total', labels), JSON.stringify(labels)).toBe(true);
+    for (const { labels: l } of of('coding_agent_tokens_total')) expect(has('coding_agent_exporter_unpriced_tokens_total', { harness: l.harness!, model: l.model! })).toBe(true);
+    for (const { labels: l } of of('coding_agent_turns_total')) {
+      for (const outcome of TURN_OUTCOMES) expect(has('coding_agent_turns_total', { harness: l.harness!, project: l.project!, outcome })).toBe(true);
+    }
+    for (const { labels: l } of of('coding_agent_exporter_collector_success')) {
+      for (const reason of SKIP_REASONS) expect(has('coding_agent_exporter_skipped_records_total', { collector: l.collector!, reason })).toBe(true);
+    }
+    expect(of('coding_agent_tool_errors_total').filter((s) => s.value === 0).length).toBeGreaterThan(0);
+    // Gemini CLI records no cache writes: no series says it wrote none.
+    expect(has('coding_agent_tokens_total', { harness: 'gemini-cli', token_type: 'cache_read' })).toBe(true);
+    expect(has('coding_agent_tokens_total', { harness: 'gemini-cli', token_type: 'cache_write' })).toBe(false);
   });
 });

@@ -1,0 +1,85 @@
+// The command line as a newcomer uses it: help that lists every command, flag and harness (made
+// from the schema and the registry), addresses as other exporters take them, misspellings refused,
+// and messages that say what to do next.
+
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/help.js';
+import { READERS } from '../../src/collectors/registry.js';
+import { configKeys } from '../../src/config/load.js';
+import { envFor, MAIN, run, tempDir, until } from '../helpers/run.js';
+
+const home = tempDir();
+
+describe('help', () => {
+  it.each([[['--help']], [['help']], [['serve', '--help']]])('%j lists every command, flag, variable and harness', (args) => {
+    const r = run(args, envFor(home));
+    expect(r.status).toBe(0);
+    for (const command of Object.keys(COMMANDS)) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const key of configKeys()) {
+      if (key.key.startsWith('collectors.')) continue;
+      if (key.arg) expect(r.stdout).toContain(`--${key.arg} `);
+      else if (key.env) expect(r.stdout).toContain(key.env);
+    }
+    expect(r.stdout).toContain('--collector.<id> ');
+    expect(r.stdout).toContain('CODING_AGENT_EXPORTER_<ID>_ROOTS');
+    for (const id of Object.keys(READERS)) expect(r.stdout).toMatch(new RegExp(`<id>: .*\\b${id}\\b`));
+    expect(r.stdout).toContain('--config FILE');
+  });
+
+  it('help <command> is that command\'s --help', () => {
+    const r = run(['help', 'sessions'], envFor(home));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(run(['sessions', '--help'], envFor(home)).stdout);
+    expect(r.stdout).toMatch(/^Usage: coding-agent-exporter sessions/);
+    expect(r.stdout).toContain('--since DURATION');
+  });
+});
+
+describe('flags and variables', () => {
+  it('takes --listen-address :PORT as every interface, with a warning', async () => {
+    const child = spawn(process.execPath, [MAIN, '--listen-address', ':0', '--state-dir', tempDir()], { env: envFor(home) });
+    try {
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const port = await until(async () => /"msg":"listening","address":"[^"]*:(\d+)"/.exec(err)?.[1], 10_000, 'listening');
+      expect(err).toMatch(/"level":"warn","msg":"listening on every interface/);
+      expect((await fetch(`http://127.0.0.1:${port}/-/healthy`)).status).toBe(200);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it.each([[['--listen-address']], [['--listen-address', '--state-dir', '/tmp/x']]])('%j says the value is missing', (args) => {
+    const r = run(args, envFor(home));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^coding-agent-exporter: --listen-address: a value is missing \(listenAddress: /);
+  });
+
+  it('stops on an unknown CODING_AGENT_EXPORTER_ variable as on an unknown key', () => {
+    const r = run(['once', '--state-dir', tempDir()], envFor(home, { CODING_AGENT_EXPORTER_LISTEN_ADRESS: '0.0.0.0:1' }));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('coding-agent-exporter: unknown environment variable CODING_AGENT_EXPORTER_LISTEN_ADRESS\n');
+  });
+
+  it('logs a missing default root at debug, a missing configured root at warn', () => {
+    const quiet = run(['once', '--state-dir', tempDir()], envFor(home));
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).not.toContain('root not found');
+    const debug = run(['once', '--state-dir', tempDir(), '--log-level', 'debug'], envFor(home));
+    expect(debug.stderr).toMatch(/"level":"debug","msg":"root not found","collector":"codex"/);
+    const configured = run(['once', '--state-dir', tempDir()], envFor(home, { CODING_AGENT_EXPORTER_CODEX_ROOTS: '/nonexistent/codex' }));
+    expect(configured.stderr).toMatch(/"level":"warn","msg":"root not found","collector":"codex","root":"\/nonexistent\/codex"/);
+    expect(configured.stderr.match(/root not found/g)).toHaveLength(1);
+  });
+});
+
+describe('sessions', () => {
+  it('says how far back it looked and how to look further when it finds nothing', () => {
+    const r = run(['sessions', '--state-dir', tempDir()], envFor(home));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('no sessions active in the last 24h (the activity window, sessions.activeWindowSeconds); look further back with --since 7d\n');
+    const week = run(['sessions', '--since', '7d', '--state-dir', tempDir()], envFor(home));
+    expect(week.stdout).toMatch(/^no sessions active in the last 7d .*--since 30d\n$/);
+  });
+});

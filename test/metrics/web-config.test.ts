@@ -1,0 +1,61 @@
+// The web configuration file: what it accepts, what it refuses (by key), and bcrypt checked
+// against known hashes (OpenBSD's test vectors and hashes made by libcrypt's crypt(3)).
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BasicAuth, loadWebConfig } from '../../src/metrics/web-config.js';
+import { tempDir } from '../helpers/run.js';
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+function configFile(yaml: string): string {
+  const path = join(tempDir(), 'web.yml');
+  writeFileSync(path, yaml);
+  return path;
+}
+
+describe('basic auth', () => {
+  const vectors: [string, string][] = [
+    ['U*U', '$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW'],
+    ['', '$2a$06$DCq7YPn5Rq63x1Lad4cll.TV4S6ytwfsfvkgY8jIucDrjc8deX1s.'],
+    ['s3cret', '$2b$04$C6UzMDM.H6dfI/f/IKxGhuOU5kfOwTSLdzprajyqZQc7Gnl9K8JPm'],
+    ['s3cret', '$2y$10$KjwS7jNNSwsfeUn3IZ2qQOhYdFJOQ6RA/AtHmDF55ohX/oZGj6DYK'],
+  ];
+
+  it.each(vectors)('accepts the password %j for its hash and refuses another', async (password, hash) => {
+    const auth = new BasicAuth();
+    const users = new Map([['prom', hash]]);
+    expect(await auth.check(users, basic('prom', password))).toBe(true);
+    expect(await auth.check(users, basic('prom', `${password}x`))).toBe(false);
+    expect(await auth.check(users, basic('other', password))).toBe(false);
+    expect(await auth.check(users, undefined)).toBe(false);
+    expect(await auth.check(users, 'Bearer abc')).toBe(false);
+  });
+
+  it('asks nothing when there are no users', async () => {
+    expect(await new BasicAuth().check(new Map(), undefined)).toBe(true);
+  });
+});
+
+describe('web configuration file', () => {
+  it('reads users and headers', () => {
+    const c = loadWebConfig(configFile(`basic_auth_users:\n  prom: "${'$2b$04$C6UzMDM.H6dfI/f/IKxGhuOU5kfOwTSLdzprajyqZQc7Gnl9K8JPm'}"\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n`));
+    expect(c.tls).toBeUndefined();
+    expect([...c.users.keys()]).toEqual(['prom']);
+    expect(c.headers).toEqual({ 'X-Frame-Options': 'deny' });
+  });
+
+  it.each([
+    ['tls_server_config:\n  certfile: a.pem\n', 'tls_server_config.certfile: unknown key'],
+    ['tls_server_config:\n  cert_file: a.pem\n', 'tls_server_config.cert_file: ENOENT'],
+    ['tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n', 'tls_server_config.cipher_suites: not supported'],
+    ['basic_auth_users:\n  prom: plaintext\n', 'basic_auth_users.prom: expected a bcrypt hash'],
+    ['http_server_config:\n  headers:\n    Server: me\n', 'http_server_config.headers.Server: not one of'],
+    ['http_server_config:\n  headers:\n    X-Frame-Options: allow\n', 'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin'],
+    ['rate_limit:\n  burst: 1\n', 'rate_limit: not supported'],
+    ['nonsense: 1\n', 'nonsense: unknown key'],
+  ])('refuses %j naming the key', (yaml, message) => {
+    expect(() => loadWebConfig(configFile(yaml))).toThrow(message);
+  });
+});
