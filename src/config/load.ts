@@ -92,9 +92,6 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
   props.pricing.overridesFile = expandHome(props.pricing.overridesFile, home);
   props.webConfigFile = expandHome(props.webConfigFile, home);
   for (const c of Object.values(props.collectors)) c.roots = c.roots.map((r) => expandHome(r, home));
-  if (props.otlp.endpoint && !isHttpUrl(props.otlp.endpoint)) {
-    throw new ConfigError(`otlp.endpoint: expected an http:// or https:// URL, got "${props.otlp.endpoint}"`);
-  }
   // An empty host (`:10477`) means every interface, as other exporters take it.
   if (!/:\d+$/.test(props.listenAddress) || !(splitAddress(props.listenAddress)[1] < 65536)) {
     throw new ConfigError(`listenAddress: expected host:port (or :port for every interface), got "${props.listenAddress}"`);
@@ -105,14 +102,6 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
 export function splitAddress(address: string): [string, number] {
   const i = address.lastIndexOf(':');
   return [address.slice(0, i).replace(/^\[|\]$/g, ''), i === -1 ? NaN : Number(address.slice(i + 1))];
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
 }
 
 function expandHome(path: string, home: string): string {

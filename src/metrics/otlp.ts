@@ -47,11 +47,13 @@ const DEFAULT_INTERVAL_MS = 60_000;
 export function otlpOptions(otlp: Config['otlp'], env: NodeJS.ProcessEnv): OtlpOptions | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   const protocol = ours(otlp.protocol) ?? fromEnv(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'], PROTOCOLS) ?? 'http/protobuf';
-  const [source, url] = ours(otlp.endpoint) ? ['otlp.endpoint', ourUrl(otlp.endpoint, protocol)]
+  const [source, given] = ours(otlp.endpoint) ? ['otlp.endpoint', otlp.endpoint.trim()]
     : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim() ? ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.trim()]
-    : ['OTEL_EXPORTER_OTLP_ENDPOINT', envUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim(), protocol)];
-  if (!url) return undefined;
-  if (!URL.canParse(url)) throw new ConfigError(`${source}: expected a URL, got "${url}"`);
+    : ['OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()];
+  if (!given) return undefined;
+  if (!/^https?:$/.test(URL.parse(given)?.protocol ?? '')) throw new ConfigError(`${source}: expected an http:// or https:// URL, got "${given}"`);
+  // The signal's own variable is used as it is; our key and the general variable are base URLs for HTTP.
+  const url = source === 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' || protocol === 'grpc' ? given : `${given.replace(/\/+$/, '').replace(/\/v1\/metrics$/, '')}/v1/metrics`;
   const intervalMs = otlp.intervalSeconds > 0 ? otlp.intervalSeconds * 1000 : envInterval(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_INTERVAL_MS;
   const temporality = ours(otlp.temporality) ?? envTemporality(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE) ?? 'cumulative';
   return { url, protocol, headers: otlp.headers, intervalMs, temporality };
@@ -110,18 +112,6 @@ function fromEnv<T extends string>(env: NodeJS.ProcessEnv, names: string[], allo
     return value as T;
   }
   return undefined;
-}
-
-/** Our endpoint is the receiver's base URL, as `otlp.endpoint` has always been. */
-function ourUrl(endpoint: string, protocol: Protocol): string {
-  const base = endpoint.trim().replace(/\/+$/, '');
-  return protocol === 'grpc' ? base : base.replace(/(\/v1\/metrics)?$/, '/v1/metrics');
-}
-
-/** OTEL_EXPORTER_OTLP_ENDPOINT is a base URL for HTTP (the signal path is appended), the target for gRPC. */
-function envUrl(endpoint: string | undefined, protocol: Protocol): string | undefined {
-  if (!endpoint) return undefined;
-  return protocol === 'grpc' ? endpoint : `${endpoint.replace(/\/+$/, '')}/v1/metrics`;
 }
 
 function envInterval(value: string | undefined): number | undefined {

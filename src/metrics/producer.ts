@@ -1,16 +1,13 @@
-// The one source of metric data for every output: a MetricProducer that returns exactly the
-// current snapshot on each collection. The SDK's own instruments would keep exporting a session's
-// series forever after it ends (design-anchors §6.3); a producer's series vanish when it stops
-// returning them. It never throws: a failure comes back in `errors` with the self-metrics intact.
+// The snapshot as OTel metric data, for the producers of every output: the SDK's own instruments
+// would keep exporting a session's series forever after it ends (design-anchors §6.3); a
+// producer's series vanish when it stops returning them.
 
 import { ValueType, type HrTime } from '@opentelemetry/api';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
 import {
   AggregationTemporality,
   DataPointType,
-  type CollectionResult,
   type MetricData,
-  type MetricProducer,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { Family } from './snapshot.js';
@@ -35,20 +32,4 @@ export function toMetricData(families: Family[], startMs: number, nowMs: number)
 
 export function resourceMetrics(resource: Resource, metrics: MetricData[]): ResourceMetrics {
   return { resource, scopeMetrics: [{ scope: SCOPE, metrics }] };
-}
-
-export class SnapshotProducer implements MetricProducer {
-  constructor(
-    private readonly families: () => Family[],
-    private readonly startMs: number,
-    private readonly resource: Resource = resourceFromAttributes({}),
-  ) {}
-
-  async collect(): Promise<CollectionResult> {
-    try {
-      return { resourceMetrics: resourceMetrics(this.resource, toMetricData(this.families(), this.startMs, Date.now())), errors: [] };
-    } catch (e) {
-      return { resourceMetrics: resourceMetrics(this.resource, []), errors: [e] };
-    }
-  }
 }

@@ -150,7 +150,10 @@ export function viewMetrics(views: Views, inputs: ViewInputs, startMs: number, n
   ].filter((m) => m.dataPoints.length > 0);
 }
 
-/** The OTLP producer: our metrics, then the views'. Like SnapshotProducer, it never throws. */
+/**
+ * The OTLP producer: exactly the current snapshot on each collection, then the views'. It never
+ * throws: a failure comes back in `errors`.
+ */
 export class ViewsProducer implements MetricProducer {
   constructor(
     private readonly inputs: () => ViewInputs,

@@ -59,8 +59,8 @@ describe('OTLP settings', () => {
     expect(() => otlpOptions(ours(), { ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'udp' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: expected one of/);
     expect(() => otlpOptions(ours(), { ...endpoint, OTEL_METRIC_EXPORT_INTERVAL: '1s' })).toThrow(/OTEL_METRIC_EXPORT_INTERVAL/);
     expect(() => otlpOptions(ours(), { ...endpoint, OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'x' })).toThrow(/TEMPORALITY_PREFERENCE/);
-    expect(() => otlpOptions(ours(), { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: expected a URL/);
-    expect(() => otlpOptions(ours(['--otlp-endpoint', 'notaurl']), {})).toThrow(/otlp.endpoint: expected a URL/);
+    expect(() => otlpOptions(ours(), { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: expected an http:\/\/ or https:\/\/ URL/);
+    expect(() => otlpOptions(ours(['--otlp-endpoint', 'notaurl']), {})).toThrow(/otlp.endpoint: expected an http:\/\/ or https:\/\/ URL/);
   });
 });
 
