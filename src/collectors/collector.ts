@@ -3,9 +3,10 @@
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
+import { openRegular, readRegular } from '../readers/dir.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -28,7 +29,7 @@ const MAX_DOCUMENT = 32 << 20;
 
 function headHash(path: string, length: number): string {
   const buf = Buffer.alloc(length);
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
     const n = readSync(fd, buf, 0, length, 0);
     return createHash('sha1').update(buf.subarray(0, n)).digest('hex');
@@ -242,7 +243,7 @@ export class Collector<S> {
       this.skip('file_too_large');
     } else {
       try {
-        bytes = readFileSync(file.path);
+        bytes = readRegular(file.path);
       } catch (e) {
         this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
         return false;
