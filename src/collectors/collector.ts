@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
-import { openRegular, readRegular } from '../readers/dir.js';
+import { listingFailures, openRegular, readRegular } from '../readers/dir.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -42,6 +42,8 @@ export class Collector<S> {
   readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
   private readonly tracked = new Map<string, FileRow>();
   private readonly missingRoots = new Set<string>();
+  /** Folders that could not be listed at the last scan (logged once, when they became so). */
+  private unreadable = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
 
@@ -94,16 +96,25 @@ export class Collector<S> {
   private async scanOnce(): Promise<void> {
     const started = performance.now();
     let ok = true;
+    const unreadable = new Map<string, string>();
+    // A folder the exporter may not read (permissions, a container's user) is a failure, not
+    // an empty folder: the scan fails, and the folder is named once.
+    const listing = <T>(f: () => T): T => {
+      const { value, failures } = listingFailures(f);
+      for (const [path, error] of failures) unreadable.set(path, error);
+      return value;
+    };
     try {
       const seen = new Set<string>();
       let lastYield = performance.now();
       for (const root of this.roots) {
-        if (!this.rootPresent(root)) continue;
-        if (this.reader.processes) this.store.processes.set(this.reader.harness, this.reader.processes(root));
-        for (const file of this.reader.listFiles(root)) {
+        if (!this.rootPresent(root, unreadable)) continue;
+        const reader = this.reader;
+        if (reader.processes) this.store.processes.set(reader.harness, listing(() => reader.processes!(root)));
+        for (const file of listing(() => reader.listFiles(root))) {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
-          if (!this.readFile(file)) ok = false;
+          if (!listing(() => this.readFile(file))) ok = false;
           this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
@@ -122,21 +133,30 @@ export class Collector<S> {
       ok = false;
       this.log.error('scan failed', { collector: this.name, error: String(e) });
     }
+    for (const [path, error] of unreadable) {
+      if (!this.unreadable.has(path)) this.log.warn('cannot read folder', { collector: this.name, path, error });
+    }
+    this.unreadable = new Set(unreadable.keys());
+    if (unreadable.size > 0) ok = false;
     this.stats.success = ok;
     this.stats.durationSeconds = (performance.now() - started) / 1000;
     if (ok) this.stats.lastSuccess = Date.now() / 1000;
   }
 
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
-  private rootPresent(root: string): boolean {
+  private rootPresent(root: string, unreadable: Map<string, string>): boolean {
     try {
       // A root is a folder, or a database file (a harness's store named by its environment).
       const st = statSync(root);
-      if (!st.isDirectory() && !st.isFile()) throw new Error(`root ${root} is neither a folder nor a file`);
+      if (!st.isDirectory() && !st.isFile()) throw Object.assign(new Error(`root ${root} is neither a folder nor a file`), { code: 'ENOTREG' });
       this.missingRoots.delete(root);
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') {
+        unreadable.set(root, code ?? String(e));
+        return false;
+      }
       if (!this.missingRoots.has(root)) this.log.info('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;
