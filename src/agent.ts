@@ -24,6 +24,8 @@ import { VERSION } from './version.js';
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Start over with an empty state database (`--reset-state`). */
+  resetState?: boolean;
 }
 
 export class Agent {
@@ -41,7 +43,7 @@ export class Agent {
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = new StateDb(config.stateDir);
+    this.db = new StateDb(config.stateDir, { reset: opts.resetState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;

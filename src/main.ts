@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
+import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
 const COMMON = `Options:
@@ -14,6 +15,7 @@ const COMMON = `Options:
   --state-dir DIR            state database folder (default $XDG_STATE_HOME/coding-agent-exporter)
   --collector.<harness> BOOL enable or disable a harness (claude-code, codex)
   --log-level LEVEL          debug, info, warn, error
+  --reset-state              start over with an empty state database (every counter restarts from 0)
   --help                     this help
 Every configuration key also has an environment variable (CODING_AGENT_EXPORTER_…); see the README.`;
 
@@ -53,12 +55,13 @@ interface Parsed {
   command: string;
   help: boolean;
   json: boolean;
+  resetState: boolean;
   configFile?: string;
   rest: string[];
 }
 
 function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { command: 'serve', help: false, json: false, rest: [] };
+  const parsed: Parsed = { command: 'serve', help: false, json: false, resetState: false, rest: [] };
   let i = 0;
   if (argv[0] && !argv[0].startsWith('-')) {
     parsed.command = argv[0];
@@ -68,6 +71,7 @@ function parseArgs(argv: string[]): Parsed {
     const a = argv[i]!;
     if (a === '--help' || a === '-h') parsed.help = true;
     else if (a === '--json') parsed.json = true;
+    else if (a === '--reset-state') parsed.resetState = true;
     else if (a === '--config') parsed.configFile = argv[++i];
     else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
     else parsed.rest.push(a);
@@ -94,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
     const log = createLogger(config.logLevel);
-    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
+    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log, { resetState: args.resetState }) };
   } catch (e) {
     return refused(e);
   }
@@ -125,9 +129,12 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** Exit code 2 with the message of a configuration error (which names the key); anything else is a bug. */
+/**
+ * Exit code 2 with the message of a configuration error (which names the key) or of a state
+ * database that cannot be used (which names the file); anything else is a bug.
+ */
 function refused(e: unknown): number {
-  if (!(e instanceof ConfigError)) throw e;
+  if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
   process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
   return 2;
 }
