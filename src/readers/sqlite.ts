@@ -7,8 +7,9 @@
 // signature is compared after the read, in case a writer started meanwhile. It is never copied:
 // a copy of a harness's database (its prompts, its credentials) must not exist outside it.
 //
-// Nothing here waits: SQLite's busy handler would sleep on the event loop, and with it every
-// scrape. A database a writer holds locked fails the read at once; the next scan tries again.
+// Nothing here waits long: SQLite's busy handler sleeps on the event loop, and with it every
+// scrape. It is given a few milliseconds, which a writer's checkpoint takes; a database a writer
+// holds locked for longer fails the read, and the next scan tries again.
 
 import Database from 'better-sqlite3';
 import { closeSync, readSync, statSync } from 'node:fs';
@@ -67,12 +68,14 @@ function walMode(path: string): boolean {
 
 // Errors a reader meets while a writer checkpoints or recovers the WAL; they pass on their own.
 const TRANSIENT = /^SQLITE_(BUSY|LOCKED|PROTOCOL|IOERR)/;
-const ATTEMPTS = 3;
+const ATTEMPTS = 2;
+// The longest a read waits for a lock (SQLite's busy timeout), per attempt.
+const BUSY_MS = 25;
 
 /**
  * Runs `read` in one read transaction (a consistent snapshot) on a read-only connection. A
- * transient error (a concurrent checkpoint) is retried at once, a few times, without waiting;
- * then the error is thrown and the caller's next scan tries again. The connection is closed
+ * transient error (a concurrent checkpoint) is retried once; then the error is thrown and the
+ * caller's next scan tries again. The connection is closed
  * before returning: holding it would keep the writer's checkpoints from completing.
  */
 export function readDatabase<T>(path: string, read: (db: Db) => T): T {
@@ -90,8 +93,7 @@ function readOnce<T>(path: string, read: (db: Db) => T): T {
   const quiescent = walMode(path) && statSync(`${path}-wal`, { throwIfNoEntry: false }) === undefined;
   const before = quiescent ? storeChanged(path, undefined).signature : undefined;
   const name = quiescent ? `${pathToFileURL(path).href}?immutable=1` : path;
-  // No busy timeout: waiting for a lock would block the event loop.
-  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: 0 });
+  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
   try {
     const result = db.transaction(() => read(db))();
     // A writer that started (and checkpointed) during an immutable read may have torn it.
