@@ -23,6 +23,11 @@ export interface CollectorStats {
 // The first bytes of a file identify its history: a file replaced by one with the same beginning
 // was rewritten (its old lines are not counted again); another beginning means a new file.
 const HEAD = 4096;
+// A file no longer listed (deleted, moved away, in a folder unreadable for now) keeps its row this
+// long: if it comes back, its identity (inode, first bytes) and how far it was read say what was
+// counted already. Longer than Claude Code keeps a transcript by default (30 days since its last
+// change, then it deletes it for good); Codex and Copilot keep theirs until the user deletes them.
+export const RETAIN_GONE_MS = 35 * 86_400_000;
 // A document file (one JSON document rewritten whole) larger than this is not read (counted as
 // skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
 const MAX_DOCUMENT = 32 << 20;
@@ -115,6 +120,7 @@ export class Collector<S> {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
           if (!listing(() => this.readFile(file))) ok = false;
+          this.back(file.path);
           this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
@@ -122,11 +128,7 @@ export class Collector<S> {
           }
         }
       }
-      // Files a harness deleted: forget their offsets; their counts stay in the counters.
-      for (const p of [...this.tracked.keys()].filter((p) => !seen.has(p))) {
-        this.tracked.delete(p);
-        this.store.stageRemoval(p);
-      }
+      this.forgetGone(seen);
       this.store.commit();
       this.stats.files = seen.size;
     } catch (e) {
@@ -141,6 +143,32 @@ export class Collector<S> {
     this.stats.success = ok;
     this.stats.durationSeconds = (performance.now() - started) / 1000;
     if (ok) this.stats.lastSuccess = Date.now() / 1000;
+  }
+
+  /**
+   * Files not listed any more: their rows are kept, marked gone, for RETAIN_GONE_MS, then
+   * forgotten (their counts stay in the counters).
+   */
+  private forgetGone(seen: Set<string>): void {
+    const now = Date.now();
+    for (const [path, row] of this.tracked) {
+      if (seen.has(path)) continue;
+      if (row.goneMs === undefined) {
+        row.goneMs = now;
+        this.store.stageFile(row, 0);
+      } else if (now - row.goneMs > RETAIN_GONE_MS) {
+        this.tracked.delete(path);
+        this.store.stageRemoval(path);
+      }
+    }
+  }
+
+  /** A file listed again after it was gone: it is not gone any more. */
+  private back(path: string): void {
+    const row = this.tracked.get(path);
+    if (row?.goneMs === undefined) return;
+    delete row.goneMs;
+    this.store.stageFile(row, 0);
   }
 
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
@@ -192,7 +220,7 @@ export class Collector<S> {
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
     const events = this.events(sessionOf);
     const result = readLines(file.path, offset, (line, at) => {
-      this.store.muted = at < replayUntil;
+      this.store.beginLine(at < replayUntil);
       try {
         reader.readLine(line, state, file, events);
       } catch (e) {
@@ -200,7 +228,7 @@ export class Collector<S> {
         this.log.warn('reader failed on a record', { collector: this.name, path: file.path, offset: at, error: String(e) });
       }
     });
-    this.store.muted = false;
+    this.store.beginLine(false);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
@@ -297,7 +325,12 @@ export class Collector<S> {
       this.tracked.delete(oldPath);
       this.store.stageRemoval(oldPath);
       this.log.info('file moved', { collector: this.name, from: oldPath, to: path });
-      return { ...row, path };
+      // Tracked under its new path now, also when nothing was appended to it.
+      const moved: FileRow = { ...row, path };
+      delete moved.goneMs;
+      this.tracked.set(path, moved);
+      this.store.stageFile(moved, 0);
+      return moved;
     }
     return undefined;
   }

@@ -65,10 +65,19 @@ export class SessionStore {
   }
 
   /**
-   * While set, counters do not move: the collector sets it while it re-reads lines it already
-   * counted (a file rewritten with the same beginning), to rebuild the reader's state only.
+   * While set, counters do not move: while the collector re-reads lines it already counted (a
+   * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
+   * of a line whose record (`SessionEvents.record`) was counted before.
    */
   muted = false;
+  /** The dedupe key of the line being read, committed once the line moves a counter. */
+  private recordKey: string | undefined;
+
+  /** A new line starts: `replay` mutes it (already counted at its offset). */
+  beginLine(replay: boolean): void {
+    this.muted = replay;
+    this.recordKey = undefined;
+  }
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
   counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
@@ -88,6 +97,7 @@ export class SessionStore {
     if (!(delta > 0) || this.muted) return;
     c.value += delta;
     this.dirtyCounters.add(c.key);
+    if (this.recordKey !== undefined) this.pendingSeen.add(this.recordKey);
   }
 
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
@@ -253,6 +263,11 @@ export class SessionStore {
         if (store.pendingSeen.has(key) || store.db.seen(key)) return false;
         store.pendingSeen.add(key);
         return true;
+      },
+      record(k) {
+        const key = `${collector}\0record:${k}`;
+        if (store.pendingSeen.has(key) || store.db.seen(key)) store.muted = true;
+        else store.recordKey = key;
       },
     };
   }

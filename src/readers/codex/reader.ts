@@ -1,6 +1,7 @@
 // Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
@@ -152,8 +153,11 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
   }
 }
 
-function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
   const kind = classify(line);
+  // Rollout records carry no id: a record is its thread and its bytes. A rollout read again from
+  // its start (replaced by one with another beginning) counts nothing twice.
+  if (kind !== undefined) ev.record(`${file.sessionId}:${createHash('sha1').update(line).digest('base64')}`);
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
   if (kind === undefined) {
     lineActivity(line, ev);

@@ -57,6 +57,12 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
     return readSpan(line, ev, (id) => void (otel.session = id));
   }
   const type = firstTypeOf(line, KNOWN);
+  // Every event has an id (the envelope's is its last `"id"`: it follows the data): a log read
+  // again from its start, or copied into another file, counts nothing twice.
+  if (type !== undefined) {
+    const id = lastString(line, ID);
+    if (id) ev.record(id);
+  }
   // The envelope's timestamp follows its data, which may hold timestamps of its own.
   if (type === 'tool.execution_start') return toolStart(line, state, ev);
   if (type === 'tool.execution_complete') return toolComplete(line, state, ev);
@@ -253,6 +259,7 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
   endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
 }
 
+const ID = Buffer.from('"id":"');
 const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
 const TOOL_NAME = Buffer.from('"toolName":"');
 const MCP_SERVER = Buffer.from('"mcpServerName":"');
@@ -266,6 +273,12 @@ function stringAt(line: Buffer, key: Buffer, from = 0): { value: string; end: nu
   const start = at + key.length;
   const end = line.indexOf(34, start);
   return end === -1 ? undefined : { value: line.toString('utf8', start, end), end };
+}
+
+/** The value of the last `"key":"value"` of a line. */
+function lastString(line: Buffer, key: Buffer): string | undefined {
+  const at = line.lastIndexOf(key);
+  return at === -1 ? undefined : stringAt(line, key, at)?.value;
 }
 
 /**
