@@ -7,7 +7,7 @@ import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -54,7 +54,10 @@ export class SessionStore {
     projectOptions: ProjectOptions,
   ) {
     for (const row of db.counters()) {
-      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value: row.value });
+      // A value that is not finite (+Inf, stored by versions that added whatever a record said)
+      // can never move again: it starts over, which Prometheus reads as a counter reset.
+      const value = Number.isFinite(row.value) ? row.value : 0;
+      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
@@ -92,9 +95,9 @@ export class SessionStore {
     return c;
   }
 
-  /** Adds to a counter; never lowers one. */
+  /** Adds to a counter; never lowers one, never makes it infinite. */
   bump(c: Counter, delta: number): void {
-    if (!(delta > 0) || this.muted) return;
+    if (!(delta > 0) || this.muted || !Number.isFinite(c.value + delta)) return;
     c.value += delta;
     this.dirtyCounters.add(c.key);
     if (this.recordKey !== undefined) this.pendingSeen.add(this.recordKey);
@@ -176,6 +179,7 @@ export class SessionStore {
       },
       usage(model, u, tierInput, ts, recordedCost, unsaid) {
         if (store.muted) return;
+        if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
         const s = session();
         const c = usageCounters(s.project, model);
         addTokens(c, 'input', u.input, unsaid);
@@ -236,6 +240,7 @@ export class SessionStore {
         if (failed && c) store.add('toolErrors', { ...hp(), tool: c.tool, kind: c.kind }, 1);
       },
       lines(added, removed) {
+        if (!plausibleCount(added) || !plausibleCount(removed)) return onSkip('implausible_value');
         store.add('linesAdded', hp(), added);
         store.add('linesRemoved', hp(), removed);
       },
@@ -243,6 +248,7 @@ export class SessionStore {
         store.add('compactions', hp(), 1);
       },
       premiumRequests(model, n) {
+        if (!plausibleAmount(n)) return onSkip('implausible_value');
         store.add('premiumRequests', { ...hp(), model }, n);
       },
       usageLimit(window, usedRatio, resetsAt) {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
+import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
@@ -227,9 +227,11 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
     case 'token_count': {
       const info = obj(p.info);
       const total = obj(info?.total_token_usage);
-      if (total) {
+      const now = total && usageOf(total);
+      // A damaged total is skipped: kept as the highest total, it would stop all later counting.
+      if (now && !plausibleUsage(now)) ev.skipped('implausible_value');
+      else if (now) {
         // Totals are cumulative for the thread: count what exceeds the highest total counted.
-        const now = usageOf(total);
         const prev = state.total;
         state.total = prev ? maxUsage(prev, now) : now;
         const last = obj(info?.last_token_usage);

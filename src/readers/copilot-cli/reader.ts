@@ -3,7 +3,7 @@
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { addUsage, maxUsage, minusUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
+import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
 import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { readSpan } from './otel.js';
@@ -235,6 +235,11 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     const u = obj(obj(m)?.usage);
     if (!u) continue;
     const total = usageOf(u);
+    // Totals are cumulative: a damaged one, kept as what was counted, would stop later counting.
+    if (!plausibleUsage(total)) {
+      ev.skipped('implausible_value');
+      continue;
+    }
     const before = state.counted[model] ?? ZERO_USAGE;
     state.counted[model] = maxUsage(before, total);
     const delta = minusUsage(total, before);
@@ -242,6 +247,10 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
     if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, num(u.inputTokens) / requests, ts);
     const premium = num(obj(obj(m)?.requests)?.cost);
+    if (!plausibleAmount(premium)) {
+      ev.skipped('implausible_value');
+      continue;
+    }
     const premiumBefore = state.premiumCounted?.[model] ?? 0;
     if (premium > premiumBefore) {
       (state.premiumCounted ??= {})[model] = premium;
@@ -249,7 +258,8 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     }
   }
   const changes = obj(d.codeChanges);
-  if (changes) {
+  if (changes && !(plausibleCount(num(changes.linesAdded)) && plausibleCount(num(changes.linesRemoved)))) ev.skipped('implausible_value');
+  else if (changes) {
     const before = state.linesCounted ?? { added: 0, removed: 0 };
     const now = { added: Math.max(before.added, num(changes.linesAdded)), removed: Math.max(before.removed, num(changes.linesRemoved)) };
     state.linesCounted = now;
