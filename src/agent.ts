@@ -44,7 +44,8 @@ export class Agent {
     const env = opts.env ?? process.env;
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = new StateDb(config.stateDir, { reset: opts.resetState });
-    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
+    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
+      { model: config.model.max, tool: config.tool.max });
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;

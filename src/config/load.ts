@@ -18,6 +18,8 @@ export interface Config {
   rescanSeconds: number;
   watch: boolean;
   project: ProjectOptions;
+  model: { max: number };
+  tool: { max: number };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   pricing: { overridesFile: string };
   otlp: {

@@ -6,6 +6,7 @@ import type { LabelsOf, MetricKey } from '../metrics/catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import { LabelCap } from './labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
 import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
 
@@ -16,6 +17,12 @@ const COMMIT_MS = 1000;
 /** A session as stored: the normalized record plus its project label, fixed when first seen. */
 export interface StoredSession extends Session {
   project: string;
+}
+
+/** Distinct `model` and `tool` label values per harness exported at most. */
+export interface LabelCaps {
+  model: number;
+  tool: number;
 }
 
 export interface UsageLimit {
@@ -39,6 +46,8 @@ export class SessionStore {
   /** Live processes per harness, refreshed on every scan (never persisted). */
   readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
   private readonly projects: ProjectNamer;
+  readonly models: LabelCap;
+  readonly tools: LabelCap;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
@@ -52,6 +61,7 @@ export class SessionStore {
     private readonly db: StateDb,
     readonly prices: PriceTable,
     projectOptions: ProjectOptions,
+    caps: LabelCaps = { model: 50, tool: 100 },
   ) {
     for (const row of db.counters()) {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
@@ -65,6 +75,10 @@ export class SessionStore {
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
+    const knownOf = (label: string) => [...this.counters.values()]
+      .filter((c) => c.labels[label] !== undefined).map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
+    this.models = new LabelCap(caps.model, knownOf('model'));
+    this.tools = new LabelCap(caps.tool, knownOf('tool'));
   }
 
   /**
@@ -181,7 +195,7 @@ export class SessionStore {
         if (store.muted) return;
         if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
         const s = session();
-        const c = usageCounters(s.project, model);
+        const c = usageCounters(s.project, store.models.label(harness, model));
         addTokens(c, 'input', u.input, unsaid);
         addTokens(c, 'output', u.output, unsaid);
         addTokens(c, 'cache_read', u.cacheRead, unsaid);
@@ -190,7 +204,7 @@ export class SessionStore {
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
-          store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+          store.add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
           s.unpriced = true;
         } else {
           store.bump(c.cost(), cost);
@@ -227,9 +241,10 @@ export class SessionStore {
       },
       toolCall(id, call) {
         const s = session();
-        const k = `${s.project}\0${call.tool}\0${call.kind}`;
+        const tool = store.tools.label(harness, call.tool);
+        const k = `${s.project}\0${tool}\0${call.kind}`;
         let c = toolCounters.get(k);
-        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool: call.tool, kind: call.kind })));
+        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
         store.bump(c, 1);
         s.pendingTools[id] = call;
       },
@@ -237,7 +252,7 @@ export class SessionStore {
         const s = session();
         const c = s.pendingTools[id] ?? call;
         delete s.pendingTools[id];
-        if (failed && c) store.add('toolErrors', { ...hp(), tool: c.tool, kind: c.kind }, 1);
+        if (failed && c) store.add('toolErrors', { ...hp(), tool: store.tools.label(harness, c.tool), kind: c.kind }, 1);
       },
       lines(added, removed) {
         if (!plausibleCount(added) || !plausibleCount(removed)) return onSkip('implausible_value');
@@ -249,7 +264,7 @@ export class SessionStore {
       },
       premiumRequests(model, n) {
         if (!plausibleAmount(n)) return onSkip('implausible_value');
-        store.add('premiumRequests', { ...hp(), model }, n);
+        store.add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
       },
       usageLimit(window, usedRatio, resetsAt) {
         const k = `limit:${harness}/${window}`;
