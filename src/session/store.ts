@@ -212,6 +212,10 @@ export class SessionStore {
         }
       },
       context(model, tokens, limit) {
+        // A gauge, not a count: an implausible size is left out (the record's usage, which it
+        // comes from, is what is counted as skipped).
+        if (!plausibleCount(tokens)) return;
+        if (limit !== undefined && !plausibleCount(limit)) limit = undefined;
         const s = session();
         s.contextTokens = tokens;
         s.contextLimit = limit ?? store.prices.contextWindow(model) ?? s.contextLimit;

@@ -180,6 +180,8 @@ const OUTPUT_ONLY = ['input', 'cache_read', 'cache_write'] as const;
 
 /** Adds a model's tokens to what this log accounts for, and reports them. */
 function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true, unsaid?: readonly TokenType[]): void {
+  // Added to what the log accounts for, a damaged count would stop the shutdown totals counting.
+  if (!plausibleUsage(u)) return ev.skipped('implausible_value');
   state.counted[model] = addUsage(state.counted[model] ?? ZERO_USAGE, u);
   if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts, undefined, unsaid);
 }
