@@ -1,7 +1,8 @@
 // What a harness's folders may hold besides what the harness writes there: FIFOs where files are
-// expected (a read would block the whole process), folders the exporter may not read.
+// expected (a read would block the whole process), a database another process holds locked.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,4 +62,42 @@ describe('a FIFO where a harness keeps a file', () => {
     }
     expect(sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' })).toBe(7);
   }, 30_000);
+});
+
+describe('a database another process holds locked', () => {
+  it('does not stall /metrics: the read gives up at once, fails the collector, and reads it once the lock is gone', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'captures/opencode/tool'), home, { recursive: true });
+    const path = join(home, '.local/share/opencode/opencode.db');
+    // A rollback journal: an exclusive lock keeps every reader out (WAL would let them read).
+    const db = new Database(path);
+    db.pragma('journal_mode = DELETE');
+    db.exec('BEGIN EXCLUSIVE');
+    try {
+      const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '1'], envFor(home));
+      children.push(child);
+      const base = await url;
+      // The old reader waited about a second per scan on the event loop (busy timeouts and
+      // Atomics.wait), every rescan: scrapes queued behind it.
+      const slowest = { ms: 0 };
+      let text = '';
+      for (let i = 0; i < 15; i++) {
+        const started = performance.now();
+        text = await (await fetch(`${base}/metrics`)).text();
+        slowest.ms = Math.max(slowest.ms, performance.now() - started);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(slowest.ms).toBeLessThan(500);
+      expect(sum(text, 'coding_agent_exporter_collector_success', { collector: 'opencode' })).toBe(0);
+      db.exec('COMMIT');
+      for (let i = 0; i < 50 && sum(text, 'coding_agent_exporter_collector_success', { collector: 'opencode' }) !== 1; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        text = await (await fetch(`${base}/metrics`)).text();
+      }
+      expect(sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' })).toBeGreaterThan(0);
+    } finally {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.close();
+    }
+  }, 60_000);
 });
