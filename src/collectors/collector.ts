@@ -268,6 +268,8 @@ export class Collector<S> {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
       this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
       return false;
+    } finally {
+      this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
@@ -302,6 +304,8 @@ export class Collector<S> {
       } catch (e) {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
+      } finally {
+        this.store.beginLine(false);
       }
       this.stats.readBytes += bytes.length;
     }
