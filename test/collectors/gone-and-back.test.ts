@@ -1,11 +1,13 @@
 // A file's history counts once, whatever happens to the file: a folder unreadable for a scan, a
 // file moved away and back (the same file, or a copy), a file replaced by one with another
-// beginning. The rollout and the event log are the real CLIs' (test/fixtures/captures).
+// beginning. The rollout and the event log are the real CLIs' (test/fixtures/captures); every
+// registered reader of lines is held to the same from its captures.
 
 import { copyFileSync, cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Collector, RETAIN_GONE_MS } from '../../src/collectors/collector.js';
+import { READERS } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { codex } from '../../src/readers/codex/reader.js';
@@ -13,6 +15,7 @@ import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import type { Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
+import { capturesOf } from '../helpers/captures.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 
 const METRICS = ['tokens', 'prompts', 'turns', 'toolCalls', 'toolErrors', 'linesAdded', 'linesRemoved', 'compactions', 'sessionsStarted'];
@@ -134,5 +137,43 @@ describe('a Copilot CLI event log read again from its start counts once', () => 
     renameSync(away, path);
     await t.scan();
     expect(t.totals()).toEqual(first);
+  });
+});
+
+describe.each(Object.entries(READERS).filter(([, r]) => 'readLine' in r))('every %s session file read again from its start counts once', (harness, reader) => {
+  it('replaced by one with another first line, and moved away and back across a restart', async () => {
+    for (const capture of capturesOf(reader as Reader<unknown>)) {
+      const home = tempDir();
+      cpSync(capture.home, home, { recursive: true });
+      const stateDir = tempDir();
+      const open = () => {
+        const db = new StateDb(stateDir);
+        const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+        const collector = new Collector(harness, reader as Reader<unknown>, reader.defaultRoots({}, home), store, db, createLogger('error'));
+        const totals = () => Object.fromEntries(METRICS.map((m) => [m, [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0)]));
+        return { db, store, collector, totals };
+      };
+      let t = open();
+      await t.collector.scan();
+      const first = t.totals();
+      const files = reader.defaultRoots({}, home).flatMap((r) => reader.listFiles(r)).filter((f) => !f.document);
+      for (const f of files) {
+        const [head, ...rest] = readFileSync(f.path, 'utf8').split('\n');
+        const rec = JSON.parse(head!) as Record<string, unknown>;
+        rmSync(f.path);
+        writeFileSync(f.path, [JSON.stringify({ ...rec, rewritten: true }), ...rest].join('\n'));
+      }
+      await t.collector.scan();
+      expect(t.totals(), capture.home).toEqual(first);
+      const away = tempDir();
+      files.forEach((f, i) => renameSync(f.path, join(away, String(i))));
+      await t.collector.scan();
+      t.store.commit();
+      t.db.close();
+      t = open();
+      files.forEach((f, i) => renameSync(join(away, String(i)), f.path));
+      await t.collector.scan();
+      expect(t.totals(), capture.home).toEqual(first);
+    }
   });
 });

@@ -6,8 +6,7 @@
 // seconds in all. A reader added to the registry is fuzzed without a line here.
 
 import Database from 'better-sqlite3';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -17,7 +16,8 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
-import { FIXTURES, tempDir } from '../helpers/run.js';
+import { capturesOf } from '../helpers/captures.js';
+import { tempDir } from '../helpers/run.js';
 
 /** mulberry32: a small seeded generator, so that every run feeds the same inputs. */
 function generator(seed: number): () => number {
@@ -56,21 +56,6 @@ function randomBytes(rand: () => number, max: number): Buffer {
   const b = Buffer.alloc(1 + Math.floor(rand() * max));
   for (let i = 0; i < b.length; i++) b[i] = Math.floor(rand() * 256);
   return b;
-}
-
-/** Capture homes under which a reader finds session files, with the files. */
-function capturesOf(reader: Reader<unknown>): { home: string; files: SessionFile[] }[] {
-  const out: { home: string; files: SessionFile[] }[] = [];
-  const base = join(FIXTURES, 'captures');
-  for (const harness of readdirSync(base)) {
-    for (const kind of readdirSync(join(base, harness))) {
-      const home = join(base, harness, kind);
-      if (!statSync(home).isDirectory()) continue;
-      const files = reader.defaultRoots({}, home).flatMap((r) => (existsSync(r) ? reader.listFiles(r) : []));
-      if (files.length > 0) out.push({ home, files });
-    }
-  }
-  return out;
 }
 
 /** Every number in a value (a session, a parser state), with its path, that is not finite. */
