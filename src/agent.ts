@@ -30,6 +30,8 @@ const TICK_MS = 5_000;
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Start over with an empty state database (`--reset-state`). */
+  resetState?: boolean;
 }
 
 export class Agent {
@@ -55,8 +57,9 @@ export class Agent {
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = openState(config.stateDir);
-    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
+    this.db = openState(config.stateDir, opts.resetState);
+    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
+      { model: config.model.max, tool: config.tool.max });
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
@@ -217,9 +220,9 @@ export class Agent {
 }
 
 /** The state database; a state folder that cannot be used stops start-up naming the setting. */
-function openState(dir: string): StateDb {
+function openState(dir: string, reset: boolean | undefined): StateDb {
   try {
-    return new StateDb(dir);
+    return new StateDb(dir, { reset });
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const { code, message } = e as NodeJS.ErrnoException;

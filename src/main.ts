@@ -8,12 +8,14 @@ import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
 import { COMMANDS, help } from './cli/help.js';
+import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
 interface Parsed {
   command: string;
   help: boolean;
   json: boolean;
+  resetState: boolean;
   configFile?: string;
   /** `sessions --since 7d`: the activity window, in seconds. */
   since?: number;
@@ -29,7 +31,7 @@ function duration(text: string | undefined): number | undefined {
 }
 
 function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { command: 'serve', help: false, json: false, rest: [] };
+  const parsed: Parsed = { command: 'serve', help: false, json: false, resetState: false, rest: [] };
   let i = 0;
   if (argv[0] && !argv[0].startsWith('-')) {
     parsed.command = argv[0];
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]): Parsed {
     const a = argv[i]!;
     if (a === '--help' || a === '-h') parsed.help = true;
     else if (a === '--json') parsed.json = true;
+    else if (a === '--reset-state') parsed.resetState = true;
     else if (a === '--config') parsed.configFile = argv[++i];
     else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
     else if (a === '--since' || a.startsWith('--since=')) {
@@ -78,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
     const log = createLogger(config.logLevel);
-    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
+    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log, { resetState: args.resetState }) };
   } catch (e) {
     return refused(e);
   }
@@ -119,9 +122,12 @@ function unknownCommand(command: string): number {
   return 2;
 }
 
-/** Exit code 2 with the message of a configuration error (which names the key); anything else is a bug. */
+/**
+ * Exit code 2 with the message of a configuration error (which names the key) or of a state
+ * database that cannot be used (which names the file); anything else is a bug.
+ */
 function refused(e: unknown): number {
-  if (!(e instanceof ConfigError)) throw e;
+  if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
   process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
   return 2;
 }

@@ -39,6 +39,7 @@ const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--config FILE', doc: 'JSON configuration file (every key: config.example.json)' },
   { flag: '--json', doc: 'print JSON instead of a table', command: 'sessions' },
   { flag: '--since DURATION', doc: 'the activity window to list, e.g. 30m, 12h, 7d (sessions.activeWindowSeconds)', command: 'sessions' },
+  { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },
   { flag: '--version, -v', doc: 'print the version' },
 ];

@@ -3,9 +3,10 @@
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
+import { listingFailures, openRegular, readRegular } from '../readers/dir.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import type { SessionStore } from '../session/store.js';
@@ -22,13 +23,18 @@ export interface CollectorStats {
 // The first bytes of a file identify its history: a file replaced by one with the same beginning
 // was rewritten (its old lines are not counted again); another beginning means a new file.
 const HEAD = 4096;
+// A file no longer listed (deleted, moved away, in a folder unreadable for now) keeps its row this
+// long: if it comes back, its identity (inode, first bytes) and how far it was read say what was
+// counted already. Longer than Claude Code keeps a transcript by default (30 days since its last
+// change, then it deletes it for good); Codex and Copilot keep theirs until the user deletes them.
+export const RETAIN_GONE_MS = 35 * 86_400_000;
 // A document file (one JSON document rewritten whole) larger than this is not read (counted as
 // skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
 const MAX_DOCUMENT = 32 << 20;
 
 function headHash(path: string, length: number): string {
   const buf = Buffer.alloc(length);
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
     const n = readSync(fd, buf, 0, length, 0);
     return createHash('sha1').update(buf.subarray(0, n)).digest('hex');
@@ -41,6 +47,8 @@ export class Collector<S> {
   readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
   private readonly tracked = new Map<string, FileRow>();
   private readonly missingRoots = new Set<string>();
+  /** Folders that could not be listed at the last scan (logged once, when they became so). */
+  private unreadable = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
 
@@ -95,16 +103,26 @@ export class Collector<S> {
   private async scanOnce(): Promise<void> {
     const started = performance.now();
     let ok = true;
+    const unreadable = new Map<string, string>();
+    // A folder the exporter may not read (permissions, a container's user) is a failure, not
+    // an empty folder: the scan fails, and the folder is named once.
+    const listing = <T>(f: () => T): T => {
+      const { value, failures } = listingFailures(f);
+      for (const [path, error] of failures) unreadable.set(path, error);
+      return value;
+    };
     try {
       const seen = new Set<string>();
       let lastYield = performance.now();
       for (const root of this.roots) {
-        if (!this.rootPresent(root)) continue;
-        if (this.reader.processes) this.store.processes.set(this.reader.harness, this.reader.processes(root));
-        for (const file of this.reader.listFiles(root)) {
+        if (!this.rootPresent(root, unreadable)) continue;
+        const reader = this.reader;
+        if (reader.processes) this.store.processes.set(reader.harness, listing(() => reader.processes!(root)));
+        for (const file of listing(() => reader.listFiles(root))) {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
-          if (!this.readFile(file)) ok = false;
+          if (!listing(() => this.readFile(file))) ok = false;
+          this.back(file.path);
           this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
@@ -112,32 +130,63 @@ export class Collector<S> {
           }
         }
       }
-      // Files a harness deleted: forget their offsets; their counts stay in the counters.
-      for (const p of [...this.tracked.keys()].filter((p) => !seen.has(p))) {
-        this.tracked.delete(p);
-        this.store.stageRemoval(p);
-      }
+      this.forgetGone(seen);
       this.store.commit();
       this.stats.files = seen.size;
     } catch (e) {
       ok = false;
       this.log.error('scan failed', { collector: this.name, error: String(e) });
     }
+    for (const [path, error] of unreadable) {
+      if (!this.unreadable.has(path)) this.log.warn('cannot read folder', { collector: this.name, path, error });
+    }
+    this.unreadable = new Set(unreadable.keys());
+    if (unreadable.size > 0) ok = false;
     this.stats.success = ok;
     this.stats.durationSeconds = (performance.now() - started) / 1000;
     if (ok) this.stats.lastSuccess = Date.now() / 1000;
   }
 
+  /**
+   * Files not listed any more: their rows are kept, marked gone, for RETAIN_GONE_MS, then
+   * forgotten (their counts stay in the counters).
+   */
+  private forgetGone(seen: Set<string>): void {
+    const now = Date.now();
+    for (const [path, row] of this.tracked) {
+      if (seen.has(path)) continue;
+      if (row.goneMs === undefined) {
+        row.goneMs = now;
+        this.store.stageFile(row, 0);
+      } else if (now - row.goneMs > RETAIN_GONE_MS) {
+        this.tracked.delete(path);
+        this.store.stageRemoval(path);
+      }
+    }
+  }
+
+  /** A file listed again after it was gone: it is not gone any more. */
+  private back(path: string): void {
+    const row = this.tracked.get(path);
+    if (row?.goneMs === undefined) return;
+    delete row.goneMs;
+    this.store.stageFile(row, 0);
+  }
+
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
-  private rootPresent(root: string): boolean {
+  private rootPresent(root: string, unreadable: Map<string, string>): boolean {
     try {
       // A root is a folder, or a database file (a harness's store named by its environment).
       const st = statSync(root);
-      if (!st.isDirectory() && !st.isFile()) throw new Error(`root ${root} is neither a folder nor a file`);
+      if (!st.isDirectory() && !st.isFile()) throw Object.assign(new Error(`root ${root} is neither a folder nor a file`), { code: 'ENOTREG' });
       this.missingRoots.delete(root);
       return true;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') {
+        unreadable.set(root, code ?? String(e));
+        return false;
+      }
       if (!this.missingRoots.has(root)) (this.rootsConfigured ? this.log.warn : this.log.debug)('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;
@@ -173,7 +222,7 @@ export class Collector<S> {
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
     const events = this.events(sessionOf);
     const result = readLines(file.path, offset, (line, at) => {
-      this.store.muted = at < replayUntil;
+      this.store.beginLine(at < replayUntil);
       try {
         reader.readLine(line, state, file, events);
       } catch (e) {
@@ -181,7 +230,7 @@ export class Collector<S> {
         this.log.warn('reader failed on a record', { collector: this.name, path: file.path, offset: at, error: String(e) });
       }
     });
-    this.store.muted = false;
+    this.store.beginLine(false);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
@@ -221,6 +270,8 @@ export class Collector<S> {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
       this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
       return false;
+    } finally {
+      this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
@@ -244,7 +295,7 @@ export class Collector<S> {
       this.skip('file_too_large');
     } else {
       try {
-        bytes = readFileSync(file.path);
+        bytes = readRegular(file.path);
       } catch (e) {
         this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
         return false;
@@ -255,6 +306,8 @@ export class Collector<S> {
       } catch (e) {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
+      } finally {
+        this.store.beginLine(false);
       }
       this.stats.readBytes += bytes.length;
     }
@@ -278,7 +331,12 @@ export class Collector<S> {
       this.tracked.delete(oldPath);
       this.store.stageRemoval(oldPath);
       this.log.info('file moved', { collector: this.name, from: oldPath, to: path });
-      return { ...row, path };
+      // Tracked under its new path now, also when nothing was appended to it.
+      const moved: FileRow = { ...row, path };
+      delete moved.goneMs;
+      this.tracked.set(path, moved);
+      this.store.stageFile(moved, 0);
+      return moved;
     }
     return undefined;
   }

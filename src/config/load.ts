@@ -19,6 +19,8 @@ export interface Config {
   rescanSeconds: number;
   watch: boolean;
   project: ProjectOptions;
+  model: { max: number };
+  tool: { max: number };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   pricing: { overridesFile: string };
   identity: { user: string; team: string; attributes: Record<string, string> };

@@ -56,6 +56,12 @@ export function schema() {
       aliases: { doc: 'Project labels to rename: {"<name or path>": "<label>"}.', format: Object, default: {} as Record<string, string> },
       max: { doc: 'Distinct projects exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV_PREFIX}PROJECT_MAX` },
     },
+    model: {
+      max: { doc: 'Distinct model label values per harness exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV}MODEL_MAX` },
+    },
+    tool: {
+      max: { doc: 'Distinct tool label values (tools and MCP servers) per harness exported at most; the rest fold into "other".', format: 'nat', default: 100, env: `${ENV}TOOL_MAX` },
+    },
     sessions: {
       activeWindowSeconds: {
         doc: 'Sessions with activity within this many seconds count in coding_agent_sessions.',

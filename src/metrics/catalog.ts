@@ -91,6 +91,8 @@ export const catalog = {
     'Bytes read from session files (what SQLite reads from a harness\'s database is not counted).'),
   skippedRecords: def('coding_agent_exporter_skipped_records', 'counter', '{record}', ['collector', 'reason'],
     'Records skipped because they could not be used, by reason.'),
+  labelFolds: def('coding_agent_exporter_label_folds', 'counter', '{record}', ['harness', 'label'],
+    'Records whose model or tool label value was folded into "other": the harness had more distinct values than model.max or tool.max allow.'),
   unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],

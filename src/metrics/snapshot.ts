@@ -110,6 +110,10 @@ export function snapshot(
     if (l.resetsAt !== undefined) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
   }
 
+  for (const [label, cap] of [['model', store.models], ['tool', store.tools]] as const) {
+    for (const [harness, n] of cap.folds) put('labelFolds', { harness, label }, n);
+  }
+
   put('buildInfo', { version: opts.version, node_version: process.version }, 1);
   put('pricingInfo', { source: store.prices.source, version: store.prices.version }, 1);
   for (const [collector, st] of collectors) {

@@ -2,8 +2,11 @@
 // folder is listed again only when its mtime says entries were added or removed (appending to a
 // file does not change it), so a rescan with no new session files costs one stat per folder and
 // per file.
+//
+// Every path here comes from a harness's folders, where anything can be: a file is opened only
+// when it is a regular file (a FIFO or a device would block a read, and with it every scrape).
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { sep } from 'node:path';
 
 export interface Entry {
@@ -18,13 +21,37 @@ export interface Entry {
 const SETTLE_MS = 2000;
 const cache = new Map<string, { mtimeMs: number; entries: Entry[] }>();
 
-/** The entries of a folder, or none when it cannot be read. */
+/** Folders that could not be listed (other than for not existing), while `listingFailures` runs. */
+let failed: Map<string, string> | undefined;
+
+/**
+ * Runs `f` (a reader's listing, synchronous) and returns the folders it could not list, with the
+ * error: a folder the exporter may not read is a failure to report, not an empty folder. Readers
+ * keep calling `listDir` without knowing who listens.
+ */
+export function listingFailures<T>(f: () => T): { value: T; failures: Map<string, string> } {
+  const outer = failed;
+  failed = new Map();
+  try {
+    return { value: f(), failures: failed };
+  } finally {
+    failed = outer;
+  }
+}
+
+function listingFailed(dir: string, e: unknown): void {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT') failed?.set(dir, code ?? String(e));
+}
+
+/** The entries of a folder, or none when it cannot be read (reported to `listingFailures`). */
 export function listDir(dir: string): Entry[] {
   let mtimeMs: number;
   try {
     mtimeMs = statSync(dir).mtimeMs;
-  } catch {
+  } catch (e) {
     cache.delete(dir);
+    listingFailed(dir, e);
     return [];
   }
   const hit = cache.get(dir);
@@ -34,7 +61,8 @@ export function listDir(dir: string): Entry[] {
     entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({
       name: e.name, path: `${dir}${sep}${e.name}`, isFile: e.isFile(), isDirectory: e.isDirectory(),
     }));
-  } catch {
+  } catch (e) {
+    listingFailed(dir, e);
     return [];
   }
   if (Date.now() - mtimeMs > SETTLE_MS) cache.set(dir, { mtimeMs, entries });
@@ -58,10 +86,44 @@ export function isDirectory(path: string): boolean {
   }
 }
 
+/**
+ * Opens a file for reading, only if it is a regular file (error `ENOTREG` otherwise). It is opened
+ * non-blocking, so that a FIFO put where a file was expected fails at once instead of waiting
+ * for a writer; on a regular file the flag changes nothing.
+ */
+export function openRegular(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTREG' });
+    return fd;
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+/** A regular file's whole content (throws for anything else, as `openRegular`). */
+export function readRegular(path: string): Buffer {
+  const fd = openRegular(path);
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// A "small" file larger than this is not one the harness wrote as a marker or a record.
+const MAX_TEXT = 16 << 20;
+
 /** A small file's text (a marker, a registry, a JSON record), or undefined when it cannot be read. */
 export function readText(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8');
+    const fd = openRegular(path);
+    try {
+      return fstatSync(fd).size > MAX_TEXT ? undefined : readFileSync(fd, 'utf8');
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }

@@ -27,8 +27,13 @@ export function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/**
+ * A positive number, written as a number or as a string of digits (some writers quote counts), or
+ * 0. Not bounded: a count's plausibility is the store's to judge, where it is counted.
+ */
 export function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0;
+  const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
 /** Milliseconds of an ISO-8601 timestamp, or undefined. */

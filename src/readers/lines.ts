@@ -2,7 +2,8 @@
 // synchronously into one reused buffer (fs streams and per-line strings cost several times more
 // on large histories). A half-written last line is left for the next read.
 
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegular } from './dir.js';
 import { jsonObject, jsonValue, type Json } from './fields.js';
 
 const CHUNK = 1 << 20;
@@ -34,7 +35,7 @@ export function readLines(
   const result: ReadResult = { offset, bytesRead: 0, longLines: 0 };
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openRegular(path);
   } catch (e) {
     return { ...result, error: e as Error };
   }

@@ -47,6 +47,14 @@ export interface SessionEvents {
    * harness writes again in another file: resumed sessions, side chains).
    */
   firstTime(key: string): boolean;
+  /**
+   * The line being read is the record `key` (unique in the harness's history, whatever file it is
+   * in). A record that already moved a counter moves none again: its events still update the
+   * session and the reader's state, as a replay does. For a file read again from its start (a
+   * rollout replaced by one with another beginning, a copy in another file), for readers whose
+   * records are not all deduplicated with `firstTime`. Only in `readLine`.
+   */
+  record(key: string): void;
 }
 
 /** One session file found under a root. */

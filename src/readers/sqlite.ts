@@ -1,16 +1,24 @@
 // Read-only access to a harness's SQLite database while the harness keeps writing to it.
 //
-// better-sqlite3 is built without URI filenames, so `mode=ro` is spelled as its `readonly`
-// option (the same SQLITE_OPEN_READONLY flag); `immutable` is never used, since it would hide the
-// rows still in the `-wal`. A read-only connection to a WAL database whose `-wal` does not exist
-// (no writer has it open) would create the `-wal` and `-shm` beside it: such a database is
-// quiescent, so it is read from a private copy instead and the harness's folder is left as it was.
+// Every connection is read-only (SQLITE_OPEN_READONLY). A read-only connection to a WAL database
+// whose `-wal` does not exist (no writer has it open: OpenCode not running) would create the
+// `-wal` and `-shm` beside it; such a database is quiescent, its whole content is in the main
+// file, so it is opened `immutable` (no locks, no `-shm`, nothing written anywhere) and its
+// signature is compared after the read, in case a writer started meanwhile. It is never copied:
+// a copy of a harness's database (its prompts, its credentials) must not exist outside it.
+//
+// Nothing here waits long: SQLite's busy handler sleeps on the event loop, and with it every
+// scrape. It is given a few milliseconds, which a writer's checkpoint takes; a database a writer
+// holds locked for longer fails the read, and the next scan tries again.
 
 import Database from 'better-sqlite3';
-import { closeSync, copyFileSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { isFile } from './dir.js';
+import { closeSync, readSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { openRegular } from './dir.js';
+
+// better-sqlite3 reads this once, when its native part loads (on the first connection of the
+// process): URI file names are how SQLite takes `immutable`. Plain paths keep their meaning.
+process.env.SQLITE_USE_URI = '1';
 
 export type Db = Database.Database;
 
@@ -39,11 +47,19 @@ export function storeChanged(path: string, previous: string | undefined): { chan
   return { changed: signature !== previous || Date.now() - newest < SETTLE_MS, signature };
 }
 
-/** Whether the database header says WAL (file format versions 2 at offsets 18 and 19). */
+/**
+ * Whether the database header says WAL (file format versions 2 at offsets 18 and 19). Throws
+ * unless the database, and its `-wal` and `-shm` where they exist, are regular files: SQLite would
+ * block opening a FIFO.
+ */
 function walMode(path: string): boolean {
   const header = Buffer.alloc(20);
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
+    for (const companion of [`${path}-wal`, `${path}-shm`]) {
+      const st = statSync(companion, { throwIfNoEntry: false });
+      if (st && !st.isFile()) throw Object.assign(new Error(`not a regular file: ${companion}`), { code: 'ENOTREG' });
+    }
     return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
   } finally {
     closeSync(fd);
@@ -52,17 +68,15 @@ function walMode(path: string): boolean {
 
 // Errors a reader meets while a writer checkpoints or recovers the WAL; they pass on their own.
 const TRANSIENT = /^SQLITE_(BUSY|LOCKED|PROTOCOL|IOERR)/;
-const ATTEMPTS = 4;
-
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+const ATTEMPTS = 2;
+// The longest a read waits for a lock (SQLite's busy timeout), per attempt.
+const BUSY_MS = 25;
 
 /**
- * Runs `read` in one read transaction (a consistent snapshot) on a read-only connection, retrying
- * the transient errors of a concurrent checkpoint a few times before giving up (the caller's next
- * scan tries again). The connection is closed before returning: holding it would keep the
- * writer's checkpoints from completing.
+ * Runs `read` in one read transaction (a consistent snapshot) on a read-only connection. A
+ * transient error (a concurrent checkpoint) is retried once; then the error is thrown and the
+ * caller's next scan tries again. The connection is closed
+ * before returning: holding it would keep the writer's checkpoints from completing.
  */
 export function readDatabase<T>(path: string, read: (db: Db) => T): T {
   for (let attempt = 1; ; attempt++) {
@@ -71,32 +85,24 @@ export function readDatabase<T>(path: string, read: (db: Db) => T): T {
     } catch (e) {
       const code = (e as { code?: unknown }).code;
       if (attempt >= ATTEMPTS || typeof code !== 'string' || !TRANSIENT.test(code)) throw e;
-      pause(25 * attempt);
     }
   }
 }
 
 function readOnce<T>(path: string, read: (db: Db) => T): T {
-  let copyDir: string | undefined;
-  let file = path;
-  if (walMode(path) && !isFile(`${path}-wal`)) {
-    copyDir = mkdtempSync(join(tmpdir(), 'cae-db-'));
-    file = join(copyDir, 'copy.db');
-    const before = storeChanged(path, undefined).signature;
-    copyFileSync(path, file);
-    // A writer that started and checkpointed during the copy may have torn it.
-    if (storeChanged(path, undefined).signature !== before) {
-      rmSync(copyDir, { recursive: true, force: true });
-      throw Object.assign(new Error('database changed while it was copied'), { code: 'SQLITE_BUSY_COPY' });
-    }
-  }
-  // A short busy timeout: the read blocks the event loop while it waits.
-  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 200 });
+  const quiescent = walMode(path) && statSync(`${path}-wal`, { throwIfNoEntry: false }) === undefined;
+  const before = quiescent ? storeChanged(path, undefined).signature : undefined;
+  const name = quiescent ? `${pathToFileURL(path).href}?immutable=1` : path;
+  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
   try {
-    return db.transaction(() => read(db))();
+    const result = db.transaction(() => read(db))();
+    // A writer that started (and checkpointed) during an immutable read may have torn it.
+    if (quiescent && storeChanged(path, undefined).signature !== before) {
+      throw Object.assign(new Error('database changed while it was read'), { code: 'SQLITE_BUSY_CHANGED' });
+    }
+    return result;
   } finally {
     db.close();
-    if (copyDir) rmSync(copyDir, { recursive: true, force: true });
   }
 }
 

@@ -2,8 +2,9 @@
 // A worktree counts under its main repository; outside a repository the working directory counts.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
+import { readText } from '../readers/dir.js';
 
 export interface ProjectOptions {
   /** name: the folder's name; path: its full path; hash: a short hash of the path; none: one label for all. */
@@ -21,16 +22,21 @@ export const OTHER_PROJECT = 'other';
 export function repositoryRoot(cwd: string): string {
   for (let dir = cwd; ; dir = dirname(dir)) {
     const git = `${dir}${dir.endsWith(sep) ? '' : sep}.git`;
+    let st;
     try {
-      const st = statSync(git);
-      if (st.isDirectory()) return dir;
-      // A worktree's `.git` file points into `<main>/.git/worktrees/<name>`.
-      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(git, 'utf8'));
+      st = statSync(git);
+    } catch {
+      st = undefined; // no .git here: look further up
+    }
+    if (st?.isDirectory()) return dir;
+    // A worktree's `.git` file points into `<main>/.git/worktrees/<name>`. It is read only if it is
+    // a regular file: the working directory comes from a transcript, and anything can be there.
+    const text = st ? readText(git) : undefined;
+    if (text !== undefined) {
+      const m = /^gitdir:\s*(.+)$/m.exec(text);
       const gitdir = m ? resolve(dir, m[1]!.trim()) : undefined;
       const wt = gitdir?.lastIndexOf(`${sep}.git${sep}worktrees${sep}`) ?? -1;
       return wt >= 0 ? gitdir!.slice(0, wt) : dir;
-    } catch {
-      // no .git here: look further up
     }
     if (dirname(dir) === dir) return cwd;
   }

@@ -6,8 +6,9 @@ import { REQUEST_TOKEN_BOUNDARIES, type LabelsOf, type MetricKey } from '../metr
 import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import { LabelCap } from './labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -16,6 +17,12 @@ const COMMIT_MS = 1000;
 /** A session as stored: the normalized record plus its project label, fixed when first seen. */
 export interface StoredSession extends Session {
   project: string;
+}
+
+/** Distinct `model` and `tool` label values per harness exported at most. */
+export interface LabelCaps {
+  model: number;
+  tool: number;
 }
 
 export interface UsageLimit {
@@ -54,6 +61,8 @@ export class SessionStore {
   /** Live processes per harness, refreshed on every scan (never persisted). */
   readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
   private readonly projects: ProjectNamer;
+  readonly models: LabelCap;
+  readonly tools: LabelCap;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
@@ -70,9 +79,13 @@ export class SessionStore {
     private readonly db: StateDb,
     readonly prices: PriceTable,
     projectOptions: ProjectOptions,
+    caps: LabelCaps = { model: 50, tool: 100 },
   ) {
     for (const row of db.counters()) {
-      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value: row.value });
+      // A value that is not finite (+Inf, stored by versions that added whatever a record said)
+      // can never move again: it starts over, which Prometheus reads as a counter reset.
+      const value = Number.isFinite(row.value) ? row.value : 0;
+      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
@@ -81,13 +94,26 @@ export class SessionStore {
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
+    const knownOf = (label: string) => [...this.counters.values()]
+      .filter((c) => c.labels[label] !== undefined).map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
+    this.models = new LabelCap(caps.model, knownOf('model'));
+    this.tools = new LabelCap(caps.tool, knownOf('tool'));
   }
 
   /**
-   * While set, counters do not move: the collector sets it while it re-reads lines it already
-   * counted (a file rewritten with the same beginning), to rebuild the reader's state only.
+   * While set, counters do not move: while the collector re-reads lines it already counted (a
+   * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
+   * of a line whose record (`SessionEvents.record`) was counted before.
    */
   muted = false;
+  /** The dedupe key of the line being read, committed once the line moves a counter. */
+  private recordKey: string | undefined;
+
+  /** A new line starts: `replay` mutes it (already counted at its offset). */
+  beginLine(replay: boolean): void {
+    this.muted = replay;
+    this.recordKey = undefined;
+  }
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
   counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
@@ -102,11 +128,12 @@ export class SessionStore {
     return c;
   }
 
-  /** Adds to a counter; never lowers one. */
+  /** Adds to a counter; never lowers one, never makes it infinite. */
   bump(c: Counter, delta: number): void {
-    if (!(delta > 0) || this.muted) return;
+    if (!(delta > 0) || this.muted || !Number.isFinite(c.value + delta)) return;
     c.value += delta;
     this.dirtyCounters.add(c.key);
+    if (this.recordKey !== undefined) this.pendingSeen.add(this.recordKey);
   }
 
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
@@ -199,8 +226,9 @@ export class SessionStore {
       },
       usage(model, u, tierInput, ts, recordedCost, unsaid) {
         if (store.muted) return;
+        if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
         const s = session();
-        const c = usageCounters(s.project, model);
+        const c = usageCounters(s.project, store.models.label(harness, model));
         addTokens(c, 'input', u.input, unsaid);
         addTokens(c, 'output', u.output, unsaid);
         addTokens(c, 'cache_read', u.cacheRead, unsaid);
@@ -212,7 +240,7 @@ export class SessionStore {
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
-          store.add('unpricedTokens', { harness, model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+          store.add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
           s.unpriced = true;
         } else {
           store.bump(c.cost(), cost);
@@ -220,6 +248,10 @@ export class SessionStore {
         }
       },
       context(model, tokens, limit) {
+        // A gauge, not a count: an implausible size is left out (the record's usage, which it
+        // comes from, is what is counted as skipped).
+        if (!plausibleCount(tokens)) return;
+        if (limit !== undefined && !plausibleCount(limit)) limit = undefined;
         const s = session();
         s.contextTokens = tokens;
         s.contextLimit = limit ?? store.prices.contextWindow(model) ?? s.contextLimit;
@@ -249,9 +281,10 @@ export class SessionStore {
       },
       toolCall(id, call) {
         const s = session();
-        const k = `${s.project}\0${call.tool}\0${call.kind}`;
+        const tool = store.tools.label(harness, call.tool);
+        const k = `${s.project}\0${tool}\0${call.kind}`;
         let c = toolCounters.get(k);
-        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool: call.tool, kind: call.kind })));
+        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
         store.bump(c, 1);
         s.pendingTools[id] = call;
       },
@@ -259,9 +292,10 @@ export class SessionStore {
         const s = session();
         const c = s.pendingTools[id] ?? call;
         delete s.pendingTools[id];
-        if (failed && c) store.add('toolErrors', { ...hp(), tool: c.tool, kind: c.kind }, 1);
+        if (failed && c) store.add('toolErrors', { ...hp(), tool: store.tools.label(harness, c.tool), kind: c.kind }, 1);
       },
       lines(added, removed) {
+        if (!plausibleCount(added) || !plausibleCount(removed)) return onSkip('implausible_value');
         store.add('linesAdded', hp(), added);
         store.add('linesRemoved', hp(), removed);
       },
@@ -269,7 +303,8 @@ export class SessionStore {
         store.add('compactions', hp(), 1);
       },
       premiumRequests(model, n) {
-        store.add('premiumRequests', { ...hp(), model }, n);
+        if (!plausibleAmount(n)) return onSkip('implausible_value');
+        store.add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
       },
       usageLimit(window, usedRatio, resetsAt) {
         const k = `limit:${harness}/${window}`;
@@ -289,6 +324,11 @@ export class SessionStore {
         if (store.pendingSeen.has(key) || store.db.seen(key)) return false;
         store.pendingSeen.add(key);
         return true;
+      },
+      record(k) {
+        const key = `${collector}\0record:${k}`;
+        if (store.pendingSeen.has(key) || store.db.seen(key)) store.muted = true;
+        else store.recordKey = key;
       },
     };
   }

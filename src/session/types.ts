@@ -28,6 +28,29 @@ export interface Usage {
   reasoning: number;
 }
 
+/**
+ * More tokens of one type than a record can say (2^40, about 1.1 trillion): such a count, or one
+ * that is not a whole number, is damage, not usage. It is skipped as `implausible_value`, never
+ * added: one `1e308` would hold a counter at +Inf for ever.
+ */
+export const MAX_TOKENS = 2 ** 40;
+
+/** A whole number from 0 to below MAX_TOKENS. */
+export function plausibleCount(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n < MAX_TOKENS;
+}
+
+/** A finite amount from 0 to below MAX_TOKENS (a cost in USD, premium requests). */
+export function plausibleAmount(n: number): boolean {
+  return Number.isFinite(n) && n >= 0 && n < MAX_TOKENS;
+}
+
+/** Whether every count of a usage is plausible. */
+export function plausibleUsage(u: Usage): boolean {
+  return plausibleCount(u.input) && plausibleCount(u.output) && plausibleCount(u.cacheRead)
+    && plausibleCount(u.cacheWrite) && plausibleCount(u.cacheWrite1h) && plausibleCount(u.reasoning);
+}
+
 export const ZERO_USAGE: Usage = Object.freeze({
   input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0,
 });

@@ -2,11 +2,46 @@
 // sessions, every counter's total, and the dedupe keys. Everything a scan changes is committed in
 // one transaction, so a crash (even kill -9 mid-scan) restarts from a consistent point and re-reads
 // the uncommitted bytes: totals come out the same and never go backwards.
+//
+// The database is the only memory of what was counted: one that is empty, unreadable or of
+// another schema is never silently replaced (counters would restart from 0 and go backwards for
+// files the harnesses deleted since). Start-up stops and names the file and `--reset-state`.
 
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BloomFilter } from './bloom.js';
+
+// `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
+// written (user_version 0, no `files.gone_ms`): it is upgraded in place.
+const VERSION = 2;
+
+const SCHEMA = `
+  CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
+    size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL,
+    head TEXT, head_length INTEGER, gone_ms REAL);
+  CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+  CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
+  CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  PRAGMA user_version = ${VERSION};
+`;
+
+// Every table and the columns it must have (of the oldest schema that is upgraded).
+const TABLES: Record<string, string[]> = {
+  files: ['path', 'collector', 'ino', 'size', 'mtime_ms', 'offset', 'state', 'head', 'head_length'],
+  sessions: ['key', 'data'],
+  counters: ['key', 'metric', 'labels', 'value'],
+  seen: ['key'],
+  kv: ['key', 'value'],
+};
+
+/** A state database that cannot be used as it is: start-up stops with this message. */
+export class StateError extends Error {
+  constructor(path: string, problem: string) {
+    super(`state database ${path} ${problem}. It holds every counter's total: move it away to keep it, or start with --reset-state to start over from 0`);
+  }
+}
 
 export interface FileRow {
   path: string;
@@ -21,6 +56,8 @@ export interface FileRow {
   /** Hash of the file's first `headLength` bytes: tells a rewritten file from a new one. */
   head?: string;
   headLength?: number;
+  /** When the file was first found missing (ms): its row is kept a while, in case it comes back. */
+  goneMs?: number;
 }
 
 export interface CounterRow {
@@ -47,34 +84,23 @@ export class StateDb {
   /** Every key in `seen`, so that lookups of new keys need no query. */
   private readonly seenKeys: BloomFilter;
 
-  constructor(dir: string | ':memory:') {
-    if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
-    this.db = new Database(dir === ':memory:' ? dir : join(dir, 'state.db'));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
-        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL,
-        head TEXT, head_length INTEGER);
-      CREATE TABLE IF NOT EXISTS sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
-      CREATE TABLE IF NOT EXISTS seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    `);
+  /** `reset`: delete the database first (`--reset-state`). */
+  constructor(dir: string | ':memory:', opts: { reset?: boolean } = {}) {
+    this.db = dir === ':memory:' ? memoryDb() : openFile(dir, opts.reset ?? false);
     this.seenGet = this.db.prepare('SELECT 1 FROM seen WHERE key = ?');
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
     this.seenKeys = new BloomFilter(2 * n);
     const keys = this.db.prepare('SELECT key FROM seen').pluck() as Database.Statement<[], string>;
     for (const key of keys.iterate()) this.seenKeys.add(key);
-    const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length)
-      VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength)`);
+    const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length, gone_ms)
+      VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength, @goneMs)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
     const putSession = this.db.prepare('INSERT OR REPLACE INTO sessions (key, data) VALUES (@key, @data)');
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
     this.commitTx = this.db.transaction((c: Changes) => {
-      for (const f of c.files) putFile.run({ head: null, headLength: null, ...f });
+      for (const f of c.files) putFile.run({ head: null, headLength: null, goneMs: null, ...f });
       for (const p of c.removedFiles) delFile.run(p);
       for (const s of c.sessions) putSession.run(s);
       for (const r of c.counters) putCounter.run(r);
@@ -87,8 +113,12 @@ export class StateDb {
   }
 
   files(collector: string): FileRow[] {
-    return this.db.prepare(`SELECT path, collector, ino, size, mtime_ms AS mtimeMs, offset, state,
-      head, head_length AS headLength FROM files WHERE collector = ?`).all(collector) as FileRow[];
+    return (this.db.prepare(`SELECT path, collector, ino, size, mtime_ms AS mtimeMs, offset, state,
+      head, head_length AS headLength, gone_ms AS goneMs FROM files WHERE collector = ?`).all(collector) as FileRow[])
+      .map((r) => {
+        if (r.goneMs === null) delete r.goneMs;
+        return r;
+      });
   }
 
   sessions(): { key: string; data: string }[] {
@@ -115,4 +145,61 @@ export class StateDb {
   close(): void {
     this.db.close();
   }
+}
+
+function memoryDb(): Database.Database {
+  const db = new Database(':memory:');
+  db.exec(SCHEMA);
+  return db;
+}
+
+/**
+ * Opens `<dir>/state.db`, created (0600) when there is none. A new database is made under another
+ * name and renamed into place once its schema is written, so that a crash never leaves an empty
+ * `state.db` behind: an empty one was emptied by something else, and stops start-up.
+ */
+function openFile(dir: string, reset: boolean): Database.Database {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, 'state.db');
+  if (reset) for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
+  if (!existsSync(path)) {
+    const fresh = `${path}.new`;
+    for (const p of [fresh, `${fresh}-wal`, `${fresh}-shm`]) rmSync(p, { force: true });
+    closeSync(openSync(fresh, 'wx', 0o600)); // SQLite gives its -wal and -shm the same mode
+    const db = new Database(fresh);
+    db.pragma('journal_mode = WAL');
+    db.exec(SCHEMA);
+    db.close();
+    renameSync(fresh, path);
+  }
+  if (statSync(path).size === 0) throw new StateError(path, 'is empty (0 bytes)');
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { fileMustExist: true });
+    // Nothing is written to a database before it is known to be ours.
+    const version = check(db, path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    if (version < 2) db.exec(`ALTER TABLE files ADD COLUMN gone_ms REAL; PRAGMA user_version = ${VERSION};`);
+    return db;
+  } catch (e) {
+    db?.close();
+    if (e instanceof StateError) throw e;
+    throw new StateError(path, `cannot be read (${(e as Error).message})`);
+  }
+}
+
+/** Checks that the database is this exporter's and undamaged; returns its schema version. */
+function check(db: Database.Database, path: string): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > VERSION) throw new StateError(path, `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`);
+  for (const [table, columns] of Object.entries(TABLES)) {
+    const have = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((r) => r.name));
+    const missing = columns.filter((c) => !have.has(c));
+    if (missing.length > 0) throw new StateError(path, `is not a state database of this exporter (table ${table} lacks ${missing.join(', ')})`);
+  }
+  // Reading every table once finds a database damaged past its header now, not mid-scan.
+  const result = db.pragma('quick_check', { simple: true });
+  if (result !== 'ok') throw new StateError(path, `is damaged (${String(result)})`);
+  return version;
 }

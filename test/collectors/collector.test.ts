@@ -132,6 +132,35 @@ describe('collector', () => {
     expect(missing.stats.success).toBe(true);
     expect(missing.stats.files).toBe(0);
   });
+
+  it('reports a folder it cannot list as a failure, naming it once at warn until it can be read again', async () => {
+    const t = setup();
+    writeFileSync(t.file, answer('m1', 3));
+    const lines: string[] = [];
+    const log = createLogger('info', (l) => lines.push(l));
+    const collector = new Collector('claude-code', claudeCode, [t.root], t.store, t.db, log);
+    const warned = () => lines.filter((l) => l.includes('"cannot read folder"'));
+    // A file where the projects folder should be: listing it fails (ENOTDIR), as an unreadable one (EACCES) does.
+    const projects = join(t.root, 'projects');
+    const moved = `${projects}.away`;
+    renameSync(projects, moved);
+    writeFileSync(projects, '');
+    await collector.scan();
+    await collector.scan();
+    expect(collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(1);
+    expect(JSON.parse(warned()[0]!)).toMatchObject({ level: 'warn', collector: 'claude-code', path: projects, error: 'ENOTDIR' });
+    rmSync(projects);
+    renameSync(moved, projects);
+    await collector.scan();
+    expect(collector.stats.success).toBe(true);
+    expect(t.input()).toBe(3);
+    rmSync(projects, { recursive: true });
+    writeFileSync(projects, '');
+    await collector.scan();
+    expect(collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(2);
+  });
 });
 
 describe('Claude Code process registry', () => {

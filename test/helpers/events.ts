@@ -13,6 +13,7 @@ export function recorder(): { events: SessionEvents; log: Recorded[] } {
     turnStarted: rec('turnStarted'), turnEnded: rec('turnEnded'), turnReopened: rec('turnReopened'), toolCall: rec('toolCall'), toolResult: rec('toolResult'),
     lines: rec('lines'), premiumRequests: rec('premiumRequests'), compaction: rec('compaction'), usageLimit: rec('usageLimit'), viewed: rec('viewed'), todos: rec('todos'), skipped: rec('skipped'),
     firstTime: (k) => !seen.has(k) && Boolean(seen.add(k)),
+    record: rec('record'),
   };
   return { events, log };
 }

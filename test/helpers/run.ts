@@ -19,7 +19,7 @@ export function envFor(home: string, extra: Record<string, string> = {}): NodeJS
 }
 
 export function run(args: string[], env: NodeJS.ProcessEnv): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

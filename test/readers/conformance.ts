@@ -98,7 +98,7 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
       '\u0000\u00ff{', '{"type":"session_meta","payload":[]}', '{"type":"response_item","payload":{"type":"function_call_output"}}'];
     const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
     expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
-    for (const [e] of log) expect(['skipped', 'activity', 'meta']).toContain(e);
+    for (const [e] of log) expect(['skipped', 'activity', 'meta', 'record']).toContain(e);
   });
 
   it('reports token usage only with non-negative integer counts', () => {

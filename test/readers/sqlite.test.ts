@@ -1,9 +1,10 @@
 // Reading a harness's SQLite store while the harness writes to it: read-only, never in its way.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { opencode } from '../../src/readers/opencode/reader.js';
@@ -32,36 +33,64 @@ describe('read-only SQLite access', () => {
     db.close();
   });
 
-  it('reads a WAL database nobody has open without creating a -wal or -shm beside it', () => {
+  it('reads a WAL database nobody has open without copying it or creating anything beside it', () => {
     const db = new OpenCodeDb({ wal: true });
     withRows(db, 3);
     db.close();
     const files = readdirSync(dirname(db.path));
     expect(existsSync(`${db.path}-wal`)).toBe(false);
     const before = hash(db.path);
-    expect(count(db.path)).toBe(3);
+    // A copy would be made in the temp folder (os.tmpdir() follows TMPDIR): it must stay empty.
+    const tmp = mkdtempSync(join(tmpdir(), 'cae-tmp-'));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    let during: string[] = [];
+    try {
+      expect(readDatabase(db.path, (d) => {
+        during = readdirSync(tmp);
+        return d.prepare('SELECT count(*) FROM part').pluck().get();
+      })).toBe(3);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(during).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
     expect(readdirSync(dirname(db.path))).toEqual(files);
     expect(hash(db.path)).toBe(before);
   });
 
-  it('waits out a writer\'s exclusive lock (a short busy timeout, then retries) instead of failing the scan', async () => {
+  it('gives up at once on a database another process holds locked, without blocking the event loop', async () => {
     const db = new OpenCodeDb();
     withRows(db, 2);
     db.close();
-    // Another process takes the database for itself for 400 ms (rollback journal: readers must wait).
+    // Another process takes the database for itself (rollback journal: readers cannot read).
     const locker = spawn(process.execPath, ['-e', `
       const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
       const db = new Database(${JSON.stringify(db.path)});
       db.exec('BEGIN EXCLUSIVE');
       console.log('locked');
-      const until = Date.now() + 400; while (Date.now() < until);
-      db.exec('COMMIT');
-    `], { stdio: ['ignore', 'pipe', 'inherit'] });
+      process.stdin.once('data', () => { db.exec('COMMIT'); process.exit(0); });
+    `], { stdio: ['pipe', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => locker.stdout.once('data', () => resolve()));
+    // The old way waited 4 busy timeouts of 200 ms and pauses between them: about a second.
     const started = performance.now();
-    expect(count(db.path)).toBe(2);
-    expect(performance.now() - started).toBeGreaterThan(200);
+    expect(() => count(db.path)).toThrow(/locked|busy/i);
+    expect(performance.now() - started).toBeLessThan(500);
+    locker.stdin.write('go\n');
     await new Promise((resolve) => locker.once('exit', resolve));
+    expect(count(db.path)).toBe(2);
+  });
+
+  it('never opens a database, or its -wal, that is a FIFO (it would block)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cae-fifo-'));
+    execFileSync('mkfifo', [join(dir, 'opencode.db')]);
+    expect(() => count(join(dir, 'opencode.db'))).toThrow(/not a regular file/);
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 1);
+    db.close();
+    execFileSync('mkfifo', [`${db.path}-wal`]);
+    expect(() => count(db.path)).toThrow(/not a regular file/);
   });
 
   // A read-only bind mount in a private mount namespace stands for a `:ro` container mount or

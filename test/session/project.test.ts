@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,13 @@ describe('project label', () => {
     expect(repositoryRoot(join(main, 'packages', 'api'))).toBe(main);
     expect(repositoryRoot(join(wt, 'lib'))).toBe(main);
     expect(repositoryRoot('/nonexistent/demo-app')).toBe('/nonexistent/demo-app');
+  });
+
+  it('does not read a `.git` that is not a regular file (a FIFO would block): it counts as no repository there', () => {
+    const dir = join(root, 'odd', 'repo');
+    mkdirSync(dir, { recursive: true });
+    execFileSync('mkfifo', [join(dir, '.git')]);
+    expect(repositoryRoot(dir)).toBe(dir);
   });
 
   it('is written by name, path, hash or not at all, with aliases', () => {

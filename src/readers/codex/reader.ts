@@ -1,9 +1,10 @@
 // Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
+import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
@@ -152,8 +153,11 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
   }
 }
 
-function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
   const kind = classify(line);
+  // Rollout records carry no id: a record is its thread and its bytes. A rollout read again from
+  // its start (replaced by one with another beginning) counts nothing twice.
+  if (kind !== undefined) ev.record(`${file.sessionId}:${createHash('sha1').update(line).digest('base64')}`);
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
   if (kind === undefined) {
     lineActivity(line, ev);
@@ -223,9 +227,11 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
     case 'token_count': {
       const info = obj(p.info);
       const total = obj(info?.total_token_usage);
-      if (total) {
+      const now = total && usageOf(total);
+      // A damaged total is skipped: kept as the highest total, it would stop all later counting.
+      if (now && !plausibleUsage(now)) ev.skipped('implausible_value');
+      else if (now) {
         // Totals are cumulative for the thread: count what exceeds the highest total counted.
-        const now = usageOf(total);
         const prev = state.total;
         state.total = prev ? maxUsage(prev, now) : now;
         const last = obj(info?.last_token_usage);

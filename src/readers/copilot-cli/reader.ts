@@ -3,7 +3,7 @@
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
-import { addUsage, maxUsage, minusUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
+import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
 import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { readSpan } from './otel.js';
@@ -57,6 +57,12 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
     return readSpan(line, ev, (id) => void (otel.session = id));
   }
   const type = firstTypeOf(line, KNOWN);
+  // Every event has an id (the envelope's is its last `"id"`: it follows the data): a log read
+  // again from its start, or copied into another file, counts nothing twice.
+  if (type !== undefined) {
+    const id = lastString(line, ID);
+    if (id) ev.record(id);
+  }
   // The envelope's timestamp follows its data, which may hold timestamps of its own.
   if (type === 'tool.execution_start') return toolStart(line, state, ev);
   if (type === 'tool.execution_complete') return toolComplete(line, state, ev);
@@ -174,6 +180,8 @@ const OUTPUT_ONLY = ['input', 'cache_read', 'cache_write'] as const;
 
 /** Adds a model's tokens to what this log accounts for, and reports them. */
 function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true, unsaid?: readonly TokenType[]): void {
+  // Added to what the log accounts for, a damaged count would stop the shutdown totals counting.
+  if (!plausibleUsage(u)) return ev.skipped('implausible_value');
   state.counted[model] = addUsage(state.counted[model] ?? ZERO_USAGE, u);
   if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts, undefined, unsaid);
 }
@@ -229,6 +237,11 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     const u = obj(obj(m)?.usage);
     if (!u) continue;
     const total = usageOf(u);
+    // Totals are cumulative: a damaged one, kept as what was counted, would stop later counting.
+    if (!plausibleUsage(total)) {
+      ev.skipped('implausible_value');
+      continue;
+    }
     const before = state.counted[model] ?? ZERO_USAGE;
     state.counted[model] = maxUsage(before, total);
     const delta = minusUsage(total, before);
@@ -236,6 +249,10 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
     if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, num(u.inputTokens) / requests, ts);
     const premium = num(obj(obj(m)?.requests)?.cost);
+    if (!plausibleAmount(premium)) {
+      ev.skipped('implausible_value');
+      continue;
+    }
     const premiumBefore = state.premiumCounted?.[model] ?? 0;
     if (premium > premiumBefore) {
       (state.premiumCounted ??= {})[model] = premium;
@@ -243,7 +260,8 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     }
   }
   const changes = obj(d.codeChanges);
-  if (changes) {
+  if (changes && !(plausibleCount(num(changes.linesAdded)) && plausibleCount(num(changes.linesRemoved)))) ev.skipped('implausible_value');
+  else if (changes) {
     const before = state.linesCounted ?? { added: 0, removed: 0 };
     const now = { added: Math.max(before.added, num(changes.linesAdded)), removed: Math.max(before.removed, num(changes.linesRemoved)) };
     state.linesCounted = now;
@@ -253,6 +271,7 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
   endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
 }
 
+const ID = Buffer.from('"id":"');
 const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
 const TOOL_NAME = Buffer.from('"toolName":"');
 const MCP_SERVER = Buffer.from('"mcpServerName":"');
@@ -266,6 +285,12 @@ function stringAt(line: Buffer, key: Buffer, from = 0): { value: string; end: nu
   const start = at + key.length;
   const end = line.indexOf(34, start);
   return end === -1 ? undefined : { value: line.toString('utf8', start, end), end };
+}
+
+/** The value of the last `"key":"value"` of a line. */
+function lastString(line: Buffer, key: Buffer): string | undefined {
+  const at = line.lastIndexOf(key);
+  return at === -1 ? undefined : stringAt(line, key, at)?.value;
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
-import { maxUsage, minusUsage, type TurnOutcome, type Usage } from '../../session/types.js';
+import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
 import { lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
@@ -205,6 +205,8 @@ function usageOf(t: Json): Usage {
  */
 function usage(t: Json, id: string, model: string, ts: number, state: GeminiState, ev: SessionEvents): void {
   const now = usageOf(t);
+  // Kept as what an answer counted, a damaged count would stop its later copies counting.
+  if (!plausibleUsage(now)) return ev.skipped('implausible_value');
   const counted = state.last?.id === id ? state.last.counted : undefined;
   const delta = counted ? minusUsage(now, counted) : ev.firstTime(`tokens:${key(state)}:${id}`) ? now : undefined;
   state.last = { id, counted: counted ? maxUsage(counted, now) : now };

@@ -1,0 +1,103 @@
+// What a harness's folders may hold besides what the harness writes there: FIFOs where files are
+// expected (a read would block the whole process), a database another process holds locked.
+
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { envFor, FIXTURES, listening, run, sum, tempDir } from '../helpers/run.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+
+/**
+ * The fixture home with a FIFO at every place a path comes from a harness: Gemini's
+ * `.project_root`, the `.git` in a transcript's working directory, OpenCode's database.
+ */
+function fifoHome(): string {
+  const home = tempDir();
+  cpSync(join(FIXTURES, 'home'), home, { recursive: true });
+  const marker = join(home, '.gemini/tmp/demo-app/.project_root');
+  rmSync(marker);
+  mkfifo(marker);
+  const db = join(home, '.local/share/opencode/opencode.db');
+  rmSync(db);
+  mkfifo(db);
+  const work = join(home, 'work');
+  mkdirSync(work);
+  mkfifo(join(work, '.git'));
+  const dir = join(home, '.claude/projects/-work');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'fifo-cwd.jsonl'), `${JSON.stringify({
+    type: 'assistant', timestamp: '2026-11-30T10:00:01.000Z', cwd: work, sessionId: 'fifo-cwd',
+    message: { id: 'msg_fifo', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 7, output_tokens: 1 } },
+  })}\n`);
+  return home;
+}
+
+describe('a FIFO where a harness keeps a file', () => {
+  it('does not block `once`: it exits with every other file read', () => {
+    const r = run(['once', '--state-dir', tempDir()], envFor(fifoHome()));
+    expect(r.status).toBe(0);
+    expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' })).toBe(7);
+    expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'gemini-cli' })).toBeGreaterThan(0);
+    expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'kilo' })).toBeGreaterThan(0);
+    expect(sum(r.stdout, 'coding_agent_exporter_collector_success', { collector: 'gemini-cli' })).toBe(1);
+  }, 30_000);
+
+  it('does not block `serve`: /metrics answers', async () => {
+    const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()], envFor(fifoHome()));
+    children.push(child);
+    const base = await url;
+    // The first scan meets every FIFO; the endpoint answers during and after it.
+    let text = '';
+    for (let i = 0; i < 50 && !text.includes('harness="claude-code"'); i++) {
+      text = await (await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' })).toBe(7);
+  }, 30_000);
+});
+
+describe('a database another process holds locked', () => {
+  it('does not stall /metrics: the read gives up at once, fails the collector, and reads it once the lock is gone', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'captures/opencode/tool'), home, { recursive: true });
+    const path = join(home, '.local/share/opencode/opencode.db');
+    // A rollback journal: an exclusive lock keeps every reader out (WAL would let them read).
+    const db = new Database(path);
+    db.pragma('journal_mode = DELETE');
+    db.exec('BEGIN EXCLUSIVE');
+    try {
+      const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '1'], envFor(home));
+      children.push(child);
+      const base = await url;
+      // The old reader waited about a second per scan on the event loop (busy timeouts and
+      // Atomics.wait), every rescan: scrapes queued behind it.
+      const slowest = { ms: 0 };
+      let text = '';
+      for (let i = 0; i < 15; i++) {
+        const started = performance.now();
+        text = await (await fetch(`${base}/metrics`)).text();
+        slowest.ms = Math.max(slowest.ms, performance.now() - started);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(slowest.ms).toBeLessThan(500);
+      expect(sum(text, 'coding_agent_exporter_collector_success', { collector: 'opencode' })).toBe(0);
+      db.exec('COMMIT');
+      for (let i = 0; i < 50 && sum(text, 'coding_agent_exporter_collector_success', { collector: 'opencode' }) !== 1; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        text = await (await fetch(`${base}/metrics`)).text();
+      }
+      expect(sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' })).toBeGreaterThan(0);
+    } finally {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.close();
+    }
+  }, 60_000);
+});

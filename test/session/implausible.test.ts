@@ -1,0 +1,75 @@
+// Counts no record can mean: skipped and counted as `implausible_value`, never added (one 1e308
+// held tokens_total and cost_usd_total at +Inf for ever, also after a restart).
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Collector } from '../../src/collectors/collector.js';
+import { createLogger } from '../../src/log.js';
+import { createPriceTable } from '../../src/pricing/prices.js';
+import { claudeCode } from '../../src/readers/claude-code/reader.js';
+import { codex } from '../../src/readers/codex/reader.js';
+import type { Reader } from '../../src/readers/reader.js';
+import { SessionStore } from '../../src/session/store.js';
+import { StateDb } from '../../src/state/db.js';
+import { tempDir } from '../helpers/run.js';
+
+const ts = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
+
+function setup(name: 'claude-code' | 'codex', stateDir = tempDir()) {
+  const root = tempDir();
+  const db = new StateDb(stateDir);
+  const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const collector = new Collector(name, (name === 'codex' ? codex : claudeCode) as Reader<unknown>, [root], store, db, createLogger('error'));
+  const sum = (metric: string, type?: string) => [...store.counters.values()]
+    .filter((c) => c.metric === metric && (type === undefined || c.labels.token_type === type)).reduce((a, c) => a + c.value, 0);
+  return { root, db, store, collector, sum, stateDir };
+}
+
+const answer = (id: string, usage: Record<string, unknown>, s = 1) => `${JSON.stringify({ type: 'assistant', timestamp: ts(s), cwd: '/src/app',
+  message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage } })}\n`;
+
+describe('implausible token counts', () => {
+  it('skips a record whose count is huge or not whole, counts it, and keeps counting the others', async () => {
+    const t = setup('claude-code');
+    const dir = join(t.root, 'projects', '-src-app');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 's1.jsonl'), answer('m1', { input_tokens: 1e308, output_tokens: 1 })
+      + answer('m2', { input_tokens: 1.23e29, output_tokens: 1 }, 2)
+      + answer('m3', { input_tokens: 2 ** 40, output_tokens: 1 }, 3)
+      + answer('m4', { input_tokens: 1.5, output_tokens: 1 }, 4)
+      + answer('m5', { input_tokens: 10, output_tokens: 2 }, 5)
+      + answer('m6', { input_tokens: '20', output_tokens: '3' }, 6));
+    await t.collector.scan();
+    expect(t.collector.stats.skipped.get('implausible_value')).toBe(4);
+    expect(t.sum('tokens', 'input')).toBe(30); // strings of digits are read as numbers
+    expect(t.sum('tokens', 'output')).toBe(5);
+    for (const c of t.store.counters.values()) expect(Number.isFinite(c.value)).toBe(true);
+    expect(t.sum('cost')).toBeGreaterThan(0);
+    expect(t.sum('cost')).toBeLessThan(1);
+  });
+
+  it('a Codex cumulative total of 1e308 does not stop later counting in its thread', async () => {
+    const t = setup('codex');
+    const day = join(t.root, 'sessions', '2026', '11', '30');
+    mkdirSync(day, { recursive: true });
+    const line = (s: number, o: object) => `${JSON.stringify({ timestamp: ts(s), ...o })}\n`;
+    const total = (s: number, input: number, output: number) => line(s, { type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, output_tokens: output } } } });
+    writeFileSync(join(day, 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl'),
+      line(0, { type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } }) + total(1, 100, 10) + total(2, 1e308, 20) + total(3, 300, 30));
+    await t.collector.scan();
+    expect(t.collector.stats.skipped.get('implausible_value')).toBe(1);
+    expect(t.sum('tokens', 'input')).toBe(300);
+    expect(t.sum('tokens', 'output')).toBe(30);
+  });
+
+  it('a counter stored as +Inf by an older version starts over instead of staying +Inf', () => {
+    const stateDir = tempDir();
+    const db = new StateDb(stateDir);
+    db.commit({ files: [], removedFiles: [], sessions: [], kv: [], seen: [], counters: [
+      { key: 'tokens\0claude-code\0app\0m\0input', metric: 'tokens', labels: JSON.stringify({ harness: 'claude-code', project: 'app', model: 'm', token_type: 'input' }), value: Infinity },
+    ] });
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    expect([...store.counters.values()].map((c) => c.value)).toEqual([0]);
+  });
+});

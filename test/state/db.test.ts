@@ -1,0 +1,75 @@
+// The state database is the only memory of what was counted: it is created private, an older one
+// is upgraded, and one that cannot be used stops start-up instead of being replaced in silence.
+
+import Database from 'better-sqlite3';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { StateDb } from '../../src/state/db.js';
+import { envFor, FIXTURES, run, tempDir } from '../helpers/run.js';
+
+const row = { path: '/h/a.jsonl', collector: 'c', ino: 1, size: 10, mtimeMs: 1, offset: 10, state: '{}' };
+
+describe('state database', () => {
+  it('is created readable by its owner only, its -wal too', () => {
+    const dir = tempDir();
+    const db = new StateDb(dir);
+    db.commit({ files: [row], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] });
+    expect(statSync(join(dir, 'state.db')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'state.db-wal')).mode & 0o777).toBe(0o600);
+    db.close();
+  });
+
+  it('upgrades the schema written before versions, keeping its rows', () => {
+    const dir = tempDir();
+    const old = new Database(join(dir, 'state.db'));
+    old.exec(`CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
+        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER);
+      CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+      CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
+      CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO files VALUES ('/h/a.jsonl', 'c', 1, 10, 1, 10, '{}', NULL, NULL);`);
+    old.close();
+    const db = new StateDb(dir);
+    expect(db.files('c')).toMatchObject([{ path: '/h/a.jsonl', offset: 10 }]);
+    db.commit({ files: [{ ...row, goneMs: 5 }], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] });
+    expect(db.files('c')[0]!.goneMs).toBe(5);
+    db.close();
+  });
+
+  const refusals: [string, (path: string) => void, RegExp][] = [
+    ['empty (0 bytes)', (p) => writeFileSync(p, ''), /is empty \(0 bytes\)/],
+    ['not a database', (p) => writeFileSync(p, Buffer.alloc(8192, 7)), /cannot be read/],
+    ['of another schema', (p) => {
+      const other = new Database(p);
+      other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+      other.close();
+    }, /not a state database of this exporter/],
+    ['of a newer version', (p) => {
+      new StateDb(join(p, '..')).close();
+      const db = new Database(p);
+      db.pragma('user_version = 99');
+      db.close();
+    }, /newer version/],
+  ];
+  it.each(refusals)('that is %s stops start-up, naming the file and --reset-state; --reset-state starts over', (_name, make, message) => {
+    const stateDir = tempDir();
+    const path = join(stateDir, 'state.db');
+    make(path);
+    const before = readFileSync(path);
+    expect(() => new StateDb(stateDir)).toThrow(message);
+    const env = envFor(join(FIXTURES, 'home'));
+    const r = run(['once', '--state-dir', stateDir], env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(path);
+    expect(r.stderr).toContain('--reset-state');
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(readFileSync(path)).toEqual(before); // never replaced in silence
+    const reset = run(['once', '--state-dir', stateDir, '--reset-state'], env);
+    expect(reset.status).toBe(0);
+    expect(reset.stdout).toContain('coding_agent_tokens_total');
+    expect(run(['once', '--state-dir', stateDir], env).status).toBe(0);
+    expect(existsSync(`${path}.new`)).toBe(false);
+  }, 60_000);
+});
