@@ -57,10 +57,10 @@ export function schema() {
       max: { doc: 'Distinct projects exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV_PREFIX}PROJECT_MAX` },
     },
     model: {
-      max: { doc: 'Distinct model label values per harness exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV}MODEL_MAX` },
+      max: { doc: 'Distinct model label values per harness exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV_PREFIX}MODEL_MAX` },
     },
     tool: {
-      max: { doc: 'Distinct tool label values (tools and MCP servers) per harness exported at most; the rest fold into "other".', format: 'nat', default: 100, env: `${ENV}TOOL_MAX` },
+      max: { doc: 'Distinct tool label values (tools and MCP servers) per harness exported at most; the rest fold into "other".', format: 'nat', default: 100, env: `${ENV_PREFIX}TOOL_MAX` },
     },
     sessions: {
       activeWindowSeconds: {
