@@ -78,6 +78,14 @@ export class Fields {
     return this.get(key) !== undefined;
   }
 
+  /** What kind of JSON value a member is (from its first byte, nothing decoded); undefined when absent. */
+  kind(key: string): 'string' | 'number' | 'object' | 'array' | 'boolean' | 'null' | undefined {
+    const m = this.get(key);
+    if (!m) return undefined;
+    const c = this.line[m.start];
+    return c === 34 ? 'string' : c === 123 ? 'object' : c === 91 ? 'array' : c === 110 ? 'null' : c === 116 || c === 102 ? 'boolean' : 'number';
+  }
+
   /** A string member, decoded; undefined when absent or not a string. */
   text(key: string): string | undefined {
     const m = this.get(key);
