@@ -42,7 +42,7 @@ export const work = mkdtempSync(join(tmpdir(), 'cae-bench-'));
 process.once('exit', () => rmSync(work, { recursive: true, force: true }));
 
 // Shared machines are noisy: each cold scan runs this many times, alternating, and the fastest counts.
-const COLD_RUNS = 3;
+export const COLD_RUNS = 3;
 
 /** The baseline (`child.js` arguments) and the exporter's cold scan of `home`, alternating. */
 export function coldScans(baseline: string[], home: string): { baseRuns: ChildRun[]; coldRuns: ChildRun[] } {
