@@ -1,6 +1,6 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
@@ -11,7 +11,6 @@ import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { otlpReader } from './metrics/otlp.js';
 import { SnapshotProducer } from './metrics/producer.js';
 import { prometheusExporter } from './metrics/prometheus.js';
 import { startServer } from './metrics/server.js';
@@ -20,6 +19,9 @@ import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
 import { VERSION } from './version.js';
+
+// At most one read per collector per this window while its files keep changing.
+const READ_WINDOW_MS = 100;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -77,6 +79,8 @@ export class Agent {
     const readers: MetricReader[] = [exporter];
     const { otlp } = this.config;
     if (otlp.endpoint) {
+      // Loaded only when used: the OTLP exporters are most of the modules the exporter could load.
+      const { otlpReader } = await import('./metrics/otlp.js');
       readers.push(otlpReader(producer, {
         endpoint: otlp.endpoint, protocol: otlp.protocol, headers: otlp.headers,
         intervalMs: otlp.intervalSeconds * 1000, temporality: otlp.temporality,
@@ -100,9 +104,10 @@ export class Agent {
     const bound = typeof address === 'object' && address ? address.port : port;
     this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath });
 
+    // Watching starts first, so that nothing written during the first scan waits for a rescan.
+    if (this.config.watch) this.startWatching((await import('chokidar')).watch);
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
-    if (this.config.watch) this.startWatching();
     this.timer = setInterval(() => {
       this.watchNewFolders?.();
       void this.scanAll();
@@ -118,22 +123,26 @@ export class Agent {
    * them), and reads a collector again when something changed there. A folder that does not
    * exist yet (a harness installed later) is watched from the rescan that finds it.
    */
-  private startWatching(): void {
+  private startWatching(watch: typeof import('chokidar').watch): void {
     const collectors = [...this.collectors.values()];
     const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
     const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
+    let lastRead = -Infinity;
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
       pending.add(c);
-      // Bursts of appends (a streamed answer) become one read.
+      // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
+      // waits for the end of the window and is read in one go, so that a scan of every file
+      // runs at most once a window however fast lines arrive.
       timer ??= setTimeout(() => {
         timer = undefined;
+        lastRead = performance.now();
         const todo = [...pending];
         pending.clear();
         for (const t of todo) void t.scan();
-      }, 100);
+      }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
     const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
@@ -151,6 +160,8 @@ export class Agent {
     this.watchNewFolders();
     deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
     shallow.on('all', (_event, path) => changed(files.find((r) => r.path === path)?.c));
+    // A watcher sees changes only once it has listed its folders: what changed before is read now.
+    for (const w of this.watchers) w.once('ready', () => collectors.forEach(changed));
     for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 
