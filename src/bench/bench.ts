@@ -196,7 +196,7 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
           latency = performance.now() - appended;
           break;
         }
-        await sleep(20);
+        await sleep(5);
       }
       latencies.push(latency);
       await sleep(300);
