@@ -71,9 +71,9 @@ check('exporter in-process', corpus.expected, totalsOf(agent.families()));
 row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
 
 const rescan = await noChangeRescan(agent);
-const perThousand = (rescan / files.length) * 1000;
-row('no-change rescan (median of 11)', `${rescan.toFixed(1)} ms = ${perThousand.toFixed(1)} ms per 1,000 files`,
-  '< 20 ms / 1,000', perThousand < 20);
+const perThousand = (ms: number) => (ms / files.length) * 1000;
+row('no-change rescan (median of 11, collector_duration_seconds summed)', `${rescan.ms.toFixed(1)} ms = ${perThousand(rescan.ms).toFixed(1)} ms per 1,000 files `
+  + `(CPU ${perThousand(rescan.cpuMs).toFixed(1)} ms per 1,000)`, '<= 10 ms / 1,000', perThousand(rescan.ms) <= 10);
 await agent.stop();
 
 gc();
@@ -82,7 +82,7 @@ agent = newAgent(state, corpus.home);
 await agent.scanAll();
 const restart = performance.now() - t;
 check('after warm restart', corpus.expected, totalsOf(agent.families()));
-row('warm restart from the state database (construct + scan)', `${restart.toFixed(0)} ms`, '< 1 s', restart < 1000);
+row('warm restart from the state database (construct + scan)', `${restart.toFixed(0)} ms`, '<= 250 ms', restart <= 250);
 await agent.stop();
 
 // --- append latency through the real binary ---------------------------------------------------
@@ -91,7 +91,7 @@ const ok = latencies.filter((l) => Number.isFinite(l));
 const allSeen = ok.length === latencies.length;
 row(`append visible in /metrics (${latencies.length} appends)`,
   allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
-  '< 1 s', allSeen && Math.max(...ok) < 1000);
+  'median <= 40 ms', allSeen && median(ok) <= 40);
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
 if (peerSizes.length > 0 && !canTime()) row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);
