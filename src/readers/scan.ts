@@ -22,7 +22,10 @@ interface Member {
   items?: Fields[];
 }
 
-/** A shape prepared for matching keys on their bytes, so that keys not asked for cost no string. */
+/**
+ * A shape prepared for matching keys on their bytes, so that keys not asked for cost no string.
+ * Keys are matched as written (no harness escapes the letters of a key).
+ */
 class Compiled {
   readonly keys: string[];
   readonly wants: (true | Shape)[];
@@ -163,9 +166,9 @@ function skipSpace(b: Buffer, i: number): number {
   return i;
 }
 
-// A string is scanned byte by byte for this many bytes, then searched with `indexOf`, which costs
-// a fixed ~200 ns a call but then runs natively; after an escaped quote (text holding quotes,
-// such as code, holds many close together) byte by byte again.
+// A string is scanned byte by byte for this many bytes, then searched with `indexOf`, whose call
+// costs as much as comparing a few bytes here but then runs natively; after an escaped quote
+// (text holding quotes, such as code, holds many close together) byte by byte again.
 const BYTEWISE = 16;
 
 /** The end (after the closing quote) of the string whose opening quote is at `i`; -1 if cut. */
