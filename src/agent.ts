@@ -1,6 +1,6 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,9 @@ import { VERSION } from './version.js';
 // How often time-based values are brought up to date in the served exposition: the process's
 // own metrics, and session statuses that change with time alone (done → idle, stale).
 const TICK_MS = 5_000;
+
+// At most one read per collector per this window while its files keep changing.
+const READ_WINDOW_MS = 100;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -108,7 +111,7 @@ export class Agent {
     const readers: MetricReader[] = [];
     if (this.otlp) {
       const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
-      readers.push(otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
+      readers.push(await otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
       this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
     this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });
@@ -134,10 +137,11 @@ export class Agent {
     this.tick = setInterval(sample, TICK_MS);
     this.tick.unref();
 
+    // Watching starts first, so that nothing written during the first scan waits for a rescan.
+    if (this.config.watch) this.startWatching((await import('chokidar')).watch);
     await this.scanAll();
     this.ready = true;
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
-    if (this.config.watch) this.startWatching();
     this.timer = setInterval(() => {
       this.watchNewFolders?.();
       void this.scanAll();
@@ -164,22 +168,26 @@ export class Agent {
    * them), and reads a collector again when something changed there. A folder that does not
    * exist yet (a harness installed later) is watched from the rescan that finds it.
    */
-  private startWatching(): void {
+  private startWatching(watch: typeof import('chokidar').watch): void {
     const collectors = [...this.collectors.values()];
     const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
     const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
+    let lastRead = -Infinity;
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
       pending.add(c);
-      // Bursts of appends (a streamed answer) become one read.
+      // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
+      // waits for the end of the window and is read in one go, so that a scan of every file
+      // runs at most once a window however fast lines arrive.
       timer ??= setTimeout(() => {
         timer = undefined;
+        lastRead = performance.now();
         const todo = [...pending];
         pending.clear();
         for (const t of todo) void this.scan(t);
-      }, 100);
+      }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
     const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
@@ -197,6 +205,8 @@ export class Agent {
     this.watchNewFolders();
     deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
     shallow.on('all', (_event, path) => changed(files.find((r) => r.path === path)?.c));
+    // A watcher sees changes only once it has listed its folders: what changed before is read now.
+    for (const w of this.watchers) w.once('ready', () => collectors.forEach(changed));
     for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 

@@ -47,7 +47,7 @@ const state = join(work, 'state');
 const agent = newAgent(state, corpus.home);
 await agent.scanAll();
 const rescan = await noChangeRescan(agent);
-row('no-change rescan (median of 11)', `${rescan.toFixed(2)} ms`, '< 5 ms', rescan < 5);
+row('no-change rescan (median of 11)', `${rescan.ms.toFixed(2)} ms`, '< 5 ms', rescan.ms < 5);
 
 // OpenCode running: WAL mode, a new model call in the session with the most recent rows.
 const writer = new Database(corpus.db);

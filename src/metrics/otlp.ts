@@ -3,10 +3,6 @@
 // tools (README: "Which OTLP setting wins"); a failed push is logged and counted, never silent.
 
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import { OTLPMetricExporter as GrpcExporter } from '@opentelemetry/exporter-metrics-otlp-grpc';
-import { OTLPMetricExporter as HttpJsonExporter } from '@opentelemetry/exporter-metrics-otlp-http';
-import { OTLPMetricExporter as HttpProtoExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
-import { createEmptyMetadata } from '@opentelemetry/otlp-grpc-exporter-base';
 import {
   AggregationTemporality,
   DataPointType,
@@ -232,19 +228,28 @@ function counted(inner: PushMetricExporter, log: ExportLog): PushMetricExporter 
   };
 }
 
-function exporterFor(opts: OtlpOptions): PushMetricExporter {
+/**
+ * The protocol's exporter, loaded only when a push is configured: the exporters are most of the
+ * modules the process could load, and `once` or a scrape-only exporter needs none of them.
+ */
+async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
   if (opts.protocol === 'grpc') {
+    const [{ OTLPMetricExporter }, { createEmptyMetadata }] = await Promise.all([
+      import('@opentelemetry/exporter-metrics-otlp-grpc'), import('@opentelemetry/otlp-grpc-exporter-base'),
+    ]);
     const metadata = createEmptyMetadata();
     for (const [k, v] of Object.entries(opts.headers)) metadata.set(k, v);
-    return new GrpcExporter({ url: opts.url, metadata });
+    return new OTLPMetricExporter({ url: opts.url, metadata });
   }
   const config = { url: opts.url, headers: opts.headers };
-  return opts.protocol === 'http/json' ? new HttpJsonExporter(config) : new HttpProtoExporter(config);
+  return opts.protocol === 'http/json'
+    ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config)
+    : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
 }
 
-export function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog): PeriodicExportingMetricReader {
+export async function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog): Promise<PeriodicExportingMetricReader> {
   return new PeriodicExportingMetricReader({
-    exporter: counted(exporterFor(opts), log),
+    exporter: counted(await exporterFor(opts), log),
     exportIntervalMillis: opts.intervalMs,
     exportTimeoutMillis: Math.min(opts.intervalMs, 30_000),
     metricProducers: [opts.temporality === 'delta' ? new DeltaProducer(producer) : producer],

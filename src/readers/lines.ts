@@ -23,9 +23,8 @@ export interface ReadResult {
 
 /**
  * Calls `onLine` for every complete line from `offset` on (without the newline). The line is a
- * view into a reused buffer, valid only during the call. Callers look for structural markers in
- * the raw bytes before decoding anything: a marker such as `"type":"assistant"` cannot occur
- * inside a JSON string value, where quotes are escaped.
+ * view into a reused buffer, valid only during the call: readers read it with the shared scanner
+ * (scan.ts), which decodes only the fields they ask for.
  */
 export function readLines(
   path: string,

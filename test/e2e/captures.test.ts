@@ -1,9 +1,10 @@
 // Every capture of a real CLI, read by the real binary (`once`), against the capture's known truth.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pythonJsonLines } from '../helpers/json.js';
 import { envFor, FIXTURES, run, samples, sum, tempDir } from '../helpers/run.js';
 
 interface Expected {
@@ -61,6 +62,27 @@ describe('a database named by the environment', () => {
     expect(r.status).toBe(0);
     expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'input' })).toBe(845);
     expect(sum(r.stdout, 'coding_agent_exporter_files', { collector: 'opencode' })).toBe(1);
+  });
+});
+
+describe('JSON written with spaces', () => {
+  // Every JSONL file of a capture respelled as Python's json.dumps writes it: the binary must export
+  // exactly what it exports for the compact original.
+  it.each(['claude-code/tool', 'codex/tool', 'qwen-code/tool', 'copilot-cli/tool', 'gemini-cli/tool'])('%s', (capture) => {
+    const spaced = tempDir();
+    cpSync(join(root, capture), spaced, { recursive: true });
+    for (const e of readdirSync(spaced, { recursive: true, withFileTypes: true })) {
+      const path = join(e.parentPath, e.name);
+      if (e.isFile() && e.name.endsWith('.jsonl')) writeFileSync(path, pythonJsonLines(readFileSync(path, 'utf8')));
+    }
+    const series = (home: string) => {
+      const r = run(['once', '--state-dir', tempDir()], envFor(home));
+      expect(r.status).toBe(0);
+      return samples(r.stdout).filter((x) => !x.name.startsWith('coding_agent_exporter_'));
+    };
+    const compact = series(join(root, capture));
+    expect(compact.some((x) => x.name === 'coding_agent_tokens_total' && x.value > 0)).toBe(true);
+    expect(series(spaced)).toEqual(compact);
   });
 });
 

@@ -1,8 +1,12 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder } from '../helpers/events.js';
+import { pythonJsonLines } from '../helpers/json.js';
+import { FIXTURES } from '../helpers/run.js';
 
 const main: SessionFile = { path: '/h/.claude/projects/-src-app/s1.jsonl', sessionId: 's1' };
 const sub: SessionFile = { path: '/h/.claude/projects/-src-app/s1/subagents/agent-a1.jsonl', sessionId: 's1' };
@@ -150,5 +154,31 @@ describe('Claude Code reader', () => {
       message: { id: 'x', model: '<synthetic>', content: [{ type: 'text', text: 'API Error' }], usage: { input_tokens: 0, output_tokens: 0 } } })]);
     expect(r.log).toContainEqual(['turnEnded', 'failed', Date.parse(ts(9))]);
     expect(r.log.filter(([e]) => e === 'usage')).toEqual([]);
+  });
+});
+
+describe('Claude Code reader, bad and unusual lines', () => {
+  it('counts every line it cannot use, by reason', () => {
+    const bad = ['\u0000\u0000\u0000\u0000', '\u00ff\u00fe\u0001binary', '{}', 'null', '42', '"text"', '[1,2]', '{"type":"assistant"', '{"type":"user"} x',
+      '{"type":"assistant","message":{"model":"m","usage":{}}, }', '{"timestamp":"2026-11-30T10:00:00Z"}'];
+    const r = read(main, bad);
+    expect(r.log.filter(([e]) => e === 'skipped').map(([, reason]) => reason)).toEqual(['parse_error', 'parse_error', 'unknown_shape',
+      'parse_error', 'parse_error', 'parse_error', 'parse_error', 'parse_error', 'parse_error', 'parse_error', 'unknown_shape']);
+  });
+
+  it('reads JSON written with spaces (as Python writes it) exactly as compact JSON', () => {
+    const files = readdirSync(join(FIXTURES, 'captures'), { recursive: true, encoding: 'utf8' })
+      .filter((p) => p.startsWith('claude-code') && p.endsWith('.jsonl')).map((p) => join(FIXTURES, 'captures', p));
+    expect(files.length).toBeGreaterThan(3);
+    let usages = 0;
+    for (const path of files) {
+      const text = readFileSync(path, 'utf8');
+      const file = { path, sessionId: 's' };
+      const compact = read(file, text.split('\n').filter(Boolean));
+      const spaced = read(file, pythonJsonLines(text).split('\n').filter(Boolean));
+      expect(spaced.log).toEqual(compact.log);
+      usages += compact.log.filter(([e]) => e === 'usage').length;
+    }
+    expect(usages).toBeGreaterThan(3);
   });
 });

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
 import { recorder } from '../helpers/events.js';
+import { pythonJsonLines } from '../helpers/json.js';
 import { tempDir } from '../helpers/run.js';
 
 function readAll<S>(reader: LineReader<S>, file: SessionFile, lines: Buffer[], state = reader.initialState(file)) {
@@ -99,6 +100,24 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
     const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
     expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
     for (const [e] of log) expect(['skipped', 'activity', 'meta', 'record']).toContain(e);
+  });
+
+  it('counts every line that is not a JSON object with a type, each once', () => {
+    const bad = ['\u0000\u0000\u0000\u0000', '\u00ff\u00fe\u0001\u0002', '{}', 'null', '42', '"text"', 'true', '[]', '{"type":"x"', '{"type":"x"} {}'];
+    for (const line of bad) {
+      const { log } = readAll(reader, files[0]!, [Buffer.from(line)]);
+      expect([line, log.filter(([e]) => e === 'skipped').length]).toEqual([line, 1]);
+    }
+  });
+
+  it('reads JSON written with spaces and escapes (as Python\'s json.dumps writes it) exactly as compact JSON', () => {
+    for (const f of files.filter((f) => !f.document)) {
+      const text = readFileSync(f.path, 'utf8');
+      const spaced = pythonJsonLines(text).split('\n').filter(Boolean).map((l) => Buffer.from(l));
+      // A record's identity may be its bytes (Codex's have no id): other bytes are another record.
+      const read = (lines: Buffer[]) => readAll(reader, f, lines).log.filter(([e]) => e !== 'record');
+      expect(read(spaced)).toEqual(read(linesOf(f.path)));
+    }
   });
 
   it('reports token usage only with non-negative integer counts', () => {

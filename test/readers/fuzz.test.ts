@@ -78,12 +78,7 @@ function expectFinite(store: SessionStore, stats: Map<string, Collector<unknown>
   expect(families.flatMap((f) => f.points.filter((p) => !Number.isFinite(p.value)).map((p) => `${f.def.name}${JSON.stringify(p.labels)}`))).toEqual([]);
 }
 
-/**
- * Records that can be nothing but bad: each must be counted as skipped. Claude Code, Codex and
- * Qwen Code drop these without counting them (issue 9 item 8, being fixed with their forward
- * scanners): they are held to everything else here.
- */
-const UNCOUNTED_GARBAGE = new Set(['claude-code', 'codex', 'qwen-code']);
+/** Records that can be nothing but bad: each must be counted as skipped. */
 const GARBAGE = ['not json', '{"half": ', '\u0000\u0000\u0000\u0000', '\u00ff\u00fe{', '}{'];
 
 describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader) => {
@@ -133,9 +128,7 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       .map((b) => b.subarray(0, b.indexOf(10) === -1 ? b.length : b.indexOf(10)))
       .filter((b) => b.length > 0);
     const { skips } = feed(input);
-    if (!UNCOUNTED_GARBAGE.has(harness)) {
-      expect(input.filter((_, i) => skips[i] === 0).map((b) => b.toString('latin1').slice(0, 80))).toEqual([]);
-    }
+    expect(input.filter((_, i) => skips[i] === 0).map((b) => b.toString('latin1').slice(0, 80))).toEqual([]);
   });
 
   it('cut lines: no throw, nothing infinite', () => {

@@ -178,13 +178,13 @@ describe('Qwen Code tools', () => {
 });
 
 describe('Qwen Code records', () => {
-  it('counts a compaction once, and skips records it does not need without decoding them', () => {
+  it('counts a compaction once, passes over records it does not need, and counts a cut one as unreadable', () => {
     const compression = rec(1, 'system', { subtype: 'chat_compression', systemPayload: { info: { originalTokenCount: 9, newTokenCount: 3 } } });
     const skipped = [rec(2, 'system', { subtype: 'attribution_snapshot', systemPayload: 'not an object' }),
       uiEvent(3, { 'event.name': 'qwen-code.tool_call', function_name: 'x' }), '{"type":"system","subtype":"ui_telemetry","x":'];
     const r = read([compression, compression, ...skipped]);
     expect(events(r.log, 'compaction')).toHaveLength(1);
-    expect(r.log.filter(([e]) => e !== 'activity' && e !== 'compaction')).toEqual([]);
+    expect(r.log.filter(([e]) => e !== 'activity' && e !== 'compaction')).toEqual([['skipped', 'parse_error']]);
   });
 
   it('reads the working directory from the records, not from the lossy folder name', () => {

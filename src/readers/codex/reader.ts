@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
-import { parseJson } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 
 export interface CodexState {
   model?: string;
@@ -24,32 +24,40 @@ export interface CodexState {
   parent?: string;
 }
 
-// Records worth decoding, by record type, then payload type, then (for item_completed) item
-// type; everything else (messages, reasoning, world state) is skipped on its bytes.
+// Records worth reading, by record type, then payload type, then (for item_completed) item
+// type; of everything else (messages, reasoning, world state) only the time is read.
 const EVENTS = new Set(['token_count', 'task_started', 'task_complete', 'turn_aborted', 'user_message', 'item_completed',
   'patch_apply_end', 'mcp_tool_call_end', 'context_compacted', 'error']);
 const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted', 'error', 'user_message', 'item_completed']);
 const ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output',
   'custom_tool_call_output']);
 
-/**
- * What a line is, from its first `"type"` keys (the record's, then its payload's, then an item's),
- * or undefined for lines not worth decoding.
- */
-function classify(line: Buffer): string | undefined {
-  const record = nextType(line, 0);
-  switch (record?.value) {
+// What is read of a record, whatever its type: the large parts (base instructions, messages,
+// reasoning, tool output) are passed over unread.
+const RECORD: Shape = {
+  timestamp: true,
+  type: true,
+  payload: {
+    type: true, model: true, cwd: true, git: true, source: true, forked_from_id: true, item: { type: true },
+    name: true, arguments: true, call_id: true, id: true, output: true,
+    info: true, rate_limits: true, error: true, changes: true, success: true, result: true,
+  },
+};
+
+/** What a record is (its type, or its payload's or item's type), or undefined when it is not worth reading. */
+function classify(type: string, p: Fields | undefined): string | undefined {
+  switch (type) {
     case 'session_meta':
     case 'turn_context':
-      return record.value;
+      return type;
     case 'response_item': {
-      const item = nextType(line, record.end)?.value;
+      const item = p?.text('type');
       return item !== undefined && ITEMS.has(item) ? item : undefined;
     }
     case 'event_msg': {
-      const payload = nextType(line, record.end);
-      if (payload?.value === 'item_completed') return nextType(line, payload.end)?.value === 'UserMessage' ? payload.value : undefined;
-      return payload && EVENTS.has(payload.value) ? payload.value : undefined;
+      const event = p?.text('type');
+      if (event === 'item_completed') return p?.object('item')?.text('type') === 'UserMessage' ? event : undefined;
+      return event !== undefined && EVENTS.has(event) ? event : undefined;
     }
     default:
       return undefined;
@@ -97,39 +105,38 @@ function classifyTool(name: string, args: string): ToolCall {
   return call;
 }
 
-const CALL_ID = Buffer.from('"call_id":"');
 // How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).
 const EXIT = ['Process exited with code ', 'Exit code: ', '\\"exit_code\\":', '"exit_code":'].map((m) => Buffer.from(m));
 
-/** The exit code a tool output reports, read from its bytes; 0 when it reports none. */
-function exitCode(line: Buffer, from: number): number {
+/** The exit code a tool output (its bytes from `from` to `to`) reports; 0 when it reports none. */
+function exitCode(line: Buffer, from: number, to: number): number {
+  const output = line.subarray(from, to);
   for (const marker of EXIT) {
-    const at = line.indexOf(marker, from);
+    const at = output.indexOf(marker);
     if (at === -1) continue;
     let i = at + marker.length;
-    while (line[i] === 32) i++;
-    let j = i + (line[i] === 45 ? 1 : 0);
-    while (line[j]! >= 48 && line[j]! <= 57) j++;
-    return Number(line.toString('latin1', i, j)) || 0;
+    while (output[i] === 32) i++;
+    let j = i + (output[i] === 45 ? 1 : 0);
+    while (output[j]! >= 48 && output[j]! <= 57) j++;
+    return Number(output.toString('latin1', i, j)) || 0;
   }
   return 0;
 }
 
 /**
- * A tool's output (`function_call_output`, `custom_tool_call_output`), read from its bytes: which
- * call it answers and whether it failed. Outputs are large and only these two facts count.
+ * A tool's output (`function_call_output`, `custom_tool_call_output`): which call it answers and
+ * whether it failed. Outputs are large and only these two facts count.
  */
-function toolOutput(line: Buffer, state: CodexState, ev: SessionEvents): void {
-  const ts = lineActivity(line, ev);
+function toolOutput(p: Fields, line: Buffer, ts: number | undefined, state: CodexState, ev: SessionEvents): void {
+  if (ts !== undefined) ev.activity(ts);
   if (state.replayUntil !== undefined && (ts ?? Infinity) <= state.replayUntil) return;
-  const at = line.indexOf(CALL_ID);
-  const end = at === -1 ? -1 : line.indexOf(34, at + CALL_ID.length);
-  if (end === -1) return ev.skipped('unknown_shape');
-  const callId = line.toString('latin1', at + CALL_ID.length, end);
+  const callId = p.text('call_id');
+  if (callId === undefined) return ev.skipped('unknown_shape');
   // MCP results report failures in their own event (mcp_tool_call_end), which closes the call.
   const mcp = state.calls[callId]?.tool.startsWith('mcp:') ?? false;
   if (!mcp) delete state.calls[callId];
-  ev.toolResult(callId, !mcp && exitCode(line, end) !== 0);
+  const output = p.span('output');
+  ev.toolResult(callId, !mcp && output !== undefined && exitCode(line, output.start, output.end) !== 0);
 }
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
@@ -154,31 +161,32 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
 }
 
 function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
-  const kind = classify(line);
+  const rec = scanRecord(line, RECORD);
+  if (!rec) return ev.skipped('parse_error');
+  const type = rec.text('type');
+  const p = rec.object('payload');
+  const at = time(rec.text('timestamp'));
+  const kind = type === undefined ? undefined : classify(type, p);
   // Rollout records carry no id: a record is its thread and its bytes. A rollout read again from
   // its start (replaced by one with another beginning) counts nothing twice.
   if (kind !== undefined) ev.record(`${file.sessionId}:${createHash('sha1').update(line).digest('base64')}`);
-  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
+  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(p!, line, at, state, ev);
   if (kind === undefined) {
-    lineActivity(line, ev);
+    if (at !== undefined) ev.activity(at);
+    if (type === undefined) ev.skipped('unknown_shape');
     return;
   }
-  const rec = parseJson(line);
-  const p = obj(rec?.payload);
-  if (!rec || !p) {
-    ev.skipped(rec ? 'unknown_shape' : 'parse_error');
-    return;
-  }
-  const ts = time(rec.timestamp) ?? Date.now();
+  if (!p) return ev.skipped('unknown_shape');
+  const ts = at ?? Date.now();
   // First, as it may say which session the rollout's records belong to.
-  if (rec.type === 'session_meta') sessionMeta(p, ts, state, ev);
+  if (type === 'session_meta') sessionMeta(p, ts, state, ev);
   ev.activity(ts);
   const replay = state.replayUntil !== undefined && ts <= state.replayUntil;
-  switch (rec.type) {
+  switch (type) {
     case 'turn_context': {
-      const model = str(p.model);
+      const model = p.text('model');
       if (model) state.model = model;
-      ev.meta({ model, cwd: str(p.cwd) });
+      ev.meta({ model, cwd: p.text('cwd') });
       return;
     }
     case 'response_item': return replay ? undefined : responseItem(p, state, ev);
@@ -186,46 +194,49 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   }
 }
 
-function sessionMeta(p: Json, ts: number, state: CodexState, ev: SessionEvents): void {
-  const source = obj(p.source);
+function sessionMeta(p: Fields, ts: number, state: CodexState, ev: SessionEvents): void {
+  const source = obj(p.value('source'));
   // A spawned subagent works for its parent's session, as Claude Code's subagents do.
   state.parent ??= str(obj(obj(obj(source?.subagent)?.thread_spawn))?.parent_thread_id);
-  ev.meta({ cwd: str(p.cwd), gitBranch: str(obj(p.git)?.branch) });
+  ev.meta({ cwd: p.text('cwd'), gitBranch: str(obj(p.value('git'))?.branch) });
   // A fork or a subagent starts by copying the parent's history, all written within its first
   // second: those lines were counted in the parent's own rollout.
-  if (state.replayUntil === undefined && (source?.subagent !== undefined || str(p.forked_from_id))) {
+  if (state.replayUntil === undefined && (source?.subagent !== undefined || p.text('forked_from_id'))) {
     state.replayUntil = ts + 1000;
   }
 }
 
-function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
-  const callId = str(p.call_id);
-  switch (p.type) {
+function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
+  const callId = p.text('call_id');
+  const type = p.text('type');
+  switch (type) {
     case 'function_call':
     case 'custom_tool_call':
     case 'local_shell_call':
     case 'web_search_call': {
-      const name = str(p.name) ?? String(p.type);
-      const call = classifyTool(name, str(p.arguments) ?? '');
-      const id = callId ?? str(p.id) ?? `${name}@${Object.keys(state.calls).length}`;
+      const name = p.text('name') ?? type;
+      const args = p.text('arguments');
+      const call = classifyTool(name, args ?? '');
+      const id = callId ?? p.text('id') ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
       // update_plan carries the whole plan each time (a subagent's plan is its own).
       if (name === 'update_plan' && !state.parent) {
-        const plan = planOf(obj(jsonValue(str(p.arguments) ?? ''))?.plan);
+        const plan = planOf(obj(jsonValue(args ?? ''))?.plan);
         if (plan) ev.todos(plan);
       }
       // Web searches run on the server and have no output record.
-      if (p.type === 'web_search_call') ev.toolResult(id, false);
+      if (type === 'web_search_call') ev.toolResult(id, false);
       return;
     }
   }
 }
 
-function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: SessionEvents): void {
-  switch (p.type) {
+function event(p: Fields, ts: number, replay: boolean, state: CodexState, ev: SessionEvents): void {
+  const type = p.text('type');
+  switch (type) {
     case 'token_count': {
-      const info = obj(p.info);
+      const info = obj(p.value('info'));
       const total = obj(info?.total_token_usage);
       const now = total && usageOf(total);
       // A damaged total is skipped: kept as the highest total, it would stop all later counting.
@@ -245,25 +256,25 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
           if (last) ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
         }
       }
-      const rl = obj(p.rate_limits);
+      const rl = obj(p.value('rate_limits'));
       if (rl && !replay) rateLimits(rl, ts, ev);
       return;
     }
   }
   // A subagent's turns and prompts are its parent's tool call, not the person's.
-  if (replay || (state.parent && TURN_EVENTS.has(String(p.type)))) return;
-  switch (p.type) {
+  if (replay || (state.parent && TURN_EVENTS.has(String(type)))) return;
+  switch (type) {
     case 'task_started':
       return ev.turnStarted(ts);
     case 'task_complete':
-      return ev.turnEnded(p.error ? 'failed' : 'completed', ts);
+      return ev.turnEnded(p.value('error') ? 'failed' : 'completed', ts);
     case 'turn_aborted':
       return ev.turnEnded('interrupted', ts);
     case 'error':
       return ev.turnEnded('failed', ts);
     case 'user_message':
     case 'item_completed': {
-      const kind = p.type === 'user_message' ? 'user_message' : str(obj(p.item)?.type);
+      const kind = type === 'user_message' ? 'user_message' : p.object('item')?.text('type');
       if (kind !== 'user_message' && kind !== 'UserMessage') return;
       state.promptRecord ??= kind;
       if (state.promptRecord !== kind) return;
@@ -273,7 +284,7 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
       return;
     }
     case 'patch_apply_end': {
-      const changes = obj(p.changes) ?? {};
+      const changes = obj(p.value('changes')) ?? {};
       let added = 0;
       let removed = 0;
       for (const c of Object.values(changes).map(obj)) {
@@ -291,13 +302,13 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
         }
       }
       if (added || removed) ev.lines(added, removed);
-      const id = str(p.call_id);
-      if (p.success === false && id) ev.toolResult(id, true, state.calls[id]);
+      const id = p.text('call_id');
+      if (p.raw('success') === 'false' && id) ev.toolResult(id, true, state.calls[id]);
       return;
     }
     case 'mcp_tool_call_end': {
-      const id = str(p.call_id);
-      const result = obj(p.result);
+      const id = p.text('call_id');
+      const result = obj(p.value('result'));
       const call = id ? state.calls[id] : undefined;
       if (!id) return;
       delete state.calls[id];

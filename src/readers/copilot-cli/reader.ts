@@ -4,8 +4,9 @@
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
-import { firstTypeOf, lineActivity, num, obj, str, time, type Json } from '../fields.js';
+import { num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readSpan } from './otel.js';
 import { defaultRoots, listFiles, OTEL_PREFIX, processes, watchPaths } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -40,35 +41,39 @@ export interface CopilotState {
   answered?: boolean;
 }
 
-// Events worth looking at; all others (system prompts, reasoning, hooks, notices) are skipped
-// on their bytes. The envelope's type is the first of these in a line: nested objects carry
-// other types (`function`, `file`, `agent_completed`).
+// Events worth decoding; of all others (system prompts, reasoning, hooks, notices) only the time
+// is read.
 const KNOWN = new Set([
   'session.start', 'session.resume', 'session.context_changed', 'session.model_change', 'user.message',
   'assistant.turn_start', 'assistant.turn_end', 'assistant.message', 'session.usage_record', 'tool.execution_start',
   'tool.execution_complete', 'permission.requested', 'permission.completed', 'session.error', 'abort',
   'session.task_complete', 'session.compaction_complete', 'session.shutdown',
 ]);
-const TYPE_MARK = Buffer.from('"type":"');
+// What is read of every event before deciding to decode it: tool starts and ends are read from
+// it alone (their arguments and results can be whole files).
+const EVENT: Shape = {
+  type: true, id: true, timestamp: true,
+  data: { toolCallId: true, toolName: true, mcpServerName: true, success: true, shellExecution: { exitCode: true } },
+};
 
 function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: SessionEvents): void {
   if (state.otel) {
     const otel = state.otel;
     return readSpan(line, ev, (id) => void (otel.session = id));
   }
-  const type = firstTypeOf(line, KNOWN);
-  // Every event has an id (the envelope's is its last `"id"`: it follows the data): a log read
-  // again from its start, or copied into another file, counts nothing twice.
-  if (type !== undefined) {
-    const id = lastString(line, ID);
-    if (id) ev.record(id);
-  }
-  // The envelope's timestamp follows its data, which may hold timestamps of its own.
-  if (type === 'tool.execution_start') return toolStart(line, state, ev);
-  if (type === 'tool.execution_complete') return toolComplete(line, state, ev);
-  if (type === undefined) {
-    if (!line.includes(TYPE_MARK)) return notAnEvent(line, ev);
-    lineActivity(line, ev, true);
+  const event = scanRecord(line, EVENT);
+  if (!event) return ev.skipped('parse_error');
+  const type = event.text('type');
+  if (type === undefined) return ev.skipped('unknown_shape');
+  // Every event has an id: a log read again from its start, or copied into another file, counts
+  // nothing twice.
+  const id = event.text('id');
+  if (id) ev.record(id);
+  if (type === 'tool.execution_start') return toolStart(event, state, ev);
+  if (type === 'tool.execution_complete') return toolComplete(event, state, ev);
+  if (!KNOWN.has(type)) {
+    const ts = time(event.text('timestamp'));
+    if (ts !== undefined) ev.activity(ts);
     return;
   }
   const rec = parseJson(line);
@@ -127,11 +132,6 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
     case 'session.shutdown':
       return shutdown(rec, d, ts, state, ev);
   }
-}
-
-/** A line without any event type: broken JSON, or JSON of another shape. */
-function notAnEvent(line: Buffer, ev: SessionEvents): void {
-  ev.skipped(parseJson(line) ? 'unknown_shape' : 'parse_error');
 }
 
 function endTurn(outcome: 'completed' | 'failed' | 'interrupted', ts: number, state: CopilotState, ev: SessionEvents): void {
@@ -271,62 +271,37 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
   endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
 }
 
-const ID = Buffer.from('"id":"');
-const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
-const TOOL_NAME = Buffer.from('"toolName":"');
-const MCP_SERVER = Buffer.from('"mcpServerName":"');
-const SUCCESS = Buffer.from('"success":');
-const EXIT_CODE = Buffer.from('"exitCode":');
-
-/** The value of the first `"key":"value"` after `from`, from the line's bytes (ids and names hold no escapes). */
-function stringAt(line: Buffer, key: Buffer, from = 0): { value: string; end: number } | undefined {
-  const at = line.indexOf(key, from);
-  if (at === -1) return undefined;
-  const start = at + key.length;
-  const end = line.indexOf(34, start);
-  return end === -1 ? undefined : { value: line.toString('utf8', start, end), end };
-}
-
-/** The value of the last `"key":"value"` of a line. */
-function lastString(line: Buffer, key: Buffer): string | undefined {
-  const at = line.lastIndexOf(key);
-  return at === -1 ? undefined : stringAt(line, key, at)?.value;
-}
-
-/**
- * `tool.execution_start`, read from its bytes (its arguments can be a whole file): the call is
- * counted, unless its permission request counted it already.
- */
-function toolStart(line: Buffer, state: CopilotState, ev: SessionEvents): void {
-  lineActivity(line, ev, true);
-  const id = stringAt(line, TOOL_CALL_ID);
-  const name = id && stringAt(line, TOOL_NAME, id.end);
+/** `tool.execution_start`: the call is counted, unless its permission request counted it already. */
+function toolStart(event: Fields, state: CopilotState, ev: SessionEvents): void {
+  const ts = time(event.text('timestamp'));
+  if (ts !== undefined) ev.activity(ts);
+  const d = event.object('data');
+  const id = d?.text('toolCallId');
+  const name = d?.text('toolName');
   if (!id || !name) return ev.skipped('unknown_shape');
-  delete state.requested[id.value];
-  if (state.calls[id.value]) return;
-  const call = classifyTool(name.value, stringAt(line, MCP_SERVER, name.end)?.value);
-  state.calls[id.value] = call;
-  ev.toolCall(id.value, call);
+  delete state.requested[id];
+  if (state.calls[id]) return;
+  const call = classifyTool(name, d!.text('mcpServerName'));
+  state.calls[id] = call;
+  ev.toolCall(id, call);
 }
 
 /**
- * `tool.execution_complete`, read from its bytes (its result is the tool's whole output): which
- * call it ends and whether it failed, or ran a command that exited with an error.
+ * `tool.execution_complete`: which call it ends and whether it failed, or ran a command that
+ * exited with an error.
  */
-function toolComplete(line: Buffer, state: CopilotState, ev: SessionEvents): void {
-  lineActivity(line, ev, true);
-  const id = stringAt(line, TOOL_CALL_ID);
+function toolComplete(event: Fields, state: CopilotState, ev: SessionEvents): void {
+  const ts = time(event.text('timestamp'));
+  if (ts !== undefined) ev.activity(ts);
+  const d = event.object('data');
+  const id = d?.text('toolCallId');
   if (!id) return ev.skipped('unknown_shape');
-  const call = state.calls[id.value];
+  const call = state.calls[id];
   // A call never started, or already ended by a denied permission.
   if (!call) return;
-  delete state.calls[id.value];
-  const success = line.indexOf(SUCCESS, id.end);
-  const exit = line.indexOf(EXIT_CODE, id.end);
-  const code = exit === -1 ? undefined : line[exit + EXIT_CODE.length]!;
-  const failed = (success !== -1 && line[success + SUCCESS.length] === 102) // "f" of false
-    || (code !== undefined && ((code >= 49 && code <= 57) || code === 45)); // an exit code other than 0
-  ev.toolResult(id.value, failed, call);
+  delete state.calls[id];
+  const exit = d!.object('shellExecution')?.number('exitCode');
+  ev.toolResult(id, d!.raw('success') === 'false' || (exit !== undefined && exit !== 0), call);
 }
 
 /**

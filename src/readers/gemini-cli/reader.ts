@@ -6,8 +6,9 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
-import { lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { num, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
 import { changedLines, classifyTool, toolFailed } from './tools.js';
 
@@ -34,39 +35,31 @@ export interface GeminiState {
   until?: number;
 }
 
-const SET = Buffer.from('{"$set":');
-const REWIND = Buffer.from('{"$rewindTo":');
-const MESSAGES = Buffer.from('"messages":');
-// A `user` record that carries tool responses back to the model, not a prompt (a message
-// record's keys are written in the order id, timestamp, type, content).
-const TOOL_RESPONSE = Buffer.from('"type":"user","content":[{"functionResponse":');
+// What tells a line's kind. Message records and the header are then decoded whole; a tool
+// response (a `user` record carrying a tool's output back to the model) is not.
+const KIND: Shape = { $set: { messages: true, lastUpdated: true }, $rewindTo: true, type: true, timestamp: true, content: { functionResponse: true } };
 const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'warning', 'error']);
 // What a user message starts with when it is not a typed prompt (the CLI's own rule for what a
 // resumed session shows): slash commands, and context the CLI adds.
 const NOT_PROMPT = ['/', '?', '<session_context>', '<hook_context>'];
 
 function readLine(line: Buffer, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
-  if (startsWith(line, SET)) return metadataUpdate(line, state, ev);
+  const kind = scanRecord(line, KIND);
+  if (!kind) return ev.skipped('parse_error');
+  if (kind.has('$set')) return metadataUpdate(kind, state, ev);
   // A rewind drops messages from the conversation; what they cost stays spent.
-  if (startsWith(line, REWIND)) return;
-  // Message records say their type before their content; the header has none.
-  const type = nextType(line, 0)?.value;
-  if (type === 'user' && line.includes(TOOL_RESPONSE)) {
-    lineActivity(line, ev);
-    return continueTurn(state, ev);
-  }
-  if (type === 'warning') {
-    lineActivity(line, ev);
-    return;
+  if (kind.has('$rewindTo')) return;
+  // Message records say their type; the header has none.
+  const type = kind.text('type');
+  if ((type === 'user' && kind.items('content')?.some((p) => p.has('functionResponse'))) || type === 'warning') {
+    const ts = time(kind.text('timestamp'));
+    if (ts !== undefined) ev.activity(ts);
+    return type === 'user' ? continueTurn(state, ev) : undefined;
   }
   const rec = parseJson(line);
   if (!rec) return ev.skipped('parse_error');
   if (type === undefined) return header(rec, state, file, ev);
   message(rec, state, ev);
-}
-
-function startsWith(line: Buffer, prefix: Buffer): boolean {
-  return line.length >= prefix.length && line.subarray(0, prefix.length).equals(prefix);
 }
 
 /** The first record (written again on resume), or a legacy document's top level. */
@@ -85,11 +78,12 @@ function header(rec: Json, state: GeminiState, file: SessionFile, ev: SessionEve
  * for its first answer: when a request fails the CLI rolls the history back to before the prompt
  * and writes no error, so a list without the prompt is the failed turn.
  */
-function metadataUpdate(line: Buffer, state: GeminiState, ev: SessionEvents): void {
-  if (state.prompt === undefined || !line.includes(MESSAGES)) return;
-  const set = obj(parseJson(line)?.$set);
-  if (!set || !Array.isArray(set.messages)) return ev.skipped('unknown_shape');
-  droppedPrompt(set.messages, time(set.lastUpdated), state, ev);
+function metadataUpdate(kind: Fields, state: GeminiState, ev: SessionEvents): void {
+  const set = kind.object('$set');
+  if (state.prompt === undefined || !set?.has('messages')) return;
+  const messages = set.value('messages');
+  if (!Array.isArray(messages)) return ev.skipped('unknown_shape');
+  droppedPrompt(messages, time(set.text('lastUpdated')), state, ev);
 }
 
 function droppedPrompt(messages: unknown[], ts: number | undefined, state: GeminiState, ev: SessionEvents): void {

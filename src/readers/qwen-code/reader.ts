@@ -12,9 +12,9 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { usageFromPrompt, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, lineActivity, nextType, num, obj, planOf, str, stringAfter, time, valueEnd, type Json } from '../fields.js';
+import { countUnifiedDiff, num, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
-import { parseJson, parseJsonValue } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 export interface QwenState {
@@ -44,38 +44,41 @@ function listFiles(root: string): SessionFile[] {
   return files;
 }
 
-const SUBTYPE = Buffer.from('"subtype":"');
-const EVENT_NAME = Buffer.from('"event.name":"');
-const UUID = Buffer.from('"uuid":"');
-const TOOL_CALL_RESULT = Buffer.from('"toolCallResult":');
+// What is read of a record, whatever its type: answer text, tool output and file contents are
+// passed over unread.
+const PART: Shape = { text: true, thought: true, functionCall: { id: true, name: true, args: true } };
+const RECORD: Shape = {
+  type: true, subtype: true, timestamp: true, uuid: true, cwd: true, gitBranch: true, isSidechain: true, agentId: true,
+  model: true, usageMetadata: true, contextWindowSize: true,
+  message: { parts: PART },
+  toolCallResult: { callId: true, status: true, resultDisplay: { diffStat: true, fileDiff: true } },
+  systemPayload: { uiEvent: true, state: true },
+};
 
 function readLine(line: Buffer, state: QwenState, _file: SessionFile, ev: SessionEvents): void {
-  // The record's own type is the line's first: the envelope before it holds only strings.
-  switch (nextType(line, 0)?.value) {
+  const rec = scanRecord(line, RECORD);
+  if (!rec) return ev.skipped('parse_error');
+  const at = time(rec.text('timestamp'));
+  if (at !== undefined) ev.activity(at);
+  const type = rec.text('type');
+  switch (type) {
     case 'user':
     case 'assistant':
-      return message(line, state, ev);
+      return message(rec, at, state, ev);
     case 'tool_result':
-      return toolResult(line, ev);
+      return toolResult(rec, ev);
     case 'system':
-      return system(line, state, ev);
-    default:
-      lineActivity(line, ev);
+      return system(rec, at, state, ev);
+    case undefined:
+      return ev.skipped('unknown_shape');
   }
 }
 
-/** Decodes a record and reports what every record says: its time and where the session runs. */
-function decode(line: Buffer, ev: SessionEvents): { rec: Json; ts: number } | undefined {
-  const rec = parseJson(line);
-  if (!rec) {
-    ev.skipped('parse_error');
-    return undefined;
-  }
-  const ts = time(rec.timestamp);
-  if (ts !== undefined) ev.activity(ts);
-  const cwd = str(rec.cwd);
-  if (cwd) ev.meta({ cwd, gitBranch: str(rec.gitBranch) || undefined });
-  return { rec, ts: ts ?? Date.now() };
+/** What every record that counts says: where the session runs; and its time, now when it has none. */
+function located(rec: Fields, at: number | undefined, ev: SessionEvents): number {
+  const cwd = rec.text('cwd');
+  if (cwd) ev.meta({ cwd, gitBranch: rec.text('gitBranch') || undefined });
+  return at ?? Date.now();
 }
 
 function endTurn(state: QwenState, ev: SessionEvents, outcome: TurnOutcome, ts: number): void {
@@ -85,49 +88,46 @@ function endTurn(state: QwenState, ev: SessionEvents, outcome: TurnOutcome, ts: 
   ev.turnEnded(outcome, ts);
 }
 
-function message(line: Buffer, state: QwenState, ev: SessionEvents): void {
-  const d = decode(line, ev);
-  if (!d) return;
-  const { rec, ts } = d;
-  const msg = obj(rec.message);
-  const parts = Array.isArray(msg?.parts) ? msg.parts.map(obj) : undefined;
+function message(rec: Fields, at: number | undefined, state: QwenState, ev: SessionEvents): void {
+  const ts = located(rec, at, ev);
+  const parts = rec.object('message')?.items('parts');
   if (!parts) return ev.skipped('unknown_shape');
   // A subagent's records (inline, as a side chain): its tool calls count for the session, its
   // task and answers are not the person's prompts or the session's turns.
-  const subagent = rec.isSidechain === true || typeof rec.agentId === 'string';
-  if (rec.type === 'user') {
+  const subagent = rec.isTrue('isSidechain') || rec.kind('agentId') === 'string';
+  if (rec.text('type') === 'user') {
     if (!subagent) prompt(rec, parts, ts, state, ev);
     return;
   }
   let calls = 0;
   for (const p of parts) {
-    const call = obj(p?.functionCall);
+    const call = p.object('functionCall');
     if (!call) continue;
     calls++;
-    const id = str(call.id);
-    const name = str(call.name);
+    const id = call.text('id');
+    const name = call.text('name');
     // A branched session copies its parent's records, call ids included.
     if (id && name && ev.firstTime(`call:${id}`)) ev.toolCall(id, classifyTool(name));
     // todo_write carries the whole plan each time.
-    const plan = name === 'todo_write' && !subagent ? planOf(obj(call.args)?.todos) : undefined;
+    const plan = name === 'todo_write' && !subagent ? planOf(obj(call.value('args'))?.todos) : undefined;
     if (plan) ev.todos(plan);
   }
   if (subagent) return;
-  const model = str(rec.model);
-  const prompted = num(obj(rec.usageMetadata)?.promptTokenCount);
+  const model = rec.text('model');
+  const prompted = num(obj(rec.value('usageMetadata'))?.promptTokenCount);
   if (model) ev.meta({ model });
   // What Qwen Code shows as context use: the last request's prompt, cached part included.
-  if (model && prompted) ev.context(model, prompted, num(rec.contextWindowSize) || undefined);
+  if (model && prompted) ev.context(model, prompted, num(rec.number('contextWindowSize')) || undefined);
   // The turn's final answer: text (not only thoughts) and no tool left to run.
-  if (calls === 0 && parts.some((p) => typeof p?.text === 'string' && p.thought !== true)) endTurn(state, ev, 'completed', ts);
+  if (calls === 0 && parts.some((p) => p.kind('text') === 'string' && !p.isTrue('thought'))) endTurn(state, ev, 'completed', ts);
 }
 
-function prompt(rec: Json, parts: (Json | undefined)[], ts: number, state: QwenState, ev: SessionEvents): void {
+function prompt(rec: Fields, parts: Fields[], ts: number, state: QwenState, ev: SessionEvents): void {
   // Other user records (notifications, cron, goal runtime) are not typed by the person; a
   // mid-turn message is, while the turn runs.
-  const midTurn = rec.subtype === 'mid_turn_user_message';
-  if ((rec.subtype !== undefined && !midTurn) || !parts.some((p) => typeof p?.text === 'string')) return;
-  const uuid = str(rec.uuid);
+  const midTurn = rec.text('subtype') === 'mid_turn_user_message';
+  if ((rec.has('subtype') && !midTurn) || !parts.some((p) => p.kind('text') === 'string')) return;
+  const uuid = rec.text('uuid');
   if (uuid && !ev.firstTime(`prompt:${uuid}`)) return;
   ev.prompt(ts);
   if (midTurn) return;
@@ -138,36 +138,38 @@ function prompt(rec: Json, parts: (Json | undefined)[], ts: number, state: QwenS
   ev.turnStarted(ts);
 }
 
-/** A tool's result, decoding only its `toolCallResult` (the output in `message` is skipped). */
-function toolResult(line: Buffer, ev: SessionEvents): void {
-  lineActivity(line, ev);
-  const at = line.indexOf(TOOL_CALL_RESULT);
-  const end = at === -1 ? -1 : valueEnd(line, at + TOOL_CALL_RESULT.length);
-  const r = end === -1 ? undefined : obj(parseJsonValue(line.subarray(at + TOOL_CALL_RESULT.length, end)));
-  const id = str(r?.callId);
+/** A tool's result, from its `toolCallResult` (the output in `message` is passed over). */
+function toolResult(rec: Fields, ev: SessionEvents): void {
+  const r = rec.object('toolCallResult');
+  const id = r?.text('callId');
   if (!r || !id) return ev.skipped('unknown_shape');
   // `cancelled`: the person rejected the call, or it was aborted.
-  ev.toolResult(id, r.status === 'error' || r.status === 'cancelled');
+  const status = r.text('status');
+  ev.toolResult(id, status === 'error' || status === 'cancelled');
   // An edit's display is a file diff; its stats count the model's lines, not the person's edits.
-  const display = obj(r.resultDisplay);
-  const stat = obj(display?.diffStat);
-  const diff = str(display?.fileDiff);
+  const display = r.object('resultDisplay');
+  const stat = obj(display?.value('diffStat'));
+  const diff = display?.text('fileDiff');
   const n = stat ? { added: num(stat.model_added_lines), removed: num(stat.model_removed_lines) } : diff ? countUnifiedDiff(diff) : undefined;
   if (n && (n.added > 0 || n.removed > 0)) ev.lines(n.added, n.removed);
 }
 
-function system(line: Buffer, state: QwenState, ev: SessionEvents): void {
-  const subtype = stringAfter(line, SUBTYPE);
-  if (subtype === 'ui_telemetry') {
-    const name = stringAfter(line, EVENT_NAME);
-    if (name === 'qwen-code.api_response' || name === 'qwen-code.api_error') return telemetry(line, state, ev);
-  } else if (subtype === 'turn_result') {
-    return turnResult(line, state, ev);
-  } else if (subtype === 'chat_compression') {
-    const uuid = stringAfter(line, UUID);
-    if (!uuid || ev.firstTime(`compaction:${uuid}`)) ev.compaction();
+function system(rec: Fields, at: number | undefined, state: QwenState, ev: SessionEvents): void {
+  switch (rec.text('subtype')) {
+    case 'ui_telemetry': {
+      const e = obj(rec.object('systemPayload')?.value('uiEvent'));
+      const name = e?.['event.name'];
+      if (name === 'qwen-code.api_response' || name === 'qwen-code.api_error') return telemetry(e!, located(rec, at, ev), state, ev);
+      return;
+    }
+    case 'turn_result':
+      return turnResult(rec, located(rec, at, ev), state, ev);
+    case 'chat_compression': {
+      const uuid = rec.text('uuid');
+      if (!uuid || ev.firstTime(`compaction:${uuid}`)) ev.compaction();
+      return;
+    }
   }
-  lineActivity(line, ev);
 }
 
 /** An API response's usage in the metric contract's semantics. */
@@ -180,11 +182,7 @@ function usageOf(e: Json): Usage {
   return usageFromPrompt(num(e.input_token_count), num(e.output_token_count) + (included ? 0 : reasoning), cacheRead, 0, reasoning);
 }
 
-function telemetry(line: Buffer, state: QwenState, ev: SessionEvents): void {
-  const d = decode(line, ev);
-  if (!d) return;
-  const e = obj(obj(d.rec.systemPayload)?.uiEvent);
-  if (!e) return ev.skipped('unknown_shape');
+function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): void {
   const model = str(e.model) ?? 'unknown';
   // Requests of subagents (foreground or background) name them; they do not decide the turn.
   const main = e.subagent_name === undefined;
@@ -193,7 +191,7 @@ function telemetry(line: Buffer, state: QwenState, ev: SessionEvents): void {
     if (!main) return;
     const status = num(e.status_code);
     const retried = status === 429 || (status >= 500 && status < 600);
-    if (++state.failedAttempts >= ATTEMPTS || !retried) endTurn(state, ev, 'failed', d.ts);
+    if (++state.failedAttempts >= ATTEMPTS || !retried) endTurn(state, ev, 'failed', ts);
     return;
   }
   if (main) state.failedAttempts = 0;
@@ -201,20 +199,17 @@ function telemetry(line: Buffer, state: QwenState, ev: SessionEvents): void {
   const id = str(e.response_id);
   if (id && !ev.firstTime(`response:${id}`)) return;
   const u = usageOf(e);
-  if (u.input + u.output + u.cacheRead > 0) ev.usage(model, u, num(e.input_token_count), d.ts);
+  if (u.input + u.output + u.cacheRead > 0) ev.usage(model, u, num(e.input_token_count), ts);
 }
 
 const TURN_RESULTS = new Map<string, TurnOutcome>([['completed', 'completed'], ['cancelled', 'interrupted'], ['error', 'failed']]);
 
 /** The settled outcome of a turn, which newer builds write (daemon sessions). */
-function turnResult(line: Buffer, state: QwenState, ev: SessionEvents): void {
-  const d = decode(line, ev);
-  if (!d) return;
-  const outcome = TURN_RESULTS.get(String(obj(d.rec.systemPayload)?.state));
+function turnResult(rec: Fields, ts: number, state: QwenState, ev: SessionEvents): void {
+  const outcome = TURN_RESULTS.get(String(rec.object('systemPayload')?.text('state')));
   if (!outcome) return ev.skipped('unknown_shape');
-  endTurn(state, ev, outcome, d.ts);
+  endTurn(state, ev, outcome, ts);
 }
-
 export const qwenCode: Reader<QwenState> = {
   harness: 'qwen-code',
   // Qwen Code's usage records carry no cache-write count.

@@ -1,0 +1,278 @@
+// One forward pass over a JSON record's bytes, yielding only the fields a reader asks for.
+//
+// Session records are mostly text nobody counts (file contents, command output, prompts); the
+// few facts a reader needs (a type, a timestamp, a usage, a call id) sit among them. `JSON.parse`
+// would decode every byte into strings; this scanner walks the line once, jumps over strings
+// (natively, once they are long), descends only into the members a `Shape` names and remembers
+// where their values are. The reader then decodes just those values. It reads JSON however it
+// is spaced, and a line that is not a JSON object is not read at all (the reader counts it).
+
+/**
+ * The members of an object to read: `true` for a value read as is, or the shape of an object
+ * inside (applied to each element when the value is an array of objects).
+ */
+export interface Shape {
+  readonly [key: string]: true | Shape;
+}
+
+interface Member {
+  start: number;
+  end: number;
+  object?: Fields;
+  items?: Fields[];
+}
+
+/**
+ * A shape prepared for matching keys on their bytes, so that keys not asked for cost no string.
+ * Keys are matched as written (no harness escapes the letters of a key).
+ */
+class Compiled {
+  readonly keys: string[];
+  readonly wants: (true | Shape)[];
+  readonly bytes: Buffer[];
+  readonly index = new Map<string, number>();
+  /** Indexes of the keys by their length in bytes. */
+  readonly byLength: number[][] = [];
+
+  constructor(shape: Shape) {
+    this.keys = Object.keys(shape);
+    this.wants = this.keys.map((k) => shape[k]!);
+    this.bytes = this.keys.map((k) => Buffer.from(k, 'latin1'));
+    this.keys.forEach((k, i) => {
+      this.index.set(k, i);
+      (this.byLength[this.bytes[i]!.length] ??= []).push(i);
+    });
+  }
+
+  /** The index of the key written at [start, end) of `b`, or -1 when it is not asked for. */
+  find(b: Buffer, start: number, end: number): number {
+    const candidates = this.byLength[end - start];
+    if (candidates === undefined) return -1;
+    next: for (const i of candidates) {
+      const key = this.bytes[i]!;
+      for (let j = 0; j < key.length; j++) if (b[start + j] !== key[j]) continue next;
+      return i;
+    }
+    return -1;
+  }
+}
+
+const compiled = new WeakMap<Shape, Compiled>();
+
+function compile(shape: Shape): Compiled {
+  let c = compiled.get(shape);
+  if (!c) compiled.set(shape, (c = new Compiled(shape)));
+  return c;
+}
+
+/** The members a `Shape` asked for of one object, as found in the line. */
+export class Fields {
+  /** By the index of their key in the shape; duplicate keys: the last wins, as with JSON.parse. */
+  readonly found: (Member | undefined)[] = [];
+
+  constructor(private readonly line: Buffer, readonly shape: Compiled) {}
+
+  private get(key: string): Member | undefined {
+    const i = this.shape.index.get(key);
+    return i === undefined ? undefined : this.found[i];
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** What kind of JSON value a member is (from its first byte, nothing decoded); undefined when absent. */
+  kind(key: string): 'string' | 'number' | 'object' | 'array' | 'boolean' | 'null' | undefined {
+    const m = this.get(key);
+    if (!m) return undefined;
+    const c = this.line[m.start];
+    return c === 34 ? 'string' : c === 123 ? 'object' : c === 91 ? 'array' : c === 110 ? 'null' : c === 116 || c === 102 ? 'boolean' : 'number';
+  }
+
+  /** A string member, decoded; undefined when absent or not a string. */
+  text(key: string): string | undefined {
+    const m = this.get(key);
+    if (!m || this.line[m.start] !== 34) return undefined;
+    for (let i = m.start + 1; i < m.end - 1; i++) {
+      if (this.line[i] === 92) return decode(this.line, m.start, m.end) as string | undefined; // escapes
+    }
+    return this.line.toString('utf8', m.start + 1, m.end - 1);
+  }
+
+  /** A number member; undefined when absent or not a number. */
+  number(key: string): number | undefined {
+    const m = this.get(key);
+    const c = m ? this.line[m.start]! : 0;
+    if (!m || !(c === 45 || (c >= 48 && c <= 57))) return undefined;
+    const n = Number(this.line.toString('latin1', m.start, m.end));
+    return Number.isNaN(n) ? undefined : n;
+  }
+
+  /** Whether a member is the literal `true`. */
+  isTrue(key: string): boolean {
+    const m = this.get(key);
+    return m !== undefined && m.end - m.start === 4 && this.line[m.start] === 116;
+  }
+
+  /** A member decoded with `JSON.parse` (small values: a usage, a plan); undefined if it will not parse. */
+  value(key: string): unknown {
+    const m = this.get(key);
+    return m ? decode(this.line, m.start, m.end) : undefined;
+  }
+
+  /** A member's bytes as written (to compare with another line's without decoding). */
+  raw(key: string): string | undefined {
+    const m = this.get(key);
+    return m ? this.line.toString('latin1', m.start, m.end) : undefined;
+  }
+
+  /** Where a member's value starts and ends in the line. */
+  span(key: string): { start: number; end: number } | undefined {
+    return this.get(key);
+  }
+
+  /** An object member read with its shape; undefined when absent or not an object. */
+  object(key: string): Fields | undefined {
+    return this.get(key)?.object;
+  }
+
+  /** The objects of an array member, read with its shape (other elements left out); undefined when not an array. */
+  items(key: string): Fields[] | undefined {
+    return this.get(key)?.items;
+  }
+}
+
+/**
+ * Reads a line holding one JSON object (whitespace around it allowed): the members `shape`
+ * names, or undefined when the line is not a well-formed JSON object (binary, cut, `null`, a
+ * number, an array). Values not asked for are checked for balance, not decoded.
+ */
+export function scanRecord(line: Buffer, shape: Shape): Fields | undefined {
+  const fields = new Fields(line, compile(shape));
+  const end = scanObject(line, skipSpace(line, 0), fields);
+  return end !== -1 && skipSpace(line, end) === line.length ? fields : undefined;
+}
+
+function decode(line: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(line.toString('utf8', start, end)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function skipSpace(b: Buffer, i: number): number {
+  for (let c = b[i]; c === 32 || c === 10 || c === 13 || c === 9; c = b[++i]);
+  return i;
+}
+
+// A string is scanned byte by byte for this many bytes, then searched with `indexOf`, whose call
+// costs as much as comparing a few bytes here but then runs natively; after an escaped quote
+// (text holding quotes, such as code, holds many close together) byte by byte again.
+const BYTEWISE = 16;
+
+/** The end (after the closing quote) of the string whose opening quote is at `i`; -1 if cut. */
+function stringEnd(b: Buffer, i: number): number {
+  let j = i + 1;
+  for (;;) {
+    for (const stop = Math.min(b.length, j + BYTEWISE); j < stop; j++) {
+      const c = b[j];
+      if (c === 34) return j + 1;
+      if (c === 92) j++;
+    }
+    const q = b.indexOf(34, j);
+    if (q === -1) return -1;
+    // The quote ends the string unless an odd run of backslashes escapes it.
+    let k = q - 1;
+    while (b[k] === 92) k--;
+    if ((q - k) % 2 === 1) return q + 1;
+    j = q + 1;
+  }
+}
+
+/** The end of the value starting at `i` (not asked for: only its balance is checked); -1 if malformed. */
+function valueEnd(b: Buffer, i: number): number {
+  const c = b[i];
+  if (c === 34) return stringEnd(b, i);
+  if (c === 123 || c === 91) {
+    let depth = 0;
+    for (let j = i; j < b.length; j++) {
+      const d = b[j];
+      if (d === 34) {
+        j = stringEnd(b, j) - 1;
+        if (j < 0) return -1;
+      } else if (d === 123 || d === 91) depth++;
+      else if (d === 125 || d === 93) {
+        if (--depth === 0) return j + 1;
+      }
+    }
+    return -1;
+  }
+  // A number or a literal: up to the next delimiter.
+  let j = i;
+  for (let d = b[j]; d !== undefined && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = b[++j]) {
+    if (d < 43 || d > 122) return -1;
+  }
+  return j > i ? j : -1;
+}
+
+/** Reads the object at `i` into `into`; returns its end, or -1 if malformed. */
+function scanObject(b: Buffer, i: number, into: Fields): number {
+  if (b[i] !== 123) return -1;
+  const shape = into.shape;
+  i = skipSpace(b, i + 1);
+  if (b[i] === 125) return i + 1;
+  for (;;) {
+    if (b[i] !== 34) return -1;
+    const keyEnd = stringEnd(b, i);
+    if (keyEnd === -1) return -1;
+    const k = shape.find(b, i + 1, keyEnd - 1);
+    i = skipSpace(b, keyEnd);
+    if (b[i] !== 58) return -1;
+    const start = skipSpace(b, i + 1);
+    const end = k === -1 ? valueEnd(b, start) : wanted(b, start, shape.wants[k]!, k, into);
+    if (end === -1) return -1;
+    i = skipSpace(b, end);
+    if (b[i] === 44) i = skipSpace(b, i + 1);
+    else return b[i] === 125 ? i + 1 : -1;
+  }
+}
+
+/** Reads a member asked for (descending when its shape says so) and records it; returns its end. */
+function wanted(b: Buffer, start: number, want: true | Shape, k: number, into: Fields): number {
+  if (want === true || (b[start] !== 123 && b[start] !== 91)) {
+    const end = valueEnd(b, start);
+    if (end !== -1) into.found[k] = { start, end };
+    return end;
+  }
+  const shape = compile(want);
+  if (b[start] === 123) {
+    const object = new Fields(b, shape);
+    const end = scanObject(b, start, object);
+    if (end !== -1) into.found[k] = { start, end, object };
+    return end;
+  }
+  const items: Fields[] = [];
+  let i = skipSpace(b, start + 1);
+  if (b[i] === 93) {
+    into.found[k] = { start, end: i + 1, items };
+    return i + 1;
+  }
+  for (;;) {
+    let end: number;
+    if (b[i] === 123) {
+      const item = new Fields(b, shape);
+      end = scanObject(b, i, item);
+      items.push(item);
+    } else {
+      end = valueEnd(b, i);
+    }
+    if (end === -1) return -1;
+    i = skipSpace(b, end);
+    if (b[i] === 44) i = skipSpace(b, i + 1);
+    else if (b[i] === 93) break;
+    else return -1;
+  }
+  into.found[k] = { start, end: i + 1, items };
+  return i + 1;
+}
