@@ -8,6 +8,9 @@ import { opencode } from '../readers/opencode/reader.js';
 import { qwenCode } from '../readers/qwen-code/reader.js';
 import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
+import { aider } from '../readers/aider/reader.js';
+import { cursorAgent } from '../readers/cursor-agent/reader.js';
+import { antigravityCli } from '../readers/antigravity-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -20,4 +23,7 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'qwen-code': qwenCode,
   'copilot-cli': copilotCli,
   'gemini-cli': geminiCli,
+  aider,
+  'cursor-agent': cursorAgent,
+  'antigravity-cli': antigravityCli,
 };
