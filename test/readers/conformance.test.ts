@@ -6,6 +6,9 @@ import { opencode } from '../../src/readers/opencode/reader.js';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { geminiCli } from '../../src/readers/gemini-cli/reader.js';
+import { aider } from '../../src/readers/aider/reader.js';
+import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
+import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -20,9 +23,12 @@ readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
 readerConformance(copilotCli, join(FIXTURES, 'captures/copilot-cli/tool/.copilot'));
 readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'));
+readerConformance(aider, join(FIXTURES, 'longtail-home'));
+readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
+readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'gemini-cli', 'kilo', 'opencode', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'codex', 'copilot-cli', 'cursor-agent', 'gemini-cli', 'kilo', 'opencode', 'qwen-code']);
   });
 });
