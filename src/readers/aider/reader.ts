@@ -27,8 +27,17 @@ export interface AiderState {
   model?: string;
   /** The session cost Aider printed last: the next answer's cost is its growth. */
   sessionCost: number;
-  /** The previous line was a prompt line (a multi-line prompt has one `#### ` line per line). */
-  inPrompt: boolean;
+  /**
+   * The previous line was a line of a prompt (a multi-line prompt has a `#### ` line per line) or
+   * of a command.
+   */
+  inPrompt: false | 'prompt' | 'command';
+  /**
+   * The first line of the text a command (`/ask <text>`, `/code <text>`) sends: Aider writes the
+   * text again as a prompt. Blank lines do not reach the reader, so the prompt is told from more
+   * lines of the command by this.
+   */
+  commandText?: string;
   turnOpen: boolean;
   /** The open turn's request failed (an error notice), and has been reported as failed. */
   failed: boolean;
@@ -88,12 +97,8 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
     answered(state, ev, ts, cost && !line.startsWith('>') ? Number(cost[2]) : undefined);
     if (cost && !line.startsWith('>')) return;
   }
-  if (line.startsWith(PROMPT)) {
-    state.inPrompt = true;
-    // A command (`/add`, `/model`, ...) is not a prompt; `/ask <text>` writes its text again as one.
-    if (!prompting && !line.startsWith(`${PROMPT}/`)) prompt(state, ev, ts);
-    return;
-  }
+  // An empty line of a prompt is `####` once its trailing spaces are gone.
+  if (line.startsWith(PROMPT) || line === PROMPT.trimEnd()) return promptLine(line.slice(PROMPT.length).trim(), prompting, state, ev, ts);
   const model = MODEL.exec(line);
   if (model) {
     state.model = model[1];
@@ -119,9 +124,31 @@ function header(started: string, state: AiderState, file: SessionFile, ev: Sessi
   // The previous session's open turn was cut short (the process ended).
   if (state.pending) answered(state, ev, headerTime(state.started), undefined);
   if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', headerTime(state.started));
-  Object.assign(state, { started, sessionCost: 0, inPrompt: false, turnOpen: false, failed: false, model: undefined });
+  Object.assign(state, { started, sessionCost: 0, inPrompt: false as const, commandText: undefined, turnOpen: false, failed: false, model: undefined });
   ev.meta({ cwd: dirname(file.path) });
   ev.activity(headerTime(started));
+}
+
+/** A `#### ` line: a prompt's, or a command's (`/add`, `/model`, ...: not prompts). */
+function promptLine(text: string, prompting: AiderState['inPrompt'], state: AiderState, ev: SessionEvents, ts: number): void {
+  if (prompting === 'prompt') {
+    state.inPrompt = 'prompt';
+    return;
+  }
+  if (text.startsWith('/')) {
+    state.inPrompt = 'command';
+    state.commandText = text.replace(/^\/\S*\s*/, '') || undefined;
+    return;
+  }
+  if (prompting === 'command' && text !== state.commandText) {
+    // More lines of the command (multi-line mode), the first of them maybe its text.
+    state.commandText ??= text || undefined;
+    state.inPrompt = 'command';
+    return;
+  }
+  state.inPrompt = 'prompt';
+  state.commandText = undefined;
+  prompt(state, ev, ts);
 }
 
 function prompt(state: AiderState, ev: SessionEvents, ts: number): void {
@@ -138,7 +165,8 @@ function answered(state: AiderState, ev: SessionEvents, ts: number, sessionCost:
   state.pending = undefined;
   let cost: number | undefined;
   if (sessionCost !== undefined) {
-    cost = Math.max(0, sessionCost - state.sessionCost);
+    // Rounded to what was printed: no float residue of the subtraction.
+    cost = Math.max(0, Math.round((sessionCost - state.sessionCost) * 1e10) / 1e10);
     state.sessionCost = Math.max(state.sessionCost, sessionCost);
   }
   ev.usage(p.model, p.usage, p.sent, ts, cost);
