@@ -102,7 +102,7 @@ ${header('2026-11-30 11:00:00')}
     expect(of(log, 'turnEnded').map(([, o]) => o)).toEqual(['completed', 'completed']);
   });
 
-  it('tells a command's further lines (multi-line mode) from the prompt Aider writes for its text', () => {
+  it('tells the further lines of a command (multi-line mode) from the prompt Aider writes for its text', () => {
     const { log } = read(`${header('2026-11-30 10:00:00')}
 #### /drop a.py  
 
