@@ -1,23 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bytes, decode, message, messages, text, uint, uints } from '../../src/readers/protobuf.js';
+import { buf, key, ld, v, varint } from '../helpers/protobuf.js';
 
-// A small encoder, for the tests only: field numbers and values in, wire bytes out.
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 128) {
-    out.push((n % 128) | 128);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return out;
-}
-const key = (field: number, wire: number) => varint(field * 8 + wire);
-const v = (field: number, n: number) => [...key(field, 0), ...varint(n)];
-const ld = (field: number, b: number[] | string) => {
-  const body = typeof b === 'string' ? [...Buffer.from(b)] : b;
-  return [...key(field, 2), ...varint(body.length), ...body];
-};
-const buf = (...parts: number[][]) => Buffer.from(parts.flat());
 
 describe('protobuf wire format', () => {
   it('reads varints, strings, embedded messages and repeated fields', () => {

@@ -1,0 +1,177 @@
+import Database from 'better-sqlite3';
+import { appendFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { antigravityCli, type AntigravityState } from '../../src/readers/antigravity-cli/reader.js';
+import type { SessionFile } from '../../src/readers/reader.js';
+import { recorder, type Recorded } from '../helpers/events.js';
+import { buf, ld, v } from '../helpers/protobuf.js';
+import { tempDir } from '../helpers/run.js';
+
+// The tables of agy 1.0.9–1.2.0's conversation databases (as in the fixture HOME).
+const SCHEMA = `
+CREATE TABLE trajectory_meta (trajectory_id text, cascade_id text, trajectory_type integer, source integer, PRIMARY KEY (trajectory_id));
+CREATE TABLE steps (idx integer, step_type integer NOT NULL DEFAULT 0, status integer NOT NULL DEFAULT 0,
+  has_subtrajectory numeric NOT NULL DEFAULT false, metadata blob, error_details blob, permissions blob, task_details blob,
+  render_info blob, step_payload blob, step_format integer NOT NULL DEFAULT 0, PRIMARY KEY (idx));
+CREATE TABLE gen_metadata (idx integer, data blob, size integer, PRIMARY KEY (idx));
+CREATE TABLE executor_metadata (idx integer, data blob, size integer, PRIMARY KEY (idx));
+CREATE TABLE trajectory_metadata_blob (id text, data blob, PRIMARY KEY (id));
+PRAGMA user_version = 1;`;
+
+const T0 = Date.UTC(2026, 10, 30, 11, 0, 0) / 1000;
+const ID = '45e2d1f4-b232-4a03-87e7-579e83a7de37';
+
+interface StepSpec {
+  type: number;
+  status: number;
+  at: number;
+  traj?: string;
+  calls?: [string, string][];
+  executes?: string;
+  thinking?: number;
+}
+function payload(s: StepSpec): Buffer {
+  const meta = [
+    ...ld(1, v(1, T0 + s.at)),
+    ...(s.executes ? ld(4, ld(1, s.executes)) : []),
+    ...(s.thinking ? ld(9, [...v(2, 1), ...v(9, s.thinking)]) : []),
+    ...ld(20, ld(1, s.traj ?? 'traj-1')),
+  ];
+  const planner = s.calls ? ld(20, s.calls.flatMap(([id, name]) => ld(7, [...ld(1, id), ...ld(2, name)]))) : [];
+  return buf(v(1, s.type), v(4, s.status), ld(5, meta), planner);
+}
+const usage = (input: number, output: number, cacheRead = 0) => [...v(1, 3877), ...v(2, input), ...v(3, output), ...(cacheRead ? v(5, cacheRead) : [])];
+const generation = (u: number[], model: string, steps: number[]) => buf(ld(1, [...ld(4, u), ...ld(19, model)]), ld(2, steps));
+
+function setup() {
+  const root = tempDir();
+  mkdirSync(join(root, 'conversations'));
+  const path = join(root, 'conversations', `${ID}.db`);
+  const db = new Database(path);
+  db.exec(SCHEMA);
+  const file: SessionFile = { path, sessionId: ID };
+  const state: AntigravityState = antigravityCli.initialState(file);
+  const r = recorder();
+  // The store's mtime, set back far enough for its signature to be trusted (see storeChanged),
+  // and moved on by every write.
+  let mtime = 1_700_000_000;
+  const write = (sql: string, ...args: unknown[]) => {
+    db.prepare(sql).run(...args);
+    mtime++;
+  };
+  const put = (idx: number, s: StepSpec, p = payload(s)) =>
+    write('INSERT OR REPLACE INTO steps (idx, step_type, status, step_payload) VALUES (?, ?, ?, ?)', idx, s.type, s.status, p);
+  const gen = (idx: number, data: Buffer) => write('INSERT OR REPLACE INTO gen_metadata (idx, data, size) VALUES (?, ?, ?)', idx, data, data.length);
+  const prompt = (at: number) => appendFileSync(join(root, 'history.jsonl'),
+    `${JSON.stringify({ display: 'go', timestamp: (T0 + at) * 1000, workspace: '/src/web-ui', conversationId: ID })}\n`);
+  /** Reads the store; what it reported since the previous read. */
+  const read = () => {
+    utimesSync(path, mtime, mtime);
+    const from = r.log.length;
+    const changed = antigravityCli.readStore(file, state, () => r.events);
+    return { changed, log: r.log.slice(from) };
+  };
+  return { db, write, put, gen, prompt, read, state };
+}
+const of = (log: Recorded[], name: string) => log.filter(([e]) => e === name);
+const USER = 14;
+const PLANNER = 15;
+const TOOL = 132;
+
+describe('antigravity-cli reader', () => {
+  it('reports a turn from its steps: prompt, tool call, result and end; tokens once per generation', () => {
+    const t = setup();
+    t.prompt(0);
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.put(1, { type: PLANNER, status: 3, at: 2, calls: [['call_1', 'run_command']], thinking: 40 });
+    t.put(2, { type: TOOL, status: 2, at: 3, executes: 'call_1' });
+    t.gen(0, generation(usage(900, 150, 3000), 'gemini-3.1-pro', [1]));
+    const first = t.read();
+    expect(first.changed).toBe(true);
+    expect(of(first.log, 'meta')).toEqual([['meta', { cwd: '/src/web-ui', model: 'gemini-3.1-pro' }]]);
+    expect(of(first.log, 'prompt')).toEqual([['prompt', (T0 + 0) * 1000]]);
+    expect(of(first.log, 'toolCall')).toEqual([['toolCall', 'call_1', { tool: 'run_command', kind: 'execute' }]]);
+    // tokens from the generation; its thinking part from the step it produced
+    expect(of(first.log, 'usage')).toEqual([['usage', 'gemini-3.1-pro',
+      { input: 900, output: 150, cacheRead: 3000, cacheWrite: 0, cacheWrite1h: 0, reasoning: 40 }, 3900, (T0 + 2) * 1000]]);
+    expect(of(first.log, 'turnEnded')).toEqual([]);
+    expect(t.read()).toEqual({ changed: false, log: [] });
+
+    // the command finishes and the model answers; the generations are saved again, with new bytes
+    t.put(2, { type: TOOL, status: 3, at: 3, executes: 'call_1' });
+    t.put(3, { type: PLANNER, status: 3, at: 5 });
+    t.gen(0, generation(usage(900, 150, 3000), 'gemini-3.1-pro-x', [1]));
+    t.gen(1, generation(usage(100, 20), 'gemini-3.1-pro', [3]));
+    const second = t.read().log;
+    expect(of(second, 'toolResult')).toEqual([['toolResult', 'call_1', false]]);
+    expect(of(second, 'usage').map(([, , u]) => (u as { input: number }).input)).toEqual([100]);
+    expect(of(second, 'prompt')).toEqual([]);
+    expect(of(second, 'turnEnded')).toEqual([['turnEnded', 'completed', (T0 + 5) * 1000]]);
+  });
+
+  it('waits for approval while the step of a call is WAITING, and counts a failed call', () => {
+    const t = setup();
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.put(1, { type: PLANNER, status: 3, at: 1, calls: [['call_1', 'run_command']] });
+    t.put(2, { type: TOOL, status: 9, at: 2, executes: 'call_1' });
+    expect(of(t.read().log, 'toolCall')).toEqual([['toolCall', 'call_1', { tool: 'run_command', kind: 'execute', waits: 'approval' }]]);
+    t.put(2, { type: TOOL, status: 7, at: 2, executes: 'call_1' });
+    t.put(3, { type: PLANNER, status: 3, at: 4 });
+    const log = t.read().log;
+    expect(of(log, 'toolResult')).toEqual([['toolResult', 'call_1', true]]);
+    expect(of(log, 'turnEnded')).toEqual([['turnEnded', 'completed', (T0 + 4) * 1000]]);
+  });
+
+  it('starts a turn for a prompt in the history newer than every step, and counts the prompt once its step is saved', () => {
+    const t = setup();
+    t.prompt(0);
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.put(1, { type: PLANNER, status: 3, at: 1 });
+    expect(of(t.read().log, 'turnEnded')).toHaveLength(1);
+    t.prompt(600);
+    const underway = t.read().log;
+    expect(underway.filter(([e]) => e.startsWith('turn') || e === 'prompt')).toEqual([['turnStarted', (T0 + 600) * 1000]]);
+    t.put(2, { type: USER, status: 3, at: 601 });
+    t.put(3, { type: PLANNER, status: 3, at: 605 });
+    const saved = t.read().log;
+    expect(saved.filter(([e]) => e.startsWith('turn') || e === 'prompt')).toEqual([
+      ['prompt', (T0 + 601) * 1000], ['turnEnded', 'completed', (T0 + 605) * 1000],
+    ]);
+  });
+
+  it('counts the steps of a rewind again (numbers reused by another trajectory), not the ones kept', () => {
+    const t = setup();
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.put(1, { type: PLANNER, status: 3, at: 1 });
+    t.gen(0, generation(usage(10, 1), 'm', [1]));
+    t.read();
+    t.write('DELETE FROM steps WHERE idx >= 1');
+    t.put(1, { type: USER, status: 3, at: 50, traj: 'traj-2' });
+    t.put(2, { type: PLANNER, status: 3, at: 51, traj: 'traj-2' });
+    t.gen(0, generation(usage(20, 2), 'm', [2]));
+    const log = t.read().log;
+    expect(of(log, 'prompt')).toHaveLength(1);
+    expect(of(log, 'usage').map(([, , u]) => (u as { input: number }).input)).toEqual([20]);
+  });
+
+  it('skips a database of another version as unknown_shape (drift), reporting no zeros', () => {
+    const t = setup();
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.gen(0, generation(usage(10, 1), 'm', [0]));
+    t.write('PRAGMA user_version = 2');
+    const log = t.read().log;
+    expect(log).toEqual([['skipped', 'unknown_shape']]);
+  });
+
+  it('skips a step whose payload disagrees with its row, or does not parse, and reads the rest', () => {
+    const t = setup();
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.put(1, { type: PLANNER, status: 3, at: 1 }, payload({ type: 99, status: 3, at: 1 }));
+    t.put(2, { type: PLANNER, status: 3, at: 2 }, Buffer.from([0x0a, 0x05, 0x01]));
+    t.gen(0, Buffer.from('garbage'));
+    const log = t.read().log;
+    expect(of(log, 'skipped').map(([, r]) => r).sort()).toEqual(['parse_error', 'unknown_shape', 'unknown_shape']);
+    expect(of(log, 'prompt')).toHaveLength(1);
+  });
+});
