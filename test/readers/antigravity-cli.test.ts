@@ -5,51 +5,21 @@ import { describe, expect, it } from 'vitest';
 import { antigravityCli, type AntigravityState } from '../../src/readers/antigravity-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import { recorder, type Recorded } from '../helpers/events.js';
-import { buf, ld, v } from '../helpers/protobuf.js';
+import { AGY_SCHEMA, generation, stepPayload, type StepSpec } from '../../src/bench/longtail-corpus.js';
 import { tempDir } from '../helpers/run.js';
-
-// The tables of agy 1.0.9–1.2.0's conversation databases (as in the fixture HOME).
-const SCHEMA = `
-CREATE TABLE trajectory_meta (trajectory_id text, cascade_id text, trajectory_type integer, source integer, PRIMARY KEY (trajectory_id));
-CREATE TABLE steps (idx integer, step_type integer NOT NULL DEFAULT 0, status integer NOT NULL DEFAULT 0,
-  has_subtrajectory numeric NOT NULL DEFAULT false, metadata blob, error_details blob, permissions blob, task_details blob,
-  render_info blob, step_payload blob, step_format integer NOT NULL DEFAULT 0, PRIMARY KEY (idx));
-CREATE TABLE gen_metadata (idx integer, data blob, size integer, PRIMARY KEY (idx));
-CREATE TABLE executor_metadata (idx integer, data blob, size integer, PRIMARY KEY (idx));
-CREATE TABLE trajectory_metadata_blob (id text, data blob, PRIMARY KEY (id));
-PRAGMA user_version = 1;`;
 
 const T0 = Date.UTC(2026, 10, 30, 11, 0, 0) / 1000;
 const ID = '45e2d1f4-b232-4a03-87e7-579e83a7de37';
 
-interface StepSpec {
-  type: number;
-  status: number;
-  at: number;
-  traj?: string;
-  calls?: [string, string][];
-  executes?: string;
-  thinking?: number;
-}
-function payload(s: StepSpec): Buffer {
-  const meta = [
-    ...ld(1, v(1, T0 + s.at)),
-    ...(s.executes ? ld(4, ld(1, s.executes)) : []),
-    ...(s.thinking ? ld(9, [...v(2, 1), ...v(9, s.thinking)]) : []),
-    ...ld(20, ld(1, s.traj ?? 'traj-1')),
-  ];
-  const planner = s.calls ? ld(20, s.calls.flatMap(([id, name]) => ld(7, [...ld(1, id), ...ld(2, name)]))) : [];
-  return buf(v(1, s.type), v(4, s.status), ld(5, meta), planner);
-}
-const usage = (input: number, output: number, cacheRead = 0) => [...v(1, 3877), ...v(2, input), ...v(3, output), ...(cacheRead ? v(5, cacheRead) : [])];
-const generation = (u: number[], model: string, steps: number[]) => buf(ld(1, [...ld(4, u), ...ld(19, model)]), ld(2, steps));
+const payload = (s: StepSpec) => stepPayload({ ...s, at: T0 + s.at });
+const usage = (input: number, output: number, cacheRead = 0) => ({ input, output, cacheRead });
 
 function setup() {
   const root = tempDir();
   mkdirSync(join(root, 'conversations'));
   const path = join(root, 'conversations', `${ID}.db`);
   const db = new Database(path);
-  db.exec(SCHEMA);
+  db.exec(AGY_SCHEMA);
   const file: SessionFile = { path, sessionId: ID };
   const state: AntigravityState = antigravityCli.initialState(file);
   const r = recorder();

@@ -24,6 +24,8 @@ import type { Usage } from '../../session/types.js';
 export interface AiderState {
   /** The header time of the session being read (`YYYY-MM-DD HH:MM:SS`), once one was seen. */
   started?: string;
+  /** That time in ms (local time), which all the session's records take. */
+  at: number;
   model?: string;
   /** The session cost Aider printed last: the next answer's cost is its growth. */
   sessionCost: number;
@@ -78,18 +80,30 @@ function count(s: string | undefined): number {
 }
 
 /** The header's local time, in ms. */
-function headerTime(started: string | undefined): number {
-  const t = started ? Date.parse(started.replace(' ', 'T')) : Number.NaN;
+function headerTime(started: string): number {
+  const t = Date.parse(started.replace(' ', 'T'));
   return Number.isNaN(t) ? 0 : t;
 }
 
+// The first bytes of the lines that mean something: `#` (headers, prompts), `>` (notices and
+// usage reports), `C` (a usage report's Cost line). Answer text is passed over undecoded.
+const HASH = 35;
+const QUOTE = 62;
+const C = 67;
+
 function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: SessionEvents): void {
+  const first = buf[0];
+  if (state.started !== undefined && first !== HASH && first !== QUOTE && first !== C) {
+    if (state.pending) answered(state, ev, state.at, undefined);
+    state.inPrompt = false;
+    return;
+  }
   // Blockquote lines end with two spaces; Windows line ends with a carriage return.
   const line = buf.toString('utf8').trimEnd();
   if (line.startsWith(HEADER)) return header(line.slice(HEADER.length), state, file, ev);
   if (line === '') return;
   if (state.started === undefined) return ev.skipped('unknown_shape');
-  const ts = headerTime(state.started);
+  const ts = state.at;
   const prompting = state.inPrompt;
   state.inPrompt = false;
   if (state.pending) {
@@ -122,11 +136,11 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
 
 function header(started: string, state: AiderState, file: SessionFile, ev: SessionEvents): void {
   // The previous session's open turn was cut short (the process ended).
-  if (state.pending) answered(state, ev, headerTime(state.started), undefined);
-  if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', headerTime(state.started));
-  Object.assign(state, { started, sessionCost: 0, inPrompt: false as const, commandText: undefined, turnOpen: false, failed: false, model: undefined });
+  if (state.pending) answered(state, ev, state.at, undefined);
+  if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', state.at);
+  Object.assign(state, { started, at: headerTime(started), sessionCost: 0, inPrompt: false as const, commandText: undefined, turnOpen: false, failed: false, model: undefined });
   ev.meta({ cwd: dirname(file.path) });
-  ev.activity(headerTime(started));
+  ev.activity(state.at);
 }
 
 /** A `#### ` line: a prompt's, or a command's (`/add`, `/model`, ...: not prompts). */
@@ -186,7 +200,7 @@ export const aider: LineReader<AiderState> = {
   watchPaths: () => [],
   watchFiles: (root) => listFiles(root).map((f) => f.path),
   listFiles,
-  initialState: () => ({ sessionCost: 0, inPrompt: false, turnOpen: false, failed: false }),
+  initialState: () => ({ at: 0, sessionCost: 0, inPrompt: false, turnOpen: false, failed: false }),
   readLine,
   sessionOf: (file, state) => (state.started === undefined ? file.sessionId : `${file.path}#${state.started}`),
 };

@@ -11,6 +11,7 @@
 // each prompt (`<timestamp>` in the prompt's text): a turn ends with an answer that calls no tool,
 // at its prompt's time, and tool calls have no error.
 
+import { statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import { listDir, readText } from '../dir.js';
@@ -25,8 +26,11 @@ export interface CursorState {
   turnOpen: boolean;
   /** The time of the last prompt, which the answers after it take. */
   promptAt: number;
-  /** The chat's meta was reported (on the first record read, and again at each prompt). */
-  described: boolean;
+  /**
+   * The mtimes of the chat's meta files when they were last reported (on the first record read,
+   * and at each prompt when they changed: the model may be another).
+   */
+  described?: string;
 }
 
 function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
@@ -79,11 +83,23 @@ function lastUsedModel(dir: string): string | undefined {
   }
 }
 
-/** Reports where the chat runs, its model and its last update, from its meta files. */
+/** Reports where the chat runs, its model and its last update, from its meta files, if they changed. */
 function describe(file: SessionFile, state: CursorState, ev: SessionEvents): void {
-  state.described = true;
   const dir = chatDir(rootOf(file.path), file.sessionId);
-  if (!dir) return;
+  if (!dir) {
+    state.described = '';
+    return;
+  }
+  const mtime = (name: string) => {
+    try {
+      return statSync(join(dir, name)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  const sig = `${mtime('meta.json')}/${mtime('store.db')}`;
+  if (sig === state.described) return;
+  state.described = sig;
   const meta = jsonObject(readText(join(dir, 'meta.json')) ?? '');
   const cwd = str(meta?.cwd);
   const model = lastUsedModel(dir);
@@ -107,14 +123,32 @@ function blocksOf(rec: Json): Json[] | undefined {
   return Array.isArray(content) ? content.map((b) => obj(b) ?? {}) : undefined;
 }
 
+const USER = Buffer.from('{"role":"user"');
+const TEXT = Buffer.from('"type":"text"');
+const RESULT_ID = Buffer.from('"tool_use_id":"');
+
 function readLine(line: Buffer, state: CursorState, file: SessionFile, ev: SessionEvents): void {
+  // Tool results (most of the bytes) are not decoded: a user line with no text block holds only
+  // results, whose ids are read from the bytes (such a key cannot occur inside a string value).
+  if (state.described !== undefined && line.subarray(0, USER.length).equals(USER) && line.indexOf(TEXT) === -1 && line.indexOf(RESULT_ID) !== -1) {
+    return results(line, ev);
+  }
   const rec = parseJson(line);
   if (!rec) return ev.skipped('parse_error');
   const blocks = blocksOf(rec);
   if (!blocks || (rec.role !== 'user' && rec.role !== 'assistant')) return ev.skipped('unknown_shape');
-  if (!state.described) describe(file, state, ev);
+  if (state.described === undefined) describe(file, state, ev);
   if (rec.role === 'user') user(blocks, state, file, ev);
   else assistant(blocks, state, ev);
+}
+
+function results(line: Buffer, ev: SessionEvents): void {
+  for (let at = line.indexOf(RESULT_ID); at !== -1; at = line.indexOf(RESULT_ID, at + 1)) {
+    const from = at + RESULT_ID.length;
+    const to = line.indexOf(34, from);
+    // Cursor records no error of a call.
+    if (to !== -1 && to - from <= 128) ev.toolResult(line.toString('latin1', from, to), false);
+  }
 }
 
 function user(blocks: Json[], state: CursorState, file: SessionFile, ev: SessionEvents): void {
@@ -159,6 +193,6 @@ export const cursorAgent: LineReader<CursorState> = {
   defaultRoots,
   watchPaths: (root) => [join(root, 'projects')],
   listFiles,
-  initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', turnOpen: false, promptAt: 0, described: false }),
+  initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', turnOpen: false, promptAt: 0 }),
   readLine,
 };

@@ -1,4 +1,4 @@
-// A small protobuf encoder, for tests only: field numbers and values in, wire bytes out.
+// A small protobuf encoder: field numbers and values in, wire bytes out (the bench corpus and the tests write Antigravity records with it).
 
 export function varint(n: number): number[] {
   const out: number[] = [];
