@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
-import { snapshot } from '../../src/metrics/snapshot.js';
+import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
+import { sessionsJson } from '../../src/cli/sessions.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { aider } from '../../src/readers/aider/reader.js';
 import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
@@ -138,6 +139,10 @@ describe.each([
       expect([...metrics].filter((m) => ['tokens', 'cost', 'unpricedTokens', 'toolErrors'].includes(m))).toEqual([]);
       const families = snapshot(read.store, new Map(), { version: 't', activeWindowMs: 1e12, perSessionMax: 50, status: OPTS }, NOW['cursor-agent']);
       expect(families.map((f) => f.def.name)).not.toContain('coding_agent_session_cost_usd');
+      // nor does `coding-agent-exporter sessions` show a token count or a cost
+      const listed = JSON.parse(sessionsJson(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }))) as { tokens: unknown; cost_usd: unknown }[];
+      expect(listed.length).toBe(sessions.length);
+      for (const l of listed) expect([l.tokens, l.cost_usd]).toEqual([null, null]);
     }
     if (reader.harness === 'aider') expect(metrics.has('toolCalls')).toBe(false);
   });
