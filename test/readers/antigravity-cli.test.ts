@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { appendFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { antigravityCli, type AntigravityState } from '../../src/readers/antigravity-cli/reader.js';
@@ -132,6 +132,20 @@ describe('antigravity-cli reader', () => {
     t.write('PRAGMA user_version = 2');
     const log = t.read().log;
     expect(log).toEqual([['skipped', 'unknown_shape']]);
+  });
+
+  it('skips a file that is no database as parse_error, and reads it again only when it changed', () => {
+    const root = tempDir();
+    mkdirSync(join(root, 'conversations'));
+    const path = join(root, 'conversations', `${ID}.db`);
+    writeFileSync(path, 'not a database, but long enough to have a header of sorts: '.repeat(100));
+    utimesSync(path, 1_700_000_000, 1_700_000_000);
+    const file: SessionFile = { path, sessionId: ID };
+    const state = antigravityCli.initialState(file);
+    const r = recorder();
+    expect(antigravityCli.readStore(file, state, () => r.events)).toBe(true);
+    expect(r.log).toEqual([['skipped', 'parse_error']]);
+    expect(antigravityCli.readStore(file, state, () => r.events)).toBe(false);
   });
 
   it('skips a step whose payload disagrees with its row, or does not parse, and reads the rest', () => {

@@ -80,20 +80,27 @@ function history(root: string): Map<string, Prompted> {
   return byConversation;
 }
 
+const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
+
 function readStore(file: SessionFile, state: AntigravityState, eventsOf: (sessionId: string) => SessionEvents): boolean {
   const id = file.sessionId;
   const prompted = history(dirname(dirname(file.path))).get(id);
   const { changed, signature } = storeChanged(file.path, state.sig);
   if (!changed && prompted?.at === state.prompted) return false;
-  const conversation = readDatabase(file.path, readConversation);
+  let conversation: Conversation | undefined | 'damaged';
+  try {
+    conversation = readDatabase(file.path, readConversation);
+  } catch (e) {
+    // A file that is no database, or a damaged one, costs only its own conversation.
+    if (!NOT_A_DATABASE.test(String((e as { code?: unknown }).code))) throw e;
+    conversation = 'damaged';
+  }
   state.sig = signature;
   state.prompted = prompted?.at;
   const ev = eventsOf(id);
-  if (!conversation) {
-    ev.skipped('unknown_shape');
-    return true;
-  }
-  report(id, conversation, prompted, state, ev);
+  if (conversation === 'damaged') ev.skipped('parse_error');
+  else if (!conversation) ev.skipped('unknown_shape');
+  else report(id, conversation, prompted, state, ev);
   return true;
 }
 
