@@ -42,7 +42,7 @@ function setup() {
     const changed = antigravityCli.readStore(file, state, () => r.events);
     return { changed, log: r.log.slice(from) };
   };
-  return { db, write, put, gen, prompt, read, state };
+  return { root, db, write, put, gen, prompt, read, state };
 }
 const of = (log: Recorded[], name: string) => log.filter(([e]) => e === name);
 const USER = 14;
@@ -123,6 +123,25 @@ describe('antigravity-cli reader', () => {
     const log = t.read().log;
     expect(of(log, 'prompt')).toHaveLength(1);
     expect(of(log, 'usage').map(([, , u]) => (u as { input: number }).input)).toEqual([20]);
+  });
+
+  it('counts a generation once the step it produced is saved', () => {
+    const t = setup();
+    t.put(0, { type: USER, status: 3, at: 0 });
+    t.gen(0, generation(usage(10, 1), 'm', [1]));
+    expect(of(t.read().log, 'usage')).toEqual([]);
+    t.put(1, { type: PLANNER, status: 3, at: 1 });
+    expect(of(t.read().log, 'usage').map(([, , u]) => (u as { input: number }).input)).toEqual([10]);
+    t.gen(0, generation(usage(10, 1), 'm', [1]));
+    expect(of(t.read().log, 'usage')).toEqual([]);
+  });
+
+  it('takes the cwd from cache/last_conversations.json when the history has no prompt of the conversation', () => {
+    const t = setup();
+    mkdirSync(join(t.root, 'cache'));
+    writeFileSync(join(t.root, 'cache', 'last_conversations.json'), JSON.stringify({ '/src/api': 'other', '/src/web-ui': ID }));
+    t.put(0, { type: USER, status: 3, at: 0 });
+    expect(of(t.read().log, 'meta')).toEqual([['meta', { cwd: '/src/web-ui', model: undefined }]]);
   });
 
   it('skips a database of another version as unknown_shape (drift), reporting no zeros', () => {

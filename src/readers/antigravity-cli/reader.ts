@@ -15,8 +15,8 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SessionEvents, SessionFile, StoreReader } from '../reader.js';
-import { listDir } from '../dir.js';
-import { num, str } from '../fields.js';
+import { listDir, readText } from '../dir.js';
+import { jsonObject, num, str } from '../fields.js';
 import { parseJson, readLines } from '../lines.js';
 import { readDatabase, storeChanged } from '../sqlite.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
@@ -84,7 +84,8 @@ const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
 
 function readStore(file: SessionFile, state: AntigravityState, eventsOf: (sessionId: string) => SessionEvents): boolean {
   const id = file.sessionId;
-  const prompted = history(dirname(dirname(file.path))).get(id);
+  const root = dirname(dirname(file.path));
+  const prompted = history(root).get(id);
   const { changed, signature } = storeChanged(file.path, state.sig);
   if (!changed && prompted?.at === state.prompted) return false;
   let conversation: Conversation | undefined | 'damaged';
@@ -100,15 +101,21 @@ function readStore(file: SessionFile, state: AntigravityState, eventsOf: (sessio
   const ev = eventsOf(id);
   if (conversation === 'damaged') ev.skipped('parse_error');
   else if (!conversation) ev.skipped('unknown_shape');
-  else report(id, conversation, prompted, state, ev);
+  else report(id, conversation, prompted?.workspace ?? lastWorkspace(root, id), prompted, state, ev);
   return true;
 }
 
-function report(id: string, c: Conversation, prompted: Prompted | undefined, state: AntigravityState, ev: SessionEvents): void {
+/** The folder a conversation was last opened in, from `cache/last_conversations.json` (`{"<cwd>": "<id>"}`). */
+function lastWorkspace(root: string, id: string): string | undefined {
+  const last = jsonObject(readText(join(root, 'cache', 'last_conversations.json')) ?? '');
+  return Object.entries(last ?? {}).find(([, v]) => v === id)?.[0];
+}
+
+function report(id: string, c: Conversation, cwd: string | undefined, prompted: Prompted | undefined, state: AntigravityState, ev: SessionEvents): void {
   for (const reason of c.skipped) ev.skipped(reason);
   const lastGen = c.generations.at(-1);
   const model = lastGen?.model ?? c.configuredModel;
-  ev.meta({ cwd: prompted?.workspace, model });
+  ev.meta({ cwd, model });
   const key = (s: Step) => `${id}:${s.trajectory}:${s.idx}:${s.createdAt}`;
   const byIdx = new Map(c.steps.map((s) => [s.idx, s]));
 
@@ -119,13 +126,14 @@ function report(id: string, c: Conversation, prompted: Prompted | undefined, sta
     ev.activity(s.createdAt);
     if (s.type === STEP_TYPE.userInput && ev.firstTime(`prompt:${key(s)}`)) {
       ev.prompt(s.createdAt);
+      // The prompt of the turn its history line started; any other starts a turn.
       if (state.promptPending) {
         delete state.promptPending;
-        continue;
+      } else {
+        if (state.turnOpen) ev.turnEnded('interrupted', s.createdAt);
+        state.turnOpen = true;
+        ev.turnStarted(s.createdAt);
       }
-      if (state.turnOpen) ev.turnEnded('interrupted', s.createdAt);
-      state.turnOpen = true;
-      ev.turnStarted(s.createdAt);
     }
     for (const call of s.calls) {
       if (!ev.firstTime(`call:${key(s)}:${call.id}`)) continue;
@@ -136,8 +144,10 @@ function report(id: string, c: Conversation, prompted: Prompted | undefined, sta
   }
 
   for (const g of c.generations) {
+    // A generation counts once its step is saved, keyed by that step's time: a rewind numbers
+    // generations again.
     const first = byIdx.get(g.stepIndices[0] ?? -1);
-    if (!ev.firstTime(`gen:${id}:${g.idx}:${first?.createdAt ?? ''}`)) continue;
+    if ((g.stepIndices.length > 0 && !first) || !ev.firstTime(`gen:${id}:${g.idx}:${first?.createdAt ?? ''}`)) continue;
     const thinking = g.usage.thinking || g.stepIndices.reduce((n, i) => n + (byIdx.get(i)?.usage?.thinking ?? 0), 0);
     const u: Usage = {
       input: g.usage.input, output: g.usage.output, cacheRead: g.usage.cacheRead, cacheWrite: g.usage.cacheWrite,
