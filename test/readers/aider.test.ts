@@ -166,9 +166,42 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
       ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 10:00:00'],
       ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 11:30:00'],
     ]);
-    expect(of(log, 'activity').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
+    // without an input history beside it, a prompt takes its session's start
+    expect(of(log, 'prompt').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
     expect(of(log, 'meta')).toContainEqual(['meta', { cwd: '/src/app' }]);
     expect(of(log, 'meta')).toContainEqual(['meta', { model: 'openrouter/qwen/qwen3-coder' }]);
+  });
+
+  it('gives each prompt, and the records after it, the time the input history says it was typed', () => {
+    const dir = tempDir();
+    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: join(dir, '.aider.chat.history.md') };
+    writeFileSync(join(dir, '.aider.input.history'), [
+      '# 2026-11-29 09:00:00.100000', '+fix it', // an earlier session's
+      '# 2026-11-30 10:00:05.250000', '+fix it',
+      '# 2026-11-30 10:20:00.000000', '+/ask why?',
+      '# 2026-11-30 10:21:00.000000', '+N',
+      '# 2026-11-30 11:00:00.000000', '+', '+a second line',
+    ].map((l) => `${l}\n`).join(''));
+    const r = recorder();
+    const state = aider.initialState(history);
+    const text = `${header('2026-11-30 10:00:00')}
+#### fix it  
+> Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.01 session.  
+#### /ask why?  
+#### why?  
+> Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.02 session.  
+####   
+#### a second line  
+> litellm.APIError: boom  
+`;
+    for (const l of text.split('\n')) if (l) aider.readLine(Buffer.from(l), state, history, r.events);
+    const at = (s: string) => Date.parse(s);
+    expect(of(r.log, 'prompt').map(([, t]) => t)).toEqual([at('2026-11-30T10:00:05.250'), at('2026-11-30T10:20:00'), at('2026-11-30T11:00:00')]);
+    expect(of(r.log, 'turnEnded')).toEqual([
+      ['turnEnded', 'completed', at('2026-11-30T10:00:05.250')],
+      ['turnEnded', 'completed', at('2026-11-30T10:20:00')],
+      ['turnEnded', 'failed', at('2026-11-30T11:00:00')],
+    ]);
   });
 
   it('skips (and counts) what is outside any session, and never throws on binary', () => {

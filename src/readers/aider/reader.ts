@@ -14,18 +14,23 @@
 // the growth of the session total it prints, so each answer's cost counts once and a session's
 // cost adds up to the total Aider showed last.
 //
-// Aider writes no time but a session's start: every record of a session takes that time.
+// Aider writes no time in the chat history but a session's start: each prompt or command takes
+// the time its line was typed in the input history beside it (input-history.ts), and the records
+// after it that time; without an input history, a session's records all take its start.
 
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import { listDir } from '../dir.js';
+import { findInput, inputHistory } from './input-history.js';
 import type { Usage } from '../../session/types.js';
 
 export interface AiderState {
   /** The header time of the session being read (`YYYY-MM-DD HH:MM:SS`), once one was seen. */
   started?: string;
-  /** That time in ms (local time), which all the session's records take. */
+  /** The time (ms, local) the records read now take: the session's start, then each prompt's. */
   at: number;
+  /** Entries of the input history before this one were matched to lines already read. */
+  inputFrom: number;
   model?: string;
   /** The session cost Aider printed last: the next answer's cost is its growth. */
   sessionCost: number;
@@ -48,6 +53,7 @@ export interface AiderState {
 }
 
 const FILE = '.aider.chat.history.md';
+const INPUT_FILE = '.aider.input.history';
 // Folder levels below a root searched for history files (~/src/org/repo is 3).
 const DEPTH = 4;
 
@@ -112,7 +118,7 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
     if (cost && !line.startsWith('>')) return;
   }
   // An empty line of a prompt is `####` once its trailing spaces are gone.
-  if (line.startsWith(PROMPT) || line === PROMPT.trimEnd()) return promptLine(line.slice(PROMPT.length).trim(), prompting, state, ev, ts);
+  if (line.startsWith(PROMPT) || line === PROMPT.trimEnd()) return promptLine(line.slice(PROMPT.length).trim(), prompting, state, file, ev);
   const model = MODEL.exec(line);
   if (model) {
     state.model = model[1];
@@ -144,12 +150,13 @@ function header(started: string, state: AiderState, file: SessionFile, ev: Sessi
 }
 
 /** A `#### ` line: a prompt's, or a command's (`/add`, `/model`, ...: not prompts). */
-function promptLine(text: string, prompting: AiderState['inPrompt'], state: AiderState, ev: SessionEvents, ts: number): void {
+function promptLine(text: string, prompting: AiderState['inPrompt'], state: AiderState, file: SessionFile, ev: SessionEvents): void {
   if (prompting === 'prompt') {
     state.inPrompt = 'prompt';
     return;
   }
   if (text.startsWith('/')) {
+    typedAt(text, state, file);
     state.inPrompt = 'command';
     state.commandText = text.replace(/^\/\S*\s*/, '') || undefined;
     return;
@@ -160,12 +167,24 @@ function promptLine(text: string, prompting: AiderState['inPrompt'], state: Aide
     state.inPrompt = 'command';
     return;
   }
+  if (prompting !== 'command') typedAt(text, state, file);
   state.inPrompt = 'prompt';
   state.commandText = undefined;
-  prompt(state, ev, ts);
+  prompt(state, ev, state.at);
+}
+
+/** Moves the records' time on to when `text` was typed, where the input history has it. */
+function typedAt(text: string, state: AiderState, file: SessionFile): void {
+  const entries = inputHistory(join(dirname(file.path), INPUT_FILE));
+  const started = headerTime(state.started!);
+  const i = findInput(entries, state.inputFrom, text, started);
+  if (i === undefined) return;
+  state.inputFrom = i + 1;
+  state.at = Math.max(state.at, entries[i]!.at);
 }
 
 function prompt(state: AiderState, ev: SessionEvents, ts: number): void {
+  ev.activity(ts);
   ev.prompt(ts);
   if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', ts);
   state.turnOpen = true;
@@ -200,7 +219,7 @@ export const aider: LineReader<AiderState> = {
   watchPaths: () => [],
   watchFiles: (root) => listFiles(root).map((f) => f.path),
   listFiles,
-  initialState: () => ({ at: 0, sessionCost: 0, inPrompt: false, turnOpen: false, failed: false }),
+  initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false, turnOpen: false, failed: false }),
   readLine,
   sessionOf: (file, state) => (state.started === undefined ? file.sessionId : `${file.path}#${state.started}`),
 };
