@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Rng, Text } from './corpus.js';
 import { buf, ld, v, varint } from './protobuf-writer.js';
 
-const GENERATOR = 1;
+const GENERATOR = 2;
 const KB = 1024;
 const MB = 1024 * KB;
 
@@ -90,8 +90,11 @@ function formatTokens(n: number): string {
 }
 const printed = (s: string) => Math.round(Number.parseFloat(s) * (s.endsWith('k') ? 1000 : 1));
 
-function aiderHistory(rng: Rng, text: Text, sessions: number, expected: LongtailCorpus['expected']['aider']): string {
+/** A repository's chat history and its input history (each prompt's line, with when it was typed). */
+function aiderHistory(rng: Rng, text: Text, sessions: number, expected: LongtailCorpus['expected']['aider']): { chat: string; input: string } {
   const out: string[] = [];
+  const input: string[] = [];
+  const local = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
   let day = Date.UTC(2026, 5, 1);
   for (let s = 0; s < sessions; s++) {
     day += rng.int(1, 48) * 3600_000;
@@ -99,7 +102,10 @@ function aiderHistory(rng: Rng, text: Text, sessions: number, expected: Longtail
     out.push('> Aider v0.86.2  \n> Main model: anthropic/claude-sonnet-4-5-20250929 with diff edit format, prompt cache, infinite output  \n> Weak model: anthropic/claude-haiku-4-5  \n> Git repo: .git with 120 files  \n');
     let session = 0;
     for (let t = rng.int(1, 12); t > 0; t--) {
-      out.push(`\n#### Please ${text.code(rng.int(20, 200)).replace(/\n/g, ' ')}  \n\n`);
+      const prompt = `Please ${text.code(rng.int(20, 200)).replace(/\n/g, ' ')}`.trim();
+      day += rng.int(5, 600) * 1000;
+      input.push(`\n# ${local(day)}\n+${prompt}\n`);
+      out.push(`\n#### ${prompt}  \n\n`);
       out.push(`${text.code(rng.logUniform(500, 20 * KB))}\n\nsrc/app.py\n\`\`\`python\n<<<<<<< SEARCH\n${text.code(rng.int(100, 2000))}\n=======\n${text.code(rng.int(100, 2000))}\n>>>>>>> REPLACE\n\`\`\`\n\n`);
       const [sent, write, hit, received] = [formatTokens(rng.logUniform(300, 90000)), formatTokens(rng.int(0, 2000)), formatTokens(rng.int(0, 20000)), formatTokens(rng.logUniform(20, 9000))];
       const cost = rng.int(1, 900) / 10000;
@@ -115,7 +121,7 @@ function aiderHistory(rng: Rng, text: Text, sessions: number, expected: Longtail
       out.push(report, '> Applied edit to src/app.py  \n', `> Commit ${rng.hex(7)} fix: things  \n`);
     }
   }
-  return out.join('');
+  return { chat: out.join(''), input: input.join('') };
 }
 
 function cursorChat(root: string, rng: Rng, text: Text, id: string, cwd: string): { bytes: number; prompts: number } {
@@ -187,9 +193,10 @@ function generate(home: string, seed: number, sizeMb: number): LongtailCorpus {
     const repo = join(home, 'src', `org${corpus.files.aider % 7}`, `repo${corpus.files.aider}`);
     mkdirSync(repo, { recursive: true });
     const history = aiderHistory(rng, text, rng.int(1, 20), corpus.expected.aider);
-    writeFileSync(join(repo, '.aider.chat.history.md'), history);
+    writeFileSync(join(repo, '.aider.chat.history.md'), history.chat);
+    writeFileSync(join(repo, '.aider.input.history'), history.input);
     corpus.files.aider++;
-    corpus.bytes.aider += history.length;
+    corpus.bytes.aider += history.chat.length + history.input.length;
   }
   const cursor = join(home, '.cursor');
   while (corpus.bytes.cursor < budget) {

@@ -21,12 +21,9 @@ const STAMP = /^# (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?)$/;
 /** The entries of an input history, oldest first (none when it cannot be read). */
 export function inputHistory(path: string): readonly Input[] {
   let h = histories.get(path);
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return h?.entries ?? [];
-  }
+  // Most repositories have none: no exception for them (stat is asked not to throw).
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (size === undefined) return h?.entries ?? [];
   // A history rewritten shorter is read again from its start.
   if (!h || size < h.offset) histories.set(path, (h = { offset: 0, entries: [] }));
   if (size === h.offset) return h.entries;

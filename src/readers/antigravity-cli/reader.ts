@@ -58,12 +58,8 @@ function history(root: string): Map<string, Prompted> {
   const path = join(root, 'history.jsonl');
   let h = histories.get(path);
   if (!h) histories.set(path, (h = { offset: 0, byConversation: new Map() }));
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return h.byConversation;
-  }
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (size === undefined) return h.byConversation;
   // A history rewritten shorter is read again from its start.
   if (size < h.offset) h = { offset: 0, byConversation: new Map() };
   if (size === h.offset) return h.byConversation;
