@@ -145,5 +145,9 @@ describe.each([
       for (const l of listed) expect([l.tokens, l.cost_usd]).toEqual([null, null]);
     }
     if (reader.harness === 'aider') expect(metrics.has('toolCalls')).toBe(false);
+    if (reader.harness === 'antigravity-cli') {
+      const types = [...read.store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.harness === reader.harness).map((c) => c.labels.token_type);
+      expect([...new Set(types)].sort()).toEqual(['cache_read', 'input', 'output']);
+    }
   });
 });

@@ -175,6 +175,8 @@ function outcomeOf(last: Step): TurnOutcome {
 
 export const antigravityCli: StoreReader<AntigravityState> = {
   harness: 'antigravity-cli',
+  // The usage's cache-write field is deprecated and left empty (Gemini's caching writes nothing billed).
+  unrecorded: ['cache_write'],
   defaultRoots,
   watchPaths: (root) => [join(root, 'conversations')],
   // A new prompt shows in the history before the conversation's database changes.
