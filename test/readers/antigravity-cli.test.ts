@@ -144,6 +144,14 @@ describe('antigravity-cli reader', () => {
     expect(of(t.read().log, 'meta')).toEqual([['meta', { cwd: '/src/web-ui', model: undefined }]]);
   });
 
+  it('reports the task.md checklist as the plan', () => {
+    const t = setup();
+    mkdirSync(join(t.root, 'brain', ID), { recursive: true });
+    writeFileSync(join(t.root, 'brain', ID, 'task.md'), '# Task\n\n- [x] Read the code\n- [/] Make the change\n  - [ ] Test it\n- [ ] Ship\n');
+    t.put(0, { type: USER, status: 3, at: 0 });
+    expect(of(t.read().log, 'todos')).toEqual([['todos', { completed: 1, in_progress: 1, pending: 2 }]]);
+  });
+
   it('skips a database of another version as unknown_shape (drift), reporting no zeros', () => {
     const t = setup();
     t.put(0, { type: USER, status: 3, at: 0 });

@@ -19,7 +19,7 @@ import { listDir, readText } from '../dir.js';
 import { jsonObject, num, str } from '../fields.js';
 import { parseJson, readLines } from '../lines.js';
 import { readDatabase, storeChanged } from '../sqlite.js';
-import type { TurnOutcome, Usage } from '../../session/types.js';
+import type { TodoState, TurnOutcome, Usage } from '../../session/types.js';
 import { classifyTool } from './tools.js';
 import { inFlight, readConversation, STEP_STATUS, STEP_TYPE, type Conversation, type Step } from './steps.js';
 
@@ -98,7 +98,24 @@ function readStore(file: SessionFile, state: AntigravityState, eventsOf: (sessio
   if (conversation === 'damaged') ev.skipped('parse_error');
   else if (!conversation) ev.skipped('unknown_shape');
   else report(id, conversation, prompted?.workspace ?? lastWorkspace(root, id), prompted, state, ev);
+  const plan = taskList(join(root, 'brain', id, 'task.md'));
+  if (plan) ev.todos(plan);
   return true;
+}
+
+const CHECKBOX = /^\s*[-*] \[([ xX/])\]/gm;
+const ITEM_STATES: Record<string, TodoState> = { ' ': 'pending', '/': 'in_progress', x: 'completed', X: 'completed' };
+
+/** The items of the conversation's `task.md` checklist by state (`[ ]`, `[/]` in progress, `[x]`), if it has one. */
+function taskList(path: string): Partial<Record<TodoState, number>> | undefined {
+  const text = readText(path);
+  if (text === undefined) return undefined;
+  const out: Partial<Record<TodoState, number>> = {};
+  for (const m of text.matchAll(CHECKBOX)) {
+    const st = ITEM_STATES[m[1]!]!;
+    out[st] = (out[st] ?? 0) + 1;
+  }
+  return out;
 }
 
 /** The folder a conversation was last opened in, from `cache/last_conversations.json` (`{"<cwd>": "<id>"}`). */
