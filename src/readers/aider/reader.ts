@@ -77,7 +77,7 @@ const COST = /Cost: \$([\d.]+) message, \$([\d.]+) session\./;
 // A request that failed: litellm's exceptions, and the notices Aider prints for them.
 const ERROR = /^> (?:litellm\.\w*(?:Error|Exception)|\w*(?:Error|Exception):|Retrying in )/;
 
-/** A count as Aider prints it: exact below 1,000, else thousands (`2.3k`, `12k`) or millions. */
+/** A count as Aider prints it (its format_tokens): exact below 1,000, else thousands, `2.3k` or `12k` (an `M` is read too). */
 function count(s: string | undefined): number {
   if (!s) return 0;
   const n = Number.parseFloat(s);
