@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { ensureStoreCorpus } from './store-corpus.js';
+import { longtailSection } from './longtail.js';
 import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_STORE_MB ?? 200);
@@ -84,6 +85,8 @@ try {
   writer.close();
   await agent.stop();
 }
+
+await longtailSection();
 
 printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}); baseline and exporter ran in this run on the same page-cached file.`);
 finishRun();

@@ -38,7 +38,9 @@ export function formatSessions(sessions: LiveSession[], now: number, windowSecon
       : '-';
     return [
       s.harness, s.project, status.status === 'idle' ? 'idle' : `${status.status} (${status.reason})`, s.model ?? '-',
-      compact(t.input + t.output + t.cacheRead + t.cacheWrite), s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
+      // A harness that records no tokens (Cursor) has neither tokens nor a cost to show.
+      s.usageUnrecorded ? '-' : compact(t.input + t.output + t.cacheRead + t.cacheWrite),
+      s.usageUnrecorded ? '-' : s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
       ago(now - s.lastActivityAt), s.id,
     ];
   });
@@ -55,8 +57,8 @@ export function sessionsJson(sessions: LiveSession[]): string {
     sessions.map(({ session: s, status }) => ({
       harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
       status: status.status, reason: status.reason, model: s.model ?? null,
-      tokens: { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
-      cost_usd: s.unpriced ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
+      tokens: s.usageUnrecorded ? null : { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
+      cost_usd: s.unpriced || s.usageUnrecorded ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
       started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
       turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
     })),

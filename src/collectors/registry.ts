@@ -10,6 +10,9 @@ import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
 import { droid } from '../readers/droid/reader.js';
 import { pi } from '../readers/pi/reader.js';
+import { aider } from '../readers/aider/reader.js';
+import { cursorAgent } from '../readers/cursor-agent/reader.js';
+import { antigravityCli } from '../readers/antigravity-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -24,4 +27,7 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'gemini-cli': geminiCli,
   droid,
   pi,
+  aider,
+  'cursor-agent': cursorAgent,
+  'antigravity-cli': antigravityCli,
 };

@@ -100,7 +100,7 @@ export function snapshot(
     if (s.turnStartedAt !== undefined) put('sessionTurnStarted', id, s.turnStartedAt / 1000);
     if (s.model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model: s.model }, s.contextTokens);
     if (s.model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model: s.model }, s.contextLimit);
-    put('sessionCost', id, s.costUsd);
+    if (!s.usageUnrecorded) put('sessionCost', id, s.costUsd);
     put('sessionSubagents', id, Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
     if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);
   }

@@ -2,7 +2,7 @@
 // keeps the changes until they are committed to the state database with the file offsets they
 // came from, and answers snapshots for the metrics outputs without any I/O.
 
-import { REQUEST_TOKEN_BOUNDARIES, type LabelsOf, type MetricKey } from '../metrics/catalog.js';
+import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES, type LabelsOf, type MetricKey } from '../metrics/catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
@@ -179,6 +179,7 @@ export class SessionStore {
         s = {
           harness, id, project: UNKNOWN_PROJECT, startedAt: now, lastActivityAt: 0,
           pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
+          ...(TOKEN_TYPES.every((t) => unrecorded.includes(t)) ? { usageUnrecorded: true as const } : {}),
         };
         store.sessions.set(key, s);
       }

@@ -131,6 +131,8 @@ export interface Session {
   costUsd: number;
   /** Some of the session's tokens are of a model without a price: its cost is incomplete. */
   unpriced?: true;
+  /** The harness records no tokens (Cursor): the session has no cost to show, not a cost of $0. */
+  usageUnrecorded?: true;
 }
 
 /** Live process information a harness publishes (Claude Code's sessions/<pid>.json). */

@@ -132,9 +132,21 @@ describe('deploy/docker/compose.yml', () => {
 
   it('mounts a root of every harness read-only under /home/agent, and the state volume', () => {
     const vols = (compose.services.exporter.volumes as string[]).map(String);
+    const env = (compose.services.exporter.environment ?? {}) as Record<string, string>;
     for (const reader of Object.values(READERS)) {
-      const roots = reader.defaultRoots({}, '/home/agent').map((r: string) => `\${HOME}${r.slice('/home/agent'.length)}:${r}:ro`);
-      expect(roots.some((r: string) => vols.includes(r)), `${reader.harness}: one of ${roots.join(', ')}`).toBe(true);
+      // Roots named in the environment (Aider's: its default, the whole home, is not mounted).
+      const named = env[`CODING_AGENT_EXPORTER_${reader.harness.toUpperCase().replace(/-/g, '_')}_ROOTS`]?.split(',');
+      const roots: string[] = named ?? reader.defaultRoots({}, '/home/agent');
+      // The root's folder, or one it is in (Antigravity's is in ~/.gemini), mounted from the same place at home.
+      const mounted = (r: string) => vols.some((v) => {
+        const [host, container, mode] = v.split(':');
+        return mode === 'ro' && host === `\${HOME}${container!.slice('/home/agent'.length)}` && container!.startsWith('/home/agent/')
+          && (r === container || r.startsWith(`${container}/`));
+      });
+      expect(roots.some(mounted), `${reader.harness}: one of ${roots.join(', ')}`).toBe(true);
+    }
+    for (const name of Object.keys(env).filter((k) => k.endsWith('_ROOTS'))) {
+      expect(Object.keys(READERS).map((h) => `CODING_AGENT_EXPORTER_${h.toUpperCase().replace(/-/g, '_')}_ROOTS`), name).toContain(name);
     }
     const state = vols.find((v) => v.endsWith(`:${STATE_DIR}`));
     expect(state).toBeDefined();

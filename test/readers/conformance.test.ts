@@ -8,6 +8,9 @@ import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { geminiCli } from '../../src/readers/gemini-cli/reader.js';
 import { droid } from '../../src/readers/droid/reader.js';
 import { pi } from '../../src/readers/pi/reader.js';
+import { aider } from '../../src/readers/aider/reader.js';
+import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
+import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -25,9 +28,12 @@ readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'))
 readerConformance(droid, join(FIXTURES, 'captures/droid/tool/.factory/sessions'));
 readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/sessions'));
 readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
+readerConformance(aider, join(FIXTURES, 'longtail-home'));
+readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
+readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'droid', 'gemini-cli', 'kilo', 'opencode', 'pi', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'codex', 'copilot-cli', 'cursor-agent', 'droid', 'gemini-cli', 'kilo', 'opencode', 'pi', 'qwen-code']);
   });
 });

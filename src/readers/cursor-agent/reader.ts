@@ -1,0 +1,198 @@
+// Cursor's agent CLI (closed source): its transcripts,
+// `projects/<cwd slug>/agent-transcripts/<chat id>/<chat id>.jsonl`, one `{role, message:
+// {content}}` per line (Anthropic-style `text`, `tool_use` and `tool_result` blocks), with
+// subagents in `<chat id>/subagents/<child>.jsonl`; and beside them, per chat,
+// `chats/<md5 of cwd>/<chat id>/meta.json` (the real cwd: the slug is lossy) and `store.db`, whose
+// `meta` row `0` (hex of JSON) names the model last used. The store's blobs (protobuf, some
+// encrypted) are not read, and its `blobEncryptionKey` is never kept.
+//
+// Cursor keeps no tokens, cost or context on disk (it bills on its servers): the reader reports
+// none, and no token or cost series is made. It writes no turn end and no time but the minute of
+// each prompt (`<timestamp>` in the prompt's text): a turn ends with an answer that calls no tool,
+// at its prompt's time, and tool calls have no error.
+
+import { statSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
+import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
+import { listDir, readText } from '../dir.js';
+import { jsonObject, num, obj, str, type Json } from '../fields.js';
+import { parseJson } from '../lines.js';
+import { readDatabase } from '../sqlite.js';
+import { classifyTool } from './tools.js';
+
+export interface CursorState {
+  /** A subagent's transcript: its tool calls count for the parent; its task is no prompt. */
+  subagent: boolean;
+  turnOpen: boolean;
+  /** The time of the last prompt, which the answers after it take. */
+  promptAt: number;
+  /**
+   * The mtimes of the chat's meta files when they were last reported (on the first record read,
+   * and at each prompt when they changed: the model may be another).
+   */
+  described?: string;
+}
+
+function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
+  const roots = [env.CURSOR_CONFIG_DIR, join(home, '.cursor')].filter((r): r is string => Boolean(r));
+  return [...new Set(roots)];
+}
+
+function listFiles(root: string): SessionFile[] {
+  const files: SessionFile[] = [];
+  for (const project of listDir(join(root, 'projects'))) {
+    if (!project.isDirectory) continue;
+    for (const chat of listDir(join(project.path, 'agent-transcripts'))) {
+      // Older builds wrote `agent-transcripts/<chat id>.jsonl`.
+      if (chat.isFile && chat.name.endsWith('.jsonl')) files.push({ path: chat.path, sessionId: basename(chat.name, '.jsonl') });
+      if (!chat.isDirectory) continue;
+      const main = join(chat.path, `${chat.name}.jsonl`);
+      if (listDir(chat.path).some((e) => e.isFile && e.path === main)) files.push({ path: main, sessionId: chat.name });
+      for (const sub of listDir(join(chat.path, 'subagents'))) {
+        if (sub.isFile && sub.name.endsWith('.jsonl')) files.push({ path: sub.path, sessionId: chat.name });
+      }
+    }
+  }
+  return files;
+}
+
+/** The root a transcript is under (`<root>/projects/...`). */
+function rootOf(path: string): string {
+  const at = path.lastIndexOf(`${sep}projects${sep}`);
+  return at === -1 ? dirname(path) : path.slice(0, at);
+}
+
+/** A chat's folder, `chats/<md5 of cwd>/<chat id>` (listings are cached: no hashing of paths). */
+function chatDir(root: string, chatId: string): string | undefined {
+  for (const cwd of listDir(join(root, 'chats'))) {
+    if (!cwd.isDirectory) continue;
+    const chat = listDir(cwd.path).find((e) => e.isDirectory && e.name === chatId);
+    if (chat) return chat.path;
+  }
+  return undefined;
+}
+
+/** The model the chat last used, from `store.db`'s meta row `0` (hex of JSON); only that field is kept. */
+function lastUsedModel(dir: string): string | undefined {
+  try {
+    const row = readDatabase(join(dir, 'store.db'), (db) => db.prepare("SELECT value FROM meta WHERE key = '0'").get()) as { value?: unknown } | undefined;
+    const hex = typeof row?.value === 'string' ? row.value : undefined;
+    return hex ? str(jsonObject(Buffer.from(hex, 'hex').toString('utf8'))?.lastUsedModel) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reports where the chat runs, its model and its last update, from its meta files, if they changed. */
+function describe(file: SessionFile, state: CursorState, ev: SessionEvents): void {
+  const dir = chatDir(rootOf(file.path), file.sessionId);
+  if (!dir) {
+    state.described = '';
+    return;
+  }
+  const mtime = (name: string) => {
+    try {
+      return statSync(join(dir, name)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  const sig = `${mtime('meta.json')}/${mtime('store.db')}`;
+  if (sig === state.described) return;
+  state.described = sig;
+  const meta = jsonObject(readText(join(dir, 'meta.json')) ?? '');
+  const cwd = str(meta?.cwd);
+  const model = lastUsedModel(dir);
+  if (cwd || model) ev.meta({ cwd, model });
+  const updated = num(meta?.updatedAtMs) || num(meta?.createdAtMs);
+  if (updated) ev.activity(updated);
+}
+
+const STAMP = /<timestamp>(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d(?::\d\d)?)<\/timestamp>/;
+
+/** The prompt's `<timestamp>` (to the minute; its zone is not known: read as local time). */
+function stampOf(text: string): number | undefined {
+  const m = STAMP.exec(text);
+  const t = m ? Date.parse(`${m[1]}T${m[2]}`) : Number.NaN;
+  return Number.isNaN(t) ? undefined : t;
+}
+
+function blocksOf(rec: Json): Json[] | undefined {
+  const content = obj(rec.message)?.content;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content.map((b) => obj(b) ?? {}) : undefined;
+}
+
+const USER = Buffer.from('{"role":"user"');
+const TEXT = Buffer.from('"type":"text"');
+const RESULT_ID = Buffer.from('"tool_use_id":"');
+
+function readLine(line: Buffer, state: CursorState, file: SessionFile, ev: SessionEvents): void {
+  // Tool results (most of the bytes) are not decoded: a user line with no text block holds only
+  // results, whose ids are read from the bytes (such a key cannot occur inside a string value).
+  if (state.described !== undefined && line.subarray(0, USER.length).equals(USER) && line.indexOf(TEXT) === -1 && line.indexOf(RESULT_ID) !== -1) {
+    return results(line, ev);
+  }
+  const rec = parseJson(line);
+  if (!rec) return ev.skipped('parse_error');
+  const blocks = blocksOf(rec);
+  if (!blocks || (rec.role !== 'user' && rec.role !== 'assistant')) return ev.skipped('unknown_shape');
+  if (state.described === undefined) describe(file, state, ev);
+  if (rec.role === 'user') user(blocks, state, file, ev);
+  else assistant(blocks, state, ev);
+}
+
+function results(line: Buffer, ev: SessionEvents): void {
+  for (let at = line.indexOf(RESULT_ID); at !== -1; at = line.indexOf(RESULT_ID, at + 1)) {
+    const from = at + RESULT_ID.length;
+    const to = line.indexOf(34, from);
+    // Cursor records no error of a call.
+    if (to !== -1 && to - from <= 128) ev.toolResult(line.toString('latin1', from, to), false);
+  }
+}
+
+function user(blocks: Json[], state: CursorState, file: SessionFile, ev: SessionEvents): void {
+  for (const b of blocks) {
+    const id = str(b.tool_use_id);
+    // Cursor records no error of a call.
+    if (b.type === 'tool_result' && id) ev.toolResult(id, false);
+  }
+  const query = blocks.map((b) => str(b.text) ?? '').find((t) => t.includes('<user_query>'));
+  if (query === undefined || state.subagent) return;
+  const ts = stampOf(query) ?? state.promptAt;
+  state.promptAt = ts;
+  ev.activity(ts);
+  // The model may have been changed for this prompt.
+  describe(file, state, ev);
+  ev.prompt(ts);
+  if (state.turnOpen) ev.turnEnded('interrupted', ts);
+  state.turnOpen = true;
+  ev.turnStarted(ts);
+}
+
+function assistant(blocks: Json[], state: CursorState, ev: SessionEvents): void {
+  let calls = 0;
+  for (const b of blocks) {
+    const id = str(b.id);
+    const name = str(b.name);
+    if (b.type !== 'tool_use' || !id || !name) continue;
+    calls++;
+    ev.toolCall(id, classifyTool(name));
+  }
+  // An answer that calls no tool ends the turn.
+  if (calls === 0 && !state.subagent && state.turnOpen && blocks.some((b) => b.type === 'text')) {
+    state.turnOpen = false;
+    ev.turnEnded('completed', state.promptAt);
+  }
+}
+
+export const cursorAgent: LineReader<CursorState> = {
+  harness: 'cursor-agent',
+  // Cursor keeps no token counts on disk: no token (and so no cost) series at all.
+  unrecorded: ['input', 'output', 'cache_read', 'cache_write'],
+  defaultRoots,
+  watchPaths: (root) => [join(root, 'projects')],
+  listFiles,
+  initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', turnOpen: false, promptAt: 0 }),
+  readLine,
+};
