@@ -8,6 +8,7 @@ import { opencode } from '../readers/opencode/reader.js';
 import { qwenCode } from '../readers/qwen-code/reader.js';
 import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
+import { hermes } from '../readers/hermes/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -20,4 +21,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'qwen-code': qwenCode,
   'copilot-cli': copilotCli,
   'gemini-cli': geminiCli,
+  hermes,
 };
