@@ -9,6 +9,7 @@ import { qwenCode } from '../readers/qwen-code/reader.js';
 import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
 import { hermes } from '../readers/hermes/reader.js';
+import { goose } from '../readers/goose/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -22,4 +23,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'copilot-cli': copilotCli,
   'gemini-cli': geminiCli,
   hermes,
+  goose,
 };

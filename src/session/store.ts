@@ -213,6 +213,12 @@ export class SessionStore {
       },
       toolCall(id, call) {
         const s = session();
+        // A call reported again while pending (goose asks for approval after writing the call)
+        // changes what it waits on; it was counted once.
+        if (s.pendingTools[id]) {
+          s.pendingTools[id] = call;
+          return;
+        }
         const k = `${s.project}\0${call.tool}\0${call.kind}`;
         let c = toolCounters.get(k);
         if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool: call.tool, kind: call.kind })));

@@ -89,6 +89,7 @@ const count = (log: Recorded[], name: string, match?: (e: Recorded) => boolean) 
 
 const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }[] = [
   { harness: 'hermes', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
+  { harness: 'goose', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'goose') },
 ];
 
 for (const c of cases) {
@@ -136,7 +137,8 @@ for (const c of cases) {
           id,
           prompts: t.prompts === null ? null : count(log, 'prompt'),
           turns: t.turns === null ? null : Object.fromEntries((['completed', 'failed', 'interrupted'] as const).map((o) => [o, count(log, 'turnEnded', (e) => e[1] === o)])),
-          tool_calls: t.tool_calls === null ? null : count(log, 'toolCall'),
+          // A call reported again while pending (goose's approval request) is one call.
+          tool_calls: t.tool_calls === null ? null : new Set(log.filter((e) => e[0] === 'toolCall').map((e) => e[1])).size,
           tool_errors: t.tool_errors === null ? null : count(log, 'toolResult', (e) => e[2] === true),
           compactions: t.compactions == null ? t.compactions : count(log, 'compaction'),
           subagents: Object.values(agent.store.sessions.get(`${c.harness}/${id}`)!.pendingTools).filter((p) => p.waits === 'subagents').length,
