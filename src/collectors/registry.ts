@@ -10,6 +10,7 @@ import { copilotCli } from '../readers/copilot-cli/reader.js';
 import { geminiCli } from '../readers/gemini-cli/reader.js';
 import { hermes } from '../readers/hermes/reader.js';
 import { goose } from '../readers/goose/reader.js';
+import { kodelet } from '../readers/kodelet/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -24,4 +25,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   'gemini-cli': geminiCli,
   hermes,
   goose,
+  kodelet,
 };

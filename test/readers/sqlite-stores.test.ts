@@ -89,6 +89,7 @@ const count = (log: Recorded[], name: string, match?: (e: Recorded) => boolean) 
 
 const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }[] = [
   { harness: 'hermes', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
+  { harness: 'kodelet', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'kodelet') },
   { harness: 'goose', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'goose') },
 ];
 
