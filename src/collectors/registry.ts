@@ -11,6 +11,7 @@ import { geminiCli } from '../readers/gemini-cli/reader.js';
 import { hermes } from '../readers/hermes/reader.js';
 import { goose } from '../readers/goose/reader.js';
 import { kodelet } from '../readers/kodelet/reader.js';
+import { crush } from '../readers/crush/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -26,4 +27,5 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   hermes,
   goose,
   kodelet,
+  crush,
 };

@@ -130,7 +130,7 @@ export class SessionStore {
     // The cost counter is created only for a priced model: an unpriced one shows no $0. A token
     // type the harness never records has no counter at all; one a record does not say (Copilot's
     // older CLIs: output only, until the run ends) gets its counter when a record says it.
-    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning: Counter; cost: () => Counter };
+    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning?: Counter; cost: () => Counter };
     const byModel = new Map<string, UsageCounters>();
     const toolCounters = new Map<string, Counter>();
     const usageCounters = (project: string, model: string) => {
@@ -139,7 +139,9 @@ export class SessionStore {
       if (!c) {
         const labels = { harness, project, model };
         let cost: Counter | undefined;
-        c = { labels, tokens: {}, reasoning: store.counter('reasoningTokens', labels), cost: () => (cost ??= store.counter('cost', labels)) };
+        // Reasoning is a part of output: a harness that records no output records no reasoning.
+        const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
+        c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
         byModel.set(k, c);
       }
       return c;
@@ -172,7 +174,7 @@ export class SessionStore {
         addTokens(c, 'output', u.output, unsaid);
         addTokens(c, 'cache_read', u.cacheRead, unsaid);
         addTokens(c, 'cache_write', u.cacheWrite, unsaid);
-        store.bump(c.reasoning, u.reasoning);
+        if (c.reasoning) store.bump(c.reasoning, u.reasoning);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {

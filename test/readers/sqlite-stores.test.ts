@@ -16,28 +16,11 @@ import type { StoredSession } from '../../src/session/store.js';
 import type { HarnessId } from '../../src/session/types.js';
 import { recorder, type Recorded } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { crushHome, CRUSH_TRUTH } from '../helpers/crush-db.js';
+import type { Truth } from '../helpers/ground-truth.js';
 
-export const LONGTAIL = join(FIXTURES, 'longtail-home');
+const LONGTAIL = join(FIXTURES, 'longtail-home');
 
-export interface Truth {
-  harness: HarnessId;
-  session_id: string;
-  chain?: string[];
-  parent_session_id?: string;
-  project: string;
-  model: string;
-  tokens: Record<'input' | 'output' | 'cache_read' | 'cache_write' | 'reasoning', number | null>;
-  cost_usd: number;
-  tool_calls: number | null;
-  tool_errors: number | null;
-  prompts: number | null;
-  turns: Record<'completed' | 'failed' | 'interrupted', number> | null;
-  compactions?: number | null;
-  subagents: number;
-  status: string;
-  status_reason: string;
-  context?: { used: number; limit: number };
-}
 
 const truth = JSON.parse(readFileSync(join(LONGTAIL, 'ground-truth.sqlite.json'), 'utf8')) as { now: string; sessions: Truth[] };
 const NOW = Date.parse(truth.now);
@@ -75,7 +58,8 @@ function readEvents(harness: HarnessId, home: string): Map<string, Recorded[]> {
     let r = sinks.get(id);
     if (!r) {
       sinks.set(id, (r = recorder()));
-      r.events.firstTime = (k) => !seen.has(`${id}\0${k}`) && Boolean(seen.add(`${id}\0${k}`));
+      // One collector's dedupe keys, as the store scopes them: across all its stores.
+      r.events.firstTime = (k) => !seen.has(k) && Boolean(seen.add(k));
     }
     return r.events;
   };
@@ -91,6 +75,7 @@ const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }
   { harness: 'hermes', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
   { harness: 'kodelet', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'kodelet') },
   { harness: 'goose', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'goose') },
+  { harness: 'crush', home: () => crushHome(), sessions: () => CRUSH_TRUTH },
 ];
 
 for (const c of cases) {
