@@ -1,7 +1,8 @@
 // Harnesses that keep running totals per session (a database row updated in place: Hermes,
 // Kodelet, goose, Crush) instead of a record per model call. What counts is the growth since the
 // totals were last counted; the marks of what was counted live in the reader's state, which is
-// committed together with the counters, so a crash re-reads only what was not yet counted.
+// committed together with the counters. Totals already seen count nothing, also when the state
+// was lost (a store read again from the start).
 
 import type { SessionEvents } from './reader.js';
 import type { TokenType, Usage } from '../session/types.js';
@@ -52,8 +53,12 @@ export function countGrowth(
   unsaid?: readonly TokenType[],
 ): void {
   const recorded = costUsd !== undefined && costUsd > 0;
-  const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key,
-    [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0]) as [number, number, number, number, number, number];
+  const values = [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0];
+  if (!ev.firstTime(`totals:${key}:${values.join(',')}`)) {
+    growth(marks, key, values);
+    return;
+  }
+  const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key, values) as [number, number, number, number, number, number];
   if (!(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
   ev.usage(model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, input + cacheRead + cacheWrite, ts, recorded ? cost : undefined, unsaid);
 }

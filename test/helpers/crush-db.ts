@@ -4,7 +4,7 @@
 // does not install here (its npm package downloads a binary), so there is no capture.
 
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES, tempDir } from './run.js';
 import type { Truth } from './ground-truth.js';
@@ -135,6 +135,10 @@ export function crushHome(home = tempDir('cae-crush-')): string {
   p.message('c5', 'assistant', at('10:06:20'), [text('Added.'), finish('end_turn', at('10:06:20'))]);
   p.totals('c5', at('10:06:20'), 0.05, 4000, 300, summary);
 
-  for (const x of [web, pipe]) x.w.db.close();
+  // Written at the truth's time, not just now: a store changed within the last seconds is read again.
+  for (const x of [web, pipe]) {
+    x.w.db.close();
+    utimesSync(join(x.dir, '.crush', 'crush.db'), CRUSH_NOW - 60, CRUSH_NOW - 60);
+  }
   return home;
 }

@@ -6,6 +6,11 @@ import { opencode } from '../../src/readers/opencode/reader.js';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { geminiCli } from '../../src/readers/gemini-cli/reader.js';
+import { hermes } from '../../src/readers/hermes/reader.js';
+import { kodelet } from '../../src/readers/kodelet/reader.js';
+import { goose } from '../../src/readers/goose/reader.js';
+import { crush } from '../../src/readers/crush/reader.js';
+import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -20,9 +25,14 @@ readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code/tool/.qwen'));
 readerConformance(qwenCode, join(FIXTURES, 'captures/qwen-code-0.15.10/tool/.qwen'));
 readerConformance(copilotCli, join(FIXTURES, 'captures/copilot-cli/tool/.copilot'));
 readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'));
+readerConformance(hermes, join(FIXTURES, 'longtail-home/.hermes'));
+readerConformance(kodelet, join(FIXTURES, 'longtail-home/.kodelet'));
+readerConformance(goose, join(FIXTURES, 'longtail-home/.local/share/goose'));
+const crushAt = crushHome();
+readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(crushAt, 'src') });
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'gemini-cli', 'kilo', 'opencode', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['claude-code', 'codex', 'copilot-cli', 'crush', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'qwen-code']);
   });
 });

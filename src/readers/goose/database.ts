@@ -145,11 +145,10 @@ function readCall(c: Json, session: string, t: Target, state: GooseState): void 
   ev.activity(ts);
   const [input, output, cacheRead, cacheWrite] = tokens as [number, number, number, number];
   const u = usageFromPrompt(input, output, cacheRead, cacheWrite, 0);
+  if (c.is_compaction === 1) state.compacted[session] = Math.floor(ts / 1000);
+  if (!ev.firstTime(`call:${session}:${String(c.id)}`)) return;
   ev.usage(str(c.model) ?? 'unknown', u, input, ts, cost !== undefined && cost > 0 ? cost : undefined);
-  if (c.is_compaction === 1) {
-    ev.compaction();
-    state.compacted[session] = Math.floor(ts / 1000);
-  }
+  if (c.is_compaction === 1) ev.compaction();
 }
 
 function readMessage(m: Json, session: string, t: Target, state: GooseState): void {
@@ -170,24 +169,25 @@ function readMessage(m: Json, session: string, t: Target, state: GooseState): vo
         ev.skipped('unknown_shape');
         continue;
       }
-      ev.toolCall(id, classifyTool(name ?? ''));
+      if (ev.firstTime(`tool:${id}`)) ev.toolCall(id, classifyTool(name ?? ''));
       asks = true;
     } else if (b.type === 'toolConfirmationRequest' || (b.type === 'actionRequired' && obj(b.data)?.actionType === 'toolConfirmation')) {
       // The call written before waits for the person's permission now.
       const data = b.type === 'actionRequired' ? obj(b.data)! : b;
       const id = str(data.id);
-      if (id) ev.toolCall(id, { ...classifyTool(str(data.toolName) ?? ''), waits: 'approval' });
+      if (id && ev.firstTime(`approval:${id}`)) ev.toolCall(id, { ...classifyTool(str(data.toolName) ?? ''), waits: 'approval' });
       asks = true;
     }
   }
   if (t.child) return;
   const turn = state.turn[t.root];
+  const key = `${session}:${String(m.id)}`;
   if (asks) {
     // An answer that looked final was followed by tool calls: the turn goes on.
-    if (turn === 'answered') ev.turnReopened();
+    if (turn === 'answered' && ev.firstTime(`reopen:${key}`)) ev.turnReopened();
     state.turn[t.root] = 'open';
   } else if (turn === 'open') {
-    ev.turnEnded('completed', ts);
+    if (ev.firstTime(`end:${key}`)) ev.turnEnded('completed', ts);
     state.turn[t.root] = 'answered';
   }
 }
@@ -198,15 +198,18 @@ function readUser(content: Json[], m: Json, session: string, ts: number, t: Targ
     if (b.type !== 'toolResponse') continue;
     const id = str(b.id);
     const result = obj(b.toolResult);
-    if (id) ev.toolResult(id, result?.status === 'error' || obj(result?.value)?.isError === true);
+    if (id && ev.firstTime(`result:${id}`)) ev.toolResult(id, result?.status === 'error' || obj(result?.value)?.isError === true);
   }
   if (t.child || !content.some((b) => b.type === 'text')) return;
   // Messages only the agent sees (summaries, injected context) are not typed; nor is the summary
   // goose writes with a compaction.
   if (jsonObject(str(m.metadata_json) ?? '')?.userVisible === false) return;
   if (state.compacted[session] === Math.floor(ts / 1000)) return;
-  if (state.turn[t.root] === 'open') ev.turnEnded('interrupted', ts);
-  ev.turnStarted(ts);
-  ev.prompt(ts);
+  const key = `${session}:${String(m.id)}`;
+  if (state.turn[t.root] === 'open' && ev.firstTime(`interrupted:${key}`)) ev.turnEnded('interrupted', ts);
+  if (ev.firstTime(`prompt:${key}`)) {
+    ev.turnStarted(ts);
+    ev.prompt(ts);
+  }
   state.turn[t.root] = 'open';
 }

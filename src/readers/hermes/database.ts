@@ -142,10 +142,14 @@ function readMessage(m: MessageRow, t: Target, state: HermesState): void {
     case 'user': {
       // A compression's summary and hidden rows are not typed; a subagent's goal is its parent's call.
       if (m._compressed_summary === 1 || m.display_kind === 'hidden' || t.child) return;
+      // Message ids are per database (a profile's): keys name the session too.
+      const key = `${m.session_id}:${m.id}`;
       // A prompt while the last turn is still open: that turn was given up.
-      if (state.open[t.root]) ev.turnEnded('interrupted', ts);
-      ev.turnStarted(ts);
-      ev.prompt(ts);
+      if (state.open[t.root] && ev.firstTime(`interrupted:${key}`)) ev.turnEnded('interrupted', ts);
+      if (ev.firstTime(`prompt:${key}`)) {
+        ev.turnStarted(ts);
+        ev.prompt(ts);
+      }
       state.open[t.root] = true;
       return;
     }
@@ -154,14 +158,14 @@ function readMessage(m: MessageRow, t: Target, state: HermesState): void {
       const finish = str(m.finish_reason);
       if (t.child || !finish || finish === 'tool_calls') return;
       const outcome: TurnOutcome = FAILED.has(finish) ? 'failed' : 'completed';
-      ev.turnEnded(outcome, ts);
+      if (ev.firstTime(`end:${m.session_id}:${m.id}`)) ev.turnEnded(outcome, ts);
       delete state.open[t.root];
       return;
     }
     case 'tool': {
       const id = str(m.tool_call_id);
       // Hermes records no error of a call: its result is free text.
-      if (id) ev.toolResult(id, false);
+      if (id && ev.firstTime(`result:${id}`)) ev.toolResult(id, false);
       return;
     }
     default:
@@ -180,6 +184,6 @@ function readToolCalls(ev: SessionEvents, text: unknown): void {
       ev.skipped('unknown_shape');
       continue;
     }
-    ev.toolCall(id, classifyTool(name));
+    if (ev.firstTime(`call:${id}`)) ev.toolCall(id, classifyTool(name));
   }
 }

@@ -19,10 +19,23 @@ export interface KodeletState {
   /** Token and cost totals counted, per conversation. */
   marks: Marks;
   /** Per conversation: prompts and turn ends counted, messages and output tokens at the last read. */
-  convs: Record<string, { prompts: number; ended: number; messages: number; output: number; outputAtEnd: number }>;
+  convs: Record<string, ConvMarks>;
 }
 
 const OVERLAP_MS = 5000;
+
+/**
+ * What was counted of a conversation's messages: prompts and turn ends (by position, within the
+ * current compaction epoch), the list's length and the output tokens at the last read.
+ */
+interface ConvMarks {
+  epoch: number;
+  prompts: number;
+  ended: number;
+  messages: number;
+  output: number;
+  outputAtEnd: number;
+}
 
 /** Go's `time.Time.String()`: `2006-01-02 15:04:05.999999999 -0700 MST m=+1.2`; its first three fields. */
 export function goTime(v: unknown): number | undefined {
@@ -136,7 +149,7 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
 
   const w = walk(messages);
   const prev = state.convs[id];
-  const mark = prev ?? { prompts: 0, ended: 0, messages: 0, output: 0, outputAtEnd: 0 };
+  const mark: ConvMarks = prev ?? { epoch: 0, prompts: 0, ended: 0, messages: 0, output: 0, outputAtEnd: 0 };
   // A compaction: the list shrank, holds a Responses compaction item not seen yet, or (seen for the
   // first time) holds no answer although the model has answered.
   const compacted = (prev !== undefined && messages.length < prev.messages) || (prev === undefined && w.answers === 0 && output > 0);
@@ -160,7 +173,7 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
     // turn ends here if it was open (or, seen first now, had ended: Kodelet saves at a turn's end).
     if (w.turns.length === 1 && w.turns[0] === undefined) w.turns[0] = 'completed';
     const open = prev !== undefined && prev.ended < prev.prompts;
-    from = { ...mark, prompts: prev ? 1 : 0, ended: prev && !open ? 1 : 0 };
+    from = { ...mark, epoch: mark.epoch + 1, prompts: prev ? 1 : 0, ended: prev && !open ? 1 : 0 };
   } else if (w.trailingPrompt && output === mark.outputAtEnd && w.turns.at(-1) === undefined) {
     // A prompt left unanswered with no model output since the last turn: the call failed or was
     // cancelled (Kodelet saves no outcome). With output, the answer's tool call is still running
@@ -169,17 +182,19 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   }
   let ended = from.ended;
   w.turns.forEach((outcome, i) => {
-    if (i >= from.prompts) {
+    // Keys by position within the epoch: a conversation read again from the start counts nothing.
+    const key = `${id}:${from.epoch}:${i}`;
+    if (i >= from.prompts && ev.firstTime(`turn:${key}`)) {
       ev.turnStarted(updated);
       if (!(compacted && i === 0)) ev.prompt(updated);
     }
     if (outcome && i >= from.ended) {
-      ev.turnEnded(outcome, updated);
+      if (ev.firstTime(`end:${key}`)) ev.turnEnded(outcome, updated);
       ended = i + 1;
     }
   });
   state.convs[id] = {
-    prompts: Math.max(from.prompts, w.turns.length), ended, messages: messages.length, output,
+    epoch: from.epoch, prompts: Math.max(from.prompts, w.turns.length), ended, messages: messages.length, output,
     outputAtEnd: ended > from.ended ? output : mark.outputAtEnd,
   };
 }
