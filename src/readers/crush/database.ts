@@ -23,6 +23,9 @@ export interface CrushState {
 
 // Rows are stamped in whole seconds, before their transaction commits: a few are read twice.
 const OVERLAP_S = 5;
+// A message is updated in place until its answer finished: the messages created this long before
+// the cursor are looked at for updates (through the `created_at` index, not the whole table).
+const STREAMING_S = 3600;
 
 const SESSION_COLUMNS = ['id', 'parent_session_id', 'prompt_tokens', 'completion_tokens', 'cost', 'summary_message_id', 'created_at', 'updated_at'] as const;
 type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown> & { id: string };
@@ -85,7 +88,7 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
   }
 
   const messages = db.prepare(`SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'parts', 'created_at', 'updated_at', 'is_summary_message'])}
-    FROM messages WHERE updated_at >= ? ORDER BY created_at, rowid`).all(from) as Json[];
+    FROM messages WHERE created_at >= ? AND updated_at >= ? ORDER BY created_at, rowid`).all(from - STREAMING_S, from) as Json[];
   for (const m of messages) {
     const session = str(m.session_id);
     if (!session || !rowOf(session)) continue;
