@@ -26,6 +26,8 @@ export interface GooseState {
   turn: Record<string, 'open' | 'answered'>;
   /** Per session, the second of its latest compaction: the summary goose writes then is no prompt. */
   compacted: Record<string, number>;
+  /** Sessions with ledger rows: their tokens count from those only. */
+  ledgered: Record<string, true>;
 }
 
 // goose's default context limit when the model config has none.
@@ -81,26 +83,28 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
     return t;
   };
 
-  const hasLedger = ledger ? db.prepare('SELECT 1 FROM usage_ledger WHERE session_id = ? LIMIT 1').pluck() : undefined;
-  const fromLedger = ledger ? ' UNION SELECT session_id FROM usage_ledger WHERE id > ?' : '';
-  const changed = db.prepare(`${select} WHERE CAST(strftime('%s', updated_at) AS INTEGER) >= ?
-    OR id IN (SELECT session_id FROM messages WHERE id > ?${fromLedger})`)
-    .all(state.since - OVERLAP_S, state.message, ...(ledger ? [state.ledger] : [])) as SessionRow[];
-  for (const row of changed) {
-    rows.set(row.id, row);
-    const updated = utc(row.updated_at);
-    if (updated) state.since = Math.max(state.since, Math.floor(updated / 1000));
-    readSessionRow(row, targetOf(row.id), state, hasLedger?.get(row.id) !== undefined);
-  }
-
+  // The ledger first: it tells which sessions' running totals are not to be counted.
+  const ledgerFrom = state.ledger;
   if (ledger) {
     const calls = db.prepare(`SELECT ${selectList(ledgerCols, ['id', 'session_id', 'created_timestamp', 'model', 'input_tokens', 'output_tokens',
       'cache_read_tokens', 'cache_write_tokens', 'cost', 'is_compaction'])} FROM usage_ledger WHERE id > ? ORDER BY id`).all(state.ledger) as Json[];
     for (const c of calls) {
       state.ledger = Math.max(state.ledger, c.id as number);
       const session = str(c.session_id);
-      if (session && rowOf(session)) readCall(c, session, targetOf(session), state);
+      if (!session || !rowOf(session)) continue;
+      state.ledgered[session] = true;
+      readCall(c, session, targetOf(session), state);
     }
+  }
+  const fromLedger = ledger ? ' UNION SELECT session_id FROM usage_ledger WHERE id > ?' : '';
+  const changed = db.prepare(`${select} WHERE CAST(strftime('%s', updated_at) AS INTEGER) >= ?
+    OR id IN (SELECT session_id FROM messages WHERE id > ?${fromLedger})`)
+    .all(state.since - OVERLAP_S, state.message, ...(ledger ? [ledgerFrom] : [])) as SessionRow[];
+  for (const row of changed) {
+    rows.set(row.id, row);
+    const updated = utc(row.updated_at);
+    if (updated) state.since = Math.max(state.since, Math.floor(updated / 1000));
+    readSessionRow(row, targetOf(row.id), state, state.ledgered[row.id] === true);
   }
 
   const messages = db.prepare(`SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'content_json', 'created_timestamp', 'metadata_json'])}

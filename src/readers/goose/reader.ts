@@ -16,7 +16,7 @@ export const goose: StoreReader<GooseState> = {
   watchPaths: () => [],
   watchFiles: (root) => [dbOf(root), `${dbOf(root)}-wal`],
   listFiles: (root) => (isFile(dbOf(root)) ? [{ path: dbOf(root), sessionId: 'sessions.db' }] : []),
-  initialState: () => ({ message: 0, ledger: 0, since: 0, marks: {}, turn: {}, compacted: {} }),
+  initialState: () => ({ message: 0, ledger: 0, since: 0, marks: {}, turn: {}, compacted: {}, ledgered: {} }),
   readStore(file, state, eventsOf) {
     const { changed, signature } = storeChanged(file.path, state.sig);
     if (!changed) return false;
