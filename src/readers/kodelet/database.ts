@@ -150,12 +150,15 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   const w = walk(messages);
   const prev = state.convs[id];
   const mark: ConvMarks = prev ?? { epoch: 0, prompts: 0, ended: 0, messages: 0, output: 0, outputAtEnd: 0 };
+  const results = obj(jsonValue(str(row.tool_results) ?? '')) ?? {};
   // A compaction: the list shrank, holds a Responses compaction item not seen yet, or (seen for the
-  // first time) holds no answer although the model has answered.
-  const compacted = (prev !== undefined && messages.length < prev.messages) || (prev === undefined && w.answers === 0 && output > 0);
+  // first time) holds no answer although calls ran (their results are kept, their messages gone).
+  // A first prompt whose answer's tool call is still running also shows no answer (Kodelet drops a
+  // trailing tool call when it saves), but no result either.
+  const compacted = (prev !== undefined && messages.length < prev.messages)
+    || (prev === undefined && w.answers === 0 && Object.keys(results).some((callId) => !w.calls.has(callId)));
   if ((compacted || w.compactions > 0) && ev.firstTime(`compaction:${id}:${compacted ? String(row.updated_at) : w.compactions}`)) ev.compaction();
 
-  const results = obj(jsonValue(str(row.tool_results) ?? '')) ?? {};
   for (const [callId, r] of Object.entries(results)) {
     if (!w.calls.has(callId)) w.calls.set(callId, str(obj(r)?.toolName) ?? '');
     w.done.add(callId);
