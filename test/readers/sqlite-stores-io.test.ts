@@ -11,6 +11,10 @@ import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import type { HarnessId } from '../../src/session/types.js';
+import { crush } from '../../src/readers/crush/reader.js';
+import { goose } from '../../src/readers/goose/reader.js';
+import { hermes } from '../../src/readers/hermes/reader.js';
+import { kodelet } from '../../src/readers/kodelet/reader.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { crushHome, CRUSH_NOW } from '../helpers/crush-db.js';
 
@@ -119,6 +123,40 @@ describe.each(Object.keys(DBS) as (keyof typeof DBS)[])('%s store', (harness) =>
     const before = total(again, harness, g.metric, g.labels);
     await again.scanAll();
     expect(total(again, harness, g.metric, g.labels) - before).toBeCloseTo(g.by, 9);
+  });
+});
+
+describe('stores', () => {
+  it('are found in every Hermes profile and under HERMES_HOME, Kodelet\'s, goose\'s and Crush\'s own variables', () => {
+    expect(hermes.defaultRoots({}, '/home/u')).toEqual(['/home/u/.hermes']);
+    expect(hermes.defaultRoots({ HERMES_HOME: '/srv/hermes' }, '/home/u')).toEqual(['/srv/hermes', '/home/u/.hermes']);
+    expect(hermes.listFiles(join(LONGTAIL, '.hermes')).map((f) => [f.sessionId, f.path.slice(LONGTAIL.length)]))
+      .toEqual([['default', '/.hermes/state.db'], ['work', '/.hermes/profiles/work/state.db']]);
+    expect(kodelet.defaultRoots({ KODELET_BASE_PATH: '/k' }, '/home/u')).toEqual(['/k']);
+    expect(goose.defaultRoots({ GOOSE_PATH_ROOT: '/g' }, '/home/u')).toEqual(['/g/data']);
+    expect(goose.defaultRoots({ XDG_DATA_HOME: '/x' }, '/home/u')).toEqual(['/x/goose']);
+    expect(crush.defaultRoots({ CRUSH_GLOBAL_DATA: '/c' }, '/home/u')).toEqual(['/c']);
+    // projects.json lists a project whose folder is gone: only the databases that exist are listed.
+    const dir = crushHome();
+    expect(crush.listFiles(join(dir, '.local/share/crush')).map((f) => f.path.slice(dir.length)).sort())
+      .toEqual(['/src/data-pipe/.crush/crush.db', '/src/web-ui/.crush/crush.db']);
+  });
+
+  it('locked by a writer fail the scan after the busy timeout, and the next scan counts everything once', async () => {
+    const dir = home();
+    const path = join(dir, DBS.hermes);
+    const writer = new Database(path);
+    writer.pragma('journal_mode = DELETE'); // a rollback journal: an exclusive lock keeps readers out
+    writer.exec('BEGIN EXCLUSIVE');
+    const agent = agentFor(dir);
+    await agent.scanAll();
+    expect(agent.collectors.get('hermes')!.stats.success).toBe(false);
+    expect(agent.collectors.get('goose')!.stats.success).toBe(true);
+    writer.exec('COMMIT');
+    writer.close();
+    await agent.scanAll();
+    expect(agent.collectors.get('hermes')!.stats.success).toBe(true);
+    expect(agent.store.sessions.get('hermes/20261130_113600_07105b')!.tokens.input).toBe(5028);
   });
 });
 
