@@ -108,7 +108,7 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   state.since = newest;
 }
 
-function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => SessionRow | undefined, state: HermesState, readMarks: boolean): void {
+function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => SessionRow | undefined, state: HermesState, hasReadMarker: boolean): void {
   const ev = t.events;
   const started = secondsToMs(row.started_at);
   if (started === undefined) return ev.skipped('unknown_shape');
@@ -119,7 +119,7 @@ function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => Sessi
   if (!t.child) {
     ev.meta({ model, ...(str(row.git_branch) ? { gitBranch: str(row.git_branch) } : {}) });
     // Hermes marks when the person last read a conversation; never read is read at its start.
-    if (readMarks) ev.viewed(secondsToMs(row.last_read_at) ?? started);
+    if (hasReadMarker) ev.viewed(secondsToMs(row.last_read_at) ?? started);
   }
   const parentId = str(row.parent_session_id);
   if (parentId && linkOf(row, rowOf(parentId)) === 'continues' && ev.firstTime(`compaction:${row.id}`)) ev.compaction();
