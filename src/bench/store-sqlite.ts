@@ -178,6 +178,10 @@ function crush(home: string, rng: Rng, text: Text): Corpus {
   const session = db.prepare(`INSERT INTO sessions (id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at) VALUES (?, 'A session', 5000, 300, ?, ?, ?)`);
   const message = db.prepare(`INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, finished_at) VALUES (?, ?, ?, ?, 'claude-sonnet-4-5', 'anthropic', ?, ?, ?)`);
   const part = (type: string, data: object) => ({ type, data });
+  // Crush's triggers stamp a session with the clock whenever a message is added: written in one go,
+  // every session would look updated now. They are set aside while the history is written.
+  const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'sessions'").pluck().all() as string[];
+  db.exec('DROP TRIGGER update_sessions_updated_at');
   db.transaction(() => {
     for (let s = 0; s < SESSIONS; s++) {
       const id = `s${s}`;
@@ -196,6 +200,7 @@ function crush(home: string, rng: Rng, text: Text): Corpus {
       }
     }
   })();
+  for (const sql of triggers) db.exec(sql);
   db.close();
   return {
     harness: 'crush', home, db: path, expected,

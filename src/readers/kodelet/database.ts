@@ -105,21 +105,28 @@ function walk(messages: unknown[]): Walk {
 
 export function readKodelet(db: Db, state: KodeletState, eventsOf: (id: string) => SessionEvents): void {
   const cols = requireColumns(db, 'conversations', ['id', 'raw_messages', 'usage', 'updated_at']);
-  // Go's time strings do not compare as text across zones: the times are parsed here.
-  const stamps = db.prepare('SELECT id, updated_at FROM conversations').all() as { id: string; updated_at: unknown }[];
-  const byId = db.prepare(`SELECT ${selectList(cols, ['id', 'raw_messages', 'usage', 'updated_at', 'created_at', 'metadata', 'tool_results', 'cwd'])}
-    FROM conversations WHERE id = ?`);
+  // Go's time strings do not compare as text across zones: every row's time is parsed here, taken
+  // from Kodelet's index on it where there is one (in the table it follows the large messages).
+  const index = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_conversations_updated_at'").get();
+  const stamps = db.prepare(`SELECT rowid AS row, updated_at FROM conversations${index ? ' INDEXED BY idx_conversations_updated_at' : ''}`)
+    .all() as { row: number; updated_at: unknown }[];
+  const byRow = db.prepare(`SELECT ${selectList(cols, ['id', 'raw_messages', 'usage', 'updated_at', 'created_at', 'metadata', 'tool_results', 'cwd'])}
+    FROM conversations WHERE rowid = ?`);
   let newest = state.since;
-  for (const { id, updated_at } of stamps) {
+  for (const { row: rowid, updated_at } of stamps) {
     const updated = goTime(updated_at);
+    if (updated !== undefined && updated < state.since - OVERLAP_MS) continue;
+    const row = byRow.get(rowid) as Json | undefined;
+    const id = str(row?.id);
+    if (!row || !id) continue;
     if (updated === undefined) {
-      eventsOf(id).skipped('unknown_shape');
+      // Counted once, not on every read.
+      const ev = eventsOf(id);
+      if (ev.firstTime(`bad-time:${id}:${String(updated_at)}`)) ev.skipped('unknown_shape');
       continue;
     }
-    if (updated < state.since - OVERLAP_MS) continue;
     newest = Math.max(newest, updated);
-    const row = byId.get(id) as Json | undefined;
-    if (row) readConversation(id, row, updated, eventsOf(id), state);
+    readConversation(id, row, updated, eventsOf(id), state);
   }
   state.since = newest;
 }
