@@ -62,3 +62,11 @@ export function countGrowth(
   if (!(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
   ev.usage(model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, input + cacheRead + cacheWrite, ts, recorded ? cost : undefined, unsaid);
 }
+
+/**
+ * A row whose totals are not counts is skipped on every read, but counted as skipped once per
+ * version of it (rows holding running totals are read again while they change).
+ */
+export function skipTotals(ev: SessionEvents, key: string, values: readonly unknown[]): void {
+  if (ev.firstTime(`bad:${key}:${values.map(String).join(',')}`)) ev.skipped('bad_number');
+}

@@ -10,7 +10,7 @@ import { jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { ZERO_USAGE, type TurnOutcome } from '../../session/types.js';
-import { countGrowth, dollars, type Marks } from '../cumulative.js';
+import { countGrowth, dollars, skipTotals, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
 
 export interface CrushState {
@@ -73,7 +73,7 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
     const model = (modelOf?.get(row.id) as string | undefined) ?? 'unknown';
     const cost = dollars(row.cost);
     if (Number.isNaN(cost)) {
-      ev.skipped('bad_number');
+      skipTotals(ev, row.id, [row.cost]);
       continue;
     }
     countGrowth(ev, state.marks, row.id, model, ZERO_USAGE, cost, updated ?? 0);

@@ -10,7 +10,7 @@ import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { columnsOf, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { usageFromPrompt } from '../../session/types.js';
-import { countGrowth, dollars, tokenCounts, type Marks } from '../cumulative.js';
+import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
 
 export interface GooseState {
@@ -135,7 +135,7 @@ function readSessionRow(row: SessionRow, t: Target, state: GooseState, ledgered:
   if (ledgered) return;
   const tokens = tokenCounts([row.accumulated_input_tokens, row.accumulated_output_tokens, row.accumulated_cache_read_tokens, row.accumulated_cache_write_tokens]);
   const cost = dollars(row.accumulated_cost);
-  if (!tokens || Number.isNaN(cost)) return ev.skipped('bad_number');
+  if (!tokens || Number.isNaN(cost)) return skipTotals(ev, row.id, [row.accumulated_input_tokens, row.accumulated_output_tokens, row.accumulated_cache_read_tokens, row.accumulated_cache_write_tokens, row.accumulated_cost]);
   const [input, output, cacheRead, cacheWrite] = tokens as [number, number, number, number];
   countGrowth(ev, state.marks, row.id, model ?? 'unknown', usageFromPrompt(input, output, cacheRead, cacheWrite, 0), cost, updated ?? 0);
 }

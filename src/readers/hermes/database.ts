@@ -10,7 +10,7 @@ import { jsonObject, jsonValue, obj, str } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
-import { countGrowth, dollars, tokenCounts, type Marks } from '../cumulative.js';
+import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
 
 export interface HermesState {
@@ -127,7 +127,9 @@ function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => Sessi
   const tokens = tokenCounts([row.input_tokens, row.output_tokens, row.cache_read_tokens, row.cache_write_tokens, row.reasoning_tokens]);
   // The provider's reported cost wins over Hermes's estimate where it has one.
   const cost = dollars(row.actual_cost_usd) ?? dollars(row.estimated_cost_usd);
-  if (!tokens || Number.isNaN(cost)) return ev.skipped('bad_number');
+  if (!tokens || Number.isNaN(cost)) {
+    return skipTotals(ev, row.id, [row.input_tokens, row.output_tokens, row.cache_read_tokens, row.cache_write_tokens, row.reasoning_tokens, row.actual_cost_usd, row.estimated_cost_usd]);
+  }
   const [input, output, cacheRead, cacheWrite, reasoning] = tokens as [number, number, number, number, number];
   // Hermes's input already leaves out cache reads and writes; its output includes reasoning.
   countGrowth(ev, state.marks, row.id, model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, cost, last ?? started);

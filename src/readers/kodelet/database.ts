@@ -9,7 +9,7 @@ import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { requireColumns, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
-import { countGrowth, dollars, tokenCounts, type Marks } from '../cumulative.js';
+import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
 
 export interface KodeletState {
@@ -145,7 +145,11 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   const tokens = usage && tokenCounts([usage.inputTokens, usage.outputTokens, usage.cacheCreationInputTokens, usage.cacheReadInputTokens]);
   const costs = usage ? [usage.inputCost, usage.outputCost, usage.cacheCreationCost, usage.cacheReadCost].map(dollars) : [];
   const messages = jsonValue(str(row.raw_messages) ?? '');
-  if (!tokens || costs.some((c) => Number.isNaN(c)) || !Array.isArray(messages)) return ev.skipped(tokens ? 'parse_error' : 'bad_number');
+  if (!tokens || costs.some((c) => Number.isNaN(c))) return skipTotals(ev, id, [row.usage]);
+  if (!Array.isArray(messages)) {
+    if (ev.firstTime(`bad-messages:${id}:${String(row.updated_at)}`)) ev.skipped('parse_error');
+    return;
+  }
   const [input, output, cacheWrite, cacheRead] = tokens as [number, number, number, number];
   // In the Responses API mode Kodelet's input count still holds the cache reads.
   const uncached = meta.api_mode === 'responses' ? Math.max(0, input - cacheRead) : input;
