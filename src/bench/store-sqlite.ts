@@ -7,10 +7,11 @@
 //   BENCH_SQLITE_SESSIONS  sessions per database (default 2000)
 
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Rng, Text } from './corpus.js';
+import { crushSchema } from './crush-schema.js';
 import { mb, median, mismatches, row } from './report.js';
 import { gc, newAgent, work } from './runs.js';
 import type { Agent } from '../agent.js';
@@ -25,14 +26,6 @@ function copySchema(db: Database.Database, fixture: string): void {
   const ddl = from.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'").pluck().all() as string[];
   from.close();
   for (const sql of ddl) db.exec(sql);
-}
-
-/** Crush's schema: the `Up` part of each of its migrations (test/fixtures/crush-migrations), in order. */
-export function crushSchema(db: Database.Database): void {
-  const dir = join(FIXTURES, 'crush-migrations');
-  for (const f of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
-    db.exec(readFileSync(join(dir, f), 'utf8').split('-- +goose Down')[0]!.replaceAll(/^-- \+goose .*$/gm, ''));
-  }
 }
 
 interface Corpus {

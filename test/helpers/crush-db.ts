@@ -4,12 +4,12 @@
 // does not install here (its npm package downloads a binary), so there is no capture.
 
 import Database from 'better-sqlite3';
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, tempDir } from './run.js';
+import { crushSchema } from '../../src/bench/crush-schema.js';
+import { tempDir } from './run.js';
 import type { Truth } from './ground-truth.js';
 
-const MIGRATIONS = join(FIXTURES, 'crush-migrations');
 // The truth's "now": 2026-11-30T12:00:00Z, in Unix seconds.
 export const CRUSH_NOW = 1796040000;
 const at = (hhmmss: string) => {
@@ -17,14 +17,11 @@ const at = (hhmmss: string) => {
   return CRUSH_NOW - (12 * 3600 - (h * 3600 + m * 60 + s));
 };
 
-/** An empty database with every migration's `Up` part applied, in WAL mode as Crush opens it. */
+/** An empty database with Crush's schema, in WAL mode as Crush opens it. */
 export function crushDb(path: string): Database.Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) {
-    const up = readFileSync(join(MIGRATIONS, f), 'utf8').split('-- +goose Down')[0]!;
-    db.exec(up.replaceAll(/^-- \+goose .*$/gm, ''));
-  }
+  crushSchema(db);
   return db;
 }
 
