@@ -15,6 +15,7 @@ import { check, finishRun, mb, median, printTable, row, sec } from './report.js'
 import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { ensureStoreCorpus } from './store-corpus.js';
 import { longtailSection } from './longtail.js';
+import { benchSqliteStores } from './store-sqlite.js';
 import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_STORE_MB ?? 200);
@@ -88,5 +89,8 @@ try {
 
 await longtailSection();
 
-printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}); baseline and exporter ran in this run on the same page-cached file.`);
+// The stores of Hermes, Kodelet, goose and Crush, small ones, each against its own baseline.
+await benchSqliteStores(seed);
+
+printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush; baselines and exporter ran in this run on the same page-cached files.`);
 finishRun();

@@ -13,6 +13,10 @@ import { pi } from '../readers/pi/reader.js';
 import { aider } from '../readers/aider/reader.js';
 import { cursorAgent } from '../readers/cursor-agent/reader.js';
 import { antigravityCli } from '../readers/antigravity-cli/reader.js';
+import { hermes } from '../readers/hermes/reader.js';
+import { goose } from '../readers/goose/reader.js';
+import { kodelet } from '../readers/kodelet/reader.js';
+import { crush } from '../readers/crush/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -30,4 +34,8 @@ export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
   aider,
   'cursor-agent': cursorAgent,
   'antigravity-cli': antigravityCli,
+  hermes,
+  goose,
+  kodelet,
+  crush,
 };

@@ -30,6 +30,7 @@ export interface SessionEvents {
    * harnesses that write no turn end, where an answer looked final until tool calls followed it.
    */
   turnReopened(): void;
+  /** A tool call; the same id again while it is pending changes what it waits on, counted once. */
   toolCall(id: string, call: ToolCall): void;
   /** A call returned; `call` names it when the result comes after the call was already closed. */
   toolResult(id: string, failed: boolean, call?: ToolCall): void;

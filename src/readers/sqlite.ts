@@ -116,3 +116,19 @@ export function columnsOf(db: Db, table: string): Set<string> {
 export function selectList(have: Set<string>, wanted: readonly string[]): string {
   return wanted.map((c) => (have.has(c) ? c : `NULL AS ${c}`)).join(', ');
 }
+
+/**
+ * The columns of a table, checked before any query names them: a table without one of `required`
+ * fails the read with an error naming it (the collector fails, the exporter goes on).
+ */
+export function requireColumns(db: Db, table: string, required: readonly string[]): Set<string> {
+  const have = columnsOf(db, table);
+  const missing = required.find((c) => !have.has(c));
+  if (missing !== undefined) throw new Error(have.size ? `table ${table} has no column ${missing}` : `no table ${table} (needs column ${missing})`);
+  return have;
+}
+
+/** A column holding Unix seconds (REAL or INTEGER), as milliseconds; undefined when not a number. */
+export function secondsToMs(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v * 1000) : undefined;
+}

@@ -35,7 +35,8 @@ export function statusOf(s: Session, proc: ProcessState | undefined, now: number
   // seen is no longer news: it stays done (or error) only while unread.
   const unread = s.viewedAt === undefined ? undefined : s.lastTurn !== undefined && s.viewedAt < s.lastTurn.endedAt;
   if (s.lastTurn && unread !== false && now - s.lastTurn.endedAt < opts.doneForMs) {
-    return s.lastTurn.outcome === 'failed'
+    // Hermes's own picker shows a failed turn as error, the status contract does not: done.
+    return s.lastTurn.outcome === 'failed' && s.harness !== 'hermes'
       ? { status: 'error', reason: 'turn-failed' }
       : { status: 'done', reason: unread ? 'unread' : 'turn-ended' };
   }

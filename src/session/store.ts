@@ -191,7 +191,7 @@ export class SessionStore {
     // The cost counter is created only for a priced model: an unpriced one shows no $0. A token
     // type the harness never records has no counter at all; one a record does not say (Copilot's
     // older CLIs: output only, until the run ends) gets its counter when a record says it.
-    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning: Counter; cost: () => Counter };
+    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning?: Counter; cost: () => Counter };
     const byModel = new Map<string, UsageCounters>();
     const toolCounters = new Map<string, Counter>();
     const usageCounters = (project: string, model: string) => {
@@ -200,7 +200,9 @@ export class SessionStore {
       if (!c) {
         const labels = { harness, project, model };
         let cost: Counter | undefined;
-        c = { labels, tokens: {}, reasoning: store.counter('reasoningTokens', labels), cost: () => (cost ??= store.counter('cost', labels)) };
+        // Reasoning is a part of output: a harness that records no output records no reasoning.
+        const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
+        c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
         byModel.set(k, c);
       }
       return c;
@@ -234,7 +236,7 @@ export class SessionStore {
         addTokens(c, 'output', u.output, unsaid);
         addTokens(c, 'cache_read', u.cacheRead, unsaid);
         addTokens(c, 'cache_write', u.cacheWrite, unsaid);
-        store.bump(c.reasoning, u.reasoning);
+        if (c.reasoning) store.bump(c.reasoning, u.reasoning);
         const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
         if (said('input')) store.observeRequest(harness, model, 'input', u.input + u.cacheRead + u.cacheWrite);
         if (said('output')) store.observeRequest(harness, model, 'output', u.output);
@@ -282,6 +284,12 @@ export class SessionStore {
       },
       toolCall(id, call) {
         const s = session();
+        // A call reported again while pending (goose asks for approval after writing the call)
+        // changes what it waits on; it was counted once.
+        if (s.pendingTools[id]) {
+          s.pendingTools[id] = call;
+          return;
+        }
         const tool = store.tools.label(harness, call.tool);
         const k = `${s.project}\0${tool}\0${call.kind}`;
         let c = toolCounters.get(k);

@@ -11,6 +11,11 @@ import { pi } from '../../src/readers/pi/reader.js';
 import { aider } from '../../src/readers/aider/reader.js';
 import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
 import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
+import { hermes } from '../../src/readers/hermes/reader.js';
+import { kodelet } from '../../src/readers/kodelet/reader.js';
+import { goose } from '../../src/readers/goose/reader.js';
+import { crush } from '../../src/readers/crush/reader.js';
+import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
@@ -32,8 +37,14 @@ readerConformance(aider, join(FIXTURES, 'longtail-home'));
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
 
+readerConformance(hermes, join(FIXTURES, 'longtail-home/.hermes'));
+readerConformance(kodelet, join(FIXTURES, 'longtail-home/.kodelet'));
+readerConformance(goose, join(FIXTURES, 'longtail-home/.local/share/goose'));
+const crushAt = crushHome();
+readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(crushAt, 'src') });
+
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'codex', 'copilot-cli', 'cursor-agent', 'droid', 'gemini-cli', 'kilo', 'opencode', 'pi', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'codex', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'pi', 'qwen-code']);
   });
 });

@@ -23,8 +23,10 @@ function linesOf(path: string): Buffer[] {
 /**
  * `root`: a harness root (the folder a user's default root would be) with at least one session.
  * `unwatched`: paths under the root a reader leaves to the periodic rescan (too many files to watch).
+ * `elsewhere`: a folder outside the root where the root's index points the reader to stores (Crush's
+ * per-project databases); they are watched there.
  */
-export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[] } = {}): void {
+export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string } = {}): void {
   describe(`${reader.harness} reader conformance`, () => {
     const files = reader.listFiles(root);
 
@@ -36,7 +38,7 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     it('watches its session files or the folders they are in, under the root', () => {
       const folders = reader.watchPaths(root);
       const single = reader.watchFiles?.(root) ?? [];
-      for (const w of [...folders, ...single]) expect(w.startsWith(root)).toBe(true);
+      for (const w of [...folders, ...single]) expect(w.startsWith(root) || (opts.elsewhere !== undefined && w.startsWith(opts.elsewhere))).toBe(true);
       const unwatched = (opts.unwatched ?? []).map((p) => join(root, p));
       for (const f of files.filter((f) => !unwatched.includes(f.path))) {
         expect(single.includes(f.path) || folders.some((w) => f.path.startsWith(`${w}/`))).toBe(true);

@@ -25,6 +25,32 @@ describe('session store', () => {
   });
 });
 
+describe('tool calls', () => {
+  it('reported again while pending change what they wait on and count once (goose asks for approval after the call)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = store.events('goose', () => 's1', 'goose', () => {});
+    const calls = () => [...store.counters.values()].filter((c) => c.metric === 'toolCalls').map((c) => c.value);
+    ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' });
+    ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute', waits: 'approval' });
+    expect(calls()).toEqual([1]);
+    expect(store.sessions.get('goose/s1')!.pendingTools.t1!.waits).toBe('approval');
+    ev.toolResult('t1', false);
+    ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' }); // no longer pending: a call again
+    expect(calls()).toEqual([2]);
+  });
+});
+
+describe('reasoning series', () => {
+  it('do not exist for a harness that records no output (Crush: reasoning is a part of output)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+    store.events('crush', () => 's1', 'crush', () => {}, ['input', 'output', 'cache_read', 'cache_write']).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    store.events('hermes', () => 's1', 'hermes', () => {}).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
+    expect([...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value])).toEqual([['crush', 0.01], ['hermes', 0.01]]);
+  });
+});
+
 describe('token series', () => {
   const usage = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
   const series = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => `${c.labels.token_type}=${c.value}`).sort();

@@ -1,0 +1,297 @@
+// The Hermes, Kodelet, goose and Crush readers in `npm run bench:store`: for each, a small seeded
+// database with the harness's schema (copied from the test fixtures), read by a plain baseline
+// that queries every row of every table and parses its JSON in Node, and by the exporter (cold,
+// again with nothing changed, and after one more model call written while a writer holds the
+// database in WAL mode). The output tokens (Crush: the cost) must equal what the generator wrote.
+//
+//   BENCH_SQLITE_SESSIONS  sessions per database (default 2000)
+
+import Database from 'better-sqlite3';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Rng, Text } from './corpus.js';
+import { crushSchema } from './crush-schema.js';
+import { mb, median, mismatches, row } from './report.js';
+import { gc, newAgent, work } from './runs.js';
+import type { Agent } from '../agent.js';
+
+const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
+const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
+const T0 = 1_790_000_000; // seconds
+
+/** The tables and indexes of a fixture database, created empty. */
+function copySchema(db: Database.Database, fixture: string): void {
+  const from = new Database(join(FIXTURES, fixture), { readonly: true, fileMustExist: true });
+  const ddl = from.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'").pluck().all() as string[];
+  from.close();
+  for (const sql of ddl) db.exec(sql);
+}
+
+interface Corpus {
+  harness: 'hermes' | 'kodelet' | 'goose' | 'crush';
+  home: string;
+  db: string;
+  /** What the generator wrote: output tokens (Crush: cost in dollars). */
+  expected: number;
+  /** One more model call of `expected`'s unit `added`, written by the harness's writer. */
+  call(db: Database.Database): number;
+}
+
+/** A database at `path` in WAL mode, as the harnesses keep theirs. */
+function open(path: string): Database.Database {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  return db;
+}
+
+function hermes(home: string, rng: Rng, text: Text): Corpus {
+  const path = join(home, '.hermes', 'state.db');
+  const db = open(path);
+  copySchema(db, 'longtail-home/.hermes/state.db');
+  let expected = 0;
+  const session = db.prepare(`INSERT INTO sessions (id, source, model, started_at, last_activity_at, input_tokens, output_tokens, cache_read_tokens,
+    cache_write_tokens, reasoning_tokens, cwd, estimated_cost_usd) VALUES (?, 'cli', 'claude-opus-4-6', ?, ?, ?, ?, ?, ?, ?, '/home/dev/src/app', ?)`);
+  const message = db.prepare('INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, tool_name, timestamp, finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = `s${s}`;
+      const t = T0 + s * 60;
+      const output = rng.int(100, 5000);
+      expected += output;
+      session.run(id, t, t + 50, rng.int(100, 9000), output, rng.int(0, 50_000), rng.int(0, 5000), 0, 0.01);
+      for (let turn = 0; turn < 3; turn++) {
+        message.run(id, 'user', text.code(rng.logUniform(30, 2000)), null, null, null, t + turn * 10, null);
+        const call = `call_${s}_${turn}`;
+        message.run(id, 'assistant', '', JSON.stringify([{ id: call, type: 'function', function: { name: 'terminal', arguments: '{"command":"npm test"}' } }]), null, null, t + turn * 10 + 2, 'tool_calls');
+        message.run(id, 'tool', text.code(rng.logUniform(200, 20_000)), null, call, 'terminal', t + turn * 10 + 4, null);
+        message.run(id, 'assistant', text.code(rng.logUniform(50, 3000)), null, null, null, t + turn * 10 + 6, 'stop');
+      }
+    }
+  })();
+  db.close();
+  return {
+    harness: 'hermes', home, db: path, expected,
+    call: (w) => {
+      w.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, last_activity_at = ? WHERE id = 's0'").run(T0 + SESSIONS * 60);
+      w.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('s0', 'assistant', 'more', ?, 'stop')").run(T0 + SESSIONS * 60);
+      return 1000;
+    },
+  };
+}
+
+const goTime = (s: number) => `${new Date(s * 1000).toISOString().replace('T', ' ').replace('Z', '')}000000 +0000 UTC m=+1.5`;
+
+function kodelet(home: string, rng: Rng, text: Text): Corpus {
+  const path = join(home, '.kodelet', 'storage.db');
+  const db = open(path);
+  copySchema(db, 'longtail-home/.kodelet/storage.db');
+  let expected = 0;
+  const usage = (output: number) => JSON.stringify({ inputTokens: 5000, outputTokens: output, cacheCreationInputTokens: 0, cacheReadInputTokens: 1000,
+    inputCost: 0.01, outputCost: output / 1e5, cacheCreationCost: 0, cacheReadCost: 0, currentContextWindow: 6000, maxContextWindow: 200_000 });
+  const insert = db.prepare(`INSERT INTO conversations (id, raw_messages, provider, usage, created_at, updated_at, metadata, tool_results, cwd)
+    VALUES (?, ?, 'anthropic', ?, ?, ?, '{"model":"claude-sonnet-4-5-20250929"}', '{}', '/home/dev/src/app')`);
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const output = rng.int(100, 5000);
+      expected += output;
+      const messages = [];
+      for (let turn = 0; turn < 3; turn++) {
+        const id = `toolu_${s}_${turn}`;
+        messages.push({ role: 'user', content: [{ type: 'text', text: text.code(rng.logUniform(30, 2000)) }] },
+          { role: 'assistant', content: [{ type: 'tool_use', id, name: 'bash', input: { command: 'go test' } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: [{ type: 'text', text: text.code(rng.logUniform(200, 20_000)) }] }] },
+          { role: 'assistant', content: [{ type: 'text', text: text.code(rng.logUniform(50, 3000)) }] });
+      }
+      insert.run(`c${s}`, JSON.stringify(messages), usage(output), goTime(T0 + s * 60), goTime(T0 + s * 60 + 50));
+    }
+  })();
+  db.close();
+  return {
+    harness: 'kodelet', home, db: path, expected,
+    call: (w) => {
+      const u = JSON.parse(w.prepare("SELECT usage FROM conversations WHERE id = 'c0'").pluck().get() as string) as { outputTokens: number };
+      u.outputTokens += 1000;
+      w.prepare("UPDATE conversations SET usage = ?, updated_at = ? WHERE id = 'c0'").run(JSON.stringify(u), goTime(T0 + SESSIONS * 60));
+      return 1000;
+    },
+  };
+}
+
+function goose(home: string, rng: Rng, text: Text): Corpus {
+  const path = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
+  const db = open(path);
+  copySchema(db, 'longtail-home/.local/share/goose/sessions/sessions.db');
+  let expected = 0;
+  const stamp = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  const session = db.prepare(`INSERT INTO sessions (id, working_dir, created_at, updated_at, total_tokens, accumulated_input_tokens, accumulated_output_tokens,
+    model_config_json) VALUES (?, '/home/dev/src/app', ?, ?, 5000, 0, 0, '{"model_name":"gpt-4o","context_limit":128000}')`);
+  const call = db.prepare(`INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens,
+    cache_write_tokens, cost, cost_source, is_compaction) VALUES (?, ?, 'gpt-4o', ?, ?, 0, ?, 0, 0.01, 'estimated', 0)`);
+  const message = db.prepare('INSERT INTO messages (message_id, session_id, role, content_json, created_timestamp, metadata_json) VALUES (?, ?, ?, ?, ?, \'{"userVisible":true}\')');
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = `2026_${s}`;
+      const t = T0 + s * 60;
+      session.run(id, stamp(t), stamp(t + 50));
+      for (let turn = 0; turn < 3; turn++) {
+        const tool = `toolu_${s}_${turn}`;
+        message.run(`m${s}_${turn}_u`, id, 'user', JSON.stringify([{ type: 'text', text: text.code(rng.logUniform(30, 2000)) }]), t + turn * 10);
+        message.run(`m${s}_${turn}_a`, id, 'assistant', JSON.stringify([{ type: 'toolRequest', id: tool, toolCall: { status: 'success', value: { name: 'developer__shell', arguments: {} } } }]), t + turn * 10 + 2);
+        message.run(`m${s}_${turn}_r`, id, 'user', JSON.stringify([{ type: 'toolResponse', id: tool, toolResult: { status: 'success', value: { content: [{ type: 'text', text: text.code(rng.logUniform(200, 20_000)) }], isError: false } } }]), t + turn * 10 + 4);
+        message.run(`m${s}_${turn}_f`, id, 'assistant', JSON.stringify([{ type: 'text', text: text.code(rng.logUniform(50, 3000)) }]), t + turn * 10 + 6);
+        for (const at of [2, 6]) {
+          const output = rng.int(50, 2000);
+          expected += output;
+          call.run(id, t + turn * 10 + at, rng.int(1000, 20_000), output, rng.int(0, 500));
+        }
+      }
+    }
+  })();
+  db.close();
+  return {
+    harness: 'goose', home, db: path, expected,
+    call: (w) => {
+      w.prepare(`INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost,
+        cost_source, is_compaction) VALUES ('2026_0', ?, 'gpt-4o', 10, 1000, 1010, 0, 0, 0.01, 'estimated', 0)`).run(T0 + SESSIONS * 60);
+      return 1000;
+    },
+  };
+}
+
+function crush(home: string, rng: Rng, text: Text): Corpus {
+  const project = join(home, 'src', 'app');
+  const path = join(project, '.crush', 'crush.db');
+  const db = open(path);
+  crushSchema(db);
+  mkdirSync(join(home, '.local', 'share', 'crush'), { recursive: true });
+  writeFileSync(join(home, '.local', 'share', 'crush', 'projects.json'), JSON.stringify({ projects: [{ path: project, data_dir: '.crush' }] }));
+  let expected = 0;
+  const session = db.prepare(`INSERT INTO sessions (id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at) VALUES (?, 'A session', 5000, 300, ?, ?, ?)`);
+  const message = db.prepare(`INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, finished_at) VALUES (?, ?, ?, ?, 'claude-sonnet-4-5', 'anthropic', ?, ?, ?)`);
+  const part = (type: string, data: object) => ({ type, data });
+  // Crush's triggers stamp a session with the clock whenever a message is added: written in one go,
+  // every session would look updated now. They are set aside while the history is written.
+  const triggers = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'sessions'").pluck().all() as string[];
+  db.exec('DROP TRIGGER update_sessions_updated_at');
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = `s${s}`;
+      const t = T0 + s * 60;
+      // Costs in whole hundredths of a cent: their sum is exact in floating point.
+      const cost = rng.int(1, 500) / 10_000;
+      expected += cost;
+      session.run(id, cost, t + 50, t);
+      for (let turn = 0; turn < 3; turn++) {
+        const tool = `${id}_${turn}`;
+        const at = t + turn * 10;
+        message.run(`${tool}_u`, id, 'user', JSON.stringify([part('text', { text: text.code(rng.logUniform(30, 2000)) }), part('finish', { reason: 'stop', time: at })]), at, at, at);
+        message.run(`${tool}_a`, id, 'assistant', JSON.stringify([part('tool_call', { id: tool, name: 'bash', input: '{}', finished: true }), part('finish', { reason: 'tool_use', time: at + 2 })]), at + 2, at + 2, at + 2);
+        message.run(`${tool}_r`, id, 'tool', JSON.stringify([part('tool_result', { tool_call_id: tool, name: 'bash', content: text.code(rng.logUniform(200, 20_000)), is_error: false }), part('finish', { reason: 'stop', time: at + 4 })]), at + 4, at + 4, at + 4);
+        message.run(`${tool}_f`, id, 'assistant', JSON.stringify([part('text', { text: text.code(rng.logUniform(50, 3000)) }), part('finish', { reason: 'end_turn', time: at + 6 })]), at + 6, at + 6, at + 6);
+      }
+    }
+  })();
+  for (const sql of triggers) db.exec(sql);
+  db.close();
+  return {
+    harness: 'crush', home, db: path, expected,
+    call: (w) => {
+      w.prepare("UPDATE sessions SET cost = cost + 0.01 WHERE id = 's0'").run();
+      w.prepare("UPDATE sessions SET updated_at = ? WHERE id = 's0'").run(T0 + SESSIONS * 60);
+      return 0.01;
+    },
+  };
+}
+
+// The columns holding JSON, by harness.
+const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
+  hermes: ['tool_calls', 'model_config'],
+  kodelet: ['raw_messages', 'usage', 'metadata', 'tool_results'],
+  goose: ['content_json', 'metadata_json', 'model_config_json', 'extension_data'],
+  crush: ['parts'],
+};
+
+/** The plain way: every row of every table into Node, every JSON column parsed, the totals summed. */
+function baseline(c: Corpus): number {
+  const db = new Database(c.db, { readonly: true, fileMustExist: true });
+  let total = 0;
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+    for (const t of tables) {
+      for (const r of db.prepare(`SELECT * FROM ${t}`).iterate() as Iterable<Record<string, unknown>>) {
+        for (const col of JSON_COLUMNS[c.harness]) if (typeof r[col] === 'string') JSON.parse(r[col]);
+        if (c.harness === 'hermes' && t === 'sessions') total += r.output_tokens as number;
+        if (c.harness === 'kodelet' && t === 'conversations') total += (JSON.parse(r.usage as string) as { outputTokens: number }).outputTokens;
+        if (c.harness === 'goose' && t === 'usage_ledger') total += r.output_tokens as number;
+        if (c.harness === 'crush' && t === 'sessions') total += r.cost as number;
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return total;
+}
+
+/** The exporter's figure for a corpus: its output tokens (Crush: its cost). */
+function exported(agent: Agent, c: Corpus): number {
+  const metric = c.harness === 'crush' ? 'cost' : 'tokens';
+  return [...agent.store.counters.values()]
+    .filter((k) => k.metric === metric && k.labels.harness === c.harness && (metric === 'cost' || k.labels.token_type === 'output'))
+    .reduce((a, k) => a + k.value, 0);
+}
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const same = (a: number, b: number) => Math.abs(a - b) < 1e-6;
+
+export async function benchSqliteStores(seed: number): Promise<void> {
+  for (const make of [hermes, kodelet, goose, crush]) {
+    const rng = new Rng(seed);
+    const home = join(work, `sqlite-${make.name}`);
+    const c = make(home, rng, new Text(rng));
+    const unit = c.harness === 'crush' ? 'cost' : 'output tokens';
+    row(`${c.harness}: database`, `${mb(statSync(c.db).size)}: ${SESSIONS} sessions`);
+    readFileSync(c.db); // into the page cache for both contenders
+
+    gc();
+    let t = performance.now();
+    const base = baseline(c);
+    const baseMs = performance.now() - t;
+    const agent = newAgent(join(work, `state-sqlite-${c.harness}`), c.home);
+    gc();
+    t = performance.now();
+    await agent.scanAll();
+    const coldMs = performance.now() - t;
+    const exact = same(base, c.expected) && same(exported(agent, c), c.expected);
+    if (!exact) mismatches.push(`${c.harness} ${unit}: expected ${c.expected}, baseline ${base}, exporter ${exported(agent, c)}`);
+    row(`${c.harness}: baseline, every row queried and its JSON parsed`, ms(baseMs), `${unit} exact`, same(base, c.expected));
+    row(`${c.harness}: exporter cold read`, `${ms(coldMs)} (${(baseMs / coldMs).toFixed(1)}x the baseline's speed)`, `${unit} exact`, exact);
+
+    // Nothing changed: the store's signature says so without opening it (after the settling time
+    // of a store changed within the last seconds).
+    const rescans: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      t = performance.now();
+      await agent.scanAll();
+      rescans.push(performance.now() - t);
+    }
+    row(`${c.harness}: rescan, nothing changed (median of 5)`, ms(median(rescans)));
+
+    const writer = new Database(c.db);
+    writer.pragma('journal_mode = WAL');
+    try {
+      const before = exported(agent, c);
+      const added = c.call(writer);
+      t = performance.now();
+      await agent.scanAll();
+      const readMs = performance.now() - t;
+      const ok = same(exported(agent, c) - before, added);
+      if (!ok) mismatches.push(`${c.harness}: a new call of ${added} counted as ${exported(agent, c) - before}`);
+      row(`${c.harness}: read after a new call, a writer attached`, ms(readMs), 'exact', ok);
+    } finally {
+      writer.close();
+      await agent.stop();
+    }
+  }
+}

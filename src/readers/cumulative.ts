@@ -1,0 +1,72 @@
+// Harnesses that keep running totals per session (a database row updated in place: Hermes,
+// Kodelet, goose, Crush) instead of a record per model call. What counts is the growth since the
+// totals were last counted; the marks of what was counted live in the reader's state, which is
+// committed together with the counters. Totals already seen count nothing, also when the state
+// was lost (a store read again from the start).
+
+import type { SessionEvents } from './reader.js';
+import type { TokenType, Usage } from '../session/types.js';
+
+/** The highest totals counted so far, per session row (or conversation). */
+export type Marks = Record<string, number[]>;
+
+/**
+ * Each field's growth over its mark, never below 0; the marks move to the highest value seen, so
+ * a total rewritten lower (a harness that recomputed it) is not counted again when it grows back.
+ */
+export function growth(marks: Marks, key: string, totals: readonly number[]): number[] {
+  const prev = marks[key] ?? [];
+  const delta = totals.map((v, i) => Math.max(0, v - (prev[i] ?? 0)));
+  marks[key] = totals.map((v, i) => Math.max(v, prev[i] ?? 0));
+  return delta;
+}
+
+/**
+ * Token counts as a database gives them: whole numbers ≥ 0, NULL (or absent) as 0. Undefined when
+ * one is anything else (text, a negative or fractional number): the record is skipped, not half
+ * counted.
+ */
+export function tokenCounts(values: readonly unknown[]): number[] | undefined {
+  const out: number[] = [];
+  for (const v of values) {
+    if (v === null || v === undefined) out.push(0);
+    else if (typeof v === 'number' && Number.isInteger(v) && v >= 0) out.push(v);
+    else if (typeof v === 'bigint' && v >= 0n) out.push(Number(v));
+    else return undefined;
+  }
+  return out;
+}
+
+/** A recorded dollar amount: a finite number ≥ 0; NULL (not recorded) is undefined; NaN for a bad value. */
+export function dollars(v: unknown): number | undefined {
+  if (v === null || v === undefined) return undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : Number.NaN;
+}
+
+/**
+ * Reports the growth of a session's running totals under `key`. `costUsd` is the harness's running
+ * cost where it records one above 0 (its growth is the cost of the new tokens); otherwise the
+ * tokens are priced at list prices. `unsaid`: token types the totals do not hold.
+ */
+export function countGrowth(
+  ev: SessionEvents, marks: Marks, key: string, model: string, totals: Usage, costUsd: number | undefined, ts: number,
+  unsaid?: readonly TokenType[],
+): void {
+  const recorded = costUsd !== undefined && costUsd > 0;
+  const values = [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0];
+  if (!ev.firstTime(`totals:${key}:${values.join(',')}`)) {
+    growth(marks, key, values);
+    return;
+  }
+  const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key, values) as [number, number, number, number, number, number];
+  if (!(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
+  ev.usage(model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, input + cacheRead + cacheWrite, ts, recorded ? cost : undefined, unsaid);
+}
+
+/**
+ * A row whose totals are not counts is skipped on every read, but counted as skipped once per
+ * version of it (rows holding running totals are read again while they change).
+ */
+export function skipTotals(ev: SessionEvents, key: string, values: readonly unknown[]): void {
+  if (ev.firstTime(`bad:${key}:${values.map(String).join(',')}`)) ev.skipped('bad_number');
+}

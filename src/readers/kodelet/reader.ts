@@ -1,0 +1,26 @@
+// Kodelet: conversations in the SQLite database `storage.db` under `$KODELET_BASE_PATH`, else
+// `~/.kodelet`. Nothing else there (config, credentials) is opened.
+
+import { join } from 'node:path';
+import { isFile } from '../dir.js';
+import type { StoreReader } from '../reader.js';
+import { readDatabase, storeChanged } from '../sqlite.js';
+import { readKodelet, type KodeletState } from './database.js';
+
+const dbOf = (root: string) => join(root, 'storage.db');
+
+export const kodelet: StoreReader<KodeletState> = {
+  harness: 'kodelet',
+  defaultRoots: (env, home) => [env.KODELET_BASE_PATH || join(home, '.kodelet')],
+  watchPaths: () => [],
+  watchFiles: (root) => [dbOf(root), `${dbOf(root)}-wal`],
+  listFiles: (root) => (isFile(dbOf(root)) ? [{ path: dbOf(root), sessionId: 'storage.db' }] : []),
+  initialState: () => ({ since: 0, marks: {}, convs: {} }),
+  readStore(file, state, eventsOf) {
+    const { changed, signature } = storeChanged(file.path, state.sig);
+    if (!changed) return false;
+    readDatabase(file.path, (db) => readKodelet(db, state, eventsOf));
+    state.sig = signature;
+    return true;
+  },
+};
