@@ -19,11 +19,15 @@ import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOpt
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
+import { summaryOf, type Summary } from './view/summary.js';
+import { sessionRecord } from './cli/sessions.js';
 import { VERSION } from './version.js';
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Start from the state database but never write it (a viewer beside a running exporter). */
+  privateState?: boolean;
 }
 
 export class Agent {
@@ -41,7 +45,7 @@ export class Agent {
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = new StateDb(config.stateDir);
+    this.db = new StateDb(config.stateDir, { privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
@@ -70,6 +74,10 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
+  summary(now = Date.now()): Summary {
+    return summaryOf(this.store, this.sessions(now), now);
+  }
+
   /** Serves /metrics, pushes OTLP if configured, and keeps reading as files change. */
   async start(): Promise<{ host: string; port: number }> {
     const producer = new SnapshotProducer(() => this.families(), this.startedAt);
@@ -95,11 +103,20 @@ export class Agent {
     });
 
     const [host, port] = splitAddress(this.config.listenAddress);
-    this.server = await startServer(exporter, { host, port, path: this.config.metricsPath, version: VERSION });
+    this.server = await startServer(exporter, {
+      host, port, path: this.config.metricsPath, version: VERSION,
+      views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
+    });
     const address = this.server.address();
     const bound = typeof address === 'object' && address ? address.port : port;
     this.log.info('listening', { address: `${host}:${bound}`, path: this.config.metricsPath });
 
+    await this.follow();
+    return { host, port: bound };
+  }
+
+  /** Reads everything once, then keeps reading as files change (on changes and every rescan). */
+  async follow(): Promise<void> {
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     if (this.config.watch) this.startWatching();
@@ -108,7 +125,6 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    return { host, port: bound };
   }
 
   /**

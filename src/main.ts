@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`.
+// Command-line entry: `serve` (the default), `once`, `sessions`, `top`, `demo`.
 
 import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
@@ -7,6 +7,7 @@ import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
+import { localSource, remoteSource, runTop } from './cli/top.js';
 import { VERSION } from './version.js';
 
 const COMMON = `Options:
@@ -40,6 +41,17 @@ status and why, model, tokens, cost, context use and last activity.
 
   --json                     print JSON instead of a table
 ${COMMON}`,
+  top: `Usage: coding-agent-exporter top [--url URL] [options]
+
+A live view of every session in the terminal, redrawn every second: spend today and this week,
+tokens per minute, sessions by status, then one row per session (status and why, model, context,
+cost, running tool, last activity). Keys: s sort (status, cost, activity), / filter by harness
+or project, i show or hide idle sessions, q or Ctrl-C quit. Reads the session files itself,
+starting from the state database without ever writing it (safe beside a running exporter), or
+shows a running exporter's sessions with --url.
+
+  --url URL                  a running exporter (http://host:10477; user:password@ for basic auth)
+${COMMON}`,
   demo: `Usage: coding-agent-exporter demo [options]
 
 Serves metrics from bundled sample sessions replayed into a temporary home: sessions that keep
@@ -54,6 +66,7 @@ interface Parsed {
   help: boolean;
   json: boolean;
   configFile?: string;
+  url?: string;
   rest: string[];
 }
 
@@ -69,6 +82,8 @@ function parseArgs(argv: string[]): Parsed {
     if (a === '--help' || a === '-h') parsed.help = true;
     else if (a === '--json') parsed.json = true;
     else if (a === '--config') parsed.configFile = argv[++i];
+    else if (a === '--url') parsed.url = argv[++i];
+    else if (a.startsWith('--url=')) parsed.url = a.slice('--url='.length);
     else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
     else parsed.rest.push(a);
   }
@@ -90,11 +105,23 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${help}\n`);
     return 0;
   }
+  if (args.command === 'top' && args.url !== undefined) {
+    try {
+      return await runTop(remoteSource(args.url));
+    } catch (e) {
+      process.stderr.write(`coding-agent-exporter: --url ${args.url}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  // While `top` holds the terminal, log lines wait and are written when it quits.
+  const held: string[] = [];
+  const holdLog = args.command === 'top' && process.stderr.isTTY;
   let setup: { config: Config; log: Logger; agent?: Agent };
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
-    const log = createLogger(config.logLevel);
-    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log) };
+    const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
+    const agent = args.command === 'demo' ? undefined : new Agent(config, log, { privateState: args.command === 'top' });
+    setup = { config, log, agent };
   } catch (e) {
     return refused(e);
   }
@@ -105,6 +132,13 @@ async function main(argv: string[]): Promise<number> {
     await waitForSignal();
     await demo.stop();
     return 0;
+  }
+  if (args.command === 'top') {
+    await agent.follow();
+    const code = await runTop(localSource(agent));
+    await agent.stop();
+    process.stderr.write(held.slice(-100).join(''));
+    return code;
   }
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();

@@ -1,10 +1,11 @@
-// The HTTP server: /metrics (through the OTel Prometheus exporter's handler), /healthz and a
-// landing page, with a cap on concurrent scrapes. Binds to loopback unless told otherwise:
+// The HTTP server: /metrics (through the OTel Prometheus exporter's handler), /healthz and the
+// live page, with a cap on concurrent scrapes. Binds to loopback unless told otherwise:
 // metrics name the projects a person works on.
 
 import { createServer, type Server } from 'node:http';
 import type { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { ConfigError } from '../config/load.js';
+import { pageHandler, type Views } from '../view/page.js';
 
 const MAX_IN_FLIGHT = 4;
 
@@ -13,10 +14,13 @@ export interface ServerOptions {
   port: number;
   path: string;
   version: string;
+  /** The live page and its JSON (at `/` and `/api/v1/…`). */
+  views?: Views;
 }
 
 export function startServer(exporter: PrometheusExporter, opts: ServerOptions): Promise<Server> {
   let inFlight = 0;
+  const page = opts.views ? pageHandler(opts.views, { version: opts.version, metricsPath: opts.path }) : undefined;
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === opts.path) {
@@ -33,15 +37,7 @@ export function startServer(exporter: PrometheusExporter, opts: ServerOptions): 
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
       return;
     }
-    if (url.pathname === '/') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
-        `<!doctype html><html><head><title>coding-agent-exporter</title></head><body>` +
-          `<h1>coding-agent-exporter ${opts.version}</h1>` +
-          `<p>Metrics of AI coding-agent sessions read from their session files.</p>` +
-          `<ul><li><a href="${opts.path}">${opts.path}</a></li><li><a href="/healthz">/healthz</a></li></ul></body></html>\n`,
-      );
-      return;
-    }
+    if (page?.(url.pathname, req, res)) return;
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
   return new Promise((resolve, reject) => {

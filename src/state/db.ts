@@ -4,7 +4,7 @@
 // the uncommitted bytes: totals come out the same and never go backwards.
 
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { BloomFilter } from './bloom.js';
 
@@ -47,11 +47,21 @@ export class StateDb {
   /** Every key in `seen`, so that lookups of new keys need no query. */
   private readonly seenKeys: BloomFilter;
 
-  constructor(dir: string | ':memory:') {
-    if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
-    this.db = new Database(dir === ':memory:' ? dir : join(dir, 'state.db'));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
+  /**
+   * `privateCopy`: the state database is read once, read-only, into memory and never written
+   * (`top` beside a running `serve`, which owns the file): it starts from what was committed and
+   * keeps its own changes to itself.
+   */
+  constructor(dir: string | ':memory:', opts: { privateCopy?: boolean } = {}) {
+    if (opts.privateCopy) this.db = new Database(dir === ':memory:' ? dir : memoryCopy(join(dir, 'state.db')));
+    else {
+      if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
+      this.db = new Database(dir === ':memory:' ? dir : join(dir, 'state.db'));
+    }
+    if (!opts.privateCopy) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+    }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
         size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL,
@@ -114,5 +124,19 @@ export class StateDb {
 
   close(): void {
     this.db.close();
+  }
+}
+
+/** The committed content of a database file as an in-memory image, or an empty one when there is none. */
+function memoryCopy(path: string): Buffer | ':memory:' {
+  if (!existsSync(path)) return ':memory:';
+  const file = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const image = file.serialize();
+    // The header's read and write versions say WAL (2), which an in-memory database cannot be: 1 is the rollback journal.
+    image[18] = image[19] = 1;
+    return image;
+  } finally {
+    file.close();
   }
 }
