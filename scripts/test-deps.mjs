@@ -14,6 +14,8 @@ const NEEDED = {
   'victoria-metrics': { apt: 'victoria-metrics', brew: 'victoriametrics' },
   vmalert: { apt: 'victoria-metrics', brew: 'victoriametrics' },
   openssl: { apt: 'openssl', brew: 'openssl' },
+  tmux: { apt: 'tmux', brew: 'tmux' },
+  chromium: { apt: 'chromium', brew: '--cask chromium' },
 };
 
 const onPath = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;

@@ -21,6 +21,8 @@ import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOpt
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
+import { sessionRecord } from './cli/sessions.js';
+import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
 
 // How often time-based values are brought up to date in the served exposition: the process's
@@ -35,6 +37,8 @@ export interface AgentOptions {
   home?: string;
   /** Start over with an empty state database (`--reset-state`). */
   resetState?: boolean;
+  /** Start from the state database but never write it (a viewer beside a running exporter). */
+  privateState?: boolean;
 }
 
 export class Agent {
@@ -60,7 +64,7 @@ export class Agent {
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
-    this.db = openState(config.stateDir, opts.resetState);
+    this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
     for (const [name, reader] of Object.entries(READERS)) {
@@ -103,6 +107,10 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
+  summary(now = Date.now()): Summary {
+    return summaryOf(this.store, this.sessions(now), now);
+  }
+
   /**
    * Serves /metrics, pushes OTLP if configured, and keeps reading as files change. Resolves with
    * the base URL it serves at once the first scan is done.
@@ -120,6 +128,7 @@ export class Agent {
     const [host, port] = splitAddress(this.config.listenAddress);
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
+      views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
     });
     const server = this.server;
     if (web) this.webWatcher = watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
@@ -137,17 +146,22 @@ export class Agent {
     this.tick = setInterval(sample, TICK_MS);
     this.tick.unref();
 
+    await this.follow();
+    this.ready = true;
+    return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
+  }
+
+  /** Reads everything once, then keeps reading as files change (on changes and every rescan). */
+  async follow(): Promise<void> {
     // Watching starts first, so that nothing written during the first scan waits for a rescan.
     if (this.config.watch) this.startWatching((await import('chokidar')).watch);
     await this.scanAll();
-    this.ready = true;
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     this.timer = setInterval(() => {
       this.watchNewFolders?.();
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
   }
 
   /** The web configuration file, read; a bad one stops start-up naming the file and the key. */
@@ -230,9 +244,9 @@ export class Agent {
 }
 
 /** The state database; a state folder that cannot be used stops start-up naming the setting. */
-function openState(dir: string, reset: boolean | undefined): StateDb {
+function openState(dir: string, opts: { reset?: boolean; privateCopy?: boolean }): StateDb {
   try {
-    return new StateDb(dir, { reset });
+    return new StateDb(dir, opts);
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const { code, message } = e as NodeJS.ErrnoException;

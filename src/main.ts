@@ -8,6 +8,7 @@ import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { startDemo } from './cli/demo.js';
 import { COMMANDS, help } from './cli/help.js';
+import { localSource, remoteSource, runTop } from './cli/top.js';
 import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
@@ -19,6 +20,8 @@ interface Parsed {
   configFile?: string;
   /** `sessions --since 7d`: the activity window, in seconds. */
   since?: number;
+  /** `top --url`: a running exporter to show. */
+  url?: string;
   rest: string[];
 }
 
@@ -44,6 +47,8 @@ function parseArgs(argv: string[]): Parsed {
     else if (a === '--reset-state') parsed.resetState = true;
     else if (a === '--config') parsed.configFile = argv[++i];
     else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
+    else if (a === '--url') parsed.url = argv[++i];
+    else if (a.startsWith('--url=')) parsed.url = a.slice('--url='.length);
     else if (a === '--since' || a.startsWith('--since=')) {
       const text = a === '--since' ? argv[++i] : a.slice('--since='.length);
       parsed.since = duration(text);
@@ -76,12 +81,26 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
+  if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
+  if (args.command === 'top' && args.url !== undefined) {
+    try {
+      return await runTop(remoteSource(args.url));
+    } catch (e) {
+      process.stderr.write(`coding-agent-exporter: --url ${args.url}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  // While `top` holds the terminal, log lines wait and are written when it quits.
+  const held: string[] = [];
+  const holdLog = args.command === 'top' && process.stderr.isTTY;
   let setup: { config: Config; log: Logger; agent?: Agent };
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
-    const log = createLogger(config.logLevel);
-    setup = { config, log, agent: args.command === 'demo' ? undefined : new Agent(config, log, { resetState: args.resetState }) };
+    const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
+    const agent = args.command === 'demo' ? undefined
+      : new Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
+    setup = { config, log, agent };
   } catch (e) {
     return refused(e);
   }
@@ -97,6 +116,13 @@ async function main(argv: string[]): Promise<number> {
     await waitForSignal();
     await demo.stop();
     return 0;
+  }
+  if (args.command === 'top') {
+    await agent.follow();
+    const code = await runTop(localSource(agent));
+    await agent.stop();
+    process.stderr.write(held.slice(-100).join(''));
+    return code;
   }
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();

@@ -10,7 +10,7 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     usage: '[serve] [options]',
     summary: 'serve /metrics (the default), push OTLP if otlp.endpoint is set',
     about: 'Reads the session files of AI coding-agent harnesses and serves their metrics on\n'
-      + 'http://127.0.0.1:10477/metrics (health: /-/healthy, /-/ready; a landing page at /), pushing them\n'
+      + 'http://127.0.0.1:10477/metrics (health: /-/healthy, /-/ready; the live page at /), pushing them\n'
       + 'over OTLP when otlp.endpoint is set. The default command.',
   },
   once: {
@@ -24,6 +24,16 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     summary: 'print the live sessions: status and why, model, tokens, cost, context',
     about: 'Reads the session files and prints the sessions active in the activity window (24 h unless\n'
       + '--since says otherwise): harness, project, status and why, model, tokens, cost, context use and last activity.',
+  },
+  top: {
+    usage: 'top [--url URL] [options]',
+    summary: 'a live view of every session in the terminal',
+    about: 'A live view of every session in the terminal, redrawn every second: spend today and this week,\n'
+      + 'tokens per minute, sessions by status, then one row per session (status and why, model, context,\n'
+      + 'cost, running tool, last activity). Keys: s sort (status, cost, activity), / filter by harness or\n'
+      + 'project, i show or hide idle sessions, q or Ctrl-C quit. Reads the session files itself, starting\n'
+      + 'from the state database without ever writing it (safe beside a running exporter), or shows a\n'
+      + 'running exporter\'s sessions with --url.',
   },
   demo: {
     usage: 'demo [options]',
@@ -39,6 +49,7 @@ const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--config FILE', doc: 'JSON configuration file (every key: config.example.json)' },
   { flag: '--json', doc: 'print JSON instead of a table', command: 'sessions' },
   { flag: '--since DURATION', doc: 'the activity window to list, e.g. 30m, 12h, 7d (sessions.activeWindowSeconds)', command: 'sessions' },
+  { flag: '--url URL', doc: 'a running exporter to show (http://host:10477; user:password@ for basic auth)', command: 'top' },
   { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },
   { flag: '--version, -v', doc: 'print the version' },

@@ -52,17 +52,41 @@ export function formatSessions(sessions: LiveSession[], now: number, windowSecon
   return `${lines.join('\n')}\n`;
 }
 
+/** One session as `sessions --json` and `/api/v1/sessions` give it (the shape is documented in the README). */
+export interface SessionRecord {
+  harness: string;
+  session_id: string;
+  project: string;
+  cwd: string | null;
+  git_branch: string | null;
+  status: string;
+  reason: string;
+  model: string | null;
+  /** null where the harness records no tokens (Cursor agent). */
+  tokens: { input: number; output: number; cache_read: number; cache_write: number; reasoning: number } | null;
+  cost_usd: number | null;
+  context_tokens: number | null;
+  context_limit_tokens: number | null;
+  /** A tool call not yet returned (the first, where several are). */
+  running_tool: { tool: string; kind: string } | null;
+  started_at: string;
+  last_activity_at: string;
+  turn_started_at: string | null;
+}
+
+export function sessionRecord({ session: s, status }: LiveSession): SessionRecord {
+  const running = Object.values(s.pendingTools)[0];
+  return {
+    harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
+    status: status.status, reason: status.reason, model: s.model ?? null,
+    tokens: s.usageUnrecorded ? null : { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
+    cost_usd: s.unpriced || s.usageUnrecorded ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
+    running_tool: running ? { tool: running.tool, kind: running.kind } : null,
+    started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
+    turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
+  };
+}
+
 export function sessionsJson(sessions: LiveSession[]): string {
-  return `${JSON.stringify(
-    sessions.map(({ session: s, status }) => ({
-      harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
-      status: status.status, reason: status.reason, model: s.model ?? null,
-      tokens: s.usageUnrecorded ? null : { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
-      cost_usd: s.unpriced || s.usageUnrecorded ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
-      started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
-      turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
-    })),
-    null,
-    2,
-  )}\n`;
+  return `${JSON.stringify(sessions.map(sessionRecord), null, 2)}\n`;
 }

@@ -1,5 +1,5 @@
 // The HTTP(S) server: /metrics, the health endpoints /-/healthy and /-/ready (and /healthz, kept
-// for existing probes) and a landing page. Binds to loopback unless told otherwise: metrics name
+// for existing probes) and the live page at / with its JSON, all behind the same TLS and basic auth. Binds to loopback unless told otherwise: metrics name
 // the projects a person works on. /metrics writes bytes rendered when the data last changed, so
 // any number of concurrent scrapes cost the same as one. Slow clients are dropped: headers must
 // arrive within a deadline and idle connections are closed.
@@ -11,6 +11,7 @@ import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
 import { BasicAuth, type TlsSettings, type WebConfig } from './web-config.js';
+import { pageHandler, type Views } from '../view/page.js';
 
 export interface Timeouts {
   /** A request's headers must have arrived within this time (slowloris). */
@@ -32,6 +33,8 @@ export interface ServerOptions {
   log: Logger;
   web?: WebConfig;
   timeouts?: Timeouts;
+  /** The live page and its JSON (at `/` and `/api/v1/…`). */
+  views?: Views;
 }
 
 export interface MetricsServer {
@@ -80,11 +83,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const landing = () =>
-    `<!doctype html><html><head><title>coding-agent-exporter</title></head><body>` +
-    `<h1>coding-agent-exporter ${opts.version}</h1>` +
-    `<p>Metrics of AI coding-agent sessions read from their session files.</p>` +
-    `<ul>${[opts.path, '/-/healthy', '/-/ready'].map((p) => `<li><a href="${p}">${p}</a></li>`).join('')}</ul></body></html>\n`;
+  const page = opts.views ? pageHandler(opts.views, { version: opts.version, metricsPath: opts.path }) : undefined;
 
   const route = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     if (pathname === opts.path) {
@@ -96,8 +95,6 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
     } else if (pathname === '/-/ready') {
       if (opts.ready()) respond(req, res, 200, 'ready\n');
       else respond(req, res, 503, 'not ready: the first scan of the session files is not done\n');
-    } else {
-      respond(req, res, 200, landing(), { 'content-type': 'text/html; charset=utf-8' });
     }
   };
 
@@ -116,7 +113,8 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       return;
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (![opts.path, '/-/healthy', '/-/ready', '/healthz', '/'].includes(pathname)) {
+    if (page?.(pathname, req, res)) return;
+    if (![opts.path, '/-/healthy', '/-/ready', '/healthz'].includes(pathname)) {
       respond(req, res, 404, 'not found\n');
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       respond(req, res, 405, `method not allowed: ${ALLOW} only\n`, { allow: ALLOW });

@@ -46,6 +46,18 @@ export interface RequestTokens {
   sum: number;
 }
 
+/** Spend of one local calendar day (`YYYY-MM-DD`), by `harness\0project`. */
+export type DaySpend = Record<string, number>;
+
+// Days of spend kept: today and the six before it ("this week" in the viewers).
+const SPEND_DAYS = 7;
+
+/** The local calendar day of a time (ms), as `YYYY-MM-DD`. */
+export function localDay(ts: number): string {
+  const d = new Date(ts);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
 export interface Counter {
   key: string;
   metric: MetricKey;
@@ -58,6 +70,11 @@ export class SessionStore {
   readonly sessions = new Map<string, StoredSession>();
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
+  /**
+   * Dollars spent per local day, by the time of the request (not of the reading): the viewers'
+   * "spend today" and "this week", which a counter's rate cannot give after a restart.
+   */
+  readonly spendByDay = new Map<string, DaySpend>();
   /** Live processes per harness, refreshed on every scan (never persisted). */
   readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
   private readonly projects: ProjectNamer;
@@ -67,6 +84,7 @@ export class SessionStore {
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<string>();
+  private readonly dirtySpend = new Set<string>();
   private readonly pendingSeen = new Set<string>();
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
@@ -91,6 +109,8 @@ export class SessionStore {
     for (const row of db.kv()) {
       if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
       if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
+      const spend = row.key.startsWith('spend:') ? (JSON.parse(row.value) as DaySpend | null) : null;
+      if (spend) this.spendByDay.set(row.key.slice('spend:'.length), spend);
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
@@ -248,6 +268,7 @@ export class SessionStore {
         } else {
           store.bump(c.cost(), cost);
           s.costUsd += cost;
+          store.spent(ts, `${harness}\0${s.project}`, cost);
         }
       },
       context(model, tokens, limit) {
@@ -342,6 +363,23 @@ export class SessionStore {
     };
   }
 
+  /** Adds to the spend of the day of `ts`, keeping only the last week's days. */
+  private spent(ts: number, key: string, usd: number): void {
+    if (!(usd > 0) || Date.now() - ts > SPEND_DAYS * 86_400_000) return;
+    const day = localDay(ts);
+    let spend = this.spendByDay.get(day);
+    if (!spend) {
+      this.spendByDay.set(day, (spend = {}));
+      const days = [...this.spendByDay.keys()].sort();
+      for (const old of days.slice(0, Math.max(0, days.length - SPEND_DAYS))) {
+        this.spendByDay.delete(old);
+        this.dirtySpend.add(old);
+      }
+    }
+    spend[key] = (spend[key] ?? 0) + usd;
+    this.dirtySpend.add(day);
+  }
+
   /** A file read up to `row.offset`: committed with the changes its lines made. */
   stageFile(row: FileRow, bytesRead: number): void {
     this.stagedFiles.set(row.path, row);
@@ -380,6 +418,8 @@ export class SessionStore {
       kv: [
         ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
         ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
+        // A day dropped from the week is written as null: it is deleted.
+        ...[...this.dirtySpend].map((day) => ({ key: `spend:${day}`, value: JSON.stringify(this.spendByDay.get(day) ?? null) })),
       ],
     };
     this.db.commit(changes);
@@ -391,6 +431,7 @@ export class SessionStore {
     this.dirtySessions.clear();
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
+    this.dirtySpend.clear();
     this.pendingSeen.clear();
     this.onCommit?.();
   }

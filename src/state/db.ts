@@ -84,9 +84,13 @@ export class StateDb {
   /** Every key in `seen`, so that lookups of new keys need no query. */
   private readonly seenKeys: BloomFilter;
 
-  /** `reset`: delete the database first (`--reset-state`). */
-  constructor(dir: string | ':memory:', opts: { reset?: boolean } = {}) {
-    this.db = dir === ':memory:' ? memoryDb() : openFile(dir, opts.reset ?? false);
+  /**
+   * `reset`: delete the database first (`--reset-state`). `privateCopy`: the database is read
+   * once, read-only, into memory and never written (`top` beside a running `serve`, which owns the
+   * file): it starts from what was committed and keeps its own changes to itself.
+   */
+  constructor(dir: string | ':memory:', opts: { reset?: boolean; privateCopy?: boolean } = {}) {
+    this.db = dir === ':memory:' ? memoryDb() : opts.privateCopy ? memoryCopy(dir) : openFile(dir, opts.reset ?? false);
     this.seenGet = this.db.prepare('SELECT 1 FROM seen WHERE key = ?');
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
     this.seenKeys = new BloomFilter(2 * n);
@@ -180,13 +184,40 @@ function openFile(dir: string, reset: boolean): Database.Database {
     const version = check(db, path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    if (version < 2) db.exec(`ALTER TABLE files ADD COLUMN gone_ms REAL; PRAGMA user_version = ${VERSION};`);
+    migrate(db, version);
     return db;
   } catch (e) {
     db?.close();
     if (e instanceof StateError) throw e;
     throw new StateError(path, `cannot be read (${(e as Error).message})`);
   }
+}
+
+/** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
+function memoryCopy(dir: string): Database.Database {
+  const path = join(dir, 'state.db');
+  if (!existsSync(path)) return memoryDb();
+  let file: Database.Database | undefined;
+  try {
+    file = new Database(path, { readonly: true, fileMustExist: true });
+    const version = check(file, path);
+    const image = file.serialize();
+    // The header's read and write versions say WAL (2), which an in-memory database cannot be: 1 is the rollback journal.
+    image[18] = image[19] = 1;
+    const db = new Database(image);
+    migrate(db, version);
+    return db;
+  } catch (e) {
+    if (e instanceof StateError) throw e;
+    throw new StateError(path, `cannot be read (${(e as Error).message})`);
+  } finally {
+    file?.close();
+  }
+}
+
+/** Brings a database of an older schema up to this one. */
+function migrate(db: Database.Database, version: number): void {
+  if (version < 2) db.exec(`ALTER TABLE files ADD COLUMN gone_ms REAL; PRAGMA user_version = ${VERSION};`);
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */

@@ -1,0 +1,147 @@
+// What `top` draws: a header of figures, then one row per session, fitted to the terminal's
+// width (columns drop by priority, never wrap) and height. A pure function of the data, so the
+// same screen comes from the exporter's own memory or from a remote exporter's JSON.
+
+import type { SessionRecord } from '../cli/sessions.js';
+import type { Summary } from './summary.js';
+
+export const SORTS = ['status', 'cost', 'activity'] as const;
+export type Sort = (typeof SORTS)[number];
+
+export interface ScreenOptions {
+  width: number;
+  height: number;
+  color: boolean;
+  now: number;
+  sort: Sort;
+  /** Rows whose harness or project contains this text (case-insensitive). */
+  filter: string;
+  showIdle: boolean;
+  /** The filter being typed, while `/` is active. */
+  editing?: string;
+  tokensPerMinute?: number;
+  /** Where the data comes from (`local` or the exporter's URL). */
+  source: string;
+  /** The last refresh failed with this. */
+  problem?: string;
+}
+
+// Those needing a person first.
+const STATUS_ORDER = ['asking', 'error', 'working', 'delegating', 'done', 'idle'];
+
+const SGR: Record<string, string> = {
+  asking: '1;33', error: '1;31', working: '32', delegating: '36', done: '34', idle: '2', head: '7', dim: '2', bold: '1',
+};
+
+interface Column {
+  head: string;
+  /** Lower is kept longer when the terminal is narrow. */
+  priority: number;
+  width: number;
+  right?: true;
+  /** Takes the width left over. */
+  grow?: true;
+  cell(s: SessionRecord, now: number): string;
+}
+
+const COLUMNS: Column[] = [
+  { head: 'HARNESS', priority: 1, width: 11, cell: (s) => s.harness },
+  { head: 'PROJECT', priority: 0, width: 10, grow: true, cell: (s) => s.project },
+  { head: 'STATUS', priority: 0, width: 10, cell: (s) => s.status },
+  { head: 'REASON', priority: 1, width: 12, cell: (s) => s.reason },
+  { head: 'MODEL', priority: 5, width: 18, cell: (s) => s.model ?? '-' },
+  { head: 'CONTEXT', priority: 3, width: 17, cell: (s) => contextBar(s) },
+  { head: 'COST', priority: 2, width: 9, right: true, cell: (s) => (s.cost_usd === null ? 'unpriced' : `$${s.cost_usd.toFixed(2)}`) },
+  { head: 'TOOL', priority: 4, width: 14, cell: (s) => s.running_tool?.tool ?? '-' },
+  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => ago(now - Date.parse(s.last_activity_at)) },
+];
+
+export function compact(n: number): string {
+  const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
+  return `${Math.round((n * 10) / div) / 10}${unit}`;
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function contextBar(s: SessionRecord): string {
+  if (s.context_tokens === null) return '-';
+  if (!s.context_limit_tokens) return compact(s.context_tokens);
+  const ratio = Math.min(1, s.context_tokens / s.context_limit_tokens);
+  const filled = Math.round(ratio * 8);
+  return `[${'#'.repeat(filled)}${'.'.repeat(8 - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%`;
+}
+
+/** Exactly `width` characters: cut with an ellipsis, or padded. */
+function fit(text: string, width: number, right = false): string {
+  const chars = [...text];
+  if (chars.length > width) return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+/** The sessions shown, in the order shown. */
+export function visibleSessions(sessions: readonly SessionRecord[], o: Pick<ScreenOptions, 'sort' | 'filter' | 'showIdle'>): SessionRecord[] {
+  const needle = o.filter.toLowerCase();
+  const activity = (s: SessionRecord) => Date.parse(s.last_activity_at);
+  const by: Record<Sort, (a: SessionRecord, b: SessionRecord) => number> = {
+    status: (a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || activity(b) - activity(a),
+    cost: (a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || activity(b) - activity(a),
+    activity: (a, b) => activity(b) - activity(a),
+  };
+  return sessions
+    .filter((s) => o.showIdle || s.status !== 'idle')
+    .filter((s) => !needle || s.harness.toLowerCase().includes(needle) || s.project.toLowerCase().includes(needle))
+    .sort(by[o.sort]);
+}
+
+/** The columns that fit `width`, the growing one widened to fill it. */
+function layout(width: number): Column[] {
+  let cols = COLUMNS;
+  const total = (cs: Column[]) => cs.reduce((a, c) => a + c.width, 0) + cs.length - 1;
+  while (total(cols) > width && cols.length > 1) {
+    const drop = Math.max(...cols.map((c) => c.priority));
+    if (drop === 0) break;
+    const i = cols.map((c) => c.priority).lastIndexOf(drop);
+    cols = cols.filter((_, j) => j !== i);
+  }
+  const spare = Math.max(0, width - total(cols));
+  return cols.map((c) => (c.grow ? { ...c, width: c.width + spare } : c));
+}
+
+export function renderScreen(summary: Summary, sessions: readonly SessionRecord[], o: ScreenOptions): string[] {
+  const paint = (code: string, text: string) => (o.color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const line = (text: string) => fit(text, o.width);
+  const clock = new Date(o.now).toTimeString().slice(0, 8);
+  const rate = o.tokensPerMinute === undefined ? '-' : compact(o.tokensPerMinute);
+  const counts = STATUS_ORDER.map((s) => `${summary.sessions_by_status[s as keyof Summary['sessions_by_status']] ?? 0} ${s}`).join('  ');
+  const out = [
+    line(`coding-agent-exporter top  ${clock}  ${o.source}`),
+    line(`spend today $${summary.spend_today_usd.toFixed(2)}  this week $${summary.spend_week_usd.toFixed(2)}  tokens/min ${rate}`),
+    line(`sessions: ${counts}`),
+    o.problem ? paint(SGR.error!, line(`refresh failed: ${o.problem}`)) : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
+  ];
+  const cols = layout(o.width);
+  out.push(paint(SGR.head!, line(cols.map((c) => fit(c.head, c.width, c.right)).join(' '))));
+  const rows = visibleSessions(sessions, o);
+  const room = Math.max(0, o.height - out.length - 1);
+  for (const s of rows.slice(0, room)) {
+    const code = SGR[s.status] ?? '';
+    out.push(cols.map((c) => {
+      const text = fit(c.cell(s, o.now), c.width, c.right);
+      return c.head === 'STATUS' || c.head === 'REASON' || s.status === 'asking' || s.status === 'error' ? paint(code, text) : text;
+    }).join(' '));
+  }
+  if (rows.length === 0) out.push(line(sessions.length === 0 ? 'no session active in the activity window' : 'no session matches'));
+  while (out.length < o.height - 1) out.push('');
+  const more = rows.length > room ? `  (${rows.length - room} more)` : '';
+  const keys = o.editing !== undefined
+    ? `filter: ${o.editing}_   (Enter apply, Esc cancel)`
+    : `q quit  s sort  / filter  i idle${more}`;
+  out.push(paint(SGR.dim!, line(keys)));
+  return out.slice(0, o.height);
+}

@@ -1,0 +1,125 @@
+// `top` in a real terminal: tmux runs it on the demo's sample home, `capture-pane` reads what a
+// person would see, keys go in with `send-keys`.
+
+import { execFile, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/cli/demo.js';
+import { MAIN, envFor, listening, run, tempDir, until } from '../helpers/run.js';
+
+// A tmux server of this test's own (other tests and people may run tmux on the same machine).
+const socket = `cae-top-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-t', 'top');
+const paneFlag = (flag: string) => tmux('display-message', '-p', '-t', 'top', `#{${flag}}`).trim();
+
+// What the terminal showed is kept as a test artifact (not committed).
+const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+let home: string;
+let stateDir: string;
+
+beforeAll(() => {
+  home = tempDir();
+  stateDir = tempDir();
+  const demo = seedDemo(home);
+  for (let i = 0; i < 3; i++) demo.advance();
+  demo.close();
+});
+
+afterAll(() => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // already gone
+  }
+});
+
+describe('top', () => {
+  it('prints one screen when its output is not a terminal, the session waiting on the user first', () => {
+    const r = run(['top', '--state-dir', stateDir], envFor(home));
+    expect(r.status).toBe(0);
+    const rows = r.stdout.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
+    expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
+    expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
+    expect(r.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('starts from the state database without ever writing it (safe beside a running exporter)', () => {
+    const dir = tempDir();
+    expect(run(['once', '--state-dir', dir], envFor(home)).status).toBe(0);
+    const before = digest(join(dir, 'state.db'));
+    const r = run(['top', '--state-dir', dir], envFor(home));
+    expect(r.stdout).toMatch(/webshop\s+asking\s+question/);
+    expect(digest(join(dir, 'state.db'))).toBe(before);
+    expect(existsSync(join(dir, 'state.db-wal')) ? statSync(join(dir, 'state.db-wal')).size : 0).toBe(0);
+  });
+
+  it('shows a running exporter\'s sessions with --url', async () => {
+    const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()], envFor(home));
+    try {
+      const base = await url;
+      const r = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) }, (e, out) => (e ? reject(e) : resolve(out)));
+      });
+      expect(r).toContain(base);
+      expect(r.split('\n').find((l) => /^claude-code\s/.test(l))).toMatch(/webshop\s+asking\s+question/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const refused = run(['top', '--url', 'http://127.0.0.1:1'], envFor(home));
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^coding-agent-exporter: --url http:\/\/127.0.0.1:1: /);
+  });
+
+  it('runs full-screen in tmux: waiting session on top, filter, sort, and the terminal restored after q', async () => {
+    const env = envFor(home, { TERM: 'xterm-256color', NO_COLOR: '1' });
+    tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'top', '-x', '150', '-y', '30', '-e', `HOME=${home}`, 'bash', '--norc', '--noprofile');
+    tmux('send-keys', '-t', 'top', 'clear; echo shell-before-top', 'Enter');
+    await until(async () => (screen().includes('shell-before-top\n') ? true : undefined), 5000, 'the shell');
+    const command = `${process.execPath} ${MAIN} top --state-dir ${join(stateDir, 'tmux')}`;
+    tmux('send-keys', '-t', 'top', `env -i PATH="${env.PATH}" HOME="${home}" TERM=xterm-256color NO_COLOR=1 ${command}`, 'Enter');
+
+    const first = await until(async () => {
+      const s = screen();
+      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) ? s : undefined;
+    }, 15_000, 'the top screen');
+    expect(paneFlag('alternate_on')).toBe('1');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'top.txt'), first);
+    const rows = first.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
+    expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
+    expect(first).toMatch(/docs-site\s+error\s+turn-failed/);
+    expect(first).toMatch(/q quit\s+s sort\s+\/ filter\s+i idle/);
+    // Never wider than the terminal.
+    for (const line of first.split('\n')) expect(line.length).toBeLessThanOrEqual(150);
+
+    // `/` filters by harness or project.
+    tmux('send-keys', '-t', 'top', '/');
+    tmux('send-keys', '-t', 'top', '-l', 'docs');
+    tmux('send-keys', '-t', 'top', 'Enter');
+    const filtered = await until(async () => {
+      const s = screen();
+      return /filter: docs\s+idle:/.test(s) ? s : undefined;
+    }, 5000, 'the filter');
+    const shown = filtered.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
+    expect(shown.length).toBe(1);
+    expect(shown[0]).toMatch(/docs-site/);
+
+    // `s` sorts by cost next.
+    tmux('send-keys', '-t', 'top', 's');
+    await until(async () => (screen().includes('sort: cost') ? true : undefined), 5000, 'the sort');
+
+    tmux('send-keys', '-t', 'top', 'q');
+    const after = await until(async () => (paneFlag('alternate_on') === '0' ? screen() : undefined), 5000, 'top to quit');
+    expect(after).toContain('shell-before-top');
+    expect(after).not.toContain('coding-agent-exporter top');
+    expect(paneFlag('cursor_flag')).toBe('1');
+    // The shell has its terminal back: it echoes what is typed (raw mode is off).
+    tmux('send-keys', '-t', 'top', 'echo back-in-the-shell', 'Enter');
+    await until(async () => (screen().includes('back-in-the-shell\n') ? true : undefined), 5000, 'the shell again');
+  });
+});

@@ -1,0 +1,75 @@
+// The `top` screen as a function of the data: what shows first, what drops on a narrow terminal.
+
+import { describe, expect, it } from 'vitest';
+import type { SessionRecord } from '../../src/cli/sessions.js';
+import { renderScreen, visibleSessions, type ScreenOptions } from '../../src/view/screen.js';
+import type { Summary } from '../../src/view/summary.js';
+
+const now = Date.parse('2026-12-01T12:00:00Z');
+function session(id: string, status: string, reason: string, extra: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    harness: 'claude-code', session_id: id, project: `project-${id}`, cwd: null, git_branch: null, status, reason,
+    model: 'claude-sonnet-4-5', tokens: { input: 1, output: 1, cache_read: 0, cache_write: 0, reasoning: 0 },
+    cost_usd: 1.5, context_tokens: 50_000, context_limit_tokens: 200_000, running_tool: null,
+    started_at: new Date(now - 600_000).toISOString(), last_activity_at: new Date(now - 60_000).toISOString(), turn_started_at: null,
+    ...extra,
+  };
+}
+const summary: Summary = {
+  generated_at: new Date(now).toISOString(), spend_today_usd: 12.5, spend_week_usd: 80, tokens_total: 1000,
+  sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 }, spend_today: [],
+};
+const sessions = [
+  session('a', 'working', 'turn-open', { running_tool: { tool: 'Bash', kind: 'execute' }, cost_usd: 9 }),
+  session('b', 'idle', 'quiet', { last_activity_at: new Date(now - 5_000).toISOString() }),
+  session('c', 'asking', 'approval', { last_activity_at: new Date(now - 900_000).toISOString() }),
+  session('d', 'error', 'turn-failed', { harness: 'codex', cost_usd: null }),
+];
+const opts: ScreenOptions = { width: 160, height: 20, color: false, now, sort: 'status', filter: '', showIdle: true, source: 'local' };
+const rows = (lines: string[]) => lines.filter((l) => /^(claude-code|codex)\s/.test(l));
+
+describe('top screen', () => {
+  it('puts sessions needing a person first, then by status, newest activity first within one', () => {
+    expect(visibleSessions(sessions, opts).map((s) => s.session_id)).toEqual(['c', 'd', 'a', 'b']);
+    expect(visibleSessions(sessions, { ...opts, sort: 'cost' }).map((s) => s.session_id)).toEqual(['a', 'b', 'c', 'd']);
+    expect(visibleSessions(sessions, { ...opts, sort: 'activity' }).map((s) => s.session_id)).toEqual(['b', 'a', 'd', 'c']);
+    expect(visibleSessions(sessions, { ...opts, showIdle: false }).map((s) => s.session_id)).toEqual(['c', 'd', 'a']);
+    expect(visibleSessions(sessions, { ...opts, filter: 'CODEX' }).map((s) => s.session_id)).toEqual(['d']);
+  });
+
+  it('shows every column on a wide terminal: context bar, cost, running tool', () => {
+    const lines = renderScreen(summary, sessions, opts);
+    expect(lines).toHaveLength(20);
+    expect(lines[1]).toContain('spend today $12.50  this week $80.00');
+    const working = rows(lines).find((l) => l.includes('project-a'))!;
+    expect(working).toMatch(/working\s+turn-open\s+claude-sonnet-4-5\s+\[##\.\.\.\.\.\.\]\s+25%\s+\$9\.00 Bash/);
+    expect(rows(lines).find((l) => l.includes('project-d'))).toContain('unpriced');
+  });
+
+  it('drops columns by priority on a narrow terminal and never writes past its width', () => {
+    for (const width of [40, 60, 80, 100]) {
+      const lines = renderScreen(summary, sessions, { ...opts, width });
+      for (const l of lines) expect([...l].length).toBeLessThanOrEqual(width);
+      expect(rows(lines)[0]).toMatch(/asking/);
+    }
+    const narrow = renderScreen(summary, sessions, { ...opts, width: 60 });
+    expect(narrow[4]).not.toContain('MODEL');
+    expect(narrow[4]).not.toContain('CONTEXT');
+    expect(narrow[4]).toMatch(/PROJECT.*STATUS/);
+  });
+
+  it('colours asking and error rows, and nothing at all when colour is off', () => {
+    const coloured = renderScreen(summary, sessions, { ...opts, color: true });
+    expect(rows(coloured.map((l) => l.replace(/\x1b\[[0-9;]*m/g, '')))[0]).toContain('asking');
+    expect(coloured.find((l) => l.includes('project-c'))).toContain('\x1b[1;33m');
+    expect(coloured.find((l) => l.includes('project-d'))).toContain('\x1b[1;31m');
+    expect(renderScreen(summary, sessions, opts).join('')).not.toContain('\x1b');
+  });
+
+  it('cuts the rows to the terminal height and says how many more there are', () => {
+    const many = Array.from({ length: 30 }, (_, i) => session(`s${i}`, 'working', 'turn-open'));
+    const lines = renderScreen(summary, many, { ...opts, height: 12 });
+    expect(lines).toHaveLength(12);
+    expect(lines[11]).toContain('(24 more)');
+  });
+});

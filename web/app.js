@@ -1,0 +1,104 @@
+// The live page: polls the exporter's JSON every two seconds and redraws. Text goes into the page
+// only through textContent (project names and models are data, never markup).
+'use strict';
+
+const ORDER = ['asking', 'error', 'working', 'delegating', 'done', 'idle'];
+const samples = []; // [time ms, tokens_total] over the last minute, for tokens per minute
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+function usd(n) {
+  if (n === null) return 'unpriced';
+  return n > 0 && n < 0.01 ? '<$0.01' : `$${n.toFixed(n >= 100 ? 0 : 2)}`;
+}
+
+function compact(n) {
+  const [d, u] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
+  return `${Math.round((n * 10) / d) / 10}${u}`;
+}
+
+function ago(iso, now) {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86400)}d ago`;
+}
+
+function contextCell(s) {
+  const td = el('td', undefined, 'p3');
+  if (s.context_tokens === null) return (td.textContent = '–'), td;
+  if (s.context_limit_tokens) {
+    const ratio = Math.min(1, s.context_tokens / s.context_limit_tokens);
+    const bar = el('span', undefined, ratio >= 0.9 ? 'bar full' : 'bar');
+    const fill = el('i');
+    fill.style.width = `${Math.round(ratio * 100)}%`;
+    bar.append(fill);
+    td.append(bar, `${compact(s.context_tokens)}/${compact(s.context_limit_tokens)}`);
+  } else td.textContent = compact(s.context_tokens);
+  return td;
+}
+
+function renderSessions(sessions, now) {
+  const rows = sessions
+    .slice()
+    .sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status) || Date.parse(b.last_activity_at) - Date.parse(a.last_activity_at))
+    .map((s) => {
+      const tr = el('tr', undefined, `row-${s.status}`);
+      tr.dataset.session = s.session_id;
+      tr.append(
+        el('td', s.harness), el('td', s.project, 'project'), el('td', s.status, `status ${s.status}`),
+        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', usd(s.cost_usd), 'num'),
+        el('td', s.running_tool ? s.running_tool.tool : '–', 'p3'), el('td', ago(s.last_activity_at, now), 'p2'),
+      );
+      return tr;
+    });
+  document.querySelector('#sessions tbody').replaceChildren(...rows);
+  document.getElementById('empty').hidden = rows.length > 0;
+}
+
+function renderSummary(summary, now) {
+  document.getElementById('spend-today').textContent = usd(summary.spend_today_usd);
+  document.getElementById('spend-week').textContent = usd(summary.spend_week_usd);
+  samples.push([now, summary.tokens_total]);
+  while (samples.length > 2 && now - samples[0][0] > 60_000) samples.shift();
+  const [t0, n0] = samples[0];
+  document.getElementById('tokens-rate').textContent = now - t0 >= 5000 ? compact(((summary.tokens_total - n0) * 60_000) / (now - t0)) : '–';
+  const chips = ORDER.filter((s) => summary.sessions_by_status[s] > 0).map((s) => el('span', `${summary.sessions_by_status[s]} ${s}`, s));
+  document.getElementById('by-status').replaceChildren(...(chips.length ? chips : [el('span', 'none')]));
+  const rows = summary.spend_today.map((r) => {
+    const tr = el('tr');
+    tr.append(el('td', r.harness), el('td', r.project, 'project'), el('td', usd(r.usd), 'num'));
+    return tr;
+  });
+  document.querySelector('#spend tbody').replaceChildren(...rows);
+}
+
+async function refresh() {
+  const problem = document.getElementById('problem');
+  try {
+    const [sessions, summary] = await Promise.all(
+      ['/api/v1/sessions', '/api/v1/summary'].map(async (p) => {
+        const r = await fetch(p, { cache: 'no-store' });
+        if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);
+        return r.json();
+      }),
+    );
+    const now = Date.now();
+    renderSessions(sessions, now);
+    renderSummary(summary, now);
+    document.getElementById('updated').textContent = `updated ${new Date(now).toLocaleTimeString()}`;
+    problem.hidden = true;
+  } catch (e) {
+    problem.textContent = `Could not refresh: ${e.message}`;
+    problem.hidden = false;
+  }
+}
+
+refresh();
+setInterval(refresh, 2000);
