@@ -17,6 +17,8 @@ import { prometheusExporter } from './metrics/prometheus.js';
 import { startServer } from './metrics/server.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
+import { ProcessMonitor } from './process/monitor.js';
+import { platformTable } from './process/table.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
 import { VERSION } from './version.js';
@@ -37,6 +39,8 @@ export class Agent {
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
+  private processTimer?: NodeJS.Timeout;
+  private readonly monitor?: ProcessMonitor;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = opts.env ?? process.env;
@@ -49,6 +53,12 @@ export class Agent {
       const roots = section.roots.length > 0 ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
       this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log));
     }
+    if (config.processes.enabled) {
+      const table = platformTable(config.processes.procRoot);
+      if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
+      const openFileSession = Object.fromEntries(Object.values(READERS).filter((r) => r.sessionOfOpenFile).map((r) => [r.harness, r.sessionOfOpenFile!]));
+      if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
+    }
     this.snapshotOptions = {
       status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
       activeWindowMs: config.sessions.activeWindowSeconds * 1000,
@@ -57,8 +67,10 @@ export class Agent {
     };
   }
 
+  /** Reads every collector, then the process table (which joins processes to what was read). */
   async scanAll(): Promise<void> {
     for (const c of this.collectors.values()) await c.scan();
+    this.monitor?.scan();
   }
 
   families(now = Date.now()): Family[] {
@@ -108,6 +120,12 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
+    // Processes come and go without writing anything: the table is read every second on its own.
+    if (this.monitor) {
+      const monitor = this.monitor;
+      this.processTimer = setInterval(() => monitor.scan(), 1000);
+      this.processTimer.unref();
+    }
     return { host, port: bound };
   }
 
@@ -156,6 +174,7 @@ export class Agent {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.processTimer) clearInterval(this.processTimer);
     await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));

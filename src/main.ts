@@ -109,7 +109,10 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
     if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
-    else process.stdout.write(args.json ? sessionsJson(agent.sessions()) : formatSessions(agent.sessions(), Date.now()));
+    else {
+      const unowned = agent.store.processes.unowned;
+      process.stdout.write(args.json ? sessionsJson(agent.sessions(), unowned) : formatSessions(agent.sessions(), Date.now(), unowned));
+    }
     await agent.stop();
     return 0;
   }

@@ -191,6 +191,8 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
   const demoConfig: Config = {
     ...config,
     stateDir: join(home, 'state'),
+    // The sample sessions have no processes: the machine's own agents would make them look dead.
+    processes: { ...config.processes, enabled: false },
     collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
   const agent = new Agent(demoConfig, log, { env: {}, home });

@@ -98,11 +98,12 @@ export class Collector<S> {
       let lastYield = performance.now();
       for (const root of this.roots) {
         if (!this.rootPresent(root)) continue;
-        if (this.reader.processes) this.store.processes.set(this.reader.harness, this.reader.processes(root));
+        if (this.reader.registry) this.store.registries.set(`${this.reader.harness}\0${root}`, this.reader.registry(root));
         for (const file of this.reader.listFiles(root)) {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
           if (!this.readFile(file)) ok = false;
+          if (file.archived) this.archive(file.sessionId);
           this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
@@ -279,6 +280,15 @@ export class Collector<S> {
       return { ...row, path };
     }
     return undefined;
+  }
+
+  /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */
+  private archive(sessionId: string): void {
+    const key = `${this.reader.harness}/${sessionId}`;
+    const s = this.store.sessions.get(key);
+    if (!s || s.archived) return;
+    s.archived = true;
+    this.store.touch(key);
   }
 
   /** The store's event sink for records of the session `sessionOf` names. */

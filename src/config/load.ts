@@ -19,6 +19,7 @@ export interface Config {
   watch: boolean;
   project: ProjectOptions;
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
+  processes: { enabled: boolean; procRoot: string };
   pricing: { overridesFile: string };
   otlp: {
     endpoint: string;

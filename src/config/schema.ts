@@ -67,6 +67,16 @@ export function schema() {
         format: 'nat', default: 7200, env: `${ENV}SESSIONS_STALE_AFTER_SECONDS`,
       },
     },
+    processes: {
+      enabled: {
+        doc: 'Read the process table (of the user the exporter runs as) to see which agents run, join them to sessions and tell a running tool from a prompt; off: session files alone decide (containers without the host\'s processes, recorded files).',
+        format: 'boolean', default: true, env: `${ENV}PROCESSES_ENABLED`, arg: 'processes',
+      },
+      procRoot: {
+        doc: 'Where the process table is mounted (Linux); a host\'s /proc mounted into a container elsewhere.',
+        format: String, default: '/proc', env: `${ENV}PROCESSES_PROC_ROOT`,
+      },
+    },
     pricing: {
       overridesFile: {
         doc: 'JSON file of prices that override the bundled table: {"<model>": {"input_mtok": 3, "output_mtok": 15, "cache_read_mtok": 0.3, "cache_write_mtok": 3.75}} (USD per million tokens).',

@@ -78,6 +78,11 @@ export interface ToolCall {
   waits?: 'question' | 'approval' | 'subagents';
 }
 
+/** A call that has not returned yet: when it was made (ms), as far as the records say. */
+export interface PendingCall extends ToolCall {
+  startedAt?: number;
+}
+
 /**
  * What is known about one session: identity, where it runs, and the state from which its status
  * is derived. Persisted (as JSON) so a restart knows every session without re-reading history.
@@ -101,7 +106,18 @@ export interface Session {
   /** The session's plan (todo list): items by state, where the harness records one. */
   todos?: Partial<Record<TodoState, number>>;
   /** Tool calls that have not returned yet, by call id. */
-  pendingTools: Record<string, ToolCall>;
+  pendingTools: Record<string, PendingCall>;
+  /** Subagents (their own sessions' ids) whose turn is still running after the parent's turn ended (Codex). */
+  subagents?: Record<string, true>;
+  /** The harness archived the session: it counts in the counters, not in coding_agent_sessions. */
+  archived?: true;
+  /**
+   * A live process was joined to the session at the last process scan (persisted, so that a
+   * process that dies while the exporter is down still ends its open turn).
+   */
+  owned?: true;
+  /** Records that did work (prompts, tool calls, answers, records of an unknown shape), for drift. */
+  work?: number;
   contextTokens?: number;
   contextLimit?: number;
   tokens: Usage;
@@ -110,8 +126,36 @@ export interface Session {
   unpriced?: true;
 }
 
-/** Live process information a harness publishes (Claude Code's sessions/<pid>.json). */
-export interface ProcessState {
-  status: 'busy' | 'idle' | 'waiting';
+/** How a live process was joined to a session (agent-top's attribution methods). */
+export const ATTRIBUTIONS = ['registry', 'environment', 'open-file', 'command-line', 'cwd', 'transcript-only'] as const;
+export type Attribution = (typeof ATTRIBUTIONS)[number];
+
+/**
+ * A process a harness registered for a session in its own files (Claude Code's and Qwen Code's
+ * `sessions/<pid>.json`, Copilot CLI's `inuse.<pid>.lock`), with what it says it does.
+ */
+export interface RegistryEntry {
+  sessionId: string;
+  pid: number;
+  /** The pid's start time as the registry recorded it (`/proc/<pid>/stat` field 22): a reused pid does not match. */
+  procStart?: number;
+  status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+}
+
+/** What the process table says of a session's owner. */
+export interface ProcessState {
+  attribution: Attribution;
+  pid?: number;
+  /** What the harness's registry says the process does, where it says it. */
+  status?: 'busy' | 'idle' | 'waiting';
+  waitingFor?: string;
+  /**
+   * A live descendant of the agent carries the harness's tool marker (a tool runs), for harnesses
+   * whose files cannot tell an approval prompt from a running tool; undefined elsewhere.
+   */
+  toolRunning?: boolean;
+  /** CPU cores the agent's process tree used over the last interval, and its resident memory. */
+  cpuRatio?: number;
+  residentBytes?: number;
 }

@@ -1,7 +1,7 @@
 // Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, lineActivity, nextType, num, obj, planOf, str, time, type Json } from '../fields.js';
@@ -64,36 +64,36 @@ function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
 /** Rollouts under `sessions/` (by date) and `archived_sessions/` (flat). */
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
-  const walk = (dir: string, depth: number) => {
+  const walk = (dir: string, depth: number, archived: boolean) => {
     for (const e of listDir(dir)) {
       const m = e.isFile ? ROLLOUT.exec(e.name) : null;
-      if (m) files.push({ path: e.path, sessionId: m[1]! });
-      else if (e.isDirectory && depth > 0) walk(e.path, depth - 1);
+      if (m) files.push({ path: e.path, sessionId: m[1]!, ...(archived ? { archived } : {}) });
+      else if (e.isDirectory && depth > 0) walk(e.path, depth - 1, archived);
     }
   };
-  walk(join(root, 'sessions'), 3);
-  walk(join(root, 'archived_sessions'), 0);
+  walk(join(root, 'sessions'), 3, false);
+  walk(join(root, 'archived_sessions'), 0, true);
   return files;
 }
 
 const TOOLS: ToolTable = {
   kinds: {
     exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
-    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', view_image: 'read',
+    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', request_permissions: 'communicate', view_image: 'read',
     spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
     web_search: 'search', web_search_call: 'search', tool_search: 'search',
   },
-  waits: { request_user_input: 'question', wait: 'subagents', spawn_agent: 'subagents' },
+  // request_permissions asks the user for more permissions: an approval. A command that merely
+  // asks to leave the sandbox may run without asking (the approval policy decides): whether it
+  // waits shows only in the process table.
+  waits: { request_user_input: 'question', request_permissions: 'approval', wait: 'subagents', spawn_agent: 'subagents' },
 };
 
-function classifyTool(name: string, args: string): ToolCall {
+function classifyTool(name: string): ToolCall {
   // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
   const parts = name.replace(/^mcp__/, '').split('__');
   if (parts.length > 1) return mcpTool(parts[0]);
-  const call = builtinTool(name, TOOLS);
-  // A command that asks to leave the sandbox waits for the user's approval.
-  if (call.kind === 'execute' && /require_escalated|"with_escalated_permissions":\s*true/.test(args)) call.waits = 'approval';
-  return call;
+  return builtinTool(name, TOOLS);
 }
 
 const CALL_ID = Buffer.from('"call_id":"');
@@ -152,7 +152,7 @@ function rateLimits(rl: Json, ts: number, ev: SessionEvents): void {
   }
 }
 
-function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: SessionEvents): void {
   const kind = classify(line);
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(line, state, ev);
   if (kind === undefined) {
@@ -178,7 +178,7 @@ function readLine(line: Buffer, state: CodexState, _file: SessionFile, ev: Sessi
       return;
     }
     case 'response_item': return replay ? undefined : responseItem(p, state, ev);
-    case 'event_msg': return event(p, ts, replay, state, ev);
+    case 'event_msg': return event(p, ts, replay, file.sessionId, state, ev);
   }
 }
 
@@ -202,7 +202,7 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
     case 'local_shell_call':
     case 'web_search_call': {
       const name = str(p.name) ?? String(p.type);
-      const call = classifyTool(name, str(p.arguments) ?? '');
+      const call = classifyTool(name);
       const id = callId ?? str(p.id) ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
@@ -218,7 +218,7 @@ function responseItem(p: Json, state: CodexState, ev: SessionEvents): void {
   }
 }
 
-function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: SessionEvents): void {
+function event(p: Json, ts: number, replay: boolean, self: string, state: CodexState, ev: SessionEvents): void {
   switch (p.type) {
     case 'token_count': {
       const info = obj(p.info);
@@ -244,8 +244,14 @@ function event(p: Json, ts: number, replay: boolean, state: CodexState, ev: Sess
       return;
     }
   }
-  // A subagent's turns and prompts are its parent's tool call, not the person's.
-  if (replay || (state.parent && TURN_EVENTS.has(String(p.type)))) return;
+  if (replay) return;
+  // A subagent's turns and prompts are its parent's tool call, not the person's; while one runs,
+  // its parent delegates, also after the parent's own turn ended.
+  if (state.parent && TURN_EVENTS.has(String(p.type))) {
+    if (p.type === 'task_started') ev.subagent(self, true);
+    else if (p.type === 'task_complete' || p.type === 'turn_aborted' || p.type === 'error') ev.subagent(self, false);
+    return;
+  }
   switch (p.type) {
     case 'task_started':
       return ev.turnStarted(ts);
@@ -311,4 +317,6 @@ export const codex: Reader<CodexState> = {
   listFiles,
   initialState: () => ({ calls: {} }),
   readLine,
+  // The process that runs a thread's turns (the app-server daemon) holds its rollout open.
+  sessionOfOpenFile: (path) => ROLLOUT.exec(basename(path))?.[1],
 };

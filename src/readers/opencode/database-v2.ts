@@ -14,6 +14,7 @@ interface V2Session {
   time_updated: number;
   /** When the person last looked at the session (the read marker). */
   time_viewed: number | null;
+  time_archived: number | null;
 }
 
 const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 'failed', interrupted: 'interrupted' };
@@ -21,7 +22,7 @@ const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 
 export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen'>): void {
   const messageCols = columnsOf(db, 'session_message');
   if (!cols.has('time_updated') || !messageCols.has('data')) return;
-  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed'])} FROM session_v2`;
+  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed', 'time_archived'])} FROM session_v2`;
   const changed = db.prepare(`${select} WHERE time_updated >= ?`).all(state.since) as V2Session[];
   const byId = db.prepare(`${select} WHERE id = ?`);
   const live = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id))

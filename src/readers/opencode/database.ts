@@ -32,6 +32,8 @@ export interface SessionRow {
   parent_id: string | null;
   directory: string | null;
   time_updated: number;
+  /** Set when the person archived the session (counted, not shown among live sessions). */
+  time_archived?: number | null;
 }
 
 /** A message (no `message_id`) or a part (with its message's role and model) of one session. */
@@ -114,10 +116,10 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
 
   // 2.x keeps sessions carried over from 1.x in `session_v2` under the same id: read them there.
   const notV2 = v2.size ? 'AND id NOT IN (SELECT id FROM session_v2)' : '';
-  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])}
+  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])}
     FROM session WHERE time_updated >= ? ${notV2} ORDER BY time_updated`).all(since) as SessionRow[];
   const liveIds = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id));
-  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])} FROM session WHERE id = ?`);
+  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])} FROM session WHERE id = ?`);
   const sessions = [...changed, ...liveIds.map((id) => byId.get(id) as SessionRow | undefined).filter((s) => s !== undefined)];
   for (const id of liveIds) if (!sessions.some((s) => s.id === id)) delete state.live[id]; // deleted
 

@@ -1,0 +1,158 @@
+// The process table of the user the exporter runs as: Linux from /proc (or a folder laid out like
+// it), macOS from `ps` (and `lsof` for a working directory). Other users' processes are never
+// looked at: their environment and open files are not ours to read.
+
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  argv: string[];
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22): with the pid, a process's identity. */
+  startTicks: number;
+  /** Start time as Unix ms. */
+  startedAt: number;
+  /** CPU time used so far, in seconds. */
+  cpuSeconds: number;
+  residentBytes: number;
+}
+
+export interface ProcessTable {
+  list(): Proc[];
+  /** A process's working directory, asked only of the few agent processes. */
+  cwd(pid: number): string | undefined;
+  /** Paths of the files a process holds open (none if unknown). */
+  openFiles(pid: number): string[];
+  /** Only the named variables of a process's environment; nothing else is kept. */
+  environ(pid: number, names: readonly string[]): Record<string, string>;
+}
+
+// Linux's USER_HZ: 100 on every architecture Node runs on.
+const TICKS = 100;
+
+/** /proc, or a folder laid out like it (tests; a host's /proc mounted into a container). */
+export function procTable(root: string): ProcessTable {
+  const uid = process.getuid?.();
+  const bootMs = (): number => {
+    const m = /^btime (\d+)$/m.exec(readFileSync(join(root, 'stat'), 'utf8'));
+    return m ? Number(m[1]) * 1000 : 0;
+  };
+  const read = (pid: number, boot: number): Proc | undefined => {
+    const dir = join(root, String(pid));
+    try {
+      if (uid !== undefined && statSync(dir).uid !== uid) return undefined;
+      const stat = readFileSync(join(dir, 'stat'), 'latin1');
+      // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const startTicks = Number(f[19]);
+      const argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+      if (argv.at(-1) === '') argv.pop();
+      if (argv.length === 0) return undefined; // a kernel thread or a zombie
+      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(join(dir, 'status'), 'latin1'));
+      return {
+        pid, ppid: Number(f[1]), argv, startTicks, startedAt: boot + (startTicks * 1000) / TICKS,
+        cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS, residentBytes: rss ? Number(rss[1]) * 1024 : 0,
+      };
+    } catch {
+      return undefined; // exited while being read
+    }
+  };
+  return {
+    list() {
+      const boot = bootMs();
+      const procs: Proc[] = [];
+      for (const name of readdirSync(root)) {
+        if (!/^\d+$/.test(name)) continue;
+        const p = read(Number(name), boot);
+        if (p) procs.push(p);
+      }
+      return procs;
+    },
+    cwd(pid) {
+      try {
+        return readlinkSync(join(root, String(pid), 'cwd'));
+      } catch {
+        return undefined; // gone
+      }
+    },
+    openFiles(pid) {
+      const fd = join(root, String(pid), 'fd');
+      try {
+        return readdirSync(fd).flatMap((n) => {
+          try {
+            return [readlinkSync(join(fd, n))];
+          } catch {
+            return [];
+          }
+        });
+      } catch {
+        return [];
+      }
+    },
+    environ(pid, names) {
+      const out: Record<string, string> = {};
+      let raw: string;
+      try {
+        raw = readFileSync(join(root, String(pid), 'environ'), 'utf8');
+      } catch {
+        return out;
+      }
+      for (const pair of raw.split('\0')) {
+        const i = pair.indexOf('=');
+        const name = pair.slice(0, i);
+        if (i > 0 && names.includes(name)) out[name] = pair.slice(i + 1);
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * macOS: `ps` for the user's own processes, `lsof` for the working directory and open files of
+ * the few processes asked about. No environment (macOS does not show it to `ps` reliably).
+ */
+export function psTable(): ProcessTable {
+  const run = (cmd: string, args: string[]) => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    } catch {
+      return '';
+    }
+  };
+  const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
+    .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
+  return {
+    list() {
+      const now = Date.now();
+      const procs: Proc[] = [];
+      // etime ([[dd-]hh:]mm:ss) and cputime (the same shape, with fractions) are durations.
+      const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
+      for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,etime=,time=,command=']).split('\n')) {
+        const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
+        if (!m) continue;
+        const startedAt = now - seconds(m[4]!) * 1000;
+        // ps shows the command line joined with spaces: arguments are split back at spaces.
+        procs.push({
+          pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: Math.round(startedAt / 1000),
+          startedAt, cpuSeconds: seconds(m[5]!), residentBytes: Number(m[3]) * 1024,
+        });
+      }
+      return procs;
+    },
+    cwd: (pid) => lsof(pid, ['-d', 'cwd'])[0],
+    openFiles: (pid) => lsof(pid, []),
+    environ: () => ({}),
+  };
+}
+
+/** The process table of this platform, or undefined where there is none we can read. */
+export function platformTable(procRoot: string): ProcessTable | undefined {
+  try {
+    if (statSync(join(procRoot, 'stat')).isFile()) return procTable(procRoot);
+  } catch {
+    // no /proc here
+  }
+  return process.platform === 'darwin' ? psTable() : undefined;
+}
