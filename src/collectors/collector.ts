@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
+import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../session/store.js';
 
 export interface CollectorStats {
@@ -43,6 +44,8 @@ export class Collector<S> {
   private readonly missingRoots = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
+  /** The first drifted session was logged: one warning per collector is enough to act on. */
+  private driftLogged = false;
 
   constructor(
     readonly name: string,
@@ -181,6 +184,7 @@ export class Collector<S> {
       }
     });
     this.store.muted = false;
+    this.checkDrift(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
@@ -221,6 +225,7 @@ export class Collector<S> {
       this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
       return false;
     }
+    for (const id of sinks.keys()) this.checkDrift(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
     this.store.stageFile(row, 0);
@@ -255,6 +260,7 @@ export class Collector<S> {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
       }
+      this.checkDrift(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
       this.stats.readBytes += bytes.length;
     }
     const row: FileRow = {
@@ -280,6 +286,15 @@ export class Collector<S> {
       return { ...row, path };
     }
     return undefined;
+  }
+
+  /** Logs the first session of this collector that did work with no tokens counted: the reader fell behind the format. */
+  private checkDrift(sessionId: string, path: string): void {
+    if (this.driftLogged) return;
+    const s = this.store.sessions.get(`${this.reader.harness}/${sessionId}`);
+    if (!s || !drifted(s)) return;
+    this.driftLogged = true;
+    this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
   }
 
   /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */
