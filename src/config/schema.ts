@@ -61,9 +61,12 @@ export function schema() {
         doc: 'Per-session series (coding_agent_session_*) for at most this many non-idle sessions; 0 switches them off.',
         format: 'nat', default: 50, env: `${ENV}SESSIONS_PER_SESSION_MAX`,
       },
-      doneForSeconds: { doc: 'A finished turn shows as done (or error) this long, then the session is idle.', format: 'nat', default: 1800, env: `${ENV}SESSIONS_DONE_FOR_SECONDS` },
+      doneForSeconds: {
+        doc: 'A finished turn shows as done this long, then the session is idle, where the harness records no reading of it (a failed turn stays an error until the next turn).',
+        format: 'nat', default: 1800, env: `${ENV}SESSIONS_DONE_FOR_SECONDS`,
+      },
       staleAfterSeconds: {
-        doc: 'Without new records for this long, an open turn or pending tool call counts as abandoned (idle).',
+        doc: 'Where processes cannot be seen (processes.enabled off, no process table): without new records for this long, an open turn or running tool call counts as abandoned. An open question or approval never does.',
         format: 'nat', default: 7200, env: `${ENV}SESSIONS_STALE_AFTER_SECONDS`,
       },
     },
