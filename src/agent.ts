@@ -70,7 +70,8 @@ export class Agent {
   /** Reads every collector, then the process table (which joins processes to what was read). */
   async scanAll(): Promise<void> {
     for (const c of this.collectors.values()) await c.scan();
-    this.monitor?.scan();
+    // While serving, the process table is read on its own timer, once a second.
+    if (!this.processTimer) this.monitor?.scan();
   }
 
   families(now = Date.now()): Family[] {

@@ -60,7 +60,7 @@ export class ProcessMonitor {
       }
       return span > 0 ? Math.max(0, used / span) : 0;
     };
-    const measured = new Map(agents.map((a) => [a, { cpu: cpuOf(a), rss: a.tree.reduce((n, p) => n + p.residentBytes, 0) }]));
+    const measured = new Map(agents.map((a) => [a, { cpu: cpuOf(a), rss: a.tree.reduce((n, p) => n + this.table.residentBytes(p.pid), 0) }]));
     this.previous = current;
     this.previousAt = now;
 
@@ -69,7 +69,8 @@ export class ProcessMonitor {
       if (!store.sessions.has(key)) continue;
       const m = measured.get(c.agent)!;
       const id = key.slice(key.indexOf('/') + 1);
-      const hasMarker = HARNESS_TOOL_ENV.has(c.agent.harness);
+      // Whether a tool runs is known only where tool processes' environment can be read.
+      const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, cpuRatio: m.cpu, residentBytes: m.rss,
         ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),

@@ -16,17 +16,20 @@ export interface Proc {
   startedAt: number;
   /** CPU time used so far, in seconds. */
   cpuSeconds: number;
-  residentBytes: number;
 }
 
 export interface ProcessTable {
   list(): Proc[];
   /** A process's working directory, asked only of the few agent processes. */
   cwd(pid: number): string | undefined;
+  /** Resident memory, asked only of agent processes and their children. */
+  residentBytes(pid: number): number;
   /** Paths of the files a process holds open (none if unknown). */
   openFiles(pid: number): string[];
   /** Only the named variables of a process's environment; nothing else is kept. */
   environ(pid: number, names: readonly string[]): Record<string, string>;
+  /** Whether `environ` can tell anything (not on macOS): without it, a tool child cannot be told from other children. */
+  readonly environment: boolean;
 }
 
 // Linux's USER_HZ: 100 on every architecture Node runs on.
@@ -39,36 +42,57 @@ export function procTable(root: string): ProcessTable {
     const m = /^btime (\d+)$/m.exec(readFileSync(join(root, 'stat'), 'utf8'));
     return m ? Number(m[1]) * 1000 : 0;
   };
+  // What does not change in a process's life (its owner, its command line, mostly), by pid and
+  // start: a scan every second reads only `stat` of a process it already knows.
+  let known = new Map<string, string[] | null>();
+  let seen = new Map<string, string[] | null>();
   const read = (pid: number, boot: number): Proc | undefined => {
     const dir = join(root, String(pid));
     try {
-      if (uid !== undefined && statSync(dir).uid !== uid) return undefined;
       const stat = readFileSync(join(dir, 'stat'), 'latin1');
       // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const startTicks = Number(f[19]);
-      const argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
-      if (argv.at(-1) === '') argv.pop();
-      if (argv.length === 0) return undefined; // a kernel thread or a zombie
-      const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(join(dir, 'status'), 'latin1'));
+      const key = `${pid}@${startTicks}`;
+      let argv = known.get(key);
+      if (argv === undefined) {
+        argv = uid !== undefined && statSync(dir).uid !== uid ? null : readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+        if (argv?.at(-1) === '') argv.pop();
+        // A kernel thread or a zombie has no command line.
+        if (argv?.length === 0) argv = null;
+      }
+      seen.set(key, argv);
+      if (!argv) return undefined;
       return {
         pid, ppid: Number(f[1]), argv, startTicks, startedAt: boot + (startTicks * 1000) / TICKS,
-        cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS, residentBytes: rss ? Number(rss[1]) * 1024 : 0,
+        cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS,
       };
     } catch {
       return undefined; // exited while being read
     }
   };
   return {
+    environment: true,
     list() {
       const boot = bootMs();
       const procs: Proc[] = [];
+      seen = new Map();
       for (const name of readdirSync(root)) {
         if (!/^\d+$/.test(name)) continue;
         const p = read(Number(name), boot);
         if (p) procs.push(p);
       }
+      // Processes gone since are forgotten.
+      known = seen;
       return procs;
+    },
+    residentBytes(pid) {
+      try {
+        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(join(root, String(pid), 'status'), 'latin1'));
+        return rss ? Number(rss[1]) * 1024 : 0;
+      } catch {
+        return 0;
+      }
     },
     cwd(pid) {
       try {
@@ -121,12 +145,15 @@ export function psTable(): ProcessTable {
       return '';
     }
   };
+  const rss = new Map<number, number>();
   const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
     .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
   return {
+    environment: false,
     list() {
       const now = Date.now();
       const procs: Proc[] = [];
+      rss.clear();
       // etime ([[dd-]hh:]mm:ss) and cputime (the same shape, with fractions) are durations.
       const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
       for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,etime=,time=,command=']).split('\n')) {
@@ -134,13 +161,12 @@ export function psTable(): ProcessTable {
         if (!m) continue;
         const startedAt = now - seconds(m[4]!) * 1000;
         // ps shows the command line joined with spaces: arguments are split back at spaces.
-        procs.push({
-          pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: Math.round(startedAt / 1000),
-          startedAt, cpuSeconds: seconds(m[5]!), residentBytes: Number(m[3]) * 1024,
-        });
+        rss.set(Number(m[1]), Number(m[3]) * 1024);
+        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: Math.round(startedAt / 1000), startedAt, cpuSeconds: seconds(m[5]!) });
       }
       return procs;
     },
+    residentBytes: (pid) => rss.get(pid) ?? 0,
     cwd: (pid) => lsof(pid, ['-d', 'cwd'])[0],
     openFiles: (pid) => lsof(pid, []),
     environ: () => ({}),

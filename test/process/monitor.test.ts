@@ -12,6 +12,7 @@ import { ProcessMonitor } from '../../src/process/monitor.js';
 import { procTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
@@ -110,6 +111,26 @@ describe('attribution', () => {
     await t.scan();
     // Not attributed by the stale registry; the process's cwd is elsewhere, so nothing owns c1.
     expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+
+  it('registry without a start time (Copilot CLI\'s lock): only a process of the harness counts, not a reused pid', async () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const root = tempDir();
+    const dir = join(root, 'session-state', 's1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ type: 'session.start', data: { sessionId: 's1', context: { cwd: '/src/app' } }, timestamp: at(1) })}\n`);
+    writeFileSync(join(dir, 'inuse.600.lock'), '600');
+    writeFileSync(join(dir, 'inuse.700.lock'), '700');
+    const proc = fakeProc();
+    proc.add(600, { argv: ['vim', 'notes.txt'], cwd: '/elsewhere' });
+    await new Collector('copilot-cli', copilotCli, [root], store, db, quiet).scan();
+    const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
+    monitor.scan(started + 60_000);
+    expect(store.processes.owners.get('copilot-cli/s1')).toBeUndefined();
+    proc.add(700, { ppid: 1, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/elsewhere' });
+    monitor.scan(started + 61_000);
+    expect(store.processes.owners.get('copilot-cli/s1')).toMatchObject({ attribution: 'registry', pid: 700 });
   });
 
   it('environment: a tool process names its Claude Code session', async () => {
