@@ -43,7 +43,8 @@ export function liveSessions(store: SessionStore, now: number, opts: Pick<Snapsh
   for (const [key, s] of store.sessions) {
     if (s.archived || now - s.lastActivityAt > opts.activeWindowMs) continue;
     const proc = view.owners.get(key);
-    live.push({ session: s, status: statusOf(s, { visible: view.visible.has(s.harness), proc }, now, opts.status), process: proc, drift: drifted(s) });
+    const visible = view.visible.has(s.harness) && !view.elsewhere.has(key);
+    live.push({ session: s, status: statusOf(s, { visible, proc }, now, opts.status), process: proc, drift: drifted(s) });
   }
   return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
 }

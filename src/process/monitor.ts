@@ -2,6 +2,7 @@
 // memory, and hands the store a new view of it all (scrapes read that view, never /proc). A
 // session whose process died during an open turn has that turn counted once as interrupted.
 
+import { existsSync } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../session/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
@@ -92,8 +93,24 @@ export class ProcessMonitor {
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
     }
     this.endOrphans(owners, now);
-    const view: ProcessView = { visible: new Set(HARNESSES), owners, unowned, totals };
+    const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
+  }
+
+  /**
+   * Sessions left open (a turn or a call) that no process here owns, whose folder is not on this
+   * machine: files synced or mounted from another machine, whose processes cannot be seen here.
+   */
+  private elsewhere(owners: ReadonlyMap<string, ProcessState>): Set<string> {
+    const out = new Set<string>();
+    const exists = new Map<string, boolean>();
+    for (const [key, s] of this.store.sessions) {
+      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && Object.keys(s.pendingTools).length === 0)) continue;
+      let here = exists.get(s.cwd);
+      if (here === undefined) exists.set(s.cwd, (here = existsSync(s.cwd)));
+      if (!here) out.add(key);
+    }
+    return out;
   }
 
   /** Sessions that had a live process at the last scan and have none now: an open turn was cut off. */

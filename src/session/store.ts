@@ -46,6 +46,8 @@ export interface ProcessTotals {
 export interface ProcessView {
   /** Harnesses whose processes can be seen: a session of theirs no process owns has no live agent. */
   visible: ReadonlySet<HarnessId>;
+  /** Sessions of another machine (their folder is not on this one), by key: their processes cannot be seen here. */
+  elsewhere: ReadonlySet<string>;
   /** The live process of each owned session, by session key (`harness/id`). */
   owners: ReadonlyMap<string, ProcessState>;
   unowned: readonly UnownedAgent[];
@@ -53,7 +55,7 @@ export interface ProcessView {
   totals: ReadonlyMap<HarnessId, ProcessTotals>;
 }
 
-const EMPTY_VIEW: ProcessView = { visible: new Set(), owners: new Map(), unowned: [], totals: new Map() };
+const EMPTY_VIEW: ProcessView = { visible: new Set(), elsewhere: new Set(), owners: new Map(), unowned: [], totals: new Map() };
 
 export interface Counter {
   key: string;

@@ -21,6 +21,7 @@ import { tempDir } from '../helpers/run.js';
 const quiet = createLogger('error');
 const THREAD = '01a22a3d-05e6-72a3-9eaf-d395a9e9befd';
 const OTHER = '01a22a3d-0274-7651-b942-9810f9d63ff6';
+const ELSEWHERE = '01a22a3d-09aa-7ed1-96f9-c1115af80d54';
 const statusOpts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
 // The fake processes started 10 s after boot; sessions are written a little later.
 const started = BOOT_SECONDS * 1000 + 10_000;
@@ -177,13 +178,16 @@ describe('a process that dies mid-turn', () => {
   it('ends the turn at once, counted once as interrupted', async () => {
     const t = setup();
     const path = rollout(t.codexRoot, THREAD);
-    rollout(t.codexRoot, OTHER);
+    rollout(t.codexRoot, OTHER, tempDir());
+    rollout(t.codexRoot, ELSEWHERE, '/nonexistent/on/this/machine');
     t.proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
     t.proc.add(201, { ppid: 200, argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });
     await t.scan();
     expect(t.status(`codex/${THREAD}`)!.status).toEqual({ status: 'working', reason: 'turn-open' });
     // Never owned while the exporter watched: its open turn is not counted, it just is not working.
     expect(t.status(`codex/${OTHER}`)!.status).toEqual({ status: 'done', reason: 'recent' });
+    // A session whose folder is not on this machine has processes this one cannot see: the timer decides.
+    expect(t.status(`codex/${ELSEWHERE}`)!.status).toEqual({ status: 'working', reason: 'turn-open' });
     rmSync(join(t.proc.root, '200'), { recursive: true });
     rmSync(join(t.proc.root, '201'), { recursive: true });
     await t.scan(started + 61_000);
