@@ -17,11 +17,13 @@ export interface HarnessProcess {
    * runs; where the value is the session id (`sessionEnv`), it must name the session.
    */
   toolEnv?: string;
+  /** The subcommand of a daemon that runs other processes' sessions (Codex's `app-server`): never a session of its own. */
+  daemon?: string;
 }
 
 export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   'claude-code': { names: ['claude', 'claude.exe'], packages: ['@anthropic-ai/claude-code'], sessionEnv: 'CLAUDE_CODE_SESSION_ID' },
-  codex: { names: ['codex'], packages: ['@openai/codex'], sessionEnv: 'CODEX_SESSION_ID', toolEnv: 'CODEX_SESSION_ID' },
+  codex: { names: ['codex'], packages: ['@openai/codex'], sessionEnv: 'CODEX_SESSION_ID', toolEnv: 'CODEX_SESSION_ID', daemon: 'app-server' },
   'gemini-cli': { names: ['gemini'], packages: ['@google/gemini-cli'], toolEnv: 'GEMINI_CLI' },
   'qwen-code': { names: ['qwen'], packages: ['@qwen-code/qwen-code'], toolEnv: 'QWEN_CODE' },
   'copilot-cli': { names: ['copilot'], packages: ['@github/copilot'], sessionEnv: 'COPILOT_AGENT_SESSION_ID' },

@@ -79,7 +79,15 @@ export class ProcessMonitor {
       });
     }
     const owning = new Set([...claims].filter(([key]) => owners.has(key)).map(([, c]) => c.agent));
-    const unowned: UnownedAgent[] = agents.filter((a) => !owning.has(a)).map((a) => {
+    // A front end of a session another process runs (Codex's TUI, whose app-server owns the
+    // thread) and an idle daemon are not sessions of their own.
+    const ownedFolders = new Set([...owners.keys()].map((key) => {
+      const s = store.sessions.get(key)!;
+      return `${s.harness}\0${s.cwd}`;
+    }));
+    const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`)
+      && !(HARNESS_PROCESSES[a.harness].daemon !== undefined && a.proc.argv.includes(HARNESS_PROCESSES[a.harness].daemon!));
+    const unowned: UnownedAgent[] = agents.filter(standalone).map((a) => {
       const m = measured.get(a)!;
       return {
         harness: a.harness, project: a.cwd ? store.projectOf(a.cwd) : UNKNOWN_PROJECT, busy: m.cpu >= CPU_BUSY_RATIO,

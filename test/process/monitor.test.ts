@@ -87,7 +87,9 @@ describe('attribution', () => {
     t.proc.add(201, { ppid: 200, argv: ['/bin/bash', '-c', 'sleep 30'], env: { CODEX_SESSION_ID: THREAD, PATH: '/bin', OPENAI_API_KEY: 'secret' } });
     await t.scan();
     expect(t.status(`codex/${THREAD}`)).toMatchObject({ status: { status: 'working', reason: 'turn-open' } });
-    // The TUI and the daemon are two agents; the TUI owns nothing.
+    // The TUI and the daemon are two agents; the TUI owns nothing, and as a front end of the
+    // thread its daemon runs it is no session of its own.
+    expect(t.store.processes.unowned).toEqual([]);
     const fams = snapshot(t.store, new Map(), { status: statusOpts, activeWindowMs: 86_400_000, perSessionMax: 50, version: 'x' }, started + 60_000);
     const points = (name: string) => fams.find((f) => f.def.name === name)?.points ?? [];
     expect(points('coding_agent_processes')).toEqual([{ labels: { harness: 'codex' }, value: 2 }]);
