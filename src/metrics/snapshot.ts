@@ -82,11 +82,14 @@ export function snapshot(
     put('sessions', { harness, project, status }, n);
   }
 
+  // Every session a live process owns, idle ones too (as many as there are agent processes).
+  for (const { session: s, process: proc } of opts.perSessionMax > 0 ? live : []) {
+    if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: s.id, attribution: proc.attribution }, 1);
+  }
   const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
   for (const { session: s, status, process: proc } of shown) {
     const id = { harness: s.harness, project: s.project, session_id: s.id };
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
-    if (proc) put('sessionProcessInfo', { ...id, attribution: proc.attribution }, 1);
     for (const call of Object.values(s.pendingTools)) {
       if (call.startedAt !== undefined) put('sessionToolStarted', { ...id, tool: call.tool, kind: call.kind }, call.startedAt / 1000);
     }
