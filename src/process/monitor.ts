@@ -9,7 +9,7 @@ import { UNKNOWN_PROJECT } from '../session/project.js';
 import { HARNESSES, type HarnessId, type ProcessState, type RegistryEntry } from '../session/types.js';
 import { attribute, type Agent, type AttributionInput } from './attribute.js';
 import { HARNESS_PROCESSES } from './harnesses.js';
-import type { ProcessTable } from './table.js';
+import type { Proc, ProcessTable } from './table.js';
 
 /** An agent no session is joined to is working while its process tree uses more CPU than this (cores). */
 export const CPU_BUSY_RATIO = 0.15;
@@ -73,7 +73,7 @@ export class ProcessMonitor {
       // Whether a tool runs is known only where tool processes' environment can be read.
       const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
       owners.set(key, {
-        attribution: c.attribution, pid: c.agent.proc.pid, cpuRatio: m.cpu, residentBytes: m.rss,
+        attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
         ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
         ...(hasMarker ? { toolRunning: c.agent.tools.some((t) => t.session === undefined || t.session === id) } : {}),
       });
@@ -100,7 +100,7 @@ export class ProcessMonitor {
       const m = measured.get(a)!;
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
     }
-    this.endOrphans(owners, now);
+    this.endOrphans(owners, procs, now);
     const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
   }
@@ -121,14 +121,21 @@ export class ProcessMonitor {
     return out;
   }
 
-  /** Sessions that had a live process at the last scan and have none now: an open turn was cut off. */
-  private endOrphans(owners: ReadonlyMap<string, ProcessState>, now: number): void {
+  /**
+   * A session whose last owner process is gone (not merely joined elsewhere): an open turn was
+   * cut off, counted once as interrupted.
+   */
+  private endOrphans(owners: ReadonlyMap<string, ProcessState>, procs: readonly Proc[], now: number): void {
+    const running = new Set(procs.map((p) => `${p.pid}@${p.startTicks}`));
     for (const [key, s] of this.store.sessions) {
-      const owned = owners.has(key);
-      if (owned === Boolean(s.owned)) continue;
-      if (owned) s.owned = true;
-      else {
-        delete s.owned;
+      const proc = owners.get(key);
+      if (proc?.pid !== undefined && proc.startTicks !== undefined) {
+        if (s.owner?.pid === proc.pid && s.owner.startTicks === proc.startTicks) continue;
+        s.owner = { pid: proc.pid, startTicks: proc.startTicks };
+      } else if (!s.owner || running.has(`${s.owner.pid}@${s.owner.startTicks}`)) {
+        continue;
+      } else {
+        delete s.owner;
         if (s.turnStartedAt !== undefined) this.store.interrupt(key, now);
       }
       this.store.touch(key);

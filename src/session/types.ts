@@ -112,10 +112,10 @@ export interface Session {
   /** The harness archived the session: it counts in the counters, not in coding_agent_sessions. */
   archived?: true;
   /**
-   * A live process was joined to the session at the last process scan (persisted, so that a
-   * process that dies while the exporter is down still ends its open turn).
+   * The process last joined to the session, by pid and start (persisted, so that a process that
+   * dies while the exporter is down still ends its open turn).
    */
-  owned?: true;
+  owner?: { pid: number; startTicks: number };
   /** Records that did work (prompts, tool calls, answers, records of an unknown shape), for drift. */
   work?: number;
   contextTokens?: number;
@@ -147,6 +147,8 @@ export interface RegistryEntry {
 export interface ProcessState {
   attribution: Attribution;
   pid?: number;
+  /** The process's start, with the pid its identity. */
+  startTicks?: number;
   /** What the harness's registry says the process does, where it says it. */
   status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;

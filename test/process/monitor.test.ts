@@ -198,6 +198,23 @@ describe('a process that dies mid-turn', () => {
     await t.scan(started + 62_000);
     expect(t.turns('interrupted')).toBe(1);
   });
+
+  it('counts nothing while the process lives on, joined to a newer session', async () => {
+    const t = setup();
+    const cwd = tempDir();
+    transcript(t.claudeRoot, 'first', cwd, 1);
+    t.proc.add(400, { argv: ['claude'], cwd });
+    await t.scan();
+    expect(t.status('claude-code/first')!.process).toMatchObject({ attribution: 'cwd', pid: 400 });
+    transcript(t.claudeRoot, 'second', cwd, 2);
+    await t.scan(started + 61_000);
+    expect(t.status('claude-code/second', started + 61_000)!.process).toMatchObject({ attribution: 'cwd', pid: 400 });
+    expect(t.turns('interrupted')).toBe(0);
+    rmSync(join(t.proc.root, '400'), { recursive: true });
+    await t.scan(started + 62_000);
+    // Both turns the process left open are cut off.
+    expect(t.turns('interrupted')).toBe(2);
+  });
 });
 
 describe('an agent no session file is joined to', () => {
