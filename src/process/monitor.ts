@@ -18,6 +18,7 @@ export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
   private previous = new Map<string, number>();
   private previousAt = 0;
+  private readonly harnessesSeen = new Set<HarnessId>();
 
   constructor(
     private readonly table: ProcessTable,
@@ -94,8 +95,10 @@ export class ProcessMonitor {
         cpuRatio: m.cpu, residentBytes: m.rss, pid: a.proc.pid,
       };
     });
-    const totals = new Map<HarnessId, ProcessTotals>();
+    // A harness whose processes all ended drops to 0 rather than vanishing.
+    const totals = new Map<HarnessId, ProcessTotals>([...this.harnessesSeen].map((h) => [h, { processes: 0, cpuRatio: 0, residentBytes: 0 }]));
     for (const a of agents) {
+      this.harnessesSeen.add(a.harness);
       const t = totals.get(a.harness) ?? { processes: 0, cpuRatio: 0, residentBytes: 0 };
       const m = measured.get(a)!;
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
