@@ -42,13 +42,15 @@ export function procTable(root: string): ProcessTable {
     const m = /^btime (\d+)$/m.exec(readFileSync(join(root, 'stat'), 'utf8'));
     return m ? Number(m[1]) * 1000 : 0;
   };
-  // What does not change in a process's life (its owner, its command line, mostly), by pid and
-  // start: a scan every second reads only `stat` of a process it already knows.
+  // What does not change in a process's life (its command line, mostly), by pid and start: a scan
+  // every second reads only `stat` of a process it already knows.
   let known = new Map<string, string[] | null>();
   let seen = new Map<string, string[] | null>();
   const read = (pid: number, boot: number): Proc | undefined => {
     const dir = join(root, String(pid));
     try {
+      // Another user's process is not looked into at all.
+      if (uid !== undefined && statSync(dir).uid !== uid) return undefined;
       const stat = readFileSync(join(dir, 'stat'), 'latin1');
       // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -56,10 +58,10 @@ export function procTable(root: string): ProcessTable {
       const key = `${pid}@${startTicks}`;
       let argv = known.get(key);
       if (argv === undefined) {
-        argv = uid !== undefined && statSync(dir).uid !== uid ? null : readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
-        if (argv?.at(-1) === '') argv.pop();
+        argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+        if (argv.at(-1) === '') argv.pop();
         // A kernel thread or a zombie has no command line.
-        if (argv?.length === 0) argv = null;
+        if (argv.length === 0) argv = null;
       }
       seen.set(key, argv);
       if (!argv) return undefined;
