@@ -19,6 +19,7 @@ export class ProcessMonitor {
   private previous = new Map<string, number>();
   private previousAt = 0;
   private readonly harnessesSeen = new Set<HarnessId>();
+  private failing = false;
 
   constructor(
     private readonly table: ProcessTable,
@@ -31,8 +32,11 @@ export class ProcessMonitor {
   scan(now = Date.now()): void {
     try {
       this.scanOnce(now);
+      this.failing = false;
     } catch (e) {
-      this.log.warn('process scan failed', { error: String(e) });
+      // Said once, not every second, until a scan succeeds again.
+      if (!this.failing) this.log.warn('process scan failed', { error: String(e) });
+      this.failing = true;
     }
   }
 
