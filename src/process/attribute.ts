@@ -65,10 +65,10 @@ export function attribute(input: AttributionInput): AttributionResult {
     const h = harnessOf(p.argv);
     if (h) harnessByPid.set(p.pid, h);
   }
-  const ancestorOf = (p: Proc, h: HarnessId | undefined): Proc | undefined => {
+  /** The nearest process of harness `h` above `p`. */
+  const ancestorOf = (p: Proc, h: HarnessId): Proc | undefined => {
     for (let q = byPid.get(p.ppid), hops = 0; q && hops < 64; q = byPid.get(q.ppid), hops++) {
-      const qh = harnessByPid.get(q.pid);
-      if (qh && (h === undefined || qh === h)) return q;
+      if (harnessByPid.get(q.pid) === h) return q;
     }
     return undefined;
   };
