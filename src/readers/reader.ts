@@ -35,8 +35,8 @@ export interface SessionEvents {
   toolWaits(id: string, waits: ToolCall['waits']): void;
   /** A subagent (by its own id) started (`running`) or ended a turn of its own (Codex). */
   subagent(id: string, running: boolean): void;
-  /** The harness archived the session. */
-  archived(): void;
+  /** The harness archived the session (`true`), or took it out of its archive (`false`). */
+  archived(archived: boolean): void;
   /** A call returned; `call` names it when the result comes after the call was already closed. */
   toolResult(id: string, failed: boolean, call?: ToolCall): void;
   lines(added: number, removed: number): void;

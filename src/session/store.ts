@@ -300,8 +300,10 @@ export class SessionStore {
           if (Object.keys(s.subagents).length === 0) delete s.subagents;
         }
       },
-      archived() {
-        session().archived = true;
+      archived(archived) {
+        const s = session();
+        if (archived) s.archived = true;
+        else delete s.archived;
       },
       toolResult(id, failed, call?: ToolCall) {
         const s = session();

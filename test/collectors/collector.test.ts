@@ -12,6 +12,7 @@ import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import { obj } from '../../src/readers/fields.js';
 import { parseJson } from '../../src/readers/lines.js';
+import { liveSessions } from '../../src/metrics/snapshot.js';
 import type { Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
@@ -178,6 +179,11 @@ describe('moved files', () => {
     expect(count('prompts')).toBe(1);
     expect(count('tokens')).toBe(12);
     expect(collector.stats.files).toBe(1);
+    // Archived: still counted, no longer a live session.
+    const at = Date.UTC(2026, 10, 30, 10, 5);
+    const opts = { status: { doneForMs: 1_800_000, staleAfterMs: 7_200_000 }, activeWindowMs: 86_400_000 };
+    expect([...store.sessions.values()][0]!.archived).toBe(true);
+    expect(liveSessions(store, at, opts)).toEqual([]);
   });
 });
 

@@ -145,7 +145,7 @@ export function sessionTarget(s: SessionRow, ctx: Pick<SessionContext, 'rootOf' 
   const root = ctx.rootOf(s.id);
   const t: Target = { events: ctx.eventsOf(root), child: root !== s.id, servers: () => ctx.servers(s.directory) };
   if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
-  if (!t.child && s.time_archived) t.events.archived();
+  if (!t.child) t.events.archived(Boolean(s.time_archived));
   t.events.activity(s.time_updated);
   return t;
 }
