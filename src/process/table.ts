@@ -4,6 +4,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { readText } from '../readers/dir.js';
 import { join } from 'node:path';
 
 export interface Proc {
@@ -39,8 +40,16 @@ const TICKS = 100;
 export function procTable(root: string): ProcessTable {
   const uid = process.getuid?.();
   const bootMs = (): number => {
-    const m = /^btime (\d+)$/m.exec(readFileSync(join(root, 'stat'), 'utf8'));
+    const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
     return m ? Number(m[1]) * 1000 : 0;
+  };
+  // A link (/proc), or a file holding its target (a copy of /proc taken as a snapshot).
+  const target = (path: string): string | undefined => {
+    try {
+      return readlinkSync(path);
+    } catch {
+      return readText(path)?.trim() || undefined;
+    }
   };
   // What does not change in a process's life (its command line, mostly), by pid and start: a scan
   // every second reads only `stat` of a process it already knows.
@@ -96,23 +105,12 @@ export function procTable(root: string): ProcessTable {
         return 0;
       }
     },
-    cwd(pid) {
-      try {
-        return readlinkSync(join(root, String(pid), 'cwd'));
-      } catch {
-        return undefined; // gone
-      }
-    },
+    cwd: (pid) => target(join(root, String(pid), 'cwd')),
     openFiles(pid) {
+      // Not the readers' cached listing: a /proc folder's mtime says nothing of its entries.
       const fd = join(root, String(pid), 'fd');
       try {
-        return readdirSync(fd).flatMap((n) => {
-          try {
-            return [readlinkSync(join(fd, n))];
-          } catch {
-            return [];
-          }
-        });
+        return readdirSync(fd).flatMap((n) => target(join(fd, n)) ?? []);
       } catch {
         return [];
       }
@@ -178,7 +176,7 @@ export function psTable(): ProcessTable {
 /** The process table of this platform, or undefined where there is none we can read. */
 export function platformTable(procRoot: string): ProcessTable | undefined {
   try {
-    if (statSync(join(procRoot, 'stat')).isFile()) return procTable(procRoot);
+    if (readdirSync(procRoot).some((n) => /^\d+$/.test(n))) return procTable(procRoot);
   } catch {
     // no /proc here
   }

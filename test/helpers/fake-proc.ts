@@ -21,9 +21,14 @@ export interface FakeProcess {
   open?: string[];
 }
 
-export function fakeProc(): { root: string; add(pid: number, p: FakeProcess): void; cpu(pid: number, p: FakeProcess): void } {
+/**
+ * `snapshot`: laid out as a copy of /proc is (links written as files holding their target, no
+ * `stat` with the boot time).
+ */
+export function fakeProc({ snapshot = false } = {}): { root: string; add(pid: number, p: FakeProcess): void; cpu(pid: number, p: FakeProcess): void } {
   const root = tempDir('cae-proc-');
-  writeFileSync(join(root, 'stat'), `cpu 1 2 3\nbtime ${BOOT_SECONDS}\n`);
+  if (!snapshot) writeFileSync(join(root, 'stat'), `cpu 1 2 3\nbtime ${BOOT_SECONDS}\n`);
+  const link = (to: string, at: string) => (snapshot ? writeFileSync(at, `${to}\n`) : symlinkSync(to, at));
   const stat = (pid: number, p: FakeProcess) =>
     writeFileSync(join(root, String(pid), 'stat'), `${pid} (${basename(p.argv[0] ?? '')}) S ${p.ppid ?? 1} ${pid} ${pid} 0 -1 0 0 0 0 0 ${p.cpuTicks ?? 0} 0 0 0 20 0 1 0 ${p.startTicks ?? 1000} 0 0\n`);
   return {
@@ -35,8 +40,8 @@ export function fakeProc(): { root: string; add(pid: number, p: FakeProcess): vo
       writeFileSync(join(dir, 'cmdline'), `${p.argv.join('\0')}\0`);
       writeFileSync(join(dir, 'status'), `Name:\t${basename(p.argv[0] ?? '')}\nVmRSS:\t ${p.rssKb ?? 1000} kB\n`);
       writeFileSync(join(dir, 'environ'), Object.entries(p.env ?? {}).map(([k, v]) => `${k}=${v}\0`).join(''));
-      if (p.cwd) symlinkSync(p.cwd, join(dir, 'cwd'));
-      (p.open ?? []).forEach((path, i) => symlinkSync(path, join(dir, 'fd', String(i + 3))));
+      if (p.cwd) link(p.cwd, join(dir, 'cwd'));
+      (p.open ?? []).forEach((path, i) => link(path, join(dir, 'fd', String(i + 3))));
     },
     /** Rewrites a process's stat (its CPU ticks). */
     cpu: stat,

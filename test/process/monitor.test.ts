@@ -100,6 +100,17 @@ describe('attribution', () => {
     ]);
   });
 
+  it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {
+    const t = setup();
+    const proc = fakeProc({ snapshot: true });
+    const monitor = new ProcessMonitor(procTable(proc.root), t.store, { codex: codex.sessionOfOpenFile! }, quiet);
+    const path = rollout(t.codexRoot, THREAD);
+    proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    await t.scan();
+    monitor.scan(started + 60_000);
+    expect(t.store.processes.owners.get(`codex/${THREAD}`)).toMatchObject({ attribution: 'open-file', pid: 200 });
+  });
+
   it('registry: a live pid whose start matches procStart; a reused pid does not count', async () => {
     const t = setup();
     transcript(t.claudeRoot, 'c1');
