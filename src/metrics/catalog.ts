@@ -102,7 +102,7 @@ export const catalog = {
   skippedRecords: def('coding_agent_exporter_skipped_records', 'counter', '{record}', ['collector', 'reason'],
     'Records skipped because they could not be used, by reason.'),
   driftSessions: def('coding_agent_exporter_drift_sessions', 'gauge', '{session}', ['collector'],
-    'Sessions in the activity window that did work (tool calls, finished turns, records of an unknown shape) while the reader counted no tokens for them: the reader fell behind the harness\'s format.'),
+    'Sessions in the activity window that did work (finished turns, records of an unknown shape) while the reader counted no tokens for them: the reader fell behind the harness\'s format.'),
   unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],
     'Tokens of models without a known price (their cost is not in coding_agent_cost_usd_total).'),
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],

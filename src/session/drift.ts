@@ -3,7 +3,7 @@
 
 import type { Session } from './types.js';
 
-/** The session did work (tool calls, finished turns, records of an unknown shape) and no tokens were counted for it. */
+/** The session did work (finished turns, records of an unknown shape) and no tokens were counted for it. */
 export function drifted(s: Session): boolean {
   const t = s.tokens;
   // An open turn may still be waiting for the answer that carries its tokens.

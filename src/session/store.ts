@@ -186,7 +186,9 @@ export class SessionStore {
       return s;
     };
     const hp = () => ({ harness, project: session().project });
-    // Work recorded, against which no tokens is drift; not for a harness that records no tokens.
+    // Work recorded, against which no tokens is drift: a finished turn (an answer), or a record of
+    // a known type in an unknown shape. Not tool calls alone: a first step cut off before its usage
+    // was written has some. Not for a harness that records no tokens.
     const recordsTokens = !unrecorded.includes('output');
     const didWork = (s: StoredSession) => {
       if (recordsTokens && !store.muted) s.work = (s.work ?? 0) + 1;
@@ -284,7 +286,6 @@ export class SessionStore {
         if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool: call.tool, kind: call.kind })));
         store.bump(c, 1);
         s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
-        didWork(s);
       },
       toolWaits(id, waits) {
         const c = session().pendingTools[id];

@@ -116,7 +116,7 @@ export interface Session {
    * dies while the exporter is down still ends its open turn).
    */
   owner?: { pid: number; startTicks: number };
-  /** Records that did work (prompts, tool calls, answers, records of an unknown shape), for drift. */
+  /** Records that did work (finished turns, records of an unknown shape), for drift. */
   work?: number;
   contextTokens?: number;
   contextLimit?: number;

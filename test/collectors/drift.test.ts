@@ -1,4 +1,5 @@
-// A reader that fell behind its harness's format: sessions that did work with no tokens counted
+// A reader that fell behind its harness's format: sessions that did work (finished turns, records
+// of an unknown shape) with no tokens counted
 // raise coding_agent_exporter_drift_sessions, are marked in `sessions`, and are logged once.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -52,7 +53,7 @@ describe('drift', () => {
     expect(liveSessions(t.store, now, opts).map((l) => l.drift)).toEqual([true, true]);
   });
 
-  it('a Codex session whose tool calls are read while its token counts are not drifts; one that failed before any answer does not', async () => {
+  it('a Codex session whose turns finish while its token counts are not read drifts; one that failed or was cut off before any usage does not', async () => {
     const t = setup();
     const day = join(t.codexRoot, 'sessions', '2026', '11', '30');
     mkdirSync(day, { recursive: true });
@@ -65,6 +66,10 @@ describe('drift', () => {
       + line(4, 'event_msg', { type: 'token_count', usage_v2: { input: 10 } })
       + line(5, 'event_msg', { type: 'task_complete' }));
     rollout('01a22a3d-0000-7000-8000-000000000002', line(1, 'event_msg', { type: 'task_started' }) + line(2, 'event_msg', { type: 'error', message: 'quota' }));
+    // A first step cut off after its tool call, before its usage was written.
+    rollout('01a22a3d-0000-7000-8000-000000000003', line(1, 'event_msg', { type: 'task_started' })
+      + line(2, 'response_item', { type: 'function_call', name: 'exec_command', call_id: 'c1', arguments: '{}' })
+      + line(3, 'event_msg', { type: 'turn_aborted', reason: 'interrupted' }));
     for (const c of t.collectors.values()) await c.scan();
     expect(t.drift()).toEqual({ 'claude-code': 0, codex: 1 });
   });
