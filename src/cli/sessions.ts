@@ -34,7 +34,7 @@ export function formatSessions(sessions: LiveSession[], now: number, unowned: re
     return [
       s.harness, s.project, `${status.status} (${status.reason})`, s.model ?? '-',
       `${compact(t.input + t.output + t.cacheRead + t.cacheWrite)}${drift ? ' DRIFT' : ''}`, s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
-      proc ? processColumn(proc.attribution, proc.cpuRatio, proc.residentBytes) : '-', ago(now - s.lastActivityAt), s.id,
+      proc ? processColumn(proc.attribution, proc.cpuRatio, proc.residentBytes) : 'transcript-only', ago(now - s.lastActivityAt), s.id,
     ];
   });
   for (const a of unowned) {
@@ -57,11 +57,12 @@ export function sessionsJson(sessions: LiveSession[], unowned: readonly UnownedA
       cost_usd: s.unpriced ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
       started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
       turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
-      process: proc ? { attribution: proc.attribution, pid: proc.pid ?? null, cpu_ratio: proc.cpuRatio ?? null, resident_memory_bytes: proc.residentBytes ?? null } : null,
+      attribution: proc?.attribution ?? 'transcript-only',
+      process: proc ? { pid: proc.pid ?? null, cpu_ratio: proc.cpuRatio ?? null, resident_memory_bytes: proc.residentBytes ?? null } : null,
       drift,
     })), ...unowned.map((a) => ({
       harness: a.harness, session_id: null, project: a.project, status: a.busy ? 'working' : 'idle', reason: a.busy ? 'cpu-busy' : 'cpu-idle',
-      process: { attribution: 'process-only', pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes },
+      attribution: 'process-only', process: { pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes },
     }))],
     null,
     2,

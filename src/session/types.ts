@@ -126,9 +126,8 @@ export interface Session {
   unpriced?: true;
 }
 
-/** How a live process was joined to a session (agent-top's attribution methods). */
-export const ATTRIBUTIONS = ['registry', 'environment', 'open-file', 'command-line', 'cwd', 'transcript-only'] as const;
-export type Attribution = (typeof ATTRIBUTIONS)[number];
+/** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */
+export type Attribution = 'registry' | 'environment' | 'open-file' | 'command-line' | 'cwd';
 
 /**
  * A process a harness registered for a session in its own files (Claude Code's and Qwen Code's

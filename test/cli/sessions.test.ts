@@ -23,7 +23,8 @@ const unowned: UnownedAgent[] = [
 
 describe('sessions output', () => {
   it('shows the process column, drift, and process-only agents by their CPU', () => {
-    const text = formatSessions([live], now, unowned);
+    const text = formatSessions([live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }], now, unowned);
+    expect(text).toMatch(/transcript-only\s+5s ago\s+t2/);
     expect(text).toMatch(/codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.0000\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/);
     expect(text).toMatch(/aider\s+web\s+working \(cpu-busy\).*process-only 98% 80MB\s+now\s+pid 7/);
     expect(text).toMatch(/cursor-agent\s+api\s+idle \(cpu-idle\).*process-only 1% 50MB/);
@@ -31,7 +32,7 @@ describe('sessions output', () => {
 
   it('has the same in JSON', () => {
     const rows = JSON.parse(sessionsJson([live], unowned)) as Record<string, unknown>[];
-    expect(rows[0]).toMatchObject({ drift: true, process: { attribution: 'open-file', pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
+    expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
     expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
   });
 });

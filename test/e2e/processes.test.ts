@@ -77,14 +77,14 @@ describe('live processes', () => {
   it('joins each to its session by the method it allows, and shows an agent with no session by its CPU', () => {
     const r = run(['sessions', '--json', '--state-dir', tempDir()], env());
     expect(r.status).toBe(0);
-    const rows = JSON.parse(r.stdout) as { harness: string; session_id: string | null; status: string; reason: string; process: { attribution: string; pid: number; cpu_ratio: number; resident_memory_bytes: number } | null }[];
+    const rows = JSON.parse(r.stdout) as { harness: string; session_id: string | null; status: string; reason: string; attribution: string; process: { pid: number; cpu_ratio: number; resident_memory_bytes: number } | null }[];
     const row = (harness: string, id: string | null, pid?: number) => rows.find((x) => x.harness === harness && x.session_id === id && (pid === undefined || x.process?.pid === pid));
     // A pending command with a tool process carrying the thread's id: it runs (with none, it would wait for approval).
-    expect(row('codex', THREAD)).toMatchObject({ status: 'working', reason: 'turn-open', process: { attribution: 'open-file', pid: codex.pid } });
-    expect(row('claude-code', 'resumed')?.process).toMatchObject({ attribution: 'command-line', pid: children[1]!.pid });
-    expect(row('claude-code', 'here')?.process).toMatchObject({ attribution: 'cwd', pid: children[2]!.pid });
+    expect(row('codex', THREAD)).toMatchObject({ status: 'working', reason: 'turn-open', attribution: 'open-file', process: { pid: codex.pid } });
+    expect(row('claude-code', 'resumed')).toMatchObject({ attribution: 'command-line', process: { pid: children[1]!.pid } });
+    expect(row('claude-code', 'here')).toMatchObject({ attribution: 'cwd', process: { pid: children[2]!.pid } });
     const busy = row('aider', null, aider.pid);
-    expect(busy).toMatchObject({ status: 'working', reason: 'cpu-busy', process: { attribution: 'process-only' } });
+    expect(busy).toMatchObject({ status: 'working', reason: 'cpu-busy', attribution: 'process-only' });
     expect(busy!.process!.cpu_ratio).toBeGreaterThan(0.15);
     expect(busy!.process!.resident_memory_bytes).toBeGreaterThan(1 << 20);
   });
