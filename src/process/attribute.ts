@@ -119,10 +119,12 @@ export function attribute(input: AttributionInput): AttributionResult {
   // registry: the harness wrote the pid; a pid reused by another process has another start time.
   for (const [harness, entry] of input.registries) {
     const p = byPid.get(entry.pid);
-    if (!p || (entry.procStart !== undefined && entry.procStart !== p.startTicks)) continue;
+    // A start time in Linux's clock ticks says nothing where the table has none (macOS).
+    const procStart = table.linuxTicks ? entry.procStart : undefined;
+    if (!p || (procStart !== undefined && procStart !== p.startTicks)) continue;
     // Without a start time (Copilot's lock files), only a process of the harness may be the one
     // that wrote it: a pid reused by anything else is not.
-    if (entry.procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined) continue;
+    if (procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined) continue;
     claim(harness, entry.sessionId, { agent: agentOf(p, harness), attribution: 'registry', registry: entry });
   }
   // open-file: the process that runs the turns holds the session file open.

@@ -31,6 +31,8 @@ export interface ProcessTable {
   environ(pid: number, names: readonly string[]): Record<string, string>;
   /** Whether `environ` can tell anything (not on macOS): without it, a tool child cannot be told from other children. */
   readonly environment: boolean;
+  /** Whether `startTicks` is Linux's (`/proc/<pid>/stat` field 22), the unit registries record a pid's start in. */
+  readonly linuxTicks: boolean;
 }
 
 // Linux's USER_HZ: 100 on every architecture Node runs on.
@@ -84,6 +86,7 @@ export function procTable(root: string): ProcessTable {
   };
   return {
     environment: true,
+    linuxTicks: true,
     list() {
       const boot = bootMs();
       const procs: Proc[] = [];
@@ -150,19 +153,20 @@ export function psTable(): ProcessTable {
     .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
   return {
     environment: false,
+    linuxTicks: false,
     list() {
-      const now = Date.now();
       const procs: Proc[] = [];
       rss.clear();
-      // etime ([[dd-]hh:]mm:ss) and cputime (the same shape, with fractions) are durations.
+      // cputime ([dd-][hh:]mm:ss with fractions) is a duration; lstart a fixed-width date, the same
+      // at every scan (a start computed from the elapsed time would drift by a second).
       const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
-      for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,etime=,time=,command=']).split('\n')) {
-        const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(.*)$/.exec(line);
-        if (!m) continue;
-        const startedAt = now - seconds(m[4]!) * 1000;
+      for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,time=,lstart=,command=']).split('\n')) {
+        const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\s+(.*)$/.exec(line);
+        const startedAt = m ? Date.parse(m[5]!) : NaN;
+        if (!m || Number.isNaN(startedAt)) continue;
         // ps shows the command line joined with spaces: arguments are split back at spaces.
         rss.set(Number(m[1]), Number(m[3]) * 1024);
-        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: Math.round(startedAt / 1000), startedAt, cpuSeconds: seconds(m[5]!) });
+        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, startedAt, cpuSeconds: seconds(m[4]!) });
       }
       return procs;
     },
