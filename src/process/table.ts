@@ -149,6 +149,7 @@ export function psTable(): ProcessTable {
     }
   };
   const rss = new Map<number, number>();
+  const cwds = new Map<number, string | undefined>();
   const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
     .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
   return {
@@ -160,6 +161,7 @@ export function psTable(): ProcessTable {
       // cputime ([dd-][hh:]mm:ss with fractions) is a duration; lstart a fixed-width date, the same
       // at every scan (a start computed from the elapsed time would drift by a second).
       const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
+      const live = new Set<number>();
       for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,time=,lstart=,command=']).split('\n')) {
         const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\s+(.*)$/.exec(line);
         const startedAt = m ? Date.parse(m[5]!) : NaN;
@@ -167,11 +169,17 @@ export function psTable(): ProcessTable {
         // ps shows the command line joined with spaces: arguments are split back at spaces.
         rss.set(Number(m[1]), Number(m[3]) * 1024);
         procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, startedAt, cpuSeconds: seconds(m[4]!) });
+        live.add(Number(m[1]));
       }
+      for (const pid of cwds.keys()) if (!live.has(pid)) cwds.delete(pid);
       return procs;
     },
     residentBytes: (pid) => rss.get(pid) ?? 0,
-    cwd: (pid) => lsof(pid, ['-d', 'cwd'])[0],
+    // One lsof per process, not per scan: an agent stays in the folder it was started in.
+    cwd(pid) {
+      if (!cwds.has(pid)) cwds.set(pid, lsof(pid, ['-d', 'cwd'])[0]);
+      return cwds.get(pid);
+    },
     openFiles: (pid) => lsof(pid, []),
     environ: () => ({}),
   };
