@@ -15,6 +15,7 @@ const project = join(tempDir('cae-src-'), 'demo-app');
 const rolloutPath = join(home, '.codex', 'sessions', '2026', '11', '30', `rollout-2026-11-30T10-00-00-${THREAD}.jsonl`);
 const children: ChildProcess[] = [];
 const toolPidFile = join(bin, 'tool.pid');
+const claudeToolPidFile = join(bin, 'claude-tool.pid');
 
 /** A node script run under a harness's name. */
 function start(name: string, script: string, args: string[] = [], cwd = bin): ChildProcess {
@@ -38,7 +39,7 @@ function writeRollout(): void {
 }
 
 function writeTranscripts(): void {
-  for (const [id, cwd] of [['resumed', '/elsewhere'], ['here', project]] as const) {
+  for (const [id, cwd] of [['resumed', '/elsewhere'], ['here', project], ['registered', '/elsewhere'], ['tooled', '/elsewhere']] as const) {
     const dir = join(home, '.claude', 'projects', cwd.replace(/\//g, '-'));
     mkdirSync(dir, { recursive: true });
     const rec = (o: object) => `${JSON.stringify({ cwd, timestamp: at(1), ...o })}\n`;
@@ -62,6 +63,16 @@ beforeAll(async () => {
     require('fs').writeFileSync(process.argv[3], String(tool.pid)); ${idle}`, [rolloutPath, toolPidFile]);
   start('claude', idle, ['--resume', 'resumed']);
   start('claude', idle, [], project);
+  // Claude Code registers itself with its start time (field 22 of /proc/<pid>/stat) and what it waits for.
+  mkdirSync(join(home, '.claude', 'sessions'), { recursive: true });
+  start('claude', `const fs = require('fs');
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    fs.writeFileSync(process.argv[2] + '/' + process.pid + '.json', JSON.stringify({ pid: process.pid, sessionId: 'registered', procStart,
+      status: 'waiting', waitingFor: 'permission prompt' })); ${idle}`, [join(home, '.claude', 'sessions')]);
+  // Its tool processes carry the session's id.
+  start('claude', `const tool = require('child_process').spawn('sleep', ['300'], { env: { ...process.env, CLAUDE_CODE_SESSION_ID: 'tooled' }, stdio: 'ignore' });
+    require('fs').writeFileSync(process.argv[2], String(tool.pid)); ${idle}`, [claudeToolPidFile]);
   aider = start('aider', 'for (;;) {}', ['--model', 'x']);
   await new Promise((r) => setTimeout(r, 1500));
   writeTranscripts();
@@ -69,12 +80,12 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
-  // The tool outlives its killed agent, as a real one does.
-  if (existsSync(toolPidFile)) process.kill(Number(readFileSync(toolPidFile, 'utf8')), 'SIGKILL');
+  // The tools outlive their killed agents, as real ones do.
+  for (const f of [toolPidFile, claudeToolPidFile]) if (existsSync(f)) process.kill(Number(readFileSync(f, 'utf8')), 'SIGKILL');
 });
 
 describe('live processes', () => {
-  it('joins each to its session by the method it allows, and shows an agent with no session by its CPU', () => {
+  it('joins each to its session by the method it allows (registry, open file, environment, command line, cwd), and shows an agent with no session by its CPU', () => {
     const r = run(['sessions', '--json', '--state-dir', tempDir()], env());
     expect(r.status).toBe(0);
     const rows = JSON.parse(r.stdout) as { harness: string; session_id: string | null; status: string; reason: string; attribution: string; process: { pid: number; cpu_ratio: number; resident_memory_bytes: number } | null }[];
@@ -83,6 +94,8 @@ describe('live processes', () => {
     expect(row('codex', THREAD)).toMatchObject({ status: 'working', reason: 'turn-open', attribution: 'open-file', process: { pid: codex.pid } });
     expect(row('claude-code', 'resumed')).toMatchObject({ attribution: 'command-line', process: { pid: children[1]!.pid } });
     expect(row('claude-code', 'here')).toMatchObject({ attribution: 'cwd', process: { pid: children[2]!.pid } });
+    expect(row('claude-code', 'registered')).toMatchObject({ status: 'asking', reason: 'approval', attribution: 'registry', process: { pid: children[3]!.pid } });
+    expect(row('claude-code', 'tooled')).toMatchObject({ attribution: 'environment', process: { pid: children[4]!.pid } });
     const busy = row('aider', null, aider.pid);
     expect(busy).toMatchObject({ status: 'working', reason: 'cpu-busy', attribution: 'process-only' });
     expect(busy!.process!.cpu_ratio).toBeGreaterThan(0.15);
