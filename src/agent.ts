@@ -19,6 +19,8 @@ import { genaiLatest, ViewsProducer, type Views } from './metrics/views.js';
 import { loadWebConfig, watchWebConfig, type WebConfig } from './metrics/web-config.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
+import { ProcessMonitor } from './process/monitor.js';
+import { platformTable } from './process/table.js';
 import { SessionStore } from './session/store.js';
 import { StateDb } from './state/db.js';
 import { sessionRecord } from './cli/sessions.js';
@@ -60,6 +62,8 @@ export class Agent {
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()], this.startedAt));
   private ready = false;
+  private processTimer?: NodeJS.Timeout;
+  private readonly monitor?: ProcessMonitor;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
@@ -73,6 +77,12 @@ export class Agent {
       const configured = section.roots.length > 0;
       const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
       this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured));
+    }
+    if (config.processes.enabled) {
+      const table = platformTable(config.processes.procRoot);
+      if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
+      const openFileSession = Object.fromEntries(Object.values(READERS).filter((r) => r.sessionOfOpenFile).map((r) => [r.harness, r.sessionOfOpenFile!]));
+      if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
     }
     this.snapshotOptions = {
       status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
@@ -88,13 +98,23 @@ export class Agent {
     }
   }
 
+  /** Reads every collector, then the process table (which joins processes to what was read). */
   async scanAll(): Promise<void> {
     for (const c of this.collectors.values()) await this.scan(c);
+    // While following, the process table is read on its own timer, once a second.
+    if (!this.processTimer) this.scanProcesses();
   }
 
   /** Reads what changed for one collector; what is served changes with its data and its stats. */
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
+    this.served.invalidate();
+  }
+
+  /** Reads the process table, which joins live processes to what the collectors read. */
+  private scanProcesses(): void {
+    if (!this.monitor) return;
+    this.monitor.scan();
     this.served.invalidate();
   }
 
@@ -162,6 +182,11 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
+    // Processes come and go without writing anything: the table is read every second on its own.
+    if (this.monitor) {
+      this.processTimer = setInterval(() => this.scanProcesses(), 1000);
+      this.processTimer.unref();
+    }
   }
 
   /** The web configuration file, read; a bad one stops start-up naming the file and the key. */
@@ -228,6 +253,7 @@ export class Agent {
     if (this.timer) clearInterval(this.timer);
     if (this.tick) clearInterval(this.tick);
     await this.webWatcher?.close();
+    if (this.processTimer) clearInterval(this.processTimer);
     await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));

@@ -127,7 +127,10 @@ async function main(argv: string[]): Promise<number> {
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
     if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
-    else process.stdout.write(args.json ? sessionsJson(agent.sessions()) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds));
+    else {
+      const unowned = agent.store.processes.unowned;
+      process.stdout.write(args.json ? sessionsJson(agent.sessions(), unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
+    }
     await agent.stop();
     return 0;
   }

@@ -437,6 +437,28 @@ max by (harness, project, session_id, model) (coding_agent_session_context_limit
     timeseries('Sessions by status over time', 'Sessions active within the activity window, by status (idle excluded).', pos(12, 34, 12, 8),
       [[`sum by (status) (coding_agent_sessions{${F},status!="idle"})`, '{{status}}']], 'short',
       { stack: true, overrides: Object.entries(STATUS_COLORS).map(([s, c]) => override(s, [prop('color', { mode: 'fixed', fixedColor: c })])) }),
+
+    row('Processes', 50),
+    table('Live processes and running tools', 'Sessions a live agent process owns, how the process was joined to the session (registry, open-file, environment, command-line, cwd), and the tool call still open in each, with how long it has been running.', pos(0, 51, 24, 8), [
+      `max by (${SESSION}, attribution) (coding_agent_session_process_info{${F}})`,
+      `time() - max by (${SESSION}, tool, kind) (coding_agent_session_tool_started_timestamp_seconds{${F}})`,
+    ], {
+      transformations: [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: {
+          excludeByName: { Time: true, job: true, 'Value #A': true },
+          indexByName: { instance: 0, harness: 1, project: 2, session_id: 3, attribution: 4, tool: 5, kind: 6, 'Value #B': 7 },
+          renameByName: { 'Value #B': 'Tool running for' },
+        } },
+      ],
+      overrides: [override('Tool running for', [prop('unit', 's'), prop('decimals', 0)])],
+    }),
+    timeseries('Agent processes', 'Agent processes running now per harness, joined to a session or not (their MCP servers, shells and tools count under them).', pos(0, 59, 8, 8),
+      [[`sum by (harness) (coding_agent_processes{${H}})`, '{{harness}}']], 'short', { calcs: ['lastNotNull', 'max'] }),
+    timeseries('Agent CPU', 'CPU cores the agent processes and their children used, per harness.', pos(8, 59, 8, 8),
+      [[`sum by (harness) (coding_agent_process_cpu_ratio{${H}})`, '{{harness}}']], 'short', { calcs: ['lastNotNull', 'max'] }),
+    timeseries('Agent memory', 'Resident memory of the agent processes and their children, per harness.', pos(16, 59, 8, 8),
+      [[`sum by (harness) (coding_agent_process_resident_memory_bytes{${H}})`, '{{harness}}']], 'bytes', { calcs: ['lastNotNull', 'max'] }),
   ],
 });
 
@@ -482,6 +504,14 @@ const health = dashboard({
       [[`sum by (instance, collector) (rate(coding_agent_exporter_read_bytes_total{${J}}[$__rate_interval]))`, '{{collector}} {{instance}}']], 'Bps'),
     timeseries('Skipped records by reason', 'Records per second skipped because they could not be used, by collector and reason. A rise after a harness upgrade usually means its file format changed.', pos(12, 26, 12, 8),
       [[`sum by (collector, reason) (rate(coding_agent_exporter_skipped_records_total{${J}}[$__rate_interval]))`, '{{collector}} {{reason}}']], 'recps'),
+
+    row('Readers and processes', 34),
+    stat('Drifted sessions', 'Sessions that did work while the reader counted no tokens for them: the reader fell behind its harness\'s format (alert CodingAgentReaderDrift).', pos(0, 35, 6, 8),
+      [`sum(coding_agent_exporter_drift_sessions{${J}}) or vector(0)`], 'short', { steps: [[1, 'orange']], colorMode: 'background' }),
+    timeseries('Drifted sessions by collector', 'Sessions with work and no tokens, per collector. The exporter logs the first one of each collector with its file\'s path.', pos(6, 35, 9, 8),
+      [[`max by (instance, collector) (coding_agent_exporter_drift_sessions{${J}})`, '{{collector}} {{instance}}']], 'short'),
+    timeseries('Agent processes seen', 'Agent processes the process scan finds, per harness: 0 everywhere while agents run means the exporter cannot see the process table (a container, or processes.enabled off).', pos(15, 35, 9, 8),
+      [[`sum by (instance, harness) (coding_agent_processes{${J}})`, '{{harness}} {{instance}}']], 'short'),
   ],
 });
 

@@ -1,9 +1,11 @@
 // `demo`: live metrics without any agent installed. Sample sessions, shaped like the real CLIs'
 // files (test/fixtures/captures), are written into a temporary home and kept going: three sessions
 // keep working (Claude Code with a subagent, Codex with usage limits, OpenCode in its database), one
-// waits on the user, one has stalled mid-turn, one failed. The exporter reads that home like any other.
+// waits on the user, one has stalled mid-turn, one failed. The exporter reads that home like any other,
+// and sees each live session's agent process (and one agent with no session file) in the process table.
 
 import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +14,11 @@ import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 
 const TICK_MS = 2000;
+const ASKING = 'demo-asking-0000-4000-8000-000000000001';
+const STALLED = 'demo-stalled-000-4000-8000-000000000002';
+const WORKING = 'demo-working-000-4000-8000-000000000004';
+const THREAD = '019fc8be-3658-7ca3-9000-000000000005';
+const OPENCODE_SESSION = 'ses_demo0000000000000000000006';
 const MIN = 60_000;
 
 type Line = Record<string, unknown>;
@@ -139,11 +146,11 @@ function opencode(home: string, session: string, project: string) {
 /** Writes the sample home; `advance` moves the working sessions on by one step. */
 export function seedDemo(home: string, now = Date.now()): { advance(): void; close(): void } {
   // Waits on the user: a question asked 12 minutes ago, still unanswered.
-  const asking = claude(home, 'demo-asking-0000-4000-8000-000000000001', 'webshop');
+  const asking = claude(home, ASKING, 'webshop');
   asking.prompt(now - 13 * MIN);
   asking.tool(now - 12 * MIN, 'AskUserQuestion');
   // Stalled: a command started 20 minutes ago never returned and nothing was written since.
-  const stalled = claude(home, 'demo-stalled-000-4000-8000-000000000002', 'infra');
+  const stalled = claude(home, STALLED, 'infra');
   stalled.prompt(now - 22 * MIN);
   const plan = stalled.tool(now - 21 * MIN, 'TodoWrite', 400, { todos: [
     { content: 'Add the health check', status: 'completed' }, { content: 'Wire it into the load balancer', status: 'completed' },
@@ -158,11 +165,10 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
   // Working: a Claude Code session that edits, runs commands and delegates to a subagent, a Codex
   // session that runs commands, and an OpenCode session that works through its plan, all in a
   // loop of turns.
-  const sid = 'demo-working-000-4000-8000-000000000004';
-  const main = claude(home, sid, 'webshop');
-  const sub = claude(home, sid, 'webshop', 'a0ad4f44468bdf20d');
-  const cx = codex(home, '019fc8be-3658-7ca3-9000-000000000005', 'infra', now - 5 * MIN);
-  const oc = opencode(home, 'ses_demo0000000000000000000006', 'api');
+  const main = claude(home, WORKING, 'webshop');
+  const sub = claude(home, WORKING, 'webshop', 'a0ad4f44468bdf20d');
+  const cx = codex(home, THREAD, 'infra', now - 5 * MIN);
+  const oc = opencode(home, OPENCODE_SESSION, 'api');
   let step = 0;
   let agentCall = '';
   let pending = '';
@@ -181,12 +187,33 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
   return { advance, close: oc.close };
 }
 
+/**
+ * The sample sessions' live processes: a shell loop per agent, run under the agent's name with the
+ * session on its command line (as `claude --resume <id>` is), and its short-lived children carry the
+ * harness's tool marker (a tool runs). A loop ends by itself once the demo is gone. One more agent,
+ * Aider, has no session file the exporter reads: it shows by its CPU alone.
+ */
+function startAgents(home: string): ChildProcess[] {
+  const loop = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`;
+  const agent = (name: string, args: string[], env: Record<string, string> = {}, cwd = home) =>
+    spawn('/bin/sh', ['-c', loop, name, ...args], { argv0: join(home, 'bin', name), cwd, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+  const project = join(home, 'src', 'chat-bot');
+  mkdirSync(project, { recursive: true });
+  return [
+    agent('claude', ['--resume', ASKING]), agent('claude', ['--resume', STALLED]), agent('claude', ['--resume', WORKING]),
+    agent('codex', ['resume', THREAD], { CODEX_SESSION_ID: THREAD }),
+    agent('opencode', ['--session', OPENCODE_SESSION], { OPENCODE: '1' }),
+    agent('aider', ['--model', 'sonnet'], {}, project),
+  ];
+}
+
 /** Starts the demo: the sample home, the exporter serving it, and the sessions moving. */
 export async function startDemo(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
   const home = mkdtempSync(join(tmpdir(), 'coding-agent-exporter-demo-'));
   // However the process ends (stopped, refused at start-up, crashed), the sample home goes with it.
   process.once('exit', () => rmSync(home, { recursive: true, force: true }));
   const { advance, close } = seedDemo(home);
+  const agents = config.processes.enabled ? startAgents(home) : [];
   // Three steps in: an edit made, a subagent started, usage limits reported.
   for (let i = 0; i < 3; i++) advance();
   // Every harness at its default place in the sample home, and nowhere else.
@@ -202,6 +229,7 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
   return {
     async stop() {
       clearInterval(timer);
+      for (const a of agents) a.kill();
       await agent.stop();
       close();
       rmSync(home, { recursive: true, force: true });

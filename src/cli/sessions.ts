@@ -1,6 +1,7 @@
 // The `sessions` command's output: what the exporter sees, one line per session.
 
 import type { LiveSession } from '../metrics/snapshot.js';
+import type { UnownedAgent } from '../session/store.js';
 
 function compact(n: number): string {
   const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
@@ -30,25 +31,38 @@ function nothingIn(windowSeconds: number): string {
     + `look further back with --since ${wider}\n`;
 }
 
-export function formatSessions(sessions: LiveSession[], now: number, windowSeconds: number): string {
-  const rows = sessions.map(({ session: s, status }) => {
+/** The live process's attribution, CPU and memory, e.g. `registry 12% 310MB`. */
+function processColumn(attribution: string, cpuRatio = 0, residentBytes = 0): string {
+  return `${attribution} ${Math.round(cpuRatio * 100)}% ${compact(residentBytes)}B`;
+}
+
+/**
+ * Sessions, then agent processes no session file is joined to (a harness not read, or before its
+ * first record), whose status is their CPU's.
+ */
+export function formatSessions(sessions: LiveSession[], now: number, windowSeconds: number, unowned: readonly UnownedAgent[] = []): string {
+  const rows = sessions.map(({ session: s, status, process: proc, drift }) => {
     const t = s.tokens;
     const context = s.contextTokens !== undefined
       ? `${compact(s.contextTokens)}${s.contextLimit ? `/${compact(s.contextLimit)} (${Math.round((100 * s.contextTokens) / s.contextLimit)}%)` : ''}`
       : '-';
     return [
-      s.harness, s.project, status.status === 'idle' ? 'idle' : `${status.status} (${status.reason})`, s.model ?? '-',
+      s.harness, s.project, `${status.status} (${status.reason})`, s.model ?? '-',
       // A harness that records no tokens (Cursor) has neither tokens nor a cost to show.
-      s.usageUnrecorded ? '-' : compact(t.input + t.output + t.cacheRead + t.cacheWrite),
+      s.usageUnrecorded ? '-' : `${compact(t.input + t.output + t.cacheRead + t.cacheWrite)}${drift ? ' DRIFT' : ''}`,
       s.usageUnrecorded ? '-' : s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
-      ago(now - s.lastActivityAt), s.id,
+      proc ? processColumn(proc.attribution, proc.cpuRatio, proc.residentBytes) : 'transcript-only', ago(now - s.lastActivityAt), s.id,
     ];
   });
-  const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'LAST ACTIVITY', 'SESSION'];
+  for (const a of unowned) {
+    rows.push([a.harness, a.project, a.busy ? 'working (cpu-busy)' : 'idle (cpu-idle)', '-', '-', '-', '-',
+      processColumn('process-only', a.cpuRatio, a.residentBytes), 'now', `pid ${a.pid}`]);
+  }
+  if (rows.length === 0) return nothingIn(windowSeconds);
+  const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION'];
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const lines = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-  if (rows.length === 0) return nothingIn(windowSeconds);
   return `${lines.join('\n')}\n`;
 }
 
@@ -67,26 +81,45 @@ export interface SessionRecord {
   cost_usd: number | null;
   context_tokens: number | null;
   context_limit_tokens: number | null;
-  /** A tool call not yet returned (the first, where several are). */
-  running_tool: { tool: string; kind: string } | null;
+  /** A tool call not yet returned (the first, where several are), and since when it runs (null where unknown). */
+  running_tool: { tool: string; kind: string; started_at: string | null } | null;
   started_at: string;
   last_activity_at: string;
   turn_started_at: string | null;
+  /** How the live process was joined to the session (registry, environment, open-file, command-line, cwd), or transcript-only. */
+  attribution: string;
+  /** The live agent process and its children's CPU (cores) and resident memory; null where none owns the session. */
+  process: { pid: number | null; cpu_ratio: number | null; resident_memory_bytes: number | null } | null;
+  /** The session did work while the reader counted no tokens for it: the reader fell behind the harness's format. */
+  drift: boolean;
 }
 
-export function sessionRecord({ session: s, status }: LiveSession): SessionRecord {
+const iso = (ms: number | undefined): string | null => (ms !== undefined ? new Date(ms).toISOString() : null);
+
+export function sessionRecord({ session: s, status, process: proc, drift }: LiveSession): SessionRecord {
   const running = Object.values(s.pendingTools)[0];
   return {
     harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
     status: status.status, reason: status.reason, model: s.model ?? null,
     tokens: s.usageUnrecorded ? null : { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
     cost_usd: s.unpriced || s.usageUnrecorded ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
-    running_tool: running ? { tool: running.tool, kind: running.kind } : null,
+    running_tool: running ? { tool: running.tool, kind: running.kind, started_at: iso(running.startedAt) } : null,
     started_at: new Date(s.startedAt).toISOString(), last_activity_at: new Date(s.lastActivityAt).toISOString(),
-    turn_started_at: s.turnStartedAt !== undefined ? new Date(s.turnStartedAt).toISOString() : null,
+    turn_started_at: iso(s.turnStartedAt),
+    attribution: proc?.attribution ?? 'transcript-only',
+    process: proc ? { pid: proc.pid ?? null, cpu_ratio: proc.cpuRatio ?? null, resident_memory_bytes: proc.residentBytes ?? null } : null,
+    drift,
   };
 }
 
-export function sessionsJson(sessions: LiveSession[]): string {
-  return `${JSON.stringify(sessions.map(sessionRecord), null, 2)}\n`;
+/** Sessions, then agent processes no session file is joined to (`session_id` null, attribution process-only). */
+export function sessionsJson(sessions: LiveSession[], unowned: readonly UnownedAgent[] = []): string {
+  return `${JSON.stringify(
+    [...sessions.map(sessionRecord), ...unowned.map((a) => ({
+      harness: a.harness, session_id: null, project: a.project, status: a.busy ? 'working' : 'idle', reason: a.busy ? 'cpu-busy' : 'cpu-idle',
+      attribution: 'process-only', process: { pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes },
+    }))],
+    null,
+    2,
+  )}\n`;
 }

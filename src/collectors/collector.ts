@@ -9,6 +9,7 @@ import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from
 import { listingFailures, openRegular, readRegular } from '../readers/dir.js';
 import { readLines } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
+import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../session/store.js';
 
 export interface CollectorStats {
@@ -51,6 +52,8 @@ export class Collector<S> {
   private unreadable = new Set<string>();
   private running: Promise<void> | undefined;
   private again = false;
+  /** The first drifted session was logged: one warning per collector is enough to act on. */
+  private driftLogged = false;
 
   constructor(
     readonly name: string,
@@ -117,12 +120,13 @@ export class Collector<S> {
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = this.reader;
-        if (reader.processes) this.store.processes.set(reader.harness, listing(() => reader.processes!(root)));
+        if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
         for (const file of listing(() => reader.listFiles(root))) {
           if (seen.has(file.path)) continue;
           seen.add(file.path);
           if (!listing(() => this.readFile(file))) ok = false;
           this.back(file.path);
+          if (file.archived) this.archive(file.sessionId);
           this.store.commitIfDue();
           if (performance.now() - lastYield > 50) {
             await new Promise((r) => setImmediate(r));
@@ -231,6 +235,7 @@ export class Collector<S> {
       }
     });
     this.store.beginLine(false);
+    this.checkDrift(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
@@ -273,6 +278,7 @@ export class Collector<S> {
     } finally {
       this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
+    for (const id of sinks.keys()) this.checkDrift(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
     this.store.stageFile(row, 0);
@@ -309,6 +315,7 @@ export class Collector<S> {
       } finally {
         this.store.beginLine(false);
       }
+      this.checkDrift(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
       this.stats.readBytes += bytes.length;
     }
     const row: FileRow = {
@@ -339,6 +346,24 @@ export class Collector<S> {
       return moved;
     }
     return undefined;
+  }
+
+  /** Logs the first session of this collector that did work with no tokens counted: the reader fell behind the format. */
+  private checkDrift(sessionId: string, path: string): void {
+    if (this.driftLogged) return;
+    const s = this.store.sessions.get(`${this.reader.harness}/${sessionId}`);
+    if (!s || !drifted(s)) return;
+    this.driftLogged = true;
+    this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
+  }
+
+  /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */
+  private archive(sessionId: string): void {
+    const key = `${this.reader.harness}/${sessionId}`;
+    const s = this.store.sessions.get(key);
+    if (!s || s.archived) return;
+    s.archived = true;
+    this.store.touch(key);
   }
 
   /** The store's event sink for records of the session `sessionOf` names. */

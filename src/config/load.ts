@@ -22,6 +22,7 @@ export interface Config {
   model: { max: number };
   tool: { max: number };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
+  processes: { enabled: boolean; procRoot: string };
   pricing: { overridesFile: string };
   identity: { user: string; team: string; attributes: Record<string, string> };
   otlp: {

@@ -71,10 +71,23 @@ export function schema() {
         doc: 'Per-session series (coding_agent_session_*) for at most this many non-idle sessions; 0 switches them off.',
         format: 'nat', default: 50, env: `${ENV_PREFIX}SESSIONS_PER_SESSION_MAX`,
       },
-      doneForSeconds: { doc: 'A finished turn shows as done (or error) this long, then the session is idle.', format: 'nat', default: 1800, env: `${ENV_PREFIX}SESSIONS_DONE_FOR_SECONDS` },
+      doneForSeconds: {
+        doc: 'A finished turn shows as done this long, then the session is idle, where the harness records no reading of it (a failed turn stays an error until the next turn).',
+        format: 'nat', default: 1800, env: `${ENV_PREFIX}SESSIONS_DONE_FOR_SECONDS`,
+      },
       staleAfterSeconds: {
-        doc: 'Without new records for this long, an open turn or pending tool call counts as abandoned (idle).',
+        doc: 'Where processes cannot be seen (processes.enabled off, no process table): without new records for this long, an open turn or running tool call counts as abandoned. An open question or approval never does.',
         format: 'nat', default: 7200, env: `${ENV_PREFIX}SESSIONS_STALE_AFTER_SECONDS`,
+      },
+    },
+    processes: {
+      enabled: {
+        doc: 'Read the process table (of the user the exporter runs as) to see which agents run, join them to sessions and tell a running tool from a prompt; off: session files alone decide (containers without the host\'s processes, recorded files).',
+        format: 'boolean', default: true, env: `${ENV_PREFIX}PROCESSES_ENABLED`, arg: 'processes',
+      },
+      procRoot: {
+        doc: 'Where the process table is mounted (Linux); a host\'s /proc mounted into a container elsewhere.',
+        format: String, default: '/proc', env: `${ENV_PREFIX}PROCESSES_PROC_ROOT`,
       },
     },
     pricing: {

@@ -3,7 +3,9 @@
 
 import type { CollectorStats } from '../collectors/collector.js';
 import type { SessionStore, StoredSession } from '../session/store.js';
+import { drifted } from '../session/drift.js';
 import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
+import type { ProcessState } from '../session/types.js';
 import { catalog, SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES, type MetricDef, type MetricKey } from './catalog.js';
 
 export interface Point {
@@ -30,14 +32,21 @@ export interface SnapshotOptions {
 export interface LiveSession {
   session: StoredSession;
   status: SessionStatus;
+  /** The live process that owns the session, where one does. */
+  process?: ProcessState;
+  /** The reader counted no tokens for the work the session did (drift). */
+  drift: boolean;
 }
 
-/** Sessions active within the window, with their status, most recently active first. */
+/** Sessions active within the window and not archived, with their status, most recently active first. */
 export function liveSessions(store: SessionStore, now: number, opts: Pick<SnapshotOptions, 'status' | 'activeWindowMs'>): LiveSession[] {
   const live: LiveSession[] = [];
-  for (const s of store.sessions.values()) {
-    if (now - s.lastActivityAt > opts.activeWindowMs) continue;
-    live.push({ session: s, status: statusOf(s, store.processes.get(s.harness)?.get(s.id), now, opts.status) });
+  const view = store.processes;
+  for (const [key, s] of store.sessions) {
+    if (s.archived || now - s.lastActivityAt > opts.activeWindowMs) continue;
+    const proc = view.owners.get(key);
+    const visible = view.visible.has(s.harness) && !view.elsewhere.has(key);
+    live.push({ session: s, status: statusOf(s, { visible, proc }, now, opts.status), process: proc, drift: drifted(s) });
   }
   return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
 }
@@ -81,27 +90,37 @@ export function snapshot(
   // Every status of every harness and project with a live session, 0 when none: a status that
   // empties must drop to 0, not vanish.
   const counts = new Map<string, number>();
-  for (const { session: s, status } of live) {
+  const count = (harness: string, project: string, status: string) => {
     for (const st of STATUSES) {
-      const k = JSON.stringify([s.harness, s.project, st]);
-      counts.set(k, (counts.get(k) ?? 0) + (st === status.status ? 1 : 0));
+      const k = JSON.stringify([harness, project, st]);
+      counts.set(k, (counts.get(k) ?? 0) + (st === status ? 1 : 0));
     }
-  }
+  };
+  for (const { session: s, status } of live) count(s.harness, s.project, status.status);
+  // An agent no session file is joined to still shows, by the CPU its process tree uses.
+  for (const a of store.processes.unowned) count(a.harness, a.project, a.busy ? 'working' : 'idle');
   for (const [k, n] of counts) {
     const [harness, project, status] = JSON.parse(k) as [string, string, string];
     put('sessions', { harness, project, status }, n);
   }
 
+  // Every session a live process owns, idle ones too (as many as there are agent processes).
+  for (const { session: s, process: proc } of opts.perSessionMax > 0 ? live : []) {
+    if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: s.id, attribution: proc.attribution }, 1);
+  }
   const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
-  for (const { session: s, status } of shown) {
+  for (const { session: s, status, process: proc } of shown) {
     const id = { harness: s.harness, project: s.project, session_id: s.id };
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
+    for (const call of Object.values(s.pendingTools)) {
+      if (call.startedAt !== undefined) put('sessionToolStarted', { ...id, tool: call.tool, kind: call.kind }, call.startedAt / 1000);
+    }
     put('sessionLastActivity', id, s.lastActivityAt / 1000);
     if (s.turnStartedAt !== undefined) put('sessionTurnStarted', id, s.turnStartedAt / 1000);
     if (s.model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model: s.model }, s.contextTokens);
     if (s.model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model: s.model }, s.contextLimit);
     if (!s.usageUnrecorded) put('sessionCost', id, s.costUsd);
-    put('sessionSubagents', id, Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
+    put('sessionSubagents', id, Object.keys(s.subagents ?? {}).length || Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
     if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);
   }
 
@@ -114,6 +133,12 @@ export function snapshot(
     for (const [harness, n] of cap.folds) put('labelFolds', { harness, label }, n);
   }
 
+  for (const [harness, t] of store.processes.totals) {
+    put('agentProcesses', { harness }, t.processes);
+    put('agentProcessCpu', { harness }, t.cpuRatio);
+    put('agentProcessMemory', { harness }, t.residentBytes);
+  }
+
   put('buildInfo', { version: opts.version, node_version: process.version }, 1);
   put('pricingInfo', { source: store.prices.source, version: store.prices.version }, 1);
   for (const [collector, st] of collectors) {
@@ -123,6 +148,8 @@ export function snapshot(
     put('files', { collector }, st.files);
     put('readBytes', { collector }, st.readBytes);
     for (const reason of new Set([...SKIP_REASONS, ...st.skipped.keys()])) put('skippedRecords', { collector, reason }, st.skipped.get(reason) ?? 0);
+    // The collector, the config section and the harness label are the same id.
+    put('driftSessions', { collector }, live.filter((l) => l.drift && l.session.harness === collector).length);
   }
   for (const [result, n] of Object.entries(opts.otlpExports ?? {})) put('otlpExports', { result }, n);
 

@@ -2,7 +2,7 @@
 // records mean, and reports what it finds as events on a session. It knows nothing of metrics,
 // configuration, persistence or the clock.
 
-import type { HarnessId, ProcessState, TodoState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
+import type { HarnessId, RegistryEntry, TodoState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
 
 export type { ToolCall };
 
@@ -32,6 +32,12 @@ export interface SessionEvents {
   turnReopened(): void;
   /** A tool call; the same id again while it is pending changes what it waits on, counted once. */
   toolCall(id: string, call: ToolCall): void;
+  /** A pending call now waits for the user's approval (`approval`), or no longer waits (undefined). */
+  toolWaits(id: string, waits: ToolCall['waits']): void;
+  /** A subagent (by its own id) started (`running`) or ended a turn of its own (Codex). */
+  subagent(id: string, running: boolean): void;
+  /** The harness archived the session (`true`), or took it out of its archive (`false`). */
+  archived(archived: boolean): void;
   /** A call returned; `call` names it when the result comes after the call was already closed. */
   toolResult(id: string, failed: boolean, call?: ToolCall): void;
   lines(added: number, removed: number): void;
@@ -68,6 +74,8 @@ export interface SessionFile {
    * lines: it is read with `readDocument`, whole, whenever its size or mtime changed.
    */
   document?: true;
+  /** The harness archived the session (Codex's `archived_sessions/`). */
+  archived?: true;
 }
 
 interface ReaderBase<State> {
@@ -87,8 +95,10 @@ interface ReaderBase<State> {
   listFiles(root: string): SessionFile[];
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */
   initialState(file: SessionFile): State;
-  /** Live process state per session id, where the harness publishes it. */
-  processes?(root: string): Map<string, ProcessState>;
+  /** The live processes the harness registered in its files, where it does (no check that they run). */
+  registry?(root: string): RegistryEntry[];
+  /** The session a file a harness process holds open belongs to (Codex's rollout), if it is one of this harness's session files. */
+  sessionOfOpenFile?(path: string): string | undefined;
 }
 
 /**

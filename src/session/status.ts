@@ -1,44 +1,77 @@
-// What a session is doing now, and why, from its recorded state and (where the harness publishes
-// it) its live process.
+// What a session is doing now, and why, from its recorded state and its live process, with the
+// reason codes of the status contract we follow (README, "Statuses").
 
 import type { ProcessState, Session, Status } from './types.js';
 
 export interface StatusOptions {
-  /** A finished turn shows as done (or error) this long, then the session is idle. */
+  /** A finished turn shows as done this long (where no read marker decides), then the session is idle. */
   doneForMs: number;
-  /** Without any new record for this long, an open turn or pending call is taken as abandoned. */
+  /**
+   * Where processes cannot be seen: without any new record for this long, an open turn or a
+   * running call is taken as abandoned (an open question or approval never is).
+   */
   staleAfterMs: number;
 }
 
-export interface SessionStatus {
-  status: Status;
-  /** asking: question|approval|waiting; working: turn-open|process-busy; delegating: subagents;
-   *  error: turn-failed; done: turn-ended|unread (not yet seen, where the harness records it); idle: none. */
-  reason: string;
+/** What the process table says of a session. */
+export interface Liveness {
+  /** The harness's processes can be seen here: a session no process owns has no live agent. */
+  visible: boolean;
+  /** The live process joined to the session. */
+  proc?: ProcessState;
 }
 
-export function statusOf(s: Session, proc: ProcessState | undefined, now: number, opts: StatusOptions): SessionStatus {
+export const REASONS = {
+  asking: ['question', 'approval', 'waiting'],
+  working: ['turn-open', 'process-busy', 'new-prompt', 'cpu-busy'],
+  delegating: ['subagents', 'awaiting'],
+  error: ['turn-failed'],
+  done: ['unread', 'recent', 'process-idle'],
+  idle: ['read', 'quiet', 'process-idle', 'cpu-idle'],
+} as const satisfies Record<Status, readonly string[]>;
+
+export type SessionStatus = { [S in Status]: { status: S; reason: (typeof REASONS)[S][number] } }[Status];
+
+const NOT_SEEN: Liveness = { visible: false };
+
+export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opts: StatusOptions): SessionStatus {
+  const proc = live.proc;
   if (proc?.status === 'waiting') {
     const w = proc.waitingFor ?? '';
-    return { status: 'asking', reason: w.startsWith('approve') ? 'approval' : w === 'input needed' ? 'question' : 'waiting' };
+    return { status: 'asking', reason: w === 'permission prompt' || w.startsWith('approve') ? 'approval' : w === 'input needed' ? 'question' : 'waiting' };
   }
-  const fresh = proc !== undefined || now - s.lastActivityAt < opts.staleAfterMs;
-  if (fresh) {
-    const waits = new Set(Object.values(s.pendingTools).map((t) => t.waits));
+  // Where processes are seen, a session no live process owns has no agent left to work or ask:
+  // what its files leave open was cut off. Where they are not, the timer decides, but never
+  // for a question or an approval, which wait on a person however long they take.
+  const ownerGone = live.visible && proc === undefined;
+  const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
+  // A registry that says idle outranks a turn its transcript leaves open.
+  const processIdle = proc?.status === 'idle';
+  if (!ownerGone && !processIdle) {
+    const pending = Object.values(s.pendingTools);
+    const waits = new Set(pending.map((t) => t.waits));
     if (waits.has('question')) return { status: 'asking', reason: 'question' };
     if (waits.has('approval')) return { status: 'asking', reason: 'approval' };
-    if (waits.has('subagents')) return { status: 'delegating', reason: 'subagents' };
-    if (s.turnStartedAt !== undefined) return { status: 'working', reason: 'turn-open' };
+    if (!stale) {
+      if (waits.has('subagents') || Object.keys(s.subagents ?? {}).length > 0) return { status: 'delegating', reason: 'subagents' };
+      if (proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
+      // A command the harness may hold for approval (its files look the same either way) runs only
+      // if a child of the agent carries the harness's marker.
+      if (s.turnStartedAt !== undefined && proc?.toolRunning === false && pending.some((t) => t.kind === 'execute' && !t.waits)) {
+        return { status: 'asking', reason: 'approval' };
+      }
+      if (s.turnStartedAt !== undefined) return { status: 'working', reason: 'turn-open' };
+      // A harness that writes a turn's end before its tool calls (Gemini CLI): the running tool says otherwise.
+      if (proc?.toolRunning) return { status: 'working', reason: 'process-busy' };
+    }
   }
-  if (proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
-  // Where the harness records that the person looked at the session, a finished turn they have
-  // seen is no longer news: it stays done (or error) only while unread.
-  const unread = s.viewedAt === undefined ? undefined : s.lastTurn !== undefined && s.viewedAt < s.lastTurn.endedAt;
-  if (s.lastTurn && unread !== false && now - s.lastTurn.endedAt < opts.doneForMs) {
-    // Hermes's own picker shows a failed turn as error, the status contract does not: done.
-    return s.lastTurn.outcome === 'failed' && s.harness !== 'hermes'
-      ? { status: 'error', reason: 'turn-failed' }
-      : { status: 'done', reason: unread ? 'unread' : 'turn-ended' };
-  }
-  return { status: 'idle', reason: 'none' };
+  // Hermes's own picker shows a failed turn as error, the status contract does not: done.
+  if (s.turnStartedAt === undefined && s.lastTurn?.outcome === 'failed' && s.harness !== 'hermes') return { status: 'error', reason: 'turn-failed' };
+  // A turn cut off ended with its last record.
+  const endedAt = s.turnStartedAt !== undefined ? s.lastActivityAt : s.lastTurn?.endedAt;
+  if (endedAt === undefined) return { status: 'idle', reason: processIdle ? 'process-idle' : 'quiet' };
+  // Where the harness records that the person read the session, that decides.
+  if (s.viewedAt !== undefined) return s.viewedAt < endedAt ? { status: 'done', reason: 'unread' } : { status: 'idle', reason: 'read' };
+  const reason = processIdle ? 'process-idle' : undefined;
+  return now - endedAt < opts.doneForMs ? { status: 'done', reason: reason ?? 'recent' } : { status: 'idle', reason: reason ?? 'quiet' };
 }

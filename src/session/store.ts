@@ -8,7 +8,7 @@ import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { LabelCap } from './labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type Session, type TokenType, type ToolCall } from './types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -58,6 +58,38 @@ export function localDay(ts: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+/** An agent process no session file could be joined to (a harness we cannot read, or before its first record). */
+export interface UnownedAgent {
+  harness: HarnessId;
+  project: string;
+  /** Its process tree uses CPU above the threshold: taken as working. */
+  busy: boolean;
+  cpuRatio: number;
+  residentBytes: number;
+  pid: number;
+}
+
+export interface ProcessTotals {
+  processes: number;
+  cpuRatio: number;
+  residentBytes: number;
+}
+
+/** The process table as the last process scan saw it. */
+export interface ProcessView {
+  /** Harnesses whose processes can be seen: a session of theirs no process owns has no live agent. */
+  visible: ReadonlySet<HarnessId>;
+  /** Sessions of another machine (their folder is not on this one), by key: their processes cannot be seen here. */
+  elsewhere: ReadonlySet<string>;
+  /** The live process of each owned session, by session key (`harness/id`). */
+  owners: ReadonlyMap<string, ProcessState>;
+  unowned: readonly UnownedAgent[];
+  /** Agent processes per harness, with their children's CPU and memory. */
+  totals: ReadonlyMap<HarnessId, ProcessTotals>;
+}
+
+const EMPTY_VIEW: ProcessView = { visible: new Set(), elsewhere: new Set(), owners: new Map(), unowned: [], totals: new Map() };
+
 export interface Counter {
   key: string;
   metric: MetricKey;
@@ -75,8 +107,10 @@ export class SessionStore {
    * "spend today" and "this week", which a counter's rate cannot give after a restart.
    */
   readonly spendByDay = new Map<string, DaySpend>();
-  /** Live processes per harness, refreshed on every scan (never persisted). */
-  readonly processes = new Map<HarnessId, Map<string, ProcessState>>();
+  /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
+  readonly registries = new Map<string, RegistryEntry[]>();
+  /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
+  processes: ProcessView = EMPTY_VIEW;
   private readonly projects: ProjectNamer;
   readonly models: LabelCap;
   readonly tools: LabelCap;
@@ -133,6 +167,32 @@ export class SessionStore {
   beginLine(replay: boolean): void {
     this.muted = replay;
     this.recordKey = undefined;
+  }
+
+  /** The project label of a folder (for processes no session file names). */
+  projectOf(cwd: string): string {
+    return this.projects.label(cwd);
+  }
+
+  /** A session changed outside a reader (archived, its process gone): committed with the next commit. */
+  touch(key: string): void {
+    this.dirtySessions.add(key);
+  }
+
+  /**
+   * The process that ran a session's open turn is gone: the turn ends now, counted once as
+   * interrupted (a harness killed mid-turn writes nothing).
+   */
+  interrupt(key: string, at: number): void {
+    const s = this.sessions.get(key);
+    if (!s || s.turnStartedAt === undefined) return;
+    if (!s.turnCounted) this.add('turns', { harness: s.harness, project: s.project, outcome: 'interrupted' }, 1);
+    s.lastTurn = { outcome: 'interrupted', endedAt: at, startedAt: s.turnStartedAt };
+    s.turnStartedAt = undefined;
+    delete s.turnCounted;
+    delete s.subagents;
+    s.pendingTools = {};
+    this.dirtySessions.add(key);
   }
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
@@ -207,6 +267,13 @@ export class SessionStore {
       return s;
     };
     const hp = () => ({ harness, project: session().project });
+    // Work recorded, against which no tokens is drift: a finished turn (an answer), or a record of
+    // a known type in an unknown shape. Not tool calls alone: a first step cut off before its usage
+    // was written has some. Not for a harness that records no tokens.
+    const recordsTokens = !unrecorded.includes('output');
+    const didWork = (s: StoredSession) => {
+      if (recordsTokens && !store.muted) s.work = (s.work ?? 0) + 1;
+    };
     // The usage counters of a project and model, looked up once per file rather than per answer.
     // The cost counter is created only for a priced model: an unpriced one shows no $0. A token
     // type the harness never records has no counter at all; one a record does not say (Copilot's
@@ -292,6 +359,7 @@ export class SessionStore {
         // A turn's end can be written more than once (an answer's end, then the turn summary).
         if (s.turnStartedAt === undefined) return;
         if (!s.turnCounted) store.add('turns', { ...hp(), outcome }, 1);
+        if (outcome === 'completed') didWork(s);
         s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
         s.turnStartedAt = undefined;
         delete s.turnCounted;
@@ -307,8 +375,9 @@ export class SessionStore {
         const s = session();
         // A call reported again while pending (goose asks for approval after writing the call)
         // changes what it waits on; it was counted once.
-        if (s.pendingTools[id]) {
-          s.pendingTools[id] = call;
+        const pending = s.pendingTools[id];
+        if (pending) {
+          s.pendingTools[id] = { ...call, startedAt: pending.startedAt };
           return;
         }
         const tool = store.tools.label(harness, call.tool);
@@ -316,7 +385,26 @@ export class SessionStore {
         let c = toolCounters.get(k);
         if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
         store.bump(c, 1);
-        s.pendingTools[id] = call;
+        s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
+      },
+      toolWaits(id, waits) {
+        const c = session().pendingTools[id];
+        if (!c) return;
+        if (waits) c.waits = waits;
+        else delete c.waits;
+      },
+      subagent(id, running) {
+        const s = session();
+        if (running) (s.subagents ??= {})[id] = true;
+        else if (s.subagents) {
+          delete s.subagents[id];
+          if (Object.keys(s.subagents).length === 0) delete s.subagents;
+        }
+      },
+      archived(archived) {
+        const s = session();
+        if (archived) s.archived = true;
+        else delete s.archived;
       },
       toolResult(id, failed, call?: ToolCall) {
         const s = session();
@@ -348,7 +436,11 @@ export class SessionStore {
       todos(byState) {
         session().todos = byState;
       },
-      skipped: onSkip,
+      skipped(reason) {
+        // A record of a known type whose shape the reader does not know is work it could not count.
+        if (reason === 'unknown_shape') didWork(session());
+        onSkip(reason);
+      },
       firstTime(k) {
         const key = `${collector}\0${k}`;
         if (store.pendingSeen.has(key) || store.db.seen(key)) return false;

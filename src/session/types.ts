@@ -101,6 +101,11 @@ export interface ToolCall {
   waits?: 'question' | 'approval' | 'subagents';
 }
 
+/** A call that has not returned yet: when it was made (ms), as far as the records say. */
+export interface PendingCall extends ToolCall {
+  startedAt?: number;
+}
+
 /**
  * What is known about one session: identity, where it runs, and the state from which its status
  * is derived. Persisted (as JSON) so a restart knows every session without re-reading history.
@@ -124,7 +129,18 @@ export interface Session {
   /** The session's plan (todo list): items by state, where the harness records one. */
   todos?: Partial<Record<TodoState, number>>;
   /** Tool calls that have not returned yet, by call id. */
-  pendingTools: Record<string, ToolCall>;
+  pendingTools: Record<string, PendingCall>;
+  /** Subagents (their own sessions' ids) whose turn is still running after the parent's turn ended (Codex). */
+  subagents?: Record<string, true>;
+  /** The harness archived the session: it counts in the counters, not in coding_agent_sessions. */
+  archived?: true;
+  /**
+   * The process last joined to the session, by pid and start (persisted, so that a process that
+   * dies while the exporter is down still ends its open turn).
+   */
+  owner?: { pid: number; startTicks: number };
+  /** Records that did work (finished turns, records of an unknown shape), for drift. */
+  work?: number;
   contextTokens?: number;
   contextLimit?: number;
   tokens: Usage;
@@ -135,8 +151,37 @@ export interface Session {
   usageUnrecorded?: true;
 }
 
-/** Live process information a harness publishes (Claude Code's sessions/<pid>.json). */
-export interface ProcessState {
-  status: 'busy' | 'idle' | 'waiting';
+/** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */
+export type Attribution = 'registry' | 'environment' | 'open-file' | 'command-line' | 'cwd';
+
+/**
+ * A process a harness registered for a session in its own files (Claude Code's and Qwen Code's
+ * `sessions/<pid>.json`, Copilot CLI's `inuse.<pid>.lock`), with what it says it does.
+ */
+export interface RegistryEntry {
+  sessionId: string;
+  pid: number;
+  /** The pid's start time as the registry recorded it (`/proc/<pid>/stat` field 22): a reused pid does not match. */
+  procStart?: number;
+  status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+}
+
+/** What the process table says of a session's owner. */
+export interface ProcessState {
+  attribution: Attribution;
+  pid?: number;
+  /** The process's start, with the pid its identity. */
+  startTicks?: number;
+  /** What the harness's registry says the process does, where it says it. */
+  status?: 'busy' | 'idle' | 'waiting';
+  waitingFor?: string;
+  /**
+   * A live descendant of the agent carries the harness's tool marker (a tool runs), for harnesses
+   * whose files cannot tell an approval prompt from a running tool; undefined elsewhere.
+   */
+  toolRunning?: boolean;
+  /** CPU cores the agent's process tree used over the last interval, and its resident memory. */
+  cpuRatio?: number;
+  residentBytes?: number;
 }

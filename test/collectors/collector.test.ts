@@ -12,6 +12,7 @@ import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import { obj } from '../../src/readers/fields.js';
 import { parseJson } from '../../src/readers/lines.js';
+import { liveSessions } from '../../src/metrics/snapshot.js';
 import type { Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
@@ -164,16 +165,18 @@ describe('collector', () => {
 });
 
 describe('Claude Code process registry', () => {
-  it('takes a live process\'s waiting state, and ignores registry files of dead processes', async () => {
+  it('hands the process scan every registry file, with its pid, start and status (whether it runs is the process table\'s to say)', async () => {
     const t = setup();
     writeFileSync(t.file, prompt('u1') + answer('m1', 100));
     mkdirSync(join(t.root, 'sessions'));
-    writeFileSync(join(t.root, 'sessions', `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: 's1', status: 'waiting', waitingFor: 'approve Bash' }));
-    writeFileSync(join(t.root, 'sessions', '999999999.json'), JSON.stringify({ pid: 999999999, sessionId: 's2', status: 'busy' }));
+    writeFileSync(join(t.root, 'sessions', '11721.json'), JSON.stringify({ pid: 11721, sessionId: 's1', procStart: '355797', status: 'waiting', waitingFor: 'permission prompt' }));
+    writeFileSync(join(t.root, 'sessions', '11722.json'), JSON.stringify({ pid: 11722, sessionId: 's2', status: 'busy' }));
+    writeFileSync(join(t.root, 'sessions', '11722.abc.key'), 'secret');
     await t.collector.scan();
-    const live = t.store.processes.get('claude-code')!;
-    expect(live.get('s1')).toEqual({ status: 'waiting', waitingFor: 'approve Bash' });
-    expect(live.has('s2')).toBe(false);
+    expect(t.store.registries.get(`claude-code\0${t.root}`)).toEqual([
+      { sessionId: 's1', pid: 11721, procStart: 355797, status: 'waiting', waitingFor: 'permission prompt' },
+      { sessionId: 's2', pid: 11722, status: 'busy', waitingFor: undefined },
+    ]);
   });
 });
 
@@ -205,6 +208,11 @@ describe('moved files', () => {
     expect(count('prompts')).toBe(1);
     expect(count('tokens')).toBe(12);
     expect(collector.stats.files).toBe(1);
+    // Archived: still counted, no longer a live session.
+    const at = Date.UTC(2026, 10, 30, 10, 5);
+    const opts = { status: { doneForMs: 1_800_000, staleAfterMs: 7_200_000 }, activeWindowMs: 86_400_000 };
+    expect([...store.sessions.values()][0]!.archived).toBe(true);
+    expect(liveSessions(store, at, opts)).toEqual([]);
   });
 });
 

@@ -189,6 +189,15 @@ describe('dashboards', () => {
     expect(panels(sessions).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n')).toContain('coding_agent_session_todos');
   });
 
+  it('the sessions dashboard shows live processes, how they were joined and the tools they run; exporter health shows drift', () => {
+    const exprsOf = (file: string) => panels(dashboards.find(([f]) => f === file)![1]).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n');
+    for (const m of ['coding_agent_session_process_info', 'coding_agent_session_tool_started_timestamp_seconds', 'coding_agent_processes',
+      'coding_agent_process_cpu_ratio', 'coding_agent_process_resident_memory_bytes']) {
+      expect(exprsOf('sessions.json'), m).toContain(m);
+    }
+    expect(exprsOf('exporter-health.json')).toContain('coding_agent_exporter_drift_sessions');
+  });
+
   it('the sessions table uses every per-session gauge', () => {
     const sessions = dashboards.find(([f]) => f === 'sessions.json')![1];
     const table = panels(sessions).find((p) => p.type === 'table' && p.title === 'Live sessions');

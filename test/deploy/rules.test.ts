@@ -111,6 +111,7 @@ describe('alerts (alerts.yml)', () => {
       'CodingAgentContextWindowAlmostFull',
       'CodingAgentDailyBudgetExceeded',
       'CodingAgentExporterDown',
+      'CodingAgentReaderDrift',
       'CodingAgentSessionStuck',
       'CodingAgentSessionWaitingForUser',
       'CodingAgentSpendSpike',

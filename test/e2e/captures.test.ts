@@ -41,17 +41,17 @@ describe('sessions command', () => {
     const r = run(['sessions', '--state-dir', tempDir()], env);
     expect(r.status).toBe(0);
     const [header, ...rows] = r.stdout.trim().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'LAST ACTIVITY', 'SESSION']);
+    expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION']);
     expect(rows).toHaveLength(16);
-    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(turn-ended\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
+    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(recent\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
-    expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(turn-ended\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
-    expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+done \(turn-ended\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/);
+    expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(recent\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
+    expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+done \(recent\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/);
     expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+error \(turn-failed\)/);
-    expect(r.stdout).toMatch(/copilot-cli\s+demo-app\s+done \(turn-ended\)\s+gpt-4\.1\s+2\.7k\s+\$0\.0035\s+1\.3k\/64k \(2%\)/);
-    expect(r.stdout).toMatch(/qwen-code\s+demo-app\s+done \(turn-ended\)\s+qwen3-coder-fake\s+2\.7k\s+unpriced/);
-    expect(r.stdout).toMatch(/opencode\s+demo-app\s+done \(turn-ended\)\s+fake-model\s+2\.7k\s+unpriced\s+1\.3k\s/);
-    expect(r.stdout).toMatch(/kilo\s+demo-app\s+done \(turn-ended\)\s+fake-model\s+2\.7k\s+unpriced/);
+    expect(r.stdout).toMatch(/copilot-cli\s+demo-app\s+done \(recent\)\s+gpt-4\.1\s+2\.7k\s+\$0\.0035\s+1\.3k\/64k \(2%\)/);
+    expect(r.stdout).toMatch(/qwen-code\s+demo-app\s+done \(recent\)\s+qwen3-coder-fake\s+2\.7k\s+unpriced/);
+    expect(r.stdout).toMatch(/opencode\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced\s+1\.3k\s/);
+    expect(r.stdout).toMatch(/kilo\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced/);
   });
 });
 

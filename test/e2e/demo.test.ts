@@ -15,6 +15,12 @@ describe('demo', () => {
     const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
     expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));
     expect(sum(first, 'coding_agent_usage_limit_used_ratio', { harness: 'codex', window: '5h' })).toBeGreaterThan(0);
+    // Each live session's agent is a process the exporter finds and joins to it; Aider has no session file.
+    const info = samples(first).filter((s) => s.name === 'coding_agent_session_process_info');
+    expect(info.map((s) => `${s.labels.harness}/${s.labels.attribution}`).sort()).toEqual(
+      ['claude-code/command-line', 'claude-code/command-line', 'claude-code/command-line', 'codex/environment', 'opencode/command-line']);
+    expect(sum(first, 'coding_agent_processes', { harness: 'aider' })).toBeGreaterThanOrEqual(1);
+    expect(sum(first, 'coding_agent_sessions', { harness: 'aider', project: 'chat-bot', status: 'idle' })).toBe(1);
     await new Promise((r) => setTimeout(r, 4500));
     const later = await (await fetch(u)).text();
     expect(sum(later, 'coding_agent_tokens_total')).toBeGreaterThan(sum(first, 'coding_agent_tokens_total'));

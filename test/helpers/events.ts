@@ -11,6 +11,7 @@ export function recorder(): { events: SessionEvents; log: Recorded[] } {
   const events: SessionEvents = {
     meta: rec('meta'), activity: rec('activity'), usage: rec('usage'), context: rec('context'), prompt: rec('prompt'),
     turnStarted: rec('turnStarted'), turnEnded: rec('turnEnded'), turnReopened: rec('turnReopened'), toolCall: rec('toolCall'), toolResult: rec('toolResult'),
+    toolWaits: rec('toolWaits'), subagent: rec('subagent'), archived: rec('archived'),
     lines: rec('lines'), premiumRequests: rec('premiumRequests'), compaction: rec('compaction'), usageLimit: rec('usageLimit'), viewed: rec('viewed'), todos: rec('todos'), skipped: rec('skipped'),
     firstTime: (k) => !seen.has(k) && Boolean(seen.add(k)),
     record: rec('record'),

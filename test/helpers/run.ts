@@ -12,9 +12,13 @@ export function tempDir(prefix = 'cae-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Environment for the binary with HOME pointing at a fixture home and nothing inherited that points elsewhere. */
+/**
+ * Environment for the binary with HOME pointing at a fixture home and nothing inherited that
+ * points elsewhere. Recorded files have no processes: the process table is off unless asked for
+ * (the agents running on this machine are not the fixtures').
+ */
 export function envFor(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, ...extra };
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false', ...extra };
   return env;
 }
 

@@ -18,7 +18,7 @@ const NOW = Date.parse('2026-11-30T02:20:00Z');
 const GOLDEN = join(FIXTURES, 'metrics', 'home.prom');
 
 async function agentFor(dir = home) {
-  const config = loadConfig(['--state-dir', tempDir()], { HOME: dir });
+  const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
   const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
   await agent.scanAll();
   return agent;
@@ -60,19 +60,20 @@ describe('exposition', () => {
     expect(new Set(series).size).toBe(series.length);
   });
 
-  it('drops a session\'s series when it goes idle, keeping its counters and a 0 for its status', async () => {
+  it('drops a session\'s series when it goes idle, keeping its counters and a 0 for its status; an error stays until a new turn', async () => {
     const agent = await agentFor();
     const live = samples(exposition(agent.families(NOW), NOW, NOW));
     const later = NOW + 3 * 3600_000;
     const idle = samples(exposition(agent.families(later), NOW, later));
     await agent.stop();
     expect(live.filter((s) => s.name === 'coding_agent_session_status').length).toBe(16);
-    expect(idle.filter((s) => s.name.startsWith('coding_agent_session_'))).toEqual([]);
+    expect(idle.filter((s) => s.name === 'coding_agent_session_status').map((s) => s.labels.status)).toEqual(['error', 'error', 'error', 'error']);
     const count = (ss: typeof live, status: string) => ss.filter((s) => s.name === 'coding_agent_sessions' && s.labels.status === status).reduce((a, s) => a + s.value, 0);
     expect(count(live, 'done')).toBe(12);
     expect(count(live, 'error')).toBe(4);
     expect(count(idle, 'done')).toBe(0);
-    expect(count(idle, 'idle')).toBe(16);
+    expect(count(idle, 'error')).toBe(4);
+    expect(count(idle, 'idle')).toBe(12);
     const tokens = (ss: typeof live) => ss.filter((s) => s.name === 'coding_agent_tokens_total').map((s) => s.value);
     expect(tokens(idle)).toEqual(tokens(live));
   });

@@ -1,8 +1,11 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codex } from '../../src/readers/codex/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder } from '../helpers/events.js';
+import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.codex/sessions/2026/11/30/rollout-x-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl', sessionId: 'child' };
 const t0 = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -14,9 +17,9 @@ const tokens = (ms: number, input: number, cached: number, output: number, reaso
     last_token_usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, total_tokens: input + output },
     model_context_window: 258400 }, rate_limits: null });
 
-function read(lines: string[], r = recorder()) {
-  const state = codex.initialState(file);
-  for (const l of lines) codex.readLine(Buffer.from(l), state, file, r.events);
+function read(lines: string[], r = recorder(), f = file) {
+  const state = codex.initialState(f);
+  for (const l of lines) codex.readLine(Buffer.from(l), state, f, r.events);
   return r;
 }
 const sum = (log: unknown[][]) => log.filter(([e]) => e === 'usage').map(([, , u]) => u as Usage)
@@ -64,7 +67,7 @@ describe('Codex reader', () => {
     expect(r.log.filter(([e]) => e === 'prompt')).toHaveLength(2);
   });
 
-  it('sees failed commands, MCP errors, questions and approval requests', () => {
+  it('sees failed commands, MCP errors, questions and permission requests; a command asking to leave the sandbox is not taken as waiting', () => {
     const call = (id: string, name: string, args: object) => line(5, 'response_item', { type: 'function_call', name, call_id: id, arguments: JSON.stringify(args) });
     const out = (id: string, output: string) => line(6, 'response_item', { type: 'function_call_output', call_id: id, output });
     const r = read([meta(),
@@ -73,9 +76,12 @@ describe('Codex reader', () => {
       call('c3', 'request_user_input', { questions: [] }),
       call('c4', 'github__create_issue', {}), out('c4', '{"content":[]}'),
       ev(7, { type: 'mcp_tool_call_end', call_id: 'c4', result: { Err: 'boom' } }),
+      call('c5', 'request_permissions', { permissions: {} }),
     ]);
     expect(r.log).toContainEqual(['toolResult', 'c1', true]);
-    expect(r.log).toContainEqual(['toolCall', 'c2', { tool: 'exec_command', kind: 'execute', waits: 'approval' }]);
+    // The approval policy may run it without asking: only the process table can tell.
+    expect(r.log).toContainEqual(['toolCall', 'c2', { tool: 'exec_command', kind: 'execute' }]);
+    expect(r.log).toContainEqual(['toolCall', 'c5', { tool: 'request_permissions', kind: 'communicate', waits: 'approval' }]);
     expect(r.log).toContainEqual(['toolCall', 'c3', { tool: 'request_user_input', kind: 'communicate', waits: 'question' }]);
     expect(r.log).toContainEqual(['toolResult', 'c4', false]);
     expect(r.log).toContainEqual(['toolResult', 'c4', true, { tool: 'mcp:github', kind: 'other' }]);
@@ -86,6 +92,22 @@ describe('Codex reader', () => {
       '/src/app/a.ts': { type: 'update', unified_diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n-old\n+new\n+more\n ctx' },
       '/src/app/b.ts': { type: 'add', content: 'x\ny\n' } } })]);
     expect(r.log).toContainEqual(['lines', 4, 1]);
+  });
+
+  it('reports a subagent\'s own turn to its parent, which delegates while it runs', () => {
+    const sub: SessionFile = { path: '/h/.codex/sessions/2026/11/30/rollout-x-01a22a3d-9999-7000-8000-000000000001.jsonl', sessionId: '01a22a3d-9999-7000-8000-000000000001' };
+    const r = read([line(1, 'session_meta', { id: 'sub', cwd: '/src/app', source: { subagent: { thread_spawn: { parent_thread_id: 'parent' } } } }),
+      ev(3000, { type: 'task_started' }), ev(4000, { type: 'task_complete' })], recorder(), sub);
+    expect(r.log.filter(([e]) => e === 'subagent')).toEqual([['subagent', sub.sessionId, true], ['subagent', sub.sessionId, false]]);
+    expect(r.log.filter(([e]) => e === 'turnStarted' || e === 'turnEnded')).toEqual([]);
+  });
+
+  it('marks rollouts under archived_sessions/ as archived', () => {
+    const root = tempDir();
+    const name = 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl';
+    mkdirSync(join(root, 'archived_sessions'));
+    writeFileSync(join(root, 'archived_sessions', name), '');
+    expect(codex.listFiles(root)).toEqual([{ path: join(root, 'archived_sessions', name), sessionId: '01a22a3d-05e6-72a3-9eaf-d395a9e9befd', archived: true }]);
   });
 
   it('ends turns as completed, failed or interrupted', () => {

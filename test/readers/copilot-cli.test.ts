@@ -155,7 +155,17 @@ describe('Copilot CLI reader: tools', () => {
       ask(7, 'p2', 't2'), answerPermission(8, 'p2', 'denied-interactively-by-user'), toolDone(9, 't2', false)]);
     expect(events(r.log, 'toolCall')).toEqual([
       ['toolCall', 't1', { tool: 'bash', kind: 'execute', waits: 'approval' }], ['toolCall', 't2', { tool: 'edit', kind: 'edit', waits: 'approval' }]]);
-    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false], ['t1', false], ['t2', true]]);
+    expect(events(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', undefined]]);
+    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false], ['t2', true]]);
+  });
+
+  it('1.0.102: a permission request for a call already started makes it wait, without counting it again', () => {
+    const ask = line(4, 'permission.requested', { requestId: 'p1', permissionRequest: { kind: 'shell', toolCallId: 't1' } });
+    const r = read([start, prompt(1), answer(2, [['t1', 'bash']]), toolStart(3, 't1', 'bash'), ask,
+      line(5, 'permission.completed', { requestId: 'p1', result: { kind: 'approved' } }), toolDone(6, 't1', true)]);
+    expect(events(r.log, 'toolCall')).toEqual([['toolCall', 't1', { tool: 'bash', kind: 'execute' }]]);
+    expect(events(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', 'approval'], ['toolWaits', 't1', undefined]]);
+    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false]]);
   });
 });
 
@@ -211,13 +221,12 @@ describe('Copilot CLI reader: files and processes', () => {
     expect(files).toEqual([['otel/copilot.jsonl', 'otel:copilot.jsonl'], ['session-state/old.jsonl', 'old'], ['session-state/u1/events.jsonl', 'u1']]);
   });
 
-  it('takes a lock file of a live process as the session being open, and ignores a dead one', () => {
+  it('hands the process scan each lock file\'s pid and session (whether it runs is the process table\'s to say)', () => {
     const root = tempDir();
-    mkdirSync(join(root, 'session-state', 'live'), { recursive: true });
-    mkdirSync(join(root, 'session-state', 'stale'), { recursive: true });
-    writeFileSync(join(root, 'session-state', 'live', `inuse.${process.pid}.lock`), '');
-    writeFileSync(join(root, 'session-state', 'stale', 'inuse.999999999.lock'), '');
-    expect([...copilotCli.processes!(root)]).toEqual([['live', { status: 'idle' }]]);
+    mkdirSync(join(root, 'session-state', 's1'), { recursive: true });
+    writeFileSync(join(root, 'session-state', 's1', 'inuse.4242.lock'), '4242');
+    writeFileSync(join(root, 'session-state', 's1', 'inuse.4242.hold'), '');
+    expect(copilotCli.registry!(root)).toEqual([{ sessionId: 's1', pid: 4242 }]);
   });
 
   it('skips bad lines with a reason', () => {

@@ -252,3 +252,18 @@ describe('OpenCode 2.x', () => {
     expect(total(r.log)).toMatchObject({ input: 10, output: 4 });
   });
 });
+
+describe('OpenCode archive', () => {
+  it('reports a session archived while time_archived is set, and taken out of the archive when it is cleared', () => {
+    const db = new OpenCodeDb();
+    db.db.exec('ALTER TABLE session ADD COLUMN time_archived INTEGER');
+    db.session('s1', 0);
+    db.user('s1', 'u1', 1);
+    db.db.prepare('UPDATE session SET time_archived = ?, time_updated = ? WHERE id = ?').run(T0 + 5, T0 + 5, 's1');
+    const r = reading(db);
+    expect(named(r.read(), 'archived')).toEqual([['archived', true]]);
+    db.db.prepare('UPDATE session SET time_archived = NULL, time_updated = ? WHERE id = ?').run(T0 + 9, 's1');
+    expect(named(r.read(), 'archived')).toEqual([['archived', false]]);
+    db.close();
+  });
+});

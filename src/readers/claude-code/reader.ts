@@ -3,10 +3,9 @@
 
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
-import { minusUsage, type ProcessState, type Usage } from '../../session/types.js';
+import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { listDir, readText } from '../dir.js';
 import { countPatchLines, jsonObject, lineCount, num, obj, planOf, str, time, type Json } from '../fields.js';
-import { pidAlive } from '../process.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -210,9 +209,13 @@ function system(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvents):
   }
 }
 
-/** `sessions/<pid>.json`: one file per live interactive process, saying whether it is busy or waiting. */
-function processes(root: string): Map<string, ProcessState> {
-  const live = new Map<string, ProcessState>();
+/**
+ * `sessions/<pid>.json`: one file per interactive process, rewritten on every change of what it
+ * does (busy, idle, or waiting for a permission or an answer), left behind by a crash: whether
+ * the process still runs is the process table's to say (pid and `procStart`).
+ */
+function registry(root: string): RegistryEntry[] {
+  const entries: RegistryEntry[] = [];
   for (const e of listDir(join(root, 'sessions'))) {
     if (!e.isFile || !/^\d+\.json$/.test(e.name)) continue;
     // A registry file being rewritten or removed is read at the next scan.
@@ -221,10 +224,14 @@ function processes(root: string): Map<string, ProcessState> {
     const pid = typeof rec.pid === 'number' ? rec.pid : Number(e.name.slice(0, -5));
     const sessionId = str(rec.sessionId);
     const status = str(rec.status);
-    if (!sessionId || (status !== 'busy' && status !== 'idle' && status !== 'waiting') || !pidAlive(pid)) continue;
-    live.set(sessionId, { status, waitingFor: str(rec.waitingFor) });
+    if (!sessionId) continue;
+    const procStart = Number(str(rec.procStart) ?? rec.procStart);
+    entries.push({
+      sessionId, pid, ...(Number.isFinite(procStart) && procStart > 0 ? { procStart } : {}),
+      ...(status === 'busy' || status === 'idle' || status === 'waiting' ? { status, waitingFor: str(rec.waitingFor) } : {}),
+    });
   }
-  return live;
+  return entries;
 }
 
 export const claudeCode: Reader<ClaudeState> = {
@@ -234,5 +241,5 @@ export const claudeCode: Reader<ClaudeState> = {
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file) }),
   readLine,
-  processes,
+  registry,
 };

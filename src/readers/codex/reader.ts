@@ -2,7 +2,7 @@
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, num, obj, planOf, str, time, type Json } from '../fields.js';
@@ -73,36 +73,36 @@ function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
 /** Rollouts under `sessions/` (by date) and `archived_sessions/` (flat). */
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
-  const walk = (dir: string, depth: number) => {
+  const walk = (dir: string, depth: number, archived: boolean) => {
     for (const e of listDir(dir)) {
       const m = e.isFile ? ROLLOUT.exec(e.name) : null;
-      if (m) files.push({ path: e.path, sessionId: m[1]! });
-      else if (e.isDirectory && depth > 0) walk(e.path, depth - 1);
+      if (m) files.push({ path: e.path, sessionId: m[1]!, ...(archived ? { archived } : {}) });
+      else if (e.isDirectory && depth > 0) walk(e.path, depth - 1, archived);
     }
   };
-  walk(join(root, 'sessions'), 3);
-  walk(join(root, 'archived_sessions'), 0);
+  walk(join(root, 'sessions'), 3, false);
+  walk(join(root, 'archived_sessions'), 0, true);
   return files;
 }
 
 const TOOLS: ToolTable = {
   kinds: {
     exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
-    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', view_image: 'read',
+    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', request_permissions: 'communicate', view_image: 'read',
     spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
     web_search: 'search', web_search_call: 'search', tool_search: 'search',
   },
-  waits: { request_user_input: 'question', wait: 'subagents', spawn_agent: 'subagents' },
+  // request_permissions asks the user for more permissions: an approval. A command that merely
+  // asks to leave the sandbox may run without asking (the approval policy decides): whether it
+  // waits shows only in the process table.
+  waits: { request_user_input: 'question', request_permissions: 'approval', wait: 'subagents', spawn_agent: 'subagents' },
 };
 
-function classifyTool(name: string, args: string): ToolCall {
+function classifyTool(name: string): ToolCall {
   // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
   const parts = name.replace(/^mcp__/, '').split('__');
   if (parts.length > 1) return mcpTool(parts[0]);
-  const call = builtinTool(name, TOOLS);
-  // A command that asks to leave the sandbox waits for the user's approval.
-  if (call.kind === 'execute' && /require_escalated|"with_escalated_permissions":\s*true/.test(args)) call.waits = 'approval';
-  return call;
+  return builtinTool(name, TOOLS);
 }
 
 // How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).
@@ -190,7 +190,7 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
       return;
     }
     case 'response_item': return replay ? undefined : responseItem(p, state, ev);
-    case 'event_msg': return event(p, ts, replay, state, ev);
+    case 'event_msg': return event(p, ts, replay, file.sessionId, state, ev);
   }
 }
 
@@ -216,7 +216,7 @@ function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
     case 'web_search_call': {
       const name = p.text('name') ?? type;
       const args = p.text('arguments');
-      const call = classifyTool(name, args ?? '');
+      const call = classifyTool(name);
       const id = callId ?? p.text('id') ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
@@ -232,7 +232,7 @@ function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
   }
 }
 
-function event(p: Fields, ts: number, replay: boolean, state: CodexState, ev: SessionEvents): void {
+function event(p: Fields, ts: number, replay: boolean, self: string, state: CodexState, ev: SessionEvents): void {
   const type = p.text('type');
   switch (type) {
     case 'token_count': {
@@ -261,8 +261,14 @@ function event(p: Fields, ts: number, replay: boolean, state: CodexState, ev: Se
       return;
     }
   }
-  // A subagent's turns and prompts are its parent's tool call, not the person's.
-  if (replay || (state.parent && TURN_EVENTS.has(String(type)))) return;
+  if (replay) return;
+  // A subagent's turns and prompts are its parent's tool call, not the person's; while one runs,
+  // its parent delegates, also after the parent's own turn ended.
+  if (state.parent && TURN_EVENTS.has(String(type))) {
+    if (type === 'task_started') ev.subagent(self, true);
+    else if (type === 'task_complete' || type === 'turn_aborted' || type === 'error') ev.subagent(self, false);
+    return;
+  }
   switch (type) {
     case 'task_started':
       return ev.turnStarted(ts);
@@ -328,4 +334,6 @@ export const codex: Reader<CodexState> = {
   listFiles,
   initialState: () => ({ calls: {} }),
   readLine,
+  // The process that runs a thread's turns (the app-server daemon) holds its rollout open.
+  sessionOfOpenFile: (path) => ROLLOUT.exec(basename(path))?.[1],
 };

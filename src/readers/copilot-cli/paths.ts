@@ -4,9 +4,8 @@
 
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../reader.js';
-import type { ProcessState } from '../../session/types.js';
+import type { RegistryEntry } from '../../session/types.js';
 import { listDir } from '../dir.js';
-import { pidAlive } from '../process.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
   return [env.COPILOT_HOME || join(home, '.copilot')];
@@ -35,17 +34,16 @@ const LOCK = /^inuse\.(\d+)\.lock$/;
 
 /**
  * `session-state/<session>/inuse.<pid>.lock` marks a session a live process has open. It says
- * nothing of what the process does: `idle` keeps the session fresh while the process lives and
- * leaves its status to the log. A lock a crash left behind names a dead pid and is ignored.
+ * nothing of what the process does; a lock a crash left behind names a dead pid.
  */
-export function processes(root: string): Map<string, ProcessState> {
-  const live = new Map<string, ProcessState>();
+export function registry(root: string): RegistryEntry[] {
+  const entries: RegistryEntry[] = [];
   for (const dir of listDir(join(root, 'session-state'))) {
     if (!dir.isDirectory) continue;
     for (const e of listDir(dir.path)) {
       const m = e.isFile ? LOCK.exec(e.name) : null;
-      if (m && pidAlive(Number(m[1]))) live.set(dir.name, { status: 'idle' });
+      if (m) entries.push({ sessionId: dir.name, pid: Number(m[1]) });
     }
   }
-  return live;
+  return entries;
 }

@@ -8,7 +8,7 @@ import { num, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readSpan } from './otel.js';
-import { defaultRoots, listFiles, OTEL_PREFIX, processes, watchPaths } from './paths.js';
+import { defaultRoots, listFiles, OTEL_PREFIX, registry, watchPaths } from './paths.js';
 import { classifyTool } from './tools.js';
 
 export interface CopilotState {
@@ -311,9 +311,15 @@ function toolComplete(event: Fields, state: CopilotState, ev: SessionEvents): vo
 function permissionRequested(d: Json, state: CopilotState, ev: SessionEvents): void {
   const request = obj(d.permissionRequest);
   const id = str(request?.toolCallId);
-  const name = id ? state.requested[id] : undefined;
   const requestId = str(d.requestId);
-  if (!id || !name || !requestId || state.calls[id]) return;
+  if (!id || !requestId) return;
+  // 1.0.102 writes the call's start before its permission request: the call, counted already, waits.
+  if (state.calls[id]) {
+    state.permissions[requestId] = id;
+    return ev.toolWaits(id, 'approval');
+  }
+  const name = state.requested[id];
+  if (!name) return;
   delete state.requested[id];
   const call = classifyTool(name, request?.kind === 'mcp' ? str(request.serverName) : undefined);
   state.calls[id] = call;
@@ -327,10 +333,11 @@ function permissionCompleted(d: Json, state: CopilotState, ev: SessionEvents): v
   if (!requestId || !id) return;
   delete state.permissions[requestId];
   const kind = str(obj(d.result)?.kind) ?? '';
-  const approved = kind.startsWith('approved');
+  // Approved, the call runs on until its completion; denied, it ends here, as a failure.
+  if (kind.startsWith('approved')) return ev.toolWaits(id, undefined);
   const call = state.calls[id];
-  if (!approved) delete state.calls[id];
-  ev.toolResult(id, !approved, call);
+  delete state.calls[id];
+  ev.toolResult(id, true, call);
 }
 
 export const copilotCli: Reader<CopilotState> = {
@@ -344,5 +351,5 @@ export const copilotCli: Reader<CopilotState> = {
   }),
   sessionOf: (file, state) => state.otel?.session ?? file.sessionId,
   readLine,
-  processes,
+  registry,
 };

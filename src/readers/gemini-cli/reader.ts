@@ -3,11 +3,12 @@
 // `{"$rewindTo": id}`; before 0.39 `session-*.json`, one JSON document rewritten whole. The real
 // CLI's files are in test/fixtures/captures/gemini-cli.
 
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
 import { num, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
+import { configuredServers } from '../mcp.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
 import { changedLines, classifyTool, toolFailed } from './tools.js';
@@ -17,6 +18,8 @@ export interface GeminiState {
   subagent: boolean;
   /** The session id the header names (a main file's name holds only its first 8 characters). */
   sessionId?: string;
+  /** The project's folder, whose `.gemini/settings.json` may configure MCP servers. */
+  cwd?: string;
   model?: string;
   /**
    * The latest answer with tokens, and the tokens counted for it: the CLI re-appends the latest
@@ -59,7 +62,7 @@ function readLine(line: Buffer, state: GeminiState, file: SessionFile, ev: Sessi
   const rec = parseJson(line);
   if (!rec) return ev.skipped('parse_error');
   if (type === undefined) return header(rec, state, file, ev);
-  message(rec, state, ev);
+  message(rec, state, file, ev);
 }
 
 /** The first record (written again on resume), or a legacy document's top level. */
@@ -70,7 +73,9 @@ function header(rec: Json, state: GeminiState, file: SessionFile, ev: SessionEve
   state.sessionId ??= sessionId;
   const start = time(rec.startTime);
   if (start !== undefined) ev.activity(start);
-  ev.meta({ cwd: projectRoot(file, str(rec.projectHash)) });
+  const cwd = projectRoot(file, str(rec.projectHash));
+  if (cwd) state.cwd = cwd;
+  ev.meta({ cwd });
 }
 
 /**
@@ -91,7 +96,7 @@ function droppedPrompt(messages: unknown[], ts: number | undefined, state: Gemin
   endTurn('failed', ts ?? Date.now(), state, ev);
 }
 
-function message(m: Json, state: GeminiState, ev: SessionEvents): void {
+function message(m: Json, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
   const id = str(m.id);
   const ts = time(m.timestamp);
   if (!id || ts === undefined || !MESSAGE_TYPES.has(String(m.type))) return ev.skipped('unknown_shape');
@@ -100,7 +105,7 @@ function message(m: Json, state: GeminiState, ev: SessionEvents): void {
     case 'user':
       return userMessage(m, id, ts, state, ev);
     case 'gemini':
-      return answer(m, id, ts, state, ev);
+      return answer(m, id, ts, state, file, ev);
     case 'error':
       // An error the UI showed (an API error, an exhausted quota) ends the turn it happened in.
       return endTurn('failed', ts, state, ev);
@@ -132,7 +137,14 @@ function continueTurn(state: GeminiState, ev: SessionEvents): void {
   state.turn = 'open';
 }
 
-function answer(m: Json, id: string, ts: number, state: GeminiState, ev: SessionEvents): void {
+/** The MCP servers the CLI is configured with: `settings.json` (`mcpServers`) of the user and of the project. */
+function mcpServers(file: SessionFile, state: GeminiState): string[] {
+  const at = file.path.lastIndexOf(`${sep}tmp${sep}`);
+  const user = at === -1 ? [] : configuredServers(join(file.path.slice(0, at), 'settings.json'), 'mcpServers');
+  return [...user, ...(state.cwd ? configuredServers(join(state.cwd, '.gemini', 'settings.json'), 'mcpServers') : [])];
+}
+
+function answer(m: Json, id: string, ts: number, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
   const recorded = str(m.model);
   if (recorded && recorded !== state.model) {
     state.model = recorded;
@@ -156,7 +168,7 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, ev: Session
     const plan = name === 'write_todos' && !state.subagent ? planOf(obj(c.args)?.todos) : undefined;
     if (plan) ev.todos(plan);
     // Calls are written once they finished: each is reported with its result.
-    const call = classifyTool(name);
+    const call = classifyTool(name, name.startsWith('mcp_') ? mcpServers(file, state) : []);
     ev.toolCall(callId, call);
     const failed = toolFailed(c);
     ev.toolResult(callId, failed, call);
@@ -244,7 +256,7 @@ function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: Se
     const m = obj(item);
     const ts = time(m?.timestamp);
     if (m && ts !== undefined && ts < from) continue;
-    if (m) message(m, state, ev);
+    if (m) message(m, state, file, ev);
     else ev.skipped('unknown_shape');
     if (ts !== undefined && ts > (state.until ?? -Infinity)) state.until = ts;
   }

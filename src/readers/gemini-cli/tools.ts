@@ -3,6 +3,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { serverOf } from '../mcp.js';
 import { builtinTool, mcpTool } from '../tools.js';
 import { countUnifiedDiff, lineCount, num, obj, str, type Json } from '../fields.js';
 
@@ -20,10 +21,10 @@ const KINDS: Record<string, ToolKind> = {
   ask_user: 'communicate',
 };
 
-export function classifyTool(name: string): ToolCall {
-  // MCP tools are named `mcp_<server>_<tool>` (older versions `<server>__<tool>`); a server name
-  // with an underscore is cut at its first one.
-  if (name.startsWith('mcp_')) return mcpTool(name.slice(4).split('_')[0]);
+export function classifyTool(name: string, servers: readonly string[] = []): ToolCall {
+  // MCP tools are named `mcp_<server>_<tool>` (older versions `<server>__<tool>`): a server whose
+  // name has an underscore is told by the configured names, else cut at its first underscore.
+  if (name.startsWith('mcp_')) return mcpTool(serverOf(name.slice(4), '_', servers));
   const dunder = name.indexOf('__');
   if (dunder > 0) return mcpTool(name.slice(0, dunder));
   return builtinTool(name, { kinds: KINDS });

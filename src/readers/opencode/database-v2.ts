@@ -14,14 +14,15 @@ interface V2Session {
   time_updated: number;
   /** When the person last looked at the session (the read marker). */
   time_viewed: number | null;
+  time_archived: number | null;
 }
 
 const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 'failed', interrupted: 'interrupted' };
 
-export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen'>): void {
+export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>): void {
   const messageCols = columnsOf(db, 'session_message');
   if (!cols.has('time_updated') || !messageCols.has('data')) return;
-  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed'])} FROM session_v2`;
+  const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed', 'time_archived'])} FROM session_v2`;
   const changed = db.prepare(`${select} WHERE time_updated >= ?`).all(state.since) as V2Session[];
   const byId = db.prepare(`${select} WHERE id = ?`);
   const live = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id))
@@ -89,7 +90,7 @@ function readAssistant(t: Target, id: string, data: Json, updated: number): void
       ev.skipped('unknown_shape');
       continue;
     }
-    readToolCall(ev, callId, name, status);
+    readToolCall(t, callId, name, status);
   }
   // Tokens are final once the answer is complete.
   if (num(obj(data.time)?.completed)) countUsage(t, id, data, model, updated);

@@ -32,6 +32,8 @@ export interface SessionRow {
   parent_id: string | null;
   directory: string | null;
   time_updated: number;
+  /** Set when the person archived the session (counted, not shown among live sessions). */
+  time_archived?: number | null;
 }
 
 /** A message (no `message_id`) or a part (with its message's role and model) of one session. */
@@ -56,6 +58,8 @@ export interface SessionContext {
   messageData(id: string): string | undefined;
   /** The statuses of the items of a session's plan (todo list) as it is now. */
   todos(sessionId: string): unknown[];
+  /** The MCP server names configured for a session's folder. */
+  servers(directory: string | null): readonly string[];
 }
 
 // Only the fields the reader uses cross into JavaScript: a tool part's output or a diff's file
@@ -91,7 +95,7 @@ export function sessionsIn(db: Db, ids: readonly string[]): string[] {
 }
 
 /** Reads the rows changed since `state.since` and moves the cursor on. */
-export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: string) => SessionEvents): void {
+export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: string) => SessionEvents, servers: SessionContext['servers']): void {
   const since = state.since;
   let newest = since;
   const seen = (t: number | null) => {
@@ -109,15 +113,15 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
     return undefined;
   });
 
-  if (v2.size) readV2Sessions(db, v2, state, { rootOf, eventsOf, seen });
+  if (v2.size) readV2Sessions(db, v2, state, { rootOf, eventsOf, seen, servers });
   if (!sessionCols.has('id') || !sessionCols.has('time_updated')) return finish(state, newest);
 
   // 2.x keeps sessions carried over from 1.x in `session_v2` under the same id: read them there.
   const notV2 = v2.size ? 'AND id NOT IN (SELECT id FROM session_v2)' : '';
-  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])}
+  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])}
     FROM session WHERE time_updated >= ? ${notV2} ORDER BY time_updated`).all(since) as SessionRow[];
   const liveIds = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id));
-  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated'])} FROM session WHERE id = ?`);
+  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])} FROM session WHERE id = ?`);
   const sessions = [...changed, ...liveIds.map((id) => byId.get(id) as SessionRow | undefined).filter((s) => s !== undefined)];
   for (const id of liveIds) if (!sessions.some((s) => s.id === id)) delete state.live[id]; // deleted
 
@@ -136,7 +140,7 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
   if (!messageCols.has('data')) return finish(state, newest);
 
   const ctx: SessionContext = {
-    state, rootOf, eventsOf, seen,
+    state, rootOf, eventsOf, seen, servers,
     messageData: (id) => messageData.get(id) as string | undefined,
     todos: (id) => todos?.all(id) ?? [],
   };

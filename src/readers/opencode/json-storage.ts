@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { listDir, readText } from '../dir.js';
 import { jsonObject, jsonValue, num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { finish, readSession, rootFinder, type DbState, type RecordRow } from './database.js';
+import { finish, readSession, rootFinder, type DbState, type RecordRow, type SessionContext } from './database.js';
 import { READ_PART_TYPES } from './records.js';
 
 // A file written in the same clock tick as the newest one read may have been missed (coarse
@@ -69,7 +69,7 @@ class Loaded {
  */
 export function readStorage(
   storage: string, state: DbState, eventsOf: (sessionId: string) => SessionEvents,
-  inDatabase: (ids: string[]) => string[],
+  inDatabase: (ids: string[]) => string[], servers: SessionContext['servers'],
 ): boolean {
   const sessions = new Map<string, Stamped>();
   for (const project of listDir(join(storage, 'session'))) {
@@ -121,7 +121,7 @@ export function readStorage(
       const items = jsonValue(readText(join(storage, 'todo', `${id}.json`)) ?? '');
       return Array.isArray(items) ? items.map((i) => obj(i)?.status) : [];
     };
-    readSession(row, changedRecords(files, since, messages), { state, eventsOf, rootOf, seen, messageData, todos });
+    readSession(row, changedRecords(files, since, messages), { state, eventsOf, rootOf, seen, messageData, todos, servers });
   }
   state.newest = Math.max(newest, latest);
   finish(state, latest);

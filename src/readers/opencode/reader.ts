@@ -5,9 +5,10 @@
 // more store after the databases, which are preferred for the sessions 1.2 copied into them.
 // Credentials (`auth.json`) and everything else there are never opened.
 
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { isDirectory, isFile, listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
+import { configuredServers, upToRepository } from '../mcp.js';
 import { readDatabase, storeChanged } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
 import { readDatabaseRows, sessionsIn, type DbState } from './database.js';
@@ -52,16 +53,39 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
     ],
     initialState: () => ({ since: 0, live: {} }),
     readStore(file, state, eventsOf) {
+      const servers = mcpServers(dirname(file.path), app);
       if (isDirectory(file.path)) {
         const inDatabase = (ids: string[]) => databases(dirname(file.path)).flatMap((db) => readDatabase(db, (d) => sessionsIn(d, ids)));
-        return readStorage(file.path, state, eventsOf, inDatabase);
+        return readStorage(file.path, state, eventsOf, inDatabase, servers);
       }
       const { changed, signature } = storeChanged(file.path, state.sig);
       if (!changed) return false;
-      readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf));
+      readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf, servers));
       state.sig = signature;
       return true;
     },
+  };
+}
+
+const CONFIGS = ['opencode.json', 'opencode.jsonc'];
+
+/**
+ * The MCP server names (`mcp` keys) of the configs that apply to a session's folder: the global
+ * one (`~/.config/<app>/`, found next to a data folder at `~/.local/share/<app>`) and the project's,
+ * from the folder up to its repository's root. Names only; a server set by OPENCODE_CONFIG in the
+ * agent's own shell cannot be seen from here.
+ */
+function mcpServers(dataDir: string, app: string): (directory: string | null) => readonly string[] {
+  const share = join('.local', 'share', app);
+  const home = dataDir.endsWith(`${sep}${share}`) ? dataDir.slice(0, -share.length - 1) : undefined;
+  const read = (dir: string) => CONFIGS.flatMap((f) => configuredServers(join(dir, f), 'mcp'));
+  const global = home ? read(join(home, '.config', app)) : [];
+  const byFolder = new Map<string, readonly string[]>();
+  return (directory) => {
+    if (!directory) return global;
+    let names = byFolder.get(directory);
+    if (!names) byFolder.set(directory, (names = [...global, ...upToRepository(directory).flatMap(read)]));
+    return names;
   };
 }
 

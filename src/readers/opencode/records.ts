@@ -14,6 +14,8 @@ export interface Target {
   events: SessionEvents;
   /** A subagent's session: its tokens and tools count for the root; its turns and prompts do not. */
   child: boolean;
+  /** The MCP servers configured for the session's folder (asked only for a tool name that needs them). */
+  servers: () => readonly string[];
 }
 
 /**
@@ -104,7 +106,7 @@ export function readPart(t: Target, id: string, messageId: string, role: string 
       const name = str(data.tool);
       const status = str(obj(data.state)?.status);
       if (!callId || !name || !status) return ev.skipped('unknown_shape');
-      return readToolCall(ev, callId, name, status);
+      return readToolCall(t, callId, name, status);
     }
     case 'compaction':
       if (ev.firstTime(`compaction:${id}`)) ev.compaction();
@@ -117,8 +119,9 @@ export function readPart(t: Target, id: string, messageId: string, role: string 
  * A tool call as its row says now (rows are updated in place as the call runs): counted the first
  * time it is seen, its result once it completed or failed.
  */
-export function readToolCall(ev: SessionEvents, callId: string, name: string, status: string): void {
-  const call = classifyTool(name);
+export function readToolCall(t: Target, callId: string, name: string, status: string): void {
+  const ev = t.events;
+  const call = classifyTool(name, t.servers);
   if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
   if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
 }
@@ -137,11 +140,12 @@ export function turnLines(data: Json): { added: number; removed: number } | unde
 }
 
 /** Where a session's records are reported (its root's session), with what its own row says. */
-export function sessionTarget(s: SessionRow, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen'>): Target {
+export function sessionTarget(s: SessionRow, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>): Target {
   ctx.seen(s.time_updated);
   const root = ctx.rootOf(s.id);
-  const t: Target = { events: ctx.eventsOf(root), child: root !== s.id };
+  const t: Target = { events: ctx.eventsOf(root), child: root !== s.id, servers: () => ctx.servers(s.directory) };
   if (!t.child && s.directory) t.events.meta({ cwd: s.directory });
+  if (!t.child) t.events.archived(Boolean(s.time_archived));
   t.events.activity(s.time_updated);
   return t;
 }

@@ -2,6 +2,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
+import { serverOf } from '../mcp.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
@@ -19,8 +20,9 @@ const KINDS: Record<string, ToolKind> = {
 
 const WAITS: ToolTable['waits'] = { question: 'question', task: 'subagents' };
 
-export function classifyTool(name: string): ToolCall {
-  // MCP tools are named `<server>_<tool>`; built-in names with an underscore are in the table.
-  if (KINDS[name] === undefined && name.includes('_')) return mcpTool(name.split('_')[0]);
+export function classifyTool(name: string, servers: () => readonly string[] = () => []): ToolCall {
+  // MCP tools are named `<server>_<tool>` (built-in names with an underscore are in the table): the
+  // configured server names say where a server's name ends.
+  if (KINDS[name] === undefined && name.includes('_')) return mcpTool(serverOf(name, '_', servers()));
   return builtinTool(name, { kinds: KINDS, waits: WAITS });
 }

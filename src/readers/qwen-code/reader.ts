@@ -11,9 +11,9 @@
 
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
-import { usageFromPrompt, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, num, obj, planOf, str, time, type Json } from '../fields.js';
-import { listDir } from '../dir.js';
+import { usageFromPrompt, type RegistryEntry, type TurnOutcome, type Usage } from '../../session/types.js';
+import { countUnifiedDiff, jsonObject, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { listDir, readText } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
@@ -210,6 +210,26 @@ function turnResult(rec: Fields, ts: number, state: QwenState, ev: SessionEvents
   if (!outcome) return ev.skipped('unknown_shape');
   endTurn(state, ev, outcome, ts);
 }
+
+/**
+ * `sessions/<pid>.json`: one file per interactive process (the inner worker), with the pid's
+ * start as `<boot id>:<start ticks>`; it says nothing of what the process does, and stays
+ * behind after a crash.
+ */
+function registry(root: string): RegistryEntry[] {
+  const entries: RegistryEntry[] = [];
+  for (const e of listDir(join(root, 'sessions'))) {
+    if (!e.isFile || !/^\d+\.json$/.test(e.name)) continue;
+    const rec = jsonObject(readText(e.path) ?? '');
+    const sessionId = str(rec?.sessionId);
+    if (!rec || !sessionId) continue;
+    const pid = typeof rec.pid === 'number' ? rec.pid : Number(e.name.slice(0, -5));
+    const procStart = Number(str(rec.procStart)?.split(':').pop());
+    entries.push({ sessionId, pid, ...(procStart > 0 ? { procStart } : {}) });
+  }
+  return entries;
+}
+
 export const qwenCode: Reader<QwenState> = {
   harness: 'qwen-code',
   // Qwen Code's usage records carry no cache-write count.
@@ -219,4 +239,5 @@ export const qwenCode: Reader<QwenState> = {
   listFiles,
   initialState: () => ({ turnOpen: false, failedAttempts: 0 }),
   readLine,
+  registry,
 };

@@ -1,0 +1,76 @@
+// How each harness's processes are recognised in the process table, and what their tool
+// processes carry in their environment (../shared/reference/interactive-states.md).
+
+import { basename } from 'node:path';
+import type { HarnessId } from '../session/types.js';
+
+export interface HarnessProcess {
+  /** Executable or script names (the command line's first word, or the script an interpreter runs). */
+  names: readonly string[];
+  /** npm packages whose scripts are the harness (matched in the script's path). */
+  packages?: readonly string[];
+  /** The variable a harness puts into its tool processes' environment with the session id. */
+  sessionEnv?: string;
+  /**
+   * The variable every tool process of the harness carries: a child with it means a tool runs.
+   * Set for harnesses whose files look the same while a command waits for approval and while it
+   * runs; where the value is the session id (`sessionEnv`), it must name the session.
+   */
+  toolEnv?: string;
+  /** The subcommand of a daemon that runs other processes' sessions (Codex's `app-server`): never a session of its own. */
+  daemon?: string;
+}
+
+export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
+  'claude-code': { names: ['claude', 'claude.exe'], packages: ['@anthropic-ai/claude-code'], sessionEnv: 'CLAUDE_CODE_SESSION_ID' },
+  codex: { names: ['codex'], packages: ['@openai/codex'], sessionEnv: 'CODEX_SESSION_ID', toolEnv: 'CODEX_SESSION_ID', daemon: 'app-server' },
+  'gemini-cli': { names: ['gemini'], packages: ['@google/gemini-cli'], toolEnv: 'GEMINI_CLI' },
+  'qwen-code': { names: ['qwen'], packages: ['@qwen-code/qwen-code'], toolEnv: 'QWEN_CODE' },
+  'copilot-cli': { names: ['copilot'], packages: ['@github/copilot'], sessionEnv: 'COPILOT_AGENT_SESSION_ID' },
+  opencode: { names: ['opencode'], packages: ['opencode-ai'], toolEnv: 'OPENCODE' },
+  kilo: { names: ['kilo', 'kilocode'], packages: ['@kilocode/cli'] },
+  'cursor-agent': { names: ['cursor-agent'] },
+  'antigravity-cli': { names: ['agy', 'antigravity'] },
+  hermes: { names: ['hermes'], packages: ['hermes-agent'] },
+  kodelet: { names: ['kodelet'] },
+  aider: { names: ['aider'], packages: ['aider-chat'] },
+  goose: { names: ['goose'] },
+  crush: { names: ['crush'] },
+  droid: { names: ['droid'] },
+  pi: { names: ['pi'], packages: ['@mariozechner/pi-coding-agent'] },
+};
+
+// Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.
+const INTERPRETER = /^(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*)$/;
+
+const byName = new Map<string, HarnessId>();
+for (const [h, p] of Object.entries(HARNESS_PROCESSES) as [HarnessId, HarnessProcess][]) for (const n of p.names) byName.set(n, h);
+
+/**
+ * The harness a command line runs, from its executable and (for an interpreter) its script
+ * only: the other arguments may be prompt text and are never looked at.
+ */
+export function harnessOf(argv: readonly string[]): HarnessId | undefined {
+  const exe = argv[0] ?? '';
+  const program = INTERPRETER.test(basename(exe)) ? argv.slice(1).find((a) => !a.startsWith('-')) : exe;
+  if (!program) return undefined;
+  const named = byName.get(basename(program).replace(/\.(js|mjs|cjs|py)$/, ''));
+  if (named) return named;
+  for (const [h, p] of Object.entries(HARNESS_PROCESSES) as [HarnessId, HarnessProcess][]) {
+    if (p.packages?.some((pkg) => program.includes(`/node_modules/${pkg}/`) || program.includes(`/${pkg}/`))) return h;
+  }
+  return undefined;
+}
+
+/** The session id a command line names (`--resume <id>`, `-r <id>`, `--session <id>`, `-s <id>`, `resume <id>`, or `--flag=<id>`). */
+export function sessionArgs(argv: readonly string[]): string[] {
+  const ids: string[] = [];
+  const flags = new Set(['--resume', '-r', '--session', '-s', '--session-id', '--continue-session']);
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    if (eq > 0 && flags.has(a.slice(0, eq))) ids.push(a.slice(eq + 1));
+    else if ((flags.has(a) || a === 'resume') && argv[i + 1] !== undefined) ids.push(argv[i + 1]!);
+  }
+  return ids;
+}

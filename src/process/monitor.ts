@@ -1,0 +1,153 @@
+// The process scan: lists the agent processes, joins them to sessions, measures their CPU and
+// memory, and hands the store a new view of it all (scrapes read that view, never /proc). A
+// session whose process died during an open turn has that turn counted once as interrupted.
+
+import { existsSync } from 'node:fs';
+import type { Logger } from '../log.js';
+import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../session/store.js';
+import { UNKNOWN_PROJECT } from '../session/project.js';
+import { HARNESSES, type HarnessId, type ProcessState, type RegistryEntry } from '../session/types.js';
+import { attribute, type Agent, type AttributionInput } from './attribute.js';
+import { HARNESS_PROCESSES } from './harnesses.js';
+import type { Proc, ProcessTable } from './table.js';
+
+/** An agent no session is joined to is working while its process tree uses more CPU than this (cores). */
+export const CPU_BUSY_RATIO = 0.15;
+
+export class ProcessMonitor {
+  /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
+  private previous = new Map<string, number>();
+  private previousAt = 0;
+  private readonly harnessesSeen = new Set<HarnessId>();
+  private failing = false;
+
+  constructor(
+    private readonly table: ProcessTable,
+    private readonly store: SessionStore,
+    private readonly openFileSession: AttributionInput['openFileSession'],
+    private readonly log: Logger,
+  ) {}
+
+  /** One scan. Never throws: a failed scan keeps the previous view. */
+  scan(now = Date.now()): void {
+    try {
+      this.scanOnce(now);
+      this.failing = false;
+    } catch (e) {
+      // Said once, not every second, until a scan succeeds again.
+      if (!this.failing) this.log.warn('process scan failed', { error: String(e) });
+      this.failing = true;
+    }
+  }
+
+  private scanOnce(now: number): void {
+    const store = this.store;
+    const procs = this.table.list();
+    const registries: [HarnessId, RegistryEntry][] = [];
+    for (const [key, entries] of store.registries) {
+      const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
+      for (const e of entries) registries.push([harness, e]);
+    }
+    const sessions = [...store.sessions.values()].filter((s) => !s.archived);
+    const { agents, claims } = attribute({ table: this.table, procs, registries, sessions, openFileSession: this.openFileSession });
+
+    // CPU over the interval since the last scan; a process new since then, over its life so far.
+    const current = new Map<string, number>();
+    const interval = this.previousAt ? (now - this.previousAt) / 1000 : 0;
+    const cpuOf = (agent: Agent): number => {
+      let used = 0;
+      let span = 0;
+      for (const p of agent.tree) {
+        const id = `${p.pid}@${p.startTicks}`;
+        current.set(id, p.cpuSeconds);
+        const before = this.previous.get(id);
+        used += p.cpuSeconds - (before ?? 0);
+        span = Math.max(span, before === undefined ? (now - p.startedAt) / 1000 : interval);
+      }
+      return span > 0 ? Math.max(0, used / span) : 0;
+    };
+    const measured = new Map(agents.map((a) => [a, { cpu: cpuOf(a), rss: a.tree.reduce((n, p) => n + this.table.residentBytes(p.pid), 0) }]));
+    this.previous = current;
+    this.previousAt = now;
+
+    const owners = new Map<string, ProcessState>();
+    for (const [key, c] of claims) {
+      if (!store.sessions.has(key)) continue;
+      const m = measured.get(c.agent)!;
+      const id = key.slice(key.indexOf('/') + 1);
+      // Whether a tool runs is known only where tool processes' environment can be read.
+      const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
+      owners.set(key, {
+        attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
+        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
+        ...(hasMarker ? { toolRunning: c.agent.tools.some((t) => t.session === undefined || t.session === id) } : {}),
+      });
+    }
+    const owning = new Set([...claims].filter(([key]) => owners.has(key)).map(([, c]) => c.agent));
+    // A front end of a session another process runs (Codex's TUI, whose app-server owns the
+    // thread) and an idle daemon are not sessions of their own.
+    const ownedFolders = new Set([...owners.keys()].map((key) => {
+      const s = store.sessions.get(key)!;
+      return `${s.harness}\0${s.cwd}`;
+    }));
+    const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`)
+      && !(HARNESS_PROCESSES[a.harness].daemon !== undefined && a.proc.argv.includes(HARNESS_PROCESSES[a.harness].daemon!));
+    const unowned: UnownedAgent[] = agents.filter(standalone).map((a) => {
+      const m = measured.get(a)!;
+      return {
+        harness: a.harness, project: a.cwd ? store.projectOf(a.cwd) : UNKNOWN_PROJECT, busy: m.cpu >= CPU_BUSY_RATIO,
+        cpuRatio: m.cpu, residentBytes: m.rss, pid: a.proc.pid,
+      };
+    });
+    // A harness whose processes all ended drops to 0 rather than vanishing.
+    const totals = new Map<HarnessId, ProcessTotals>([...this.harnessesSeen].map((h) => [h, { processes: 0, cpuRatio: 0, residentBytes: 0 }]));
+    for (const a of agents) {
+      this.harnessesSeen.add(a.harness);
+      const t = totals.get(a.harness) ?? { processes: 0, cpuRatio: 0, residentBytes: 0 };
+      const m = measured.get(a)!;
+      totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
+    }
+    this.endOrphans(owners, procs, now);
+    const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
+    store.processes = view;
+  }
+
+  /**
+   * Sessions left open (a turn or a call) that no process here owns, whose folder is not on this
+   * machine: files synced or mounted from another machine, whose processes cannot be seen here.
+   */
+  private elsewhere(owners: ReadonlyMap<string, ProcessState>): Set<string> {
+    const out = new Set<string>();
+    const exists = new Map<string, boolean>();
+    for (const [key, s] of this.store.sessions) {
+      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && Object.keys(s.pendingTools).length === 0)) continue;
+      let here = exists.get(s.cwd);
+      if (here === undefined) exists.set(s.cwd, (here = existsSync(s.cwd)));
+      if (!here) out.add(key);
+    }
+    return out;
+  }
+
+  /**
+   * A session whose last owner process is gone (not merely joined elsewhere): an open turn was
+   * cut off, counted once as interrupted.
+   */
+  private endOrphans(owners: ReadonlyMap<string, ProcessState>, procs: readonly Proc[], now: number): void {
+    const running = new Set(procs.map((p) => `${p.pid}@${p.startTicks}`));
+    for (const [key, s] of this.store.sessions) {
+      const proc = owners.get(key);
+      if (proc?.pid !== undefined && proc.startTicks !== undefined) {
+        if (s.owner?.pid === proc.pid && s.owner.startTicks === proc.startTicks) continue;
+        s.owner = { pid: proc.pid, startTicks: proc.startTicks };
+      } else if (!s.owner || running.has(`${s.owner.pid}@${s.owner.startTicks}`)) {
+        continue;
+      } else {
+        delete s.owner;
+        if (s.turnStartedAt !== undefined) this.store.interrupt(key, now);
+      }
+      this.store.touch(key);
+    }
+  }
+}
+
+const HARNESS_TOOL_ENV = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].toolEnv !== undefined));

@@ -1,0 +1,196 @@
+// The process table of the user the exporter runs as: Linux from /proc (or a folder laid out like
+// it), macOS from `ps` (and `lsof` for a working directory). Other users' processes are never
+// looked at: their environment and open files are not ours to read.
+
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { readText } from '../readers/dir.js';
+import { join } from 'node:path';
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  argv: string[];
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22): with the pid, a process's identity. */
+  startTicks: number;
+  /** Start time as Unix ms. */
+  startedAt: number;
+  /** CPU time used so far, in seconds. */
+  cpuSeconds: number;
+}
+
+export interface ProcessTable {
+  list(): Proc[];
+  /** A process's working directory, asked only of the few agent processes. */
+  cwd(pid: number): string | undefined;
+  /** Resident memory, asked only of agent processes and their children. */
+  residentBytes(pid: number): number;
+  /** Paths of the files a process holds open (none if unknown). */
+  openFiles(pid: number): string[];
+  /** Only the named variables of a process's environment; nothing else is kept. */
+  environ(pid: number, names: readonly string[]): Record<string, string>;
+  /** Whether `environ` can tell anything (not on macOS): without it, a tool child cannot be told from other children. */
+  readonly environment: boolean;
+  /** Whether `startTicks` is Linux's (`/proc/<pid>/stat` field 22), the unit registries record a pid's start in. */
+  readonly linuxTicks: boolean;
+}
+
+// Linux's USER_HZ: 100 on every architecture Node runs on.
+const TICKS = 100;
+
+/** /proc, or a folder laid out like it (tests; a host's /proc mounted into a container). */
+export function procTable(root: string): ProcessTable {
+  const uid = process.getuid?.();
+  const bootMs = (): number => {
+    const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
+    return m ? Number(m[1]) * 1000 : 0;
+  };
+  // A link (/proc), or a file holding its target (a copy of /proc taken as a snapshot).
+  const target = (path: string): string | undefined => {
+    try {
+      return readlinkSync(path);
+    } catch {
+      return readText(path)?.trim() || undefined;
+    }
+  };
+  // What does not change in a process's life (its command line, mostly), by pid and start: a scan
+  // every second reads only `stat` of a process it already knows.
+  let known = new Map<string, string[] | null>();
+  let seen = new Map<string, string[] | null>();
+  const read = (pid: number, boot: number): Proc | undefined => {
+    const dir = join(root, String(pid));
+    try {
+      // Another user's process is not looked into at all.
+      if (uid !== undefined && statSync(dir).uid !== uid) return undefined;
+      const stat = readFileSync(join(dir, 'stat'), 'latin1');
+      // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const startTicks = Number(f[19]);
+      const key = `${pid}@${startTicks}`;
+      let argv = known.get(key);
+      if (argv === undefined) {
+        argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+        if (argv.at(-1) === '') argv.pop();
+        // A kernel thread or a zombie has no command line.
+        if (argv.length === 0) argv = null;
+      }
+      seen.set(key, argv);
+      if (!argv) return undefined;
+      return {
+        pid, ppid: Number(f[1]), argv, startTicks, startedAt: boot + (startTicks * 1000) / TICKS,
+        cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS,
+      };
+    } catch {
+      return undefined; // exited while being read
+    }
+  };
+  return {
+    environment: true,
+    linuxTicks: true,
+    list() {
+      const boot = bootMs();
+      const procs: Proc[] = [];
+      seen = new Map();
+      for (const name of readdirSync(root)) {
+        if (!/^\d+$/.test(name)) continue;
+        const p = read(Number(name), boot);
+        if (p) procs.push(p);
+      }
+      // Processes gone since are forgotten.
+      known = seen;
+      return procs;
+    },
+    residentBytes(pid) {
+      try {
+        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(join(root, String(pid), 'status'), 'latin1'));
+        return rss ? Number(rss[1]) * 1024 : 0;
+      } catch {
+        return 0;
+      }
+    },
+    cwd: (pid) => target(join(root, String(pid), 'cwd')),
+    openFiles(pid) {
+      // Not the readers' cached listing: a /proc folder's mtime says nothing of its entries.
+      const fd = join(root, String(pid), 'fd');
+      try {
+        return readdirSync(fd).flatMap((n) => target(join(fd, n)) ?? []);
+      } catch {
+        return [];
+      }
+    },
+    environ(pid, names) {
+      const out: Record<string, string> = {};
+      let raw: string;
+      try {
+        raw = readFileSync(join(root, String(pid), 'environ'), 'utf8');
+      } catch {
+        return out;
+      }
+      for (const pair of raw.split('\0')) {
+        const i = pair.indexOf('=');
+        const name = pair.slice(0, i);
+        if (i > 0 && names.includes(name)) out[name] = pair.slice(i + 1);
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * macOS: `ps` for the user's own processes, `lsof` for the working directory and open files of
+ * the few processes asked about. No environment (macOS does not show it to `ps` reliably).
+ */
+export function psTable(): ProcessTable {
+  const run = (cmd: string, args: string[]) => {
+    try {
+      return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+    } catch {
+      return '';
+    }
+  };
+  const rss = new Map<number, number>();
+  const cwds = new Map<number, string | undefined>();
+  const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
+    .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
+  return {
+    environment: false,
+    linuxTicks: false,
+    list() {
+      const procs: Proc[] = [];
+      rss.clear();
+      // cputime ([dd-][hh:]mm:ss with fractions) is a duration; lstart a fixed-width date, the same
+      // at every scan (a start computed from the elapsed time would drift by a second).
+      const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
+      const live = new Set<number>();
+      for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,time=,lstart=,command=']).split('\n')) {
+        const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\s+(.*)$/.exec(line);
+        const startedAt = m ? Date.parse(m[5]!) : NaN;
+        if (!m || Number.isNaN(startedAt)) continue;
+        // ps shows the command line joined with spaces: arguments are split back at spaces.
+        rss.set(Number(m[1]), Number(m[3]) * 1024);
+        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, startedAt, cpuSeconds: seconds(m[4]!) });
+        live.add(Number(m[1]));
+      }
+      for (const pid of cwds.keys()) if (!live.has(pid)) cwds.delete(pid);
+      return procs;
+    },
+    residentBytes: (pid) => rss.get(pid) ?? 0,
+    // One lsof per process, not per scan: an agent stays in the folder it was started in.
+    cwd(pid) {
+      if (!cwds.has(pid)) cwds.set(pid, lsof(pid, ['-d', 'cwd'])[0]);
+      return cwds.get(pid);
+    },
+    openFiles: (pid) => lsof(pid, []),
+    environ: () => ({}),
+  };
+}
+
+/** The process table of this platform, or undefined where there is none we can read. */
+export function platformTable(procRoot: string): ProcessTable | undefined {
+  try {
+    if (readdirSync(procRoot).some((n) => /^\d+$/.test(n))) return procTable(procRoot);
+  } catch {
+    // no /proc here
+  }
+  return process.platform === 'darwin' ? psTable() : undefined;
+}

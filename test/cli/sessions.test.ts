@@ -1,0 +1,38 @@
+// The `sessions` output: a session's live process (attribution, CPU, memory), drift, and agents
+// no session file is joined to, whose status is their CPU's.
+
+import { describe, expect, it } from 'vitest';
+import { formatSessions, sessionsJson } from '../../src/cli/sessions.js';
+import type { LiveSession } from '../../src/metrics/snapshot.js';
+import type { UnownedAgent } from '../../src/session/store.js';
+
+const now = Date.UTC(2026, 10, 30, 12);
+const live: LiveSession = {
+  session: {
+    harness: 'codex', id: 't1', project: 'app', startedAt: now - 60_000, lastActivityAt: now - 5000, turnStartedAt: now - 30_000, pendingTools: {},
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, costUsd: 0, work: 2,
+  },
+  status: { status: 'working', reason: 'turn-open' },
+  process: { attribution: 'open-file', pid: 42, cpuRatio: 0.123, residentBytes: 310_000_000 },
+  drift: true,
+};
+const unowned: UnownedAgent[] = [
+  { harness: 'aider', project: 'web', busy: true, cpuRatio: 0.98, residentBytes: 80_000_000, pid: 7 },
+  { harness: 'cursor-agent', project: 'api', busy: false, cpuRatio: 0.01, residentBytes: 50_000_000, pid: 8 },
+];
+
+describe('sessions output', () => {
+  it('shows the process column, drift, and process-only agents by their CPU', () => {
+    const text = formatSessions([live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }], now, 86400, unowned);
+    expect(text).toMatch(/transcript-only\s+5s ago\s+t2/);
+    expect(text).toMatch(/codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.0000\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/);
+    expect(text).toMatch(/aider\s+web\s+working \(cpu-busy\).*process-only 98% 80MB\s+now\s+pid 7/);
+    expect(text).toMatch(/cursor-agent\s+api\s+idle \(cpu-idle\).*process-only 1% 50MB/);
+  });
+
+  it('has the same in JSON', () => {
+    const rows = JSON.parse(sessionsJson([live], unowned)) as Record<string, unknown>[];
+    expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
+    expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
+  });
+});

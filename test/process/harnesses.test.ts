@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { harnessOf, sessionArgs } from '../../src/process/harnesses.js';
+
+describe('harness processes', () => {
+  it.each([
+    [['/home/u/.local/share/claude/versions/2.1.332/claude.exe'], 'claude-code'],
+    [['claude', '--model', 'x'], 'claude-code'],
+    [['node', '/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js'], 'claude-code'],
+    [['node', '/usr/lib/node_modules/@openai/codex/bin/codex.js'], 'codex'],
+    [['/home/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex', 'app-server', '--listen', 'unix://'], 'codex'],
+    [['/usr/bin/node', '--max-old-space-size=4096', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'x'], 'gemini-cli'],
+    [['node', '--expose-gc', '/usr/lib/node_modules/@qwen-code/qwen-code/cli.js'], 'qwen-code'],
+    [['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], 'copilot-cli'],
+    [['/usr/bin/python3', '/home/u/.local/bin/aider', '--model', 'sonnet'], 'aider'],
+    [['cursor-agent'], 'cursor-agent'],
+    [['/opt/homebrew/bin/goose', 'session'], 'goose'],
+  ])('%j is %s', (argv, harness) => {
+    expect(harnessOf(argv)).toBe(harness);
+  });
+
+  it('never takes a harness from arguments that may be prompt text', () => {
+    expect(harnessOf(['node', '/usr/bin/other-tool', 'ask claude about codex'])).toBeUndefined();
+    expect(harnessOf(['bash', '-c', 'claude -p hi'])).toBeUndefined();
+    expect(harnessOf(['vim', 'codex'])).toBeUndefined();
+  });
+
+  it('reads a session id after --resume, -r, --session, -s, resume, or --flag=id', () => {
+    expect(sessionArgs(['claude', '--resume', 'a'])).toEqual(['a']);
+    expect(sessionArgs(['claude', '-r', 'b', '-p', 'text'])).toEqual(['b']);
+    expect(sessionArgs(['opencode', '--session=c'])).toEqual(['c']);
+    expect(sessionArgs(['codex', 'resume', 'd'])).toEqual(['d']);
+    expect(sessionArgs(['claude', '-p', 'resume'])).toEqual([]);
+  });
+});

@@ -1,0 +1,253 @@
+// Processes joined to sessions by each attribution method, and the statuses they decide, on a
+// fake /proc (the machine's own processes are not the test's).
+
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Collector } from '../../src/collectors/collector.js';
+import { createLogger } from '../../src/log.js';
+import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
+import { createPriceTable } from '../../src/pricing/prices.js';
+import { ProcessMonitor } from '../../src/process/monitor.js';
+import { procTable } from '../../src/process/table.js';
+import { claudeCode } from '../../src/readers/claude-code/reader.js';
+import { codex } from '../../src/readers/codex/reader.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { SessionStore } from '../../src/session/store.js';
+import { StateDb } from '../../src/state/db.js';
+import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
+import { tempDir } from '../helpers/run.js';
+
+const quiet = createLogger('error');
+const THREAD = '01a22a3d-05e6-72a3-9eaf-d395a9e9befd';
+const OTHER = '01a22a3d-0274-7651-b942-9810f9d63ff6';
+const ELSEWHERE = '01a22a3d-09aa-7ed1-96f9-c1115af80d54';
+const statusOpts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
+// The fake processes started 10 s after boot; sessions are written a little later.
+const started = BOOT_SECONDS * 1000 + 10_000;
+const at = (s: number) => new Date(started + s * 1000).toISOString();
+
+function setup() {
+  const db = new StateDb(tempDir());
+  const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const proc = fakeProc();
+  const monitor = new ProcessMonitor(procTable(proc.root), store, { codex: codex.sessionOfOpenFile! }, quiet);
+  const codexRoot = tempDir();
+  const claudeRoot = tempDir();
+  const collectors = [new Collector('codex', codex, [codexRoot], store, db, quiet), new Collector('claude-code', claudeCode, [claudeRoot], store, db, quiet)];
+  const scan = async (now = started + 60_000) => {
+    for (const c of collectors) await c.scan();
+    monitor.scan(now);
+    return now;
+  };
+  const status = (key: string, now = started + 60_000) => liveSessions(store, now, { status: statusOpts, activeWindowMs: 86_400_000 })
+    .find((l) => `${l.session.harness}/${l.session.id}` === key);
+  const turns = (outcome: string) => [...store.counters.values()].filter((c) => c.metric === 'turns' && c.labels.outcome === outcome).reduce((a, c) => a + c.value, 0);
+  return { store, proc, codexRoot, claudeRoot, scan, status, turns };
+}
+
+/** A Codex rollout whose turn waits on a pending shell command. */
+function rollout(root: string, id: string, cwd = '/src/app'): string {
+  const day = join(root, 'sessions', '2026', '11', '30');
+  mkdirSync(day, { recursive: true });
+  const path = join(day, `rollout-2026-11-30T10-00-00-${id}.jsonl`);
+  const line = (s: number, type: string, payload: object) => `${JSON.stringify({ timestamp: at(s), type, payload })}\n`;
+  writeFileSync(path, line(1, 'session_meta', { id, cwd })
+    + line(2, 'event_msg', { type: 'task_started' })
+    + line(2, 'turn_context', { cwd, model: 'gpt-5' })
+    + line(3, 'event_msg', { type: 'user_message', message: 'x' })
+    + line(4, 'response_item', { type: 'function_call', name: 'exec_command', call_id: 'c1', arguments: '{"cmd":"sleep 30","sandbox_permissions":"require_escalated"}' }));
+  return path;
+}
+
+/** A Claude Code transcript whose turn is open on a Bash call. */
+function transcript(root: string, id: string, cwd = '/src/app', s = 1): void {
+  const dir = join(root, 'projects', cwd.replace(/\//g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const rec = (o: object) => `${JSON.stringify({ cwd, timestamp: at(s), ...o })}\n`;
+  writeFileSync(join(dir, `${id}.jsonl`), rec({ type: 'user', uuid: `${id}-u`, message: { content: 'go' } })
+    + rec({ type: 'assistant', message: { id: `${id}-m`, model: 'claude-sonnet-4-5', stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }], usage: { input_tokens: 5, output_tokens: 1 } } }));
+}
+
+const codexTui = [
+  { pid: 100, p: { argv: ['node', '/usr/lib/node_modules/@openai/codex/bin/codex.js'], cwd: '/src/app' } },
+  { pid: 101, p: { ppid: 100, argv: ['/usr/lib/node_modules/@openai/codex/vendor/codex'], cwd: '/src/app' } },
+];
+
+describe('attribution', () => {
+  it('open-file: the Codex app-server holding the rollout owns the thread; a pending command is an approval until a tool child runs', async () => {
+    const t = setup();
+    const path = rollout(t.codexRoot, THREAD);
+    for (const { pid, p } of codexTui) t.proc.add(pid, p);
+    t.proc.add(200, { argv: ['/home/u/.codex/packages/bin/codex', 'app-server', '--listen', 'unix://'], cwd: '/', open: [path, '/dev/null'] });
+    // A tool process orphaned by an earlier, killed agent carries the marker but is no work.
+    t.proc.add(300, { argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });
+    await t.scan();
+    expect(t.status(`codex/${THREAD}`)).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'open-file', pid: 200 } });
+    t.proc.add(201, { ppid: 200, argv: ['/bin/bash', '-c', 'sleep 30'], env: { CODEX_SESSION_ID: THREAD, PATH: '/bin', OPENAI_API_KEY: 'secret' } });
+    await t.scan();
+    expect(t.status(`codex/${THREAD}`)).toMatchObject({ status: { status: 'working', reason: 'turn-open' } });
+    // The TUI and the daemon are two agents; the TUI owns nothing, and as a front end of the
+    // thread its daemon runs it is no session of its own.
+    expect(t.store.processes.unowned).toEqual([]);
+    const fams = snapshot(t.store, new Map(), { status: statusOpts, activeWindowMs: 86_400_000, perSessionMax: 50, version: 'x' }, started + 60_000);
+    const points = (name: string) => fams.find((f) => f.def.name === name)?.points ?? [];
+    expect(points('coding_agent_processes')).toEqual([{ labels: { harness: 'codex' }, value: 2 }]);
+    expect(points('coding_agent_process_resident_memory_bytes')).toEqual([{ labels: { harness: 'codex' }, value: 4 * 1000 * 1024 }]);
+    expect(points('coding_agent_session_process_info')).toEqual([{ labels: { harness: 'codex', project: 'app', session_id: THREAD, attribution: 'open-file' }, value: 1 }]);
+    expect(points('coding_agent_session_tool_started_timestamp_seconds')).toEqual([
+      { labels: { harness: 'codex', project: 'app', session_id: THREAD, tool: 'exec_command', kind: 'execute' }, value: (started + 4000) / 1000 },
+    ]);
+  });
+
+  it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {
+    const t = setup();
+    const proc = fakeProc({ snapshot: true });
+    const monitor = new ProcessMonitor(procTable(proc.root), t.store, { codex: codex.sessionOfOpenFile! }, quiet);
+    const path = rollout(t.codexRoot, THREAD);
+    proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    await t.scan();
+    monitor.scan(started + 60_000);
+    expect(t.store.processes.owners.get(`codex/${THREAD}`)).toMatchObject({ attribution: 'open-file', pid: 200 });
+  });
+
+  it('registry: a live pid whose start matches procStart; a reused pid does not count', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    mkdirSync(join(t.claudeRoot, 'sessions'));
+    const reg = (pid: number, procStart: string, status: object) =>
+      writeFileSync(join(t.claudeRoot, 'sessions', `${pid}.json`), JSON.stringify({ pid, sessionId: 'c1', procStart, cwd: '/src/app', ...status }));
+    reg(400, '1000', { status: 'waiting', waitingFor: 'permission prompt' });
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude', '--model', 'x'], cwd: '/elsewhere', startTicks: 1000 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'registry', pid: 400 } });
+    reg(400, '999', { status: 'busy' });
+    await t.scan();
+    // Not attributed by the stale registry; the process's cwd is elsewhere, so nothing owns c1.
+    expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+
+  it('registry without a start time (Copilot CLI\'s lock): only a process of the harness counts, not a reused pid', async () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const root = tempDir();
+    const dir = join(root, 'session-state', 's1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ type: 'session.start', data: { sessionId: 's1', context: { cwd: '/src/app' } }, timestamp: at(1) })}\n`);
+    writeFileSync(join(dir, 'inuse.600.lock'), '600');
+    writeFileSync(join(dir, 'inuse.700.lock'), '700');
+    const proc = fakeProc();
+    proc.add(600, { argv: ['vim', 'notes.txt'], cwd: '/elsewhere' });
+    await new Collector('copilot-cli', copilotCli, [root], store, db, quiet).scan();
+    const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
+    monitor.scan(started + 60_000);
+    expect(store.processes.owners.get('copilot-cli/s1')).toBeUndefined();
+    proc.add(700, { ppid: 1, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/elsewhere' });
+    monitor.scan(started + 61_000);
+    expect(store.processes.owners.get('copilot-cli/s1')).toMatchObject({ attribution: 'registry', pid: 700 });
+  });
+
+  it('environment: a tool process names its Claude Code session', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    t.proc.add(400, { argv: ['claude'], cwd: '/elsewhere' });
+    t.proc.add(401, { ppid: 400, argv: ['/bin/bash', '-c', 'sleep 30'], env: { CLAUDE_CODE_SESSION_ID: 'c1', ANTHROPIC_API_KEY: 'secret' } });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'working', reason: 'turn-open' }, process: { attribution: 'environment', pid: 400 } });
+  });
+
+  it('command-line: a known session id after --resume, never prompt text', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    transcript(t.claudeRoot, 'c2');
+    t.proc.add(400, { argv: ['claude', '--resume', 'c1'], cwd: '/elsewhere' });
+    t.proc.add(401, { argv: ['claude', '-p', 'c2'], cwd: '/elsewhere' });
+    await t.scan();
+    expect(t.status('claude-code/c1')!.process).toMatchObject({ attribution: 'command-line', pid: 400 });
+    expect(t.status('claude-code/c2')!.process).toBeUndefined();
+  });
+
+  it('cwd: the newest session in the folder, never one an exact method claimed', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'older', '/src/app', 1);
+    transcript(t.claudeRoot, 'newer', '/src/app', 2);
+    t.proc.add(400, { argv: ['claude', '--resume', 'newer'], cwd: '/src/app' });
+    t.proc.add(401, { argv: ['claude'], cwd: '/src/app' });
+    await t.scan();
+    expect(t.status('claude-code/newer')!.process).toMatchObject({ attribution: 'command-line', pid: 400 });
+    expect(t.status('claude-code/older')!.process).toMatchObject({ attribution: 'cwd', pid: 401 });
+  });
+
+  it('a session started before the process, quiet since, is not the cwd heuristic\'s', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1', '/src/app', -60);
+    t.proc.add(401, { argv: ['claude'], cwd: '/src/app' });
+    await t.scan();
+    expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+});
+
+describe('a process that dies mid-turn', () => {
+  it('ends the turn at once, counted once as interrupted', async () => {
+    const t = setup();
+    const path = rollout(t.codexRoot, THREAD);
+    rollout(t.codexRoot, OTHER, tempDir());
+    rollout(t.codexRoot, ELSEWHERE, '/nonexistent/on/this/machine');
+    t.proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    t.proc.add(201, { ppid: 200, argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });
+    await t.scan();
+    expect(t.status(`codex/${THREAD}`)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    // Never owned while the exporter watched: its open turn is not counted, it just is not working.
+    expect(t.status(`codex/${OTHER}`)!.status).toEqual({ status: 'done', reason: 'recent' });
+    // A session whose folder is not on this machine has processes this one cannot see: the timer decides.
+    expect(t.status(`codex/${ELSEWHERE}`)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    rmSync(join(t.proc.root, '200'), { recursive: true });
+    rmSync(join(t.proc.root, '201'), { recursive: true });
+    await t.scan(started + 61_000);
+    expect(t.turns('interrupted')).toBe(1);
+    expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'done', reason: 'recent' });
+    await t.scan(started + 62_000);
+    expect(t.turns('interrupted')).toBe(1);
+  });
+
+  it('counts nothing while the process lives on, joined to a newer session', async () => {
+    const t = setup();
+    const cwd = tempDir();
+    transcript(t.claudeRoot, 'first', cwd, 1);
+    t.proc.add(400, { argv: ['claude'], cwd });
+    await t.scan();
+    expect(t.status('claude-code/first')!.process).toMatchObject({ attribution: 'cwd', pid: 400 });
+    transcript(t.claudeRoot, 'second', cwd, 2);
+    await t.scan(started + 61_000);
+    expect(t.status('claude-code/second', started + 61_000)!.process).toMatchObject({ attribution: 'cwd', pid: 400 });
+    expect(t.turns('interrupted')).toBe(0);
+    rmSync(join(t.proc.root, '400'), { recursive: true });
+    await t.scan(started + 62_000);
+    // Both turns the process left open are cut off.
+    expect(t.turns('interrupted')).toBe(2);
+  });
+});
+
+describe('an agent no session file is joined to', () => {
+  it('counts as working (cpu-busy) while its process tree uses CPU, else idle', async () => {
+    const t = setup();
+    // Started 10 s after boot, 1 min ago; 50 s of CPU so far.
+    t.proc.add(500, { argv: ['/usr/bin/python3', '/home/u/.local/bin/aider', '--model', 'x'], cwd: '/src/app', cpuTicks: 5000 });
+    t.proc.add(501, { argv: ['/home/u/.local/bin/cursor-agent'], cwd: '/src/web' });
+    const now = await t.scan();
+    expect(t.store.processes.unowned).toEqual([
+      { harness: 'aider', project: 'app', busy: true, cpuRatio: expect.closeTo(50 / 60, 2), residentBytes: 1024_000, pid: 500 },
+      { harness: 'cursor-agent', project: 'web', busy: false, cpuRatio: 0, residentBytes: 1024_000, pid: 501 },
+    ]);
+    // Over the next interval the busy loop uses 1 s of CPU per second.
+    t.proc.cpu(500, { argv: ['aider'], cpuTicks: 5100 });
+    await t.scan(now + 1000);
+    expect(t.store.processes.totals.get('aider')?.cpuRatio).toBeCloseTo(1, 5);
+    const fams = snapshot(t.store, new Map(), { status: statusOpts, activeWindowMs: 86_400_000, perSessionMax: 50, version: 'x' }, now + 1000);
+    const sessions = fams.find((f) => f.def.name === 'coding_agent_sessions')!.points.filter((p) => p.value > 0);
+    expect(sessions).toEqual([
+      { labels: { harness: 'aider', project: 'app', status: 'working' }, value: 1 },
+      { labels: { harness: 'cursor-agent', project: 'web', status: 'idle' }, value: 1 },
+    ]);
+  });
+});
