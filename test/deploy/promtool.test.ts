@@ -126,7 +126,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
           { series: `coding_agent_session_last_activity_timestamp_seconds${l('s3')}`, values: '0x30' },
           { series: `coding_agent_session_status${l('s4', ',status="error",reason="turn-failed"')}`, values: '1x30' },
           { series: `coding_agent_session_last_activity_timestamp_seconds${l('s4')}`, values: '0x30' },
-          { series: `coding_agent_session_status${l('s5', ',status="done",reason="turn-ended"')}`, values: '1x30' },
+          { series: `coding_agent_session_status${l('s5', ',status="done",reason="recent"')}`, values: '1x30' },
           { series: `coding_agent_session_last_activity_timestamp_seconds${l('s5')}`, values: '0x30' },
         ],
         promql_expr_test: [{
