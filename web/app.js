@@ -22,12 +22,23 @@ function compact(n) {
   return `${Math.round((n * 10) / d) / 10}${u}`;
 }
 
-function ago(iso, now) {
+/** How long since `iso`: `12m`. */
+function since(iso, now) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+function ago(iso, now) {
+  return `${since(iso, now)} ago`;
+}
+
+/** The running tool, and for how long it has run: `Bash 12m`. */
+function toolCell(s, now) {
+  const t = s.running_tool;
+  return el('td', t ? (t.started_at ? `${t.tool} ${since(t.started_at, now)}` : t.tool) : '–', 'p3');
 }
 
 function contextCell(s) {
@@ -54,7 +65,11 @@ function renderSessions(sessions, now) {
       tr.append(
         el('td', s.harness), el('td', s.project, 'project'), el('td', s.status, `status ${s.status}`),
         el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', usd(s.cost_usd), 'num'),
-        el('td', s.running_tool ? s.running_tool.tool : '–', 'p3'), el('td', ago(s.last_activity_at, now), 'p2'),
+        toolCell(s, now), el('td', ago(s.last_activity_at, now), 'p2'),
+        // The live agent process (with its children) and how it was joined to the session.
+        el('td', s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '–', 'num p5'),
+        el('td', s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '–', 'num p5'),
+        el('td', s.attribution, 'p5'),
       );
       return tr;
     });

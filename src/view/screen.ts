@@ -53,6 +53,12 @@ const COLUMNS: Column[] = [
   { head: 'CONTEXT', priority: 3, width: 17, cell: (s) => contextBar(s) },
   { head: 'COST', priority: 2, width: 9, right: true, cell: (s) => (s.cost_usd === null ? 'unpriced' : `$${s.cost_usd.toFixed(2)}`) },
   { head: 'TOOL', priority: 4, width: 14, cell: (s) => s.running_tool?.tool ?? '-' },
+  // How long the running tool has run ("Bash for 12m").
+  { head: 'FOR', priority: 4, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? ago(now - Date.parse(s.running_tool.started_at)) : '-') },
+  // The live agent process with its children, and how it was joined to the session.
+  { head: 'CPU', priority: 6, width: 5, right: true, cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-') },
+  { head: 'MEM', priority: 6, width: 6, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
+  { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
   { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => ago(now - Date.parse(s.last_activity_at)) },
 ];
 

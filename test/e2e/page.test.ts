@@ -53,6 +53,8 @@ describe('the live page', () => {
     const first = await page.locator('#sessions tbody tr').first().locator('td').allTextContents();
     expect(first.slice(0, 4)).toEqual(['claude-code', 'webshop', 'asking', 'question']);
     expect(first[6]).toMatch(/^(\$\d+\.\d\d|<\$0\.01)$/);
+    // The live process's columns (processes are off here: no process owns a session).
+    expect(first.slice(9)).toEqual(['–', '–', 'transcript-only']);
     const failed = page.locator('#sessions tbody tr', { hasText: 'docs-site' });
     expect(await failed.locator('td').nth(2).textContent()).toBe('error');
     // Spend today is every dollar counted (the demo's records are all of the last 25 minutes).

@@ -12,6 +12,7 @@ function session(id: string, status: string, reason: string, extra: Partial<Sess
     model: 'claude-sonnet-4-5', tokens: { input: 1, output: 1, cache_read: 0, cache_write: 0, reasoning: 0 },
     cost_usd: 1.5, context_tokens: 50_000, context_limit_tokens: 200_000, running_tool: null,
     started_at: new Date(now - 600_000).toISOString(), last_activity_at: new Date(now - 60_000).toISOString(), turn_started_at: null,
+    attribution: 'transcript-only', process: null, drift: false,
     ...extra,
   };
 }
@@ -20,7 +21,10 @@ const summary: Summary = {
   sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 }, spend_today: [],
 };
 const sessions = [
-  session('a', 'working', 'turn-open', { running_tool: { tool: 'Bash', kind: 'execute' }, cost_usd: 9 }),
+  session('a', 'working', 'turn-open', {
+    running_tool: { tool: 'Bash', kind: 'execute', started_at: new Date(now - 720_000).toISOString() }, cost_usd: 9,
+    attribution: 'registry', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
+  }),
   session('b', 'idle', 'quiet', { last_activity_at: new Date(now - 5_000).toISOString() }),
   session('c', 'asking', 'approval', { last_activity_at: new Date(now - 900_000).toISOString() }),
   session('d', 'error', 'turn-failed', { harness: 'codex', cost_usd: null }),
@@ -37,12 +41,15 @@ describe('top screen', () => {
     expect(visibleSessions(sessions, { ...opts, filter: 'CODEX' }).map((s) => s.session_id)).toEqual(['d']);
   });
 
-  it('shows every column on a wide terminal: context bar, cost, running tool', () => {
+  it('shows every column on a wide terminal: context bar, cost, running tool and for how long, the live process', () => {
     const lines = renderScreen(summary, sessions, opts);
     expect(lines).toHaveLength(20);
     expect(lines[1]).toContain('spend today $12.50  this week $80.00');
+    expect(lines[4]).toMatch(/TOOL\s+FOR\s+CPU\s+MEM VIA\s+LAST/);
     const working = rows(lines).find((l) => l.includes('project-a'))!;
-    expect(working).toMatch(/working\s+turn-open\s+claude-sonnet-4-5\s+\[##\.\.\.\.\.\.\]\s+25%\s+\$9\.00 Bash/);
+    expect(working).toMatch(/working\s+turn-open\s+claude-sonnet-4-5\s+\[##\.\.\.\.\.\.\]\s+25%\s+\$9\.00 Bash\s+12m\s+12%\s+310MB registry\s+1m/);
+    const idle = rows(lines).find((l) => l.includes('project-b'))!;
+    expect(idle).toMatch(/-\s+-\s+-\s+- transcript-only\s+5s/);
     expect(rows(lines).find((l) => l.includes('project-d'))).toContain('unpriced');
   });
 
@@ -55,6 +62,10 @@ describe('top screen', () => {
     const narrow = renderScreen(summary, sessions, { ...opts, width: 60 });
     expect(narrow[4]).not.toContain('MODEL');
     expect(narrow[4]).not.toContain('CONTEXT');
+    // The process's columns go before the model's.
+    const medium = renderScreen(summary, sessions, { ...opts, width: 125 });
+    expect(medium[4]).toContain('MODEL');
+    expect(medium[4]).not.toMatch(/CPU|MEM|VIA/);
     expect(narrow[4]).toMatch(/PROJECT.*STATUS/);
   });
 
