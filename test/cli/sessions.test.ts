@@ -2,7 +2,7 @@
 // no session file is joined to, whose status is their CPU's.
 
 import { describe, expect, it } from 'vitest';
-import { formatSessions, sessionsJson } from '../../src/cli/sessions.js';
+import { formatSessions, sessionRecord, sessionsJson } from '../../src/cli/sessions.js';
 import type { LiveSession } from '../../src/metrics/snapshot.js';
 import type { UnownedAgent } from '../../src/session/store.js';
 
@@ -34,5 +34,17 @@ describe('sessions output', () => {
     const rows = JSON.parse(sessionsJson([live], unowned)) as Record<string, unknown>[];
     expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
     expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
+  });
+
+  it('gives the running tool with its start, and transcript-only where no process owns the session', () => {
+    const running = { ...live.session, pendingTools: { c1: { tool: 'exec_command', kind: 'execute' as const, startedAt: now - 720_000 }, c2: { tool: 'x', kind: 'other' as const } } };
+    expect(sessionRecord({ ...live, session: running })).toMatchObject({
+      running_tool: { tool: 'exec_command', kind: 'execute', started_at: new Date(now - 720_000).toISOString() },
+      attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 }, drift: true,
+    });
+    const untimed = { ...live.session, pendingTools: { c2: { tool: 'x', kind: 'other' as const } } };
+    expect(sessionRecord({ ...live, session: untimed, process: undefined, drift: false })).toMatchObject({
+      running_tool: { tool: 'x', kind: 'other', started_at: null }, attribution: 'transcript-only', process: null, drift: false,
+    });
   });
 });
