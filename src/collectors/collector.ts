@@ -54,6 +54,11 @@ export class Collector<S> {
   private again = false;
   /** The first drifted session was logged: one warning per collector is enough to act on. */
   private driftLogged = false;
+  /**
+   * Sessions read during this scan, with the file that said so: judged for drift once the scan
+   * read all their files (Droid's tokens are in a file beside its transcript).
+   */
+  private readonly readSessions = new Map<string, string>();
 
   constructor(
     readonly name: string,
@@ -135,6 +140,7 @@ export class Collector<S> {
         }
       }
       this.forgetGone(seen);
+      this.logDrift();
       this.store.commit();
       this.stats.files = seen.size;
     } catch (e) {
@@ -235,7 +241,7 @@ export class Collector<S> {
       }
     });
     this.store.beginLine(false);
-    this.checkDrift(sessionOf(), file.path);
+    this.readSessions.set(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
@@ -278,7 +284,7 @@ export class Collector<S> {
     } finally {
       this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
-    for (const id of sinks.keys()) this.checkDrift(id, file.path);
+    for (const id of sinks.keys()) this.readSessions.set(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.tracked.set(file.path, row);
     this.store.stageFile(row, 0);
@@ -315,7 +321,7 @@ export class Collector<S> {
       } finally {
         this.store.beginLine(false);
       }
-      this.checkDrift(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
+      this.readSessions.set(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
       this.stats.readBytes += bytes.length;
     }
     const row: FileRow = {
@@ -349,12 +355,17 @@ export class Collector<S> {
   }
 
   /** Logs the first session of this collector that did work with no tokens counted: the reader fell behind the format. */
-  private checkDrift(sessionId: string, path: string): void {
+  private logDrift(): void {
+    const read = [...this.readSessions];
+    this.readSessions.clear();
     if (this.driftLogged) return;
-    const s = this.store.sessions.get(`${this.reader.harness}/${sessionId}`);
-    if (!s || !drifted(s)) return;
-    this.driftLogged = true;
-    this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
+    for (const [sessionId, path] of read) {
+      const s = this.store.sessions.get(`${this.reader.harness}/${sessionId}`);
+      if (!s || !drifted(s)) continue;
+      this.driftLogged = true;
+      this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
+      return;
+    }
   }
 
   /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */

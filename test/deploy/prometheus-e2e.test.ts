@@ -18,7 +18,8 @@ let api: (path: string) => Promise<ApiResult>;
 let exporterTarget: string;
 
 beforeAll(async () => {
-  const exporter = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
+  // No agent processes: the demo's would be seen by (and counted in) a demo another test runs.
+  const exporter = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent', CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
   processes.add(exporter.child);
   exporterTarget = (await exporter.url).replace('http://', '');
   const dir = mkdtempSync(join(tmpdir(), 'cae-prom-'));
