@@ -39,6 +39,7 @@ interface Truth {
   turns: { completed: number; failed: number; interrupted: number } | null;
   subagents: number;
   status: string;
+  status_reason: string;
 }
 
 const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-longtail-readers.json'), 'utf8')) as { now: string; sessions: Truth[] };
@@ -130,7 +131,8 @@ describe.each([
     if (t.turns) {
       expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
     }
-    expect(statusOf(s!, undefined, NOW[reader.harness]!, OPTS).status).toBe(t.status);
+    const status = statusOf(s!, undefined, NOW[reader.harness]!, OPTS);
+    expect({ status: status.status, reason: status.reason }).toEqual({ status: t.status, reason: t.status_reason });
   });
 
   it('makes no series of what the harness does not record', () => {
