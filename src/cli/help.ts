@@ -23,15 +23,18 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     usage: 'sessions [--json] [--since DURATION] [options]',
     summary: 'print the live sessions: status and why, model, tokens, cost, context',
     about: 'Reads the session files and prints the sessions active in the activity window (24 h unless\n'
-      + '--since says otherwise): harness, project, status and why, model, tokens, cost, context use and last activity.',
+      + '--since says otherwise): harness, project, status and why, model, tokens (DRIFT when none were counted\n'
+      + 'for work done), cost, context use, the live process (how it was joined, CPU, memory) and last activity;\n'
+      + 'then the agent processes no session file is joined to.',
   },
   top: {
     usage: 'top [--url URL] [options]',
     summary: 'a live view of every session in the terminal',
     about: 'A live view of every session in the terminal, redrawn every second: spend today and this week,\n'
       + 'tokens per minute, sessions by status, then one row per session (status and why, model, context,\n'
-      + 'cost, running tool, last activity). Keys: s sort (status, cost, activity), / filter by harness or\n'
-      + 'project, i show or hide idle sessions, q or Ctrl-C quit. Reads the session files itself, starting\n'
+      + 'cost, running tool and for how long, the live process\'s CPU, memory and attribution, last\n'
+      + 'activity). Keys: s sort (status, cost, activity), / filter by harness or project, i show or hide\n'
+      + 'idle sessions, q or Ctrl-C quit. Reads the session files itself, starting\n'
       + 'from the state database without ever writing it (safe beside a running exporter), or shows a\n'
       + 'running exporter\'s sessions with --url.',
   },
@@ -39,7 +42,8 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     usage: 'demo [options]',
     summary: 'serve metrics from bundled sample sessions, no agent needed',
     about: 'Serves metrics from bundled sample sessions replayed into a temporary home: sessions that keep\n'
-      + 'working, one that waits on the user and one that stalls. No agent needs to be installed.',
+      + 'working, one that waits on the user and one that stalls, each with a small stand-in agent process\n'
+      + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
   },
   help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };
