@@ -36,6 +36,16 @@ export function num(v: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
 }
 
+/**
+ * A count as written (a number, or a string of digits), or 0 when absent or no number. Unlike
+ * `num`, a negative count is kept as it is: like a fractional or a huge one it is damage, which
+ * the store skips and counts as `implausible_value`, where a 0 would be silently wrong.
+ */
+export function count(v: unknown): number {
+  const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : 0;
+}
+
 /** Milliseconds of an ISO-8601 timestamp, or undefined. */
 export function time(v: unknown): number | undefined {
   if (typeof v !== 'string') return undefined;

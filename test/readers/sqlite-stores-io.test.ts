@@ -172,7 +172,7 @@ describe('damaged stores', () => {
     await agent.scanAll(); // read again (changed within the last seconds): counted once
     const stats = agent.collectors.get('hermes')!.stats;
     expect(stats.success).toBe(true);
-    expect(stats.skipped.get('bad_number')).toBe(2);
+    expect(stats.skipped.get('implausible_value')).toBe(2);
     // Everything else of the store counts: the compression chain's input, for one.
     expect(agent.store.sessions.get('hermes/20261130_113600_07105b')!.tokens.input).toBe(5028);
     expect(agent.store.sessions.get('hermes/20261130_114800_8eb67b')!.tokens.input).toBe(0);
