@@ -29,7 +29,7 @@ export function str(v: unknown): string | undefined {
 
 /**
  * A positive number, written as a number or as a string of digits (some writers quote counts), or
- * 0. Not bounded: a count's plausibility is the store's to judge, where it is counted.
+ * 0: for times, windows and limits, where anything else means none. Counts are read with `numberOf`.
  */
 export function num(v: unknown): number {
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
@@ -37,11 +37,12 @@ export function num(v: unknown): number {
 }
 
 /**
- * A count as written (a number, or a string of digits), or 0 when absent or no number. Unlike
- * `num`, a negative count is kept as it is: like a fractional or a huge one it is damage, which
- * the store skips and counts as `implausible_value`, where a 0 would be silently wrong.
+ * A count or an amount as written (a number, or a string of digits), or 0 when absent or no
+ * number. Not bounded, and unlike `num` a negative one is kept: like a fractional or a huge count
+ * it is damage, which the store skips and counts as `implausible_value`, where a 0 would be
+ * silently wrong.
  */
-export function count(v: unknown): number {
+export function numberOf(v: unknown): number {
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) ? n : 0;
 }

@@ -34,7 +34,7 @@ const answer = (id: string, usage: Record<string, unknown>, s = 1) => `${JSON.st
   message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage } })}\n`;
 
 describe('implausible token counts', () => {
-  it('skips a record whose count is huge or not whole, counts it, and keeps counting the others', async () => {
+  it('skips a record whose count is huge, negative or not whole, counts it, and keeps counting the others', async () => {
     const t = setup('claude-code');
     const dir = join(t.root, 'projects', '-src-app');
     mkdirSync(dir, { recursive: true });
@@ -43,9 +43,10 @@ describe('implausible token counts', () => {
       + answer('m3', { input_tokens: 2 ** 40, output_tokens: 1 }, 3)
       + answer('m4', { input_tokens: 1.5, output_tokens: 1 }, 4)
       + answer('m5', { input_tokens: 10, output_tokens: 2 }, 5)
-      + answer('m6', { input_tokens: '20', output_tokens: '3' }, 6));
+      + answer('m6', { input_tokens: '20', output_tokens: '3' }, 6)
+      + answer('m7', { input_tokens: -5, output_tokens: 1 }, 7));
     await t.collector.scan();
-    expect(t.collector.stats.skipped.get('implausible_value')).toBe(4);
+    expect(t.collector.stats.skipped.get('implausible_value')).toBe(5);
     expect(t.sum('tokens', 'input')).toBe(30); // strings of digits are read as numbers
     expect(t.sum('tokens', 'output')).toBe(5);
     for (const c of t.store.counters.values()) expect(Number.isFinite(c.value)).toBe(true);

@@ -15,7 +15,7 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
-import { jsonObject, num, obj, str, time, type Json } from '../fields.js';
+import { jsonObject, num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -158,8 +158,8 @@ function outcome(reason: string | undefined, state: DroidState, ev: SessionEvent
 /** A `tokenUsage` block in the contract's semantics (Droid's input excludes cache reads and writes). */
 function usageOf(u: Json): Usage {
   return {
-    input: num(u.inputTokens), output: num(u.outputTokens), cacheRead: num(u.cacheReadTokens),
-    cacheWrite: num(u.cacheCreationTokens), cacheWrite1h: 0, reasoning: num(u.thinkingTokens),
+    input: numberOf(u.inputTokens), output: numberOf(u.outputTokens), cacheRead: numberOf(u.cacheReadTokens),
+    cacheWrite: numberOf(u.cacheCreationTokens), cacheWrite1h: 0, reasoning: numberOf(u.thinkingTokens),
   };
 }
 

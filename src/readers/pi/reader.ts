@@ -15,7 +15,7 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
-import { num, obj, time } from '../fields.js';
+import { num, numberOf, obj, time } from '../fields.js';
 import { listDir } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -143,7 +143,7 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
     const usage: Usage = {
-      input: num(u.input), output: num(u.output), cacheRead: num(u.cacheRead), cacheWrite: num(u.cacheWrite), cacheWrite1h: 0, reasoning: 0,
+      input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning: 0,
     };
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     // pi prices requests from its models.json; zero there means no price known: the list price.
