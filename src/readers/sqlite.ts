@@ -137,3 +137,11 @@ export function secondsToMs(v: unknown): number | undefined {
   const ms = Math.round(v * 1000);
   return ms <= LATEST_MS ? ms : undefined;
 }
+
+/**
+ * A row's Unix-seconds time as far as a read cursor may move to it: 0 for no time, and never past
+ * now (one damaged row dated in the year 36812 would hide every later change).
+ */
+export function cursorSeconds(v: unknown, nowMs = Date.now()): number {
+  return secondsToMs(v) === undefined ? 0 : Math.min(v as number, nowMs / 1000);
+}
