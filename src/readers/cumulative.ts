@@ -5,7 +5,7 @@
 // was lost (a store read again from the start).
 
 import type { SessionEvents } from './reader.js';
-import type { TokenType, Usage } from '../session/types.js';
+import { MAX_TOKENS, plausibleAmount, plausibleCount, type TokenType, type Usage } from '../session/types.js';
 
 /** The highest totals counted so far, per session row (or conversation). */
 export type Marks = Record<string, number[]>;
@@ -22,25 +22,26 @@ export function growth(marks: Marks, key: string, totals: readonly number[]): nu
 }
 
 /**
- * Token counts as a database gives them: whole numbers ≥ 0, NULL (or absent) as 0. Undefined when
- * one is anything else (text, a negative or fractional number): the record is skipped, not half
- * counted.
+ * Token counts as a database gives them: plausible counts (whole numbers from 0 to below 2^40),
+ * NULL (or absent) as 0. Undefined when one is anything else (text, a negative, fractional or
+ * huge number): the record is skipped, not half counted, and its totals are never kept as marks
+ * (one 1e308 would stop all later counting).
  */
 export function tokenCounts(values: readonly unknown[]): number[] | undefined {
   const out: number[] = [];
   for (const v of values) {
-    if (v === null || v === undefined) out.push(0);
-    else if (typeof v === 'number' && Number.isInteger(v) && v >= 0) out.push(v);
-    else if (typeof v === 'bigint' && v >= 0n) out.push(Number(v));
+    const n = typeof v === 'bigint' && v >= 0n && v < BigInt(MAX_TOKENS) ? Number(v) : v;
+    if (n === null || n === undefined) out.push(0);
+    else if (typeof n === 'number' && plausibleCount(n)) out.push(n);
     else return undefined;
   }
   return out;
 }
 
-/** A recorded dollar amount: a finite number ≥ 0; NULL (not recorded) is undefined; NaN for a bad value. */
+/** A recorded dollar amount: a plausible amount; NULL (not recorded) is undefined; NaN for a bad value. */
 export function dollars(v: unknown): number | undefined {
   if (v === null || v === undefined) return undefined;
-  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : Number.NaN;
+  return typeof v === 'number' && plausibleAmount(v) ? v : Number.NaN;
 }
 
 /**
@@ -64,9 +65,10 @@ export function countGrowth(
 }
 
 /**
- * A row whose totals are not counts is skipped on every read, but counted as skipped once per
- * version of it (rows holding running totals are read again while they change).
+ * A row whose totals are not counts is skipped on every read, but counted as skipped
+ * (`implausible_value`) once per version of it (rows holding running totals are read again while
+ * they change).
  */
 export function skipTotals(ev: SessionEvents, key: string, values: readonly unknown[]): void {
-  if (ev.firstTime(`bad:${key}:${values.map(String).join(',')}`)) ev.skipped('bad_number');
+  if (ev.firstTime(`bad:${key}:${values.map(String).join(',')}`)) ev.skipped('implausible_value');
 }

@@ -4,7 +4,7 @@
 
 import { closeSync, readSync } from 'node:fs';
 import { openRegular } from './dir.js';
-import { jsonObject, jsonValue, type Json } from './fields.js';
+import { jsonObject, type Json } from './fields.js';
 
 const CHUNK = 1 << 20;
 // A line longer than this is skipped (counted), so that no file is ever held in memory whole.
@@ -77,11 +77,6 @@ export function readLines(
     if (shared.length > 8 * CHUNK) shared = Buffer.allocUnsafe(CHUNK);
   }
   return result;
-}
-
-/** Parses bytes as JSON, or returns undefined. */
-export function parseJsonValue(bytes: Buffer): unknown {
-  return jsonValue(bytes.toString('utf8'));
 }
 
 /** Parses one line as a JSON object, or returns undefined. */

@@ -128,7 +128,20 @@ export function requireColumns(db: Db, table: string, required: readonly string[
   return have;
 }
 
-/** A column holding Unix seconds (REAL or INTEGER), as milliseconds; undefined when not a number. */
+// The latest time a Date can hold (ms): a later one is damage, not a time.
+const LATEST_MS = 8.64e15;
+
+/** A column holding Unix seconds (REAL or INTEGER), as milliseconds; undefined when not a number or past any date. */
 export function secondsToMs(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.round(v * 1000) : undefined;
+  if (typeof v !== 'number' || !(v > 0)) return undefined;
+  const ms = Math.round(v * 1000);
+  return ms <= LATEST_MS ? ms : undefined;
+}
+
+/**
+ * A row's Unix-seconds time as far as a read cursor may move to it: 0 for no time, and never past
+ * now (one damaged row dated in the year 36812 would hide every later change).
+ */
+export function cursorSeconds(v: unknown, nowMs = Date.now()): number {
+  return secondsToMs(v) === undefined ? 0 : Math.min(v as number, nowMs / 1000);
 }

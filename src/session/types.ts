@@ -71,7 +71,9 @@ export function addUsage(a: Usage, b: Usage): Usage {
  * Codex's and Copilot CLI's) and an output count that includes reasoning.
  */
 export function usageFromPrompt(prompt: number, output: number, cacheRead: number, cacheWrite: number, reasoning: number): Usage {
-  return { input: Math.max(0, prompt - cacheRead - cacheWrite), output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
+  // A negative prompt is damage, kept as it is for the store to skip; not a 0.
+  const input = prompt < 0 ? prompt : Math.max(0, prompt - cacheRead - cacheWrite);
+  return { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
 }
 
 /** a − b per field, never below 0 (the part of a cumulative snapshot not yet counted). */

@@ -129,6 +129,14 @@ describe('endpoint with --web.config.file', () => {
     }, 20_000, 'metrics over TLS');
     expect(ok.headers['x-frame-options']).toBe('deny');
     expect(ok.headers['strict-transport-security']).toBe('max-age=31536000');
+    // The live page and its JSON are behind the same TLS and basic auth.
+    for (const path of ['/', '/app.js', '/api/v1/sessions', '/api/v1/summary']) {
+      expect((await get(`${url}${path}`, { ca })).status, path).toBe(401);
+      const page = await get(`${url}${path}`, { ca, headers: basic('prom', 's3cret') });
+      expect(page.status, path).toBe(200);
+      expect(page.headers['x-frame-options'], path).toBe('deny');
+    }
+    expect(Array.isArray(JSON.parse((await get(`${url}/api/v1/sessions`, { ca, headers: basic('prom', 's3cret') })).body))).toBe(true);
     // Plain HTTP is not served, and a client that does not trust the CA refuses the certificate.
     await expect(get(url.replace('https:', 'http:'))).rejects.toThrow();
     await expect(get(`${url}/metrics`, { headers: basic('prom', 's3cret') })).rejects.toThrow(/self.signed|unable to verify|certificate/i);

@@ -33,7 +33,7 @@ readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'))
 readerConformance(droid, join(FIXTURES, 'captures/droid/tool/.factory/sessions'));
 readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/sessions'));
 readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
-readerConformance(aider, join(FIXTURES, 'longtail-home'));
+readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
 

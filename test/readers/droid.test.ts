@@ -114,6 +114,15 @@ describe('Droid settings documents', () => {
     expect(usages(r.log).map((u) => [u.input, u.output])).toEqual([[500, 50], [100, 10]]);
   });
 
+  it('skip a total that is no count (counted as implausible), and go on counting from the last good one', () => {
+    const r = recorder();
+    const f = settingsOf('s1');
+    const state = droid.initialState(f);
+    for (const u of [tokens(500, 50), tokens(1e308, 60), tokens(2 ** 40, 60), tokens(600, 60)]) droid.readDocument!(settings(u), state, f, r.events);
+    expect(usages(r.log).map((u) => [u.input, u.output])).toEqual([[500, 50], [100, 10]]);
+    expect(events(r.log, 'skipped')).toEqual([['skipped', 'implausible_value'], ['skipped', 'implausible_value']]);
+  });
+
   it('count a subagent\'s tokens once: for the parent when its document is read first', () => {
     const r = recorder(); // one collector: one record of keys seen
     const parent = settingsOf('parent');

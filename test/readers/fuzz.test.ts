@@ -2,11 +2,12 @@
 // huge numbers, values of the wrong type. None may throw (a reader's throw is counted as
 // `reader_error`, which must never happen), hang, or let a value that is not finite into the
 // store; every record that cannot be used is counted as skipped. The inputs are derived from the
-// real CLIs' captures (test/fixtures/captures) with a seeded generator: deterministic, and a few
-// seconds in all. A reader added to the registry is fuzzed without a line here.
+// fixture homes (`homesOf`) with a seeded generator: deterministic, and a few seconds in all. A
+// reader added to the registry is fuzzed without a line here, once a fixture home holds its files.
 
 import Database from 'better-sqlite3';
-import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -17,7 +18,32 @@ import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/rea
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
-import { tempDir } from '../helpers/run.js';
+import { crushHome } from '../helpers/crush-db.js';
+import { FIXTURES, tempDir } from '../helpers/run.js';
+
+/** A HOME in which a reader finds session files (through its default roots), and how to write a copy of it. */
+interface Home {
+  files: SessionFile[];
+  copyTo(dir: string): void;
+}
+
+const LONGTAIL = join(FIXTURES, 'longtail-home');
+const CRUSH = crushHome();
+
+/**
+ * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
+ * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose) and the Crush home its
+ * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
+ */
+function homesOf(reader: Reader<unknown>): Home[] {
+  const filesIn = (home: string) => reader.defaultRoots({}, home).flatMap((r) => (existsSync(r) ? reader.listFiles(r) : []));
+  const copy = (home: string) => (dir: string) => cpSync(home, dir, { recursive: true });
+  return [
+    ...capturesOf(reader).map(({ home, files }) => ({ files, copyTo: copy(home) })),
+    { files: filesIn(LONGTAIL), copyTo: copy(LONGTAIL) },
+    { files: filesIn(CRUSH), copyTo: (dir: string) => void crushHome(dir) },
+  ].filter((h) => h.files.length > 0);
+}
 
 /** mulberry32: a small seeded generator, so that every run feeds the same inputs. */
 function generator(seed: number): () => number {
@@ -78,19 +104,22 @@ function expectFinite(store: SessionStore, stats: Map<string, Collector<unknown>
   expect(families.flatMap((f) => f.points.filter((p) => !Number.isFinite(p.value)).map((p) => `${f.def.name}${JSON.stringify(p.labels)}`))).toEqual([]);
 }
 
+/** Readers whose token counts are in protobuf records, which the fuzzing of stores leaves as they are. */
+const COUNTS_IN_PROTOBUF = new Set(['antigravity-cli']);
+
 /** Records that can be nothing but bad: each must be counted as skipped. */
 const GARBAGE = ['not json', '{"half": ', '\u0000\u0000\u0000\u0000', '\u00ff\u00fe{', '}{'];
 
 describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader) => {
-  const captures = capturesOf(reader as Reader<unknown>);
-  const seeds = captures.flatMap((c) => c.files);
+  const homes = homesOf(reader as Reader<unknown>);
+  const seeds = homes.flatMap((h) => h.files);
 
-  it('has a capture to start from', () => {
+  it('has a fixture to start from', () => {
     expect(seeds.length).toBeGreaterThan(0);
   });
 
   if ('readLine' in reader) lineFuzz(harness, reader as LineReader<unknown>, seeds);
-  else storeFuzz(harness, reader as StoreReader<unknown>, captures);
+  else storeFuzz(harness, reader as StoreReader<unknown>, homes);
 });
 
 function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFile[]): void {
@@ -197,57 +226,74 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
   }
 }
 
-function storeFuzz(harness: string, reader: StoreReader<unknown>, captures: { home: string; files: SessionFile[] }[]): void {
-  /** A copy of every capture home, damaged by `damage`, read by a real collector. */
+function storeFuzz(harness: string, reader: StoreReader<unknown>, homes: Home[]): void {
+  /** A copy of every fixture home, damaged by `damage`, read by a real collector. */
   async function readDamaged(damage: (db: string, rand: () => number) => void, seed: number) {
     const rand = generator(seedOf(harness) + seed);
     const out = [];
-    for (const c of captures) {
+    for (const h of homes) {
       const home = tempDir();
-      cpSync(c.home, home, { recursive: true });
+      h.copyTo(home);
       const roots = reader.defaultRoots({}, home);
-      for (const f of roots.flatMap((r) => reader.listFiles(r))) if (statSync(f.path).isFile()) damage(f.path, rand);
+      const damaged = roots.flatMap((r) => reader.listFiles(r)).filter((f) => statSync(f.path).isFile());
+      for (const f of damaged) damage(f.path, rand);
       const store = newStore();
       const lines: string[] = [];
       const collector = new Collector(harness, reader, roots, store, new StateDb(':memory:'), createLogger('warn', (l) => lines.push(l)));
       await collector.scan();
       expect(collector.stats.skipped.get('reader_error')).toBeUndefined();
       expectFinite(store, new Map([[harness, collector.stats]]));
-      out.push({ collector, store, lines });
+      out.push({ collector, store, lines, damaged: damaged.length });
     }
     return out;
   }
 
-  /** Every JSON text column of every row, rewritten by `f`. */
-  function rewriteJson(path: string, f: (v: unknown) => unknown): void {
+  /**
+   * Every JSON text column of every row rewritten by `f`, and with `number` every number column
+   * too (except the keys, which name the rows).
+   */
+  function rewrite(path: string, f: (v: unknown) => unknown, number?: () => number): void {
     const db = new Database(path);
     for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]) {
+      const keys = new Set((db.pragma(`table_info("${name}")`) as { name: string; pk: number }[]).filter((c) => c.pk > 0).map((c) => c.name));
       const rows = db.prepare(`SELECT rowid AS _rowid, * FROM "${name}"`).all() as Record<string, unknown>[];
       for (const row of rows) {
         for (const [col, value] of Object.entries(row)) {
-          if (typeof value !== 'string' || !/^[[{]/.test(value)) continue;
-          let parsed: unknown;
+          let now: unknown;
+          if (typeof value === 'number' && number && col !== '_rowid' && !keys.has(col)) now = number();
+          else if (typeof value === 'string' && /^[[{]/.test(value)) {
+            try {
+              now = JSON.stringify(f(JSON.parse(value)));
+            } catch {
+              continue;
+            }
+          } else continue;
           try {
-            parsed = JSON.parse(value);
-          } catch {
-            continue;
+            db.prepare(`UPDATE "${name}" SET "${col}" = ? WHERE rowid = ?`).run(now, row._rowid);
+          } catch (e) {
+            // A value the schema refuses (a unique index over the column) stays as it was.
+            if (!String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')) throw e;
           }
-          db.prepare(`UPDATE "${name}" SET "${col}" = ? WHERE rowid = ?`).run(JSON.stringify(f(parsed)), row._rowid);
         }
       }
     }
     db.close();
   }
 
-  it('random bytes over the database: the scan fails (counted, logged), nothing thrown or infinite', async () => {
-    for (const { collector, lines } of await readDamaged((p, rand) => {
+  /** The tokens counted, by counter. */
+  const tokensOf = (store: SessionStore) => Object.fromEntries([...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => [c.key, c.value]));
+
+  it('random bytes over the database: the scan fails (logged) or the store is skipped (counted), nothing thrown or infinite', async () => {
+    for (const { collector, lines, damaged } of await readDamaged((p, rand) => {
       const bytes = readFileSync(p);
       const junk = randomBytes(rand, 4096);
       junk.copy(bytes, Math.floor(rand() * Math.max(1, bytes.length - junk.length)));
       writeFileSync(p, Buffer.concat([randomBytes(rand, 100), bytes.subarray(100)]));
     }, 10)) {
-      expect(collector.stats.success).toBe(false);
-      expect(lines.some((l) => l.includes('could not read store'))).toBe(true);
+      // A store of many sessions fails the scan, which the log says; a store of one conversation
+      // (Antigravity's) costs only itself: skipped as parse_error, each.
+      if (collector.stats.success) expect(collector.stats.skipped.get('parse_error')).toBe(damaged);
+      else expect(lines.some((l) => l.includes('could not read store'))).toBe(true);
     }
   });
 
@@ -255,20 +301,31 @@ function storeFuzz(harness: string, reader: StoreReader<unknown>, captures: { ho
     await readDamaged((p, rand) => writeFileSync(p, readFileSync(p).subarray(0, Math.floor(rand() * statSync(p).size))), 11);
   });
 
-  it('huge and impossible numbers in every JSON value: read, counted as implausible, nothing infinite', async () => {
+  it('huge and impossible numbers in every JSON value and number column: read, counted as implausible, nothing infinite', async () => {
+    const intact = (await readDamaged(() => {}, 12)).map((r) => tokensOf(r.store));
+    const implausible = intact.map(() => 0);
     for (const value of HUGE) {
-      const results = await readDamaged((p) => rewriteJson(p, (v) => mapNumbers(v, () => value)), 12);
-      for (const { collector, store } of results) {
+      const results = await readDamaged((p) => rewrite(p, (v) => mapNumbers(v, () => value), () => value), 12);
+      results.forEach(({ collector, store }, i) => {
         expect(collector.stats.success).toBe(true);
         for (const c of store.counters.values()) expect(c.value).toBeLessThan(2 ** 40 * 1000);
-      }
-      if (value >= 2 ** 40) expect(results.some((r) => (r.collector.stats.skipped.get('implausible_value') ?? 0) > 0)).toBe(true);
+        // No count can be any of these values: none adds a token (times and keys are damaged
+        // too, and records left unread for that).
+        for (const [k, n] of Object.entries(tokensOf(store))) expect([k, value, n]).toEqual([k, value, Math.min(n, intact[i]![k] ?? 0)]);
+        if (value >= 2 ** 40) implausible[i] += collector.stats.skipped.get('implausible_value') ?? 0;
+      });
     }
+    // Counts past the bound are skipped and counted, in every home with tokens (where a time is
+    // not damaged past any date first). Antigravity's counts are in protobuf records, which this
+    // leaves as they are.
+    intact.forEach((tokens, i) => {
+      if (Object.keys(tokens).length > 0 && !COUNTS_IN_PROTOBUF.has(harness)) expect(implausible[i]).toBeGreaterThan(0);
+    });
   });
 
   it('values of the wrong type in every JSON value: read, nothing thrown or infinite', async () => {
     for (let round = 0; round < 3; round++) {
-      for (const { collector } of await readDamaged((p, rand) => rewriteJson(p, (v) => wrongTypes(v, rand)), 13 + round)) {
+      for (const { collector } of await readDamaged((p, rand) => rewrite(p, (v) => wrongTypes(v, rand)), 13 + round)) {
         expect(collector.stats.success).toBe(true);
       }
     }

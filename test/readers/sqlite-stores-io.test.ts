@@ -172,10 +172,34 @@ describe('damaged stores', () => {
     await agent.scanAll(); // read again (changed within the last seconds): counted once
     const stats = agent.collectors.get('hermes')!.stats;
     expect(stats.success).toBe(true);
-    expect(stats.skipped.get('bad_number')).toBe(2);
+    expect(stats.skipped.get('implausible_value')).toBe(2);
     // Everything else of the store counts: the compression chain's input, for one.
     expect(agent.store.sessions.get('hermes/20261130_113600_07105b')!.tokens.input).toBe(5028);
     expect(agent.store.sessions.get('hermes/20261130_114800_8eb67b')!.tokens.input).toBe(0);
+  });
+
+  it('with a row dated past any date still read the changes after it: the cursor does not move there', async () => {
+    const dir = home();
+    const agent = agentFor(dir);
+    await agent.scanAll();
+    const before = [total(agent, 'hermes', 'tokens', { token_type: 'output' }), total(agent, 'crush', 'cost')];
+    const damage = { hermes: "UPDATE sessions SET last_activity_at = 1e308 WHERE id = '20261130_113600_07105b'", crush: "UPDATE sessions SET updated_at = 1e308 WHERE id = 'c2'" };
+    for (const [h, sql] of Object.entries(damage)) {
+      const db = new Database(join(dir, DBS[h as keyof typeof DBS]));
+      db.prepare(sql).run();
+      db.close();
+    }
+    await agent.scanAll();
+    // Then a session's totals grow, with no new message (Hermes's background writer does so).
+    const hermesDb = new Database(join(dir, DBS.hermes));
+    hermesDb.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'").run();
+    hermesDb.close();
+    const crushDb = new Database(join(dir, DBS.crush));
+    CALL.crush(crushDb);
+    crushDb.close();
+    await agent.scanAll();
+    expect(total(agent, 'hermes', 'tokens', { token_type: 'output' }) - before[0]!).toBe(1000);
+    expect(total(agent, 'crush', 'cost') - before[1]!).toBeCloseTo(0.01, 9);
   });
 
   it('with a column missing fail only their own collector, with a warning naming the column', async () => {

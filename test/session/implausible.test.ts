@@ -9,9 +9,13 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
+import { countGrowth, skipTotals, tokenCounts, type Marks } from '../../src/readers/cumulative.js';
 import type { Reader } from '../../src/readers/reader.js';
+import { secondsToMs } from '../../src/readers/sqlite.js';
+import { ZERO_USAGE } from '../../src/session/types.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
+import { recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const ts = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
@@ -30,7 +34,7 @@ const answer = (id: string, usage: Record<string, unknown>, s = 1) => `${JSON.st
   message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage } })}\n`;
 
 describe('implausible token counts', () => {
-  it('skips a record whose count is huge or not whole, counts it, and keeps counting the others', async () => {
+  it('skips a record whose count is huge, negative or not whole, counts it, and keeps counting the others', async () => {
     const t = setup('claude-code');
     const dir = join(t.root, 'projects', '-src-app');
     mkdirSync(dir, { recursive: true });
@@ -39,9 +43,10 @@ describe('implausible token counts', () => {
       + answer('m3', { input_tokens: 2 ** 40, output_tokens: 1 }, 3)
       + answer('m4', { input_tokens: 1.5, output_tokens: 1 }, 4)
       + answer('m5', { input_tokens: 10, output_tokens: 2 }, 5)
-      + answer('m6', { input_tokens: '20', output_tokens: '3' }, 6));
+      + answer('m6', { input_tokens: '20', output_tokens: '3' }, 6)
+      + answer('m7', { input_tokens: -5, output_tokens: 1 }, 7));
     await t.collector.scan();
-    expect(t.collector.stats.skipped.get('implausible_value')).toBe(4);
+    expect(t.collector.stats.skipped.get('implausible_value')).toBe(5);
     expect(t.sum('tokens', 'input')).toBe(30); // strings of digits are read as numbers
     expect(t.sum('tokens', 'output')).toBe(5);
     for (const c of t.store.counters.values()) expect(Number.isFinite(c.value)).toBe(true);
@@ -61,6 +66,25 @@ describe('implausible token counts', () => {
     expect(t.collector.stats.skipped.get('implausible_value')).toBe(1);
     expect(t.sum('tokens', 'input')).toBe(300);
     expect(t.sum('tokens', 'output')).toBe(30);
+  });
+
+  it('a database row\'s running total that is no count is skipped once and does not stop later counting', () => {
+    const r = recorder();
+    const marks: Marks = {};
+    // Hermes, Kodelet, goose and Crush read a row's totals again while they grow.
+    for (const row of [[100, 10], [1e308, 20], [1e308, 20], [-5, 20], [2 ** 40, 1], [1.5, 1], [300, 30]]) {
+      const tokens = tokenCounts(row);
+      if (!tokens) skipTotals(r.events, 's1', row);
+      else countGrowth(r.events, marks, 's1', 'm', { ...ZERO_USAGE, input: tokens[0]!, output: tokens[1]! }, undefined, 0);
+    }
+    expect(r.log.filter(([e]) => e === 'skipped')).toEqual([['skipped', 'implausible_value'], ['skipped', 'implausible_value'], ['skipped', 'implausible_value'], ['skipped', 'implausible_value']]);
+    expect(r.log.filter(([e]) => e === 'usage').map(([, , u]) => [(u as typeof ZERO_USAGE).input, (u as typeof ZERO_USAGE).output])).toEqual([[100, 10], [200, 20]]);
+    expect(tokenCounts([null, 7n, 2 ** 40 - 1])).toEqual([0, 7, 2 ** 40 - 1]);
+  });
+
+  it('a time in a database past any date is no time (it would hold a session\'s activity at +Inf)', () => {
+    expect([1e308, 2 ** 53, -1, 0, 'x'].map(secondsToMs)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(secondsToMs(1796040000.5)).toBe(1796040000500);
   });
 
   it('a counter stored as +Inf by an older version starts over instead of staying +Inf', () => {

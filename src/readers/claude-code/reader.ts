@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { listDir, readText } from '../dir.js';
-import { countPatchLines, jsonObject, lineCount, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { countPatchLines, jsonObject, lineCount, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -87,15 +87,15 @@ function repeatedBlock(rec: Fields, state: ClaudeState): boolean {
 
 function usageOf(u: Json): Usage {
   const breakdown = obj(u.cache_creation);
-  const cacheWrite1h = num(breakdown?.ephemeral_1h_input_tokens);
+  const cacheWrite1h = numberOf(breakdown?.ephemeral_1h_input_tokens);
   return {
-    input: num(u.input_tokens),
-    output: num(u.output_tokens),
-    cacheRead: num(u.cache_read_input_tokens),
+    input: numberOf(u.input_tokens),
+    output: numberOf(u.output_tokens),
+    cacheRead: numberOf(u.cache_read_input_tokens),
     // Before 2.1.152 the total could be 0 while only the breakdown was reported.
-    cacheWrite: num(u.cache_creation_input_tokens) || num(breakdown?.ephemeral_5m_input_tokens) + cacheWrite1h,
+    cacheWrite: numberOf(u.cache_creation_input_tokens) || numberOf(breakdown?.ephemeral_5m_input_tokens) + cacheWrite1h,
     cacheWrite1h,
-    reasoning: num(obj(u.output_tokens_details)?.thinking_tokens),
+    reasoning: numberOf(obj(u.output_tokens_details)?.thinking_tokens),
   };
 }
 

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonValue, lineCount, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -141,7 +141,7 @@ function toolOutput(p: Fields, line: Buffer, ts: number | undefined, state: Code
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
 function usageOf(u: Json): Usage {
-  return usageFromPrompt(num(u.input_tokens), num(u.output_tokens), num(u.cached_input_tokens), num(u.cache_write_input_tokens), num(u.reasoning_output_tokens));
+  return usageFromPrompt(numberOf(u.input_tokens), numberOf(u.output_tokens), numberOf(u.cached_input_tokens), numberOf(u.cache_write_input_tokens), numberOf(u.reasoning_output_tokens));
 }
 
 function windowName(minutes: number): string {

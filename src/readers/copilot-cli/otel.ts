@@ -5,7 +5,7 @@
 // pairs. Only `chat` spans count: agent spans repeat the totals of the chats they contain.
 
 import type { SessionEvents } from '../reader.js';
-import { num, obj, str, time, type Json } from '../fields.js';
+import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 
 const USAGE = Buffer.from('"gen_ai.usage.');
@@ -53,15 +53,15 @@ export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: strin
   const id = str(a['gen_ai.response.id']);
   if (id && !ev.firstTime(`call:${id}`)) return;
   // GenAI conventions: input_tokens includes cached input (read and written).
-  const prompt = num(a['gen_ai.usage.input_tokens']);
-  const cacheRead = num(a['gen_ai.usage.cache_read.input_tokens']);
-  const cacheWrite = num(a['gen_ai.usage.cache_write.input_tokens']) || num(a['gen_ai.usage.cache_creation.input_tokens']);
+  const prompt = numberOf(a['gen_ai.usage.input_tokens']);
+  const cacheRead = numberOf(a['gen_ai.usage.cache_read.input_tokens']);
+  const cacheWrite = numberOf(a['gen_ai.usage.cache_write.input_tokens']) || numberOf(a['gen_ai.usage.cache_creation.input_tokens']);
   ev.usage(model, {
     input: Math.max(0, prompt - cacheRead - cacheWrite),
-    output: num(a['gen_ai.usage.output_tokens']),
+    output: numberOf(a['gen_ai.usage.output_tokens']),
     cacheRead,
     cacheWrite,
     cacheWrite1h: 0,
-    reasoning: num(a['gen_ai.usage.reasoning.output_tokens']),
+    reasoning: numberOf(a['gen_ai.usage.reasoning.output_tokens']),
   }, prompt, ts);
 }

@@ -4,7 +4,7 @@
 
 import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
 import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
-import { num, obj, str, time, type Json } from '../fields.js';
+import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readSpan } from './otel.js';
@@ -162,7 +162,7 @@ function assistantMessage(d: Json, sub: boolean, ts: number, state: CopilotState
     if (id && name) state.requested[id] = name;
   }
   if (!sub) state.answered = requests.length === 0;
-  const output = num(d.outputTokens);
+  const output = numberOf(d.outputTokens);
   // Older CLIs record only each message's output tokens; their other tokens arrive at shutdown.
   if (output === 0 || state.perCall) return;
   const model = str(d.model) ?? state.model ?? 'unknown';
@@ -188,7 +188,7 @@ function count(model: string, u: Usage, tierInput: number, ts: number, state: Co
 
 /** Copilot's usage (`inputTokens` includes cache reads and writes) in the metric contract's semantics. */
 function usageOf(u: Json): Usage {
-  return usageFromPrompt(num(u.inputTokens), num(u.outputTokens), num(u.cacheReadTokens), num(u.cacheWriteTokens), num(u.reasoningTokens));
+  return usageFromPrompt(numberOf(u.inputTokens), numberOf(u.outputTokens), numberOf(u.cacheReadTokens), numberOf(u.cacheWriteTokens), numberOf(u.reasoningTokens));
 }
 
 /**
@@ -206,7 +206,7 @@ function usageRecord(d: Json, sub: boolean, ts: number, state: CopilotState, ev:
     ev.meta({ model });
   }
   const call = str(u.apiCallId) ?? str(obj(u.accounting)?.usageId);
-  const prompt = num(u.inputTokens);
+  const prompt = numberOf(u.inputTokens);
   count(model, usageOf(u), prompt, ts, state, ev, !call || ev.firstTime(`call:${call}`));
   // The prompt of the main agent's last call is the context in use; the CLI's prompt budget its limit.
   if (!sub) ev.context(model, prompt, num(u.maxPromptTokens) || undefined);
@@ -247,7 +247,7 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     const delta = minusUsage(total, before);
     // The requests' average prompt selects a long-context price tier, if the model has one.
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
-    if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, num(u.inputTokens) / requests, ts);
+    if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, numberOf(u.inputTokens) / requests, ts);
     const premium = num(obj(obj(m)?.requests)?.cost);
     if (!plausibleAmount(premium)) {
       ev.skipped('implausible_value');

@@ -8,7 +8,7 @@
 
 import { jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { cursorSeconds, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { ZERO_USAGE, type TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -68,7 +68,7 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
     const ev = eventsOf(root);
     ev.meta({ cwd });
     const updated = secondsToMs(row.updated_at);
-    if (typeof row.updated_at === 'number') newest = Math.max(newest, row.updated_at);
+    newest = Math.max(newest, cursorSeconds(row.updated_at));
     for (const t of [row.created_at, row.updated_at]) if (secondsToMs(t)) ev.activity(secondsToMs(t)!);
     const model = (modelOf?.get(row.id) as string | undefined) ?? 'unknown';
     const cost = dollars(row.cost);
@@ -92,7 +92,7 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
   for (const m of messages) {
     const session = str(m.session_id);
     if (!session || !rowOf(session)) continue;
-    if (typeof m.updated_at === 'number') newest = Math.max(newest, m.updated_at);
+    newest = Math.max(newest, cursorSeconds(m.updated_at));
     const root = rootOf(session);
     readMessage(m, eventsOf(root), root !== session, cwd);
   }

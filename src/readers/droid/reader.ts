@@ -14,10 +14,10 @@
 
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
-import { addUsage, maxUsage, minusUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
-import { jsonObject, lineActivity, nextType, num, obj, str, stringAfter, time, type Json } from '../fields.js';
+import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
+import { jsonObject, num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
-import { parseJson } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 export interface DroidState {
@@ -59,42 +59,51 @@ const OUTCOMES = new Map<string, TurnOutcome>([
   ['cancelled', 'interrupted'], ['permission_rejected', 'interrupted'], ['process_exit', 'interrupted'],
 ]);
 
-const ID = Buffer.from('"id":"');
-const TOOL_RESULT = Buffer.from('"type":"tool_result"');
-const TOOL_USE_ID = Buffer.from('"tool_use_id":"');
-const IS_ERROR = Buffer.from('"is_error":');
+// What is read of a transcript record: the text of prompts and answers, tool inputs and outputs
+// are passed over unread.
+const BLOCK: Shape = { type: true, id: true, name: true, tool_use_id: true, is_error: true };
+const RECORD: Shape = {
+  type: true, id: true, timestamp: true, cwd: true, reason: true,
+  message: { role: true, visibility: true, modelId: true, content: BLOCK },
+};
 
 function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: SessionEvents): void {
-  const type = nextType(line, 0)?.value;
+  const rec = scanRecord(line, RECORD);
+  if (!rec) return ev.skipped('parse_error');
+  const ts = time(rec.text('timestamp'));
+  const type = rec.text('type');
   if (type !== 'session_start' && type !== 'message' && type !== 'agent_turn_outcome') {
-    if (lineActivity(line, ev) === undefined) ev.skipped(type ? 'unknown_shape' : 'parse_error');
+    // A record of another type says only that the session was active.
+    if (ts !== undefined) ev.activity(ts);
+    if (ts === undefined || type === undefined) ev.skipped('unknown_shape');
     return;
   }
-  if (type === 'message') {
-    // The record's id is its first: the `context-<prompt id>` message of system reminders written
-    // before each prompt (only the model sees it) is no prompt, and its text is not decoded.
-    if (stringAfter(line, ID)?.startsWith('context-')) return void lineActivity(line, ev);
-    if (line.includes(TOOL_RESULT)) return toolResults(line, state, ev);
-  }
-  const rec = parseJson(line);
-  if (!rec) return ev.skipped('parse_error');
   if (type === 'session_start') {
-    const cwd = str(rec.cwd);
+    const cwd = rec.text('cwd');
     return cwd ? ev.meta({ cwd }) : ev.skipped('unknown_shape');
   }
-  if (type === 'agent_turn_outcome') return outcome(rec, state, ev);
-  const ts = time(rec.timestamp);
-  const msg = obj(rec.message);
-  const content = Array.isArray(msg?.content) ? msg.content.map(obj) : undefined;
+  if (type === 'agent_turn_outcome') return outcome(rec.text('reason'), state, ev);
+  // The `context-<prompt id>` message of system reminders written before each prompt (only the
+  // model sees it) is no prompt.
+  const id = rec.text('id') ?? '';
+  if (id.startsWith('context-')) {
+    if (ts !== undefined) ev.activity(ts);
+    return;
+  }
+  const msg = rec.object('message');
+  const content = msg?.items('content');
+  // A message with results is the tools' answer, not a prompt.
+  if (content?.some((b) => b.text('type') === 'tool_result')) return toolResults(content, ts, state, ev);
   if (ts === undefined || !msg || !content) return ev.skipped('unknown_shape');
   ev.activity(ts);
   state.lastTs = ts;
-  const id = str(rec.id) ?? '';
-  if (msg.role === 'assistant') return answer(msg, content, ev);
-  if (msg.role !== 'user') return;
+  const role = msg.text('role');
+  if (role === 'assistant') return answer(msg, content, ev);
+  if (role !== 'user') return;
   // Not prompts: what only the model sees, and notices only the person sees (`BYOK Error: …`).
-  if (msg.visibility === 'llm_only' || msg.visibility === 'user_only') return;
-  if (!content.some((b) => b?.type === 'text')) return;
+  const visibility = msg.text('visibility');
+  if (visibility === 'llm_only' || visibility === 'user_only') return;
+  if (!content.some((b) => b.text('type') === 'text')) return;
   if (id && !ev.firstTime(`prompt:${id}`)) return;
   ev.prompt(ts);
   // Every turn ends with an outcome record: a turn still open ended with the process.
@@ -103,37 +112,32 @@ function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: Sessi
   ev.turnStarted(ts);
 }
 
-/**
- * The results of tool calls, read from the line's bytes: the outputs they carry are not decoded.
- * A message with results is the tools' answer, not a prompt.
- */
-function toolResults(line: Buffer, state: DroidState, ev: SessionEvents): void {
-  const ts = lineActivity(line, ev);
-  if (ts !== undefined) state.lastTs = ts;
+/** The results of tool calls, each with its own error flag (the outputs they carry are not decoded). */
+function toolResults(content: Fields[], ts: number | undefined, state: DroidState, ev: SessionEvents): void {
+  if (ts !== undefined) {
+    ev.activity(ts);
+    state.lastTs = ts;
+  }
   let found = false;
-  for (let at = line.indexOf(TOOL_USE_ID); at !== -1; ) {
-    const callId = stringAfter(line, TOOL_USE_ID, at);
-    const next = line.indexOf(TOOL_USE_ID, at + 1);
-    // This result's flag: before the next result's id (an output's quotes are escaped).
-    const flag = line.indexOf(IS_ERROR, at);
-    const failed = flag !== -1 && (next === -1 || flag < next) && line.toString('latin1', flag + IS_ERROR.length, flag + IS_ERROR.length + 4) === 'true';
+  for (const b of content) {
+    const callId = b.text('type') === 'tool_result' ? b.text('tool_use_id') : undefined;
+    if (!callId) continue;
+    found = true;
     // A forked session copies its parent's records.
-    if (callId && ev.firstTime(`result:${callId}`)) ev.toolResult(callId, failed);
-    found ||= Boolean(callId);
-    at = next;
+    if (ev.firstTime(`result:${callId}`)) ev.toolResult(callId, b.isTrue('is_error'));
   }
   if (!found) ev.skipped('unknown_shape');
 }
 
-function answer(msg: Json, content: (Json | undefined)[], ev: SessionEvents): void {
+function answer(msg: Fields, content: Fields[], ev: SessionEvents): void {
   // BYOK models are named `custom:<model>-<index in the user's customModels>`, as written: the
   // model the provider was given is only in ~/.factory/settings.json, which is never read.
-  const model = str(msg.modelId);
+  const model = msg.text('modelId');
   if (model) ev.meta({ model });
   for (const b of content) {
-    if (b?.type !== 'tool_use') continue;
-    const id = str(b.id);
-    const name = str(b.name);
+    if (b.text('type') !== 'tool_use') continue;
+    const id = b.text('id');
+    const name = b.text('name');
     if (id && name && ev.firstTime(`call:${id}`)) ev.toolCall(id, classifyTool(name));
   }
 }
@@ -144,8 +148,8 @@ function endTurn(state: DroidState, ev: SessionEvents, outcome: TurnOutcome, ts:
   ev.turnEnded(outcome, ts);
 }
 
-function outcome(rec: Json, state: DroidState, ev: SessionEvents): void {
-  const o = OUTCOMES.get(String(rec.reason));
+function outcome(reason: string | undefined, state: DroidState, ev: SessionEvents): void {
+  const o = reason === undefined ? undefined : OUTCOMES.get(reason);
   // A reason this reader does not know still ends the turn: counted as skipped, the turn completed.
   if (!o) ev.skipped('unknown_shape');
   endTurn(state, ev, o ?? 'completed', state.lastTs);
@@ -154,8 +158,8 @@ function outcome(rec: Json, state: DroidState, ev: SessionEvents): void {
 /** A `tokenUsage` block in the contract's semantics (Droid's input excludes cache reads and writes). */
 function usageOf(u: Json): Usage {
   return {
-    input: num(u.inputTokens), output: num(u.outputTokens), cacheRead: num(u.cacheReadTokens),
-    cacheWrite: num(u.cacheCreationTokens), cacheWrite1h: 0, reasoning: num(u.thinkingTokens),
+    input: numberOf(u.inputTokens), output: numberOf(u.outputTokens), cacheRead: numberOf(u.cacheReadTokens),
+    cacheWrite: numberOf(u.cacheCreationTokens), cacheWrite1h: 0, reasoning: numberOf(u.thinkingTokens),
   };
 }
 
@@ -180,6 +184,11 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
     if (counted === undefined) counted = state.counted[id] = ev.firstTime(`tokens:${id}`) ? ZERO_USAGE : false;
     if (counted === false) continue;
     const now = usageOf(u);
+    // A damaged total is skipped: kept as the highest total, it would stop all later counting.
+    if (!plausibleUsage(now)) {
+      ev.skipped('implausible_value');
+      continue;
+    }
     delta = addUsage(delta, minusUsage(now, counted));
     state.counted[id] = maxUsage(now, counted);
   }

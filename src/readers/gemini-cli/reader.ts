@@ -6,7 +6,7 @@
 import { join, sep } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
-import { num, obj, planOf, str, time, type Json } from '../fields.js';
+import { numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { configuredServers } from '../mcp.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -193,14 +193,14 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, file: Sessi
  * excludes `thoughts`, which are billed as output.
  */
 function usageOf(t: Json): Usage {
-  const cached = num(t.cached);
+  const cached = numberOf(t.cached);
   return {
-    input: Math.max(0, num(t.input) - cached) + num(t.tool),
-    output: num(t.output) + num(t.thoughts),
+    input: Math.max(0, numberOf(t.input) - cached) + numberOf(t.tool),
+    output: numberOf(t.output) + numberOf(t.thoughts),
     cacheRead: cached,
     cacheWrite: 0,
     cacheWrite1h: 0,
-    reasoning: num(t.thoughts),
+    reasoning: numberOf(t.thoughts),
   };
 }
 
@@ -216,7 +216,7 @@ function usage(t: Json, id: string, model: string, ts: number, state: GeminiStat
   const counted = state.last?.id === id ? state.last.counted : undefined;
   const delta = counted ? minusUsage(now, counted) : ev.firstTime(`tokens:${key(state)}:${id}`) ? now : undefined;
   state.last = { id, counted: counted ? maxUsage(counted, now) : now };
-  const prompt = num(t.input) + num(t.tool);
+  const prompt = numberOf(t.input) + numberOf(t.tool);
   if (delta && delta.input + delta.output + delta.cacheRead > 0) ev.usage(model, delta, prompt, ts);
   if (!state.subagent) ev.context(model, prompt);
 }

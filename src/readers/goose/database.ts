@@ -46,7 +46,7 @@ interface Target {
 }
 
 /** `created_timestamp`: Unix seconds (milliseconds in some rows). */
-const stamp = (v: unknown): number | undefined => (typeof v === 'number' && v > 1e10 ? v : secondsToMs(v));
+const stamp = (v: unknown): number | undefined => secondsToMs(typeof v === 'number' && v > 1e10 ? v / 1000 : v);
 /** `YYYY-MM-DD HH:MM:SS`, UTC. */
 const utc = (v: unknown): number | undefined => {
   const t = typeof v === 'string' ? Date.parse(`${v.replace(' ', 'T')}Z`) : Number.NaN;
@@ -145,7 +145,7 @@ function readCall(c: Json, session: string, t: Target, state: GooseState): void 
   const ts = stamp(c.created_timestamp);
   const tokens = tokenCounts([c.input_tokens, c.output_tokens, c.cache_read_tokens, c.cache_write_tokens]);
   const cost = dollars(c.cost);
-  if (ts === undefined || !tokens || Number.isNaN(cost)) return ev.skipped('bad_number');
+  if (ts === undefined || !tokens || Number.isNaN(cost)) return ev.skipped('implausible_value');
   ev.activity(ts);
   const [input, output, cacheRead, cacheWrite] = tokens as [number, number, number, number];
   const u = usageFromPrompt(input, output, cacheRead, cacheWrite, 0);

@@ -8,7 +8,7 @@
 
 import { jsonObject, jsonValue, obj, str } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { cursorSeconds, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -95,7 +95,7 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   let newest = state.since;
   for (const row of changed) {
     rows.set(row.id, row);
-    newest = Math.max(newest, ...[row.last_activity_at, row.ended_at, row.started_at].map((v) => (typeof v === 'number' ? v : 0)));
+    newest = Math.max(newest, ...[row.last_activity_at, row.ended_at, row.started_at].map((v) => cursorSeconds(v)));
     readSessionRow(row, targetOf(row.id), rowOf, state, sessionCols.has('last_read_at'));
   }
 

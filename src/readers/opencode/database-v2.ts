@@ -2,7 +2,7 @@
 // per-session `seq`, updated in place while an answer streams). A turn is every row up to the
 // `idle` row that ends it.
 
-import { jsonObject, num, obj, str, type Json } from '../fields.js';
+import { jsonObject, num, numberOf, obj, str, type Json } from '../fields.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
 import type { DbState, SessionContext } from './database.js';
@@ -98,5 +98,5 @@ function readAssistant(t: Target, id: string, data: Json, updated: number): void
 
 function countUsage(t: Target, id: string, data: Json, model: string | undefined, ts: number): void {
   const tokens = obj(data.tokens);
-  if (tokens && model) countCall(t, `usage:${id}`, tokens, model, ts, num(data.cost));
+  if (tokens && model) countCall(t, `usage:${id}`, tokens, model, ts, numberOf(data.cost));
 }

@@ -3,7 +3,7 @@
 // Rows are read again when they change (streaming updates them in place), so everything that
 // counts is reported once per record id.
 
-import { num, obj, str, type Json } from '../fields.js';
+import { num, numberOf, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import type { DbState, SessionContext, SessionRow } from './database.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
@@ -25,11 +25,11 @@ export interface Target {
  */
 export function usageOf(tokens: Json): Usage {
   const cache = obj(tokens.cache) ?? {};
-  const input = num(tokens.input);
-  const out = num(tokens.output);
-  const cacheRead = num(cache.read);
-  const cacheWrite = num(cache.write);
-  const reasoning = num(tokens.reasoning);
+  const input = numberOf(tokens.input);
+  const out = numberOf(tokens.output);
+  const cacheRead = numberOf(cache.read);
+  const cacheWrite = numberOf(cache.write);
+  const reasoning = numberOf(tokens.reasoning);
   const inside = typeof tokens.total === 'number' && tokens.total === input + out + cacheRead + cacheWrite;
   return { input, output: inside ? out : out + reasoning, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
 }
@@ -42,7 +42,7 @@ export function countCall(t: Target, key: string, tokens: Json, model: string, t
   if (!t.events.firstTime(key)) return;
   const u = usageOf(tokens);
   const prompt = u.input + u.cacheRead + u.cacheWrite;
-  t.events.usage(model, u, prompt, ts, cost > 0 ? cost : undefined);
+  t.events.usage(model, u, prompt, ts, cost === 0 ? undefined : cost);
   if (!t.child) t.events.context(model, prompt);
 }
 
@@ -99,7 +99,7 @@ export function readPart(t: Target, id: string, messageId: string, role: string 
     case 'step-finish': {
       const tokens = obj(data.tokens);
       if (!tokens || !model) return ev.skipped('unknown_shape');
-      return countCall(t, `step:${id}`, tokens, model, updated, num(data.cost));
+      return countCall(t, `step:${id}`, tokens, model, updated, numberOf(data.cost));
     }
     case 'tool': {
       const callId = str(data.callID);
@@ -133,8 +133,8 @@ export function turnLines(data: Json): { added: number; removed: number } | unde
   let added = 0;
   let removed = 0;
   for (const d of diffs) {
-    added += num(obj(d)?.additions);
-    removed += num(obj(d)?.deletions);
+    added += numberOf(obj(d)?.additions);
+    removed += numberOf(obj(d)?.deletions);
   }
   return { added, removed };
 }

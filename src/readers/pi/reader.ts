@@ -15,9 +15,9 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
-import { lineActivity, nextType, num, obj, str, stringAfter, time, type Json } from '../fields.js';
+import { num, numberOf, obj, time } from '../fields.js';
 import { listDir } from '../dir.js';
-import { parseJson } from '../lines.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 export interface PiState {
@@ -58,33 +58,38 @@ function listFiles(root: string): SessionFile[] {
 }
 
 const KNOWN = new Set(['session', 'model_change', 'message', 'compaction']);
-const ID = Buffer.from('"id":"');
-const ROLE = Buffer.from('"role":"');
-const TOOL_CALL_ID = Buffer.from('"toolCallId":"');
-const TOOL_NAME = Buffer.from('"toolName":"');
-const IS_ERROR = Buffer.from('"isError":');
+
+// What is read of an entry: the text of prompts and answers, tool arguments and outputs are
+// passed over unread.
+const RECORD: Shape = {
+  type: true, id: true, timestamp: true, cwd: true, modelId: true,
+  message: {
+    role: true, model: true, usage: true, stopReason: true, errorMessage: true,
+    toolCallId: true, toolName: true, isError: true, content: { type: true, id: true, name: true },
+  },
+};
 
 function readLine(line: Buffer, state: PiState, _file: SessionFile, ev: SessionEvents): void {
-  // An entry's type is its first key, a message's role the first key of the message.
-  const type = nextType(line, 0)?.value;
-  if (!type || !KNOWN.has(type)) {
-    if (lineActivity(line, ev) === undefined) ev.skipped(type ? 'unknown_shape' : 'parse_error');
+  const rec = scanRecord(line, RECORD);
+  if (!rec) return ev.skipped('parse_error');
+  const ts = time(rec.text('timestamp'));
+  const type = rec.text('type');
+  if (type === undefined || !KNOWN.has(type)) {
+    // An entry of another type (a thinking level change, a label) says only that the session was active.
+    if (ts !== undefined) ev.activity(ts);
+    if (ts === undefined || type === undefined) ev.skipped('unknown_shape');
     return;
   }
-  if (type === 'message' && stringAfter(line, ROLE) === 'toolResult') return toolResult(line, ev);
-  const rec = parseJson(line);
-  if (!rec) return ev.skipped('parse_error');
-  const ts = time(rec.timestamp);
   if (ts === undefined) return ev.skipped('unknown_shape');
   ev.activity(ts);
   if (type === 'session') {
-    const cwd = str(rec.cwd);
+    const cwd = rec.text('cwd');
     if (cwd) ev.meta({ cwd });
   } else if (type === 'model_change') {
-    const model = str(rec.modelId);
+    const model = rec.text('modelId');
     if (model) ev.meta({ model });
   } else if (type === 'compaction') {
-    if (ev.firstTime(`compaction:${str(rec.id)}:${ts}`)) ev.compaction();
+    if (ev.firstTime(`compaction:${rec.text('id')}:${ts}`)) ev.compaction();
   } else {
     message(rec, ts, state, ev);
   }
@@ -97,11 +102,11 @@ function endTurn(state: PiState, ev: SessionEvents, outcome: TurnOutcome, ts: nu
   ev.turnEnded(outcome, ts);
 }
 
-function message(rec: Json, ts: number, state: PiState, ev: SessionEvents): void {
-  const msg = obj(rec.message);
+function message(rec: Fields, ts: number, state: PiState, ev: SessionEvents): void {
+  const msg = rec.object('message');
   // Entry ids are 8 hex digits: with the entry's time they name one record, also in a fork's copy.
-  const key = `${str(rec.id)}:${ts}`;
-  switch (msg?.role) {
+  const key = `${rec.text('id')}:${ts}`;
+  switch (msg?.text('role')) {
     case 'user':
       if (!ev.firstTime(`prompt:${key}`)) return;
       ev.prompt(ts);
@@ -112,35 +117,33 @@ function message(rec: Json, ts: number, state: PiState, ev: SessionEvents): void
       state.endedFailed = false;
       return ev.turnStarted(ts);
     case 'assistant':
-      return answer(msg, key, ts, state, ev);
+      return answer(msg!, key, ts, state, ev);
+    case 'toolResult':
+      return toolResult(msg!, key, ev);
     default:
       // The person's own `!command`s, extension messages, summaries: not the model's work.
       if (!msg) ev.skipped('unknown_shape');
   }
 }
 
-/** A tool's result, read from the line's bytes: the output it carries is not decoded. */
-function toolResult(line: Buffer, ev: SessionEvents): void {
-  const ts = lineActivity(line, ev);
-  const id = stringAfter(line, TOOL_CALL_ID);
-  if (ts === undefined || !id) return ev.skipped('unknown_shape');
-  if (!ev.firstTime(`result:${stringAfter(line, ID)}:${ts}`)) return;
-  // The flag comes after the output (whose quotes are escaped): the last one is the message's.
-  const at = line.lastIndexOf(IS_ERROR);
-  const failed = at !== -1 && line.toString('latin1', at + IS_ERROR.length, at + IS_ERROR.length + 4) === 'true';
-  const name = stringAfter(line, TOOL_NAME);
-  ev.toolResult(id, failed, name ? classifyTool(name) : undefined);
+/** A tool's result: which call it answers and whether it failed (the output it carries is not decoded). */
+function toolResult(msg: Fields, key: string, ev: SessionEvents): void {
+  const id = msg.text('toolCallId');
+  if (!id) return ev.skipped('unknown_shape');
+  if (!ev.firstTime(`result:${key}`)) return;
+  const name = msg.text('toolName');
+  ev.toolResult(id, msg.isTrue('isError'), name ? classifyTool(name) : undefined);
 }
 
-function answer(msg: Json, key: string, ts: number, state: PiState, ev: SessionEvents): void {
-  const content = Array.isArray(msg.content) ? msg.content.map(obj) : undefined;
-  const u = obj(msg.usage);
+function answer(msg: Fields, key: string, ts: number, state: PiState, ev: SessionEvents): void {
+  const content = msg.items('content');
+  const u = obj(msg.value('usage'));
   if (!content || !u) return ev.skipped('unknown_shape');
-  const model = str(msg.model) ?? 'unknown';
+  const model = msg.text('model') ?? 'unknown';
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
     const usage: Usage = {
-      input: num(u.input), output: num(u.output), cacheRead: num(u.cacheRead), cacheWrite: num(u.cacheWrite), cacheWrite1h: 0, reasoning: 0,
+      input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning: 0,
     };
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     // pi prices requests from its models.json; zero there means no price known: the list price.
@@ -150,16 +153,16 @@ function answer(msg: Json, key: string, ts: number, state: PiState, ev: SessionE
       ev.context(model, prompt);
     }
     for (const block of content) {
-      if (block?.type !== 'toolCall') continue;
-      const id = str(block.id);
-      const name = str(block.name);
+      if (block.text('type') !== 'toolCall') continue;
+      const id = block.text('id');
+      const name = block.text('name');
       if (id && name) ev.toolCall(id, classifyTool(name));
     }
   }
-  const stop = msg.stopReason;
+  const stop = msg.text('stopReason');
   if (stop === 'error') {
     state.failedAttempts++;
-    if (state.failedAttempts >= ATTEMPTS || !RETRYABLE.test(str(msg.errorMessage) ?? '')) endTurn(state, ev, 'failed', ts);
+    if (state.failedAttempts >= ATTEMPTS || !RETRYABLE.test(msg.text('errorMessage') ?? '')) endTurn(state, ev, 'failed', ts);
     return;
   }
   state.failedAttempts = 0;

@@ -12,7 +12,7 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonObject, num, obj, planOf, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonObject, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir, readText } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -175,11 +175,11 @@ function system(rec: Fields, at: number | undefined, state: QwenState, ev: Sessi
 /** An API response's usage in the metric contract's semantics. */
 function usageOf(e: Json): Usage {
   // The prompt count includes cached tokens (Gemini semantics); no cache write is recorded.
-  const cacheRead = num(e.cached_content_token_count);
-  const reasoning = num(e.thoughts_token_count);
+  const cacheRead = numberOf(e.cached_content_token_count);
+  const reasoning = numberOf(e.thoughts_token_count);
   // OpenAI-compatible and Qwen OAuth outputs include reasoning, Gemini's do not (the CLI's own rule).
   const included = e.auth_type === 'openai' || e.auth_type === 'qwen-oauth';
-  return usageFromPrompt(num(e.input_token_count), num(e.output_token_count) + (included ? 0 : reasoning), cacheRead, 0, reasoning);
+  return usageFromPrompt(numberOf(e.input_token_count), numberOf(e.output_token_count) + (included ? 0 : reasoning), cacheRead, 0, reasoning);
 }
 
 function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): void {
@@ -199,7 +199,7 @@ function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): vo
   const id = str(e.response_id);
   if (id && !ev.firstTime(`response:${id}`)) return;
   const u = usageOf(e);
-  if (u.input + u.output + u.cacheRead > 0) ev.usage(model, u, num(e.input_token_count), ts);
+  if (u.input + u.output + u.cacheRead > 0) ev.usage(model, u, numberOf(e.input_token_count), ts);
 }
 
 const TURN_RESULTS = new Map<string, TurnOutcome>([['completed', 'completed'], ['cancelled', 'interrupted'], ['error', 'failed']]);
