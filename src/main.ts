@@ -126,7 +126,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
-    if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
+    if (args.command === 'once') process.stdout.write(exposition(agent.families()));
     else process.stdout.write(args.json ? sessionsJson(agent.sessions()) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds));
     await agent.stop();
     return 0;
