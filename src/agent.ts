@@ -13,7 +13,7 @@ import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from
 import type { Push } from './metrics/otlp-push.js';
 import { exposition, RenderedExposition } from './metrics/prometheus.js';
 import { SelfMetrics } from './metrics/self.js';
-import { startServer, type MetricsServer } from './metrics/server.js';
+import type { MetricsServer } from './metrics/server.js';
 import type { WebConfig } from './metrics/web-config.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
@@ -124,6 +124,8 @@ export class Agent {
     const webModule = this.config.webConfigFile ? await import('./metrics/web-config.js') : undefined;
     const web = webModule && this.webConfig(webModule.loadWebConfig);
     const [host, port] = splitAddress(this.config.listenAddress);
+    // The server (and the live page) only for `serve`: `once` never loads them.
+    const { startServer } = await import('./metrics/server.js');
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
