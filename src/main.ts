@@ -168,7 +168,9 @@ function waitForSignal(): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Output to a pipe is written asynchronously: the process exits once all of it is out (an
+  // exposition larger than the pipe's buffer was cut off when `once` was piped to a slow reader).
+  (code) => process.stdout.write('', () => process.exit(code)),
   (e: unknown) => {
     process.stderr.write(`coding-agent-exporter: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
