@@ -5,18 +5,16 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider, type MetricReader } from '@opentelemetry/sdk-metrics';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
-import { ExportLog, otlpOptions, otlpReader, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
+import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
+import type { Push } from './metrics/otlp-push.js';
 import { exposition, RenderedExposition } from './metrics/prometheus.js';
 import { SelfMetrics } from './metrics/self.js';
-import { startServer, type MetricsServer } from './metrics/server.js';
-import { genaiLatest, ViewsProducer, type Views } from './metrics/views.js';
-import { loadWebConfig, watchWebConfig, type WebConfig } from './metrics/web-config.js';
+import type { MetricsServer } from './metrics/server.js';
+import type { WebConfig } from './metrics/web-config.js';
 import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
@@ -50,9 +48,9 @@ export class Agent {
   private readonly db: StateDb;
   private readonly snapshotOptions: SnapshotOptions;
   private readonly env: NodeJS.ProcessEnv;
-  private readonly otlp?: { options: OtlpOptions; log: ExportLog; views: Views };
+  private readonly otlp?: { options: OtlpOptions; log: ExportLog };
   private server?: MetricsServer;
-  private provider?: MeterProvider;
+  private push?: Push;
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
@@ -60,7 +58,7 @@ export class Agent {
   private webWatcher?: { close(): Promise<void> };
   private readonly self = new SelfMetrics();
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
-  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()], this.startedAt));
+  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
@@ -92,8 +90,7 @@ export class Agent {
     };
     const push = otlpOptions(config.otlp, env);
     if (push) {
-      const views = { ...config.otel, genaiLatest: genaiLatest(env) };
-      this.otlp = { options: push, log: new ExportLog(log, push.url), views };
+      this.otlp = { options: push, log: new ExportLog(log, push.url) };
       this.snapshotOptions.otlpExports = this.otlp.log.counts;
     }
   }
@@ -136,22 +133,25 @@ export class Agent {
    * the base URL it serves at once the first scan is done.
    */
   async start(): Promise<{ url: string }> {
-    const readers: MetricReader[] = [];
     if (this.otlp) {
       const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
-      readers.push(await otlpReader(new ViewsProducer(inputs, this.otlp.views, this.startedAt), this.otlp.options, this.otlp.log));
+      const { startPush } = await import('./metrics/otlp-push.js');
+      this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
+        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt });
       this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
-    this.provider = new MeterProvider({ resource: resourceFromAttributes(otlpResource(this.config, this.env, VERSION)), readers });
 
-    const web = this.webConfig();
+    const webModule = this.config.webConfigFile ? await import('./metrics/web-config.js') : undefined;
+    const web = webModule && this.webConfig(webModule.loadWebConfig);
     const [host, port] = splitAddress(this.config.listenAddress);
+    // The server (and the live page) only for `serve`: `once` never loads them.
+    const { startServer } = await import('./metrics/server.js');
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
     });
     const server = this.server;
-    if (web) this.webWatcher = watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
+    if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
     const address = server.server.address() as AddressInfo;
     const shown = address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
     this.log.info('listening', { address: shown, path: this.config.metricsPath, tls: Boolean(web?.tls) });
@@ -189,10 +189,12 @@ export class Agent {
     }
   }
 
-  /** The web configuration file, read; a bad one stops start-up naming the file and the key. */
-  private webConfig(): WebConfig | undefined {
+  /**
+   * The web configuration file, read; a bad one stops start-up naming the file and the key. Its
+   * module (YAML, a watcher) is loaded only when such a file is configured.
+   */
+  private webConfig(loadWebConfig: (path: string) => WebConfig): WebConfig {
     const path = this.config.webConfigFile;
-    if (!path) return undefined;
     try {
       return loadWebConfig(path);
     } catch (e) {
@@ -264,7 +266,7 @@ export class Agent {
       this.server.server.close(() => r());
       this.server.server.closeAllConnections();
     });
-    await this.provider?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
+    await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`.
+// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`. A command's own
+// modules (the demo, the terminal view) are imported when it runs: each module loaded is start-up
+// time for every command.
 
 import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
-import { startDemo } from './cli/demo.js';
 import { COMMANDS, help } from './cli/help.js';
-import { localSource, remoteSource, runTop } from './cli/top.js';
 import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
@@ -84,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
   if (args.command === 'top' && args.url !== undefined) {
     try {
+      const { remoteSource, runTop } = await import('./cli/top.js');
       return await runTop(remoteSource(args.url));
     } catch (e) {
       process.stderr.write(`coding-agent-exporter: --url ${args.url}: ${(e as Error).message}\n`);
@@ -109,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
   if (!agent) {
     let demo;
     try {
-      demo = await startDemo(config, log);
+      demo = await (await import('./cli/demo.js')).startDemo(config, log);
     } catch (e) {
       return refused(e);
     }
@@ -119,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'top') {
     await agent.follow();
+    const { localSource, runTop } = await import('./cli/top.js');
     const code = await runTop(localSource(agent));
     await agent.stop();
     process.stderr.write(held.slice(-100).join(''));
@@ -126,7 +128,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
-    if (args.command === 'once') process.stdout.write(exposition(agent.families(), agent.startedAt));
+    if (args.command === 'once') process.stdout.write(exposition(agent.families()));
     else {
       const unowned = agent.store.processes.unowned;
       process.stdout.write(args.json ? sessionsJson(agent.sessions(), unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
@@ -169,7 +171,9 @@ function waitForSignal(): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  // Output to a pipe is written asynchronously: the process exits once all of it is out (an
+  // exposition larger than the pipe's buffer was cut off when `once` was piped to a slow reader).
+  (code) => process.stdout.write('', () => process.exit(code)),
   (e: unknown) => {
     process.stderr.write(`coding-agent-exporter: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);

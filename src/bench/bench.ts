@@ -10,14 +10,14 @@
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusFiles, ensureCorpus } from './corpus.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
-import { canTime, installPeer, PEER, runOnce, runPeer, type ProcessRun } from './peer.js';
+import { canTime, installPeer, PEER, runOnce, runOnceEmpty, runPeer, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 
@@ -28,6 +28,7 @@ const dirFor = (mb: number) => join(tmpdir(), 'coding-agent-exporter-bench', `${
 const dir = process.env.BENCH_DIR ?? dirFor(sizeMb);
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const APPEND_TRIALS = 5;
+const START_RUNS = 8;
 
 // --- corpus ----------------------------------------------------------------------------------
 let t = performance.now();
@@ -96,6 +97,15 @@ row(`append visible in /metrics (${latencies.length} appends)`,
 
 // --- Droid and pi: a cold read of each against a plain parse-everything baseline ---------------
 await benchDroidAndPi(seed);
+
+// --- start-up: `once` on an empty home, fresh processes ----------------------------------------
+if (canTime()) {
+  const empty = mkdtempSync(join(work, 'empty-home-'));
+  const startRuns = Array.from({ length: START_RUNS }, (_, i) => runOnceEmpty(empty, join(work, `empty-${i}`)));
+  const wall = Math.min(...startRuns.map((r) => r.wallMs));
+  row(`once on an empty home (fastest of ${START_RUNS})`, `${sec(wall)} wall, ${sec(Math.min(...startRuns.map((r) => r.cpuMs)))} CPU, `
+    + `peak RSS ${Math.max(...startRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 0.2 s wall', wall <= 200);
+}
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
 if (peerSizes.length > 0 && !canTime()) row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);

@@ -2,7 +2,8 @@
 // binary published on npm, using every core). It is installed into a temporary folder for the
 // benchmark, never a dependency of the project, and raced against the exporter's `once` with only
 // the Claude Code collector enabled, so both do the same work: each a fresh process, timed whole
-// (start-up included) by GNU time, which also gives CPU time and peak RSS.
+// (start-up included) by GNU time, which also gives CPU time and peak RSS. The exporter's start-up
+// alone is timed the same way.
 
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -64,6 +65,12 @@ export function runPeer(peer: string, home: string): ProcessRun {
     ...t,
     claude: { input: totals.inputTokens ?? 0, output: totals.outputTokens ?? 0, cache_read: totals.cacheReadTokens ?? 0, cache_write: totals.cacheCreationTokens ?? 0 },
   };
+}
+
+/** The exporter's `once` over a HOME with nothing to read: its start-up and the exposition alone. */
+export function runOnceEmpty(home: string, stateDir: string): Omit<ProcessRun, 'claude'> {
+  const { stdout: _, ...t } = timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir], home);
+  return t;
 }
 
 /** The exporter's `once` over a HOME with a new state folder (a cold read), the Claude Code collector alone. */

@@ -1,18 +1,11 @@
 // OTLP push of the same snapshot, with the same names, from the same process. Settings come from
 // our own keys first, then the standard OTEL_* environment variables users already set for other
 // tools (README: "Which OTLP setting wins"); a failed push is logged and counted, never silent.
+//
+// This module only reads settings and counts results: it loads no OpenTelemetry module, so that a
+// process without a push never loads one (otlp-push.ts, loaded when a push is configured, does).
 
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
-import {
-  AggregationTemporality,
-  DataPointType,
-  PeriodicExportingMetricReader,
-  type CollectionResult,
-  type MetricData,
-  type MetricProducer,
-  type PushMetricExporter,
-  type ResourceMetrics,
-} from '@opentelemetry/sdk-metrics';
+import type { ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { hostname, userInfo } from 'node:os';
 import { ConfigError, type Config } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -129,42 +122,6 @@ function envTemporality(value: string | undefined): Temporality | undefined {
   throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`);
 }
 
-/**
- * Delta temporality over a cumulative producer: each export carries what counters gained since
- * the previous export (gauges pass through). The SDK does not convert producer data itself.
- */
-export class DeltaProducer implements MetricProducer {
-  private last = new Map<string, number>();
-  private lastTime: [number, number] | undefined;
-
-  constructor(private readonly inner: MetricProducer) {}
-
-  async collect(): Promise<CollectionResult> {
-    const result = await this.inner.collect();
-    const next = new Map<string, number>();
-    const scopeMetrics = result.resourceMetrics.scopeMetrics.map((sm) => ({
-      ...sm,
-      metrics: sm.metrics.map((m): MetricData => {
-        if (m.dataPointType !== DataPointType.SUM) return m;
-        return {
-          ...m,
-          aggregationTemporality: AggregationTemporality.DELTA,
-          dataPoints: m.dataPoints.map((p) => {
-            const key = `${m.descriptor.name}${JSON.stringify(p.attributes)}`;
-            next.set(key, p.value);
-            const prev = this.last.get(key) ?? 0;
-            // A counter below its last value was reset (state removed): its whole value is new.
-            return { ...p, startTime: this.lastTime ?? p.startTime, value: p.value >= prev ? p.value - prev : p.value };
-          }),
-        };
-      }),
-    }));
-    this.last = next;
-    this.lastTime = scopeMetrics[0]?.metrics[0]?.dataPoints[0]?.endTime ?? this.lastTime;
-    return { ...result, resourceMetrics: { ...result.resourceMetrics, scopeMetrics } };
-  }
-}
-
 /** The URL for logs: without a user name or password written into it. */
 export function shownUrl(url: string): string {
   const u = new URL(url);
@@ -174,6 +131,9 @@ export function shownUrl(url: string): string {
 }
 
 export type ExportOutcome = 'success' | 'failure';
+
+/** ExportResultCode.SUCCESS, without loading @opentelemetry/core for one number. */
+const SUCCESS = 0 as ExportResultCode.SUCCESS;
 
 /**
  * Counts pushes by outcome (coding_agent_exporter_otlp_exports_total) and logs failures: the
@@ -194,7 +154,7 @@ export class ExportLog {
   }
 
   record(result: ExportResult, now = Date.now()): void {
-    if (result.code === ExportResultCode.SUCCESS) {
+    if (result.code === SUCCESS) {
       this.counts.success++;
       if (this.failing) this.log.info('OTLP push works again', { url: this.url, failedSinceLastLog: this.unlogged });
       this.failing = false;
@@ -211,47 +171,4 @@ export class ExportLog {
     this.lastWarnAt = now;
     this.unlogged = 0;
   }
-}
-
-/** An exporter that tells `log` the result of every export before passing it on. */
-function counted(inner: PushMetricExporter, log: ExportLog): PushMetricExporter {
-  return {
-    export(metrics: ResourceMetrics, done: (result: ExportResult) => void) {
-      inner.export(metrics, (result) => {
-        log.record(result);
-        done(result);
-      });
-    },
-    forceFlush: () => inner.forceFlush(),
-    shutdown: () => inner.shutdown(),
-    selectAggregationTemporality: inner.selectAggregationTemporality?.bind(inner),
-  };
-}
-
-/**
- * The protocol's exporter, loaded only when a push is configured: the exporters are most of the
- * modules the process could load, and `once` or a scrape-only exporter needs none of them.
- */
-async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
-  if (opts.protocol === 'grpc') {
-    const [{ OTLPMetricExporter }, { createEmptyMetadata }] = await Promise.all([
-      import('@opentelemetry/exporter-metrics-otlp-grpc'), import('@opentelemetry/otlp-grpc-exporter-base'),
-    ]);
-    const metadata = createEmptyMetadata();
-    for (const [k, v] of Object.entries(opts.headers)) metadata.set(k, v);
-    return new OTLPMetricExporter({ url: opts.url, metadata });
-  }
-  const config = { url: opts.url, headers: opts.headers };
-  return opts.protocol === 'http/json'
-    ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config)
-    : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
-}
-
-export async function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog): Promise<PeriodicExportingMetricReader> {
-  return new PeriodicExportingMetricReader({
-    exporter: counted(await exporterFor(opts), log),
-    exportIntervalMillis: opts.intervalMs,
-    exportTimeoutMillis: Math.min(opts.intervalMs, 30_000),
-    metricProducers: [opts.temporality === 'delta' ? new DeltaProducer(producer) : producer],
-  });
 }

@@ -10,7 +10,8 @@ import type { TLSSocket } from 'node:tls';
 import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
-import { BasicAuth, type TlsSettings, type WebConfig } from './web-config.js';
+import { BasicAuth } from './basic-auth.js';
+import type { TlsSettings, WebConfig } from './web-config.js';
 import { pageHandler, type Views } from '../view/page.js';
 
 export interface Timeouts {

@@ -109,7 +109,7 @@ export function snapshot(
     if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: s.id, attribution: proc.attribution }, 1);
   }
   const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
-  for (const { session: s, status, process: proc } of shown) {
+  for (const { session: s, status } of shown) {
     const id = { harness: s.harness, project: s.project, session_id: s.id };
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
     for (const call of Object.values(s.pendingTools)) {
@@ -157,10 +157,16 @@ export function snapshot(
     .filter((k) => families.has(k))
     .map((k) => ({
       def: catalog[k],
-      points: families.get(k)!.sort((a, b) => labelKey(a).localeCompare(labelKey(b))),
+      points: families.get(k)!.sort(byLabels),
     }));
 }
 
+// Series in the order of their label values, compared as code units: the same order whatever the
+// locale, and no ICU collator to load (that was 6 ms of every start).
 const labelKey = (p: Point) => Object.values(p.labels).join('\0');
+const byLabels = (a: Point, b: Point) => {
+  const [x, y] = [labelKey(a), labelKey(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 const seriesKey = (metric: MetricKey, labels: Record<string, string>) =>
   JSON.stringify([metric, ...Object.keys(labels).sort().map((k) => [k, labels[k]])]);

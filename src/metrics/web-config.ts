@@ -1,11 +1,9 @@
 // The web configuration file of Prometheus exporters (`--web.config.file`, the exporter-toolkit
 // format): TLS with optional client certificates, basic auth with bcrypt hashes, and extra
-// response headers. Read at start-up (a bad file stops it, naming the key) and again whenever the
+// response headers (checked by basic-auth.ts). Read at start-up (a bad file stops it, naming the key) and again whenever the
 // file or a certificate it names changes, so certificates can be renewed without a restart.
 
-import bcrypt from 'bcryptjs';
 import { watch } from 'chokidar';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureVersion } from 'node:tls';
@@ -182,37 +180,4 @@ export function watchWebConfig(path: string, first: WebConfig, changed: (c: WebC
       await watcher.close();
     },
   };
-}
-
-// A hash of a password no one has, checked for unknown users so that an unknown user name takes
-// as long to refuse as a wrong password (no user enumeration by timing).
-const NOBODY = '$2b$10$abcdefghijklmnopqrstuuul6SsDg0.IxU0aWee1oMEso3nHW3Ju.';
-const VERIFIED_MAX = 1024;
-
-/**
- * Checks `Authorization: Basic` headers against the users' bcrypt hashes. bcrypt is slow by design
- * (tens of milliseconds): a verified user, hash and password is remembered (by a digest, not in
- * clear), so a scraper pays it once, not on every scrape, as exporter-toolkit does.
- */
-export class BasicAuth {
-  private readonly verified = new Set<string>();
-
-  async check(users: ReadonlyMap<string, string>, authorization: string | undefined): Promise<boolean> {
-    if (users.size === 0) return true;
-    const m = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
-    if (!m) return false;
-    const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return false;
-    const user = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1);
-    const hash = users.get(user);
-    const digest = createHash('sha256').update(`${user}\0${hash ?? ''}\0${password}`).digest('hex');
-    if (hash && this.verified.has(digest)) return true;
-    const ok = await bcrypt.compare(password, hash ?? NOBODY);
-    if (!ok || !hash) return false;
-    if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
-    this.verified.add(digest);
-    return true;
-  }
 }

@@ -7,6 +7,8 @@
 // where their values are. The reader then decodes just those values. It reads JSON however it
 // is spaced, and a line that is not a JSON object is not read at all (the reader counts it).
 
+import { lineCount } from './fields.js';
+
 /**
  * The members of an object to read: `true` for a value read as is, or the shape of an object
  * inside (applied to each element when the value is an array of objects).
@@ -97,6 +99,31 @@ export class Fields {
       if (this.line[i] === 92) return decode(this.line, m.start, m.end) as string | undefined; // escapes
     }
     return this.line.toString('utf8', m.start + 1, m.end - 1);
+  }
+
+  /**
+   * The number of lines of a string member, as `lineCount` counts them, counted on its bytes: a
+   * file's whole content is not decoded to count its newlines. Undefined when absent or not a string.
+   */
+  lineCount(key: string): number | undefined {
+    const m = this.get(key);
+    const b = this.line;
+    if (!m || b[m.start] !== 34) return undefined;
+    const close = m.end - 1;
+    if (close === m.start + 1) return 0;
+    let newlines = 0;
+    let endsWithNewline = false;
+    for (let i = m.start + 1; i < close; i++) {
+      if (b[i] !== 92) {
+        endsWithNewline = false;
+        continue;
+      }
+      const escaped = b[++i];
+      if (escaped === 117) return lineCount(this.text(key)!); // \u…, which may be a newline: decoded
+      endsWithNewline = escaped === 110;
+      if (endsWithNewline) newlines++;
+    }
+    return newlines + (endsWithNewline ? 0 : 1);
   }
 
   /** A number member; undefined when absent or not a number. */

@@ -2,7 +2,9 @@
 // from the schema and the registry), addresses as other exporters take them, misspellings refused,
 // and messages that say what to do next.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/help.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -81,5 +83,29 @@ describe('sessions', () => {
     expect(r.stdout).toBe('no sessions active in the last 24h (the activity window, sessions.activeWindowSeconds); look further back with --since 7d\n');
     const week = run(['sessions', '--since', '7d', '--state-dir', tempDir()], envFor(home));
     expect(week.stdout).toMatch(/^no sessions active in the last 7d .*--since 30d\n$/);
+  });
+});
+
+describe('once', () => {
+  it('writes the whole exposition into a pipe read slowly (more than a pipe buffer holds)', () => {
+    // 100 projects, one answered prompt each: about 300 KB of exposition.
+    const big = tempDir();
+    const now = new Date().toISOString();
+    for (let i = 0; i < 100; i++) {
+      const dir = join(big, '.claude', 'projects', `-work-p${i}`);
+      mkdirSync(dir, { recursive: true });
+      const base = { timestamp: now, cwd: `/work/p${i}`, sessionId: `s${i}` };
+      writeFileSync(join(dir, `s${i}.jsonl`), [
+        { ...base, type: 'user', uuid: `u${i}`, message: { role: 'user', content: 'hello' } },
+        { ...base, type: 'assistant', uuid: `a${i}`, message: { id: `msg_${i}`, model: 'claude-sonnet-4-5', stop_reason: 'end_turn',
+          usage: { input_tokens: 10, output_tokens: 5 }, content: [{ type: 'text', text: 'hi' }] } },
+      ].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    }
+    const env = envFor(big, { CODING_AGENT_EXPORTER_PROJECT_MAX: '1000' });
+    const direct = run(['once', '--state-dir', tempDir()], env);
+    expect(direct.stdout.length).toBeGreaterThan(128 * 1024);
+    const piped = spawnSync('sh', ['-c', `"${process.execPath}" "${MAIN}" once --state-dir "${tempDir()}" | (sleep 1; cat)`], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+    expect(piped.stdout.split('\n').length).toBe(direct.stdout.split('\n').length);
+    expect(piped.stdout.slice(-200)).toBe(direct.stdout.slice(-200));
   });
 });

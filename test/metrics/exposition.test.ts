@@ -8,8 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { SKIP_REASONS, TURN_OUTCOMES } from '../../src/metrics/catalog.js';
+import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { catalog, SKIP_REASONS, TURN_OUTCOMES } from '../../src/metrics/catalog.js';
+import { resourceMetrics, toMetricData } from '../../src/metrics/producer.js';
 import { exposition } from '../../src/metrics/prometheus.js';
+import type { Family } from '../../src/metrics/snapshot.js';
 import { FIXTURES, samples, tempDir } from '../helpers/run.js';
 
 const home = join(FIXTURES, 'home');
@@ -34,7 +38,7 @@ function stable(text: string): string {
 describe('exposition', () => {
   it('matches the golden file', async () => {
     const agent = await agentFor();
-    const text = stable(exposition(agent.families(NOW), NOW - 60_000, NOW));
+    const text = stable(exposition(agent.families(NOW)));
     await agent.stop();
     if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, text);
     expect(text).toBe(readFileSync(GOLDEN, 'utf8'));
@@ -42,7 +46,7 @@ describe('exposition', () => {
 
   it('passes promtool check metrics', async () => {
     const agent = await agentFor();
-    const text = exposition(agent.families(NOW), NOW - 60_000, NOW);
+    const text = exposition(agent.families(NOW));
     await agent.stop();
     const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
     expect(r.error).toBeUndefined();
@@ -52,7 +56,7 @@ describe('exposition', () => {
 
   it('has no duplicate family or series', async () => {
     const agent = await agentFor();
-    const text = exposition(agent.families(NOW), NOW - 60_000, NOW);
+    const text = exposition(agent.families(NOW));
     await agent.stop();
     const types = text.split('\n').filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2]);
     expect(new Set(types).size).toBe(types.length);
@@ -62,9 +66,9 @@ describe('exposition', () => {
 
   it('drops a session\'s series when it goes idle, keeping its counters and a 0 for its status; an error stays until a new turn', async () => {
     const agent = await agentFor();
-    const live = samples(exposition(agent.families(NOW), NOW, NOW));
+    const live = samples(exposition(agent.families(NOW)));
     const later = NOW + 3 * 3600_000;
-    const idle = samples(exposition(agent.families(later), NOW, later));
+    const idle = samples(exposition(agent.families(later)));
     await agent.stop();
     expect(live.filter((s) => s.name === 'coding_agent_session_status').length).toBe(16);
     expect(idle.filter((s) => s.name === 'coding_agent_session_status').map((s) => s.labels.status)).toEqual(['error', 'error', 'error', 'error']);
@@ -80,7 +84,7 @@ describe('exposition', () => {
 
   it('shows at 0 from the start the series dashboards plot where their labels are known, and no token type a harness never records', async () => {
     const agent = await agentFor();
-    const all = samples(exposition(agent.families(NOW), NOW - 60_000, NOW));
+    const all = samples(exposition(agent.families(NOW)));
     await agent.stop();
     const of = (name: string) => all.filter((s) => s.name === name);
     const has = (name: string, labels: Record<string, string>) => of(name).some((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
@@ -96,5 +100,38 @@ describe('exposition', () => {
     // Gemini CLI records no cache writes: no series says it wrote none.
     expect(has('coding_agent_tokens_total', { harness: 'gemini-cli', token_type: 'cache_read' })).toBe(true);
     expect(has('coding_agent_tokens_total', { harness: 'gemini-cli', token_type: 'cache_write' })).toBe(false);
+  });
+});
+
+describe('the serializer', () => {
+  // Help text and label values with every character the format escapes, and the special values.
+  const families: Family[] = [
+    { def: catalog.tokens, points: [
+      { labels: { harness: 'claude-code', project: 'a\\b "c"\nd', model: 'm', token_type: 'input' }, value: 12.5 },
+      { labels: { harness: 'claude-code', project: 'p', model: 'm', token_type: 'output' }, value: 1e21 },
+    ] },
+    { def: { ...catalog.sessionStatus, help: 'Back\\slash and\nnewline in help.' }, points: [
+      { labels: { harness: 'h', project: 'p', session_id: 's', status: 'working', reason: '' }, value: 1 },
+    ] },
+    { def: catalog.sessionContextTokens, points: [
+      { labels: { harness: 'h', project: 'p', session_id: 's', model: '+' }, value: Infinity },
+      { labels: { harness: 'h', project: 'p', session_id: 't', model: '-' }, value: -Infinity },
+    ] },
+  ];
+
+  it('writes what OpenTelemetry\'s Prometheus exporter wrote, byte for byte', () => {
+    const serializer = new PrometheusSerializer(undefined, false, undefined, true, true);
+    const otel = serializer.serialize(resourceMetrics(resourceFromAttributes({}), toMetricData(families, 0, 1)));
+    expect(exposition(families)).toBe(otel);
+    expect(exposition([])).toBe(serializer.serialize(resourceMetrics(resourceFromAttributes({}), [])));
+  });
+
+  it('escapes backslash, quote and newline in label values', () => {
+    const text = exposition(families);
+    expect(text).toContain('project="a\\\\b \\"c\\"\\nd"');
+    expect(text).toContain('# HELP coding_agent_session_status Back\\\\slash and\\nnewline in help.\n');
+    expect(text).toContain(' +Inf\n');
+    const r = spawnSync('promtool', ['check', 'metrics'], { input: text.replace(/^.*Inf\n/gm, ''), encoding: 'utf8' });
+    expect(`${r.stdout}${r.stderr}`).toBe('');
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lineCount } from '../../src/readers/fields.js';
 import { scanRecord, type Shape } from '../../src/readers/scan.js';
 import { pythonJson } from '../helpers/json.js';
 
@@ -31,5 +32,17 @@ describe('scanRecord', () => {
       '{"type":"a', '{"a":[1,2}', '{"a":}', ...Array.from({ length: 40 }, (_, i) => text.slice(0, Math.floor((i / 40) * text.length)))]) {
       expect([bad, scanRecord(Buffer.from(bad), SHAPE)]).toEqual([bad, undefined]);
     }
+  });
+
+  it('counts the lines of a string member on its bytes as lineCount counts the decoded text', () => {
+    const texts = ['', 'a', 'a\n', 'a\nb', '\n\n', 'x\\n', 'x\\\n', 'say "hi"\n', 'a\u000ab', 'é\r\nü\n', 'tab\t\\'];
+    for (const t of texts) {
+      const rec = scanRecord(Buffer.from(JSON.stringify({ type: t })), SHAPE)!;
+      expect(rec.lineCount('type'), JSON.stringify(t)).toBe(lineCount(t));
+    }
+    // Escapes written as \uXXXX (a newline among them) are decoded first.
+    expect(scanRecord(Buffer.from('{"type":"a\\u000ab\\u000a"}'), SHAPE)!.lineCount('type')).toBe(2);
+    expect(scanRecord(Buffer.from('{"type":1}'), SHAPE)!.lineCount('type')).toBeUndefined();
+    expect(scanRecord(Buffer.from('{}'), SHAPE)!.lineCount('type')).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { listDir, readText } from '../dir.js';
-import { countPatchLines, jsonObject, lineCount, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { countPatchLines, jsonObject, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
@@ -191,8 +191,7 @@ function lines(result: Fields, ev: SessionEvents): void {
     removed += c.removed;
   }
   // A newly created file has no patch: all its lines are added.
-  const created = result.text('type') === 'create' ? result.text('content') : undefined;
-  if (hunks.length === 0 && created) added += lineCount(created);
+  if (hunks.length === 0 && result.text('type') === 'create') added += result.lineCount('content') ?? 0;
   if (added > 0 || removed > 0) ev.lines(added, removed);
 }
 
