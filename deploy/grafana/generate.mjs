@@ -5,7 +5,7 @@
 // is how they are written. Edit the panels here, then run
 //     node deploy/grafana/generate.mjs
 // test/deploy/dashboards.test.ts fails when the committed JSON differs from this output, and
-// lints every panel (datasource variable, job/instance matchers, $__rate_interval, units,
+// lints every panel (datasource variable, job/instance/user/team matchers, $__rate_interval, units,
 // descriptions, metric names from src/metrics/catalog.ts).
 //
 // Conventions (monitoring-mixin / grafana dashboard-linter):
