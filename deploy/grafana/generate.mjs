@@ -5,14 +5,17 @@
 // is how they are written. Edit the panels here, then run
 //     node deploy/grafana/generate.mjs
 // test/deploy/dashboards.test.ts fails when the committed JSON differs from this output, and
-// lints every panel (datasource variable, job/instance matchers, $__rate_interval, units,
+// lints every panel (datasource variable, job/instance/user/team matchers, $__rate_interval, units,
 // descriptions, metric names from src/metrics/catalog.ts).
 //
 // Conventions (monitoring-mixin / grafana dashboard-linter):
 //   - a `datasource` variable (no __inputs / ${DS_...} placeholders, which file provisioning
 //     cannot resolve), every panel and target uses {type: prometheus, uid: ${datasource}};
-//   - `job` and `instance` variables chained from coding_agent_exporter_build_info, then
-//     `harness` and `project`; every selector carries job=~"$job",instance=~"$instance";
+//   - `job` and `instance` variables chained from coding_agent_exporter_build_info, then `user`
+//     and `team` (the person: target labels of the team setup, deploy/team/), then `harness`
+//     and `project`; every selector carries job, instance, user and team matchers. A
+//     single-user Prometheus has no user or team label: the variables then offer only All,
+//     whose `.*` matches the absent (empty) label, so the same dashboards serve both setups;
 //   - rate()/increase() use $__rate_interval, except the calendar "so far" panels, which use
 //     $__range together with a panel time override (timeFrom now/d, now/w, now/M);
 //   - spend windows of 24 h / 7 d / 30 d come from the recording rules in
@@ -25,11 +28,13 @@ import { fileURLToPath } from 'node:url';
 const DS = { type: 'prometheus', uid: '${datasource}' };
 const TAG = 'coding-agent-exporter';
 
-// Label matchers. J: exporter instance; H: + harness; F: + harness and project.
-const J = 'job=~"$job",instance=~"$instance"';
+// Label matchers. I: exporter instance; J: + the person (user, team); H: + harness;
+// F: + harness and project.
+const I = 'job=~"$job",instance=~"$instance"';
+const J = `${I},user=~"$user",team=~"$team"`;
 const H = `${J},harness=~"$harness"`;
 const F = `${H},project=~"$project"`;
-const SESSION = 'job, instance, harness, project, session_id';
+const SESSION = 'job, instance, user, team, harness, project, session_id';
 
 // ------------------------------------------------------------------------------------------
 // Builders
@@ -175,6 +180,10 @@ function queryVar(name, label, query, { includeAll = true, multi = true } = {}) 
 
 const jobVar = queryVar('job', 'Job', 'label_values(coding_agent_exporter_build_info, job)');
 const instanceVar = queryVar('instance', 'Instance', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, instance)');
+const userVar = queryVar('user', 'Person', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, user)');
+const teamVar = queryVar('team', 'Team', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, team)');
+/** The variables in front of every dashboard: data source, exporter and person. */
+const common = [datasourceVar, jobVar, instanceVar, userVar, teamVar];
 const harnessVar = queryVar('harness', 'Harness', `label_values(coding_agent_sessions_started_total{${J}}, harness)`);
 const projectVar = queryVar('project', 'Project', `label_values(coding_agent_sessions_started_total{${H}}, project)`);
 
@@ -224,7 +233,7 @@ const overview = dashboard({
   uid: 'coding-agent-overview',
   title: 'Coding agents / Overview',
   description: 'Spend, tokens, sessions, activity and usage limits of AI coding agents (coding-agent-exporter).',
-  vars: [datasourceVar, jobVar, instanceVar, harnessVar, projectVar],
+  vars: [...common, harnessVar, projectVar],
   panels: [
     row('Spend (estimated, US dollars at list prices)', 0),
     stat('Spend, last 24 h', 'Estimated spend over the last 24 hours (rolling window, not since midnight), from the recording rule harness_project_model:coding_agent_cost_usd:increase1d.',
@@ -346,7 +355,7 @@ const sessions = dashboard({
   description: 'Live coding-agent sessions: status, context use, cost, stuck and waiting sessions (coding-agent-exporter).',
   time: 'now-6h',
   refresh: '30s',
-  vars: [datasourceVar, jobVar, instanceVar, harnessVar, projectVar],
+  vars: [...common, harnessVar, projectVar],
   panels: [
     row('Now', 0),
     stat('Sessions needing you', 'Sessions asking you something (question, approval, input) or whose last turn failed.', pos(0, 1, 6, 4),
@@ -380,8 +389,8 @@ or
         { id: 'organize', options: {
           excludeByName: { Time: true, job: true, 'Value #A': true },
           indexByName: {
-            'Value #I': 0, instance: 1, harness: 2, project: 3, session_id: 4, status: 5, reason: 6, model: 7,
-            'Value #D': 8, 'Value #B': 9, 'Value #C': 10, 'Value #E': 11, 'Value #F': 12, 'Value #G': 13, 'Value #H': 14,
+            'Value #I': 0, instance: 1, user: 2, team: 3, harness: 4, project: 5, session_id: 6, status: 7, reason: 8, model: 9,
+            'Value #D': 10, 'Value #B': 11, 'Value #C': 12, 'Value #E': 13, 'Value #F': 14, 'Value #G': 15, 'Value #H': 16,
           },
           renameByName: {
             'Value #I': 'Attention', 'Value #B': 'Context tokens', 'Value #C': 'Context limit', 'Value #D': 'Context used',
@@ -447,7 +456,7 @@ max by (harness, project, session_id, model) (coding_agent_session_context_limit
         { id: 'merge', options: {} },
         { id: 'organize', options: {
           excludeByName: { Time: true, job: true, 'Value #A': true },
-          indexByName: { instance: 0, harness: 1, project: 2, session_id: 3, attribution: 4, tool: 5, kind: 6, 'Value #B': 7 },
+          indexByName: { instance: 0, user: 1, team: 2, harness: 3, project: 4, session_id: 5, attribution: 6, tool: 7, kind: 8, 'Value #B': 9 },
           renameByName: { 'Value #B': 'Tool running for' },
         } },
       ],
@@ -472,7 +481,7 @@ const health = dashboard({
   uid: 'coding-agent-exporter-health',
   title: 'Coding agents / Exporter health',
   description: 'Health of coding-agent-exporter itself: scrapes, collectors, files, skipped records, unpriced tokens.',
-  vars: [datasourceVar, jobVar, instanceVar],
+  vars: common,
   panels: [
     row('Exporter', 0),
     stat('Scrape target', 'Whether Prometheus can scrape the exporter (up). Pull mode only: with OTLP push there is no up series.', pos(0, 1, 6, 4),
@@ -520,17 +529,18 @@ const health = dashboard({
 // Prometheus agent of each machine adds (or resource attributes through the Collector); where
 // they are absent the variables' All (.*) still matches, and the panels show one unnamed person.
 
-const userVar = queryVar('user', 'Person', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, user)');
-const teamVar = queryVar('team', 'Team', 'label_values(coding_agent_exporter_build_info{job=~"$job"}, team)');
-const T = `${F},user=~"$user",team=~"$team"`;
-const spendToday = (by) => `sum by (${by}) (increase(coding_agent_cost_usd_total{${T}}[$__range]))`;
+const spendToday = (by, only = '') => `sum by (${by}) (increase(coding_agent_cost_usd_total{${F}${only}}[$__range]))`;
+/** Spend per person as CodingAgentDailyBudgetExceeded counts it: per user, or per instance where no user label names the person. */
+const spendTodayPerPerson = `(${spendToday('user', ',user!=""')}
+or
+${spendToday('instance', ',user=""')})`;
 const today = { ...money, timeFrom: 'now/d' };
 
 const team = dashboard({
   uid: 'coding-agent-team',
   title: 'Coding agents / Team',
   description: 'Spend, budgets and sessions of a team: every member\'s exporter in one store, told apart by the user and team labels (deploy/team/).',
-  vars: [datasourceVar, jobVar, instanceVar, userVar, teamVar, harnessVar, projectVar],
+  vars: [...common, harnessVar, projectVar],
   panels: [
     row('Spend today (since midnight in the browser time zone, estimated US dollars at list prices)', 0),
     bargauge('Spend by person, today', 'Estimated spend of each person since midnight (increase over $__range with the panel time fixed to now/d).', pos(0, 1, 8, 8),
@@ -541,16 +551,16 @@ const team = dashboard({
       [[`sort_desc(${spendToday('project')})`, '{{project}}']], 'currencyUSD', today),
     bargauge('Top models, today', 'The ten models with the most estimated spend since midnight, everyone together.', pos(0, 9, 8, 8),
       [[`topk(10, ${spendToday('model')})`, '{{model}}']], 'currencyUSD', today),
-    bargauge('Budget burn, today', 'Each person\'s spend since midnight as a share of the daily budget (threshold rule coding_agent:daily_budget_usd:threshold; the alert CodingAgentDailyBudgetExceeded uses the rolling 24 hours per instance).', pos(8, 9, 8, 8),
-      [[`sort_desc(${spendToday('user, instance')} / on() group_left() coding_agent:daily_budget_usd:threshold)`, '{{user}} {{instance}}']],
+    bargauge('Budget burn, today', 'Each person\'s spend since midnight, over all their machines, as a share of the daily budget (threshold rule coding_agent:daily_budget_usd:threshold); an instance stands for the person where no user label names them. The alert CodingAgentDailyBudgetExceeded counts the same way over the rolling 24 hours.', pos(8, 9, 8, 8),
+      [[`sort_desc(${spendTodayPerPerson} / on() group_left() coding_agent:daily_budget_usd:threshold)`, '{{user}}{{instance}}']],
       'percentunit', { min: 0, max: 1, steps: [[0.8, 'orange'], [1, 'red']], timeFrom: 'now/d' }),
     bargauge('Sessions needing someone', 'Sessions asking their person something (question, approval, input) or whose last turn failed, now, by person.', pos(16, 9, 8, 8),
-      [[`sort_desc(sum by (user) (coding_agent_sessions{${T},status=~"asking|error"}))`, '{{user}}']], 'short', { steps: [[1, 'orange']] }),
+      [[`sort_desc(sum by (user) (coding_agent_sessions{${F},status=~"asking|error"}))`, '{{user}}']], 'short', { steps: [[1, 'orange']] }),
     row('Over time', 17),
     timeseries('Spend rate by person', 'Estimated spend per hour, by person.', pos(0, 18, 12, 8),
-      [[`sum by (user) (rate(coding_agent_cost_usd_total{${T}}[$__rate_interval])) * 3600`, '{{user}}']], 'currencyUSD', money),
+      [[`sum by (user) (rate(coding_agent_cost_usd_total{${F}}[$__rate_interval])) * 3600`, '{{user}}']], 'currencyUSD', money),
     timeseries('Spend rate by team', 'Estimated spend per hour, by team.', pos(12, 18, 12, 8),
-      [[`sum by (team) (rate(coding_agent_cost_usd_total{${T}}[$__rate_interval])) * 3600`, '{{team}}']], 'currencyUSD', money),
+      [[`sum by (team) (rate(coding_agent_cost_usd_total{${F}}[$__rate_interval])) * 3600`, '{{team}}']], 'currencyUSD', money),
   ],
 });
 

@@ -84,8 +84,9 @@ describe('dashboards', () => {
           expect(harness).toBeDefined();
           expect(project).toBeDefined();
         }
-        if (harness) expect(varQuery(harness)).toMatch(/^label_values\((coding_agent_sessions_started_total|coding_agent_tokens_total)\{job=~"\$job",instance=~"\$instance"\}, harness\)$/);
-        if (project) expect(varQuery(project)).toMatch(/^label_values\((coding_agent_sessions_started_total|coding_agent_tokens_total)\{job=~"\$job",instance=~"\$instance",harness=~"\$harness"\}, project\)$/);
+        const person = 'job=~"\\$job",instance=~"\\$instance",user=~"\\$user",team=~"\\$team"';
+        if (harness) expect(varQuery(harness)).toMatch(new RegExp(`^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person}\\}, harness\\)$`));
+        if (project) expect(varQuery(project)).toMatch(new RegExp(`^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person},harness=~"\\$harness"\\}, project\\)$`));
         for (const v of vars(d).filter((x: Json) => x.type === 'query')) {
           for (const m of varQuery(v).matchAll(/label_values\(([a-z_:]+)/g)) expect(known.has(m[1]!), m[1]).toBe(true);
         }
@@ -125,7 +126,17 @@ describe('dashboards', () => {
         }
       });
 
-      it('selects job and instance (and harness/project when the metric has them) in every query', () => {
+      it('has user and team variables from build_info, whose All matches a missing label', () => {
+        expect(vars(d).map((v: Json) => v.name).slice(3, 5)).toEqual(['user', 'team']);
+        for (const name of ['user', 'team']) {
+          const v = variable(d, name);
+          expect(varQuery(v), name).toBe(`label_values(coding_agent_exporter_build_info{job=~"$job"}, ${name})`);
+          // A regex matcher with `.*` matches the empty value, i.e. a series without the label.
+          expect(v.allValue, name).toBe('.*');
+        }
+      });
+
+      it('selects job, instance, user and team (and harness/project when the metric has them) in every query', () => {
         const hasVar = (n: string): boolean => Boolean(variable(d, n));
         for (const p of panels(d)) {
           for (const t of p.targets) {
@@ -133,8 +144,7 @@ describe('dashboards', () => {
               if (s.name.endsWith(':threshold')) continue; // constant series without labels
               const where = `${file}: "${p.title}" ${s.raw}`;
               const has = (label: string): boolean => s.matchers.some((m) => m.label === label && m.op === '=~' && m.value === `$${label}`);
-              expect(has('job'), where).toBe(true);
-              expect(has('instance'), where).toBe(true);
+              for (const l of ['job', 'instance', 'user', 'team']) expect(has(l), `${where} lacks ${l}=~"$${l}"`).toBe(true);
               const labels = known.get(s.name) ?? [];
               for (const l of ['harness', 'project']) {
                 if (hasVar(l) && labels.includes(l)) expect(has(l), `${where} lacks ${l}=~"$${l}"`).toBe(true);

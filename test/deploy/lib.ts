@@ -109,7 +109,7 @@ export function scan(expr: string): Scan {
 
 export const BUILTINS: Record<string, string[]> = { up: [], scrape_duration_seconds: [] };
 // job and instance from the scrape; user and team from the team setup's agent (deploy/team/).
-const TARGET_LABELS = ['job', 'instance', 'user', 'team'];
+export const TARGET_LABELS = ['job', 'instance', 'user', 'team'];
 
 export const catalogByName = new Map<string, MetricDef>(
   Object.values(catalog).map((m) => [exposedName(m), m as MetricDef]),

@@ -104,7 +104,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
     const d = JSON.parse(readFileSync(join(DASHBOARDS, 'sessions.json'), 'utf8')) as Json;
     const table = (d.panels as Json[]).find((p) => p.type === 'table' && p.title === 'Live sessions');
     const attention = table.targets.find((t: Json) => t.refId === 'I').expr as string;
-    const expr = attention.replace(/\$\{?(job|instance|harness|project)\}?/g, '.*');
+    const expr = attention.replace(/\$\{?(job|instance|user|team|harness|project)\}?/g, '.*');
     const l = (id: string, extra = ''): string => `{job="coding-agent-exporter",instance="laptop",harness="claude-code",project="api",session_id="${id}"${extra}}`;
     const dir = join(tmp, 'attention');
     mkdirSync(dir, { recursive: true });

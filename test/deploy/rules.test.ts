@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  PROM, RUNBOOK, RUNBOOK_BASE, alertRules, anchors, knownMetrics, read, recordingRules, scan, selectorProblems,
+  PROM, RUNBOOK, RUNBOOK_BASE, TARGET_LABELS, alertRules, anchors, knownMetrics, read, recordingRules, scan, selectorProblems,
   thresholds, yaml,
 } from './lib.js';
 
@@ -56,8 +56,8 @@ describe('recording rules (rules.yml)', () => {
       // The metric part names the source metric (without _total), optionally with a qualifier.
       const sources = scan(r.expr).selectors.map((s) => s.name.replace(/_total$/, '').replace(/^.*:(.*):.*$/, '$1'));
       expect(sources.some((s) => metric!.startsWith(s)), `${r.record} reads ${sources.join(', ')}`).toBe(true);
-      // The level lists the labels kept besides job and instance ("instance" = only those).
-      const kept = (known.get(r.record) ?? []).filter((l) => l !== 'job' && l !== 'instance');
+      // The level lists the labels kept besides the target labels ("instance" = only those).
+      const kept = (known.get(r.record) ?? []).filter((l) => !TARGET_LABELS.includes(l));
       expect(level, r.record).toBe(kept.length ? kept.join('_') : 'instance');
     }
   });
@@ -82,11 +82,11 @@ describe('recording rules (rules.yml)', () => {
     }
   });
 
-  it('keep job and instance in every aggregation', () => {
+  it('keep job, instance, user and team in every aggregation (the budget alert is per person)', () => {
     for (const r of records.filter((x) => !x.record.endsWith(':threshold'))) {
       for (const m of r.expr.matchAll(/\bby\s*\(([^)]*)\)/g)) {
         const labels = m[1]!.split(',').map((s) => s.trim());
-        expect(labels.slice(0, 2), r.record).toEqual(['job', 'instance']);
+        expect(labels.slice(0, 4), r.record).toEqual(TARGET_LABELS);
       }
     }
   });

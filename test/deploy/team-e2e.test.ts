@@ -165,8 +165,9 @@ describe('team path: three exporters, their agents, VictoriaMetrics and vmalert'
       const budget = r.data.alerts.filter((a) => a.name === 'CodingAgentDailyBudgetExceeded' && a.state === 'firing');
       return budget.length > 0 ? budget : undefined;
     }, 30_000, 'CodingAgentDailyBudgetExceeded firing', 250);
-    expect(firing.map((a) => a.labels.instance)).toEqual(['alice-laptop']);
+    // Per person: labelled with the person and their team, not with one of their machines.
+    expect(firing.map((a) => [a.labels.user, a.labels.team, a.labels.instance])).toEqual([['alice', 'red', undefined]]);
     await until(async () => (notified.some((a) => a.labels.alertname === 'CodingAgentDailyBudgetExceeded') ? true : undefined), 10_000, 'the notification');
-    expect(new Set(notified.filter((a) => a.labels.alertname === 'CodingAgentDailyBudgetExceeded').map((a) => a.labels.instance))).toEqual(new Set(['alice-laptop']));
+    expect(new Set(notified.filter((a) => a.labels.alertname === 'CodingAgentDailyBudgetExceeded').map((a) => a.labels.user))).toEqual(new Set(['alice']));
   });
 });
