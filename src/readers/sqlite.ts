@@ -145,3 +145,19 @@ export function secondsToMs(v: unknown): number | undefined {
 export function cursorSeconds(v: unknown, nowMs = Date.now()): number {
   return secondsToMs(v) === undefined ? 0 : Math.min(v as number, nowMs / 1000);
 }
+
+/**
+ * Rows by id through one prepared `SELECT … WHERE id = ?`, each read at most once for one read of
+ * the database (a missing one too); `set` puts in a row a query already returned.
+ */
+export function rowsById<R>(db: Db, selectById: string): { get: (id: string) => R | undefined; set: (id: string, row: R) => void } {
+  const byId = db.prepare(selectById);
+  const rows = new Map<string, R | undefined>();
+  return {
+    get: (id) => {
+      if (!rows.has(id)) rows.set(id, byId.get(id) as R | undefined);
+      return rows.get(id);
+    },
+    set: (id, row) => void rows.set(id, row),
+  };
+}

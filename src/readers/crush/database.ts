@@ -8,7 +8,8 @@
 
 import { jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { cursorSeconds, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { cursorSeconds, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { rootFinder } from '../chain.js';
 import { ZERO_USAGE, type TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -44,17 +45,12 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
   const sessionCols = requireColumns(db, 'sessions', ['id', 'cost', 'updated_at']);
   const messageCols = requireColumns(db, 'messages', ['id', 'session_id', 'role', 'parts', 'created_at', 'updated_at']);
   const select = `SELECT ${selectList(sessionCols, SESSION_COLUMNS)} FROM sessions`;
-  const byId = db.prepare(`${select} WHERE id = ?`);
-  const rows = new Map<string, SessionRow | undefined>();
-  const rowOf = (id: string) => {
-    if (!rows.has(id)) rows.set(id, byId.get(id) as SessionRow | undefined);
-    return rows.get(id);
-  };
-  const rootOf = (id: string) => {
-    let root = id;
-    for (let depth = 0, p = str(rowOf(id)?.parent_session_id); p && rowOf(p) && depth < 16; depth++, p = str(rowOf(p)?.parent_session_id)) root = p;
-    return root;
-  };
+  const rows = rowsById<SessionRow>(db, `${select} WHERE id = ?`);
+  const rowOf = rows.get;
+  const rootOf = rootFinder((id) => {
+    const parent = str(rowOf(id)?.parent_session_id);
+    return parent && rowOf(parent) ? parent : undefined;
+  });
   // The model of a session's latest answer: Crush's sessions row names none.
   const modelOf = messageCols.has('model')
     ? db.prepare("SELECT model FROM messages WHERE session_id = ? AND role = 'assistant' AND model IS NOT NULL ORDER BY created_at DESC LIMIT 1").pluck()

@@ -8,7 +8,8 @@
 
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { columnsOf, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { columnsOf, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { rootFinder } from '../chain.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -59,23 +60,18 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
   const ledgerCols = columnsOf(db, 'usage_ledger');
   const ledger = ledgerCols.has('session_id') && ledgerCols.has('input_tokens');
   const select = `SELECT ${selectList(sessionCols, SESSION_COLUMNS)} FROM sessions`;
-  const byId = db.prepare(`${select} WHERE id = ?`);
-  const rows = new Map<string, SessionRow | undefined>();
-  const rowOf = (id: string): SessionRow | undefined => {
-    if (!rows.has(id)) rows.set(id, byId.get(id) as SessionRow | undefined);
-    return rows.get(id);
-  };
+  const rows = rowsById<SessionRow>(db, `${select} WHERE id = ?`);
+  const rowOf = rows.get;
+  const rootOf = rootFinder((id) => {
+    const row = rowOf(id);
+    const parent = row?.session_type === 'sub_agent' ? str(row.parent_session_id) : undefined;
+    return parent && rowOf(parent) ? parent : undefined;
+  });
   const targets = new Map<string, Target>();
   const targetOf = (id: string): Target => {
     let t = targets.get(id);
     if (t) return t;
-    let root = id;
-    for (let depth = 0, row = rowOf(id); row?.session_type === 'sub_agent' && depth < 16; depth++) {
-      const parent = str(row.parent_session_id);
-      if (!parent || !rowOf(parent)) break;
-      root = parent;
-      row = rowOf(parent);
-    }
+    const root = rootOf(id);
     t = { root, events: eventsOf(root), child: root !== id };
     const cwd = str(rowOf(root)?.working_dir);
     if (cwd) t.events.meta({ cwd });

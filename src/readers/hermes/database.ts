@@ -8,7 +8,7 @@
 
 import { jsonObject, jsonValue, obj, str } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { cursorSeconds, requireColumns, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { cursorSeconds, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -59,12 +59,8 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   const sessionCols = requireColumns(db, 'sessions', ['id', 'started_at', 'input_tokens', 'output_tokens']);
   const messageCols = requireColumns(db, 'messages', ['id', 'session_id', 'role', 'timestamp']);
   const select = `SELECT ${selectList(sessionCols, SESSION_COLUMNS)} FROM sessions`;
-  const byId = db.prepare(`${select} WHERE id = ?`);
-  const rows = new Map<string, SessionRow | undefined>();
-  const rowOf = (id: string): SessionRow | undefined => {
-    if (!rows.has(id)) rows.set(id, byId.get(id) as SessionRow | undefined);
-    return rows.get(id);
-  };
+  const rows = rowsById<SessionRow>(db, `${select} WHERE id = ?`);
+  const rowOf = rows.get;
 
   const targets = new Map<string, Target>();
   const targetOf = (id: string): Target => {

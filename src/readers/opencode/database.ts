@@ -7,6 +7,7 @@ import type { SessionEvents } from '../reader.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';
+import { rootFinder } from '../chain.js';
 
 export interface DbState {
   /** The store's signature at the last read (see storeChanged). */
@@ -73,19 +74,6 @@ const MESSAGE_FIELDS = `'role', $d ->> '$.role', 'time', $d -> '$.time', 'modelI
   'error', CASE WHEN $d -> '$.error' IS NOT NULL THEN json_object('name', $d ->> '$.error.name') END, 'parentID', $d ->> '$.parentID'`;
 const SUMMARY_FIELDS = `'summary', json_object('diffs', (SELECT json_group_array(json_object('additions', value -> '$.additions',
   'deletions', value -> '$.deletions')) FROM json_each($d, '$.summary.diffs')))`;
-
-/** The root session of each session (subagent sessions fold into the session that started them). */
-export function rootFinder(parentOf: (id: string) => string | undefined): (id: string) => string {
-  const memo = new Map<string, string>();
-  return (id) => {
-    let root = memo.get(id);
-    if (root !== undefined) return root;
-    root = id;
-    for (let depth = 0, p = parentOf(id); p && depth < 16; depth++, p = parentOf(p)) root = p;
-    memo.set(id, root);
-    return root;
-  };
-}
 
 /** The ids of `ids` that are sessions of this database. */
 export function sessionsIn(db: Db, ids: readonly string[]): string[] {

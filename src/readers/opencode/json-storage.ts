@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { listDir, readText } from '../dir.js';
 import { jsonObject, jsonValue, num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { finish, readSession, rootFinder, type DbState, type RecordRow, type SessionContext } from './database.js';
+import { finish, readSession, type DbState, type RecordRow, type SessionContext } from './database.js';
+import { rootFinder } from '../chain.js';
 import { READ_PART_TYPES } from './records.js';
 
 // A file written in the same clock tick as the newest one read may have been missed (coarse
