@@ -28,7 +28,7 @@ CREATE TABLE executor_metadata (idx integer, data blob, size integer, PRIMARY KE
 CREATE TABLE trajectory_metadata_blob (id text, data blob, PRIMARY KEY (id));
 PRAGMA user_version = 1;`;
 
-export const AGY_STEP = { userInput: 14, planner: 15, generic: 132 } as const;
+const AGY_STEP = { userInput: 14, planner: 15, generic: 132 } as const;
 
 export interface StepSpec {
   type: number;

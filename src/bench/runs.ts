@@ -21,7 +21,7 @@ export interface ChildRun {
 }
 
 /** `child.js` with these arguments (see there). */
-export function runChild(args: string[]): ChildRun {
+function runChild(args: string[]): ChildRun {
   const r = spawnSync(process.execPath, [CHILD, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`child ${args[0]} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as ChildRun;

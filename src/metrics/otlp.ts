@@ -10,7 +10,7 @@ import { hostname, userInfo } from 'node:os';
 import { ConfigError, type Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 
-export const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
+const PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 export type Temporality = 'cumulative' | 'delta';
 

@@ -12,7 +12,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { Family } from './snapshot.js';
 
-export const SCOPE = { name: 'coding-agent-exporter' };
+const SCOPE = { name: 'coding-agent-exporter' };
 
 function hrTime(ms: number): HrTime {
   return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];

@@ -47,7 +47,7 @@ export interface MetricsServer {
 const ALLOW = 'GET, HEAD';
 
 /** Whether an Accept-Encoding header accepts gzip (`gzip;q=0` refuses it). */
-export function acceptsGzip(header: string | undefined): boolean {
+function acceptsGzip(header: string | undefined): boolean {
   return (header ?? '').split(',').some((part) => {
     const [coding, ...params] = part.trim().split(';').map((s) => s.trim());
     if (coding !== 'gzip' && coding !== '*') return false;

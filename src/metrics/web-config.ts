@@ -9,7 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureVersion } from 'node:tls';
 import YAML from 'yaml';
 
-export const CLIENT_AUTH_TYPES = [
+const CLIENT_AUTH_TYPES = [
   'NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert',
 ] as const;
 export type ClientAuth = (typeof CLIENT_AUTH_TYPES)[number];

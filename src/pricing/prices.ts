@@ -37,7 +37,7 @@ function rate(r: Rate | undefined, tierInput: number): number | undefined {
 }
 
 /** Cost of a request: each kind of token at its own price; kinds without one fall back to their parent's. */
-export function priceRequest(p: ModelPrice, u: Usage, tierInput: number): number {
+function priceRequest(p: ModelPrice, u: Usage, tierInput: number): number {
   const input = rate(p.input_mtok, tierInput) ?? 0;
   const write = rate(p.cache_write_mtok, tierInput) ?? input;
   const write1h = rate(p.cache_write_1h_mtok, tierInput) ?? write;

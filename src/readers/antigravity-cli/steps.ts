@@ -76,7 +76,7 @@ function usageOf(m: Message | undefined): Usage | undefined {
 }
 
 /** A step from its payload, checked against the table's copy of its type and status. */
-export function decodeStep(idx: number, type: number, status: number, payload: Buffer): Step | 'parse_error' | 'unknown_shape' {
+function decodeStep(idx: number, type: number, status: number, payload: Buffer): Step | 'parse_error' | 'unknown_shape' {
   const p = decode(payload);
   if (!p) return 'parse_error';
   // The side columns repeat payload fields 1 and 4: when they differ the layout changed.
@@ -98,7 +98,7 @@ export function decodeStep(idx: number, type: number, status: number, payload: B
 }
 
 /** A model generation (gen_metadata): its usage and model, and the steps it produced. */
-export function decodeGeneration(idx: number, data: Buffer): Generation | undefined {
+function decodeGeneration(idx: number, data: Buffer): Generation | undefined {
   const g = decode(data);
   const chat = message(g, 1);
   const usage = usageOf(message(chat, 4));
