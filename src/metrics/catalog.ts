@@ -1,8 +1,8 @@
 // The one place every metric is defined: name, kind, unit, help and labels.
 //
 // Names are public API (dashboards and alerts query them). The `name` is the final Prometheus
-// name without `_total`; the OTel metric gets exactly this name and the UCUM unit below, so the
-// Prometheus exporter (which appends `_total` to counters) and the OTLP path into Prometheus
+// name without `_total`; the OTel metric gets exactly this name and the UCUM unit below, so
+// /metrics (which appends `_total` to counters) and the OTLP path into Prometheus
 // (which appends unit words unless already in the name, `_ratio` for gauges of unit 1, nothing
 // for {annotations} or no unit, and `_total` to counters) agree.
 
@@ -34,7 +34,7 @@ export const catalog = {
   reasoningTokens: def('coding_agent_reasoning_tokens', 'counter', '{token}', ['harness', 'project', 'model'],
     'The reasoning part of output tokens (already included in token_type="output").'),
   cost: def('coding_agent_cost_usd', 'counter', '{USD}', ['harness', 'project', 'model'],
-    'Estimated cost in US dollars: as the harness recorded it where it records one (OpenCode), else at list prices (API-equivalent for subscription users).'),
+    'Estimated cost in US dollars: as the harness recorded it where it records one (OpenCode, Kilo, pi, Aider, Hermes, Kodelet, goose, Crush), else at list prices (API-equivalent for subscription users).'),
   premiumRequests: def('coding_agent_premium_requests', 'counter', '{request}', ['harness', 'project', 'model'],
     'Premium requests billed against the plan\'s allowance, model multipliers applied, as the harness recorded them (GitHub Copilot CLI).'),
   prompts: def('coding_agent_prompts', 'counter', '{prompt}', ['harness', 'project'],

@@ -68,9 +68,9 @@ describe('serve', () => {
     cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });
     const url = await serve(home, tempDir());
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const landing = await fetch(`${url}/`);
-    expect(landing.status).toBe(200);
-    expect(await landing.text()).toContain('/metrics');
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/metrics');
     expect((await fetch(`${url}/nope`)).status).toBe(404);
 
     const input = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', token_type: 'input' });
