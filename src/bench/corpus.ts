@@ -552,19 +552,30 @@ export function corpusFiles(home: string): { path: string; size: number }[] {
  * still those written (an interrupted bench run may have left an append behind), else generated.
  */
 export function ensureCorpus(dir: string, seed: number, sizeMb: number): { corpus: Corpus; reused: boolean } {
+  return ensureGenerated(dir, seed, sizeMb, GENERATOR, generate, (c) => {
+    const found = corpusFiles(c.home);
+    return found.length === c.files['claude-code'] + c.files.codex
+      && found.reduce((a, f) => a + f.size, 0) === c.bytes['claude-code'] + c.bytes.codex;
+  });
+}
+
+/**
+ * A generated corpus under `dir` (`home/`, described by `corpus.json`): reused while the marker names
+ * the same generator version, seed and size and `intact` finds its files, else generated again.
+ */
+export function ensureGenerated<C extends { seed: number; sizeMb: number }>(
+  dir: string, seed: number, sizeMb: number, generator: number,
+  generate: (home: string, seed: number, sizeMb: number) => C, intact: (corpus: C) => boolean,
+): { corpus: C; reused: boolean } {
   const marker = join(dir, 'corpus.json');
   try {
-    const c = JSON.parse(readFileSync(marker, 'utf8')) as Corpus & { generator: number };
-    const found = corpusFiles(c.home);
-    if (c.generator === GENERATOR && c.seed === seed && c.sizeMb === sizeMb && found.length === c.files['claude-code'] + c.files.codex
-      && found.reduce((a, f) => a + f.size, 0) === c.bytes['claude-code'] + c.bytes.codex) {
-      return { corpus: c, reused: true };
-    }
+    const c = JSON.parse(readFileSync(marker, 'utf8')) as C & { generator: number };
+    if (c.generator === generator && c.seed === seed && c.sizeMb === sizeMb && intact(c)) return { corpus: c, reused: true };
   } catch {
     // no corpus yet, or an unreadable marker: generate
   }
   rmSync(dir, { recursive: true, force: true });
   const corpus = generate(join(dir, 'home'), seed, sizeMb);
-  writeFileSync(marker, JSON.stringify({ generator: GENERATOR, ...corpus }, null, 2));
+  writeFileSync(marker, JSON.stringify({ generator, ...corpus }, null, 2));
   return { corpus, reused: false };
 }

@@ -6,9 +6,9 @@
 
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Rng, Text } from './corpus.js';
+import { ensureGenerated, Rng, Text } from './corpus.js';
 import { buf, ld, v, varint } from './protobuf-writer.js';
 
 const GENERATOR = 2;
@@ -218,15 +218,5 @@ function generate(home: string, seed: number, sizeMb: number): LongtailCorpus {
 
 /** The corpus in `dir`, generated unless one of the same generator, seed and size is there. */
 export function ensureLongtailCorpus(dir: string, seed: number, sizeMb: number): { corpus: LongtailCorpus; reused: boolean } {
-  const marker = join(dir, 'corpus.json');
-  try {
-    const c = JSON.parse(readFileSync(marker, 'utf8')) as LongtailCorpus & { generator: number };
-    if (c.generator === GENERATOR && c.seed === seed && c.sizeMb === sizeMb && statSync(c.home).isDirectory()) return { corpus: c, reused: true };
-  } catch {
-    // no corpus yet, or an unreadable marker: generate
-  }
-  rmSync(dir, { recursive: true, force: true });
-  const corpus = generate(join(dir, 'home'), seed, sizeMb);
-  writeFileSync(marker, JSON.stringify({ generator: GENERATOR, ...corpus }, null, 2));
-  return { corpus, reused: false };
+  return ensureGenerated(dir, seed, sizeMb, GENERATOR, generate, (c) => statSync(c.home).isDirectory());
 }

@@ -6,10 +6,10 @@
 // are summed while writing.
 
 import Database from 'better-sqlite3';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Rng, Text } from './corpus.js';
+import { ensureGenerated, Rng, Text } from './corpus.js';
 import { zeroTotals, type Totals } from './totals.js';
 
 const GENERATOR = 1;
@@ -133,15 +133,5 @@ function generate(home: string, seed: number, sizeMb: number): StoreCorpus {
 
 /** The corpus for this seed and size under `dir`: reused while its marker matches, else generated. */
 export function ensureStoreCorpus(dir: string, seed: number, sizeMb: number): { corpus: StoreCorpus; reused: boolean } {
-  const marker = join(dir, 'corpus.json');
-  try {
-    const c = JSON.parse(readFileSync(marker, 'utf8')) as StoreCorpus & { generator: number };
-    if (c.generator === GENERATOR && c.seed === seed && c.sizeMb === sizeMb && statSync(c.db).isFile()) return { corpus: c, reused: true };
-  } catch {
-    // no corpus yet, or an unreadable marker: generate
-  }
-  rmSync(dir, { recursive: true, force: true });
-  const corpus = generate(join(dir, 'home'), seed, sizeMb);
-  writeFileSync(marker, JSON.stringify({ generator: GENERATOR, ...corpus }, null, 2));
-  return { corpus, reused: false };
+  return ensureGenerated(dir, seed, sizeMb, GENERATOR, generate, (c) => statSync(c.db).isFile());
 }
