@@ -89,6 +89,18 @@ export function readDatabase<T>(path: string, read: (db: Db) => T): T {
   }
 }
 
+/**
+ * Reads the database with `read` when it changed since the read that kept `state.sig` (see
+ * storeChanged); the new signature is kept only once the read succeeded. True when it was read.
+ */
+export function readChangedDatabase(path: string, state: { sig?: string }, read: (db: Db) => void): boolean {
+  const { changed, signature } = storeChanged(path, state.sig);
+  if (!changed) return false;
+  readDatabase(path, read);
+  state.sig = signature;
+  return true;
+}
+
 function readOnce<T>(path: string, read: (db: Db) => T): T {
   const quiescent = walMode(path) && statSync(`${path}-wal`, { throwIfNoEntry: false }) === undefined;
   const before = quiescent ? storeChanged(path, undefined).signature : undefined;

@@ -8,7 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { isFile, readText } from '../dir.js';
 import { jsonObject, obj, str } from '../fields.js';
 import type { SessionFile, StoreReader } from '../reader.js';
-import { readDatabase, storeChanged } from '../sqlite.js';
+import { readChangedDatabase } from '../sqlite.js';
 import { TOKEN_TYPES } from '../../metrics/catalog.js';
 import { readCrush, type CrushState } from './database.js';
 
@@ -38,11 +38,7 @@ export const crush: StoreReader<CrushState> = {
   listFiles: databases,
   initialState: () => ({ since: 0, marks: {} }),
   readStore(file, state, eventsOf) {
-    const { changed, signature } = storeChanged(file.path, state.sig);
-    if (!changed) return false;
-    readDatabase(file.path, (db) => readCrush(db, file.sessionId, state, eventsOf));
-    state.sig = signature;
-    return true;
+    return readChangedDatabase(file.path, state, (db) => readCrush(db, file.sessionId, state, eventsOf));
   },
 };
 

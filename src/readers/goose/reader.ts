@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { isFile } from '../dir.js';
 import type { StoreReader } from '../reader.js';
-import { readDatabase, storeChanged } from '../sqlite.js';
+import { readChangedDatabase } from '../sqlite.js';
 import { readGoose, type GooseState } from './database.js';
 
 const dbOf = (root: string) => join(root, 'sessions', 'sessions.db');
@@ -18,10 +18,6 @@ export const goose: StoreReader<GooseState> = {
   listFiles: (root) => (isFile(dbOf(root)) ? [{ path: dbOf(root), sessionId: 'sessions.db' }] : []),
   initialState: () => ({ message: 0, ledger: 0, since: 0, marks: {}, turn: {}, compacted: {}, ledgered: {} }),
   readStore(file, state, eventsOf) {
-    const { changed, signature } = storeChanged(file.path, state.sig);
-    if (!changed) return false;
-    readDatabase(file.path, (db) => readGoose(db, state, eventsOf));
-    state.sig = signature;
-    return true;
+    return readChangedDatabase(file.path, state, (db) => readGoose(db, state, eventsOf));
   },
 };

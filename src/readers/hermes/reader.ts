@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { isFile, listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
-import { readDatabase, storeChanged } from '../sqlite.js';
+import { readChangedDatabase } from '../sqlite.js';
 import { readHermes, type HermesState } from './database.js';
 
 const DB = 'state.db';
@@ -27,10 +27,6 @@ export const hermes: StoreReader<HermesState> = {
   listFiles: databases,
   initialState: () => ({ message: 0, since: 0, marks: {}, open: {} }),
   readStore(file, state, eventsOf) {
-    const { changed, signature } = storeChanged(file.path, state.sig);
-    if (!changed) return false;
-    readDatabase(file.path, (db) => readHermes(db, state, eventsOf));
-    state.sig = signature;
-    return true;
+    return readChangedDatabase(file.path, state, (db) => readHermes(db, state, eventsOf));
   },
 };

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { isFile } from '../dir.js';
 import type { StoreReader } from '../reader.js';
-import { readDatabase, storeChanged } from '../sqlite.js';
+import { readChangedDatabase } from '../sqlite.js';
 import { readKodelet, type KodeletState } from './database.js';
 
 const dbOf = (root: string) => join(root, 'storage.db');
@@ -17,10 +17,6 @@ export const kodelet: StoreReader<KodeletState> = {
   listFiles: (root) => (isFile(dbOf(root)) ? [{ path: dbOf(root), sessionId: 'storage.db' }] : []),
   initialState: () => ({ since: 0, marks: {}, convs: {} }),
   readStore(file, state, eventsOf) {
-    const { changed, signature } = storeChanged(file.path, state.sig);
-    if (!changed) return false;
-    readDatabase(file.path, (db) => readKodelet(db, state, eventsOf));
-    state.sig = signature;
-    return true;
+    return readChangedDatabase(file.path, state, (db) => readKodelet(db, state, eventsOf));
   },
 };

@@ -9,7 +9,7 @@ import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { isDirectory, isFile, listDir } from '../dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { configuredServers, upToRepository } from '../mcp.js';
-import { readDatabase, storeChanged } from '../sqlite.js';
+import { readChangedDatabase, readDatabase } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
 import { readDatabaseRows, sessionsIn, type DbState } from './database.js';
 import { readStorage } from './json-storage.js';
@@ -58,11 +58,7 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
         const inDatabase = (ids: string[]) => databases(dirname(file.path)).flatMap((db) => readDatabase(db, (d) => sessionsIn(d, ids)));
         return readStorage(file.path, state, eventsOf, inDatabase, servers);
       }
-      const { changed, signature } = storeChanged(file.path, state.sig);
-      if (!changed) return false;
-      readDatabase(file.path, (db) => readDatabaseRows(db, state, eventsOf, servers));
-      state.sig = signature;
-      return true;
+      return readChangedDatabase(file.path, state, (db) => readDatabaseRows(db, state, eventsOf, servers));
     },
   };
 }
