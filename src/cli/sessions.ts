@@ -3,7 +3,8 @@
 import type { LiveSession } from '../metrics/snapshot.js';
 import type { UnownedAgent } from '../session/store.js';
 
-function compact(n: number): string {
+/** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
+export function compact(n: number): string {
   const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
   return `${Math.round((n * 10) / div) / 10}${unit}`;
 }

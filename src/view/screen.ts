@@ -2,7 +2,7 @@
 // width (columns drop by priority, never wrap) and height. A pure function of the data, so the
 // same screen comes from the exporter's own memory or from a remote exporter's JSON.
 
-import type { SessionRecord } from '../cli/sessions.js';
+import { compact, type SessionRecord } from '../cli/sessions.js';
 import type { Summary } from './summary.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;
@@ -61,11 +61,6 @@ const COLUMNS: Column[] = [
   { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
   { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => ago(now - Date.parse(s.last_activity_at)) },
 ];
-
-export function compact(n: number): string {
-  const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
-  return `${Math.round((n * 10) / div) / 10}${unit}`;
-}
 
 function ago(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
