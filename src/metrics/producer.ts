@@ -1,6 +1,6 @@
-// The snapshot as OTel metric data, for the producers of every output: the SDK's own instruments
-// would keep exporting a session's series forever after it ends (design-anchors §6.3); a
-// producer's series vanish when it stops returning them.
+// The snapshot as OTel metric data, for the OTLP push's producer (/metrics is written by
+// prometheus.ts): the SDK's own instruments would keep exporting a session's series forever after
+// it ends (design-anchors §6.3); a producer's series vanish when it stops returning them.
 
 import { ValueType, type HrTime } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
