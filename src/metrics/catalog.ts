@@ -148,7 +148,7 @@ export const REQUEST_TOKEN_BOUNDARIES = [1, 4, 16, 64, 256, 1024, 4096, 16384, 6
 export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'idle'] as const;
 export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
 /** Why records are skipped (coding_agent_exporter_skipped_records_total{reason}), each shown from the start. */
-export const SKIP_REASONS = ['parse_error', 'unknown_shape', 'line_too_long', 'file_too_large', 'reader_error'] as const;
+export const SKIP_REASONS = ['parse_error', 'unknown_shape', 'line_too_long', 'file_too_large', 'implausible_value', 'reader_error'] as const;
 export const TODO_STATES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export const TOOL_KINDS = [
   'read', 'search', 'edit', 'delete', 'move', 'execute', 'think', 'fetch', 'agent', 'plan',
