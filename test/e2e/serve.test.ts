@@ -36,7 +36,7 @@ function filesCommitted(stateDir: string): number {
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
 
 describe('serve', () => {
-  it('shows a row OpenCode writes to its database within 2 seconds, the database open in WAL mode', async () => {
+  it('shows a row OpenCode writes to its database long before a rescan, the database open in WAL mode', async () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/opencode/tool'), home, { recursive: true });
     // OpenCode running: its connection keeps the database in WAL mode, new rows land in the -wal.
@@ -56,14 +56,15 @@ describe('serve', () => {
       db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session);
       db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_e2e', 'msg_e2e_answer', session, at, at,
         JSON.stringify({ type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } } }));
-      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 2_000);
-      expect(Date.now() - at).toBeLessThan(2_000);
+      // Seen through the watcher: the rescan (every 30 s) would come later. (The bench measures how fast.)
+      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 10_000);
+      expect(Date.now() - at).toBeLessThan(10_000);
     } finally {
       db.close();
     }
   });
 
-  it('answers /metrics, /healthz and / and shows an appended record within 2 seconds', async () => {
+  it('answers /metrics, /healthz and / and shows an appended record long before a rescan', async () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });
     const url = await serve(home, tempDir());
@@ -81,25 +82,25 @@ describe('serve', () => {
     const appended = Date.now();
     appendFileSync(file, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_appended', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 5 } } })}\n`);
-    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 2_000);
-    expect(Date.now() - appended).toBeLessThan(2_000);
+    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 10_000);
+    expect(Date.now() - appended).toBeLessThan(10_000);
   });
 
   it('finds a harness installed after it started, then watches it', async () => {
     const home = tempDir();
-    const url = await serve(home, tempDir(), '--rescan-seconds', '4');
+    const url = await serve(home, tempDir(), '--rescan-seconds', '8');
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     mkdirSync(dir, { recursive: true });
     const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
     const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
     cpSync(join(src, name), join(dir, name));
     const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
-    await until(async () => ((await input()) === 2534 ? true : undefined), 10_000);
-    // Found by a rescan, and watched from then on: an append shows well within the 4 s between rescans.
+    await until(async () => ((await input()) === 2534 ? true : undefined), 20_000);
+    // Found by a rescan, and watched from then on: an append shows well within the 8 s to the next rescan.
     await new Promise((r) => setTimeout(r, 800));
     appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
-    await until(async () => ((await input()) === 2535 ? true : undefined), 1_500);
+    await until(async () => ((await input()) === 2535 ? true : undefined), 5_000);
   });
 
   it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
