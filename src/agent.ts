@@ -110,9 +110,7 @@ export class Agent {
 
   /** Reads the process table, which joins live processes to what the collectors read. */
   private scanProcesses(): void {
-    if (!this.monitor) return;
-    this.monitor.scan();
-    this.served.invalidate();
+    if (this.monitor?.scan()) this.served.invalidate();
   }
 
   families(now = Date.now()): Family[] {

@@ -20,6 +20,8 @@ export class ProcessMonitor {
   private previousAt = 0;
   private readonly harnessesSeen = new Set<HarnessId>();
   private failing = false;
+  /** What the previous view held, to tell whether a scan changed anything. */
+  private previousView = '';
 
   constructor(
     private readonly table: ProcessTable,
@@ -28,19 +30,24 @@ export class ProcessMonitor {
     private readonly log: Logger,
   ) {}
 
-  /** One scan. Never throws: a failed scan keeps the previous view. */
-  scan(now = Date.now()): void {
+  /**
+   * One scan; returns whether the view or a session changed (what is served must be rendered
+   * again). Never throws: a failed scan keeps the previous view.
+   */
+  scan(now = Date.now()): boolean {
     try {
-      this.scanOnce(now);
+      const changed = this.scanOnce(now);
       this.failing = false;
+      return changed;
     } catch (e) {
       // Said once, not every second, until a scan succeeds again.
       if (!this.failing) this.log.warn('process scan failed', { error: String(e) });
       this.failing = true;
+      return false;
     }
   }
 
-  private scanOnce(now: number): void {
+  private scanOnce(now: number): boolean {
     const store = this.store;
     const procs = this.table.list();
     const registries: [HarnessId, RegistryEntry][] = [];
@@ -107,9 +114,13 @@ export class ProcessMonitor {
       const m = measured.get(a)!;
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
     }
-    this.endOrphans(owners, procs, now);
+    const ended = this.endOrphans(owners, procs, now);
     const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
+    const seen = JSON.stringify([[...owners], unowned, [...totals], [...view.elsewhere]]);
+    const changed = ended || seen !== this.previousView;
+    this.previousView = seen;
+    return changed;
   }
 
   /**
@@ -130,9 +141,10 @@ export class ProcessMonitor {
 
   /**
    * A session whose last owner process is gone (not merely joined elsewhere): an open turn was
-   * cut off, counted once as interrupted.
+   * cut off, counted once as interrupted. Returns whether a session changed.
    */
-  private endOrphans(owners: ReadonlyMap<string, ProcessState>, procs: readonly Proc[], now: number): void {
+  private endOrphans(owners: ReadonlyMap<string, ProcessState>, procs: readonly Proc[], now: number): boolean {
+    let changed = false;
     const running = new Set(procs.map((p) => `${p.pid}@${p.startTicks}`));
     for (const [key, s] of this.store.sessions) {
       const proc = owners.get(key);
@@ -146,7 +158,9 @@ export class ProcessMonitor {
         if (s.turnStartedAt !== undefined) this.store.interrupt(key, now);
       }
       this.store.touch(key);
+      changed = true;
     }
+    return changed;
   }
 }
 

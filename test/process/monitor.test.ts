@@ -142,8 +142,10 @@ describe('attribution', () => {
     const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
     monitor.scan(started + 60_000);
     expect(store.processes.owners.get('copilot-cli/s1')).toBeUndefined();
+    // Nothing new in the table: nothing to render again.
+    expect(monitor.scan(started + 60_500)).toBe(false);
     proc.add(700, { ppid: 1, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/elsewhere' });
-    monitor.scan(started + 61_000);
+    expect(monitor.scan(started + 61_000)).toBe(true);
     expect(store.processes.owners.get('copilot-cli/s1')).toMatchObject({ attribution: 'registry', pid: 700 });
   });
 
