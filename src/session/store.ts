@@ -325,8 +325,8 @@ export class SessionStore {
         addTokens(c, 'cache_write', u.cacheWrite, unsaid);
         if (c.reasoning) store.bump(c.reasoning, u.reasoning);
         const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
-        if (said('input')) store.observeRequest(harness, model, 'input', u.input + u.cacheRead + u.cacheWrite);
-        if (said('output')) store.observeRequest(harness, model, 'output', u.output);
+        if (said('input')) store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
+        if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
         s.tokens = addUsage(s.tokens, u);
         const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
         if (cost === undefined) {
@@ -510,7 +510,7 @@ export class SessionStore {
       kv: [
         ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
         ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
-        // A day dropped from the week is written as null: it is deleted.
+        // A day dropped from the week is written as null, which start-up skips.
         ...[...this.dirtySpend].map((day) => ({ key: `spend:${day}`, value: JSON.stringify(this.spendByDay.get(day) ?? null) })),
       ],
     };

@@ -55,6 +55,8 @@ describe('label caps', () => {
       { labels: { harness: 'claude-code', label: 'model' }, value: N - 50 },
       { labels: { harness: 'claude-code', label: 'tool' }, value: N - 30 },
     ]);
+    // The OTLP view's per-request histograms are held to the same cap.
+    expect(new Set([...store.requestTokens.values()].map((h) => h.model)).size).toBe(51);
     // Nothing is lost: the counts are all there, some under "other".
     const input = [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
     expect(input).toBe(N);
