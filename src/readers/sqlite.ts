@@ -158,6 +158,11 @@ export function cursorSeconds(v: unknown, nowMs = Date.now()): number {
   return secondsToMs(v) === undefined ? 0 : Math.min(v as number, nowMs / 1000);
 }
 
+/** The same for a time already in milliseconds (a text timestamp, parsed). */
+export function cursorMs(ms: number, nowMs = Date.now()): number {
+  return Math.min(ms, nowMs);
+}
+
 /**
  * Rows by id through one prepared `SELECT … WHERE id = ?`, each read at most once for one read of
  * the database (a missing one too); `set` puts in a row a query already returned.

@@ -182,8 +182,14 @@ describe('damaged stores', () => {
     const dir = home();
     const agent = agentFor(dir);
     await agent.scanAll();
-    const before = [total(agent, 'hermes', 'tokens', { token_type: 'output' }), total(agent, 'crush', 'cost')];
-    const damage = { hermes: "UPDATE sessions SET last_activity_at = 1e308 WHERE id = '20261130_113600_07105b'", crush: "UPDATE sessions SET updated_at = 1e308 WHERE id = 'c2'" };
+    const before = [total(agent, 'hermes', 'tokens', { token_type: 'output' }), total(agent, 'crush', 'cost'),
+      total(agent, 'kodelet', 'tokens', { token_type: 'output' }), total(agent, 'goose', 'tokens', { token_type: 'output' })];
+    const damage = {
+      hermes: "UPDATE sessions SET last_activity_at = 1e308 WHERE id = '20261130_113600_07105b'", crush: "UPDATE sessions SET updated_at = 1e308 WHERE id = 'c2'",
+      // Text timestamps: a date far in the future.
+      kodelet: "UPDATE conversations SET updated_at = '9999-12-31 00:00:00.000000001 +0000 UTC m=+1.0' WHERE id = '20261130T114900-8e8e07d4427c194a'",
+      goose: "UPDATE sessions SET updated_at = '9999-12-31 00:00:00' WHERE id = '20261130_2'",
+    };
     for (const [h, sql] of Object.entries(damage)) {
       const db = new Database(join(dir, DBS[h as keyof typeof DBS]));
       db.prepare(sql).run();
@@ -194,12 +200,19 @@ describe('damaged stores', () => {
     const hermesDb = new Database(join(dir, DBS.hermes));
     hermesDb.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'").run();
     hermesDb.close();
-    const crushDb = new Database(join(dir, DBS.crush));
-    CALL.crush(crushDb);
-    crushDb.close();
+    for (const h of ['crush', 'kodelet', 'goose'] as const) {
+      const db = new Database(join(dir, DBS[h]));
+      CALL[h](db);
+      // Kodelet finds changes by their time alone: this one is written now, as Kodelet would.
+      const goNow = `${new Date().toISOString().replace('T', ' ').slice(0, 19)}.000000001 +0000 UTC m=+1.0`;
+      if (h === 'kodelet') db.prepare("UPDATE conversations SET updated_at = ? WHERE id = '20261130T113500-847f692edfb50af6'").run(goNow);
+      db.close();
+    }
     await agent.scanAll();
     expect(total(agent, 'hermes', 'tokens', { token_type: 'output' }) - before[0]!).toBe(1000);
     expect(total(agent, 'crush', 'cost') - before[1]!).toBeCloseTo(0.01, 9);
+    expect(total(agent, 'kodelet', 'tokens', { token_type: 'output' }) - before[2]!).toBe(1000);
+    expect(total(agent, 'goose', 'tokens', { token_type: 'output' }) - before[3]!).toBe(1000);
   });
 
   it('with a column missing fail only their own collector, with a warning naming the column', async () => {

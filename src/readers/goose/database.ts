@@ -8,7 +8,7 @@
 
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { columnsOf, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { columnsOf, cursorMs, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { rootFinder } from '../chain.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
@@ -99,7 +99,7 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
   for (const row of changed) {
     rows.set(row.id, row);
     const updated = utc(row.updated_at);
-    if (updated) state.since = Math.max(state.since, Math.floor(updated / 1000));
+    if (updated) state.since = Math.max(state.since, Math.floor(cursorMs(updated) / 1000));
     readSessionRow(row, targetOf(row.id), state, state.ledgered[row.id] === true);
   }
 

@@ -7,7 +7,7 @@
 
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
-import { requireColumns, selectList, type Db } from '../sqlite.js';
+import { cursorMs, requireColumns, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -125,7 +125,7 @@ export function readKodelet(db: Db, state: KodeletState, eventsOf: (id: string) 
       if (ev.firstTime(`bad-time:${id}:${String(updated_at)}`)) ev.skipped('unknown_shape');
       continue;
     }
-    newest = Math.max(newest, updated);
+    newest = Math.max(newest, cursorMs(updated));
     readConversation(id, row, updated, eventsOf(id), state);
   }
   state.since = newest;
