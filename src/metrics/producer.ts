@@ -14,7 +14,7 @@ import type { Family } from './snapshot.js';
 
 const SCOPE = { name: 'coding-agent-exporter' };
 
-function hrTime(ms: number): HrTime {
+export function hrTime(ms: number): HrTime {
   return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 }
 

@@ -78,7 +78,7 @@ export function snapshot(
     present.add(key);
     put(metric, labels, 0);
   };
-  for (const { metric, labels: l } of [...store.counters.values()]) {
+  for (const { metric, labels: l } of store.counters.values()) {
     if (metric === 'tokens') zero('unpricedTokens', { harness: l.harness!, model: l.model! });
     if (metric === 'toolCalls') zero('toolErrors', l);
     if (metric === 'turns') for (const outcome of TURN_OUTCOMES) zero('turns', { harness: l.harness!, project: l.project!, outcome });

@@ -22,7 +22,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { RequestTokens } from '../session/store.js';
 import { REQUEST_TOKEN_BOUNDARIES } from './catalog.js';
-import { resourceMetrics, toMetricData } from './producer.js';
+import { hrTime, resourceMetrics, toMetricData } from './producer.js';
 import type { Family } from './snapshot.js';
 
 export interface Views {
@@ -51,8 +51,6 @@ const PROVIDER_NAMES: Record<string, string> = {
   cohere: 'cohere', deepseek: 'deepseek', groq: 'groq', mistral: 'mistral_ai', moonshotai: 'moonshot_ai',
   perplexity: 'perplexity', 'x-ai': 'x_ai',
 };
-
-const hr = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
 /** Adds points with the same attributes (a view drops labels such as project). */
 function summed(points: { attributes: Attributes; value: number }[]) {
@@ -143,7 +141,7 @@ function claudeCode(families: Family[], start: HrTime, end: HrTime): MetricData[
 
 /** The views' metrics for one snapshot; empty views give no metric at all. */
 export function viewMetrics(views: Views, inputs: ViewInputs, startMs: number, nowMs: number): MetricData[] {
-  const [start, end] = [hr(startMs), hr(nowMs)];
+  const [start, end] = [hrTime(startMs), hrTime(nowMs)];
   return [
     ...(views.semconv === 'genai' ? genai(inputs, views.genaiLatest, start, end) : []),
     ...(views.compat === 'claude-code' ? claudeCode(inputs.families, start, end) : []),
