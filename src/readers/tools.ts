@@ -22,3 +22,12 @@ export function builtinTool(name: string, table: ToolTable): ToolCall {
 export function mcpTool(server: string | undefined): ToolCall {
   return { tool: `mcp:${server || 'unknown'}`, kind: 'other' };
 }
+
+/**
+ * The MCP call of a tool named `mcp__<server>__<tool>` or, without the prefix, `<server>__<tool>`
+ * (Codex's names and Qwen Code's), or undefined for a built-in tool's name.
+ */
+export function doubleUnderscoreMcpTool(name: string): ToolCall | undefined {
+  const parts = name.replace(/^mcp__/, '').split('__');
+  return parts.length > 1 ? mcpTool(parts[0]) : undefined;
+}

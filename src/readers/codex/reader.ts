@@ -7,7 +7,7 @@ import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js'
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { listDir } from '../dir.js';
-import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
+import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 
 export interface CodexState {
@@ -100,9 +100,7 @@ const TOOLS: ToolTable = {
 
 function classifyTool(name: string): ToolCall {
   // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
-  const parts = name.replace(/^mcp__/, '').split('__');
-  if (parts.length > 1) return mcpTool(parts[0]);
-  return builtinTool(name, TOOLS);
+  return doubleUnderscoreMcpTool(name) ?? builtinTool(name, TOOLS);
 }
 
 // How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).

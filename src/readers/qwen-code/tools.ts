@@ -3,7 +3,7 @@
 
 import type { ToolCall } from '../reader.js';
 import type { ToolKind } from '../../session/types.js';
-import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
+import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
   read_file: 'read', read_many_files: 'read', list_directory: 'read', lsp: 'read',
@@ -25,7 +25,5 @@ const WAITS: ToolTable['waits'] = {
 
 export function classifyTool(name: string): ToolCall {
   // MCP tools are named `mcp__<server>__<tool>`, or `<server>__<tool>` when names collide.
-  const parts = name.replace(/^mcp__/, '').split('__');
-  if (parts.length > 1) return mcpTool(parts[0]);
-  return builtinTool(name, { kinds: KINDS, waits: WAITS });
+  return doubleUnderscoreMcpTool(name) ?? builtinTool(name, { kinds: KINDS, waits: WAITS });
 }
