@@ -4,9 +4,9 @@
 import { join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
-import { listDir, readText } from '../dir.js';
-import { countPatchLines, jsonObject, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
+import { pidFiles } from '../pid-files.js';
 import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
 
@@ -214,23 +214,14 @@ function system(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvents):
  * the process still runs is the process table's to say (pid and `procStart`).
  */
 function registry(root: string): RegistryEntry[] {
-  const entries: RegistryEntry[] = [];
-  for (const e of listDir(join(root, 'sessions'))) {
-    if (!e.isFile || !/^\d+\.json$/.test(e.name)) continue;
-    // A registry file being rewritten or removed is read at the next scan.
-    const rec = jsonObject(readText(e.path) ?? '');
-    if (!rec) continue;
-    const pid = typeof rec.pid === 'number' ? rec.pid : Number(e.name.slice(0, -5));
-    const sessionId = str(rec.sessionId);
+  return pidFiles(join(root, 'sessions')).map(({ pid, sessionId, rec }) => {
     const status = str(rec.status);
-    if (!sessionId) continue;
     const procStart = Number(str(rec.procStart) ?? rec.procStart);
-    entries.push({
+    return {
       sessionId, pid, ...(Number.isFinite(procStart) && procStart > 0 ? { procStart } : {}),
       ...(status === 'busy' || status === 'idle' || status === 'waiting' ? { status, waitingFor: str(rec.waitingFor) } : {}),
-    });
-  }
-  return entries;
+    };
+  });
 }
 
 export const claudeCode: Reader<ClaudeState> = {

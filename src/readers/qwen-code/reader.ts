@@ -12,9 +12,10 @@
 import { basename, join } from 'node:path';
 import type { Reader, SessionEvents, SessionFile } from '../reader.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonObject, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
-import { listDir, readText } from '../dir.js';
+import { countUnifiedDiff, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { listDir } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
+import { pidFiles } from '../pid-files.js';
 import { classifyTool } from './tools.js';
 
 export interface QwenState {
@@ -217,17 +218,10 @@ function turnResult(rec: Fields, ts: number, state: QwenState, ev: SessionEvents
  * behind after a crash.
  */
 function registry(root: string): RegistryEntry[] {
-  const entries: RegistryEntry[] = [];
-  for (const e of listDir(join(root, 'sessions'))) {
-    if (!e.isFile || !/^\d+\.json$/.test(e.name)) continue;
-    const rec = jsonObject(readText(e.path) ?? '');
-    const sessionId = str(rec?.sessionId);
-    if (!rec || !sessionId) continue;
-    const pid = typeof rec.pid === 'number' ? rec.pid : Number(e.name.slice(0, -5));
+  return pidFiles(join(root, 'sessions')).map(({ pid, sessionId, rec }) => {
     const procStart = Number(str(rec.procStart)?.split(':').pop());
-    entries.push({ sessionId, pid, ...(procStart > 0 ? { procStart } : {}) });
-  }
-  return entries;
+    return { sessionId, pid, ...(procStart > 0 ? { procStart } : {}) };
+  });
 }
 
 export const qwenCode: Reader<QwenState> = {
