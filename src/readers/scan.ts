@@ -30,7 +30,8 @@ interface Member {
  */
 class Compiled {
   readonly keys: string[];
-  readonly wants: (true | Shape)[];
+  /** The shape of each key's value where it is read as an object (or array of them), compiled once. */
+  readonly wants: (true | Compiled)[];
   readonly bytes: Buffer[];
   readonly index = new Map<string, number>();
   /** Indexes of the keys by their length in bytes. */
@@ -38,7 +39,10 @@ class Compiled {
 
   constructor(shape: Shape) {
     this.keys = Object.keys(shape);
-    this.wants = this.keys.map((k) => shape[k]!);
+    this.wants = this.keys.map((k) => {
+      const want = shape[k]!;
+      return want === true ? true : compile(want);
+    });
     this.bytes = this.keys.map((k) => Buffer.from(k, 'latin1'));
     this.keys.forEach((k, i) => {
       this.index.set(k, i);
@@ -266,13 +270,12 @@ function scanObject(b: Buffer, i: number, into: Fields): number {
 }
 
 /** Reads a member asked for (descending when its shape says so) and records it; returns its end. */
-function wanted(b: Buffer, start: number, want: true | Shape, k: number, into: Fields): number {
-  if (want === true || (b[start] !== 123 && b[start] !== 91)) {
+function wanted(b: Buffer, start: number, shape: true | Compiled, k: number, into: Fields): number {
+  if (shape === true || (b[start] !== 123 && b[start] !== 91)) {
     const end = valueEnd(b, start);
     if (end !== -1) into.found[k] = { start, end };
     return end;
   }
-  const shape = compile(want);
   if (b[start] === 123) {
     const object = new Fields(b, shape);
     const end = scanObject(b, start, object);
