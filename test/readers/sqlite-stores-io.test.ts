@@ -215,6 +215,22 @@ describe('damaged stores', () => {
     expect(total(agent, 'goose', 'tokens', { token_type: 'output' }) - before[3]!).toBe(1000);
   });
 
+  it('count a damaged row as skipped once, however often it is read again while its database changes', async () => {
+    const dir = home();
+    const db = new Database(join(dir, DBS.hermes));
+    db.prepare("UPDATE sessions SET started_at = 'yesterday' WHERE id = '20261130_113600_07105b'").run();
+    db.close();
+    const agent = agentFor(dir);
+    await agent.scanAll();
+    for (let i = 0; i < 2; i++) {
+      const writer = new Database(join(dir, DBS.hermes));
+      CALL.hermes(writer);
+      writer.close();
+      await agent.scanAll();
+    }
+    expect(agent.collectors.get('hermes')!.stats.skipped.get('unknown_shape')).toBe(1);
+  });
+
   it('with a column missing fail only their own collector, with a warning naming the column', async () => {
     const dir = home();
     const db = new Database(join(dir, DBS.goose));

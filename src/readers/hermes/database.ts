@@ -107,7 +107,11 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
 function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => SessionRow | undefined, state: HermesState, hasReadMarker: boolean): void {
   const ev = t.events;
   const started = secondsToMs(row.started_at);
-  if (started === undefined) return ev.skipped('unknown_shape');
+  // A session row is read again while it changes: counted as skipped once per version of it.
+  if (started === undefined) {
+    if (ev.firstTime(`bad-start:${row.id}:${String(row.started_at)}`)) ev.skipped('unknown_shape');
+    return;
+  }
   ev.activity(started);
   const last = secondsToMs(row.last_activity_at) ?? secondsToMs(row.ended_at);
   if (last) ev.activity(last);
