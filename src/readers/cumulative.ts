@@ -14,7 +14,7 @@ export type Marks = Record<string, number[]>;
  * Each field's growth over its mark, never below 0; the marks move to the highest value seen, so
  * a total rewritten lower (a harness that recomputed it) is not counted again when it grows back.
  */
-export function growth(marks: Marks, key: string, totals: readonly number[]): number[] {
+function growth(marks: Marks, key: string, totals: readonly number[]): number[] {
   const prev = marks[key] ?? [];
   const delta = totals.map((v, i) => Math.max(0, v - (prev[i] ?? 0)));
   marks[key] = totals.map((v, i) => Math.max(v, prev[i] ?? 0));
@@ -55,12 +55,10 @@ export function countGrowth(
 ): void {
   const recorded = costUsd !== undefined && costUsd > 0;
   const values = [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0];
-  if (!ev.firstTime(`totals:${key}:${values.join(',')}`)) {
-    growth(marks, key, values);
-    return;
-  }
+  const seen = !ev.firstTime(`totals:${key}:${values.join(',')}`);
+  // The marks move either way: totals already counted (the state lost) are not counted again.
   const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key, values) as [number, number, number, number, number, number];
-  if (!(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
+  if (seen || !(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
   ev.usage(model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, input + cacheRead + cacheWrite, ts, recorded ? cost : undefined, unsaid);
 }
 
