@@ -32,8 +32,7 @@ export function str(v: unknown): string | undefined {
  * 0: for times, windows and limits, where anything else means none. Counts are read with `numberOf`.
  */
 export function num(v: unknown): number {
-  const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+  return Math.max(0, numberOf(v));
 }
 
 /**
