@@ -53,19 +53,11 @@ function build(args: string[], env: NodeJS.ProcessEnv) {
 
 export class ConfigError extends Error {}
 
-/** Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones. */
-function knownFlags(): Map<string, Leaf> {
-  return new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
-}
-
-/** The environment variables of the configuration (`CODING_AGENT_EXPORTER_…`). */
-function knownEnv(): Set<string> {
-  return new Set(configKeys().flatMap((l) => (l.env ? [l.env] : [])));
-}
-
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string): Config {
-  const known = knownFlags();
+  const keys = configKeys();
+  // Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones.
+  const known = new Map(keys.filter((l) => l.arg).map((l) => [l.arg!, l]));
   args.forEach((a, i) => {
     const m = /^--([^=]+)(=?)/.exec(a);
     if (!m) return;
@@ -78,7 +70,7 @@ export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string
     }
   });
   // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.
-  const variables = knownEnv();
+  const variables = new Set(keys.flatMap((l) => (l.env ? [l.env] : [])));
   for (const name of Object.keys(env)) {
     if (name.startsWith(ENV_PREFIX) && !variables.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
   }
