@@ -8,17 +8,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng, Text } from './corpus.js';
 import { mismatches, mb, row, sec } from './report.js';
-import { gc, newAgent, work } from './runs.js';
+import { COLD_RUNS, gc, newAgent, work } from './runs.js';
+import { addTokens, TOKEN_TYPES, zeroTokens, type Tokens } from './totals.js';
 
-type Tokens = { input: number; output: number; cache_read: number; cache_write: number };
 type Harness = 'droid' | 'pi';
 
 const KB = 1024;
-const zero = (): Tokens => ({ input: 0, output: 0, cache_read: 0, cache_write: 0 });
-const add = (into: Tokens, t: Tokens) => {
-  for (const k of Object.keys(into) as (keyof Tokens)[]) into[k] += t[k];
-};
-const same = (a: Tokens, b: Tokens) => (Object.keys(a) as (keyof Tokens)[]).every((k) => a[k] === b[k]);
+const same = (a: Tokens, b: Tokens) => TOKEN_TYPES.every((k) => a[k] === b[k]);
 
 /** A request's usage: a large cached prompt, a few new tokens, an answer. */
 function usage(rng: Rng): Tokens {
@@ -27,7 +23,7 @@ function usage(rng: Rng): Tokens {
 
 /** pi sessions under `<home>/.pi/agent/sessions`; returns their bytes and the tokens they hold. */
 function writePi(home: string, rng: Rng, text: Text, bytes: number): { files: number; bytes: number; expected: Tokens } {
-  const expected = zero();
+  const expected = zeroTokens();
   let written = 0;
   let files = 0;
   let t = Date.UTC(2026, 10, 1);
@@ -42,7 +38,7 @@ function writePi(home: string, rng: Rng, text: Text, bytes: number): { files: nu
       entry('model_change', { provider: 'anthropic', modelId: 'claude-sonnet-4-5' }), entry('thinking_level_change', { thinkingLevel: 'off' })];
     const answer = (content: object[], stopReason: string) => {
       const u = usage(rng);
-      add(expected, u);
+      addTokens(expected, u);
       return entry('message', { message: { role: 'assistant', content, api: 'anthropic-messages', provider: 'anthropic', model: 'claude-sonnet-4-5',
         usage: { input: u.input, output: u.output, cacheRead: u.cache_read, cacheWrite: u.cache_write, totalTokens: u.input + u.output + u.cache_read + u.cache_write,
           cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason, timestamp: t, responseId: `msg_${rng.hex(24)}` } });
@@ -66,7 +62,7 @@ function writePi(home: string, rng: Rng, text: Text, bytes: number): { files: nu
 
 /** Droid sessions (transcript and settings) under `<home>/.factory/sessions`. */
 function writeDroid(home: string, rng: Rng, text: Text, bytes: number): { files: number; bytes: number; expected: Tokens } {
-  const expected = zero();
+  const expected = zeroTokens();
   let written = 0;
   let files = 0;
   let t = Date.UTC(2026, 10, 1);
@@ -75,11 +71,11 @@ function writeDroid(home: string, rng: Rng, text: Text, bytes: number): { files:
     mkdirSync(dir, { recursive: true });
     const id = rng.uuid();
     const stamp = () => new Date((t += rng.int(1, 3000))).toISOString();
-    const total = zero();
+    const total = zeroTokens();
     const message = (role: string, content: object[], extra: object = {}) =>
       JSON.stringify({ type: 'message', id: rng.uuid(), timestamp: stamp(), message: { role, content, ...extra } });
     const answer = (content: object[]) => {
-      add(total, usage(rng));
+      addTokens(total, usage(rng));
       return message('assistant', content, { modelId: 'claude-sonnet-4-5', reasoningEffort: 'none' });
     };
     const lines = [JSON.stringify({ type: 'session_start', id, title: text.code(60), owner: 'dev', version: 2, cwd: `/home/dev/src/app${files % 7}` })];
@@ -101,7 +97,7 @@ function writeDroid(home: string, rng: Rng, text: Text, bytes: number): { files:
     const settings = JSON.stringify({ model: 'claude-sonnet-4-5', providerLock: 'anthropic', tokenUsage, childInclusiveTokenUsageBySessionId: {}, inclusiveTokenUsage: tokenUsage }, null, 2);
     writeFileSync(join(dir, `${id}.jsonl`), body);
     writeFileSync(join(dir, `${id}.settings.json`), settings);
-    add(expected, total);
+    addTokens(expected, total);
     written += Buffer.byteLength(body) + Buffer.byteLength(settings);
     files += 2;
   }
@@ -115,19 +111,19 @@ function filesUnder(dir: string): string[] {
 
 /** The plain way: every file read whole, every line (or document) JSON.parsed, usage summed. */
 function baseline(harness: Harness, home: string): Tokens {
-  const totals = zero();
+  const totals = zeroTokens();
   for (const path of filesUnder(home)) {
     const whole = readFileSync(path, 'utf8');
     if (path.endsWith('.settings.json')) {
       const u = (JSON.parse(whole) as { tokenUsage: Record<string, number> }).tokenUsage;
-      add(totals, { input: u.inputTokens!, output: u.outputTokens!, cache_read: u.cacheReadTokens!, cache_write: u.cacheCreationTokens! });
+      addTokens(totals, { input: u.inputTokens!, output: u.outputTokens!, cache_read: u.cacheReadTokens!, cache_write: u.cacheCreationTokens! });
       continue;
     }
     for (const line of whole.split('\n')) {
       if (!line) continue;
       const rec = JSON.parse(line) as { message?: { role?: string; usage?: Record<string, number> } };
       const u = harness === 'pi' && rec.message?.role === 'assistant' ? rec.message.usage : undefined;
-      if (u) add(totals, { input: u.input!, output: u.output!, cache_read: u.cacheRead!, cache_write: u.cacheWrite! });
+      if (u) addTokens(totals, { input: u.input!, output: u.output!, cache_read: u.cacheRead!, cache_write: u.cacheWrite! });
     }
   }
   return totals;
@@ -139,7 +135,7 @@ async function exporter(harness: Harness, home: string, run: number): Promise<{ 
   const agent = newAgent(join(work, `${harness}-state-${run}`), home);
   await agent.scanAll();
   const ms = performance.now() - t;
-  const tokens = zero();
+  const tokens = zeroTokens();
   for (const p of agent.families().find((f) => f.def.name === 'coding_agent_tokens')?.points ?? []) {
     if (p.labels.harness === harness) tokens[p.labels.token_type as keyof Tokens] += p.value;
   }
@@ -157,7 +153,7 @@ export async function benchDroidAndPi(seed: number): Promise<void> {
     const corpus = write(home, rng, text, size);
     const base: number[] = [];
     const cold: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < COLD_RUNS; i++) {
       gc();
       const t = performance.now();
       const b = baseline(harness, home);

@@ -14,9 +14,8 @@ import type { Family } from '../metrics/snapshot.js';
 import { decode } from '../readers/protobuf.js';
 import { ensureLongtailCorpus } from './longtail-corpus.js';
 import { mb, mismatches, row, sec } from './report.js';
-import { gc, newAgent, noChangeRescan, work } from './runs.js';
+import { COLD_RUNS, gc, newAgent, noChangeRescan, work } from './runs.js';
 
-const RUNS = 3;
 
 interface Found {
   aider: { input: number; output: number; cacheRead: number; cacheWrite: number };
@@ -129,7 +128,7 @@ export async function longtailSection(): Promise<void> {
   const coldMs: number[] = [];
   let base: Found | undefined;
   let cold: Found | undefined;
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < COLD_RUNS; i++) {
     gc();
     let t = performance.now();
     base = baseline(files);

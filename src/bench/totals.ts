@@ -8,9 +8,12 @@ export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as c
 export type Tokens = Record<(typeof TOKEN_TYPES)[number], number>;
 export type Totals = Record<Harness, Tokens>;
 
+export function zeroTokens(): Tokens {
+  return { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+}
+
 export function zeroTotals(): Totals {
-  const zero = (): Tokens => ({ input: 0, output: 0, cache_read: 0, cache_write: 0 });
-  return { 'claude-code': zero(), codex: zero(), opencode: zero() };
+  return { 'claude-code': zeroTokens(), codex: zeroTokens(), opencode: zeroTokens() };
 }
 
 export function addTokens(into: Tokens, t: Tokens): void {
