@@ -69,17 +69,19 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
   // nothing twice.
   const id = event.text('id');
   if (id) ev.record(id);
-  if (type === 'tool.execution_start') return toolStart(event, state, ev);
-  if (type === 'tool.execution_complete') return toolComplete(event, state, ev);
-  if (!KNOWN.has(type)) {
-    const ts = time(event.text('timestamp'));
-    if (ts !== undefined) ev.activity(ts);
+  const at = time(event.text('timestamp'));
+  // Tool events are read from their scanned fields alone (arguments and results can be whole
+  // files); an event of another type is activity.
+  if (type === 'tool.execution_start' || type === 'tool.execution_complete' || !KNOWN.has(type)) {
+    if (at !== undefined) ev.activity(at);
+    if (type === 'tool.execution_start') toolStart(event, state, ev);
+    if (type === 'tool.execution_complete') toolComplete(event, state, ev);
     return;
   }
   const rec = parseJson(line);
   const d = obj(rec?.data);
   if (!rec || !d) return ev.skipped(rec ? 'unknown_shape' : 'parse_error');
-  const ts = time(rec.timestamp) ?? Date.now();
+  const ts = at ?? Date.now();
   ev.activity(ts);
   // A subagent's events are inline, marked by the `task` call that runs it.
   const sub = rec.agentId !== undefined || d.parentToolCallId !== undefined;
@@ -273,8 +275,6 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
 
 /** `tool.execution_start`: the call is counted, unless its permission request counted it already. */
 function toolStart(event: Fields, state: CopilotState, ev: SessionEvents): void {
-  const ts = time(event.text('timestamp'));
-  if (ts !== undefined) ev.activity(ts);
   const d = event.object('data');
   const id = d?.text('toolCallId');
   const name = d?.text('toolName');
@@ -291,8 +291,6 @@ function toolStart(event: Fields, state: CopilotState, ev: SessionEvents): void 
  * exited with an error.
  */
 function toolComplete(event: Fields, state: CopilotState, ev: SessionEvents): void {
-  const ts = time(event.text('timestamp'));
-  if (ts !== undefined) ev.activity(ts);
   const d = event.object('data');
   const id = d?.text('toolCallId');
   if (!id) return ev.skipped('unknown_shape');
