@@ -9,7 +9,7 @@
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { columnsOf, cursorMs, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
-import { rootFinder } from '../chain.js';
+import { chainFinder, targetFinder, type Target } from '../chain.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -40,12 +40,6 @@ const SESSION_COLUMNS = ['id', 'session_type', 'parent_session_id', 'working_dir
   'accumulated_cache_write_tokens', 'accumulated_cost'] as const;
 type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown> & { id: string };
 
-interface Target {
-  root: string;
-  events: SessionEvents;
-  child: boolean;
-}
-
 /** `created_timestamp`: Unix seconds (milliseconds in some rows). */
 const stamp = (v: unknown): number | undefined => secondsToMs(typeof v === 'number' && v > 1e10 ? v / 1000 : v);
 /** `YYYY-MM-DD HH:MM:SS`, UTC. */
@@ -62,22 +56,12 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
   const select = `SELECT ${selectList(sessionCols, SESSION_COLUMNS)} FROM sessions`;
   const rows = rowsById<SessionRow>(db, `${select} WHERE id = ?`);
   const rowOf = rows.get;
-  const rootOf = rootFinder((id) => {
+  const chainOf = chainFinder((id) => {
     const row = rowOf(id);
     const parent = row?.session_type === 'sub_agent' ? str(row.parent_session_id) : undefined;
-    return parent && rowOf(parent) ? parent : undefined;
+    return parent && rowOf(parent) ? { parent, subagent: true } : undefined;
   });
-  const targets = new Map<string, Target>();
-  const targetOf = (id: string): Target => {
-    let t = targets.get(id);
-    if (t) return t;
-    const root = rootOf(id);
-    t = { root, events: eventsOf(root), child: root !== id };
-    const cwd = str(rowOf(root)?.working_dir);
-    if (cwd) t.events.meta({ cwd });
-    targets.set(id, t);
-    return t;
-  };
+  const targetOf = targetFinder(chainOf, eventsOf, (root) => str(rowOf(root)?.working_dir));
 
   // The ledger first: it tells which sessions' running totals are not to be counted.
   const ledgerFrom = state.ledger;

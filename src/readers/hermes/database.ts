@@ -9,6 +9,7 @@
 import { jsonObject, jsonValue, obj, str } from '../fields.js';
 import type { SessionEvents } from '../reader.js';
 import { cursorSeconds, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
+import { chainFinder, targetFinder, type Target } from '../chain.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
 import { classifyTool } from './tools.js';
@@ -48,13 +49,6 @@ function linkOf(row: SessionRow, parent: SessionRow | undefined): 'continues' | 
   return parent.end_reason === 'compression' ? 'continues' : undefined;
 }
 
-/** Where a row's records are reported: the conversation's first row, and whether it is a subagent's. */
-interface Target {
-  root: string;
-  events: SessionEvents;
-  child: boolean;
-}
-
 export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) => SessionEvents): void {
   const sessionCols = requireColumns(db, 'sessions', ['id', 'started_at', 'input_tokens', 'output_tokens']);
   const messageCols = requireColumns(db, 'messages', ['id', 'session_id', 'role', 'timestamp']);
@@ -62,28 +56,15 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   const rows = rowsById<SessionRow>(db, `${select} WHERE id = ?`);
   const rowOf = rows.get;
 
-  const targets = new Map<string, Target>();
-  const targetOf = (id: string): Target => {
-    let t = targets.get(id);
-    if (t) return t;
-    let root = id;
-    let child = false;
-    for (let depth = 0, row = rowOf(id); row && depth < 32; depth++) {
-      const parentId = str(row.parent_session_id);
-      const parent = parentId ? rowOf(parentId) : undefined;
-      const link = linkOf(row, parent);
-      if (!link) break;
-      child ||= link === 'subagent';
-      root = parentId!;
-      row = parent;
-    }
-    t = { root, events: eventsOf(root), child };
-    // The conversation's folder first: it names the project its counters go to.
-    const cwd = str(rowOf(root)?.cwd);
-    if (cwd) t.events.meta({ cwd });
-    targets.set(id, t);
-    return t;
-  };
+  // A row's records are reported under the conversation's first row; compression chains can be
+  // long, so they are followed further than other harnesses' chains.
+  const chainOf = chainFinder((id) => {
+    const row = rowOf(id);
+    const parent = str(row?.parent_session_id);
+    const link = row && parent ? linkOf(row, rowOf(parent)) : undefined;
+    return link ? { parent: parent!, subagent: link === 'subagent' } : undefined;
+  }, 32);
+  const targetOf = targetFinder(chainOf, eventsOf, (root) => str(rowOf(root)?.cwd));
 
   const times = ['last_activity_at', 'ended_at', 'started_at'].filter((c) => sessionCols.has(c)).map((c) => `COALESCE(${c}, 0)`);
   const changed = db.prepare(`${select} WHERE MAX(${times.join(', ')}, 0) >= ? OR id IN (SELECT DISTINCT session_id FROM messages WHERE id > ?)`)
