@@ -15,8 +15,8 @@ import { statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
 import { listDir, readText } from '../dir.js';
-import { jsonObject, num, obj, str, type Json } from '../fields.js';
-import { parseJson } from '../lines.js';
+import { jsonObject, num, str } from '../fields.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 
@@ -117,47 +117,41 @@ function stampOf(text: string): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-function blocksOf(rec: Json): Json[] | undefined {
-  const content = obj(rec.message)?.content;
-  if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return Array.isArray(content) ? content.map((b) => obj(b) ?? {}) : undefined;
+// What is read of a transcript line: its role and its content blocks' kinds, ids, names and texts
+// (tool results' own content, most of the bytes, is passed over undecoded).
+const RECORD: Shape = { role: true, message: { content: { type: true, id: true, name: true, tool_use_id: true, text: true } } };
+
+/** A message's content: its blocks, or its text where the content is one string. */
+interface Content {
+  blocks: Fields[];
+  text?: string;
 }
 
-const USER = Buffer.from('{"role":"user"');
-const TEXT = Buffer.from('"type":"text"');
-const RESULT_ID = Buffer.from('"tool_use_id":"');
+function contentOf(message: Fields | undefined): Content | undefined {
+  const text = message?.text('content');
+  if (text !== undefined) return { blocks: [], text };
+  const blocks = message?.items('content');
+  return blocks && { blocks };
+}
 
 function readLine(line: Buffer, state: CursorState, file: SessionFile, ev: SessionEvents): void {
-  // Tool results (most of the bytes) are not decoded: a user line with no text block holds only
-  // results, whose ids are read from the bytes (such a key cannot occur inside a string value).
-  if (state.described !== undefined && line.subarray(0, USER.length).equals(USER) && line.indexOf(TEXT) === -1 && line.indexOf(RESULT_ID) !== -1) {
-    return results(line, ev);
-  }
-  const rec = parseJson(line);
+  const rec = scanRecord(line, RECORD);
   if (!rec) return ev.skipped('parse_error');
-  const blocks = blocksOf(rec);
-  if (!blocks || (rec.role !== 'user' && rec.role !== 'assistant')) return ev.skipped('unknown_shape');
+  const role = rec.text('role');
+  const content = contentOf(rec.object('message'));
+  if (!content || (role !== 'user' && role !== 'assistant')) return ev.skipped('unknown_shape');
   if (state.described === undefined) describe(file, state, ev);
-  if (rec.role === 'user') user(blocks, state, file, ev);
-  else assistant(blocks, state, ev);
+  if (role === 'user') user(content, state, file, ev);
+  else assistant(content, state, ev);
 }
 
-function results(line: Buffer, ev: SessionEvents): void {
-  for (let at = line.indexOf(RESULT_ID); at !== -1; at = line.indexOf(RESULT_ID, at + 1)) {
-    const from = at + RESULT_ID.length;
-    const to = line.indexOf(34, from);
-    // Cursor records no error of a call.
-    if (to !== -1 && to - from <= 128) ev.toolResult(line.toString('latin1', from, to), false);
-  }
-}
-
-function user(blocks: Json[], state: CursorState, file: SessionFile, ev: SessionEvents): void {
+function user({ blocks, text }: Content, state: CursorState, file: SessionFile, ev: SessionEvents): void {
   for (const b of blocks) {
-    const id = str(b.tool_use_id);
+    const id = b.text('tool_use_id');
     // Cursor records no error of a call.
-    if (b.type === 'tool_result' && id) ev.toolResult(id, false);
+    if (b.text('type') === 'tool_result' && id) ev.toolResult(id, false);
   }
-  const query = blocks.map((b) => str(b.text) ?? '').find((t) => t.includes('<user_query>'));
+  const query = [text, ...blocks.map((b) => b.text('text'))].find((t) => t?.includes('<user_query>'));
   if (query === undefined || state.subagent) return;
   const ts = stampOf(query) ?? state.promptAt;
   state.promptAt = ts;
@@ -170,17 +164,17 @@ function user(blocks: Json[], state: CursorState, file: SessionFile, ev: Session
   ev.turnStarted(ts);
 }
 
-function assistant(blocks: Json[], state: CursorState, ev: SessionEvents): void {
+function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEvents): void {
   let calls = 0;
   for (const b of blocks) {
-    const id = str(b.id);
-    const name = str(b.name);
-    if (b.type !== 'tool_use' || !id || !name) continue;
+    const id = b.text('id');
+    const name = b.text('name');
+    if (b.text('type') !== 'tool_use' || !id || !name) continue;
     calls++;
     ev.toolCall(id, classifyTool(name));
   }
   // An answer that calls no tool ends the turn.
-  if (calls === 0 && !state.subagent && state.turnOpen && blocks.some((b) => b.type === 'text')) {
+  if (calls === 0 && !state.subagent && state.turnOpen && (text !== undefined || blocks.some((b) => b.text('type') === 'text'))) {
     state.turnOpen = false;
     ev.turnEnded('completed', state.promptAt);
   }
