@@ -155,6 +155,7 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, file: Sessi
   if (tokens) usage(tokens, id, model, ts, state, ev);
   const calls = (Array.isArray(m.toolCalls) ? m.toolCalls : []).map(obj).filter((c): c is Json => c !== undefined);
   let newCalls = false;
+  let servers: string[] | undefined;
   for (const c of calls) {
     const callId = str(c.id);
     const name = str(c.name);
@@ -168,7 +169,7 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, file: Sessi
     const plan = name === 'write_todos' && !state.subagent ? planOf(obj(c.args)?.todos) : undefined;
     if (plan) ev.todos(plan);
     // Calls are written once they finished: each is reported with its result.
-    const call = classifyTool(name, name.startsWith('mcp_') ? mcpServers(file, state) : []);
+    const call = classifyTool(name, name.startsWith('mcp_') ? (servers ??= mcpServers(file, state)) : []);
     ev.toolCall(callId, call);
     const failed = toolFailed(c);
     ev.toolResult(callId, failed, call);

@@ -75,12 +75,14 @@ function mcpServers(dataDir: string, app: string): (directory: string | null) =>
   const share = join('.local', 'share', app);
   const home = dataDir.endsWith(`${sep}${share}`) ? dataDir.slice(0, -share.length - 1) : undefined;
   const read = (dir: string) => CONFIGS.flatMap((f) => configuredServers(join(dir, f), 'mcp'));
-  const global = home ? read(join(home, '.config', app)) : [];
+  // Read when a tool name needs it, not on every scan of an unchanged store.
+  let global: readonly string[] | undefined;
+  const globalServers = () => (global ??= home ? read(join(home, '.config', app)) : []);
   const byFolder = new Map<string, readonly string[]>();
   return (directory) => {
-    if (!directory) return global;
+    if (!directory) return globalServers();
     let names = byFolder.get(directory);
-    if (!names) byFolder.set(directory, (names = [...global, ...upToRepository(directory).flatMap(read)]));
+    if (!names) byFolder.set(directory, (names = [...globalServers(), ...upToRepository(directory).flatMap(read)]));
     return names;
   };
 }
