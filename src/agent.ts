@@ -122,8 +122,9 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
-  summary(now = Date.now()): Summary {
-    return summaryOf(this.store, this.sessions(now), now);
+  /** The figures above the sessions; `live`: the sessions of `now`, where the caller has them already. */
+  summary(now = Date.now(), live = this.sessions(now)): Summary {
+    return summaryOf(this.store, live, now);
   }
 
   /**

@@ -19,7 +19,11 @@ export interface ViewSource {
 export function localSource(agent: Agent): ViewSource {
   return {
     name: 'local',
-    read: async () => ({ summary: agent.summary(), sessions: agent.sessions().map(sessionRecord) }),
+    read: async () => {
+      const now = Date.now();
+      const live = agent.sessions(now);
+      return { summary: agent.summary(now, live), sessions: live.map(sessionRecord) };
+    },
   };
 }
 
