@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
 import { BasicAuth } from './basic-auth.js';
 import type { TlsSettings, WebConfig } from './web-config.js';
-import { pageHandler, type Views } from '../view/page.js';
+import { PAGE_HEADERS, pageRoutes, type Views } from '../view/page.js';
 
 export interface Timeouts {
   /** A request's headers must have arrived within this time (slowloris). */
@@ -84,20 +84,29 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const page = opts.views ? pageHandler(opts.views, { version: opts.version, metricsPath: opts.path }) : undefined;
-
-  const route = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
-    if (pathname === opts.path) {
+  // Every path served, GET and HEAD only.
+  const healthy = (req: IncomingMessage, res: ServerResponse) => respond(req, res, 200, 'ok\n');
+  const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>([
+    [opts.path, (req, res) => {
       const gzip = acceptsGzip(req.headers['accept-encoding']);
       const body = gzip ? opts.exposition.gzip() : opts.exposition.plain();
       respond(req, res, 200, body, { 'content-type': CONTENT_TYPE, vary: 'Accept-Encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
-    } else if (pathname === '/-/healthy' || pathname === '/healthz') {
-      respond(req, res, 200, 'ok\n');
-    } else if (pathname === '/-/ready') {
+    }],
+    ['/-/healthy', healthy],
+    ['/healthz', healthy],
+    ['/-/ready', (req, res) => {
       if (opts.ready()) respond(req, res, 200, 'ready\n');
       else respond(req, res, 503, 'not ready: the first scan of the session files is not done\n');
+    }],
+  ]);
+  if (opts.views) {
+    for (const [path, content] of pageRoutes(opts.views, { version: opts.version, metricsPath: opts.path })) {
+      routes.set(path, (req, res) => {
+        const { type, body } = content();
+        respond(req, res, 200, body, { 'content-type': type, ...PAGE_HEADERS });
+      });
     }
-  };
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (web instanceof Error) {
@@ -113,14 +122,13 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       respond(req, res, 401, 'unauthorized\n', { 'www-authenticate': 'Basic' });
       return;
     }
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (page?.(pathname, req, res)) return;
-    if (![opts.path, '/-/healthy', '/-/ready', '/healthz'].includes(pathname)) {
+    const route = routes.get(new URL(req.url ?? '/', 'http://localhost').pathname);
+    if (!route) {
       respond(req, res, 404, 'not found\n');
     } else if (req.method !== 'GET' && req.method !== 'HEAD') {
       respond(req, res, 405, `method not allowed: ${ALLOW} only\n`, { allow: ALLOW });
     } else {
-      route(req, res, pathname);
+      route(req, res);
     }
   };
 

@@ -1,9 +1,8 @@
-// The live page at `/` and the JSON it refreshes from. The page is three static files (web/),
+// The live page at `/` and the JSON it refreshes from. The page is static files (web/),
 // read once at start-up; its script fetches `/api/v1/sessions` and `/api/v1/summary` from the
 // same origin. Nothing is loaded from elsewhere, and the Content-Security-Policy says so.
 
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SessionRecord } from '../cli/sessions.js';
 import type { Summary } from './summary.js';
 
@@ -25,34 +24,25 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A handler for the page's paths; returns false for any other path. */
-export function pageHandler(
-  views: Views, about: { version: string; metricsPath: string },
-): (path: string, req: IncomingMessage, res: ServerResponse) => boolean {
+/** What the page's responses carry besides their content: nothing from elsewhere, never cached. */
+export const PAGE_HEADERS = {
+  'content-security-policy': CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+} as const;
+
+/** The page's paths and their content (its files, read once, and its JSON, built per request). */
+export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, () => { type: string; body: Buffer }> {
   const fill = (text: string) => text
     .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
-  const files = new Map(Object.entries(ASSETS).map(([path, a]) => [
-    path, { body: Buffer.from(fill(readFileSync(new URL(a.file, WEB), 'utf8'))), type: a.type },
-  ]));
-  const json: Record<string, () => unknown> = { '/api/v1/sessions': () => views.sessions(), '/api/v1/summary': () => views.summary() };
-  return (path, req, res) => {
-    const file = files.get(path);
-    const data = json[path];
-    if (!file && !data) return false;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD' }).end();
-      return true;
-    }
-    const body = file ? file.body : Buffer.from(`${JSON.stringify(data!())}\n`);
-    res.writeHead(200, {
-      'content-type': file ? file.type : 'application/json; charset=utf-8',
-      'content-length': body.length,
-      'content-security-policy': CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'cache-control': 'no-store',
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
-    return true;
-  };
+  const routes = new Map<string, () => { type: string; body: Buffer }>();
+  for (const [path, a] of Object.entries(ASSETS)) {
+    const file = { type: a.type, body: Buffer.from(fill(readFileSync(new URL(a.file, WEB), 'utf8'))) };
+    routes.set(path, () => file);
+  }
+  const json = (data: () => unknown) => () => ({ type: 'application/json; charset=utf-8', body: Buffer.from(`${JSON.stringify(data())}\n`) });
+  routes.set('/api/v1/sessions', json(() => views.sessions()));
+  routes.set('/api/v1/summary', json(() => views.summary()));
+  return routes;
 }
