@@ -48,6 +48,8 @@ describe('the live page', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     const response = await page.goto(`${url}/`);
     expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
+    const post = await fetch(`${url}/api/v1/sessions`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
 
     await page.waitForSelector('#sessions tbody tr');
     const first = await page.locator('#sessions tbody tr').first().locator('td').allTextContents();
