@@ -5,7 +5,7 @@ import type { CollectorStats } from '../collectors/collector.js';
 import type { SessionStore, StoredSession } from '../session/store.js';
 import { drifted } from '../session/drift.js';
 import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
-import type { ProcessState } from '../session/types.js';
+import type { ProcessState, Status } from '../session/types.js';
 import { catalog, SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES, type MetricDef, type MetricKey } from './catalog.js';
 
 export interface Point {
@@ -49,6 +49,18 @@ export function liveSessions(store: SessionStore, now: number, opts: Pick<Snapsh
     live.push({ session: s, status: statusOf(s, { visible, proc }, now, opts.status), process: proc, drift: drifted(s) });
   }
   return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
+}
+
+/**
+ * What coding_agent_sessions counts, one entry per session: every live session by its status, and
+ * every agent no session file is joined to, by the CPU its process tree uses. The summary counts
+ * the same, so `top` and the live page agree with /metrics.
+ */
+export function countedSessions(store: SessionStore, live: readonly LiveSession[]): { harness: string; project: string; status: Status }[] {
+  return [
+    ...live.map(({ session: s, status }) => ({ harness: s.harness, project: s.project, status: status.status })),
+    ...store.processes.unowned.map((a) => ({ harness: a.harness, project: a.project, status: a.busy ? 'working' as const : 'idle' as const })),
+  ];
 }
 
 export function snapshot(
@@ -96,9 +108,7 @@ export function snapshot(
       counts.set(k, (counts.get(k) ?? 0) + (st === status ? 1 : 0));
     }
   };
-  for (const { session: s, status } of live) count(s.harness, s.project, status.status);
-  // An agent no session file is joined to still shows, by the CPU its process tree uses.
-  for (const a of store.processes.unowned) count(a.harness, a.project, a.busy ? 'working' : 'idle');
+  for (const { harness, project, status } of countedSessions(store, live)) count(harness, project, status);
   for (const [k, n] of counts) {
     const [harness, project, status] = JSON.parse(k) as [string, string, string];
     put('sessions', { harness, project, status }, n);

@@ -3,7 +3,7 @@
 // between two of its polls). Read from memory only, like a scrape.
 
 import { STATUSES } from '../metrics/catalog.js';
-import type { LiveSession } from '../metrics/snapshot.js';
+import { countedSessions, type LiveSession } from '../metrics/snapshot.js';
 import { localDay, type SessionStore } from '../session/store.js';
 import type { Status } from '../session/types.js';
 
@@ -15,6 +15,7 @@ export interface Summary {
   spend_week_usd: number;
   /** Every token counted so far, of every harness (for a rate between two polls). */
   tokens_total: number;
+  /** What coding_agent_sessions counts: the agents no session file is joined to among them. */
   sessions_by_status: Record<Status, number>;
   /** Today's spend by harness and project, largest first. */
   spend_today: { harness: string; project: string; usd: number }[];
@@ -33,7 +34,7 @@ export function summaryOf(store: SessionStore, live: readonly LiveSession[], now
   let tokens = 0;
   for (const c of store.counters.values()) if (c.metric === 'tokens') tokens += c.value;
   const byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
-  for (const l of live) byStatus[l.status.status]++;
+  for (const { status } of countedSessions(store, live)) byStatus[status]++;
   return {
     generated_at: new Date(now).toISOString(),
     spend_today_usd: spendToday.reduce((a, s) => a + s.usd, 0),

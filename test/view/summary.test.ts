@@ -1,10 +1,16 @@
 // Spend today and this week: by the time of each request, kept across a restart, a week long.
+// Sessions by status: what the coding_agent_sessions gauge counts.
 
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
+import { ProcessMonitor } from '../../src/process/monitor.js';
+import { procTable } from '../../src/process/table.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { summaryOf } from '../../src/view/summary.js';
+import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
 import { tempDir } from '../helpers/run.js';
 
 const DAY = 86_400_000;
@@ -44,5 +50,25 @@ describe('spend by day', () => {
     for (let d = 6; d >= 0; d--) ev.usage('m', usage, 0, now - d * DAY, 1);
     expect(store.spendByDay.size).toBe(7);
     expect(summaryOf(store, [], now).spend_week_usd).toBeCloseTo(7, 9);
+  });
+});
+
+describe('sessions by status', () => {
+  it('counts what coding_agent_sessions counts, an agent no session file names among them', () => {
+    const now = BOOT_SECONDS * 1000 + 70_000;
+    const store = open(tempDir());
+    const proc = fakeProc();
+    proc.add(500, { argv: ['/home/u/.local/bin/cursor-agent'], cwd: '/src/web' });
+    new ProcessMonitor(procTable(proc.root), store, {}, createLogger('error')).scan(now);
+    expect(store.processes.unowned).toHaveLength(1);
+
+    const opts = { status: { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 }, activeWindowMs: 86_400_000, perSessionMax: 50, version: 'x' };
+    const gauge: Record<string, number> = {};
+    for (const p of snapshot(store, new Map(), opts, now).find((f) => f.def.name === 'coding_agent_sessions')!.points) {
+      gauge[p.labels.status!] = (gauge[p.labels.status!] ?? 0) + p.value;
+    }
+    const { sessions_by_status } = summaryOf(store, liveSessions(store, now, opts), now);
+    expect(sessions_by_status).toEqual(gauge);
+    expect(sessions_by_status.idle).toBe(1);
   });
 });
