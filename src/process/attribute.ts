@@ -18,6 +18,12 @@ export interface Agent {
   tools: { session?: string }[];
 }
 
+/** What stays the same for a process's life: its harness, and the marker variables of its environment once read. */
+export interface ProcessFacts {
+  harness: HarnessId | undefined;
+  env?: Record<string, string>;
+}
+
 export interface Claim {
   agent: Agent;
   attribution: Attribution;
@@ -40,12 +46,19 @@ export interface AttributionInput {
   sessions: Iterable<KnownSession>;
   /** The session a file held open by a harness's process belongs to, per harness that holds its files open. */
   openFileSession: Partial<Record<HarnessId, (path: string) => string | undefined>>;
+  /** The facts the previous scan learnt, by `pid@start`. */
+  facts?: ReadonlyMap<string, ProcessFacts>;
 }
 
 export interface AttributionResult {
   agents: Agent[];
   /** By session key (`harness/id`). */
   claims: Map<string, Claim>;
+  /**
+   * The facts of this scan's processes, for the next: an unchanged process table then costs no
+   * recognition and no environment read. A process gone is dropped; a pid reused has another start.
+   */
+  facts: Map<string, ProcessFacts>;
 }
 
 // A session may be written a moment before the process that writes it has fully started.
@@ -60,9 +73,16 @@ export function attribute(input: AttributionInput): AttributionResult {
     if (list) list.push(p);
     else children.set(p.ppid, [p]);
   }
+  const facts = new Map<string, ProcessFacts>();
+  const factsOf = (p: Proc): ProcessFacts => {
+    const key = `${p.pid}@${p.startTicks}`;
+    let f = facts.get(key);
+    if (!f) facts.set(key, (f = input.facts?.get(key) ?? { harness: harnessOf(p.argv) }));
+    return f;
+  };
   const harnessByPid = new Map<number, HarnessId>();
   for (const p of procs) {
-    const h = harnessOf(p.argv);
+    const h = factsOf(p).harness;
     if (h) harnessByPid.set(p.pid, h);
   }
   /** The nearest process of harness `h` above `p`. */
@@ -86,13 +106,14 @@ export function attribute(input: AttributionInput): AttributionResult {
     const { toolEnv, sessionEnv } = HARNESS_PROCESSES[harness];
     const agent: Agent = { harness, proc, tree: descendants(proc), cwd: table.cwd(proc.pid), tools: [] };
     agents.set(proc.pid, agent);
-    const names = [...new Set([toolEnv, sessionEnv].filter((n): n is string => n !== undefined))];
-    if (names.length === 0) return agent;
+    if (toolEnv === undefined && sessionEnv === undefined) return agent;
     // Only the tool processes' environment is read (never the agent's own: it holds API keys),
-    // and only the named variables of it.
+    // and only the named variables of it: every harness's, so one read serves whichever agent a
+    // process runs under.
     for (const p of agent.tree) {
       if (harnessByPid.has(p.pid)) continue;
-      const env = table.environ(p.pid, names);
+      const f = factsOf(p);
+      const env = (f.env ??= table.environ(p.pid, MARKER_ENV));
       if (toolEnv && env[toolEnv] !== undefined) agent.tools.push(toolEnv === sessionEnv ? { session: env[toolEnv] } : {});
       if (sessionEnv && env[sessionEnv]) envClaims.push({ agent, value: env[sessionEnv]! });
     }
@@ -160,5 +181,7 @@ export function attribute(input: AttributionInput): AttributionResult {
       && (x.startedAt >= since || x.lastActivityAt >= since));
     if (s) claim(s.harness, s.id, { agent, attribution: 'cwd' });
   }
-  return { agents: [...agents.values()], claims };
+  return { agents: [...agents.values()], claims, facts };
 }
+
+const MARKER_ENV = [...new Set(Object.values(HARNESS_PROCESSES).flatMap((h) => [h.toolEnv, h.sessionEnv]).filter((n): n is string => n !== undefined))];

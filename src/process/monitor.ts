@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../session/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
 import { HARNESSES, type HarnessId, type ProcessState, type RegistryEntry } from '../session/types.js';
-import { attribute, type Agent, type AttributionInput } from './attribute.js';
+import { attribute, type Agent, type AttributionInput, type ProcessFacts } from './attribute.js';
 import { HARNESS_PROCESSES } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
@@ -18,6 +18,8 @@ export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
   private previous = new Map<string, number>();
   private previousAt = 0;
+  /** What the previous scan learnt of each process (by pid and start) that stays the same for its life. */
+  private facts = new Map<string, ProcessFacts>();
   private readonly harnessesSeen = new Set<HarnessId>();
   private failing = false;
   /** What the previous view held, to tell whether a scan changed anything. */
@@ -56,7 +58,8 @@ export class ProcessMonitor {
       for (const e of entries) registries.push([harness, e]);
     }
     const sessions = [...store.sessions.values()].filter((s) => !s.archived);
-    const { agents, claims } = attribute({ table: this.table, procs, registries, sessions, openFileSession: this.openFileSession });
+    const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, openFileSession: this.openFileSession, facts: this.facts });
+    this.facts = facts;
 
     // CPU over the interval since the last scan; a process new since then, over its life so far.
     const current = new Map<string, number>();

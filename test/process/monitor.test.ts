@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ProcessMonitor } from '../../src/process/monitor.js';
-import { procTable } from '../../src/process/table.js';
+import { procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
@@ -27,11 +27,12 @@ const statusOpts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
 const started = BOOT_SECONDS * 1000 + 10_000;
 const at = (s: number) => new Date(started + s * 1000).toISOString();
 
-function setup() {
+/** `wrap`: sees what the monitor asks of the fake /proc's table. */
+function setup(wrap = (table: ProcessTable) => table) {
   const db = new StateDb(tempDir());
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const proc = fakeProc();
-  const monitor = new ProcessMonitor(procTable(proc.root), store, { codex: codex.sessionOfOpenFile! }, quiet);
+  const monitor = new ProcessMonitor(wrap(procTable(proc.root)), store, { codex: codex.sessionOfOpenFile! }, quiet);
   const codexRoot = tempDir();
   const claudeRoot = tempDir();
   const collectors = [new Collector('codex', codex, [codexRoot], store, db, quiet), new Collector('claude-code', claudeCode, [claudeRoot], store, db, quiet)];
@@ -186,6 +187,27 @@ describe('attribution', () => {
     t.proc.add(401, { argv: ['claude'], cwd: '/src/app' });
     await t.scan();
     expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+});
+
+describe('an unchanged process table', () => {
+  it('costs no second environment read of a tool process; a pid reused by another process is read again', async () => {
+    const environReads: number[] = [];
+    const t = setup((table) => ({ ...table, environ: (pid, names) => (environReads.push(pid), table.environ(pid, names)) }));
+    const path = rollout(t.codexRoot, THREAD);
+    t.proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    t.proc.add(201, { ppid: 200, argv: ['/bin/bash', '-c', 'sleep 30'], env: { CODEX_SESSION_ID: THREAD } });
+    t.proc.add(202, { ppid: 200, argv: ['/usr/bin/mcp-server'] });
+    await t.scan();
+    await t.scan(started + 61_000);
+    expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    expect(environReads.sort()).toEqual([201, 202]);
+    // The command ended and its pid went to a process with no marker: the call waits again.
+    rmSync(join(t.proc.root, '201'), { recursive: true });
+    t.proc.add(201, { ppid: 200, argv: ['/bin/cat'], startTicks: 2000 });
+    await t.scan(started + 62_000);
+    expect(t.status(`codex/${THREAD}`, started + 62_000)!.status).toEqual({ status: 'asking', reason: 'approval' });
+    expect(environReads.sort()).toEqual([201, 201, 202]);
   });
 });
 
