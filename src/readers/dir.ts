@@ -92,10 +92,16 @@ export function isDirectory(path: string): boolean {
  * for a writer; on a regular file the flag changes nothing.
  */
 export function openRegular(path: string): number {
+  return openRegularSized(path).fd;
+}
+
+/** `openRegular`, with the file's size from the same fstat that checked it. */
+function openRegularSized(path: string): { fd: number; size: number } {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTREG' });
-    return fd;
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTREG' });
+    return { fd, size: st.size };
   } catch (e) {
     closeSync(fd);
     throw e;
@@ -118,9 +124,9 @@ const MAX_TEXT = 16 << 20;
 /** A small file's text (a marker, a registry, a JSON record), or undefined when it cannot be read. */
 export function readText(path: string): string | undefined {
   try {
-    const fd = openRegular(path);
+    const { fd, size } = openRegularSized(path);
     try {
-      return fstatSync(fd).size > MAX_TEXT ? undefined : readFileSync(fd, 'utf8');
+      return size > MAX_TEXT ? undefined : readFileSync(fd, 'utf8');
     } finally {
       closeSync(fd);
     }

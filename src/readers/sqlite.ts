@@ -48,19 +48,23 @@ export function storeChanged(path: string, previous: string | undefined): { chan
 }
 
 /**
- * Whether the database header says WAL (file format versions 2 at offsets 18 and 19). Throws
- * unless the database, and its `-wal` and `-shm` where they exist, are regular files: SQLite would
- * block opening a FIFO.
+ * Whether the database header says WAL (file format versions 2 at offsets 18 and 19) while no
+ * `-wal` exists: a quiescent WAL database. Throws unless the database, and its `-wal` and `-shm`
+ * where they exist, are regular files: SQLite would block opening a FIFO.
  */
-function walMode(path: string): boolean {
+function quiescentWal(path: string): boolean {
   const header = Buffer.alloc(20);
   const fd = openRegular(path);
   try {
-    for (const companion of [`${path}-wal`, `${path}-shm`]) {
+    /** Whether a companion exists: the one stat that also checks it is a regular file. */
+    const exists = (companion: string): boolean => {
       const st = statSync(companion, { throwIfNoEntry: false });
       if (st && !st.isFile()) throw Object.assign(new Error(`not a regular file: ${companion}`), { code: 'ENOTREG' });
-    }
-    return readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
+      return st !== undefined;
+    };
+    const wal = exists(`${path}-wal`);
+    exists(`${path}-shm`);
+    return !wal && readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
   } finally {
     closeSync(fd);
   }
@@ -102,7 +106,7 @@ export function readChangedDatabase(path: string, state: { sig?: string }, read:
 }
 
 function readOnce<T>(path: string, read: (db: Db) => T): T {
-  const quiescent = walMode(path) && statSync(`${path}-wal`, { throwIfNoEntry: false }) === undefined;
+  const quiescent = quiescentWal(path);
   const before = quiescent ? storeChanged(path, undefined).signature : undefined;
   const name = quiescent ? `${pathToFileURL(path).href}?immutable=1` : path;
   const db = new Database(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
