@@ -4,9 +4,9 @@ import type { SessionEvents } from '../../src/readers/reader.js';
 
 export type Recorded = [string, ...unknown[]];
 
-export function recorder(): { events: SessionEvents; log: Recorded[] } {
+/** `seen`: the keys of one collector, shared by the recorders of its sessions. */
+export function recorder(seen = new Set<string>()): { events: SessionEvents; log: Recorded[] } {
   const log: Recorded[] = [];
-  const seen = new Set<string>();
   const rec = (name: string) => (...args: unknown[]) => void log.push([name, ...args]);
   const events: SessionEvents = {
     meta: rec('meta'), activity: rec('activity'), usage: rec('usage'), context: rec('context'), prompt: rec('prompt'),

@@ -136,7 +136,26 @@ describe('Droid settings documents', () => {
     expect(usages(r.log).map((u) => [u.input, u.output])).toEqual([[130, 13], [20, 2]]);
   });
 
-  it('count a subagent\'s tokens once: for the subagent\'s own session when its document is read first', () => {
+  it('count a subagent\'s tokens for its caller, whichever document is read first: its transcript names the caller', () => {
+    for (const childFirst of [true, false]) {
+      const seen = new Set<string>(); // one collector: one record of keys seen
+      const [forParent, forChild] = [recorder(seen), recorder(seen)];
+      const childTranscript: SessionFile = { path: '/h/.factory/sessions/-src-app/child.jsonl', sessionId: 'child' };
+      const header = { type: 'session_start', id: 'child', title: 'x', owner: 'dev', version: 2, cwd: '/src/app', callingSessionId: 'parent', callingToolUseId: 'call-1' };
+      droid.readLine(Buffer.from(JSON.stringify(header)), droid.initialState(childTranscript), childTranscript, forChild.events);
+      const [parent, child] = [settingsOf('parent'), settingsOf('child')];
+      const [ps, cs] = [droid.initialState(parent), droid.initialState(child)];
+      // The subagent's own subagent rolls up into its entry in the caller's settings.
+      const readChild = () => droid.readDocument!(settings(tokens(30, 3), { grandchild: tokens(7, 1) }), cs, child, forChild.events);
+      if (childFirst) readChild();
+      droid.readDocument!(settings(tokens(100, 10), { child: tokens(37, 4) }), ps, parent, forParent.events);
+      if (!childFirst) readChild();
+      expect(usages(forParent.log).map((u) => [u.input, u.output])).toEqual([[137, 14]]);
+      expect(usages(forChild.log)).toEqual([]);
+    }
+  });
+
+  it('count a subagent\'s tokens once: for the subagent\'s own session when its document is read first and no transcript named its caller', () => {
     const r = recorder();
     const parent = settingsOf('parent');
     const child = settingsOf('child');

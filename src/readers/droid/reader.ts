@@ -5,9 +5,13 @@
 //
 // Tokens are in the settings only (the transcript has none): `tokenUsage` is cumulative over the
 // session and its resumes, so its growth since the last read is counted. A subagent's tokens are
-// in its parent's `childInclusiveTokenUsageBySessionId` and in its own session's `tokenUsage`:
-// whichever of the two is read first counts them, for that session, and the other never does.
-// `inclusiveTokenUsage` (own + children) is not read: it repeats both.
+// in its caller's `childInclusiveTokenUsageBySessionId` (with those of its own subagents) and in
+// its own session's `tokenUsage`. A subagent's transcript names its caller on its first line
+// (`callingSessionId`, with the caller's `callingToolUseId`: Factory's droid-sdk-typescript,
+// `SessionSummaryEventSchema`): its tokens then count for the caller, and its own settings count
+// none. Where no transcript named a caller, whichever document is read first counts them, for its
+// session, and the other never does. `inclusiveTokenUsage` (own + children) is not read: it
+// repeats both.
 //
 // `~/.factory/settings.json` (the user's settings, with API keys) is never read: the root is the
 // sessions folder, and only its project folders are listed.
@@ -30,6 +34,8 @@ export interface DroidState {
    * counted so far, or false where another session's document counts them.
    */
   counted: Record<string, Usage | false>;
+  /** Settings: the session is a subagent (its transcript named its caller), decided at the first tokens. */
+  subagent?: boolean;
 }
 
 const SETTINGS = '.settings.json';
@@ -63,11 +69,11 @@ const OUTCOMES = new Map<string, TurnOutcome>([
 // are passed over unread.
 const BLOCK: Shape = { type: true, id: true, name: true, tool_use_id: true, is_error: true };
 const RECORD: Shape = {
-  type: true, id: true, timestamp: true, cwd: true, reason: true,
+  type: true, id: true, timestamp: true, cwd: true, reason: true, callingSessionId: true,
   message: { role: true, visibility: true, modelId: true, content: BLOCK },
 };
 
-function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: DroidState, file: SessionFile, ev: SessionEvents): void {
   const rec = scanRecord(line, RECORD);
   if (!rec) return ev.skipped('parse_error');
   const ts = time(rec.text('timestamp'));
@@ -79,6 +85,8 @@ function readLine(line: Buffer, state: DroidState, _file: SessionFile, ev: Sessi
     return;
   }
   if (type === 'session_start') {
+    // A subagent: read before its settings (transcripts are listed first), which then count nothing.
+    if (rec.text('callingSessionId')) ev.firstTime(`subagent:${file.sessionId}`);
     const cwd = rec.text('cwd');
     return cwd ? ev.meta({ cwd }) : ev.skipped('unknown_shape');
   }
@@ -173,6 +181,10 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
   // A session's settings are written before its first request: nothing to count yet.
   if (!own) return;
   const children = Object.entries(obj(s.childInclusiveTokenUsageBySessionId) ?? {});
+  // A subagent's tokens, its own subagents' with them, are its caller's: the caller's settings
+  // carry them all in one child entry, so none is claimed here. The key is seen already when its
+  // transcript (whose first line was read by the time of the first tokens) named a caller.
+  state.subagent ??= !ev.firstTime(`subagent:${file.sessionId}`);
   let delta = ZERO_USAGE;
   for (const [id, block] of [[file.sessionId, own] as const, ...children]) {
     const u = obj(block);
@@ -181,7 +193,7 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
       continue;
     }
     let counted = state.counted[id];
-    if (counted === undefined) counted = state.counted[id] = ev.firstTime(`tokens:${id}`) ? ZERO_USAGE : false;
+    if (counted === undefined) counted = state.counted[id] = !state.subagent && ev.firstTime(`tokens:${id}`) ? ZERO_USAGE : false;
     if (counted === false) continue;
     const now = usageOf(u);
     // A damaged total is skipped: kept as the highest total, it would stop all later counting.
