@@ -2,7 +2,7 @@
 
 import type { FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Collector, type CollectorStats } from './collectors/collector.js';
@@ -69,12 +69,14 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
+    // The main thread reads too: one core is its.
+    const readThreads = Math.min(config.readThreads, availableParallelism() - 1);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
       const configured = section.roots.length > 0;
       const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
-      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured));
+      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: readThreads }));
     }
     if (config.processes.enabled) {
       const table = platformTable(config.processes.procRoot);

@@ -7,10 +7,13 @@ import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
 import { listingFailures, openRegular, readRegular } from '../readers/dir.js';
-import { readLines } from '../readers/lines.js';
+import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../session/store.js';
+import { answersHold, play } from './event-log.js';
+import { ReadAhead } from './read-ahead.js';
+import type { FileRead } from './read-whole.js';
 
 export interface CollectorStats {
   success: boolean;
@@ -32,6 +35,9 @@ export const RETAIN_GONE_MS = 35 * 86_400_000;
 // A document file (one JSON document rewritten whole) larger than this is not read (counted as
 // skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
 const MAX_DOCUMENT = 32 << 20;
+// Files never read, this many bytes of them under a root at least, are read on read threads: below
+// it, starting the threads costs more than they save.
+const READ_AHEAD_BYTES = 16 << 20;
 
 function headHash(path: string, length: number): string {
   const buf = Buffer.alloc(length);
@@ -42,6 +48,15 @@ function headHash(path: string, length: number): string {
   } finally {
     closeSync(fd);
   }
+}
+
+export interface ReadAheadOptions {
+  /** Threads that read files never read before (a backlog) beside the main thread; 0: none. */
+  threads: number;
+  /** The least bytes of such files under a root that are worth starting threads for. */
+  minBytes?: number;
+  /** The main thread reads too (`ReadAhead`); off in tests, to have every file read on a thread. */
+  mainReads?: boolean;
 }
 
 export class Collector<S> {
@@ -69,6 +84,7 @@ export class Collector<S> {
     private readonly log: Logger,
     /** Roots the user configured (a missing one is worth a warning) rather than the harness's defaults (not installed: normal). */
     private readonly rootsConfigured = false,
+    private readonly readAhead: ReadAheadOptions = { threads: 0 },
   ) {
     for (const row of db.files(name)) this.tracked.set(row.path, row);
   }
@@ -126,17 +142,24 @@ export class Collector<S> {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = this.reader;
         if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
-        for (const file of listing(() => reader.listFiles(root))) {
-          if (seen.has(file.path)) continue;
-          seen.add(file.path);
-          if (!listing(() => this.readFile(file))) ok = false;
-          this.back(file.path);
-          if (file.archived) this.archive(file.sessionId);
-          this.store.commitIfDue();
-          if (performance.now() - lastYield > 50) {
-            await new Promise((r) => setImmediate(r));
-            lastYield = performance.now();
+        const files = listing(() => reader.listFiles(root));
+        const ahead = this.readBacklog(files);
+        try {
+          for (const file of files) {
+            if (seen.has(file.path)) continue;
+            seen.add(file.path);
+            const read = await ahead?.take(file.path);
+            if (!listing(() => this.readFile(file, read))) ok = false;
+            this.back(file.path);
+            if (file.archived) this.archive(file.sessionId);
+            this.store.commitIfDue();
+            if (performance.now() - lastYield > 50) {
+              await new Promise((r) => setImmediate(r));
+              lastYield = performance.now();
+            }
           }
+        } finally {
+          ahead?.close();
         }
       }
       this.forgetGone(seen);
@@ -203,7 +226,21 @@ export class Collector<S> {
     }
   }
 
-  private readFile(file: SessionFile): boolean {
+  /** Read threads for the files of a listing never read before, when they are a backlog. */
+  private readBacklog(files: SessionFile[]): ReadAhead | undefined {
+    const reader = this.reader;
+    const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
+    if (threads === 0 || 'readStore' in reader) return undefined;
+    const fresh = files.filter((f) => !f.document && !this.tracked.has(f.path));
+    let bytes = 0;
+    for (const f of fresh) bytes += statSync(f.path, { throwIfNoEntry: false })?.size ?? 0;
+    if (fresh.length === 0 || bytes < minBytes) return undefined;
+    this.log.info('reading a backlog on threads', { collector: this.name, files: fresh.length, bytes, threads });
+    return new ReadAhead(threads, reader, fresh, mainReads);
+  }
+
+  /** `read`: the file's events, read from its start on a read thread. */
+  private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
     if ('readStore' in reader) return this.readStore(reader, file);
     let st;
@@ -230,16 +267,33 @@ export class Collector<S> {
     }
 
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
-    const events = this.events(sessionOf);
-    const result = readLines(file.path, offset, (line, at) => {
-      this.store.beginLine(at < replayUntil);
-      try {
-        reader.readLine(line, state, file, events);
-      } catch (e) {
-        this.skip('reader_error');
-        this.log.warn('reader failed on a record', { collector: this.name, path: file.path, offset: at, error: String(e) });
-      }
-    });
+    let result: ReadResult;
+    if (read && !prev && answersHold(read.log, (key) => this.store.seen(this.name, key))) {
+      // Read ahead from the start (on a thread, or by this one while it waited for one): its events
+      // go to the store as they would have, had the file been read here and now.
+      state = JSON.parse(read.state) as S;
+      result = read.result;
+      let session = file.sessionId;
+      play(read.log, {
+        events: this.events(() => session),
+        session: (id) => (session = id),
+        line: () => this.store.beginLine(false),
+        readerError: (at, error) => this.readerFailed(file.path, at, error),
+      });
+    } else {
+      // A thread's read is thrown away when a record it took as new was counted in a file played
+      // back before (the same response in two files read on two threads).
+      if (read && !prev) this.log.debug('reading again: a record read ahead as new was counted before', { collector: this.name, path: file.path });
+      const events = this.events(sessionOf);
+      result = readLines(file.path, offset, (line, at) => {
+        this.store.beginLine(at < replayUntil);
+        try {
+          reader.readLine(line, state, file, events);
+        } catch (e) {
+          this.readerFailed(file.path, at, String(e));
+        }
+      });
+    }
     this.store.beginLine(false);
     this.readSessions.set(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
@@ -352,6 +406,11 @@ export class Collector<S> {
       return moved;
     }
     return undefined;
+  }
+
+  private readerFailed(path: string, offset: number, error: string): void {
+    this.skip('reader_error');
+    this.log.warn('reader failed on a record', { collector: this.name, path, offset, error });
   }
 
   /** Logs the first session of this collector that did work with no tokens counted: the reader fell behind the format. */

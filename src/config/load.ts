@@ -17,6 +17,7 @@ export interface Config {
   stateDir: string;
   logLevel: Level;
   rescanSeconds: number;
+  readThreads: number;
   watch: boolean;
   project: ProjectOptions;
   model: { max: number };

@@ -163,6 +163,12 @@ export class SessionStore {
   /** The dedupe key of the line being read, committed once the line moves a counter. */
   private recordKey: string | undefined;
 
+  /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
+  seen(collector: string, k: string): boolean {
+    const key = `${collector}\0${k}`;
+    return this.pendingSeen.has(key) || this.db.seen(key);
+  }
+
   /** A new line starts: `replay` mutes it (already counted at its offset). */
   beginLine(replay: boolean): void {
     this.muted = replay;
@@ -442,15 +448,13 @@ export class SessionStore {
         onSkip(reason);
       },
       firstTime(k) {
-        const key = `${collector}\0${k}`;
-        if (store.pendingSeen.has(key) || store.db.seen(key)) return false;
-        store.pendingSeen.add(key);
+        if (store.seen(collector, k)) return false;
+        store.pendingSeen.add(`${collector}\0${k}`);
         return true;
       },
       record(k) {
-        const key = `${collector}\0record:${k}`;
-        if (store.pendingSeen.has(key) || store.db.seen(key)) store.muted = true;
-        else store.recordKey = key;
+        if (store.seen(collector, `record:${k}`)) store.muted = true;
+        else store.recordKey = `${collector}\0record:${k}`;
       },
     };
   }

@@ -1,0 +1,126 @@
+// A reader's events, written down on one thread and played back on another. A file read on a
+// read thread reports to an `EventLog` instead of the store; the main thread, which owns the
+// store, plays the log back into the store's events as if the reader were running there. The
+// reader cannot tell the difference, with one exception the log keeps: `firstTime` must answer at
+// once, so the log answers from the keys it saw itself and writes the answer down; the main thread
+// plays a log back only if the store gives every one of those answers too (`answersHold`).
+
+import type { SessionEvents } from '../readers/reader.js';
+
+// Every event, by its position in the log. `satisfies` and `Unlisted` keep the list complete.
+const EVENTS = [
+  'meta', 'activity', 'usage', 'context', 'premiumRequests', 'prompt', 'turnStarted', 'turnEnded',
+  'turnReopened', 'toolCall', 'toolWaits', 'subagent', 'archived', 'toolResult', 'lines', 'compaction',
+  'usageLimit', 'viewed', 'todos', 'skipped', 'firstTime', 'record',
+] as const satisfies readonly (keyof SessionEvents)[];
+type Unlisted = Exclude<keyof SessionEvents, (typeof EVENTS)[number]>;
+const complete: Unlisted extends never ? true : never = true;
+void complete;
+
+// What is not an event: the session later events belong to (a file's records may name another
+// one), a new line after a line that named its record (which mutes only its own line), and a
+// reader that threw on a line.
+const SESSION = -1;
+const LINE = -2;
+const READER_ERROR = -3;
+const FIRST_TIME = EVENTS.indexOf('firstTime');
+
+/**
+ * A log of events: flat, so that it crosses threads as one array. Each entry is a code (an
+ * event's position in EVENTS, or one of the negative codes above), the number of arguments, then
+ * the arguments.
+ */
+export type Log = unknown[];
+
+export class EventLog {
+  readonly log: Log = [];
+  private session: string | undefined;
+  private recordNamed = false;
+  /** The sink a reader reports to. */
+  readonly events: SessionEvents;
+
+  /**
+   * `sessionOf` names the session of the next event; `keys` are the dedupe keys this thread has
+   * seen (shared by every file it reads for one collector).
+   */
+  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>) {
+    const events: Record<string, (...args: unknown[]) => unknown> = {};
+    EVENTS.forEach((name, code) => {
+      events[name] = (...args: unknown[]) => this.write(code, args);
+    });
+    events.firstTime = (key: unknown) => {
+      const first = !this.keys.has(key as string);
+      if (first) this.keys.add(key as string);
+      this.write(FIRST_TIME, [key, first]);
+      return first;
+    };
+    events.record = (key: unknown) => {
+      this.recordNamed = true;
+      this.write(EVENTS.indexOf('record'), [key]);
+    };
+    this.events = events as unknown as SessionEvents;
+  }
+
+  /** A line starts. */
+  line(): void {
+    if (!this.recordNamed) return;
+    this.recordNamed = false;
+    this.log.push(LINE, 0);
+  }
+
+  /** The reader threw on the line at byte `at`. */
+  readerError(at: number, error: string): void {
+    this.log.push(READER_ERROR, 2, at, error);
+  }
+
+  private write(code: number, args: unknown[]): void {
+    const session = this.sessionOf();
+    if (session !== this.session) {
+      this.session = session;
+      this.log.push(SESSION, 1, session);
+    }
+    this.log.push(code, args.length);
+    // Objects are copied: a reader may change one it reported after the call returned.
+    for (const a of args) this.log.push(a !== null && typeof a === 'object' && !Array.isArray(a) ? { ...a } : a);
+  }
+}
+
+/**
+ * Whether the store answers every `firstTime` of a log as the log did: `seen(key)` says whether
+ * the store has the key, before any of the log's own.
+ */
+export function answersHold(log: Log, seen: (key: string) => boolean): boolean {
+  const own = new Set<string>();
+  for (let i = 0; i < log.length; i += 2 + (log[i + 1] as number)) {
+    if (log[i] !== FIRST_TIME) continue;
+    const key = log[i + 2] as string;
+    const first = !own.has(key) && !seen(key);
+    own.add(key);
+    if (first !== log[i + 3]) return false;
+  }
+  return true;
+}
+
+export interface PlaybackTarget {
+  /** The sink the reader would have reported to, for the session `session` last named. */
+  events: SessionEvents;
+  session(id: string): void;
+  /** A new line starts (see `SessionStore.beginLine`). */
+  line(): void;
+  readerError(at: number, error: string): void;
+}
+
+/** Plays a log back, in order. */
+export function play(log: Log, target: PlaybackTarget): void {
+  const events = target.events;
+  for (let i = 0; i < log.length; ) {
+    const code = log[i] as number;
+    const argc = log[i + 1] as number;
+    const args = log.slice(i + 2, i + 2 + argc);
+    i += 2 + argc;
+    if (code === SESSION) target.session(args[0] as string);
+    else if (code === LINE) target.line();
+    else if (code === READER_ERROR) target.readerError(args[0] as number, args[1] as string);
+    else (events[EVENTS[code]!] as (...a: unknown[]) => unknown)(...args);
+  }
+}
