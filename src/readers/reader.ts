@@ -23,7 +23,13 @@ export interface SessionEvents {
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;
   prompt(ts: number): void;
-  turnStarted(ts: number): void;
+  /**
+   * A turn starts at `ts`. A turn still open goes on (a prompt queued while the agent works joins
+   * it), unless `endOpenAs` is given: then the open turn ends first, at `ts`, as that outcome (a
+   * harness that takes one prompt at a time and writes no end for a turn cut short).
+   */
+  turnStarted(ts: number, endOpenAs?: TurnOutcome): void;
+  /** The open turn ends; nothing when none is open (an end may be written more than once). */
   turnEnded(outcome: TurnOutcome, ts: number): void;
   /**
    * The turn last reported ended goes on after all, and its end is not counted again: for
