@@ -1,6 +1,10 @@
 // A SessionEvents sink that records every event, for reader tests.
 
+import { TURN_OUTCOMES } from '../../src/metrics/catalog.js';
+import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/readers/reader.js';
+import { SessionStore } from '../../src/session/store.js';
+import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
 
@@ -17,4 +21,25 @@ export function recorder(): { events: SessionEvents; log: Recorded[] } {
     record: rec('record'),
   };
   return { events, log };
+}
+
+/**
+ * The turns one session's recorded events make in a real session store: the outcome of each turn
+ * as it is counted, in order. An end the store ignores (no turn open, or a reopened turn's end
+ * again) is none; a turn a new one ends first (`turnStarted`'s `endOpenAs`) is one.
+ */
+export function countedTurns(log: Recorded[]): string[] {
+  const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const ev = store.events('claude-code', () => 's', 'test', () => {});
+  const count = (outcome: string) => [...store.counters.values()].find((c) => c.metric === 'turns' && c.labels.outcome === outcome)?.value ?? 0;
+  const counted: string[] = [];
+  for (const [name, ...args] of log) {
+    if (name !== 'turnStarted' && name !== 'turnEnded' && name !== 'turnReopened') continue;
+    const before = TURN_OUTCOMES.map(count);
+    (ev[name] as (...a: unknown[]) => void)(...args);
+    // One event ends one turn at most.
+    const ended = TURN_OUTCOMES.find((o, i) => count(o) > before[i]!);
+    if (ended) counted.push(ended);
+  }
+  return counted;
 }
