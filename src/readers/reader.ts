@@ -34,8 +34,9 @@ export interface SessionEvents {
   /**
    * The turn last reported ended goes on after all, and its end is not counted again: for
    * harnesses that write no turn end, where an answer looked final until tool calls followed it.
+   * With `endedAs`, only a turn that ended so (a failed request the harness retried after all).
    */
-  turnReopened(): void;
+  turnReopened(endedAs?: TurnOutcome): void;
   /** A tool call; the same id again while it is pending changes what it waits on, counted once. */
   toolCall(id: string, call: ToolCall): void;
   /** A pending call now waits for the user's approval (`approval`), or no longer waits (undefined). */

@@ -369,9 +369,9 @@ export class SessionStore {
       turnEnded(outcome, ts) {
         endTurn(session(), outcome, ts);
       },
-      turnReopened() {
+      turnReopened(endedAs) {
         const s = session();
-        if (s.turnStartedAt !== undefined || !s.lastTurn) return;
+        if (s.turnStartedAt !== undefined || !s.lastTurn || (endedAs && s.lastTurn.outcome !== endedAs)) return;
         s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
         s.turnCounted = true;
       },

@@ -23,6 +23,24 @@ describe('session store', () => {
     ev.turnEnded('completed', 5000);
     expect(turns()).toEqual([['completed', 2]]);
   });
+
+  it('reopens only a turn that ended as the outcome named (a failed request retried after all)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = store.events('pi', () => 's1', 'pi', () => {});
+    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const session = () => store.sessions.get('pi/s1')!;
+    ev.turnStarted(1000);
+    ev.turnEnded('completed', 2000);
+    ev.turnReopened('failed'); // it completed: an answer after it is none of its retries
+    expect(session().turnStartedAt).toBeUndefined();
+    ev.turnStarted(3000);
+    ev.turnEnded('failed', 4000);
+    ev.turnReopened('failed');
+    expect(session().turnStartedAt).toBe(3000);
+    ev.turnEnded('completed', 5000);
+    expect(turns()).toEqual([['completed', 1], ['failed', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 5000, startedAt: 3000 });
+  });
 });
 
 describe('a turn that starts while one is open', () => {
