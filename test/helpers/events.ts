@@ -4,6 +4,7 @@ import { TURN_OUTCOMES } from '../../src/metrics/catalog.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
+import type { Session } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
@@ -25,10 +26,11 @@ export function recorder(): { events: SessionEvents; log: Recorded[] } {
 
 /**
  * The turns one session's recorded events make in a real session store: the outcome of each turn
- * as it is counted, in order. An end the store ignores (no turn open, or a reopened turn's end
- * again) is none; a turn a new one ends first (`turnStarted`'s `endOpenAs`) is one.
+ * as it is counted, in order (an end the store ignores, with no turn open or of a reopened turn,
+ * is none; a turn a new one ends first, `turnStarted`'s `endOpenAs`, is one), and the session's
+ * turn at the end.
  */
-export function countedTurns(log: Recorded[]): string[] {
+export function storeTurns(log: Recorded[]): { counted: string[]; last: Session['lastTurn']; open: boolean } {
   const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const ev = store.events('claude-code', () => 's', 'test', () => {});
   const count = (outcome: string) => [...store.counters.values()].find((c) => c.metric === 'turns' && c.labels.outcome === outcome)?.value ?? 0;
@@ -41,5 +43,9 @@ export function countedTurns(log: Recorded[]): string[] {
     const ended = TURN_OUTCOMES.find((o, i) => count(o) > before[i]!);
     if (ended) counted.push(ended);
   }
-  return counted;
+  const s = store.sessions.get('claude-code/s');
+  return { counted, last: s?.lastTurn, open: s?.turnStartedAt !== undefined };
 }
+
+/** The outcomes of the turns one session's recorded events make, as counted (storeTurns). */
+export const countedTurns = (log: Recorded[]): string[] => storeTurns(log).counted;
