@@ -67,7 +67,9 @@ describe('pi sessions', () => {
 
   it('reopen a turn ended as failed when pi was configured to retry more (its failure stays counted)', () => {
     const r = read([user(0), failed(1), failed(2), failed(3), failed(4), failed(5), answer(6, 'stop')]);
-    expect(storeTurns(r.log)).toEqual({ counted: ['failed'], last: { outcome: 'completed', endedAt: t0 + 6, startedAt: t0 }, open: false });
+    expect(storeTurns(r.log)).toEqual({
+      counted: [{ outcome: 'failed', endedAt: t0 + 4, startedAt: t0 }], last: { outcome: 'completed', endedAt: t0 + 6, startedAt: t0 }, open: false,
+    });
     // A turn that completed is no failure retried: an answer after it does not reopen it.
     expect(storeTurns(read([user(0), answer(1, 'stop'), failed(2, '400 Bad request'), answer(3, 'stop')]).log).last).toEqual({ outcome: 'completed', endedAt: t0 + 1, startedAt: t0 });
   });
