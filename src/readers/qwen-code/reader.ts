@@ -80,6 +80,7 @@ function located(rec: Fields, at: number | undefined, ev: SessionEvents): number
   return at ?? Date.now();
 }
 
+/** Ends the open turn, if one is: the attempts that failed in it count no more. */
 function endTurn(state: QwenState, ev: SessionEvents, outcome: TurnOutcome, ts: number): void {
   state.failedAttempts = 0;
   ev.turnEnded(outcome, ts);
