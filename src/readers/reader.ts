@@ -23,13 +23,20 @@ export interface SessionEvents {
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;
   prompt(ts: number): void;
-  turnStarted(ts: number): void;
+  /**
+   * A turn starts at `ts`. A turn still open goes on (a prompt queued while the agent works joins
+   * it), unless `endOpenAs` is given: then the open turn ends first, at `ts`, as that outcome (a
+   * harness that takes one prompt at a time and writes no end for a turn cut short).
+   */
+  turnStarted(ts: number, endOpenAs?: TurnOutcome): void;
+  /** The open turn ends; nothing when none is open (an end may be written more than once). */
   turnEnded(outcome: TurnOutcome, ts: number): void;
   /**
    * The turn last reported ended goes on after all, and its end is not counted again: for
    * harnesses that write no turn end, where an answer looked final until tool calls followed it.
+   * With `endedAs`, only a turn that ended so (a failed request the harness retried after all).
    */
-  turnReopened(): void;
+  turnReopened(endedAs?: TurnOutcome): void;
   /** A tool call; the same id again while it is pending changes what it waits on, counted once. */
   toolCall(id: string, call: ToolCall): void;
   /** A pending call now waits for the user's approval (`approval`), or no longer waits (undefined). */

@@ -8,7 +8,7 @@ import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { LabelCap } from './labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall } from './types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall, type TurnOutcome } from './types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -300,6 +300,17 @@ export class SessionStore {
       }
       return c;
     };
+    // Ends the session's open turn, counted once; nothing when none is open (a turn's end can be
+    // written more than once: an answer's end, then the turn summary).
+    const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number) => {
+      if (s.turnStartedAt === undefined) return;
+      if (!s.turnCounted) store.add('turns', { harness, project: s.project, outcome }, 1);
+      if (outcome === 'completed') didWork(s);
+      s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
+      s.turnStartedAt = undefined;
+      delete s.turnCounted;
+      s.pendingTools = {};
+    };
     const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
       if (unrecorded.includes(type) || unsaid?.includes(type)) return;
       store.bump((c.tokens[type] ??= store.counter('tokens', { ...c.labels, token_type: type })), n);
@@ -356,24 +367,17 @@ export class SessionStore {
       prompt() {
         store.add('prompts', hp(), 1);
       },
-      turnStarted(ts) {
+      turnStarted(ts, endOpenAs) {
         const s = session();
+        if (endOpenAs) endTurn(s, endOpenAs, ts);
         if (s.turnStartedAt === undefined) s.turnStartedAt = ts;
       },
       turnEnded(outcome, ts) {
-        const s = session();
-        // A turn's end can be written more than once (an answer's end, then the turn summary).
-        if (s.turnStartedAt === undefined) return;
-        if (!s.turnCounted) store.add('turns', { ...hp(), outcome }, 1);
-        if (outcome === 'completed') didWork(s);
-        s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
-        s.turnStartedAt = undefined;
-        delete s.turnCounted;
-        s.pendingTools = {};
+        endTurn(session(), outcome, ts);
       },
-      turnReopened() {
+      turnReopened(endedAs) {
         const s = session();
-        if (s.turnStartedAt !== undefined || !s.lastTurn) return;
+        if (s.turnStartedAt !== undefined || !s.lastTurn || (endedAs && s.lastTurn.outcome !== endedAs)) return;
         s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
         s.turnCounted = true;
       },

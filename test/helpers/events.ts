@@ -1,6 +1,10 @@
-// A SessionEvents sink that records every event, for reader tests.
+// A SessionEvents sink that records every event, and the turns such a record makes in a real store, for reader tests.
 
+import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/readers/reader.js';
+import { SessionStore } from '../../src/session/store.js';
+import type { Session } from '../../src/session/types.js';
+import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
 
@@ -18,3 +22,32 @@ export function recorder(seen = new Set<string>()): { events: SessionEvents; log
   };
   return { events, log };
 }
+
+type Turn = NonNullable<Session['lastTurn']>;
+
+/**
+ * The turns recorded events make in a real session store: each turn as it is counted, in order
+ * (an end the store ignores, with no turn open or of a reopened turn, is none; a turn a new one
+ * ends first, `turnStarted`'s `endOpenAs`, is one), and the last session's turn at the end.
+ * `sessions`: the session of each event, where they are not all one session's.
+ */
+export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Turn[]; last?: Turn; open: boolean } {
+  const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  let session = 's';
+  const ev = store.events('claude-code', () => session, 'test', () => {});
+  const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').reduce((n, c) => n + c.value, 0);
+  const counted: Turn[] = [];
+  log.forEach(([name, ...args], i) => {
+    if (name !== 'turnStarted' && name !== 'turnEnded' && name !== 'turnReopened') return;
+    session = sessions?.[i] ?? session;
+    const before = turns();
+    (ev[name] as (...a: unknown[]) => void)(...args);
+    // One event ends one turn at most: the session's last.
+    if (turns() > before) counted.push(store.sessions.get(`claude-code/${session}`)!.lastTurn!);
+  });
+  const s = store.sessions.get(`claude-code/${session}`);
+  return { counted, last: s?.lastTurn, open: s?.turnStartedAt !== undefined };
+}
+
+/** The outcomes of the turns recorded events make, as they are counted (storeTurns). */
+export const countedTurns = (log: Recorded[], sessions?: string[]): string[] => storeTurns(log, sessions).counted.map((t) => t.outcome);

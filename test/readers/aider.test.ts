@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
-import { recorder, type Recorded } from '../helpers/events.js';
+import { countedTurns, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: '/src/app/.aider.chat.history.md' };
@@ -34,7 +34,7 @@ const header = (time: string, model = 'anthropic/claude-sonnet-4-5-20250929') =>
 
 describe('aider reader', () => {
   it('reads the usage report in both forms: Cost on the same line, or on the next without "> "', () => {
-    const { log } = read(`${header('2026-11-30 10:00:00')}
+    const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### Fix it  
 
 Done.
@@ -52,7 +52,7 @@ Cost: $0.01 message, $0.03 session.
       // "sent" includes the cache hit and the cache write
       ['anthropic/claude-sonnet-4-5-20250929', { input: 1724, output: 799, cacheRead: 3300, cacheWrite: 176, cacheWrite1h: 0, reasoning: 0 }, 5200, 0.01],
     ]);
-    expect(of(log, 'turnEnded').map(([, o]) => o)).toEqual(['completed', 'completed']);
+    expect(countedTurns(log, sessions)).toEqual(['completed', 'completed']);
   });
 
   it('counts the session cost Aider printed, each answer once: the growth of its session total', () => {
@@ -83,7 +83,7 @@ ${header('2026-11-30 11:00:00')}
   });
 
   it('counts a multi-line prompt once, and commands not at all (but the message /ask sends)', () => {
-    const { log } = read(`${header('2026-11-30 10:00:00')}
+    const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### first line  
 #### second line  
 
@@ -99,11 +99,11 @@ ${header('2026-11-30 11:00:00')}
 > Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.02 session.  
 `);
     expect(of(log, 'prompt')).toHaveLength(2);
-    expect(of(log, 'turnEnded').map(([, o]) => o)).toEqual(['completed', 'completed']);
+    expect(countedTurns(log, sessions)).toEqual(['completed', 'completed']);
   });
 
   it('tells the further lines of a command (multi-line mode) from the prompt Aider writes for its text', () => {
-    const { log } = read(`${header('2026-11-30 10:00:00')}
+    const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### /drop a.py  
 
 #### /drop b.py  
@@ -123,7 +123,7 @@ ${header('2026-11-30 11:00:00')}
 > Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.02 session.  
 `);
     expect(of(log, 'prompt')).toHaveLength(2);
-    expect(of(log, 'turnEnded').map(([, o]) => o)).toEqual(['completed', 'completed']);
+    expect(countedTurns(log, sessions)).toEqual(['completed', 'completed']);
   });
 
   it('fails a turn on an error notice, and reopens it when a retry is answered', () => {
@@ -132,27 +132,26 @@ ${header('2026-11-30 11:00:00')}
 > litellm.APIConnectionError: AnthropicException - Connection reset by peer  
 > Retrying in 0.2 seconds...  
 `);
-    expect(of(failed.log, 'turnEnded').map(([, o]) => o)).toEqual(['failed']);
+    expect(countedTurns(failed.log, failed.sessions)).toEqual(['failed']);
     const retried = read(`${header('2026-11-30 10:00:00')}
 #### go  
 > litellm.RateLimitError: rate limited  
 > Retrying in 0.2 seconds...  
 > Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.01 session.  
 `);
-    expect(retried.log.filter(([e]) => e.startsWith('turn')).map(([e, o]) => (e === 'turnEnded' ? o : e))).toEqual([
-      'turnStarted', 'failed', 'turnReopened', 'completed',
-    ]);
+    // The failure stays counted; the turn it ended went on and completed.
+    expect(storeTurns(retried.log, retried.sessions)).toMatchObject({ counted: [{ outcome: 'failed' }], last: { outcome: 'completed' }, open: false });
   });
 
   it('ends an unanswered turn as interrupted at the next prompt or session', () => {
-    const { log } = read(`${header('2026-11-30 10:00:00')}
+    const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### one  
 #### 
 ${header('2026-11-30 11:00:00')}
 #### two  
 `);
     // "#### " alone continues the prompt (an empty line of it)
-    expect(of(log, 'turnEnded').map(([, o]) => o)).toEqual(['interrupted']);
+    expect(countedTurns(log, sessions)).toEqual(['interrupted']);
   });
 
   it('names each session after the file and its header time; its records take that (local) time', () => {
@@ -170,6 +169,8 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     expect(of(log, 'prompt').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
     expect(of(log, 'meta')).toContainEqual(['meta', { cwd: '/src/app' }]);
     expect(of(log, 'meta')).toContainEqual(['meta', { model: 'openrouter/qwen/qwen3-coder' }]);
+    // nothing is reported for the file before its first header (no session of its own)
+    expect(sessions).not.toContain(file.sessionId);
   });
 
   it('gives each prompt, and the records after it, the time the input history says it was typed', () => {
@@ -197,10 +198,10 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     for (const l of text.split('\n')) if (l) aider.readLine(Buffer.from(l), state, history, r.events);
     const at = (s: string) => Date.parse(s);
     expect(of(r.log, 'prompt').map(([, t]) => t)).toEqual([at('2026-11-30T10:00:05.250'), at('2026-11-30T10:20:00'), at('2026-11-30T11:00:00')]);
-    expect(of(r.log, 'turnEnded')).toEqual([
-      ['turnEnded', 'completed', at('2026-11-30T10:00:05.250')],
-      ['turnEnded', 'completed', at('2026-11-30T10:20:00')],
-      ['turnEnded', 'failed', at('2026-11-30T11:00:00')],
+    expect(storeTurns(r.log).counted.map((t) => [t.outcome, t.endedAt])).toEqual([
+      ['completed', at('2026-11-30T10:00:05.250')],
+      ['completed', at('2026-11-30T10:20:00')],
+      ['failed', at('2026-11-30T11:00:00')],
     ]);
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
-import { recorder, type Recorded } from '../helpers/events.js';
+import { countedTurns, recorder, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const CHAT = 'f06afc64-a410-4583-8d89-0864ccc73862';
@@ -78,7 +78,14 @@ describe('cursor-agent reader', () => {
   it('ends a turn its next prompt cut short as interrupted', () => {
     const t = setup();
     const log = read({ path: t.main, sessionId: CHAT }, [query('2026-11-30 11:41', 'a'), answer(use('toolu_1', 'Read')), query('2026-11-30 11:42', 'b')]);
-    expect(of(log, 'turnEnded')).toEqual([['turnEnded', 'interrupted', Date.parse('2026-11-30T11:42')]]);
+    expect(of(log, 'turnStarted').at(-1)).toEqual(['turnStarted', Date.parse('2026-11-30T11:42'), 'interrupted']);
+    expect(countedTurns(log)).toEqual(['interrupted']);
+  });
+
+  it('counts a turn once when more answers without tool calls follow its end', () => {
+    const t = setup();
+    const log = read({ path: t.main, sessionId: CHAT }, [query('2026-11-30 11:41', 'a'), answer(text('Done.')), answer(text('Also this.')), query('2026-11-30 11:42', 'b')]);
+    expect(countedTurns(log)).toEqual(['completed']);
   });
 
   it('delegates while the subagent call is open; the subagent task is no prompt, its calls count for the chat', () => {

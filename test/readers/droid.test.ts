@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { droid } from '../../src/readers/droid/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder } from '../helpers/events.js';
+import { countedTurns, recorder } from '../helpers/events.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 
 const transcript: SessionFile = { path: '/h/.factory/sessions/-src-app/s1.jsonl', sessionId: 's1' };
@@ -37,7 +37,7 @@ function readLines(lines: string[], r = recorder()) {
 }
 const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 const usages = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage);
-const outcomes = (log: unknown[][]) => events(log, 'turnEnded').map(([, o]) => o);
+const outcomes = countedTurns;
 
 describe('Droid transcripts', () => {
   it('count the person\'s prompts only: not the context reminders, not the notices only the person sees', () => {
@@ -64,6 +64,11 @@ describe('Droid transcripts', () => {
   it('end a turn left open by a process that died as interrupted when the session is resumed', () => {
     const r = readLines([prompt(0, 'p1'), answer(1, [{ type: 'text', text: 'x' }]), context(5, 'p2'), prompt(6, 'p2'), outcome('p2', 'completed')]);
     expect(outcomes(r.log)).toEqual(['interrupted', 'completed']);
+  });
+
+  it('end no turn with an outcome no prompt of the file started', () => {
+    const r = readLines([outcome('p0', 'completed'), prompt(1, 'p1'), outcome('p1', 'cancelled'), outcome('p1', 'completed')]);
+    expect(outcomes(r.log)).toEqual(['interrupted']);
   });
 
   it('read each result of a message with several, with its own error flag, once (a fork copies them)', () => {

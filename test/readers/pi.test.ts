@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { pi } from '../../src/readers/pi/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder } from '../helpers/events.js';
+import { countedTurns, recorder, storeTurns } from '../helpers/events.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.pi/agent/sessions/--src-app--/2026-11-30T10-00-00-000Z_s1.jsonl', sessionId: 's1' };
@@ -29,7 +29,7 @@ function read(lines: string[], r = recorder(), f = file) {
 }
 const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 const usages = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage);
-const outcomes = (log: unknown[][]) => events(log, 'turnEnded').map(([, o]) => o);
+const outcomes = countedTurns;
 
 describe('pi sessions', () => {
   it('count each answer\'s usage as pi records it, with its tool calls and their results', () => {
@@ -67,7 +67,11 @@ describe('pi sessions', () => {
 
   it('reopen a turn ended as failed when pi was configured to retry more (its failure stays counted)', () => {
     const r = read([user(0), failed(1), failed(2), failed(3), failed(4), failed(5), answer(6, 'stop')]);
-    expect(r.log.filter(([e]) => e === 'turnEnded' || e === 'turnReopened').map(([e, o]) => o ?? e)).toEqual(['failed', 'turnReopened', 'completed']);
+    expect(storeTurns(r.log)).toEqual({
+      counted: [{ outcome: 'failed', endedAt: t0 + 4, startedAt: t0 }], last: { outcome: 'completed', endedAt: t0 + 6, startedAt: t0 }, open: false,
+    });
+    // A turn that completed is no failure retried: an answer after it does not reopen it.
+    expect(storeTurns(read([user(0), answer(1, 'stop'), failed(2, '400 Bad request'), answer(3, 'stop')]).log).last).toEqual({ outcome: 'completed', endedAt: t0 + 1, startedAt: t0 });
   });
 
   it('end an aborted turn as interrupted', () => {

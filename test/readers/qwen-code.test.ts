@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { qwenCode } from '../../src/readers/qwen-code/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder } from '../helpers/events.js';
+import { countedTurns, recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.qwen/projects/-src-app/chats/s1.jsonl', sessionId: 's1' };
@@ -42,7 +42,7 @@ function read(lines: string[], r = recorder()) {
 }
 const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 const usages = (log: unknown[][]) => events(log, 'usage').map(([, model, u]) => [model, u as Usage]);
-const outcomes = (log: unknown[][]) => events(log, 'turnEnded').map(([, o]) => o);
+const outcomes = countedTurns;
 
 describe('Qwen Code tokens', () => {
   it('reports the plan todo_write carries, items by state', () => {
@@ -142,6 +142,12 @@ describe('Qwen Code prompts and turns', () => {
       turnResult(6, 'constructor')]);
     expect(outcomes(r.log)).toEqual(['interrupted', 'failed', 'completed']);
     expect(events(r.log, 'skipped')).toEqual([['skipped', 'unknown_shape']]);
+  });
+
+  it('count a turn once when its final answer is followed by its turn result', () => {
+    const turnResult = (ms: number, state: string) => rec(ms, 'system', { subtype: 'turn_result', systemPayload: { promptId: 'p', state, endedAt: t0 + ms } });
+    const r = read([answer(0, [{ text: 'before any prompt' }]), user(1, 'a'), answer(2, [{ text: 'done' }]), turnResult(3, 'completed'), user(4, 'b')]);
+    expect(outcomes(r.log)).toEqual(['completed']);
   });
 });
 

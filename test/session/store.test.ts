@@ -23,6 +23,92 @@ describe('session store', () => {
     ev.turnEnded('completed', 5000);
     expect(turns()).toEqual([['completed', 2]]);
   });
+
+  it('reopens only a turn that ended as the outcome named (a failed request retried after all)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = store.events('pi', () => 's1', 'pi', () => {});
+    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const session = () => store.sessions.get('pi/s1')!;
+    ev.turnStarted(1000);
+    ev.turnEnded('completed', 2000);
+    ev.turnReopened('failed'); // it completed: an answer after it is none of its retries
+    expect(session().turnStartedAt).toBeUndefined();
+    ev.turnStarted(3000);
+    ev.turnEnded('failed', 4000);
+    ev.turnReopened('failed');
+    expect(session().turnStartedAt).toBe(3000);
+    ev.turnEnded('completed', 5000);
+    expect(turns()).toEqual([['completed', 1], ['failed', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 5000, startedAt: 3000 });
+  });
+});
+
+describe('a turn that starts while one is open', () => {
+  const setup = () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = store.events('droid', () => 's1', 'droid', () => {});
+    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const session = () => store.sessions.get('droid/s1')!;
+    return { store, ev, turns, session };
+  };
+
+  it('ends the open turn first, once, as the outcome given, and opens the new one at its start', () => {
+    const { ev, turns, session } = setup();
+    ev.turnStarted(1000);
+    ev.toolCall('t1', { tool: 'Execute', kind: 'execute' });
+    ev.turnStarted(2000, 'interrupted');
+    expect(turns()).toEqual([['interrupted', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 2000, startedAt: 1000 });
+    expect(session().turnStartedAt).toBe(2000);
+    expect(session().pendingTools).toEqual({}); // the cut-short turn's calls wait no more
+    ev.turnEnded('completed', 3000);
+    expect(turns()).toEqual([['interrupted', 1], ['completed', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 3000, startedAt: 2000 });
+  });
+
+  it('ends nothing when no turn is open', () => {
+    const { ev, turns, session } = setup();
+    ev.turnStarted(1000, 'failed');
+    expect(turns()).toEqual([]);
+    expect(session().lastTurn).toBeUndefined();
+    expect(session().turnStartedAt).toBe(1000);
+    ev.turnEnded('completed', 2000);
+    ev.turnStarted(3000, 'failed'); // the last turn ended already: it stays as it ended
+    expect(turns()).toEqual([['completed', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 2000, startedAt: 1000 });
+    expect(session().turnStartedAt).toBe(3000);
+  });
+
+  it('without an outcome lets the open turn go on (a prompt queued while the agent works)', () => {
+    const { ev, turns, session } = setup();
+    ev.turnStarted(1000);
+    ev.turnStarted(2000);
+    expect(turns()).toEqual([]);
+    expect(session().turnStartedAt).toBe(1000);
+  });
+
+  it('does not count again the end of a reopened turn it ends', () => {
+    const { ev, turns, session } = setup();
+    ev.turnStarted(1000);
+    ev.turnEnded('failed', 2000);
+    ev.turnReopened();
+    ev.turnStarted(3000, 'interrupted');
+    expect(turns()).toEqual([['failed', 1]]);
+    expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 3000, startedAt: 1000 });
+    ev.turnEnded('completed', 4000); // the new turn counts
+    expect(turns()).toEqual([['failed', 1], ['completed', 1]]);
+  });
+
+  it('counts nothing in a muted replay, while the session still moves on', () => {
+    const { store, ev, turns, session } = setup();
+    store.beginLine(false);
+    ev.turnStarted(1000);
+    store.beginLine(true);
+    ev.turnStarted(2000, 'interrupted');
+    expect(turns()).toEqual([]);
+    expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 2000, startedAt: 1000 });
+    expect(session().turnStartedAt).toBe(2000);
+  });
 });
 
 describe('tool calls', () => {

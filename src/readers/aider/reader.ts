@@ -45,9 +45,6 @@ export interface AiderState {
    * lines of the command by this.
    */
   commandText?: string;
-  turnOpen: boolean;
-  /** The open turn's request failed (an error notice), and has been reported as failed. */
-  failed: boolean;
   /** An answer's token report whose `Cost:` line may follow on the next line. */
   pending?: { model: string; usage: Usage; sent: number };
 }
@@ -133,18 +130,15 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
     if (cost || tokens[5]!.trim() !== '') answered(state, ev, ts, cost ? Number(cost[2]) : undefined);
     return;
   }
-  if (ERROR.test(line) && state.turnOpen && !state.failed) {
-    // The request failed; Aider may retry it, and a later answer reopens the turn.
-    state.failed = true;
-    ev.turnEnded('failed', ts);
-  }
+  // The request failed; Aider may retry it, and a later answer reopens the turn.
+  if (ERROR.test(line)) ev.turnEnded('failed', ts);
 }
 
 function header(started: string, state: AiderState, file: SessionFile, ev: SessionEvents): void {
   // The previous session's open turn was cut short (the process ended).
   if (state.pending) answered(state, ev, state.at, undefined);
-  if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', state.at);
-  Object.assign(state, { started, at: headerTime(started), sessionCost: 0, inPrompt: false as const, commandText: undefined, turnOpen: false, failed: false, model: undefined });
+  if (state.started !== undefined) ev.turnEnded('interrupted', state.at);
+  Object.assign(state, { started, at: headerTime(started), sessionCost: 0, inPrompt: false as const, commandText: undefined, model: undefined });
   ev.meta({ cwd: dirname(file.path) });
   ev.activity(state.at);
 }
@@ -186,10 +180,8 @@ function typedAt(text: string, state: AiderState, file: SessionFile): void {
 function prompt(state: AiderState, ev: SessionEvents, ts: number): void {
   ev.activity(ts);
   ev.prompt(ts);
-  if (state.turnOpen && !state.failed) ev.turnEnded('interrupted', ts);
-  state.turnOpen = true;
-  state.failed = false;
-  ev.turnStarted(ts);
+  // Aider takes one prompt at a time: a turn still open was cut short.
+  ev.turnStarted(ts, 'interrupted');
 }
 
 /** An answer's usage, with the session total Aider printed after it (when it printed one). */
@@ -203,11 +195,8 @@ function answered(state: AiderState, ev: SessionEvents, ts: number, sessionCost:
     state.sessionCost = Math.max(state.sessionCost, sessionCost);
   }
   ev.usage(p.model, p.usage, p.sent, ts, cost);
-  if (!state.turnOpen) return;
   // An answer after a failed attempt: the retry succeeded, the turn goes on (its end is not counted again).
-  if (state.failed) ev.turnReopened();
-  state.turnOpen = false;
-  state.failed = false;
+  ev.turnReopened('failed');
   ev.turnEnded('completed', ts);
 }
 
@@ -219,7 +208,7 @@ export const aider: LineReader<AiderState> = {
   watchPaths: () => [],
   watchFiles: (root) => listFiles(root).map((f) => f.path),
   listFiles,
-  initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false, turnOpen: false, failed: false }),
+  initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false }),
   readLine,
   sessionOf: (file, state) => (state.started === undefined ? file.sessionId : `${file.path}#${state.started}`),
 };

@@ -28,6 +28,12 @@ export interface AntigravityState {
   sig?: string;
   /** The newest prompt in history.jsonl for this conversation at the last read (ms). */
   prompted?: number;
+  /**
+   * A turn this reader started is not reported ended yet. Kept here, not left to the store: the
+   * database is read whole on every change, and a turn's end is reported once; and a prompt in
+   * history.jsonl before its step starts a turn only when none runs (one typed while the agent
+   * works waits for its step: the running turn may still complete).
+   */
   turnOpen: boolean;
   /** The open turn was started by a prompt in history.jsonl whose step is not in the database yet. */
   promptPending?: true;

@@ -23,7 +23,6 @@ import { classifyTool } from './tools.js';
 export interface CursorState {
   /** A subagent's transcript: its tool calls count for the parent; its task is no prompt. */
   subagent: boolean;
-  turnOpen: boolean;
   /** The time of the last prompt, which the answers after it take. */
   promptAt: number;
   /**
@@ -159,9 +158,8 @@ function user({ blocks, text }: Content, state: CursorState, file: SessionFile, 
   // The model may have been changed for this prompt.
   describe(file, state, ev);
   ev.prompt(ts);
-  if (state.turnOpen) ev.turnEnded('interrupted', ts);
-  state.turnOpen = true;
-  ev.turnStarted(ts);
+  // A turn still open when the next prompt comes was cut short.
+  ev.turnStarted(ts, 'interrupted');
 }
 
 function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEvents): void {
@@ -174,10 +172,7 @@ function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEve
     ev.toolCall(id, classifyTool(name));
   }
   // An answer that calls no tool ends the turn.
-  if (calls === 0 && !state.subagent && state.turnOpen && (text !== undefined || blocks.some((b) => b.text('type') === 'text'))) {
-    state.turnOpen = false;
-    ev.turnEnded('completed', state.promptAt);
-  }
+  if (calls === 0 && !state.subagent && (text !== undefined || blocks.some((b) => b.text('type') === 'text'))) ev.turnEnded('completed', state.promptAt);
 }
 
 export const cursorAgent: LineReader<CursorState> = {
@@ -187,6 +182,6 @@ export const cursorAgent: LineReader<CursorState> = {
   defaultRoots,
   watchPaths: (root) => [join(root, 'projects')],
   listFiles,
-  initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', turnOpen: false, promptAt: 0 }),
+  initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', promptAt: 0 }),
   readLine,
 };

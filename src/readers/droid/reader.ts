@@ -25,8 +25,6 @@ import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 export interface DroidState {
-  /** Transcript: a turn a prompt started has not ended yet. */
-  turnOpen: boolean;
   /** Transcript: the time of the last timed record (turn outcomes have none). */
   lastTs: number;
   /**
@@ -115,9 +113,7 @@ function readLine(line: Buffer, state: DroidState, file: SessionFile, ev: Sessio
   if (id && !ev.firstTime(`prompt:${id}`)) return;
   ev.prompt(ts);
   // Every turn ends with an outcome record: a turn still open ended with the process.
-  endTurn(state, ev, 'interrupted', ts);
-  state.turnOpen = true;
-  ev.turnStarted(ts);
+  ev.turnStarted(ts, 'interrupted');
 }
 
 /** The results of tool calls, each with its own error flag (the outputs they carry are not decoded). */
@@ -150,17 +146,11 @@ function answer(msg: Fields, content: Fields[], ev: SessionEvents): void {
   }
 }
 
-function endTurn(state: DroidState, ev: SessionEvents, outcome: TurnOutcome, ts: number): void {
-  if (!state.turnOpen) return;
-  state.turnOpen = false;
-  ev.turnEnded(outcome, ts);
-}
-
 function outcome(reason: string | undefined, state: DroidState, ev: SessionEvents): void {
   const o = reason === undefined ? undefined : OUTCOMES.get(reason);
   // A reason this reader does not know still ends the turn: counted as skipped, the turn completed.
   if (!o) ev.skipped('unknown_shape');
-  endTurn(state, ev, o ?? 'completed', state.lastTs);
+  ev.turnEnded(o ?? 'completed', state.lastTs);
 }
 
 /** A `tokenUsage` block in the contract's semantics (Droid's input excludes cache reads and writes). */
@@ -219,7 +209,7 @@ export const droid: LineReader<DroidState> = {
   defaultRoots: (_env, home) => [join(home, '.factory', 'sessions')],
   watchPaths: (root) => [root],
   listFiles,
-  initialState: () => ({ turnOpen: false, lastTs: 0, counted: {} }),
+  initialState: () => ({ lastTs: 0, counted: {} }),
   readLine,
   readDocument,
 };

@@ -14,19 +14,15 @@
 
 import { basename, join } from 'node:path';
 import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
-import type { TurnOutcome, Usage } from '../../session/types.js';
+import type { Usage } from '../../session/types.js';
 import { num, numberOf, obj, time } from '../fields.js';
 import { listDir } from '../dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 export interface PiState {
-  /** A turn a prompt of this file started has not ended yet. */
-  turnOpen: boolean;
   /** Failed attempts since the turn's last good answer. */
   failedAttempts: number;
-  /** The turn was ended as failed; a later answer in it means pi retried more than we knew. */
-  endedFailed: boolean;
 }
 
 // pi retries a failed request whose error reads as transient (its `isRetryableError`) up to
@@ -95,13 +91,6 @@ function readLine(line: Buffer, state: PiState, _file: SessionFile, ev: SessionE
   }
 }
 
-function endTurn(state: PiState, ev: SessionEvents, outcome: TurnOutcome, ts: number): void {
-  if (!state.turnOpen) return;
-  state.turnOpen = false;
-  state.endedFailed = outcome === 'failed';
-  ev.turnEnded(outcome, ts);
-}
-
 function message(rec: Fields, ts: number, state: PiState, ev: SessionEvents): void {
   const msg = rec.object('message');
   // Entry ids are 8 hex digits: with the entry's time they name one record, also in a fork's copy.
@@ -111,11 +100,9 @@ function message(rec: Fields, ts: number, state: PiState, ev: SessionEvents): vo
       if (!ev.firstTime(`prompt:${key}`)) return;
       ev.prompt(ts);
       // pi takes one prompt at a time: a turn still open was cut short, or gave up after errors.
-      endTurn(state, ev, state.failedAttempts > 0 ? 'failed' : 'interrupted', ts);
-      state.turnOpen = true;
+      ev.turnStarted(ts, state.failedAttempts > 0 ? 'failed' : 'interrupted');
       state.failedAttempts = 0;
-      state.endedFailed = false;
-      return ev.turnStarted(ts);
+      return;
     case 'assistant':
       return answer(msg!, key, ts, state, ev);
     case 'toolResult':
@@ -162,18 +149,15 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
   const stop = msg.text('stopReason');
   if (stop === 'error') {
     state.failedAttempts++;
-    if (state.failedAttempts >= ATTEMPTS || !RETRYABLE.test(msg.text('errorMessage') ?? '')) endTurn(state, ev, 'failed', ts);
+    if (state.failedAttempts >= ATTEMPTS || !RETRYABLE.test(msg.text('errorMessage') ?? '')) ev.turnEnded('failed', ts);
     return;
   }
   state.failedAttempts = 0;
-  if (state.endedFailed && !state.turnOpen) {
-    // pi was configured to retry more often: the turn goes on (its failure stays counted).
-    state.turnOpen = true;
-    state.endedFailed = false;
-    ev.turnReopened();
-  }
-  if (stop === 'aborted') endTurn(state, ev, 'interrupted', ts);
-  else if (stop !== 'toolUse') endTurn(state, ev, 'completed', ts);
+  // An answer after a turn ended as failed: pi was configured to retry more often, the turn goes
+  // on (its failure stays counted).
+  ev.turnReopened('failed');
+  if (stop === 'aborted') ev.turnEnded('interrupted', ts);
+  else if (stop !== 'toolUse') ev.turnEnded('completed', ts);
 }
 
 export const pi: LineReader<PiState> = {
@@ -181,6 +165,6 @@ export const pi: LineReader<PiState> = {
   defaultRoots,
   watchPaths: (root) => [root],
   listFiles,
-  initialState: () => ({ turnOpen: false, failedAttempts: 0, endedFailed: false }),
+  initialState: () => ({ failedAttempts: 0 }),
   readLine,
 };

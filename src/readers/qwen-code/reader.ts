@@ -19,8 +19,6 @@ import { pidFiles } from '../pid-files.js';
 import { classifyTool } from './tools.js';
 
 export interface QwenState {
-  /** A turn a prompt of this file started has not ended yet. */
-  turnOpen: boolean;
   /** Failed attempts of the main agent's current request, which the CLI may still retry. */
   failedAttempts: number;
 }
@@ -82,9 +80,8 @@ function located(rec: Fields, at: number | undefined, ev: SessionEvents): number
   return at ?? Date.now();
 }
 
+/** Ends the open turn, if one is: the attempts that failed in it count no more. */
 function endTurn(state: QwenState, ev: SessionEvents, outcome: TurnOutcome, ts: number): void {
-  if (!state.turnOpen) return;
-  state.turnOpen = false;
   state.failedAttempts = 0;
   ev.turnEnded(outcome, ts);
 }
@@ -133,10 +130,8 @@ function prompt(rec: Fields, parts: Fields[], ts: number, state: QwenState, ev: 
   ev.prompt(ts);
   if (midTurn) return;
   // The CLI takes one prompt at a time: a turn still open was cut short (or gave up after errors).
-  endTurn(state, ev, state.failedAttempts > 0 ? 'failed' : 'interrupted', ts);
-  state.turnOpen = true;
+  ev.turnStarted(ts, state.failedAttempts > 0 ? 'failed' : 'interrupted');
   state.failedAttempts = 0;
-  ev.turnStarted(ts);
 }
 
 /** A tool's result, from its `toolCallResult` (the output in `message` is passed over). */
@@ -231,7 +226,7 @@ export const qwenCode: Reader<QwenState> = {
   defaultRoots,
   watchPaths: (root) => [join(root, 'projects')],
   listFiles,
-  initialState: () => ({ turnOpen: false, failedAttempts: 0 }),
+  initialState: () => ({ failedAttempts: 0 }),
   readLine,
   registry,
 };
