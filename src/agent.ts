@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
+import { ReadThreads } from './collectors/read-threads.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
 import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
@@ -62,6 +63,8 @@ export class Agent {
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
+  /** Threads reading the history for the first time, until the first scan is done. */
+  private readThreads?: ReadThreads;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
@@ -69,14 +72,16 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
-    // The main thread reads too: one core is its.
-    const readThreads = Math.min(config.readThreads, availableParallelism() - 1);
+    // A history read for the first time is read on threads too (the main thread reads as well: one
+    // core is its). Started now, they are up when the collectors list their files.
+    const threads = Math.min(config.readThreads, availableParallelism() - 1);
+    if (threads > 0 && !this.db.tracksFiles()) this.readThreads = new ReadThreads(threads);
     for (const [name, reader] of Object.entries(READERS)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
       const configured = section.roots.length > 0;
       const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
-      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: readThreads }));
+      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
     if (config.processes.enabled) {
       const table = platformTable(config.processes.procRoot);
@@ -100,6 +105,8 @@ export class Agent {
   /** Reads every collector, then the process table (which joins processes to what was read). */
   async scanAll(): Promise<void> {
     for (const c of this.collectors.values()) await this.scan(c);
+    this.readThreads?.close();
+    this.readThreads = undefined;
     // While following, the process table is read on its own timer, once a second.
     if (!this.processTimer) this.scanProcesses();
   }

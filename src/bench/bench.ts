@@ -120,21 +120,25 @@ finishRun();
 
 /**
  * ccusage and the exporter's cold `once` on a corpus's Claude Code files, alternating, the fastest
- * run of each counting (for wall and CPU time alike): ratios are the exporter's over ccusage's.
+ * run of each counting (for wall and CPU time alike): ratios are the exporter's over ccusage's. The
+ * exporter runs as configured by default (read threads where the backlog is large enough) and with
+ * the main thread alone (`--read-threads 0`), to show what the threads bring.
  */
 function racePeer(peer: string, c: typeof corpus): void {
   const claude = corpusFiles(c.home).filter((f) => f.path.includes('/.claude/'));
   warm(claude);
   const peerRuns: ProcessRun[] = [];
   const onceRuns: ProcessRun[] = [];
+  const aloneRuns: ProcessRun[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     peerRuns.push(runPeer(peer, c.home));
     onceRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}`)));
+    aloneRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}-alone`), ['--read-threads', '0']));
   }
   const label = `${c.sizeMb} MB corpus`;
   const expected = { ...zeroTotals(), 'claude-code': c.expected['claude-code'] };
   const only = (r: ProcessRun) => ({ ...zeroTotals(), 'claude-code': r.claude });
-  check(`once, Claude Code only, ${label} = generator`, expected, ...onceRuns.map(only));
+  check(`once, Claude Code only, ${label} = generator`, expected, ...onceRuns.map(only), ...aloneRuns.map(only));
   const peerDiff = diffTotals(expected, only(peerRuns[0]!));
   row(`totals: ${PEER} = generator`, peerDiff.length === 0 ? 'equal' : peerDiff.join('; '));
   const best = (runs: ProcessRun[], k: 'wallMs' | 'cpuMs') => Math.min(...runs.map((r) => r[k]));
@@ -142,6 +146,8 @@ function racePeer(peer: string, c: typeof corpus): void {
   row(`${label}: Claude Code files`, `${claude.length} files, ${mb(claude.reduce((a, f) => a + f.size, 0))}`);
   row(`  ${PEER} claude daily --json --offline`, `${sec(best(peerRuns, 'wallMs'))} wall, ${sec(best(peerRuns, 'cpuMs'))} CPU (runs: ${runs(peerRuns)})`);
   row('  exporter once (Claude Code collector only), cold', `${sec(best(onceRuns, 'wallMs'))} wall, ${sec(best(onceRuns, 'cpuMs'))} CPU (runs: ${runs(onceRuns)})`);
+  row('  the same, main thread alone (--read-threads 0)', `${sec(best(aloneRuns, 'wallMs'))} wall, ${sec(best(aloneRuns, 'cpuMs'))} CPU, `
+    + `peak RSS ${Math.max(...aloneRuns.map((r) => r.maxRssMb)).toFixed(0)} MB (runs: ${runs(aloneRuns)})`);
   const wall = best(onceRuns, 'wallMs') / best(peerRuns, 'wallMs');
   const cpu = best(onceRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
   const wallTarget = c.sizeMb >= 1024 ? 0.7 : 0.8;

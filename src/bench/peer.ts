@@ -73,10 +73,13 @@ export function runOnceEmpty(home: string, stateDir: string): Omit<ProcessRun, '
   return t;
 }
 
-/** The exporter's `once` over a HOME with a new state folder (a cold read), the Claude Code collector alone. */
-export function runOnce(home: string, stateDir: string): ProcessRun {
+/**
+ * The exporter's `once` over a HOME with a new state folder (a cold read), the Claude Code collector
+ * alone; `args`: more flags (`--read-threads 0`).
+ */
+export function runOnce(home: string, stateDir: string, args: string[] = []): ProcessRun {
   const only = Object.keys(READERS).filter((h) => h !== 'claude-code').map((h) => `--collector.${h}=false`);
-  const { stdout, ...t } = timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir, ...only], home);
+  const { stdout, ...t } = timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir, ...only, ...args], home);
   const sum = (type: string) => [...stdout.matchAll(/^coding_agent_tokens_total\{([^}]*)\} (\S+)$/gm)]
     .filter((m) => m[1]!.includes('harness="claude-code"') && m[1]!.includes(`token_type="${type}"`))
     .reduce((a, m) => a + Number(m[2]), 0);

@@ -24,6 +24,8 @@ const SESSION = -1;
 const LINE = -2;
 const READER_ERROR = -3;
 const FIRST_TIME = EVENTS.indexOf('firstTime');
+const ACTIVITY = EVENTS.indexOf('activity');
+const META = EVENTS.indexOf('meta');
 
 /**
  * A log of events: flat, so that it crosses threads as one array. Each entry is a code (an
@@ -36,6 +38,8 @@ export class EventLog {
   readonly log: Log = [];
   private session: string | undefined;
   private recordNamed = false;
+  private lastMeta: Parameters<SessionEvents['meta']>[0] | undefined;
+  private run: number[] = [];
   /** The sink a reader reports to. */
   readonly events: SessionEvents;
 
@@ -65,23 +69,51 @@ export class EventLog {
   line(): void {
     if (!this.recordNamed) return;
     this.recordNamed = false;
-    this.log.push(LINE, 0);
+    this.push(LINE, []);
   }
 
   /** The reader threw on the line at byte `at`. */
   readerError(at: number, error: string): void {
-    this.log.push(READER_ERROR, 2, at, error);
+    this.push(READER_ERROR, [at, error]);
   }
 
   private write(code: number, args: unknown[]): void {
     const session = this.sessionOf();
     if (session !== this.session) {
       this.session = session;
-      this.log.push(SESSION, 1, session);
+      this.lastMeta = undefined;
+      this.push(SESSION, [session]);
     }
-    this.log.push(code, args.length);
+    if (code === ACTIVITY && this.activityRun(args[0] as number)) return;
+    if (code === META) {
+      // Readers repeat a session's folder and branch on every record: the same again changes nothing.
+      const m = args[0] as Parameters<SessionEvents['meta']>[0];
+      const last = this.lastMeta;
+      if (last && last.cwd === m.cwd && last.gitBranch === m.gitBranch && last.model === m.model) return;
+      this.lastMeta = { ...m };
+    }
     // Objects are copied: a reader may change one it reported after the call returned.
-    for (const a of args) this.log.push(a !== null && typeof a === 'object' && !Array.isArray(a) ? { ...a } : a);
+    this.push(code, args.map((a) => (a !== null && typeof a === 'object' && !Array.isArray(a) ? { ...a } : a)));
+  }
+
+  /**
+   * A run of activity with nothing between is kept as two entries, the earliest time and the
+   * latest: all the store keeps of it (a session's first and last activity). True when `ts` was
+   * taken into the run.
+   */
+  private activityRun(ts: number): boolean {
+    const [first, second] = this.run;
+    if (second === undefined) return false;
+    this.log[first! + 2] = Math.min(this.log[first! + 2] as number, ts);
+    this.log[second + 2] = Math.max(this.log[second + 2] as number, ts);
+    return true;
+  }
+
+  private push(code: number, args: unknown[]): void {
+    const at = this.log.length;
+    this.log.push(code, args.length, ...args);
+    // Where the entries of the activity run ending here are: none, the first, or both.
+    this.run = code !== ACTIVITY ? [] : this.run.length === 0 ? [at] : [this.run[0]!, at];
   }
 }
 
@@ -112,15 +144,27 @@ export interface PlaybackTarget {
 
 /** Plays a log back, in order. */
 export function play(log: Log, target: PlaybackTarget): void {
-  const events = target.events;
+  const events = target.events as unknown as Record<string, (...a: unknown[]) => void>;
   for (let i = 0; i < log.length; ) {
     const code = log[i] as number;
     const argc = log[i + 1] as number;
-    const args = log.slice(i + 2, i + 2 + argc);
-    i += 2 + argc;
-    if (code === SESSION) target.session(args[0] as string);
+    const a = i + 2;
+    i = a + argc;
+    if (code === SESSION) target.session(log[a] as string);
     else if (code === LINE) target.line();
-    else if (code === READER_ERROR) target.readerError(args[0] as number, args[1] as string);
-    else (events[EVENTS[code]!] as (...a: unknown[]) => unknown)(...args);
+    else if (code === READER_ERROR) target.readerError(log[a] as number, log[a + 1] as string);
+    else call(events, EVENTS[code]!, log, a, argc);
+  }
+}
+
+/** Calls an event with its `argc` arguments from `log[a]` on, without copying them out for the common counts. */
+function call(events: Record<string, (...a: unknown[]) => void>, name: string, log: Log, a: number, argc: number): void {
+  const f = events[name]!;
+  switch (argc) {
+    case 0: return f.call(events);
+    case 1: return f.call(events, log[a]);
+    case 2: return f.call(events, log[a], log[a + 1]);
+    case 3: return f.call(events, log[a], log[a + 1], log[a + 2]);
+    default: return f.apply(events, log.slice(a, a + argc));
   }
 }

@@ -1,67 +1,55 @@
-// Reading a backlog on more cores: read threads (worker_threads) read the files the collector will
-// take, in its order, and the main thread plays each file's events back into the store, in that
-// order, as if it had read the file itself. The main thread reads too: a file no thread came to
-// yet, and, rather than wait for a thread, the last files of the list into logs of its own. Only
-// files read from their start are handed out (the first scan of a long history). A thread that
-// dies costs only speed: the files it claimed and did not post are read on the main thread.
+// Reading a backlog on more cores: read threads read the files the collector will take, in its
+// order, and the main thread plays each file's events back into the store, in that order, as if it
+// had read the file itself. The main thread reads too: a file no thread came to yet, and, rather
+// than wait for a thread, the last files of the list into logs of its own. Only files read from
+// their start are handed out (the first scan of a long history). A thread that dies costs only
+// speed: the files it claimed and did not post are read on the main thread.
 
-import { fileURLToPath } from 'node:url';
 import { deserialize } from 'node:v8';
-import { Worker } from 'node:worker_threads';
 import type { LineReader, SessionFile } from '../readers/reader.js';
-import { Backlog } from './backlog.js';
+import { Claims } from './claims.js';
+import type { Backlog, ReadThreads } from './read-threads.js';
 import { readWhole, type FileRead } from './read-whole.js';
-import type { ReadPosted, ReadTask } from './read-worker.js';
-
-// Node runs no TypeScript: from the sources (the tests), threads run the built copy.
-const SCRIPT = fileURLToPath(new URL('./read-worker.js', import.meta.url))
-  .replace(/\/src\/collectors\/read-worker\.js$/, import.meta.url.endsWith('.ts') ? '/dist/collectors/read-worker.js' : '$&');
-
-// A read thread's young generation, in MB: V8's default for a thread doubles the exporter's peak
-// memory during a cold read for no measurable speed.
-const THREAD_YOUNG_MB = 8;
+import type { ReadPosted } from './read-worker.js';
 
 export class ReadAhead {
-  private readonly backlog: Backlog;
+  private readonly claims: Claims;
   private readonly order = new Map<string, number>();
   /** What threads posted, by file, until it is taken; and who waits for a file still being read. */
   private readonly posted = new Map<number, Uint8Array | undefined>();
   private readonly waiters = new Map<number, () => void>();
-  private readonly workers: Worker[] = [];
   /** Files the main thread read ahead while it would have waited, and the dedupe keys they saw. */
   private readonly ownReads = new Map<number, FileRead>();
   private readonly ownKeys = new Set<string>();
   /** Below this index, every file is claimed (the main thread reads ahead from the back). */
   private back: number;
-
-  /** Threads not exited yet. */
-  private running = 0;
+  /** Threads still claiming files of this backlog. */
+  private readonly reading: Set<number>;
+  private readonly backlog: Backlog = {
+    posted: (p: ReadPosted) => this.arrived(p.index, p.read),
+    ended: (claim: number, died: boolean) => this.ended(claim, died),
+  };
 
   /**
-   * `mainReads`: the main thread reads files no thread came to yet, and reads ahead rather than
-   * wait; off, it only plays back what the threads read (tests use it to have every file read on a
-   * thread).
+   * Hands the files to the threads; undefined when they are busy with another backlog. `mainReads`:
+   * the main thread reads files no thread came to yet, and reads ahead rather than wait; off, it
+   * only plays back what the threads read (tests use it to have every file read on a thread).
    */
-  constructor(
-    threads: number, private readonly reader: LineReader<unknown>, private readonly files: readonly SessionFile[],
-    private readonly mainReads = true,
+  static start(threads: ReadThreads, reader: LineReader<unknown>, files: readonly SessionFile[], mainReads = true): ReadAhead | undefined {
+    const ahead = new ReadAhead(threads, reader, files, mainReads);
+    return ahead.reading.size > 0 ? ahead : undefined;
+  }
+
+  private constructor(
+    private readonly threads: ReadThreads, private readonly reader: LineReader<unknown>,
+    private readonly files: readonly SessionFile[], private readonly mainReads: boolean,
   ) {
     files.forEach((file, i) => this.order.set(file.path, i));
     this.back = files.length;
-    const shared = Backlog.shared(files.length);
-    this.backlog = new Backlog(shared, files.length);
-    for (let n = 0; n < threads; n++) {
-      const claim = Backlog.thread(n);
-      const task: ReadTask = { harness: reader.harness, files: [...files], claim, shared };
-      const worker = new Worker(SCRIPT, { workerData: task, resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });
-      worker.unref();
-      worker.on('message', ({ index, read }: ReadPosted) => this.arrived(index, read));
-      // Killed, or failed: what it claimed and did not post is the main thread's to read; once
-      // no thread runs, so is everything else.
-      worker.on('exit', (code) => this.exited(claim, code));
-      this.workers.push(worker);
-    }
-    this.running = this.workers.length;
+    const shared = Claims.shared(files.length);
+    this.claims = new Claims(shared, files.length);
+    this.reading = new Set(threads.claims);
+    if (!threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog)) this.reading.clear();
   }
 
   /**
@@ -76,7 +64,7 @@ export class ReadAhead {
       this.ownReads.delete(index);
       return own;
     }
-    if (this.mainReads && this.backlog.claim(index, Backlog.MAIN) === Backlog.MAIN) return undefined;
+    if ((this.mainReads || this.reading.size === 0) && this.claims.claim(index, Claims.MAIN) === Claims.MAIN) return undefined;
     while (!this.posted.has(index)) {
       const ahead = this.mainReads ? this.claimLast(index) : undefined;
       if (ahead === undefined) await new Promise<void>((resolve) => this.waiters.set(index, resolve));
@@ -88,20 +76,21 @@ export class ReadAhead {
     const read = this.posted.get(index);
     this.posted.delete(index);
     if (!read) return undefined;
-    this.backlog.taken(read.length);
+    this.claims.taken(read.length);
     return deserialize(read) as FileRead;
   }
 
-  /** Stops every thread; files not read yet are the caller's to read. */
+  /** Done with the backlog: files not claimed yet are the caller's, and the threads are free. */
   close(): void {
-    for (const worker of this.workers) void worker.terminate();
+    this.claims.claimRest();
+    this.threads.release(this.backlog);
   }
 
   /** Claims the last file after `index` that nobody claimed, for the main thread to read ahead. */
   private claimLast(index: number): number | undefined {
     while (this.back > index + 1) {
       const i = --this.back;
-      if (this.backlog.claim(i, Backlog.MAIN) === Backlog.MAIN) return i;
+      if (this.claims.claim(i, Claims.MAIN) === Claims.MAIN) return i;
     }
     return undefined;
   }
@@ -113,10 +102,13 @@ export class ReadAhead {
     this.waiters.delete(index);
   }
 
-  private exited(claim: number, code: number): void {
-    const last = --this.running === 0;
+  /** A thread claims no more: if it died, its files not posted are the main thread's; once none reads, all are. */
+  private ended(claim: number, died: boolean): void {
+    this.reading.delete(claim);
     for (const index of this.order.values()) {
-      if (last || (code !== 0 && this.backlog.owner(index) === claim)) this.arrived(index, undefined);
+      const owner = this.claims.owner(index);
+      if (owner === Claims.MAIN || this.posted.has(index)) continue;
+      if ((died && owner === claim) || this.reading.size === 0) this.arrived(index, undefined);
     }
   }
 }

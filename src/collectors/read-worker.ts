@@ -1,38 +1,49 @@
-// A read thread: claims the files of a backlog that nobody claimed yet, in order, reads each one,
-// and posts its events (read-ahead.ts plays them back).
+// A read thread: for each backlog it is handed, claims the files nobody claimed yet, in order, reads
+// each one, and posts its events (read-ahead.ts plays them back).
 
 import { serialize } from 'node:v8';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import type { LineReader, SessionFile } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
+import { Claims } from './claims.js';
 import { READERS } from './registry.js';
 import { readWhole } from './read-whole.js';
-import { Backlog } from './backlog.js';
 
 export interface ReadTask {
+  /** Names the backlog in what the thread posts. */
+  task: number;
   harness: HarnessId;
   files: SessionFile[];
-  /** This thread's claim (`Backlog.thread`). */
+  /** This thread's mark in the claims. */
   claim: number;
+  /** The claims (`Claims`), shared by every thread and the main thread. */
   shared: SharedArrayBuffer;
 }
 
 export interface ReadPosted {
+  task: number;
   index: number;
   /** The file's `FileRead`, serialized here: cloning it as a message costs twice as long. */
   read: Uint8Array;
 }
 
-const { harness, files, claim, shared } = workerData as ReadTask;
-const backlog = new Backlog(shared, files.length);
-const reader = READERS[harness] as LineReader<unknown>;
-// Dedupe keys of the files read so far: a record repeated in a later file is not fresh there.
-const keys = new Set<string>();
-for (let index = 0; index < files.length; index++) {
-  if (backlog.claim(index, claim) !== claim) continue;
-  backlog.waitForRoom();
-  const read = serialize(readWhole(reader, files[index]!, keys));
-  backlog.waiting(read.length);
-  const posted: ReadPosted = { index, read };
-  parentPort!.postMessage(posted);
+/** The thread claims no more files of the task. */
+export interface ThreadDone {
+  task: number;
+  done: true;
 }
+
+parentPort!.on('message', ({ task, harness, files, claim, shared }: ReadTask) => {
+  const claims = new Claims(shared, files.length);
+  const reader = READERS[harness] as LineReader<unknown>;
+  // Dedupe keys of the files read so far: a record repeated in a later file is not fresh there.
+  const keys = new Set<string>();
+  for (let index = 0; index < files.length; index++) {
+    if (claims.claim(index, claim) !== claim) continue;
+    claims.waitForRoom();
+    const read = serialize(readWhole(reader, files[index]!, keys));
+    claims.waiting(read.length);
+    parentPort!.postMessage({ task, index, read } satisfies ReadPosted);
+  }
+  parentPort!.postMessage({ task, done: true } satisfies ThreadDone);
+});

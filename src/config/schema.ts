@@ -48,8 +48,8 @@ export function schema() {
       format: 'nat', default: 30, env: `${ENV_PREFIX}RESCAN_SECONDS`, arg: 'rescan-seconds',
     },
     readThreads: {
-      doc: 'Threads that read a backlog of session files never read before (the first scan of a long history) beside the main thread (which reads too), at most one fewer than the cores; 0: the main thread reads everything.',
-      format: 'nat', default: 4, env: `${ENV_PREFIX}READ_THREADS`, arg: 'read-threads',
+      doc: 'Threads that read a history for the first time (an empty state database, 256 MB of files or more under a root) beside the main thread, at most one fewer than the cores; each adds about 40 MB while it runs. 0: the main thread reads everything.',
+      format: 'nat', default: 2, env: `${ENV_PREFIX}READ_THREADS`, arg: 'read-threads',
     },
     watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: 'boolean', default: true, env: `${ENV_PREFIX}WATCH`, arg: 'watch' },
     project: {

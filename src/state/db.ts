@@ -129,6 +129,11 @@ export class StateDb {
     return this.db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[];
   }
 
+  /** Whether any file's offset is kept (false: nothing was read yet). */
+  tracksFiles(): boolean {
+    return this.db.prepare('SELECT 1 FROM files LIMIT 1').get() !== undefined;
+  }
+
   counters(): CounterRow[] {
     return this.db.prepare('SELECT key, metric, labels, value FROM counters').all() as CounterRow[];
   }

@@ -9,6 +9,7 @@ import { ensureCorpus } from '../../src/bench/corpus.js';
 import { Collector } from '../../src/collectors/collector.js';
 import { answersHold, EventLog, play } from '../../src/collectors/event-log.js';
 import { ReadAhead } from '../../src/collectors/read-ahead.js';
+import { ReadThreads } from '../../src/collectors/read-threads.js';
 import { readWhole } from '../../src/collectors/read-whole.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
@@ -19,35 +20,46 @@ import type { LineReader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/session/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
-import { recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const quiet = createLogger('error');
 const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => !('readStore' in e[1]));
 
 describe('an event log played back', () => {
+  const storeOf = () => new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const contents = (store: SessionStore) => ({
+    counters: Object.fromEntries([...store.counters.values()].map((c) => [c.key, c.value])),
+    sessions: Object.fromEntries(store.sessions),
+  });
+
   for (const [name, reader] of lineReaders) {
     for (const { home, files } of capturesOf(reader)) {
-      it(`reports what reading the file reports: ${name} (${basename(home)})`, () => {
+      it(`leaves the store as reading the files does: ${name} (${basename(home)})`, () => {
+        const direct = storeOf();
+        const played = storeOf();
+        const keys = new Set<string>(); // one thread's
         for (const file of files.filter((f) => !f.document)) {
-          const direct = recorder();
           const state = reader.initialState(file);
-          readLines(file.path, 0, (line) => reader.readLine(line, state, file, direct.events));
-
-          const played = recorder();
-          const read = readWhole(reader, file, new Set());
-          play(read.log, {
-            events: played.events,
-            session: (id) => played.log.push(['session', id]),
-            line: () => {},
-            readerError: (at, error) => played.log.push(['readerError', at, error]),
+          const events = direct.events(reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, name, () => {}, reader.unrecorded);
+          readLines(file.path, 0, (line) => {
+            direct.beginLine(false);
+            reader.readLine(line, state, file, events);
           });
-          expect(played.log.filter((e) => e[0] !== 'session')).toEqual(direct.log);
+          direct.beginLine(false);
+
+          const read = readWhole(reader, file, keys);
+          expect(answersHold(read.log, (k) => played.seen(name, k))).toBe(true);
+          let session = file.sessionId;
+          play(read.log, {
+            events: played.events(reader.harness, () => session, name, () => {}, reader.unrecorded),
+            session: (id) => (session = id),
+            line: () => played.beginLine(false),
+            readerError: () => {},
+          });
+          played.beginLine(false);
           expect(JSON.parse(read.state)).toEqual(JSON.parse(JSON.stringify(state)));
-          // Events go to the session the reader names for the file (a Codex subagent's names its parent).
-          const sessions = played.log.filter((e) => e[0] === 'session').map((e) => e[1]);
-          if (sessions.length > 0) expect(sessions.at(-1)).toBe(reader.sessionOf?.(file, state) ?? file.sessionId);
         }
+        expect(contents(played)).toEqual(contents(direct));
       });
     }
   }
@@ -72,11 +84,14 @@ describe('an event log played back', () => {
 describe('a backlog read on threads', () => {
   const corpus = ensureCorpus(join(tempDir(), 'corpus'), 5, 24).corpus;
 
-  function readCorpus(home: string, threads: number, mainReads = true) {
+  async function readCorpus(home: string, n: number, mainReads = true) {
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const threads = n > 0 ? new ReadThreads(n) : undefined;
     const collectors = (['claude-code', 'codex'] as const).map((h) =>
       new Collector(h, READERS[h]!, READERS[h]!.defaultRoots({}, home), store, db, quiet, false, { threads, minBytes: 0, mainReads }));
+    for (const c of collectors) await c.scan();
+    threads?.close();
     return { store, collectors };
   }
   const tokens = (store: SessionStore, harness: string) => Object.fromEntries(['input', 'output', 'cache_read', 'cache_write'].map((t) => [t,
@@ -94,12 +109,10 @@ describe('a backlog read on threads', () => {
       for (const f of readdirSync(join(projects, p)).filter((f) => f.endsWith('.jsonl'))) cpSync(join(projects, p, f), join(projects, 'zz-copies', `copy-${f}`));
     }
 
-    const alone = readCorpus(home, 0);
-    for (const c of alone.collectors) await c.scan();
+    const alone = await readCorpus(home, 0);
     // Every file read on a thread; then the main thread reading beside them, as it does by default.
     for (const [threads, mainReads] of [[1, false], [3, false], [1, true]] as const) {
-      const ahead = readCorpus(home, threads, mainReads);
-      for (const c of ahead.collectors) await c.scan();
+      const ahead = await readCorpus(home, threads, mainReads);
       expect(tokens(ahead.store, 'claude-code')).toEqual(corpus.expected['claude-code']);
       expect(tokens(ahead.store, 'codex')).toEqual(corpus.expected.codex);
       expect(counters(ahead.store)).toEqual(counters(alone.store));
@@ -107,17 +120,37 @@ describe('a backlog read on threads', () => {
     }
   });
 
+  // The thread holds a file open while it reads it (threads share the process's descriptors).
+  async function fileBeingRead(paths: string[]): Promise<string | undefined> {
+    const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } });
+    for (const end = Date.now() + 20_000; Date.now() < end; await new Promise((r) => setTimeout(r, 1))) {
+      const reading = open().find((p) => paths.includes(p));
+      if (reading) return reading;
+    }
+    return undefined;
+  }
+
+  it('counts exactly when its threads are killed while one reads a file', async () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const threads = new ReadThreads(2);
+    const root = join(corpus.home, '.claude');
+    const collector = new Collector('claude-code', claudeCode, [root], store, db, quiet, false, { threads, minBytes: 0, mainReads: false });
+    const scan = collector.scan();
+    expect(await fileBeingRead(claudeCode.listFiles(root).map((f) => f.path))).toBeDefined();
+    threads.close();
+    await scan;
+    expect(tokens(store, 'claude-code')).toEqual(corpus.expected['claude-code']);
+    expect(collector.stats.success).toBe(true);
+  });
+
   it('reads on the main thread a file whose thread was killed while reading it', async () => {
     const files = claudeCode.listFiles(join(corpus.home, '.claude'));
-    const ahead = new ReadAhead(1, claudeCode, files);
-    // The thread holds a file open while it reads it (threads share the process's descriptors).
-    const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } });
-    let reading: string | undefined;
-    for (const end = Date.now() + 20_000; !reading && Date.now() < end; await new Promise((r) => setTimeout(r, 1))) {
-      reading = open().find((p) => files.some((f) => f.path === p));
-    }
+    const threads = new ReadThreads(1);
+    const ahead = ReadAhead.start(threads, claudeCode, files)!;
+    const reading = await fileBeingRead(files.map((f) => f.path));
     expect(reading).toBeDefined();
-    ahead.close();
+    threads.close();
     expect(await ahead.take(reading!)).toBeUndefined();
     // Every other file is the caller's too, or was read whole before the thread died.
     for (const f of files.filter((f) => f.path !== reading)) {

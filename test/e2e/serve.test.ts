@@ -3,7 +3,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, listening, MAIN, run, sum, tempDir, until } from '../helpers/run.js';
@@ -103,7 +103,27 @@ describe('serve', () => {
     await until(async () => ((await input()) === 2535 ? true : undefined), 5_000);
   });
 
-  it('restarts to the same totals after kill -9 in the middle of its first scan', async () => {
+  // Watches the state database of a running `once` and says when to kill it: as soon as some, not
+  // all, files are committed (between two commits), or as soon as the write-ahead log grows after a
+  // first commit (while a commit is written: SQLite's write is under way or just done).
+  const betweenCommits = (dir: string, copies: number) => {
+    const committed = filesCommitted(dir);
+    return committed > 0 && committed < copies;
+  };
+  const duringCommit = () => {
+    let walSize = -1;
+    return (dir: string) => {
+      const size = filesCommitted(dir) > 0 ? statSync(join(dir, 'state.db-wal'), { throwIfNoEntry: false })?.size ?? 0 : -1;
+      const grew = walSize >= 0 && size > walSize;
+      walSize = size;
+      return grew;
+    };
+  };
+
+  it.each([
+    ['between two commits', () => betweenCommits],
+    ['while a commit is written', () => duringCommit()],
+  ])('restarts to the same totals after kill -9 in the middle of its first scan, %s', async (_, trigger) => {
     // 300 sessions of the real capture (80 MB), with ids made distinct per copy.
     const home = tempDir();
     const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
@@ -116,18 +136,16 @@ describe('serve', () => {
       const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
       writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
     }
-    // Watch the state database of a running `once` and kill it as soon as some, not all, files
-    // are committed: between two commits of its scan.
     let state = '';
     for (let attempt = 0; attempt < 10 && !state; attempt++) {
       const dir = tempDir();
+      const kill = trigger();
       const child = spawn(process.execPath, [MAIN, 'once', '--state-dir', dir], { env: envFor(home), stdio: 'ignore' });
       const exited = new Promise((r) => child.once('exit', r));
       let killed = false;
       while (child.exitCode === null && !killed) {
-        const committed = filesCommitted(dir);
-        if (committed > 0 && committed < copies) killed = child.kill('SIGKILL');
-        else await new Promise((r) => setTimeout(r, 5));
+        if (kill(dir, copies)) killed = child.kill('SIGKILL');
+        else await new Promise((r) => setTimeout(r, 1));
       }
       await exited;
       if (killed && filesCommitted(dir) < copies) state = dir;

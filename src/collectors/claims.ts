@@ -4,14 +4,11 @@
 
 // Events read and not yet taken, at most: threads wait while there are more. (A file's events are
 // a few per cent of its bytes.)
-const MAX_WAITING_BYTES = 32 << 20;
+const MAX_WAITING_BYTES = 8 << 20;
 
-export class Backlog {
+export class Claims {
+  /** The main thread's mark; a read thread's is any larger number. */
   static readonly MAIN = 1;
-  /** The claim of read thread `n`. */
-  static thread(n: number): number {
-    return 2 + n;
-  }
 
   static shared(files: number): SharedArrayBuffer {
     return new SharedArrayBuffer(4 * (files + 1));
@@ -33,6 +30,11 @@ export class Backlog {
 
   owner(index: number): number {
     return Atomics.load(this.owners, index);
+  }
+
+  /** Claims every file nobody claimed, for the main thread: read threads stop. */
+  claimRest(): void {
+    for (let i = 0; i < this.owners.length; i++) Atomics.compareExchange(this.owners, i, 0, Claims.MAIN);
   }
 
   /** A thread's read of `n` bytes of events waits to be taken. */

@@ -1,0 +1,82 @@
+// Read threads (worker_threads), started with the exporter when it has a history to read for the
+// first time, so that they are up by the time the collectors list their files: a thread takes
+// about as long to start as the exporter itself. They read one backlog at a time (read-ahead.ts)
+// and are stopped after the first scan.
+
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ReadPosted, ReadTask, ThreadDone } from './read-worker.js';
+
+// Node runs no TypeScript: from the sources (the tests), threads run the built copy.
+const SCRIPT = fileURLToPath(new URL('./read-worker.js', import.meta.url))
+  .replace(/\/src\/collectors\/read-worker\.js$/, import.meta.url.endsWith('.ts') ? '/dist/collectors/read-worker.js' : '$&');
+
+// A read thread's young generation, in MB: V8's default for a thread adds a third to the
+// exporter's peak memory during a cold read for no measurable speed.
+const THREAD_YOUNG_MB = 4;
+
+/** What a backlog hears from the threads reading it. */
+export interface Backlog {
+  /** A thread read a file. */
+  posted(posted: ReadPosted): void;
+  /** A thread claims no more files of this backlog: it read them all, or it died (`died`). */
+  ended(claim: number, died: boolean): void;
+}
+
+// The first claim mark of a thread (`Claims.MAIN` is the main thread's).
+const FIRST_CLAIM = 2;
+
+export class ReadThreads {
+  private readonly workers = new Map<Worker, number>();
+  /** The backlog the threads read, and its task's id (what threads post names the task). */
+  private current: { backlog: Backlog; id: number } | undefined;
+  private tasks = 0;
+
+  constructor(threads: number) {
+    for (let n = 0; n < threads; n++) {
+      const worker = new Worker(SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });
+      worker.unref();
+      const claim = FIRST_CLAIM + n;
+      worker.on('message', (m: ReadPosted | ThreadDone) => {
+        const current = this.current;
+        if (current?.id !== m.task) return; // a backlog given up on
+        if ('done' in m) current.backlog.ended(claim, false);
+        else current.backlog.posted(m);
+      });
+      // Killed, or failed: whatever it claimed and did not post is read on the main thread.
+      worker.on('exit', () => {
+        this.workers.delete(worker);
+        this.current?.backlog.ended(claim, true);
+      });
+      // An error is followed by the exit; without a listener it would be thrown here.
+      worker.on('error', () => {});
+      this.workers.set(worker, claim);
+    }
+  }
+
+  /**
+   * Hands every thread the backlog; false when they are busy with another or none runs. Each
+   * thread claims files with its own mark (`Claims.claim`).
+   */
+  read(task: Omit<ReadTask, 'claim' | 'task'>, backlog: Backlog): boolean {
+    if (this.current || this.workers.size === 0) return false;
+    this.current = { backlog, id: ++this.tasks };
+    for (const [worker, claim] of this.workers) worker.postMessage({ ...task, claim, task: this.tasks } satisfies ReadTask);
+    return true;
+  }
+
+  /** The backlog is done with (its files are all claimed): threads may take another. */
+  release(backlog: Backlog): void {
+    if (this.current?.backlog === backlog) this.current = undefined;
+  }
+
+  /** Claims each thread uses: those of the threads still running. */
+  get claims(): number[] {
+    return [...this.workers.values()];
+  }
+
+  /** Stops the threads; a backlog still being read hears that they died. */
+  close(): void {
+    for (const worker of this.workers.keys()) void worker.terminate();
+  }
+}
