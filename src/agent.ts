@@ -73,7 +73,7 @@ export class Agent {
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
     // A history read for the first time is read on threads too (the main thread reads as well: one
-    // core is its). Started now, they are up when the collectors list their files.
+    // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);
     if (threads > 0 && !this.db.tracksFiles()) this.readThreads = new ReadThreads(threads);
     for (const [name, reader] of Object.entries(READERS)) {

@@ -10,7 +10,8 @@
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
 import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, statSync, truncateSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,9 @@ const dirFor = (mb: number) => join(tmpdir(), 'coding-agent-exporter-bench', `${
 const dir = process.env.BENCH_DIR ?? dirFor(sizeMb);
 const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const APPEND_TRIALS = 5;
+// Live sessions the scrape is timed with, and scrapes of each kind (plain, gzip).
+const LIVE_SESSIONS = 1000;
+const SCRAPES = 100;
 const START_RUNS = 8;
 
 // --- corpus ----------------------------------------------------------------------------------
@@ -94,6 +98,12 @@ const allSeen = ok.length === latencies.length;
 row(`append visible in /metrics (${latencies.length} appends)`,
   allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
   'median <= 40 ms', allSeen && median(ok) <= 40);
+
+// --- a scrape with 1,000 live sessions through the real binary ---------------------------------
+const scrapes = await scrapeTimes(LIVE_SESSIONS);
+row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
+  `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
+  'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
 
 // --- Droid and pi: a cold read of each against a plain parse-everything baseline ---------------
 await benchDroidAndPi(seed);
@@ -176,15 +186,17 @@ async function outputTokens(url: string): Promise<number> {
 }
 
 /**
- * Starts `coding-agent-exporter` on the corpus (watching, periodic rescans out of the way), appends
- * an answer to a transcript, and times until /metrics counts it; the appends are truncated away
- * afterwards so the corpus stays reusable.
+ * Starts `coding-agent-exporter` over a HOME (watching, periodic rescans out of the way); resolves
+ * with its /metrics URL once its first scan is done.
  */
-async function appendLatencies(stateDir: string, home: string): Promise<number[]> {
+async function startExporter(stateDir: string, home: string): Promise<{ url: string; stop: () => Promise<unknown> }> {
   const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, '--rescan-seconds', '3600'],
     { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise((r) => child.once('exit', r));
-  const targets = files.filter((f) => f.path.includes('/.claude/') && !f.path.includes('/subagents/')).slice(0, APPEND_TRIALS);
+  const stop = () => {
+    child.kill('SIGTERM');
+    return exited;
+  };
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let log = '';
@@ -197,11 +209,25 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
       });
       child.once('exit', () => reject(new Error(`exporter exited: ${log}`)));
     });
-    const url = `http://127.0.0.1:${port}/metrics`;
+    return { url: `http://127.0.0.1:${port}/metrics`, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/**
+ * Appends an answer to transcripts of the corpus, one at a time, and times until /metrics counts
+ * it; the appends are truncated away afterwards so the corpus stays reusable.
+ */
+async function appendLatencies(stateDir: string, home: string): Promise<number[]> {
+  const exporter = await startExporter(stateDir, home);
+  const targets = files.filter((f) => f.path.includes('/.claude/') && !f.path.includes('/subagents/')).slice(0, APPEND_TRIALS);
+  try {
     const latencies: number[] = [];
     await sleep(2000); // let the watcher finish setting up
     for (const [i, f] of targets.entries()) {
-      const before = await outputTokens(url);
+      const before = await outputTokens(exporter.url);
       const tokens = 1000 + i;
       appendFileSync(f.path, `${JSON.stringify({
         parentUuid: null, isSidechain: false, type: 'assistant', uuid: `bench-${i}`, timestamp: new Date().toISOString(), requestId: `req_bench_${i}`,
@@ -212,7 +238,7 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
       const appended = performance.now();
       let latency = Infinity;
       while (performance.now() - appended < 10_000) {
-        if ((await outputTokens(url)) >= before + tokens) {
+        if ((await outputTokens(exporter.url)) >= before + tokens) {
           latency = performance.now() - appended;
           break;
         }
@@ -223,9 +249,49 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
     }
     return latencies;
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    await exporter.stop();
     for (const f of targets) truncateSync(f.path, f.size);
+  }
+}
+
+/**
+ * The time a scraper waits for /metrics (plain and gzip, as Prometheus asks) with `sessions` live
+ * Claude Code sessions, each in a project of its own: `SCRAPES` scrapes one after another.
+ */
+async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: number[]; bytes: number }> {
+  const home = join(work, 'live-home');
+  const now = Date.now();
+  for (let i = 0; i < sessions; i++) {
+    const dir = join(home, '.claude', 'projects', `-home-dev-src-app${i}`);
+    mkdirSync(dir, { recursive: true });
+    const at = (s: number) => new Date(now - 60_000 + s * 1000).toISOString();
+    const cwd = `/home/dev/src/app${i}`;
+    writeFileSync(join(dir, `${randomUUID()}.jsonl`), [
+      { type: 'user', uuid: `u${i}`, timestamp: at(0), cwd, message: { role: 'user', content: 'go' } },
+      { type: 'assistant', uuid: `a${i}`, timestamp: at(1), cwd, requestId: `r${i}`, message: { id: `m${i}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn', usage: { input_tokens: 10 + i, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } } },
+    ].map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+  const exporter = await startExporter(join(work, 'live-state'), home);
+  try {
+    const scrape = async (headers: Record<string, string>) => {
+      const t0 = performance.now();
+      const res = await fetch(exporter.url, { headers });
+      const body = Buffer.from(await res.arrayBuffer());
+      return { ms: performance.now() - t0, bytes: body.length };
+    };
+    const plain: number[] = [];
+    const gzip: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < SCRAPES; i++) {
+      const p = await scrape({ 'accept-encoding': 'identity' });
+      plain.push(p.ms);
+      bytes = p.bytes;
+      gzip.push((await scrape({ 'accept-encoding': 'gzip' })).ms);
+    }
+    return { plain, gzip, bytes };
+  } finally {
+    await exporter.stop();
   }
 }
 

@@ -242,7 +242,7 @@ export class Collector<S> {
     return ahead;
   }
 
-  /** `read`: the file's events, read from its start on a read thread. */
+  /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
     if ('readStore' in reader) return this.readStore(reader, file);
@@ -272,17 +272,8 @@ export class Collector<S> {
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
     let result: ReadResult;
     if (read && !prev && answersHold(read.log, (key) => this.store.seen(this.name, key))) {
-      // Read ahead from the start (on a thread, or by this one while it waited for one): its events
-      // go to the store as they would have, had the file been read here and now.
       state = JSON.parse(read.state) as S;
-      result = read.result;
-      let session = file.sessionId;
-      play(read.log, {
-        events: this.events(() => session),
-        session: (id) => (session = id),
-        line: () => this.store.beginLine(false),
-        readerError: (at, error) => this.readerFailed(file.path, at, error),
-      });
+      result = this.playBack(file, read);
     } else {
       // A thread's read is thrown away when a record it took as new was counted in a file played
       // back before (the same response in two files read on two threads).
@@ -409,6 +400,21 @@ export class Collector<S> {
       return moved;
     }
     return undefined;
+  }
+
+  /**
+   * A file read ahead from its start (on a thread, or by this one while it waited for one): its
+   * events go to the store as they would have, had it been read here and now.
+   */
+  private playBack(file: SessionFile, read: FileRead): ReadResult {
+    let session = file.sessionId;
+    play(read.log, {
+      events: this.events(() => session),
+      session: (id) => (session = id),
+      line: () => this.store.beginLine(false),
+      readerError: (at, error) => this.readerFailed(file.path, at, error),
+    });
+    return read.result;
   }
 
   private readerFailed(path: string, offset: number, error: string): void {

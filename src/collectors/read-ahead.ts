@@ -48,8 +48,8 @@ export class ReadAhead {
     this.back = files.length;
     const shared = Claims.shared(files.length);
     this.claims = new Claims(shared, files.length);
-    this.reading = new Set(threads.claims);
-    if (!threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog)) this.reading.clear();
+    // What the threads post arrives later, as events: they are all known to be reading by then.
+    this.reading = new Set(threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog) ? threads.claims : []);
   }
 
   /**

@@ -1,7 +1,6 @@
-// Read threads (worker_threads), started with the exporter when it has a history to read for the
-// first time, so that they are up by the time the collectors list their files: a thread takes
-// about as long to start as the exporter itself. They read one backlog at a time (read-ahead.ts)
-// and are stopped after the first scan.
+// Read threads (worker_threads) for a history read for the first time: started at the first
+// backlog a collector hands them (read-ahead.ts), one backlog at a time, and stopped after the
+// first scan. Started only then: a thread costs about as much CPU to start as the exporter itself.
 
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -31,9 +30,13 @@ export class ReadThreads {
   /** The backlog the threads read, and its task's id (what threads post names the task). */
   private current: { backlog: Backlog; id: number } | undefined;
   private tasks = 0;
+  private started = false;
 
-  constructor(threads: number) {
-    for (let n = 0; n < threads; n++) {
+  constructor(private readonly threads: number) {}
+
+  private start(): void {
+    this.started = true;
+    for (let n = 0; n < this.threads; n++) {
       const worker = new Worker(SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });
       worker.unref();
       const claim = FIRST_CLAIM + n;
@@ -59,6 +62,7 @@ export class ReadThreads {
    * thread claims files with its own mark (`Claims.claim`).
    */
   read(task: Omit<ReadTask, 'claim' | 'task'>, backlog: Backlog): boolean {
+    if (!this.started) this.start();
     if (this.current || this.workers.size === 0) return false;
     this.current = { backlog, id: ++this.tasks };
     for (const [worker, claim] of this.workers) worker.postMessage({ ...task, claim, task: this.tasks } satisfies ReadTask);
@@ -70,7 +74,7 @@ export class ReadThreads {
     if (this.current?.backlog === backlog) this.current = undefined;
   }
 
-  /** Claims each thread uses: those of the threads still running. */
+  /** The marks of the threads still running (`Claims.claim`). */
   get claims(): number[] {
     return [...this.workers.values()];
   }
