@@ -21,7 +21,7 @@ export class ReadAhead {
   /** Files the main thread read ahead while it would have waited, and the dedupe keys they saw. */
   private readonly ownReads = new Map<number, FileRead>();
   private readonly ownKeys = new Set<string>();
-  /** Below this index, every file is claimed (the main thread reads ahead from the back). */
+  /** Files from this index on are all claimed (the main thread reads ahead from the back). */
   private back: number;
   /** Threads still claiming files of this backlog. */
   private readonly reading: Set<number>;
