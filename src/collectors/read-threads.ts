@@ -79,8 +79,10 @@ export class ReadThreads {
     return [...this.workers.values()];
   }
 
-  /** Stops the threads; a backlog still being read hears that they died. */
+  /** Stops the threads for good; a backlog still being read hears that they died. */
   close(): void {
+    this.started = true;
     for (const worker of this.workers.keys()) void worker.terminate();
+    this.workers.clear();
   }
 }

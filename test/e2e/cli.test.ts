@@ -45,7 +45,8 @@ describe('flags and variables', () => {
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const port = await until(async () => /"msg":"listening","address":"[^"]*:(\d+)"/.exec(err)?.[1], 10_000, 'listening');
-      expect(err).toMatch(/"level":"warn","msg":"listening on every interface/);
+      // Logged after the address, perhaps in another chunk of output.
+      await until(async () => (/"level":"warn","msg":"listening on every interface/.test(err) ? true : undefined), 10_000, 'the warning');
       expect((await fetch(`http://127.0.0.1:${port}/-/healthy`)).status).toBe(200);
     } finally {
       child.kill('SIGKILL');
