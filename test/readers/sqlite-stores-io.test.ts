@@ -158,6 +158,29 @@ describe('stores', () => {
     expect(agent.collectors.get('hermes')!.stats.success).toBe(true);
     expect(agent.store.sessions.get('hermes/20261130_113600_07105b')!.tokens.input).toBe(5028);
   });
+
+  it('(Hermes) end a turn still open as interrupted when the next prompt comes, once, also across a restart', async () => {
+    const dir = home();
+    const state = tempDir();
+    const prompt = (ts: number) => {
+      const db = new Database(join(dir, DBS.hermes));
+      db.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'go', ?, NULL)").run(ts);
+      db.close();
+    };
+    const interrupted = (a: Agent) => total(a, 'hermes', 'turns', { outcome: 'interrupted' });
+    const first = agentFor(dir, state);
+    await first.scanAll();
+    prompt(1796039990);
+    await first.scanAll();
+    expect(interrupted(first)).toBe(0);
+    const again = agentFor(dir, state);
+    await again.scanAll();
+    prompt(1796039995);
+    await again.scanAll();
+    await again.scanAll();
+    expect(interrupted(again)).toBe(1);
+    expect(again.store.sessions.get('hermes/20261130_114800_8eb67b')!.turnStartedAt).toBe(1796039995_000);
+  });
 });
 
 describe('damaged stores', () => {

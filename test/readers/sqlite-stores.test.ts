@@ -13,7 +13,7 @@ import { createLogger } from '../../src/log.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { statusOf } from '../../src/session/status.js';
 import type { HarnessId } from '../../src/session/types.js';
-import { recorder, type Recorded } from '../helpers/events.js';
+import { countedTurns, recorder, type Recorded } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { crushHome, CRUSH_TRUTH } from '../helpers/crush-db.js';
 import type { Truth } from '../helpers/ground-truth.js';
@@ -116,7 +116,7 @@ for (const c of cases) {
         const got = {
           id,
           prompts: t.prompts === null ? null : count(log, 'prompt'),
-          turns: t.turns === null ? null : Object.fromEntries((['completed', 'failed', 'interrupted'] as const).map((o) => [o, count(log, 'turnEnded', (e) => e[1] === o)])),
+          turns: t.turns === null ? null : Object.fromEntries((['completed', 'failed', 'interrupted'] as const).map((o) => [o, countedTurns(log).filter((c) => c === o).length])),
           // A call reported again while pending (goose's approval request) is one call.
           tool_calls: t.tool_calls === null ? null : new Set(log.filter((e) => e[0] === 'toolCall').map((e) => e[1])).size,
           tool_errors: t.tool_errors === null ? null : count(log, 'toolResult', (e) => e[2] === true),

@@ -23,8 +23,6 @@ export interface HermesState {
   since: number;
   /** Token and cost totals counted, per session row. */
   marks: Marks;
-  /** Conversations (by first row id) whose turn is open. */
-  open: Record<string, true>;
 }
 
 // Session rows are read again this far back: the CLI's background writer adds a turn's tokens a
@@ -127,13 +125,11 @@ function readMessage(m: MessageRow, t: Target, state: HermesState): void {
       if (m._compressed_summary === 1 || m.display_kind === 'hidden' || t.child) return;
       // Message ids are per database (a profile's): keys name the session too.
       const key = `${m.session_id}:${m.id}`;
-      // A prompt while the last turn is still open: that turn was given up.
-      if (state.open[t.root] && ev.firstTime(`interrupted:${key}`)) ev.turnEnded('interrupted', ts);
       if (ev.firstTime(`prompt:${key}`)) {
-        ev.turnStarted(ts);
+        // A prompt while the last turn is still open: that turn was given up.
+        ev.turnStarted(ts, 'interrupted');
         ev.prompt(ts);
       }
-      state.open[t.root] = true;
       return;
     }
     case 'assistant': {
@@ -142,7 +138,6 @@ function readMessage(m: MessageRow, t: Target, state: HermesState): void {
       if (t.child || !finish || finish === 'tool_calls') return;
       const outcome: TurnOutcome = FAILED.has(finish) ? 'failed' : 'completed';
       if (ev.firstTime(`end:${m.session_id}:${m.id}`)) ev.turnEnded(outcome, ts);
-      delete state.open[t.root];
       return;
     }
     case 'tool': {

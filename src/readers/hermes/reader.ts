@@ -25,7 +25,7 @@ export const hermes: StoreReader<HermesState> = {
   watchFiles: (root) => [join(root, DB), ...databases(root).map((f) => f.path)]
     .filter((p, i, all) => all.indexOf(p) === i).flatMap((db) => [db, `${db}-wal`]),
   listFiles: databases,
-  initialState: () => ({ message: 0, since: 0, marks: {}, open: {} }),
+  initialState: () => ({ message: 0, since: 0, marks: {} }),
   readStore(file, state, eventsOf) {
     return readChangedDatabase(file.path, state, (db) => readHermes(db, state, eventsOf));
   },
