@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { geminiCli, type GeminiState } from '../../src/readers/gemini-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder } from '../helpers/events.js';
+import { recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.gemini/tmp/app/chats/session-2026-11-30T10-00-5da0c0d6.jsonl', sessionId: '5da0c0d6' };
@@ -31,6 +31,12 @@ function read(lines: string[], f = file, r = recorder(), state: GeminiState = ge
 }
 const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 const turnEvents = (log: unknown[][]) => log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded', 'turnReopened'].includes(e as string)).map(([e, a]) => (e === 'turnEnded' ? `${e}:${a}` : e));
+/** The turns the events make in a real store: each counted turn as outcome@start-end (seconds), and whether one is open. */
+const turns = (log: Recorded[]) => {
+  const t = storeTurns(log);
+  const s = (ms: number | undefined) => (ms === undefined ? '?' : (ms - t0) / 1000);
+  return { counted: t.counted.map((c) => `${c.outcome}@${s(c.startedAt)}-${s(c.endedAt)}`), open: t.open };
+};
 const sum = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage)
   .reduce((a, u) => ({ input: a.input + u.input, output: a.output + u.output, cacheRead: a.cacheRead + u.cacheRead, cacheWrite: a.cacheWrite + u.cacheWrite, reasoning: a.reasoning + u.reasoning }),
     { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
@@ -72,6 +78,17 @@ describe('Gemini CLI reader', () => {
     expect(events(again.log, 'toolCall')).toHaveLength(1);
   });
 
+  it('lets a file that repeats an earlier one\'s messages neither end nor reopen the session\'s turn before a prompt of its own', () => {
+    const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: 'Done.' }), user('u2', 5, 'more')]);
+    const copy = { ...file, path: file.path.replace('.jsonl', '-copy.jsonl') };
+    const c = read([header(), user('u1', 1, 'go'), gemini('g0', 1, { content: '', toolCalls: [call('c1', 'glob')] }), toolResponse('t1', 1, 'c1'),
+      gemini('g1', 2, { content: 'Done.' })], copy, r);
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-2'], open: true });
+    // Its own prompt's turn is its to end.
+    read([user('u3', 9, 'and more'), gemini('g3', 10, { content: 'Done.' })], copy, r, c.state);
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-2', 'completed@5-10'], open: false });
+  });
+
   it('ends a turn at an answer in text, and reopens it when that answer\'s tool calls follow', () => {
     const r = read([header(), user('u1', 1, 'go'),
       gemini('g1', 2, { content: 'I will run a command.' }),
@@ -80,35 +97,38 @@ describe('Gemini CLI reader', () => {
       toolResponse('u2', 3, 'c1'),
       gemini('g2', 4, { content: 'Done.' }),
     ]);
-    expect(turnEvents(r.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:completed', 'turnReopened', 'turnEnded:completed']);
+    // One turn, which ends at the last answer (the first one's end was premature).
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-2'], open: false });
+    expect(storeTurns(r.log).last).toMatchObject({ outcome: 'completed', startedAt: t0 + 1000, endedAt: t0 + 4000 });
+    // In between, while the tool ran, the turn was open.
+    expect(turns(r.log.slice(0, r.log.findIndex(([e]) => e === 'turnReopened') + 1)).open).toBe(true);
   });
 
   it('does not end a turn at an answer without text (its tool calls are still to be written)', () => {
     const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: '' }),
       gemini('g1', 2, { content: '', toolCalls: [call('c1', 'read_file')] }), toolResponse('u2', 3, 'c1'), gemini('g2', 4)]);
-    expect(turnEvents(r.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:completed']);
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-4'], open: false });
   });
 
   it('fails the turn whose prompt a rewrite of the message list drops before any answer', () => {
     const context = { id: 'ctx', timestamp: at(0), type: 'user', content: [{ text: '<session_context>…' }] };
     const failed = read([header(), set({ messages: [context] }), user('u1', 1, 'Say hello'), set({ lastUpdated: at(1) }),
       set({ messages: [context], lastUpdated: at(2) })]);
-    expect(turnEvents(failed.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:failed']);
-    expect(failed.log).toContainEqual(['turnEnded', 'failed', t0 + 2000]);
+    expect(turns(failed.log)).toEqual({ counted: ['failed@1-2'], open: false });
 
     const kept = read([header(), user('u1', 1, 'go'), set({ messages: [context, { id: 'u1', type: 'user' }] })]);
-    expect(turnEvents(kept.log)).toEqual(['prompt', 'turnStarted']);
+    expect(turns(kept.log)).toEqual({ counted: [], open: true });
     // Once answered, a rewrite (compression, masking) is not a failure.
     const answered = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: '', toolCalls: [call('c1', 'glob')] }), set({ messages: [context] })]);
-    expect(turnEvents(answered.log)).toEqual(['prompt', 'turnStarted']);
+    expect(turns(answered.log)).toEqual({ counted: [], open: true });
   });
 
   it('ends a turn on an error notice (failed) or a cancelled request (interrupted)', () => {
     const error = read([header(), user('u1', 1, 'go'), j({ id: 'e1', timestamp: at(2), type: 'error', content: '429 RESOURCE_EXHAUSTED' })]);
-    expect(turnEvents(error.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:failed']);
+    expect(turns(error.log)).toEqual({ counted: ['failed@1-2'], open: false });
     const cancelled = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: '', toolCalls: [call('c1', 'glob')] }),
       j({ id: 'i1', timestamp: at(3), type: 'info', content: 'Request cancelled.' })]);
-    expect(turnEvents(cancelled.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:interrupted']);
+    expect(turns(cancelled.log)).toEqual({ counted: ['interrupted@1-3'], open: false });
     // A notice between turns ends nothing.
     const idle = read([header(), j({ id: 'e1', timestamp: at(2), type: 'error', content: 'x' })]);
     expect(turnEvents(idle.log)).toEqual([]);
@@ -220,7 +240,7 @@ describe('Gemini CLI legacy JSON documents', () => {
     const state = geminiCli.initialState(doc);
     const first = [m(user('u1', 1, 'go')), m(gemini('g1', 2, { content: 'I will look.' }))];
     geminiCli.readDocument!(session(first), state, doc, r.events);
-    expect(turnEvents(r.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:completed']);
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-2'], open: false });
     // Rewritten: the last answer got its tool calls, then the tool response and a new answer came.
     const second = [m(user('u1', 1, 'go')), m(gemini('g1', 2, { content: 'I will look.', toolCalls: [call('c1', 'glob')] })),
       m(toolResponse('u2', 3, 'c1')), m(gemini('g2', 4, { content: 'Found it.' }))];
@@ -229,7 +249,8 @@ describe('Gemini CLI legacy JSON documents', () => {
     geminiCli.readDocument!(session(second), restored, doc, r.events); // same content, read again
     expect(sum(r.log)).toEqual({ input: 1200, output: 120, cacheRead: 800, cacheWrite: 0, reasoning: 20 });
     expect(events(r.log, 'toolCall')).toHaveLength(1);
-    expect(turnEvents(r.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:completed', 'turnReopened', 'turnEnded:completed']);
+    expect(turns(r.log)).toEqual({ counted: ['completed@1-2'], open: false });
+    expect(storeTurns(r.log).last).toMatchObject({ outcome: 'completed', endedAt: t0 + 4000 });
     expect(geminiCli.sessionOf!(doc, restored)).toBe('3739ef95-full');
   });
 
@@ -238,7 +259,7 @@ describe('Gemini CLI legacy JSON documents', () => {
     const state = geminiCli.initialState(doc);
     geminiCli.readDocument!(session([m(user('u1', 1, 'go'))]), state, doc, r.events);
     geminiCli.readDocument!(session([], at(5)), state, doc, r.events);
-    expect(turnEvents(r.log)).toEqual(['prompt', 'turnStarted', 'turnEnded:failed']);
+    expect(turns(r.log)).toEqual({ counted: ['failed@1-5'], open: false });
     geminiCli.readDocument!(Buffer.from('{"sessionId": "x", "mess'), state, doc, r.events);
     geminiCli.readDocument!(Buffer.from('{"sessionId": "x"}'), state, doc, r.events);
     expect(events(r.log, 'skipped').map(([, why]) => why)).toEqual(['parse_error', 'unknown_shape']);

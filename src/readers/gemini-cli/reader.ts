@@ -27,11 +27,12 @@ export interface GeminiState {
    */
   last?: { id: string; counted: Usage };
   /**
-   * `open` from a prompt; `answered` once an answer in text ended it, which tool calls written
-   * afterwards prove premature (the CLI writes no turn end, and an answer's tool calls only once
-   * they ran).
+   * Set by this file's first prompt of its own, which the store does not know: before it, the
+   * answers and tool responses a file repeats (a session migrated to JSONL, or rewritten) neither
+   * end nor reopen the session's turn. Whether the turn is open is the store's. (States written
+   * before may hold `answered` here: it means the same.)
    */
-  turn?: 'open' | 'answered';
+  turn?: 'open';
   /** The prompt still waiting for its first answer: if a rewrite of the message list drops it, its request failed. */
   prompt?: string;
   /** Documents: messages before this time (ms) were read already (the document is read whole on every change). */
@@ -130,11 +131,12 @@ function userMessage(m: Json, id: string, ts: number, state: GeminiState, ev: Se
   state.prompt = id;
 }
 
-/** Tool calls, or their responses going back to the model: the turn goes on, also if an answer seemed to end it. */
+/**
+ * Tool calls, or their responses going back to the model: the turn goes on, also if an answer
+ * seemed to end it (the CLI writes no turn end, and an answer's tool calls only once they ran).
+ */
 function continueTurn(state: GeminiState, ev: SessionEvents): void {
-  if (state.turn !== 'answered') return;
-  ev.turnReopened();
-  state.turn = 'open';
+  if (state.turn) ev.turnReopened('completed');
 }
 
 /** The MCP servers the CLI is configured with: `settings.json` (`mcpServers`) of the user and of the project. */
@@ -182,10 +184,7 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, file: Sessi
   state.prompt = undefined;
   if (newCalls) continueTurn(state, ev);
   // An answer in text, without tool calls, ends the turn (a final answer always has text).
-  else if (calls.length === 0 && textOf(m.content).trim() !== '' && state.turn === 'open') {
-    ev.turnEnded('completed', ts);
-    state.turn = 'answered';
-  }
+  else if (calls.length === 0 && textOf(m.content).trim() !== '' && state.turn) ev.turnEnded('completed', ts);
 }
 
 /**
@@ -222,10 +221,10 @@ function usage(t: Json, id: string, model: string, ts: number, state: GeminiStat
   if (!state.subagent) ev.context(model, prompt);
 }
 
+/** Ends the open turn, if any (a subagent's file has no prompt of its own, so no turn). */
 function endTurn(outcome: TurnOutcome, ts: number, state: GeminiState, ev: SessionEvents): void {
-  if (state.subagent || state.turn !== 'open') return;
+  if (!state.turn) return;
   ev.turnEnded(outcome, ts);
-  state.turn = undefined;
   state.prompt = undefined;
 }
 
