@@ -23,7 +23,11 @@ export interface GooseState {
   since: number;
   /** Running totals counted, per session without ledger rows. */
   marks: Marks;
-  /** Sessions (by root) whose turn is open, or whose last answer ended it. */
+  /**
+   * Sessions (by root) whose turn is open, or whose last answer ended it. Kept beside the store's:
+   * a read that failed midway is read again, so a turn's end and reopening are deduplicated per
+   * message, and this state spends those keys on the answers that end or reopen one, not on all.
+   */
   turn: Record<string, 'open' | 'answered'>;
   /** Per session, the second of its latest compaction: the summary goose writes then is no prompt. */
   compacted: Record<string, number>;
