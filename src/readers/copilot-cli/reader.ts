@@ -37,7 +37,10 @@ export interface CopilotState {
   calls: Record<string, ToolCall>;
   /** Permission requests waiting for an answer: the call each is for. */
   permissions: Record<string, string>;
-  /** The main agent's last answer asked for no tool: the round's end ends the turn. */
+  /**
+   * The main agent's last answer asked for no tool: the round's end ends the turn. The reader's
+   * own (what an answer asked for), not a copy of the store's whether a turn is open.
+   */
   answered?: boolean;
 }
 
