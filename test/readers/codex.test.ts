@@ -87,6 +87,11 @@ describe('Codex reader', () => {
     expect(r.log).toContainEqual(['toolResult', 'c4', true, { tool: 'mcp:github', kind: 'other' }]);
   });
 
+  it('takes a tool named in an mcp__<server> namespace (newer versions) as that server\'s MCP tool', () => {
+    const r = read([meta(), line(5, 'response_item', { type: 'function_call', name: 'list', namespace: 'mcp__gh', call_id: 'n1', arguments: '{}' })]);
+    expect(r.log).toContainEqual(['toolCall', 'n1', { tool: 'mcp:gh', kind: 'other' }]);
+  });
+
   it('counts lines of applied patches', () => {
     const r = read([meta(), ev(8, { type: 'patch_apply_end', call_id: 'p', success: true, changes: {
       '/src/app/a.ts': { type: 'update', unified_diff: '--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n-old\n+new\n+more\n ctx' },

@@ -39,7 +39,7 @@ const RECORD: Shape = {
   type: true,
   payload: {
     type: true, model: true, cwd: true, git: true, source: true, forked_from_id: true, item: { type: true },
-    name: true, arguments: true, call_id: true, id: true, output: true,
+    name: true, namespace: true, arguments: true, call_id: true, id: true, output: true,
     info: true, rate_limits: true, error: true, changes: true, success: true, result: true,
   },
 };
@@ -98,9 +98,11 @@ const TOOLS: ToolTable = {
   waits: { request_user_input: 'question', request_permissions: 'approval', wait: 'subagents', spawn_agent: 'subagents' },
 };
 
-function classifyTool(name: string): ToolCall {
-  // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`).
-  return doubleUnderscoreMcpTool(name) ?? builtinTool(name, TOOLS);
+function classifyTool(name: string, namespace: string | undefined): ToolCall {
+  // MCP tools are named `<server>__<tool>` (newer versions `mcp__<server>__<tool>`, or the tool's
+  // name in an `mcp__<server>` namespace).
+  const flat = namespace?.startsWith('mcp__') ? `${namespace.replace(/_+$/, '')}__${name}` : name;
+  return doubleUnderscoreMcpTool(flat) ?? builtinTool(name, TOOLS);
 }
 
 // How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).
@@ -214,7 +216,7 @@ function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
     case 'web_search_call': {
       const name = p.text('name') ?? type;
       const args = p.text('arguments');
-      const call = classifyTool(name);
+      const call = classifyTool(name, p.text('namespace'));
       const id = callId ?? p.text('id') ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
