@@ -33,8 +33,9 @@ export class ProcessMonitor {
   ) {}
 
   /**
-   * One scan; returns whether the view or a session changed (what is served must be rendered
-   * again). Never throws: a failed scan keeps the previous view.
+   * One scan; returns whether a session or what statuses are made of changed (what is served must be
+   * rendered again: the measured CPU and memory alone do not say so). Never throws: a failed scan
+   * keeps the previous view.
    */
   scan(now = Date.now()): boolean {
     try {
@@ -120,7 +121,15 @@ export class ProcessMonitor {
     const ended = this.endOrphans(owners, procs, now);
     const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
-    const seen = JSON.stringify([[...owners], unowned, [...totals], [...view.elsewhere]]);
+    // What statuses are made of: its change is served at once. The CPU and memory measured change
+    // on nearly every scan while an agent runs; they are served at the next tick (every 5 s), so
+    // that the exposition is not rendered again every second for them alone.
+    const seen = JSON.stringify([
+      [...owners].map(([key, o]) => [key, { ...o, cpuRatio: 0, residentBytes: 0 }]),
+      unowned.map((a) => ({ ...a, cpuRatio: 0, residentBytes: 0 })),
+      [...totals].map(([h, t]) => [h, t.processes]),
+      [...view.elsewhere],
+    ]);
     const changed = ended || seen !== this.previousView;
     this.previousView = seen;
     return changed;

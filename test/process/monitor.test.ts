@@ -148,6 +148,26 @@ describe('attribution', () => {
     proc.add(700, { ppid: 1, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/elsewhere' });
     expect(monitor.scan(started + 61_000)).toBe(true);
     expect(store.processes.owners.get('copilot-cli/s1')).toMatchObject({ attribution: 'registry', pid: 700 });
+    // Its CPU and memory alone change: served with the next tick, not rendered again now.
+    proc.cpu(700, { ppid: 1, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cpuTicks: 5 });
+    expect(monitor.scan(started + 62_000)).toBe(false);
+    expect(store.processes.owners.get('copilot-cli/s1')!.cpuRatio).toBeGreaterThan(0);
+  });
+
+  it('an agent no session names going busy or idle is served at once; its CPU alone is not', () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const proc = fakeProc();
+    const agent = { argv: ['/usr/local/bin/cursor-agent'], cwd: '/src/app' };
+    proc.add(900, agent);
+    const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
+    monitor.scan(started);
+    proc.cpu(900, { ...agent, cpuTicks: 50 }); // 0.5 s of CPU in 1 s: busy
+    expect(monitor.scan(started + 1000)).toBe(true);
+    proc.cpu(900, { ...agent, cpuTicks: 90 }); // 0.4 s in 1 s: still busy
+    expect(monitor.scan(started + 2000)).toBe(false);
+    expect(store.processes.unowned[0]).toMatchObject({ busy: true, cpuRatio: 0.4 });
+    expect(monitor.scan(started + 3000)).toBe(true); // no CPU in 1 s: idle
   });
 
   it('environment: a tool process names its Claude Code session', async () => {
