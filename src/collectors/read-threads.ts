@@ -65,13 +65,18 @@ export class ReadThreads {
     if (!this.started) this.start();
     if (this.current || this.workers.size === 0) return false;
     this.current = { backlog, id: ++this.tasks };
-    for (const [worker, claim] of this.workers) worker.postMessage({ ...task, claim, task: this.tasks } satisfies ReadTask);
+    for (const [worker, claim] of this.workers) {
+      worker.ref(); // the process waits for what they post, also where nothing else keeps it alive
+      worker.postMessage({ ...task, claim, task: this.tasks } satisfies ReadTask);
+    }
     return true;
   }
 
   /** The backlog is done with (its files are all claimed): threads may take another. */
   release(backlog: Backlog): void {
-    if (this.current?.backlog === backlog) this.current = undefined;
+    if (this.current?.backlog !== backlog) return;
+    this.current = undefined;
+    for (const worker of this.workers.keys()) worker.unref();
   }
 
   /** The marks of the threads still running (`Claims.claim`). */
