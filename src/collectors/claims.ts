@@ -33,9 +33,11 @@ export class Claims {
     return Atomics.load(this.owners, index);
   }
 
-  /** Claims every file nobody claimed, for the main thread: read threads stop. */
+  /** Claims every file nobody claimed, for the main thread: read threads stop (none waits for room). */
   claimRest(): void {
     for (let i = 0; i < this.owners.length; i++) Atomics.compareExchange(this.owners, i, 0, Claims.MAIN);
+    Atomics.store(this.bytes, 0, 0);
+    Atomics.notify(this.bytes, 0);
   }
 
   /** A thread's read of `n` bytes of events waits to be taken. */
