@@ -1,7 +1,7 @@
 // `demo` serves live sample sessions: every status a dashboard shows, moving counters.
 
 import { afterAll, describe, expect, it } from 'vitest';
-import { listening, samples, sum, until } from '../helpers/run.js';
+import { listening, ready, samples, sum } from '../helpers/run.js';
 
 describe('demo', () => {
   const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
@@ -12,8 +12,7 @@ describe('demo', () => {
   it('shows sessions asking, working, delegating and failed, and counters that grow', async () => {
     const base = await url;
     const u = `${base}/metrics`;
-    // It listens before its first scan is done: the sessions are there once it is ready.
-    await until(async () => ((await fetch(`${base}/-/ready`)).status === 200 ? true : undefined), 20_000, 'the first scan');
+    await ready(base);
     const first = await (await fetch(u)).text();
     const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
     expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));

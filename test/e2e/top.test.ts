@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
-import { MAIN, envFor, listening, run, tempDir, until } from '../helpers/run.js';
+import { MAIN, envFor, listening, ready, run, tempDir, until } from '../helpers/run.js';
 
 // A tmux server of this test's own (other tests and people may run tmux on the same machine).
 const socket = `cae-top-${process.pid}`;
@@ -62,6 +62,7 @@ describe('top', () => {
     const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()], envFor(home));
     try {
       const base = await url;
+      await ready(base);
       const r = await new Promise<string>((resolve, reject) => {
         execFile(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) }, (e, out) => (e ? reject(e) : resolve(out)));
       });

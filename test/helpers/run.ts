@@ -77,3 +77,8 @@ export async function until<T>(f: () => Promise<T | undefined>, ms: number, what
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** Resolves once the exporter at `base` has done its first scan (`/-/ready` answers 200): it listens before. */
+export async function ready(base: string): Promise<void> {
+  await until(async () => ((await fetch(`${base}/-/ready`)).status === 200 ? true : undefined), 20_000, 'the first scan');
+}
