@@ -8,6 +8,9 @@ import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
 
+/** The events of one kind in a recorded log, in order. */
+export const eventsNamed = (log: unknown[][], name: string): unknown[][] => log.filter(([e]) => e === name);
+
 /** `seen`: the keys of one collector, shared by the recorders of its sessions. */
 export function recorder(seen = new Set<string>()): { events: SessionEvents; log: Recorded[] } {
   const log: Recorded[] = [];

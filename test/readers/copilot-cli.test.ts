@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { copilotCli, type CopilotState } from '../../src/readers/copilot-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder } from '../helpers/events.js';
+import { eventsNamed, recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.copilot/session-state/s1/events.jsonl', sessionId: 's1' };
@@ -41,7 +41,6 @@ const total = (log: unknown[][]) => usages(log).reduce((a, [, u]) => ({
   input: a.input + u.input, output: a.output + u.output, cacheRead: a.cacheRead + u.cacheRead,
   cacheWrite: a.cacheWrite + u.cacheWrite, reasoning: a.reasoning + u.reasoning,
 }), { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
-const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 
 describe('Copilot CLI reader: tokens', () => {
   it('counts each usage record exactly (input excludes cache) and the agreeing shutdown totals not again', () => {
@@ -56,7 +55,7 @@ describe('Copilot CLI reader: tokens', () => {
     const r = read([start, prompt(1), answer(2, [], { outputTokens: 12, apiCallId: 'a1' }), answer(3, [], { outputTokens: 3, apiCallId: 'a2' })]);
     // Before shutdown only output is recorded: no input is guessed, and the events say so.
     expect(total(r.log)).toEqual({ input: 0, output: 15, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
-    for (const e of events(r.log, 'usage')) expect(e[6]).toEqual(['input', 'cache_read', 'cache_write']);
+    for (const e of eventsNamed(r.log, 'usage')) expect(e[6]).toEqual(['input', 'cache_read', 'cache_write']);
     const more = read([shutdown(4, { inputTokens: 100, outputTokens: 15, cacheReadTokens: 5, cacheWriteTokens: 0, reasoningTokens: 4 },
       { codeChanges: { linesAdded: 7, linesRemoved: 2 } })], r, file, r.state);
     expect(total(more.log)).toEqual({ input: 95, output: 15, cacheRead: 5, cacheWrite: 0, reasoning: 4 });
@@ -75,7 +74,7 @@ describe('Copilot CLI reader: tokens', () => {
     // A shutdown reporting less (totals of one run only) takes nothing back and adds nothing.
     feed(shutdown(5, { inputTokens: 200, outputTokens: 20, cacheReadTokens: 70, cacheWriteTokens: 0, reasoningTokens: 0 }));
     expect(total(r.log)).toEqual({ input: 180, output: 30, cacheRead: 120, cacheWrite: 0, reasoning: 0 });
-    expect(events(r.log, 'lines')).toEqual([['lines', 3, 1], ['lines', 2, 0]]);
+    expect(eventsNamed(r.log, 'lines')).toEqual([['lines', 3, 1], ['lines', 2, 0]]);
   });
 
   it('counts a call or a shutdown written again in another file (a migrated log) once', () => {
@@ -89,44 +88,44 @@ describe('Copilot CLI reader: tokens', () => {
     const premium = (ms: number, cost: number) => line(ms, 'session.shutdown', { shutdownType: 'routine', modelMetrics: {
       'claude-sonnet-4.5': { requests: { count: 3, cost }, usage: { inputTokens: 10, outputTokens: 1 } } } });
     const r = read([start, premium(1, 3), line(2, 'session.resume', {}), premium(3, 4.5), premium(4, 4.5)]);
-    expect(events(r.log, 'premiumRequests')).toEqual([['premiumRequests', 'claude-sonnet-4.5', 3], ['premiumRequests', 'claude-sonnet-4.5', 1.5]]);
+    expect(eventsNamed(r.log, 'premiumRequests')).toEqual([['premiumRequests', 'claude-sonnet-4.5', 3], ['premiumRequests', 'claude-sonnet-4.5', 1.5]]);
   });
 
   it('reads premium-request quotas as usage-limit windows', () => {
     const r = read([start, record(1, 'c1', 10, 1, 0, 0, 0, { quotaSnapshots: {
       premium_interactions: { usedRequests: 75, entitlementRequests: 300, resetDate: '2026-12-01T00:00:00Z' },
       chat: { usedRequests: 0, entitlementRequests: -1, isUnlimitedEntitlement: true } } })]);
-    expect(events(r.log, 'usageLimit')).toEqual([['usageLimit', 'premium_interactions', 0.25, Date.UTC(2026, 11, 1) / 1000]]);
+    expect(eventsNamed(r.log, 'usageLimit')).toEqual([['usageLimit', 'premium_interactions', 0.25, Date.UTC(2026, 11, 1) / 1000]]);
   });
 });
 
 describe('Copilot CLI reader: turns and prompts', () => {
   it('ends a turn at the round whose answer asks for no tool, not at a round that ran tools', () => {
     const r = read([start, prompt(1), turnStart(2), answer(3, [['t1', 'bash']]), toolStart(4, 't1', 'bash'), toolDone(5, 't1', true), turnEnd(6)]);
-    expect(events(r.log, 'turnEnded')).toEqual([]);
+    expect(eventsNamed(r.log, 'turnEnded')).toEqual([]);
     const more = read([turnStart(7), answer(8), turnEnd(9)], r, file, r.state);
-    expect(events(more.log, 'turnEnded')).toEqual([['turnEnded', 'completed', t0 + 9]]);
+    expect(eventsNamed(more.log, 'turnEnded')).toEqual([['turnEnded', 'completed', t0 + 9]]);
   });
 
   it('fails the turn on session.error, interrupts it on abort or when the process ends mid-turn', () => {
-    expect(events(read([start, prompt(1), turnStart(2), turnEnd(3), line(4, 'session.error', { errorType: 'query', statusCode: 500 })]).log, 'turnEnded'))
+    expect(eventsNamed(read([start, prompt(1), turnStart(2), turnEnd(3), line(4, 'session.error', { errorType: 'query', statusCode: 500 })]).log, 'turnEnded'))
       .toEqual([['turnEnded', 'failed', t0 + 4]]);
-    expect(events(read([start, prompt(1), line(2, 'abort', { reason: 'user_initiated' })]).log, 'turnEnded'))
+    expect(eventsNamed(read([start, prompt(1), line(2, 'abort', { reason: 'user_initiated' })]).log, 'turnEnded'))
       .toEqual([['turnEnded', 'interrupted', t0 + 2]]);
-    expect(events(read([start, prompt(1), shutdown(2, {}, { shutdownType: 'error', modelMetrics: {} })]).log, 'turnEnded'))
+    expect(eventsNamed(read([start, prompt(1), shutdown(2, {}, { shutdownType: 'error', modelMetrics: {} })]).log, 'turnEnded'))
       .toEqual([['turnEnded', 'failed', t0 + 2]]);
   });
 
   it('counts typed prompts only: not skill injections, autopilot continuations or subagent messages', () => {
     const r = read([start, prompt(1), prompt(2, { delivery: 'steering' }), prompt(3, { source: 'skill-pdf' }),
       prompt(4, { isAutopilotContinuation: true }), prompt(5, { parentToolCallId: 't9' }), line(6, 'user.message', { content: 'z' }, { agentId: 'a1' })]);
-    expect(events(r.log, 'prompt')).toEqual([['prompt', t0 + 1], ['prompt', t0 + 2]]);
+    expect(eventsNamed(r.log, 'prompt')).toEqual([['prompt', t0 + 1], ['prompt', t0 + 2]]);
   });
 
   it('ignores a subagent\'s rounds for the turn', () => {
     const r = read([start, prompt(1), turnStart(2), answer(3, [['t1', 'task']]), toolStart(4, 't1', 'task'),
       answer(5, [], { parentToolCallId: 't1' }), line(6, 'assistant.turn_end', { turnId: 's' }, { agentId: 'a1' }), turnEnd(7)]);
-    expect(events(r.log, 'turnEnded')).toEqual([]);
+    expect(eventsNamed(r.log, 'turnEnded')).toEqual([]);
     expect(r.log).toContainEqual(['toolCall', 't1', { tool: 'task', kind: 'agent', waits: 'subagents' }]);
   });
 });
@@ -139,12 +138,12 @@ describe('Copilot CLI reader: tools', () => {
       toolStart(5, 't3', 'bash'), toolDone(6, 't3', true, { shellExecution: { exitCode: 0 } }),
       toolStart(7, 't4', 'github-create_issue', { mcpServerName: 'github', mcpToolName: 'create_issue' }), toolDone(8, 't4', true),
       toolStart(9, 't5', 'ask_user'), toolStart(10, 't6', 'frobnicate')]);
-    expect(events(r.log, 'toolCall')).toEqual([
+    expect(eventsNamed(r.log, 'toolCall')).toEqual([
       ['toolCall', 't1', { tool: 'view', kind: 'read' }], ['toolCall', 't2', { tool: 'bash', kind: 'execute' }],
       ['toolCall', 't3', { tool: 'bash', kind: 'execute' }], ['toolCall', 't4', { tool: 'mcp:github', kind: 'other' }],
       ['toolCall', 't5', { tool: 'ask_user', kind: 'communicate', waits: 'question' }], ['toolCall', 't6', { tool: 'other', kind: 'other' }],
     ]);
-    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', true], ['t2', true], ['t3', false], ['t4', false]]);
+    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', true], ['t2', true], ['t3', false], ['t4', false]]);
   });
 
   it('shows a call waiting for approval, counts it once when approved and as an error when denied', () => {
@@ -153,19 +152,19 @@ describe('Copilot CLI reader: tools', () => {
     const r = read([start, prompt(1), answer(2, [['t1', 'bash'], ['t2', 'edit']]),
       ask(3, 'p1', 't1'), answerPermission(4, 'p1', 'approved'), toolStart(5, 't1', 'bash'), toolDone(6, 't1', true),
       ask(7, 'p2', 't2'), answerPermission(8, 'p2', 'denied-interactively-by-user'), toolDone(9, 't2', false)]);
-    expect(events(r.log, 'toolCall')).toEqual([
+    expect(eventsNamed(r.log, 'toolCall')).toEqual([
       ['toolCall', 't1', { tool: 'bash', kind: 'execute', waits: 'approval' }], ['toolCall', 't2', { tool: 'edit', kind: 'edit', waits: 'approval' }]]);
-    expect(events(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', undefined]]);
-    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false], ['t2', true]]);
+    expect(eventsNamed(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', undefined]]);
+    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false], ['t2', true]]);
   });
 
   it('1.0.102: a permission request for a call already started makes it wait, without counting it again', () => {
     const ask = line(4, 'permission.requested', { requestId: 'p1', permissionRequest: { kind: 'shell', toolCallId: 't1' } });
     const r = read([start, prompt(1), answer(2, [['t1', 'bash']]), toolStart(3, 't1', 'bash'), ask,
       line(5, 'permission.completed', { requestId: 'p1', result: { kind: 'approved' } }), toolDone(6, 't1', true)]);
-    expect(events(r.log, 'toolCall')).toEqual([['toolCall', 't1', { tool: 'bash', kind: 'execute' }]]);
-    expect(events(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', 'approval'], ['toolWaits', 't1', undefined]]);
-    expect(events(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false]]);
+    expect(eventsNamed(r.log, 'toolCall')).toEqual([['toolCall', 't1', { tool: 'bash', kind: 'execute' }]]);
+    expect(eventsNamed(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', 'approval'], ['toolWaits', 't1', undefined]]);
+    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['t1', false]]);
   });
 });
 
@@ -232,6 +231,6 @@ describe('Copilot CLI reader: files and processes', () => {
   it('skips bad lines with a reason', () => {
     const r = read(['not json', '{"no":"type"}', '{"type":"session.usage_record","data":{"usage":{}}}', '{"type":"user.message"}',
       '{"type":"tool.execution_start","data":{}}']);
-    expect(events(r.log, 'skipped').map(([, reason]) => reason)).toEqual(['parse_error', 'unknown_shape', 'unknown_shape', 'unknown_shape', 'unknown_shape']);
+    expect(eventsNamed(r.log, 'skipped').map(([, reason]) => reason)).toEqual(['parse_error', 'unknown_shape', 'unknown_shape', 'unknown_shape', 'unknown_shape']);
   });
 });

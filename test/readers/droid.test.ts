@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { droid } from '../../src/readers/droid/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { countedTurns, recorder } from '../helpers/events.js';
+import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 
 const transcript: SessionFile = { path: '/h/.factory/sessions/-src-app/s1.jsonl', sessionId: 's1' };
@@ -35,18 +35,17 @@ function readLines(lines: string[], r = recorder()) {
   for (const l of lines) droid.readLine(Buffer.from(l), state, transcript, r.events);
   return r;
 }
-const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
-const usages = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage);
+const usages = (log: unknown[][]) => eventsNamed(log, 'usage').map(([, , u]) => u as Usage);
 const outcomes = countedTurns;
 
 describe('Droid transcripts', () => {
   it('count the person\'s prompts only: not the context reminders, not the notices only the person sees', () => {
     const r = readLines([start, context(0, 'p1'), prompt(1, 'p1'), notice(2), outcome('p1', 'model_provider_unavailable')]);
-    expect(events(r.log, 'prompt')).toHaveLength(1);
-    expect(events(r.log, 'turnStarted')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'turnStarted')).toHaveLength(1);
     expect(outcomes(r.log)).toEqual(['failed']);
     // The outcome has no time of its own: the turn ends at the last timed record.
-    expect(events(r.log, 'turnEnded')[0]![2]).toBe(t0 + 2);
+    expect(eventsNamed(r.log, 'turnEnded')[0]![2]).toBe(t0 + 2);
   });
 
   it('map every turn outcome reason', () => {
@@ -58,7 +57,7 @@ describe('Droid transcripts', () => {
   it('end a turn with an unknown reason, counting the record as skipped', () => {
     const r = readLines([prompt(0, 'p1'), outcome('p1', 'something_new')]);
     expect(outcomes(r.log)).toEqual(['completed']);
-    expect(events(r.log, 'skipped')).toEqual([['skipped', 'unknown_shape']]);
+    expect(eventsNamed(r.log, 'skipped')).toEqual([['skipped', 'unknown_shape']]);
   });
 
   it('end a turn left open by a process that died as interrupted when the session is resumed', () => {
@@ -78,8 +77,8 @@ describe('Droid transcripts', () => {
       { type: 'tool_result', tool_use_id: 'c3', is_error: true, content: 'x' },
     ] });
     const r = readLines([prompt(0, 'p1'), results, results]);
-    expect(events(r.log, 'toolResult')).toEqual([['toolResult', 'c1', false], ['toolResult', 'c2', false], ['toolResult', 'c3', true]]);
-    expect(events(r.log, 'prompt')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'toolResult')).toEqual([['toolResult', 'c1', false], ['toolResult', 'c2', false], ['toolResult', 'c3', true]]);
+    expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
   });
 
   it('report tool calls by label and their results, failed ones as errors', () => {
@@ -88,9 +87,9 @@ describe('Droid transcripts', () => {
       answer(1, [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 'c1', name: 'Execute', input: {} }, { type: 'tool_use', id: 'c2', name: 'Frobnicate', input: {} }]),
       result(2, 'c1', true), result(3, 'c2', false),
     ]);
-    expect(events(r.log, 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'Execute', kind: 'execute' }], ['toolCall', 'c2', { tool: 'other', kind: 'other' }]]);
-    expect(events(r.log, 'toolResult')).toEqual([['toolResult', 'c1', true], ['toolResult', 'c2', false]]);
-    expect(events(r.log, 'meta')).toContainEqual(['meta', { model: 'custom:m-0' }]);
+    expect(eventsNamed(r.log, 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'Execute', kind: 'execute' }], ['toolCall', 'c2', { tool: 'other', kind: 'other' }]]);
+    expect(eventsNamed(r.log, 'toolResult')).toEqual([['toolResult', 'c1', true], ['toolResult', 'c2', false]]);
+    expect(eventsNamed(r.log, 'meta')).toContainEqual(['meta', { model: 'custom:m-0' }]);
   });
 });
 
@@ -107,8 +106,8 @@ describe('Droid settings documents', () => {
       { input: 400, output: 60, cacheRead: 900, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
     ]);
     // The last call's prompt selects price tiers and is the context in use.
-    expect(events(r.log, 'usage').map((e) => e[3])).toEqual([445 + 789, 400 + 900]);
-    expect(events(r.log, 'context').at(-1)).toEqual(['context', 'custom:m-0', 1300]);
+    expect(eventsNamed(r.log, 'usage').map((e) => e[3])).toEqual([445 + 789, 400 + 900]);
+    expect(eventsNamed(r.log, 'context').at(-1)).toEqual(['context', 'custom:m-0', 1300]);
   });
 
   it('never count a total that went down (a rewrite from an older copy)', () => {
@@ -125,7 +124,7 @@ describe('Droid settings documents', () => {
     const state = droid.initialState(f);
     for (const u of [tokens(500, 50), tokens(1e308, 60), tokens(2 ** 40, 60), tokens(600, 60)]) droid.readDocument!(settings(u), state, f, r.events);
     expect(usages(r.log).map((u) => [u.input, u.output])).toEqual([[500, 50], [100, 10]]);
-    expect(events(r.log, 'skipped')).toEqual([['skipped', 'implausible_value'], ['skipped', 'implausible_value']]);
+    expect(eventsNamed(r.log, 'skipped')).toEqual([['skipped', 'implausible_value'], ['skipped', 'implausible_value']]);
   });
 
   it('count a subagent\'s tokens once: for the parent when its document is read first', () => {
@@ -176,8 +175,8 @@ describe('Droid settings documents', () => {
     const f = settingsOf('s1');
     droid.readDocument!(Buffer.from(JSON.stringify({ model: 'custom:m-0' })), droid.initialState(f), f, r.events);
     droid.readDocument!(Buffer.from('{"tokenUsage": {'), droid.initialState(f), f, r.events);
-    expect(events(r.log, 'usage')).toEqual([]);
-    expect(events(r.log, 'skipped')).toEqual([['skipped', 'parse_error']]);
+    expect(eventsNamed(r.log, 'usage')).toEqual([]);
+    expect(eventsNamed(r.log, 'skipped')).toEqual([['skipped', 'parse_error']]);
   });
 });
 

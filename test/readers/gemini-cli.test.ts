@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { geminiCli, type GeminiState } from '../../src/readers/gemini-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { recorder, storeTurns, type Recorded } from '../helpers/events.js';
+import { eventsNamed, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.gemini/tmp/app/chats/session-2026-11-30T10-00-5da0c0d6.jsonl', sessionId: '5da0c0d6' };
@@ -29,7 +29,6 @@ function read(lines: string[], f = file, r = recorder(), state: GeminiState = ge
   for (const l of lines) geminiCli.readLine(Buffer.from(l), state, f, r.events);
   return { ...r, state };
 }
-const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
 const turnEvents = (log: unknown[][]) => log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded', 'turnReopened'].includes(e as string)).map(([e, a]) => (e === 'turnEnded' ? `${e}:${a}` : e));
 /** The turns the events make in a real store: each counted turn as outcome@start-end (seconds), and whether one is open. */
 const turns = (log: Recorded[]) => {
@@ -37,7 +36,7 @@ const turns = (log: Recorded[]) => {
   const s = (ms: number | undefined) => (ms === undefined ? '?' : (ms - t0) / 1000);
   return { counted: t.counted.map((c) => `${c.outcome}@${s(c.startedAt)}-${s(c.endedAt)}`), open: t.open };
 };
-const sum = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage)
+const sum = (log: unknown[][]) => eventsNamed(log, 'usage').map(([, , u]) => u as Usage)
   .reduce((a, u) => ({ input: a.input + u.input, output: a.output + u.output, cacheRead: a.cacheRead + u.cacheRead, cacheWrite: a.cacheWrite + u.cacheWrite, reasoning: a.reasoning + u.reasoning }),
     { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
 
@@ -45,7 +44,7 @@ describe('Gemini CLI reader', () => {
   it('reports the plan write_todos carries, items by state (blocked ones still to do)', () => {
     const todos = [{ description: 'a', status: 'completed' }, { description: 'b', status: 'blocked' }, { description: 'c', status: 'in_progress' }];
     const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2, { content: '', toolCalls: [call('c1', 'write_todos', { args: { todos } })] })]);
-    expect(events(r.log, 'todos')).toEqual([['todos', { completed: 1, pending: 1, in_progress: 1 }]]);
+    expect(eventsNamed(r.log, 'todos')).toEqual([['todos', { completed: 1, pending: 1, in_progress: 1 }]]);
   });
 
   it('counts tokens in the contract\'s semantics and the prompt as context', () => {
@@ -66,7 +65,7 @@ describe('Gemini CLI reader', () => {
       gemini('g1', 2, { tokens: tokens(900, 10, 300, 0) }), // smaller in every type: nothing
     ]);
     expect(sum(r.log)).toEqual({ input: 800, output: 70, cacheRead: 400, cacheWrite: 0, reasoning: 10 });
-    expect(events(r.log, 'usage')).toHaveLength(2);
+    expect(eventsNamed(r.log, 'usage')).toHaveLength(2);
   });
 
   it('does not count again what a migrated or rewritten file repeats', () => {
@@ -74,8 +73,8 @@ describe('Gemini CLI reader', () => {
     const r = read(lines);
     const again = read(lines, { ...file, path: file.path.replace('.jsonl', '-copy.jsonl') }, r);
     expect(sum(again.log)).toEqual({ input: 1200, output: 120, cacheRead: 800, cacheWrite: 0, reasoning: 20 });
-    expect(events(again.log, 'prompt')).toHaveLength(1);
-    expect(events(again.log, 'toolCall')).toHaveLength(1);
+    expect(eventsNamed(again.log, 'prompt')).toHaveLength(1);
+    expect(eventsNamed(again.log, 'toolCall')).toHaveLength(1);
   });
 
   it('lets a file that repeats an earlier one\'s messages neither end nor reopen the session\'s turn before a prompt of its own', () => {
@@ -137,7 +136,7 @@ describe('Gemini CLI reader', () => {
   it('tells typed prompts from context the CLI adds, slash commands and tool responses, and counts each once', () => {
     const r = read([header(), user('ctx', 0, '<session_context>\nThis is the Gemini CLI.'), user('c', 1, '/stats'), user('h', 1, '<hook_context>x'),
       toolResponse('t', 1, 'c1'), user('u1', 2, 'go'), user('u1', 2, 'go'), j({ id: 'u2', timestamp: at(3), type: 'user', content: 'a string' })]);
-    expect(events(r.log, 'prompt')).toEqual([['prompt', t0 + 2000], ['prompt', t0 + 3000]]);
+    expect(eventsNamed(r.log, 'prompt')).toEqual([['prompt', t0 + 2000], ['prompt', t0 + 3000]]);
   });
 
   it('names tools by kind, MCP tools by server, and tells failed calls', () => {
@@ -148,12 +147,12 @@ describe('Gemini CLI reader', () => {
       call('d', 'mcp_github_create_issue'), call('e', 'linear__list'), call('f', 'codebase_investigator'),
       call('g', 'write_todos', { status: 'cancelled' }), call('h', 'ask_user'),
     ] })]);
-    expect(events(r.log, 'toolCall').map(([, , c]) => c)).toEqual([
+    expect(eventsNamed(r.log, 'toolCall').map(([, , c]) => c)).toEqual([
       { tool: 'run_shell_command', kind: 'execute' }, { tool: 'read_file', kind: 'read' }, { tool: 'google_web_search', kind: 'search' },
       { tool: 'mcp:github', kind: 'other' }, { tool: 'mcp:linear', kind: 'other' }, { tool: 'other', kind: 'other' },
       { tool: 'write_todos', kind: 'plan' }, { tool: 'ask_user', kind: 'communicate' },
     ]);
-    expect(events(r.log, 'toolResult').filter(([, , failed]) => failed).map(([, id]) => id)).toEqual(['a', 'b', 'c']);
+    expect(eventsNamed(r.log, 'toolResult').filter(([, , failed]) => failed).map(([, id]) => id)).toEqual(['a', 'b', 'c']);
   });
 
   it('counts lines changed by the model in edits and new files, not in failed ones', () => {
@@ -164,16 +163,16 @@ describe('Gemini CLI reader', () => {
       call('c', 'write_file', { resultDisplay: { isNewFile: true, newContent: 'a\nb\n' } }),
       call('d', 'replace', { status: 'error', resultDisplay: { diffStat } }),
     ] })]);
-    expect(events(r.log, 'lines')).toEqual([['lines', 3, 1], ['lines', 2, 1], ['lines', 2, 0]]);
+    expect(eventsNamed(r.log, 'lines')).toEqual([['lines', 3, 1], ['lines', 2, 1], ['lines', 2, 0]]);
   });
 
   it('folds a subagent\'s tokens and tools into its parent, but not its prompts, turns or context', () => {
     const r = read([header('sub-1', 'subagent'), user('s1', 1, 'Investigate the code'), gemini('g1', 2, { toolCalls: [call('c1', 'glob')] }), gemini('g2', 3)], subagent);
     expect(geminiCli.sessionOf!(subagent, r.state)).toBe('5da0c0d6-full-parent-id');
     expect(sum(r.log).input).toBe(1200);
-    expect(events(r.log, 'toolCall')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'toolCall')).toHaveLength(1);
     expect(turnEvents(r.log)).toEqual([]);
-    expect(events(r.log, 'context')).toEqual([]);
+    expect(eventsNamed(r.log, 'context')).toEqual([]);
   });
 
   it('names a main file\'s session by the id its header gives (the file name has its first 8 characters)', () => {
@@ -219,13 +218,13 @@ describe('Gemini CLI reader', () => {
   it('counts nothing again, and takes nothing back, at a rewind', () => {
     const r = read([header(), user('u1', 1, 'go'), gemini('g1', 2), j({ $rewindTo: 'u1' }), user('u2', 3, 'again'), gemini('g2', 4)]);
     expect(sum(r.log).input).toBe(1200);
-    expect(events(r.log, 'prompt')).toHaveLength(2);
+    expect(eventsNamed(r.log, 'prompt')).toHaveLength(2);
   });
 
   it('skips records it cannot use, with a reason', () => {
     const r = read(['{"id":"x","type":"gemini"', j({ id: 'x', type: 'gemini' }), j({ id: 'y', timestamp: at(1), type: 'model' }),
       j({ projectHash: 'ab' }), j({ $set: { messages: 7 } }), gemini('g1', 2, { toolCalls: [{ id: 'c' }] })]);
-    expect(events(r.log, 'skipped').map(([, why]) => why)).toEqual(['parse_error', 'unknown_shape', 'unknown_shape', 'unknown_shape', 'unknown_shape']);
+    expect(eventsNamed(r.log, 'skipped').map(([, why]) => why)).toEqual(['parse_error', 'unknown_shape', 'unknown_shape', 'unknown_shape', 'unknown_shape']);
   });
 });
 
@@ -248,7 +247,7 @@ describe('Gemini CLI legacy JSON documents', () => {
     geminiCli.readDocument!(session(second), restored, doc, r.events);
     geminiCli.readDocument!(session(second), restored, doc, r.events); // same content, read again
     expect(sum(r.log)).toEqual({ input: 1200, output: 120, cacheRead: 800, cacheWrite: 0, reasoning: 20 });
-    expect(events(r.log, 'toolCall')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'toolCall')).toHaveLength(1);
     expect(turns(r.log)).toEqual({ counted: ['completed@1-2'], open: false });
     expect(storeTurns(r.log).last).toMatchObject({ outcome: 'completed', endedAt: t0 + 4000 });
     expect(geminiCli.sessionOf!(doc, restored)).toBe('3739ef95-full');
@@ -262,6 +261,6 @@ describe('Gemini CLI legacy JSON documents', () => {
     expect(turns(r.log)).toEqual({ counted: ['failed@1-5'], open: false });
     geminiCli.readDocument!(Buffer.from('{"sessionId": "x", "mess'), state, doc, r.events);
     geminiCli.readDocument!(Buffer.from('{"sessionId": "x"}'), state, doc, r.events);
-    expect(events(r.log, 'skipped').map(([, why]) => why)).toEqual(['parse_error', 'unknown_shape']);
+    expect(eventsNamed(r.log, 'skipped').map(([, why]) => why)).toEqual(['parse_error', 'unknown_shape']);
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { pi } from '../../src/readers/pi/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
-import { countedTurns, recorder, storeTurns } from '../helpers/events.js';
+import { countedTurns, eventsNamed, recorder, storeTurns } from '../helpers/events.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 
 const file: SessionFile = { path: '/h/.pi/agent/sessions/--src-app--/2026-11-30T10-00-00-000Z_s1.jsonl', sessionId: 's1' };
@@ -27,8 +27,7 @@ function read(lines: string[], r = recorder(), f = file) {
   for (const l of lines) pi.readLine(Buffer.from(l), state, f, r.events);
   return r;
 }
-const events = (log: unknown[][], name: string) => log.filter(([e]) => e === name);
-const usages = (log: unknown[][]) => events(log, 'usage').map(([, , u]) => u as Usage);
+const usages = (log: unknown[][]) => eventsNamed(log, 'usage').map(([, , u]) => u as Usage);
 const outcomes = countedTurns;
 
 describe('pi sessions', () => {
@@ -38,15 +37,15 @@ describe('pi sessions', () => {
       { input: 400, output: 50, cacheRead: 800, cacheWrite: 100, cacheWrite1h: 0, reasoning: 0 },
       { input: 400, output: 50, cacheRead: 800, cacheWrite: 100, cacheWrite1h: 0, reasoning: 0 },
     ]);
-    expect(events(r.log, 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'bash', kind: 'execute' }]]);
-    expect(events(r.log, 'toolResult')).toEqual([['toolResult', 'c1', true, { tool: 'bash', kind: 'execute' }]]);
+    expect(eventsNamed(r.log, 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'bash', kind: 'execute' }]]);
+    expect(eventsNamed(r.log, 'toolResult')).toEqual([['toolResult', 'c1', true, { tool: 'bash', kind: 'execute' }]]);
     expect(outcomes(r.log)).toEqual(['completed']);
-    expect(events(r.log, 'context').at(-1)).toEqual(['context', 'fake-model', 1300]);
+    expect(eventsNamed(r.log, 'context').at(-1)).toEqual(['context', 'fake-model', 1300]);
   });
 
   it('use the cost pi recorded where it is not zero, the list price otherwise', () => {
     const r = read([user(0), answer(1, 'stop', undefined, usage(400, 50, 0, 0, 0.0123)), user(2), answer(3, 'stop')]);
-    expect(events(r.log, 'usage').map((e) => e[5])).toEqual([0.0123, undefined]);
+    expect(eventsNamed(r.log, 'usage').map((e) => e[5])).toEqual([0.0123, undefined]);
   });
 
   it('fail a turn only when its last answer failed: a retried failure is no failed turn', () => {
@@ -55,7 +54,7 @@ describe('pi sessions', () => {
     // pi gives up after its retries (4 attempts by default), or at once on an error it does not retry.
     const gaveUp = read([user(0), failed(1), failed(2), failed(3), failed(4)]);
     expect(outcomes(gaveUp.log)).toEqual(['failed']);
-    expect(events(gaveUp.log, 'turnEnded')[0]![2]).toBe(t0 + 4);
+    expect(eventsNamed(gaveUp.log, 'turnEnded')[0]![2]).toBe(t0 + 4);
     const fatal = read([user(0), failed(1, '400 Bad request: invalid tool schema')]);
     expect(outcomes(fatal.log)).toEqual(['failed']);
   });
@@ -83,16 +82,16 @@ describe('pi sessions', () => {
     const r = recorder();
     read(lines, r);
     read(lines, r, { path: '/h/.pi/agent/sessions/--src-app--/2026-11-30T11-00-00-000Z_s2.jsonl', sessionId: 's2' });
-    expect(events(r.log, 'usage')).toHaveLength(2);
-    expect(events(r.log, 'prompt')).toHaveLength(1);
-    expect(events(r.log, 'toolCall')).toHaveLength(1);
-    expect(events(r.log, 'toolResult')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'usage')).toHaveLength(2);
+    expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'toolCall')).toHaveLength(1);
+    expect(eventsNamed(r.log, 'toolResult')).toHaveLength(1);
   });
 
   it('report the model of a model change and skip what it cannot read', () => {
     const r = read([entry(0, 'model_change', { provider: 'anthropic', modelId: 'claude-sonnet-4-5' }), entry(1, 'thinking_level_change', { thinkingLevel: 'off' }), '{"type":"message"', '{"type":"message","timestamp":"2026-11-30T10:00:00.000Z","message":{"role":"assistant"}}']);
-    expect(events(r.log, 'meta')).toEqual([['meta', { model: 'claude-sonnet-4-5' }]]);
-    expect(events(r.log, 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'unknown_shape']]);
+    expect(eventsNamed(r.log, 'meta')).toEqual([['meta', { model: 'claude-sonnet-4-5' }]]);
+    expect(eventsNamed(r.log, 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'unknown_shape']]);
   });
 });
 
