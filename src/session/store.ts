@@ -191,14 +191,23 @@ export class SessionStore {
    */
   interrupt(key: string, at: number): void {
     const s = this.sessions.get(key);
-    if (!s || s.turnStartedAt === undefined) return;
-    if (!s.turnCounted) this.add('turns', { harness: s.harness, project: s.project, outcome: 'interrupted' }, 1);
-    s.lastTurn = { outcome: 'interrupted', endedAt: at, startedAt: s.turnStartedAt };
+    if (!s || !this.endTurn(s, 'interrupted', at)) return;
+    delete s.subagents;
+    this.dirtySessions.add(key);
+  }
+
+  /**
+   * Ends a session's open turn as `outcome` at `ts`, counted once; false when none is open (a
+   * turn's end can be written more than once: an answer's end, then the turn summary).
+   */
+  private endTurn(s: StoredSession, outcome: TurnOutcome, ts: number): boolean {
+    if (s.turnStartedAt === undefined) return false;
+    if (!s.turnCounted) this.add('turns', { harness: s.harness, project: s.project, outcome }, 1);
+    s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
-    delete s.subagents;
     s.pendingTools = {};
-    this.dirtySessions.add(key);
+    return true;
   }
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
@@ -300,16 +309,8 @@ export class SessionStore {
       }
       return c;
     };
-    // Ends the session's open turn, counted once; nothing when none is open (a turn's end can be
-    // written more than once: an answer's end, then the turn summary).
     const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number) => {
-      if (s.turnStartedAt === undefined) return;
-      if (!s.turnCounted) store.add('turns', { harness, project: s.project, outcome }, 1);
-      if (outcome === 'completed') didWork(s);
-      s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
-      s.turnStartedAt = undefined;
-      delete s.turnCounted;
-      s.pendingTools = {};
+      if (store.endTurn(s, outcome, ts) && outcome === 'completed') didWork(s);
     };
     const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
       if (unrecorded.includes(type) || unsaid?.includes(type)) return;
