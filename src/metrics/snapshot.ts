@@ -6,7 +6,8 @@ import type { SessionStore, StoredSession } from '../session/store.js';
 import { drifted } from '../session/drift.js';
 import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
 import type { ProcessState, Status } from '../session/types.js';
-import { catalog, SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES, type MetricDef, type MetricKey } from './catalog.js';
+import { catalog, type MetricDef, type MetricKey } from './catalog.js';
+import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
 
 export interface Point {
   labels: Record<string, string>;

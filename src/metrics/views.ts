@@ -21,7 +21,7 @@ import {
   type MetricProducer,
 } from '@opentelemetry/sdk-metrics';
 import type { RequestTokens } from '../session/store.js';
-import { REQUEST_TOKEN_BOUNDARIES } from './catalog.js';
+import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import { hrTime, resourceMetrics, toMetricData } from './producer.js';
 import type { Family } from './snapshot.js';
 

@@ -1,6 +1,6 @@
 // Small helpers for reading untyped JSON records defensively.
 
-import { TODO_STATES } from '../metrics/catalog.js';
+import { TODO_STATES } from '../session/vocabulary.js';
 import type { TodoState } from '../session/types.js';
 
 export type Json = Record<string, unknown>;

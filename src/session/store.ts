@@ -2,7 +2,8 @@
 // keeps the changes until they are committed to the state database with the file offsets they
 // came from, and answers snapshots for the metrics outputs without any I/O.
 
-import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES, type LabelsOf, type MetricKey } from '../metrics/catalog.js';
+import { type LabelsOf, type MetricKey } from '../metrics/catalog.js';
+import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES } from './vocabulary.js';
 import type { PriceTable } from '../pricing/prices.js';
 import type { SessionEvents } from '../readers/reader.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';

@@ -1,11 +1,7 @@
 // The normalized session record every reader produces, whatever the harness's file format.
 
-import type { STATUSES, TODO_STATES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from '../metrics/catalog.js';
+import type { HARNESSES, STATUSES, TODO_STATES, TOKEN_TYPES, TOOL_KINDS, TURN_OUTCOMES } from './vocabulary.js';
 
-export const HARNESSES = [
-  'claude-code', 'codex', 'gemini-cli', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'cursor-agent',
-  'antigravity-cli', 'hermes', 'kodelet', 'aider', 'goose', 'crush', 'droid', 'pi',
-] as const;
 export type HarnessId = (typeof HARNESSES)[number];
 
 export type Status = (typeof STATUSES)[number];

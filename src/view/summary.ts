@@ -2,7 +2,7 @@
 // sessions by status, and the running token total (from which a viewer takes tokens per minute
 // between two of its polls). Read from memory only, like a scrape.
 
-import { STATUSES } from '../metrics/catalog.js';
+import { STATUSES } from '../session/vocabulary.js';
 import { countedSessions, type LiveSession } from '../metrics/snapshot.js';
 import { localDay, type SessionStore } from '../session/store.js';
 import type { Status } from '../session/types.js';

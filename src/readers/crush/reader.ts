@@ -9,7 +9,7 @@ import { isFile, readText } from '../dir.js';
 import { jsonObject, obj, str } from '../fields.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';
-import { TOKEN_TYPES } from '../../metrics/catalog.js';
+import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { readCrush, type CrushState } from './database.js';
 
 const PROJECTS = 'projects.json';
