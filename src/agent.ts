@@ -16,13 +16,14 @@ import { exposition, RenderedExposition } from './metrics/prometheus.js';
 import { SelfMetrics } from './metrics/self.js';
 import type { MetricsServer } from './metrics/server.js';
 import type { WebConfig } from './metrics/web-config.js';
-import { liveSessions, snapshot, type Family, type LiveSession, type SnapshotOptions } from './metrics/snapshot.js';
+import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.js';
+import { liveSessions, type LiveSession } from './store/live.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
 import { platformTable } from './process/table.js';
-import { SessionStore } from './session/store.js';
+import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
-import { sessionRecord } from './cli/sessions.js';
+import { sessionRecord } from './view/records.js';
 import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
 

@@ -7,7 +7,7 @@ import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger, type Logger } from './log.js';
 import { exposition } from './metrics/prometheus.js';
-import { formatSessions, sessionsJson } from './cli/sessions.js';
+import { formatSessions, sessionsJson } from './view/records.js';
 import { COMMANDS, help } from './cli/help.js';
 import { StateError } from './state/db.js';
 import { VERSION } from './version.js';

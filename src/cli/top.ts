@@ -5,7 +5,7 @@
 
 import { emitKeypressEvents } from 'node:readline';
 import type { Agent } from '../agent.js';
-import { sessionRecord, type SessionRecord } from './sessions.js';
+import { sessionRecord, type SessionRecord } from '../view/records.js';
 import { renderScreen, SORTS, type Sort } from '../view/screen.js';
 import type { Summary } from '../view/summary.js';
 

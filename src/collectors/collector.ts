@@ -5,12 +5,13 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
-import { listingFailures, openRegular, readRegular } from '../readers/dir.js';
+import type { LineReader, Reader, SessionFile, StoreReader } from '../readers/reader.js';
+import type { SessionEvents } from '../session/events.js';
+import { listingFailures, openRegular, readRegular } from '../files/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
-import type { SessionStore } from '../session/store.js';
+import type { SessionStore } from '../store/store.js';
 import { answersHold, play } from './event-log.js';
 import { ReadAhead } from './read-ahead.js';
 import type { ReadThreads } from './read-threads.js';

@@ -5,7 +5,7 @@
 // once, so the log answers from the keys it saw itself and writes the answer down; the main thread
 // plays a log back only if the store gives every one of those answers too (`answersHold`).
 
-import type { SessionEvents } from '../readers/reader.js';
+import type { SessionEvents } from '../session/events.js';
 
 // Every event, by its position in the log. `satisfies` and `Unlisted` keep the list complete.
 const EVENTS = [

@@ -21,7 +21,7 @@ import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each reader has its own parser state
-export const READERS: Partial<Record<HarnessId, Reader<any>>> = {
+export const READERS: Record<HarnessId, Reader<any>> = {
   'claude-code': claudeCode,
   codex,
   opencode,

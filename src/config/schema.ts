@@ -1,9 +1,9 @@
 // Every configuration key, with its default, environment variable and command-line flag. The
-// `collectors` section is generated from the reader registry: one block per harness.
+// `collectors` section has one block per harness.
 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { READERS } from '../collectors/registry.js';
+import { HARNESSES } from '../session/vocabulary.js';
 
 export const ENV_PREFIX = 'CODING_AGENT_EXPORTER_';
 
@@ -14,7 +14,7 @@ function defaultStateDir(): string {
 
 function collectorsSchema() {
   const section: Record<string, unknown> = {};
-  for (const harness of Object.keys(READERS)) {
+  for (const harness of HARNESSES) {
     const envName = `${ENV_PREFIX}${harness.toUpperCase().replace(/-/g, '_')}`;
     section[harness] = {
       enabled: { doc: `Read ${harness} sessions.`, format: 'boolean', default: true, env: `${envName}_ENABLED`, arg: `collector.${harness}` },

@@ -2,12 +2,10 @@
 // Runs on every scrape and OTLP export: it reads memory only, never files.
 
 import type { CollectorStats } from '../collectors/collector.js';
-import type { SessionStore, StoredSession } from '../session/store.js';
-import { drifted } from '../session/drift.js';
-import { statusOf, type SessionStatus, type StatusOptions } from '../session/status.js';
-import type { ProcessState, Status } from '../session/types.js';
-import { catalog, type MetricDef, type MetricKey } from './catalog.js';
 import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
+import { countedSessions, liveSessions, type LiveOptions } from '../store/live.js';
+import type { SessionStore } from '../store/store.js';
+import { catalog, type MetricDef, type MetricKey } from './catalog.js';
 
 export interface Point {
   labels: Record<string, string>;
@@ -19,49 +17,12 @@ export interface Family {
   points: Point[];
 }
 
-export interface SnapshotOptions {
-  status: StatusOptions;
-  /** Sessions with activity within this window count in coding_agent_sessions. */
-  activeWindowMs: number;
+export interface SnapshotOptions extends LiveOptions {
   /** Per-session series for at most this many non-idle sessions (0 switches them off). */
   perSessionMax: number;
   version: string;
   /** Pushes so far by result, when an OTLP push is configured. */
   otlpExports?: Readonly<Record<string, number>>;
-}
-
-export interface LiveSession {
-  session: StoredSession;
-  status: SessionStatus;
-  /** The live process that owns the session, where one does. */
-  process?: ProcessState;
-  /** The reader counted no tokens for the work the session did (drift). */
-  drift: boolean;
-}
-
-/** Sessions active within the window and not archived, with their status, most recently active first. */
-export function liveSessions(store: SessionStore, now: number, opts: Pick<SnapshotOptions, 'status' | 'activeWindowMs'>): LiveSession[] {
-  const live: LiveSession[] = [];
-  const view = store.processes;
-  for (const [key, s] of store.sessions) {
-    if (s.archived || now - s.lastActivityAt > opts.activeWindowMs) continue;
-    const proc = view.owners.get(key);
-    const visible = view.visible.has(s.harness) && !view.elsewhere.has(key);
-    live.push({ session: s, status: statusOf(s, { visible, proc }, now, opts.status), process: proc, drift: drifted(s) });
-  }
-  return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
-}
-
-/**
- * What coding_agent_sessions counts, one entry per session: every live session by its status, and
- * every agent no session file is joined to, by the CPU its process tree uses. The summary counts
- * the same, so `top` and the live page agree with /metrics.
- */
-export function countedSessions(store: SessionStore, live: readonly LiveSession[]): { harness: string; project: string; status: Status }[] {
-  return [
-    ...live.map(({ session: s, status }) => ({ harness: s.harness, project: s.project, status: status.status })),
-    ...store.processes.unowned.map((a) => ({ harness: a.harness, project: a.project, status: a.busy ? 'working' as const : 'idle' as const })),
-  ];
 }
 
 export function snapshot(

@@ -20,7 +20,7 @@ import {
   type MetricData,
   type MetricProducer,
 } from '@opentelemetry/sdk-metrics';
-import type { RequestTokens } from '../session/store.js';
+import type { RequestTokens } from '../store/store.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import { hrTime, resourceMetrics, toMetricData } from './producer.js';
 import type { Family } from './snapshot.js';

@@ -4,7 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../session/store.js';
+import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../store/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
 import type { HarnessId, ProcessState, RegistryEntry } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';

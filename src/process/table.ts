@@ -4,7 +4,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { readText } from '../readers/dir.js';
+import { readText } from '../files/dir.js';
 import { join } from 'node:path';
 
 export interface Proc {

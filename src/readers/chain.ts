@@ -1,7 +1,7 @@
 // Sessions that continue another (a subagent under the session that started it, a compaction's
 // continuation) report under the first session of their chain.
 
-import type { SessionEvents } from './reader.js';
+import type { SessionEvents } from '../session/events.js';
 
 /** How a session continues its parent: `subagent` when it is one the parent delegated to. */
 export interface Link {

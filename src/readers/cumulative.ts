@@ -4,7 +4,7 @@
 // committed together with the counters. Totals already seen count nothing, also when the state
 // was lost (a store read again from the start).
 
-import type { SessionEvents } from './reader.js';
+import type { SessionEvents } from '../session/events.js';
 import { MAX_TOKENS, plausibleAmount, plausibleCount, type TokenType, type Usage } from '../session/types.js';
 
 /** The highest totals counted so far, per session row (or conversation). */

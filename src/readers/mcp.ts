@@ -5,7 +5,7 @@
 
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isDirectory, readText } from './dir.js';
+import { isDirectory, readText } from '../files/dir.js';
 import { jsonValue, obj } from './fields.js';
 
 const cache = new Map<string, { stamp: string; names: string[] }>();

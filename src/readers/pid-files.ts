@@ -2,7 +2,7 @@
 // (Claude Code's and Qwen Code's `sessions/<pid>.json`). A crash leaves the file behind: whether
 // the process still runs is the process table's to say.
 
-import { listDir, readText } from './dir.js';
+import { listDir, readText } from '../files/dir.js';
 import { jsonObject, str, type Json } from './fields.js';
 
 /**

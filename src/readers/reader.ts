@@ -2,74 +2,8 @@
 // records mean, and reports what it finds as events on a session. It knows nothing of metrics,
 // configuration, persistence or the clock.
 
-import type { HarnessId, RegistryEntry, TodoState, TokenType, ToolCall, TurnOutcome, Usage } from '../session/types.js';
-
-export type { ToolCall };
-
-/** Events a reader reports for the session a file belongs to. */
-export interface SessionEvents {
-  meta(m: { cwd?: string; gitBranch?: string; model?: string }): void;
-  /** A record was written at `ts` (ms). */
-  activity(ts: number): void;
-  /**
-   * Tokens of one model request made at `ts` (ms), or the not yet counted part of it. `tierInput`
-   * is the request's whole prompt size, which selects long-context price tiers. `costUsd` is the
-   * request's cost as the harness recorded it, where it records one: it is used instead of the
-   * list price. `unsaid`: token types this record does not give (0 in `delta` means unknown, and
-   * no series is made for them from it).
-   */
-  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly TokenType[]): void;
-  context(model: string, tokens: number, limit?: number): void;
-  /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
-  premiumRequests(model: string, n: number): void;
-  prompt(ts: number): void;
-  /**
-   * A turn starts at `ts`. A turn still open goes on (a prompt queued while the agent works joins
-   * it), unless `endOpenAs` is given: then the open turn ends first, at `ts`, as that outcome (a
-   * harness that takes one prompt at a time and writes no end for a turn cut short).
-   */
-  turnStarted(ts: number, endOpenAs?: TurnOutcome): void;
-  /** The open turn ends; nothing when none is open (an end may be written more than once). */
-  turnEnded(outcome: TurnOutcome, ts: number): void;
-  /**
-   * The turn last reported ended goes on after all, and its end is not counted again: for
-   * harnesses that write no turn end, where an answer looked final until tool calls followed it.
-   * With `endedAs`, only a turn that ended so (a failed request the harness retried after all).
-   */
-  turnReopened(endedAs?: TurnOutcome): void;
-  /** A tool call; the same id again while it is pending changes what it waits on, counted once. */
-  toolCall(id: string, call: ToolCall): void;
-  /** A pending call now waits for the user's approval (`approval`), or no longer waits (undefined). */
-  toolWaits(id: string, waits: ToolCall['waits']): void;
-  /** A subagent (by its own id) started (`running`) or ended a turn of its own (Codex). */
-  subagent(id: string, running: boolean): void;
-  /** The harness archived the session (`true`), or took it out of its archive (`false`). */
-  archived(archived: boolean): void;
-  /** A call returned; `call` names it when the result comes after the call was already closed. */
-  toolResult(id: string, failed: boolean, call?: ToolCall): void;
-  lines(added: number, removed: number): void;
-  compaction(): void;
-  usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void;
-  /** The person last looked at the session at `ts` (ms), where the harness records it. */
-  viewed(ts: number): void;
-  /** The session's plan (todo list) as it is now: its items by state. */
-  todos(byState: Partial<Record<TodoState, number>>): void;
-  /** A record that could not be used, by reason (`parse_error`, `unknown_shape`, ...). */
-  skipped(reason: string): void;
-  /**
-   * True the first time a key is seen by this collector, false ever after (dedupe of records a
-   * harness writes again in another file: resumed sessions, side chains).
-   */
-  firstTime(key: string): boolean;
-  /**
-   * The line being read is the record `key` (unique in the harness's history, whatever file it is
-   * in). A record that already moved a counter moves none again: its events still update the
-   * session and the reader's state, as a replay does. For a file read again from its start (a
-   * rollout replaced by one with another beginning, a copy in another file), for readers whose
-   * records are not all deduplicated with `firstTime`. Only in `readLine`.
-   */
-  record(key: string): void;
-}
+import type { SessionEvents } from '../session/events.js';
+import type { HarnessId, RegistryEntry, TokenType } from '../session/types.js';
 
 /** One session file found under a root. */
 export interface SessionFile {

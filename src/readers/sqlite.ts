@@ -14,7 +14,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, readSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { openRegular } from './dir.js';
+import { openRegular } from '../files/dir.js';
 
 // better-sqlite3 reads this once, when its native part loads (on the first connection of the
 // process): URI file names are how SQLite takes `immutable`. Plain paths keep their meaning.

@@ -2,8 +2,7 @@
 // name and kind, an MCP tool by its server only, any other name as `other` (tool names are label
 // values: they must stay a bounded set).
 
-import type { ToolCall } from './reader.js';
-import type { ToolKind } from '../session/types.js';
+import type { ToolCall, ToolKind } from '../session/types.js';
 
 /** A harness's built-in tools by kind, and those during which the session waits. */
 export interface ToolTable {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
-import { readText } from '../readers/dir.js';
+import { readText } from '../files/dir.js';
 
 export interface ProjectOptions {
   /** name: the folder's name; path: its full path; hash: a short hash of the path; none: one label for all. */

@@ -3,7 +3,7 @@
 // same origin. Nothing is loaded from elsewhere, and the Content-Security-Policy says so.
 
 import { readFileSync } from 'node:fs';
-import type { SessionRecord } from '../cli/sessions.js';
+import type { SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 
 export interface Views {

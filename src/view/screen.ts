@@ -2,7 +2,7 @@
 // width (columns drop by priority, never wrap) and height. A pure function of the data, so the
 // same screen comes from the exporter's own memory or from a remote exporter's JSON.
 
-import { compact, type SessionRecord } from '../cli/sessions.js';
+import { compact, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;

@@ -3,8 +3,8 @@
 // between two of its polls). Read from memory only, like a scrape.
 
 import { STATUSES } from '../session/vocabulary.js';
-import { countedSessions, type LiveSession } from '../metrics/snapshot.js';
-import { localDay, type SessionStore } from '../session/store.js';
+import { countedSessions, type LiveSession } from '../store/live.js';
+import { localDay, type SessionStore } from '../store/store.js';
 import type { Status } from '../session/types.js';
 
 /** `/api/v1/summary` (documented in the README). */

@@ -7,11 +7,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
-import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
+import { snapshot } from '../../src/metrics/snapshot.js';
+import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
 

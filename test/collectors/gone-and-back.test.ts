@@ -13,7 +13,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import type { Reader } from '../../src/readers/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';

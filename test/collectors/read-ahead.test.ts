@@ -17,7 +17,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { readLines } from '../../src/readers/lines.js';
 import type { LineReader } from '../../src/readers/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { tempDir } from '../helpers/run.js';

@@ -1,8 +1,8 @@
 // A SessionEvents sink that records every event, and the turns such a record makes in a real store, for reader tests.
 
 import { createPriceTable } from '../../src/pricing/prices.js';
-import type { SessionEvents } from '../../src/readers/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import type { SessionEvents } from '../../src/session/events.js';
+import { SessionStore } from '../../src/store/store.js';
 import type { Session } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 

@@ -15,7 +15,7 @@ import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { crushHome } from '../helpers/crush-db.js';

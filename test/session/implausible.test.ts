@@ -13,7 +13,7 @@ import { countGrowth, skipTotals, tokenCounts, type Marks } from '../../src/read
 import type { Reader } from '../../src/readers/reader.js';
 import { secondsToMs } from '../../src/readers/sqlite.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { recorder } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
 

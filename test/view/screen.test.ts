@@ -1,7 +1,7 @@
 // The `top` screen as a function of the data: what shows first, what drops on a narrow terminal.
 
 import { describe, expect, it } from 'vitest';
-import type { SessionRecord } from '../../src/cli/sessions.js';
+import type { SessionRecord } from '../../src/view/records.js';
 import { renderScreen, visibleSessions, type ScreenOptions } from '../../src/view/screen.js';
 import type { Summary } from '../../src/view/summary.js';
 

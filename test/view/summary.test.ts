@@ -3,11 +3,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { liveSessions, snapshot } from '../../src/metrics/snapshot.js';
+import { snapshot } from '../../src/metrics/snapshot.js';
+import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ProcessMonitor } from '../../src/process/monitor.js';
 import { procTable } from '../../src/process/table.js';
-import { SessionStore } from '../../src/session/store.js';
+import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { summaryOf } from '../../src/view/summary.js';
 import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';

@@ -19,8 +19,9 @@
 // after it that time; without an input history, a session's records all take its start.
 
 import { dirname, join } from 'node:path';
-import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
-import { listDir } from '../dir.js';
+import type { LineReader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import { listDir } from '../../files/dir.js';
 import { findInput, inputHistory } from './input-history.js';
 import type { Usage } from '../../session/types.js';
 

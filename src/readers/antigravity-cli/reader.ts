@@ -14,8 +14,9 @@
 
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { SessionEvents, SessionFile, StoreReader } from '../reader.js';
-import { listDir, readText } from '../dir.js';
+import type { SessionFile, StoreReader } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, num, str } from '../fields.js';
 import { parseJson, readLines } from '../lines.js';
 import { readDatabase, storeChanged } from '../sqlite.js';

@@ -1,8 +1,7 @@
 // Antigravity's tool names (those of Windsurf's Cascade, which it grew from, as other readers saw
 // them), mapped to the metric contract's tool kinds.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

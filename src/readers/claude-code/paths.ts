@@ -3,7 +3,7 @@
 
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../reader.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
   const configured = env.CLAUDE_CONFIG_DIR?.split(',').map((p) => p.trim()).filter(Boolean) ?? [];

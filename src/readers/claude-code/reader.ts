@@ -2,7 +2,8 @@
 // line per record. The real CLI's files are in test/fixtures/captures/claude-code*.
 
 import { join } from 'node:path';
-import type { Reader, SessionEvents, SessionFile } from '../reader.js';
+import type { Reader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';

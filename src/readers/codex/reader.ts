@@ -3,10 +3,12 @@
 
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
+import type { Reader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import type { ToolCall } from '../../session/types.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 

@@ -4,7 +4,7 @@
 // with GenAI semantic-convention attributes, either as a plain object or as OTLP/JSON key-value
 // pairs. Only `chat` spans count: agent spans repeat the totals of the chats they contain.
 
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 

@@ -5,7 +5,7 @@
 import { basename, join } from 'node:path';
 import type { SessionFile } from '../reader.js';
 import type { RegistryEntry } from '../../session/types.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
   return [env.COPILOT_HOME || join(home, '.copilot')];

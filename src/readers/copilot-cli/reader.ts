@@ -2,7 +2,9 @@
 // `{type, data, id, timestamp, parentId}` event per line, plus the optional OpenTelemetry file
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
-import type { Reader, SessionEvents, SessionFile, ToolCall } from '../reader.js';
+import type { Reader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import type { ToolCall } from '../../session/types.js';
 import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
 import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';

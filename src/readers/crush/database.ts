@@ -7,7 +7,7 @@
 // its cost and tools for the session that started it.
 
 import { jsonValue, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { cursorSeconds, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { rootFinder } from '../chain.js';
 import { ZERO_USAGE, type TurnOutcome } from '../../session/types.js';

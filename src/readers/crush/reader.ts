@@ -5,7 +5,7 @@
 // is opened. Crush's token columns hold only the last call: no token counts are exported.
 
 import { isAbsolute, join, resolve } from 'node:path';
-import { isFile, readText } from '../dir.js';
+import { isFile, readText } from '../../files/dir.js';
 import { jsonObject, obj, str } from '../fields.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';

@@ -13,8 +13,9 @@
 
 import { statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
-import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
-import { listDir, readText } from '../dir.js';
+import type { LineReader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, num, str } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readDatabase } from '../sqlite.js';

@@ -17,10 +17,11 @@
 // sessions folder, and only its project folders are listed.
 
 import { basename, join } from 'node:path';
-import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
 import { jsonObject, num, numberOf, obj, str, time, type Json } from '../fields.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 

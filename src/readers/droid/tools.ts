@@ -2,8 +2,7 @@
 // Execute, Grep, Glob, ToolSearch, Skill and ConnectorSearch (offered by `droid exec`); the others
 // are those of the interactive CLI.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

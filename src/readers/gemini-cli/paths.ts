@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, sep } from 'node:path';
 import type { SessionFile } from '../reader.js';
-import { listDir, readText } from '../dir.js';
+import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, obj } from '../fields.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {

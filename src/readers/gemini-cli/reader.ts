@@ -4,7 +4,8 @@
 // CLI's files are in test/fixtures/captures/gemini-cli.
 
 import { join, sep } from 'node:path';
-import type { Reader, SessionEvents, SessionFile } from '../reader.js';
+import type { Reader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
 import { numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';

@@ -1,8 +1,7 @@
 // Gemini CLI's tool names, mapped to the metric contract's tool kinds, and what a finished tool
 // call record says about failure and changed lines.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { serverOf } from '../mcp.js';
 import { builtinTool, mcpTool } from '../tools.js';
 import { countUnifiedDiff, lineCount, num, obj, str, type Json } from '../fields.js';

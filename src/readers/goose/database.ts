@@ -7,7 +7,7 @@
 // (`session_type = 'sub_agent'`, `parent_session_id`) counts its tokens and tools for its parent.
 
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { columnsOf, cursorMs, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { chainFinder, targetFinder, type Target } from '../chain.js';
 import { usageFromPrompt } from '../../session/types.js';

@@ -3,7 +3,7 @@
 // The JSONL session files of goose before 1.10 are not read. Nothing else there is opened.
 
 import { join } from 'node:path';
-import { isFile } from '../dir.js';
+import { isFile } from '../../files/dir.js';
 import type { StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';
 import { readGoose, type GooseState } from './database.js';

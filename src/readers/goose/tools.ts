@@ -1,8 +1,7 @@
 // goose's tool names, `<extension>__<tool>`, mapped to the metric contract's tool kinds. Tools of
 // goose's own extensions keep their name; any other extension is an MCP server.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

@@ -7,7 +7,7 @@
 // turns or prompts. Branches and resets are conversations of their own.
 
 import { jsonObject, jsonValue, obj, str } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { cursorSeconds, requireColumns, rowsById, secondsToMs, selectList, type Db } from '../sqlite.js';
 import { chainFinder, targetFinder, type Target } from '../chain.js';
 import type { TurnOutcome } from '../../session/types.js';

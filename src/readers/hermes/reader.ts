@@ -4,7 +4,7 @@
 // there (config, `.env`, credentials) is opened.
 
 import { join } from 'node:path';
-import { isFile, listDir } from '../dir.js';
+import { isFile, listDir } from '../../files/dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';
 import { readHermes, type HermesState } from './database.js';

@@ -6,7 +6,7 @@
 // compaction rewrites the list to a summary: the marks restart from it, nothing counts twice.
 
 import { jsonObject, jsonValue, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { cursorMs, requireColumns, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { countGrowth, dollars, skipTotals, tokenCounts, type Marks } from '../cumulative.js';

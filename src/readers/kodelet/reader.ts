@@ -2,7 +2,7 @@
 // `~/.kodelet`. Nothing else there (config, credentials) is opened.
 
 import { join } from 'node:path';
-import { isFile } from '../dir.js';
+import { isFile } from '../../files/dir.js';
 import type { StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';
 import { readKodelet, type KodeletState } from './database.js';

@@ -1,7 +1,6 @@
 // Kodelet's tool names, mapped to the metric contract's tool kinds.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

@@ -3,7 +3,7 @@
 // row), and of each only the message and part rows updated since the cursor.
 
 import { countTodos, jsonObject } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';

@@ -6,9 +6,9 @@
 
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { listDir, readText } from '../dir.js';
+import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, jsonValue, num, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { finish, readSession, type DbState, type RecordRow, type SessionContext } from './database.js';
 import { rootFinder } from '../chain.js';
 import { READ_PART_TYPES } from './records.js';

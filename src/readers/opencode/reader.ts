@@ -6,7 +6,7 @@
 // Credentials (`auth.json`) and everything else there are never opened.
 
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { isDirectory, isFile, listDir } from '../dir.js';
+import { isDirectory, isFile, listDir } from '../../files/dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { configuredServers, upToRepository } from '../mcp.js';
 import { readChangedDatabase, readDatabase } from '../sqlite.js';

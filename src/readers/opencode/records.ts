@@ -4,7 +4,7 @@
 // counts is reported once per record id.
 
 import { num, numberOf, obj, str, type Json } from '../fields.js';
-import type { SessionEvents } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import type { DbState, SessionContext, SessionRow } from './database.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
 import { classifyTool } from './tools.js';

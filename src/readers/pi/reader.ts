@@ -13,10 +13,11 @@
 // pi retries itself: the turn fails only when its last answer did.
 
 import { basename, join } from 'node:path';
-import type { LineReader, SessionEvents, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import type { Usage } from '../../session/types.js';
 import { num, numberOf, obj, time } from '../fields.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 

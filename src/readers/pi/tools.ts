@@ -2,8 +2,7 @@
 // metric contract's tool kinds. pi has no MCP and no subagent tool of its own: extensions' tools
 // are `other`.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

@@ -10,10 +10,11 @@
 // again (counting it too would count each twice), only once the process exits, without times.
 
 import { basename, join } from 'node:path';
-import type { Reader, SessionEvents, SessionFile } from '../reader.js';
+import type { Reader, SessionFile } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
-import { listDir } from '../dir.js';
+import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
 import { classifyTool } from './tools.js';

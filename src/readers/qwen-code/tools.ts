@@ -1,8 +1,7 @@
 // Qwen Code's tool names (older names where they were renamed), mapped to the metric contract's
 // tool kinds.
 
-import type { ToolCall } from '../reader.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listDir, readRegular, readText } from '../../src/readers/dir.js';
+import { listDir, readRegular, readText } from '../../src/files/dir.js';
 import { readLines } from '../../src/readers/lines.js';
 import { tempDir } from '../helpers/run.js';
 

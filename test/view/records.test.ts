@@ -2,9 +2,9 @@
 // no session file is joined to, whose status is their CPU's.
 
 import { describe, expect, it } from 'vitest';
-import { formatSessions, sessionRecord, sessionsJson } from '../../src/cli/sessions.js';
-import type { LiveSession } from '../../src/metrics/snapshot.js';
-import type { UnownedAgent } from '../../src/session/store.js';
+import { formatSessions, sessionRecord, sessionsJson } from '../../src/view/records.js';
+import type { LiveSession } from '../../src/store/live.js';
+import type { UnownedAgent } from '../../src/store/store.js';
 
 const now = Date.UTC(2026, 10, 30, 12);
 const live: LiveSession = {

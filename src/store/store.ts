@@ -3,13 +3,13 @@
 // came from, and answers snapshots for the metrics outputs without any I/O.
 
 import { type LabelsOf, type MetricKey } from '../metrics/catalog.js';
-import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES } from './vocabulary.js';
+import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES } from '../session/vocabulary.js';
 import type { PriceTable } from '../pricing/prices.js';
-import type { SessionEvents } from '../readers/reader.js';
+import type { SessionEvents } from '../session/events.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
-import { LabelCap } from './labels.js';
-import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from './project.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall, type TurnOutcome } from './types.js';
+import { LabelCap } from '../session/labels.js';
+import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall, type TurnOutcome } from '../session/types.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
