@@ -2,7 +2,7 @@
 // README's table) and the configuration schema (config.example.json and the README's table).
 
 import { configKeys, exampleConfig } from './config/load.js';
-import { catalog, exposedName } from './metrics/catalog.js';
+import { catalog, exposedName } from './catalog.js';
 
 export function metricsTable(): string {
   const rows = Object.values(catalog).map(
@@ -14,7 +14,7 @@ export function metricsTable(): string {
 export function metricsDoc(): string {
   return `# Metrics
 
-Generated from \`src/metrics/catalog.ts\` by \`npm run docs\`; a test fails when this file is stale.
+Generated from \`src/catalog.ts\` by \`npm run docs\`; a test fails when this file is stale.
 The names are the same on the Prometheus endpoint and over OTLP (into Prometheus). Counters survive
 restarts and deleted transcripts (they never go backwards); per-session series exist only for
 sessions that are not idle, and vanish when a session goes idle.

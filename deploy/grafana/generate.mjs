@@ -6,7 +6,7 @@
 //     node deploy/grafana/generate.mjs
 // test/deploy/dashboards.test.ts fails when the committed JSON differs from this output, and
 // lints every panel (datasource variable, job/instance/user/team matchers, $__rate_interval, units,
-// descriptions, metric names from src/metrics/catalog.ts).
+// descriptions, metric names from src/catalog.ts).
 //
 // Conventions (monitoring-mixin / grafana dashboard-linter):
 //   - a `datasource` variable (no __inputs / ${DS_...} placeholders, which file provisioning

@@ -12,6 +12,7 @@ import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../store/store.js';
+import { fileSink, type FileSink } from '../store/sink.js';
 import { answersHold, play } from './event-log.js';
 import { ReadAhead } from './read-ahead.js';
 import type { ReadThreads } from './read-threads.js';
@@ -281,7 +282,7 @@ export class Collector<S> {
       if (read && !prev) this.log.debug('reading again: a record read ahead as new was counted before', { collector: this.name, path: file.path });
       const events = this.events(sessionOf);
       result = readLines(file.path, offset, (line, at) => {
-        this.store.beginLine(at < replayUntil);
+        events.beginLine(at < replayUntil);
         try {
           reader.readLine(line, state, file, events);
         } catch (e) {
@@ -289,7 +290,6 @@ export class Collector<S> {
         }
       });
     }
-    this.store.beginLine(false);
     this.readSessions.set(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
@@ -330,8 +330,6 @@ export class Collector<S> {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
       this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
       return false;
-    } finally {
-      this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
@@ -367,8 +365,6 @@ export class Collector<S> {
       } catch (e) {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
-      } finally {
-        this.store.beginLine(false);
       }
       this.readSessions.set(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
       this.stats.readBytes += bytes.length;
@@ -409,10 +405,11 @@ export class Collector<S> {
    */
   private playBack(file: SessionFile, read: FileRead): ReadResult {
     let session = file.sessionId;
+    const events = this.events(() => session);
     play(read.log, {
-      events: this.events(() => session),
+      events,
       session: (id) => (session = id),
-      line: () => this.store.beginLine(false),
+      line: () => events.beginLine(false),
       readerError: (at, error) => this.readerFailed(file.path, at, error),
     });
     return read.result;
@@ -439,16 +436,12 @@ export class Collector<S> {
 
   /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */
   private archive(sessionId: string): void {
-    const key = `${this.reader.harness}/${sessionId}`;
-    const s = this.store.sessions.get(key);
-    if (!s || s.archived) return;
-    s.archived = true;
-    this.store.touch(key);
+    this.store.archive(`${this.reader.harness}/${sessionId}`);
   }
 
   /** The store's event sink for records of the session `sessionOf` names. */
-  private events(sessionOf: () => string): SessionEvents {
-    return this.store.events(this.reader.harness, sessionOf, this.name, (reason) => this.skip(reason), this.reader.unrecorded);
+  private events(sessionOf: () => string): FileSink {
+    return fileSink(this.store, { harness: this.reader.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
   }
 
   private skip(reason: string): void {

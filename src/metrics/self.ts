@@ -3,7 +3,7 @@
 // Sampled on a timer, never on the scrape path: reading /proc is I/O.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { catalog } from './catalog.js';
+import { catalog } from '../catalog.js';
 import type { Family } from './snapshot.js';
 
 /** Soft limit of open files from /proc/self/limits; undefined where there is no /proc. */

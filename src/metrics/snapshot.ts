@@ -5,7 +5,7 @@ import type { CollectorStats } from '../collectors/collector.js';
 import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
 import { countedSessions, liveSessions, type LiveOptions } from '../store/live.js';
 import type { SessionStore } from '../store/store.js';
-import { catalog, type MetricDef, type MetricKey } from './catalog.js';
+import { catalog, type MetricDef, type MetricKey } from '../catalog.js';
 
 export interface Point {
   labels: Record<string, string>;

@@ -4,7 +4,8 @@
 
 import { existsSync } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { ProcessView, ProcessTotals, SessionStore, UnownedAgent } from '../store/store.js';
+import type { ProcessTotals, ProcessView, UnownedAgent } from '../store/processes.js';
+import type { SessionStore } from '../store/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
 import type { HarnessId, ProcessState, RegistryEntry } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';
@@ -163,14 +164,12 @@ export class ProcessMonitor {
       const proc = owners.get(key);
       if (proc?.pid !== undefined && proc.startTicks !== undefined) {
         if (s.owner?.pid === proc.pid && s.owner.startTicks === proc.startTicks) continue;
-        s.owner = { pid: proc.pid, startTicks: proc.startTicks };
+        this.store.setOwner(key, { pid: proc.pid, startTicks: proc.startTicks }, now);
       } else if (!s.owner || running.has(`${s.owner.pid}@${s.owner.startTicks}`)) {
         continue;
       } else {
-        delete s.owner;
-        if (s.turnStartedAt !== undefined) this.store.interrupt(key, now);
+        this.store.setOwner(key, undefined, now);
       }
-      this.store.touch(key);
       changed = true;
     }
     return changed;

@@ -1,15 +1,16 @@
-// The session store: applies what readers report to the sessions and to the cumulative counters,
-// keeps the changes until they are committed to the state database with the file offsets they
-// came from, and answers snapshots for the metrics outputs without any I/O.
+// The session store: the sessions and the cumulative counters, changed by the readers' sinks
+// (sink.ts) and the process scan, kept until they are committed to the state database with the
+// file offsets they came from, and read by the outputs without any I/O.
 
-import { type LabelsOf, type MetricKey } from '../metrics/catalog.js';
-import { REQUEST_TOKEN_BOUNDARIES, TOKEN_TYPES } from '../session/vocabulary.js';
+import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
-import type { SessionEvents } from '../session/events.js';
-import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { LabelCap } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, ZERO_USAGE, type HarnessId, type ProcessState, type RegistryEntry, type Session, type TokenType, type ToolCall, type TurnOutcome } from '../session/types.js';
+import { ZERO_USAGE, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
+import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
+import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import { EMPTY_VIEW, type ProcessView } from './processes.js';
+import { SpendByDay } from './spend.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -47,50 +48,6 @@ export interface RequestTokens {
   sum: number;
 }
 
-/** Spend of one local calendar day (`YYYY-MM-DD`), by `harness\0project`. */
-export type DaySpend = Record<string, number>;
-
-// Days of spend kept: today and the six before it ("this week" in the viewers).
-const SPEND_DAYS = 7;
-
-/** The local calendar day of a time (ms), as `YYYY-MM-DD`. */
-export function localDay(ts: number): string {
-  const d = new Date(ts);
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
-
-/** An agent process no session file could be joined to (a harness we cannot read, or before its first record). */
-export interface UnownedAgent {
-  harness: HarnessId;
-  project: string;
-  /** Its process tree uses CPU above the threshold: taken as working. */
-  busy: boolean;
-  cpuRatio: number;
-  residentBytes: number;
-  pid: number;
-}
-
-export interface ProcessTotals {
-  processes: number;
-  cpuRatio: number;
-  residentBytes: number;
-}
-
-/** The process table as the last process scan saw it. */
-export interface ProcessView {
-  /** Harnesses whose processes can be seen: a session of theirs no process owns has no live agent. */
-  visible: ReadonlySet<HarnessId>;
-  /** Sessions of another machine (their folder is not on this one), by key: their processes cannot be seen here. */
-  elsewhere: ReadonlySet<string>;
-  /** The live process of each owned session, by session key (`harness/id`). */
-  owners: ReadonlyMap<string, ProcessState>;
-  unowned: readonly UnownedAgent[];
-  /** Agent processes per harness, with their children's CPU and memory. */
-  totals: ReadonlyMap<HarnessId, ProcessTotals>;
-}
-
-const EMPTY_VIEW: ProcessView = { visible: new Set(), elsewhere: new Set(), owners: new Map(), unowned: [], totals: new Map() };
-
 export interface Counter {
   key: string;
   metric: MetricKey;
@@ -98,16 +55,17 @@ export interface Counter {
   value: number;
 }
 
-export class SessionStore {
+/** Where a counter's increments go: the store itself, or a sink that may be muted. */
+export interface Tally {
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void;
+}
+
+export class SessionStore implements Tally {
   readonly counters = new Map<string, Counter>();
   readonly sessions = new Map<string, StoredSession>();
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
-  /**
-   * Dollars spent per local day, by the time of the request (not of the reading): the viewers'
-   * "spend today" and "this week", which a counter's rate cannot give after a restart.
-   */
-  readonly spendByDay = new Map<string, DaySpend>();
+  readonly spend = new SpendByDay();
   /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
   readonly registries = new Map<string, RegistryEntry[]>();
   /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
@@ -119,7 +77,6 @@ export class SessionStore {
   private readonly dirtySessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<string>();
-  private readonly dirtySpend = new Set<string>();
   private readonly pendingSeen = new Set<string>();
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
@@ -144,8 +101,7 @@ export class SessionStore {
     for (const row of db.kv()) {
       if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
       if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
-      const spend = row.key.startsWith('spend:') ? (JSON.parse(row.value) as DaySpend | null) : null;
-      if (spend) this.spendByDay.set(row.key.slice('spend:'.length), spend);
+      this.spend.load(row.key, row.value);
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
@@ -155,25 +111,15 @@ export class SessionStore {
     this.tools = new LabelCap(caps.tool, knownOf('tool'));
   }
 
-  /**
-   * While set, counters do not move: while the collector re-reads lines it already counted (a
-   * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
-   * of a line whose record (`SessionEvents.record`) was counted before.
-   */
-  muted = false;
-  /** The dedupe key of the line being read, committed once the line moves a counter. */
-  private recordKey: string | undefined;
-
   /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
   seen(collector: string, k: string): boolean {
     const key = `${collector}\0${k}`;
     return this.pendingSeen.has(key) || this.db.seen(key);
   }
 
-  /** A new line starts: `replay` mutes it (already counted at its offset). */
-  beginLine(replay: boolean): void {
-    this.muted = replay;
-    this.recordKey = undefined;
+  /** A dedupe key (`collector\0key`) seen: committed with the next commit. */
+  markSeen(key: string): void {
+    this.pendingSeen.add(key);
   }
 
   /** The project label of a folder (for processes no session file names). */
@@ -181,29 +127,57 @@ export class SessionStore {
     return this.projects.label(cwd);
   }
 
-  /** A session changed outside a reader (archived, its process gone): committed with the next commit. */
-  touch(key: string): void {
-    this.dirtySessions.add(key);
+  /** A session of `harness`, created on its first record: every change to it is committed with the next commit. */
+  sessionFor(harness: HarnessId, id: string, usageUnrecorded: boolean): StoredSession {
+    const key = `${harness}/${id}`;
+    let s = this.sessions.get(key);
+    if (!s) {
+      s = {
+        harness, id, project: UNKNOWN_PROJECT, startedAt: Date.now(), lastActivityAt: 0,
+        pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
+        ...(usageUnrecorded ? { usageUnrecorded: true as const } : {}),
+      };
+      this.sessions.set(key, s);
+    }
+    return s;
   }
 
-  /**
-   * The process that ran a session's open turn is gone: the turn ends now, counted once as
-   * interrupted (a harness killed mid-turn writes nothing).
-   */
-  interrupt(key: string, at: number): void {
+  /** A session changed (or is about to): committed with the next commit. */
+  changed(s: StoredSession): void {
+    this.dirtySessions.add(`${s.harness}/${s.id}`);
+  }
+
+  /** The harness archived a session (its file moved away, so its records cannot say). */
+  archive(key: string): void {
     const s = this.sessions.get(key);
-    if (!s || !this.endTurn(s, 'interrupted', at)) return;
-    delete s.subagents;
-    this.dirtySessions.add(key);
+    if (!s || s.archived) return;
+    s.archived = true;
+    this.changed(s);
   }
 
   /**
-   * Ends a session's open turn as `outcome` at `ts`, counted once; false when none is open (a
-   * turn's end can be written more than once: an answer's end, then the turn summary).
+   * The process that owns a session now (persisted, so that a process that dies while the
+   * exporter is down still ends its open turn), or none: then an open turn was cut off and ends
+   * now, counted once as interrupted (a harness killed mid-turn writes nothing).
    */
-  private endTurn(s: StoredSession, outcome: TurnOutcome, ts: number): boolean {
+  setOwner(key: string, owner: StoredSession['owner'], at: number): void {
+    const s = this.sessions.get(key);
+    if (!s) return;
+    if (owner) s.owner = owner;
+    else {
+      delete s.owner;
+      if (this.endTurn(s, 'interrupted', at, this)) delete s.subagents;
+    }
+    this.changed(s);
+  }
+
+  /**
+   * Ends a session's open turn as `outcome` at `ts`, counted once on `tally`; false when none is
+   * open (a turn's end can be written more than once: an answer's end, then the turn summary).
+   */
+  endTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): boolean {
     if (s.turnStartedAt === undefined) return false;
-    if (!s.turnCounted) this.add('turns', { harness: s.harness, project: s.project, outcome }, 1);
+    if (!s.turnCounted) tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1);
     s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
@@ -224,20 +198,20 @@ export class SessionStore {
     return c;
   }
 
-  /** Adds to a counter; never lowers one, never makes it infinite. */
-  bump(c: Counter, delta: number): void {
-    if (!(delta > 0) || this.muted || !Number.isFinite(c.value + delta)) return;
+  /** Adds to a counter; never lowers one, never makes it infinite. Whether it moved. */
+  bump(c: Counter, delta: number): boolean {
+    if (!(delta > 0) || !Number.isFinite(c.value + delta)) return false;
     c.value += delta;
     this.dirtyCounters.add(c.key);
-    if (this.recordKey !== undefined) this.pendingSeen.add(this.recordKey);
+    return true;
   }
 
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
-    if (!this.muted) this.bump(this.counter(metric, labels), delta);
+    this.bump(this.counter(metric, labels), delta);
   }
 
   /** One model request's tokens of one type into its histogram. */
-  private observeRequest(harness: string, model: string, type: RequestTokens['type'], tokens: number): void {
+  observeRequest(harness: string, model: string, type: RequestTokens['type'], tokens: number): void {
     const key = `reqtok:${harness}\0${model}\0${type}`;
     let h = this.requestTokens.get(key);
     if (!h) {
@@ -250,236 +224,11 @@ export class SessionStore {
     this.dirtyRequestTokens.add(key);
   }
 
-  /**
-   * The event sink for one file; `sessionOf` names the session its records belong to (which a
-   * file's first record may change), `collector` scopes dedupe keys, `onSkip` hears of records
-   * the reader could not use.
-   */
-  events(
-    harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
-    unrecorded: readonly TokenType[] = [],
-  ): SessionEvents {
-    const store = this;
-    let id: string | undefined;
-    let key = '';
-    let s: StoredSession | undefined;
-    const session = (): StoredSession => {
-      const current = sessionOf();
-      if (current !== id) {
-        id = current;
-        key = `${harness}/${id}`;
-        s = store.sessions.get(key);
-      }
-      if (!s) {
-        const now = Date.now();
-        s = {
-          harness, id, project: UNKNOWN_PROJECT, startedAt: now, lastActivityAt: 0,
-          pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
-          ...(TOKEN_TYPES.every((t) => unrecorded.includes(t)) ? { usageUnrecorded: true as const } : {}),
-        };
-        store.sessions.set(key, s);
-      }
-      store.dirtySessions.add(key);
-      return s;
-    };
-    const hp = () => ({ harness, project: session().project });
-    // Work recorded, against which no tokens is drift: a finished turn (an answer), or a record of
-    // a known type in an unknown shape. Not tool calls alone: a first step cut off before its usage
-    // was written has some. Not for a harness that records no tokens.
-    const recordsTokens = !unrecorded.includes('output');
-    const didWork = (s: StoredSession) => {
-      if (recordsTokens && !store.muted) s.work = (s.work ?? 0) + 1;
-    };
-    // The usage counters of a project and model, looked up once per file rather than per answer.
-    // The cost counter is created only for a priced model: an unpriced one shows no $0. A token
-    // type the harness never records has no counter at all; one a record does not say (Copilot's
-    // older CLIs: output only, until the run ends) gets its counter when a record says it.
-    type UsageCounters = { labels: LabelsOf<'cost'>; tokens: Partial<Record<TokenType, Counter>>; reasoning?: Counter; cost: () => Counter };
-    const byModel = new Map<string, UsageCounters>();
-    const toolCounters = new Map<string, Counter>();
-    const usageCounters = (project: string, model: string) => {
-      const k = `${project}\0${model}`;
-      let c = byModel.get(k);
-      if (!c) {
-        const labels = { harness, project, model };
-        let cost: Counter | undefined;
-        // Reasoning is a part of output: a harness that records no output records no reasoning.
-        const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
-        c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
-        byModel.set(k, c);
-      }
-      return c;
-    };
-    const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number) => {
-      if (store.endTurn(s, outcome, ts) && outcome === 'completed') didWork(s);
-    };
-    const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
-      if (unrecorded.includes(type) || unsaid?.includes(type)) return;
-      store.bump((c.tokens[type] ??= store.counter('tokens', { ...c.labels, token_type: type })), n);
-    };
-    return {
-      meta(m) {
-        const s = session();
-        if (m.cwd && !s.cwd) {
-          s.cwd = m.cwd;
-          s.project = store.projects.label(m.cwd);
-          store.add('sessionsStarted', { harness, project: s.project }, 1);
-        }
-        if (m.gitBranch) s.gitBranch = m.gitBranch;
-        if (m.model) s.model = m.model;
-      },
-      activity(ts) {
-        const s = session();
-        if (ts > s.lastActivityAt) s.lastActivityAt = ts;
-        if (ts < s.startedAt) s.startedAt = ts;
-      },
-      usage(model, u, tierInput, ts, recordedCost, unsaid) {
-        if (store.muted) return;
-        if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
-        const s = session();
-        const c = usageCounters(s.project, store.models.label(harness, model));
-        addTokens(c, 'input', u.input, unsaid);
-        addTokens(c, 'output', u.output, unsaid);
-        addTokens(c, 'cache_read', u.cacheRead, unsaid);
-        addTokens(c, 'cache_write', u.cacheWrite, unsaid);
-        if (c.reasoning) store.bump(c.reasoning, u.reasoning);
-        const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
-        if (said('input')) store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
-        if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
-        s.tokens = addUsage(s.tokens, u);
-        const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
-        if (cost === undefined) {
-          store.add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
-          s.unpriced = true;
-        } else {
-          store.bump(c.cost(), cost);
-          s.costUsd += cost;
-          store.spent(ts, `${harness}\0${s.project}`, cost);
-        }
-      },
-      context(model, tokens, limit) {
-        // A gauge, not a count: an implausible size is left out (the record's usage, which it
-        // comes from, is what is counted as skipped).
-        if (!plausibleCount(tokens)) return;
-        if (limit !== undefined && !plausibleCount(limit)) limit = undefined;
-        const s = session();
-        s.contextTokens = tokens;
-        s.contextLimit = limit ?? store.prices.contextWindow(model) ?? s.contextLimit;
-      },
-      prompt() {
-        store.add('prompts', hp(), 1);
-      },
-      turnStarted(ts, endOpenAs) {
-        const s = session();
-        if (endOpenAs) endTurn(s, endOpenAs, ts);
-        if (s.turnStartedAt === undefined) s.turnStartedAt = ts;
-      },
-      turnEnded(outcome, ts) {
-        endTurn(session(), outcome, ts);
-      },
-      turnReopened(endedAs) {
-        const s = session();
-        if (s.turnStartedAt !== undefined || !s.lastTurn || (endedAs && s.lastTurn.outcome !== endedAs)) return;
-        s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
-        s.turnCounted = true;
-      },
-      toolCall(id, call) {
-        const s = session();
-        // A call reported again while pending (goose asks for approval after writing the call)
-        // changes what it waits on; it was counted once.
-        const pending = s.pendingTools[id];
-        if (pending) {
-          s.pendingTools[id] = { ...call, startedAt: pending.startedAt };
-          return;
-        }
-        const tool = store.tools.label(harness, call.tool);
-        const k = `${s.project}\0${tool}\0${call.kind}`;
-        let c = toolCounters.get(k);
-        if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
-        store.bump(c, 1);
-        s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
-      },
-      toolWaits(id, waits) {
-        const c = session().pendingTools[id];
-        if (!c) return;
-        if (waits) c.waits = waits;
-        else delete c.waits;
-      },
-      subagent(id, running) {
-        const s = session();
-        if (running) (s.subagents ??= {})[id] = true;
-        else if (s.subagents) {
-          delete s.subagents[id];
-          if (Object.keys(s.subagents).length === 0) delete s.subagents;
-        }
-      },
-      archived(archived) {
-        const s = session();
-        if (archived) s.archived = true;
-        else delete s.archived;
-      },
-      toolResult(id, failed, call?: ToolCall) {
-        const s = session();
-        const c = s.pendingTools[id] ?? call;
-        delete s.pendingTools[id];
-        if (failed && c) store.add('toolErrors', { ...hp(), tool: store.tools.label(harness, c.tool), kind: c.kind }, 1);
-      },
-      lines(added, removed) {
-        if (!plausibleCount(added) || !plausibleCount(removed)) return onSkip('implausible_value');
-        store.add('linesAdded', hp(), added);
-        store.add('linesRemoved', hp(), removed);
-      },
-      compaction() {
-        store.add('compactions', hp(), 1);
-      },
-      premiumRequests(model, n) {
-        if (!plausibleAmount(n)) return onSkip('implausible_value');
-        store.add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
-      },
-      usageLimit(window, usedRatio, resetsAt) {
-        const k = `limit:${harness}/${window}`;
-        store.usageLimits.set(k, { harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
-        store.dirtyLimits.add(k);
-      },
-      viewed(ts) {
-        const s = session();
-        if (ts > (s.viewedAt ?? 0)) s.viewedAt = ts;
-      },
-      todos(byState) {
-        session().todos = byState;
-      },
-      skipped(reason) {
-        // A record of a known type whose shape the reader does not know is work it could not count.
-        if (reason === 'unknown_shape') didWork(session());
-        onSkip(reason);
-      },
-      firstTime(k) {
-        if (store.seen(collector, k)) return false;
-        store.pendingSeen.add(`${collector}\0${k}`);
-        return true;
-      },
-      record(k) {
-        if (store.seen(collector, `record:${k}`)) store.muted = true;
-        else store.recordKey = `${collector}\0record:${k}`;
-      },
-    };
-  }
-
-  /** Adds to the spend of the day of `ts`, keeping only the last week's days. */
-  private spent(ts: number, key: string, usd: number): void {
-    if (!(usd > 0) || Date.now() - ts > SPEND_DAYS * 86_400_000) return;
-    const day = localDay(ts);
-    let spend = this.spendByDay.get(day);
-    if (!spend) {
-      this.spendByDay.set(day, (spend = {}));
-      const days = [...this.spendByDay.keys()].sort();
-      for (const old of days.slice(0, Math.max(0, days.length - SPEND_DAYS))) {
-        this.spendByDay.delete(old);
-        this.dirtySpend.add(old);
-      }
-    }
-    spend[key] = (spend[key] ?? 0) + usd;
-    this.dirtySpend.add(day);
+  /** A usage-limit window as the harness last reported it. */
+  setUsageLimit(limit: UsageLimit): void {
+    const k = `limit:${limit.harness}/${limit.window}`;
+    this.usageLimits.set(k, limit);
+    this.dirtyLimits.add(k);
   }
 
   /** A file read up to `row.offset`: committed with the changes its lines made. */
@@ -520,8 +269,7 @@ export class SessionStore {
       kv: [
         ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
         ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
-        // A day dropped from the week is written as null, which start-up skips.
-        ...[...this.dirtySpend].map((day) => ({ key: `spend:${day}`, value: JSON.stringify(this.spendByDay.get(day) ?? null) })),
+        ...this.spend.changes(),
       ],
     };
     this.db.commit(changes);
@@ -533,7 +281,7 @@ export class SessionStore {
     this.dirtySessions.clear();
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
-    this.dirtySpend.clear();
+    this.spend.committed();
     this.pendingSeen.clear();
     this.onCommit?.();
   }

@@ -3,6 +3,8 @@
 // same origin. Nothing is loaded from elsewhere, and the Content-Security-Policy says so.
 
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../files/package-root.js';
 import type { SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 
@@ -14,7 +16,7 @@ export interface Views {
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const WEB = new URL('../../web/', import.meta.url);
+const WEB = join(PACKAGE_ROOT, 'web');
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
@@ -38,7 +40,7 @@ export function pageRoutes(views: Views, about: { version: string; metricsPath: 
     .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
   const routes = new Map<string, () => { type: string; body: Buffer }>();
   for (const [path, a] of Object.entries(ASSETS)) {
-    const file = { type: a.type, body: Buffer.from(fill(readFileSync(new URL(a.file, WEB), 'utf8'))) };
+    const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
     routes.set(path, () => file);
   }
   const json = (data: () => unknown) => () => ({ type: 'application/json; charset=utf-8', body: Buffer.from(`${JSON.stringify(data())}\n`) });

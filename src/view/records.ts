@@ -1,7 +1,7 @@
 // The `sessions` command's output: what the exporter sees, one line per session.
 
 import type { LiveSession } from '../store/live.js';
-import type { UnownedAgent } from '../store/store.js';
+import type { UnownedAgent } from '../store/processes.js';
 
 /** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
 export function compact(n: number): string {

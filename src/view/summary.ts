@@ -4,7 +4,8 @@
 
 import { STATUSES } from '../session/vocabulary.js';
 import { countedSessions, type LiveSession } from '../store/live.js';
-import { localDay, type SessionStore } from '../store/store.js';
+import { localDay } from '../store/spend.js';
+import type { SessionStore } from '../store/store.js';
 import type { Status } from '../session/types.js';
 
 /** `/api/v1/summary` (documented in the README). */
@@ -23,13 +24,13 @@ export interface Summary {
 
 export function summaryOf(store: SessionStore, live: readonly LiveSession[], now: number): Summary {
   const today = localDay(now);
-  const spendToday = Object.entries(store.spendByDay.get(today) ?? {}).map(([key, usd]) => {
+  const spendToday = Object.entries(store.spend.days.get(today) ?? {}).map(([key, usd]) => {
     const [harness = '', project = ''] = key.split('\0');
     return { harness, project, usd };
   });
   let week = 0;
   for (let d = 0; d < 7; d++) {
-    for (const usd of Object.values(store.spendByDay.get(localDay(now - d * 86_400_000)) ?? {})) week += usd;
+    for (const usd of Object.values(store.spend.days.get(localDay(now - d * 86_400_000)) ?? {})) week += usd;
   }
   let tokens = 0;
   for (const c of store.counters.values()) if (c.metric === 'tokens') tokens += c.value;

@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync, readdirSync, readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureCorpus } from '../../src/bench/corpus.js';
+import { ensureCorpus } from '../../bench/corpus.js';
 import { Collector } from '../../src/collectors/collector.js';
 import { answersHold, EventLog, play } from '../../src/collectors/event-log.js';
 import { ReadAhead } from '../../src/collectors/read-ahead.js';
@@ -21,6 +21,7 @@ import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { tempDir } from '../helpers/run.js';
+import { sinkOf } from '../helpers/events.js';
 
 const quiet = createLogger('error');
 const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => !('readStore' in e[1]));
@@ -40,23 +41,22 @@ describe('an event log played back', () => {
         const keys = new Set<string>(); // one thread's
         for (const file of files.filter((f) => !f.document)) {
           const state = reader.initialState(file);
-          const events = direct.events(reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, name, () => {}, reader.unrecorded);
+          const events = sinkOf(direct, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, name, () => {}, reader.unrecorded);
           readLines(file.path, 0, (line) => {
-            direct.beginLine(false);
+            events.beginLine(false);
             reader.readLine(line, state, file, events);
           });
-          direct.beginLine(false);
 
           const read = readWhole(reader, file, keys);
           expect(answersHold(read.log, (k) => played.seen(name, k))).toBe(true);
           let session = file.sessionId;
+          const sink = sinkOf(played, reader.harness, () => session, name, () => {}, reader.unrecorded);
           play(read.log, {
-            events: played.events(reader.harness, () => session, name, () => {}, reader.unrecorded),
+            events: sink,
             session: (id) => (session = id),
-            line: () => played.beginLine(false),
+            line: () => sink.beginLine(false),
             readerError: () => {},
           });
-          played.beginLine(false);
           expect(JSON.parse(read.state)).toEqual(JSON.parse(JSON.stringify(state)));
         }
         expect(contents(played)).toEqual(contents(direct));
@@ -73,7 +73,7 @@ describe('an event log played back', () => {
       return log.log;
     };
     expect(answersHold(logOf('msg:a', 'msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(true);
-    store.events('claude-code', () => 's', 'claude-code', () => {}).firstTime('msg:b');
+    sinkOf(store, 'claude-code', () => 's', 'claude-code', () => {}).firstTime('msg:b');
     expect(answersHold(logOf('msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(false);
     store.commit();
     expect(answersHold(logOf('msg:b'), (k) => store.seen('claude-code', k))).toBe(false);

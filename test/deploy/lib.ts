@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { catalog, exposedName, type MetricDef } from '../../src/metrics/catalog.js';
+import { catalog, exposedName, type MetricDef } from '../../src/catalog.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DEPLOY = join(ROOT, 'deploy');

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalog } from '../../src/metrics/catalog.js';
+import { catalog } from '../../src/catalog.js';
 import { grpcReceiver, httpReceiver, pushesOf, type Metric, type Receiver } from '../helpers/otlp-receiver.js';
 import { envFor, FIXTURES, listening, sum, tempDir, until } from '../helpers/run.js';
 

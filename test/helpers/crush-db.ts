@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crushSchema } from '../../src/bench/crush-schema.js';
+import { crushSchema } from '../../bench/crush-schema.js';
 import { tempDir } from './run.js';
 import type { Truth } from './ground-truth.js';
 

@@ -3,7 +3,8 @@
 import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/session/events.js';
 import { SessionStore } from '../../src/store/store.js';
-import type { Session } from '../../src/session/types.js';
+import type { HarnessId, Session, TokenType } from '../../src/session/types.js';
+import { fileSink, type FileSink } from '../../src/store/sink.js';
 import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
@@ -37,7 +38,7 @@ type Turn = NonNullable<Session['lastTurn']>;
 export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Turn[]; last?: Turn; open: boolean } {
   const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   let session = 's';
-  const ev = store.events('claude-code', () => session, 'test', () => {});
+  const ev = sinkOf(store, 'claude-code', () => session, 'test', () => {});
   const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').reduce((n, c) => n + c.value, 0);
   const counted: Turn[] = [];
   log.forEach(([name, ...args], i) => {
@@ -54,3 +55,11 @@ export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Tur
 
 /** The outcomes of the turns recorded events make, as they are counted (storeTurns). */
 export const countedTurns = (log: Recorded[], sessions?: string[]): string[] => storeTurns(log, sessions).counted.map((t) => t.outcome);
+
+/** The store's sink for one file's events (`fileSink`), its source named in order. */
+export function sinkOf(
+  store: SessionStore, harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
+  unrecorded?: readonly TokenType[],
+): FileSink {
+  return fileSink(store, { harness, sessionOf, collector, onSkip, unrecorded });
+}

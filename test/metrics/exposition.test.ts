@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { catalog } from '../../src/metrics/catalog.js';
+import { catalog } from '../../src/catalog.js';
 import { SKIP_REASONS, TURN_OUTCOMES } from '../../src/session/vocabulary.js';
 import { resourceMetrics, toMetricData } from '../../src/metrics/producer.js';
 import { exposition } from '../../src/metrics/prometheus.js';

@@ -12,7 +12,7 @@ import { DataPointType, type Histogram, type MetricData } from '@opentelemetry/s
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { catalog, exposedName } from '../../src/metrics/catalog.js';
+import { catalog, exposedName } from '../../src/catalog.js';
 import { genaiLatest, viewMetrics, type ViewInputs, type Views } from '../../src/metrics/views.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { antigravityCli, type AntigravityState } from '../../src/readers/antigravity-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import { recorder, type Recorded } from '../helpers/events.js';
-import { AGY_SCHEMA, generation, stepPayload, type StepSpec } from '../../src/bench/longtail-corpus.js';
+import { AGY_SCHEMA, generation, stepPayload, type StepSpec } from '../../bench/longtail-corpus.js';
 import { tempDir } from '../helpers/run.js';
 
 const T0 = Date.UTC(2026, 10, 30, 11, 0, 0) / 1000;

@@ -20,6 +20,7 @@ import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { sinkOf } from '../helpers/events.js';
 
 /** A HOME in which a reader finds session files (through its default roots), and how to write a copy of it. */
 interface Home {
@@ -133,10 +134,10 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
     let state = reader.initialState(file);
     let skipped = 0;
     const errors: string[] = [];
-    const events = store.events(reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, harness, () => void skipped++, reader.unrecorded);
+    const events = sinkOf(store, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, harness, () => void skipped++, reader.unrecorded);
     const skips = input.map((line) => {
       const before = skipped;
-      store.beginLine(false);
+      events.beginLine(false);
       try {
         reader.readLine(line, state, file, events);
       } catch (e) {
@@ -215,7 +216,7 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       variants.forEach(([doc, bytes], i) => {
         const store = newStore();
         let skipped = 0;
-        const events = store.events(reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
+        const events = sinkOf(store, reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
         const state = reader.initialState(doc);
         expect(() => reader.readDocument!(bytes, state, doc, events)).not.toThrow();
         expect(nonFinite(state)).toEqual([]);

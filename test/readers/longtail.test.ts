@@ -16,10 +16,9 @@ import { aider } from '../../src/readers/aider/reader.js';
 import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
 import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
 import type { Reader } from '../../src/readers/reader.js';
-import type { SessionEvents } from '../../src/session/events.js';
 import { statusOf } from '../../src/session/status.js';
-import { SessionStore } from '../../src/store/store.js';
-import type { HarnessId, TokenType } from '../../src/session/types.js';
+import { SessionStore, type Counter, type StoredSession } from '../../src/store/store.js';
+import type { HarnessId } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 
@@ -46,33 +45,32 @@ interface Truth {
 
 const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-longtail-readers.json'), 'utf8')) as { now: string; sessions: Truth[] };
 
-/** Counter growth by session: every event's effect on the counters, credited to its session. */
+/**
+ * Counter growth by session: every increment credited to the session whose event made it (a sink
+ * marks its session changed before each event moves a counter).
+ */
 class TallyStore extends SessionStore {
   readonly bySession = new Map<string, Map<string, number>>();
+  private current?: Map<string, number>;
 
-  override events(harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void, unrecorded?: readonly TokenType[]): SessionEvents {
-    const inner = super.events(harness, sessionOf, collector, onSkip, unrecorded);
-    const wrapped = { ...inner };
-    for (const name of Object.keys(inner) as (keyof SessionEvents)[]) {
-      if (name === 'firstTime' || name === 'skipped') continue;
-      (wrapped as Record<string, unknown>)[name] = (...args: unknown[]) => {
-        const before = new Map([...this.counters.values()].map((c) => [c.key, c.value]));
-        (inner[name] as (...a: unknown[]) => void)(...args);
-        const tally = this.bySession.get(`${harness}/${sessionOf()}`) ?? new Map<string, number>();
-        this.bySession.set(`${harness}/${sessionOf()}`, tally);
-        for (const c of this.counters.values()) {
-          const d = c.value - (before.get(c.key) ?? 0);
-          if (!(d > 0)) continue;
-          const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + d);
-          add(c.metric === 'turns' ? `turns:${c.labels.outcome}` : c.metric);
-          if (c.metric === 'toolCalls' && c.labels.kind === 'agent') add('subagents');
-        }
-      };
+  override changed(s: StoredSession): void {
+    super.changed(s);
+    const key = `${s.harness}/${s.id}`;
+    this.current = this.bySession.get(key) ?? new Map<string, number>();
+    this.bySession.set(key, this.current);
+  }
+
+  override bump(c: Counter, delta: number): boolean {
+    const moved = super.bump(c, delta);
+    const tally = this.current;
+    if (moved && tally) {
+      const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + delta);
+      add(c.metric === 'turns' ? `turns:${c.labels.outcome}` : c.metric);
+      if (c.metric === 'toolCalls' && c.labels.kind === 'agent') add('subagents');
     }
-    return wrapped;
+    return moved;
   }
 }
-
 
 async function readHome(reader: Reader<unknown>, root: string) {
   const db = new StateDb(tempDir());

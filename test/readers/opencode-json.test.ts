@@ -2,7 +2,7 @@ import { utimesSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { opencode } from '../../src/readers/opencode/reader.js';
-import type { DbState } from '../../src/readers/opencode/database.js';
+import type { DbState } from '../../src/readers/opencode/records.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder, type Recorded } from '../helpers/events.js';
 import { OpenCodeDb, tokens } from '../helpers/opencode-db.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { usageOf } from '../../src/readers/opencode/records.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
-import type { DbState } from '../../src/readers/opencode/database.js';
+import type { DbState } from '../../src/readers/opencode/records.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder, type Recorded } from '../helpers/events.js';
 import { OpenCodeDb, T0, tokens } from '../helpers/opencode-db.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bytes, decode, message, messages, text, uint, uints } from '../../src/readers/protobuf.js';
-import { buf, key, ld, v, varint } from '../../src/bench/protobuf-writer.js';
+import { buf, key, ld, v, varint } from '../../bench/protobuf-writer.js';
 
 
 describe('protobuf wire format', () => {

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { opencode } from '../../src/readers/opencode/reader.js';
-import type { DbState } from '../../src/readers/opencode/database.js';
+import type { DbState } from '../../src/readers/opencode/records.js';
 import { readDatabase } from '../../src/readers/sqlite.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder } from '../helpers/events.js';

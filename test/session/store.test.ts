@@ -3,11 +3,12 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
+import { sinkOf } from '../helpers/events.js';
 
 describe('session store', () => {
   it('reopens a turn whose end came too early, without counting its end twice', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = store.events('gemini-cli', () => 's1', 'gemini-cli', () => {});
+    const ev = sinkOf(store, 'gemini-cli', () => 's1', 'gemini-cli', () => {});
     const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     ev.turnReopened(); // no turn yet: nothing to reopen
     expect(store.sessions.get('gemini-cli/s1')!.turnStartedAt).toBeUndefined();
@@ -26,7 +27,7 @@ describe('session store', () => {
 
   it('reopens only a turn that ended as the outcome named (a failed request retried after all)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = store.events('pi', () => 's1', 'pi', () => {});
+    const ev = sinkOf(store, 'pi', () => 's1', 'pi', () => {});
     const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     const session = () => store.sessions.get('pi/s1')!;
     ev.turnStarted(1000);
@@ -46,7 +47,7 @@ describe('session store', () => {
 describe('a turn that starts while one is open', () => {
   const setup = () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = store.events('droid', () => 's1', 'droid', () => {});
+    const ev = sinkOf(store, 'droid', () => 's1', 'droid', () => {});
     const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     const session = () => store.sessions.get('droid/s1')!;
     return { store, ev, turns, session };
@@ -101,9 +102,9 @@ describe('a turn that starts while one is open', () => {
 
   it('counts nothing in a muted replay, while the session still moves on', () => {
     const { store, ev, turns, session } = setup();
-    store.beginLine(false);
+    ev.beginLine(false);
     ev.turnStarted(1000);
-    store.beginLine(true);
+    ev.beginLine(true);
     ev.turnStarted(2000, 'interrupted');
     expect(turns()).toEqual([]);
     expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 2000, startedAt: 1000 });
@@ -114,7 +115,7 @@ describe('a turn that starts while one is open', () => {
 describe('tool calls', () => {
   it('reported again while pending change what they wait on and count once (goose asks for approval after the call)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = store.events('goose', () => 's1', 'goose', () => {});
+    const ev = sinkOf(store, 'goose', () => 's1', 'goose', () => {});
     const calls = () => [...store.counters.values()].filter((c) => c.metric === 'toolCalls').map((c) => c.value);
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' });
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute', waits: 'approval' });
@@ -130,8 +131,8 @@ describe('reasoning series', () => {
   it('do not exist for a harness that records no output (Crush: reasoning is a part of output)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
-    store.events('crush', () => 's1', 'crush', () => {}, ['input', 'output', 'cache_read', 'cache_write']).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
-    store.events('hermes', () => 's1', 'hermes', () => {}).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    sinkOf(store, 'crush', () => 's1', 'crush', () => {}, ['input', 'output', 'cache_read', 'cache_write']).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    sinkOf(store, 'hermes', () => 's1', 'hermes', () => {}).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
     expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
     expect([...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value])).toEqual([['crush', 0.01], ['hermes', 0.01]]);
   });
@@ -143,13 +144,13 @@ describe('token series', () => {
 
   it('exist for every type a harness records, at 0 too, and not for a type it never records', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    store.events('qwen-code', () => 's1', 'qwen-code', () => {}, ['cache_write']).usage('m', usage(5, 1), 5, 0);
+    sinkOf(store, 'qwen-code', () => 's1', 'qwen-code', () => {}, ['cache_write']).usage('m', usage(5, 1), 5, 0);
     expect(series(store)).toEqual(['cache_read=0', 'input=5', 'output=1']);
   });
 
   it('wait for a record that says a type when the records so far do not (no 0 that is a guess)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = store.events('copilot-cli', () => 's1', 'copilot-cli', () => {});
+    const ev = sinkOf(store, 'copilot-cli', () => 's1', 'copilot-cli', () => {});
     ev.usage('m', usage(0, 12), 0, 0, undefined, ['input', 'cache_read', 'cache_write']);
     expect(series(store)).toEqual(['output=12']);
     ev.usage('m', usage(95, 3), 95, 0);

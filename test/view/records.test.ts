@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatSessions, sessionRecord, sessionsJson } from '../../src/view/records.js';
 import type { LiveSession } from '../../src/store/live.js';
-import type { UnownedAgent } from '../../src/store/store.js';
+import type { UnownedAgent } from '../../src/store/processes.js';
 
 const now = Date.UTC(2026, 10, 30, 12);
 const live: LiveSession = {

@@ -11,6 +11,7 @@ import { procTable } from '../../src/process/table.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { summaryOf } from '../../src/view/summary.js';
+import { sinkOf } from '../helpers/events.js';
 import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -23,13 +24,13 @@ describe('spend by day', () => {
     const now = Date.now();
     const dir = tempDir();
     const store = open(dir);
-    const ev = store.events('claude-code', () => 's1', 'claude-code', () => {});
+    const ev = sinkOf(store, 'claude-code', () => 's1', 'claude-code', () => {});
     ev.meta({ cwd: '/home/dev/src/webshop' });
     ev.usage('m', usage, 0, now, 1.25);
     ev.usage('m', usage, 0, now, 0.5);
     ev.usage('m', usage, 0, now - 2 * DAY, 4);
     ev.usage('m', usage, 0, now - 10 * DAY, 100); // history older than a week: in the counter only
-    store.events('codex', () => 't1', 'codex', () => {}).usage('gpt-5', usage, 0, now, 2);
+    sinkOf(store, 'codex', () => 't1', 'codex', () => {}).usage('gpt-5', usage, 0, now, 2);
     store.commit();
 
     const again = open(dir);
@@ -47,9 +48,9 @@ describe('spend by day', () => {
   it('keeps seven days at most', () => {
     const now = Date.now();
     const store = open(tempDir());
-    const ev = store.events('claude-code', () => 's1', 'claude-code', () => {});
+    const ev = sinkOf(store, 'claude-code', () => 's1', 'claude-code', () => {});
     for (let d = 6; d >= 0; d--) ev.usage('m', usage, 0, now - d * DAY, 1);
-    expect(store.spendByDay.size).toBe(7);
+    expect(store.spend.days.size).toBe(7);
     expect(summaryOf(store, [], now).spend_week_usd).toBeCloseTo(7, 9);
   });
 });

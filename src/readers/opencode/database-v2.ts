@@ -5,7 +5,7 @@
 import { jsonObject, num, numberOf, obj, str, type Json } from '../fields.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
 import type { TurnOutcome } from '../../session/types.js';
-import type { DbState, SessionContext } from './database.js';
+import type { DbState, SessionContext } from './records.js';
 import { countCall, markLive, readToolCall, sessionTarget, type Target } from './records.js';
 
 interface V2Session {

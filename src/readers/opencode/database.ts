@@ -5,20 +5,9 @@
 import { countTodos, jsonObject } from '../fields.js';
 import type { SessionEvents } from '../../session/events.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
-import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type Target } from './records.js';
+import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type DbState, type RecordRow, type SessionContext, type SessionRow, type Target } from './records.js';
 import { readV2Sessions } from './database-v2.js';
 import { rootFinder } from '../chain.js';
-
-export interface DbState {
-  /** The store's signature at the last read (see storeChanged). */
-  sig?: string;
-  /** Rows updated at or after this time (ms) are read. */
-  since: number;
-  /** Sessions with a turn still open, by id, with the time of their last row. */
-  live: Record<string, number>;
-  /** JSON storage: the newest file mtime read (a newer file is a change). */
-  newest?: number;
-}
 
 // Rows are read again this far back: a writer stamps a row before it commits it, so a row of
 // another process may appear after a newer one was read. Reading a row twice counts nothing twice.
@@ -26,42 +15,6 @@ const OVERLAP_MS = 5000;
 // An open turn with no row for this long was abandoned (the process died): its session is no
 // longer read on every change.
 const LIVE_MS = 2 * 3600 * 1000;
-
-/** A session as both stores have it. */
-export interface SessionRow {
-  id: string;
-  parent_id: string | null;
-  directory: string | null;
-  time_updated: number;
-  /** Set when the person archived the session (counted, not shown among live sessions). */
-  time_archived?: number | null;
-}
-
-/** A message (no `message_id`) or a part (with its message's role and model) of one session. */
-export interface RecordRow {
-  id: string;
-  time_created: number;
-  time_updated: number;
-  data: string;
-  message_id?: string;
-  role?: string | null;
-  model?: string | null;
-}
-
-/** How a session's records are reported: to which session, and what they move on. */
-export interface SessionContext {
-  state: DbState;
-  rootOf(id: string): string;
-  eventsOf(sessionId: string): SessionEvents;
-  /** A record written at this time was read (moves the cursor). */
-  seen(t: number): void;
-  /** The stored JSON of a message of the session, by id (the user message whose turn ended). */
-  messageData(id: string): string | undefined;
-  /** The statuses of the items of a session's plan (todo list) as it is now. */
-  todos(sessionId: string): unknown[];
-  /** The MCP server names configured for a session's folder. */
-  servers(directory: string | null): readonly string[];
-}
 
 // Only the fields the reader uses cross into JavaScript: a tool part's output or a diff's file
 // contents can be megabytes, which SQLite leaves where they are while it extracts the rest. Data

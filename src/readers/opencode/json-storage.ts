@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, jsonValue, num, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../../session/events.js';
-import { finish, readSession, type DbState, type RecordRow, type SessionContext } from './database.js';
+import { finish, readSession } from './database.js';
+import { type DbState, type RecordRow, type SessionContext, READ_PART_TYPES } from './records.js';
 import { rootFinder } from '../chain.js';
-import { READ_PART_TYPES } from './records.js';
 
 // A file written in the same clock tick as the newest one read may have been missed (coarse
 // file system clocks): the storage is read again while the newest file is this recent.

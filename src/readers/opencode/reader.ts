@@ -11,7 +11,8 @@ import type { SessionFile, StoreReader } from '../reader.js';
 import { configuredServers, upToRepository } from '../mcp.js';
 import { readChangedDatabase, readDatabase } from '../sqlite.js';
 import type { HarnessId } from '../../session/types.js';
-import { readDatabaseRows, sessionsIn, type DbState } from './database.js';
+import { readDatabaseRows, sessionsIn } from './database.js';
+import { type DbState } from './records.js';
 import { readStorage } from './json-storage.js';
 
 export interface Family {

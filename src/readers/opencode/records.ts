@@ -5,9 +5,55 @@
 
 import { num, numberOf, obj, str, type Json } from '../fields.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { DbState, SessionContext, SessionRow } from './database.js';
 import type { TurnOutcome, Usage } from '../../session/types.js';
 import { classifyTool } from './tools.js';
+
+export interface DbState {
+  /** The store's signature at the last read (see storeChanged). */
+  sig?: string;
+  /** Rows updated at or after this time (ms) are read. */
+  since: number;
+  /** Sessions with a turn still open, by id, with the time of their last row. */
+  live: Record<string, number>;
+  /** JSON storage: the newest file mtime read (a newer file is a change). */
+  newest?: number;
+}
+
+/** A session as both stores have it. */
+export interface SessionRow {
+  id: string;
+  parent_id: string | null;
+  directory: string | null;
+  time_updated: number;
+  /** Set when the person archived the session (counted, not shown among live sessions). */
+  time_archived?: number | null;
+}
+
+/** A message (no `message_id`) or a part (with its message's role and model) of one session. */
+export interface RecordRow {
+  id: string;
+  time_created: number;
+  time_updated: number;
+  data: string;
+  message_id?: string;
+  role?: string | null;
+  model?: string | null;
+}
+
+/** How a session's records are reported: to which session, and what they move on. */
+export interface SessionContext {
+  state: DbState;
+  rootOf(id: string): string;
+  eventsOf(sessionId: string): SessionEvents;
+  /** A record written at this time was read (moves the cursor). */
+  seen(t: number): void;
+  /** The stored JSON of a message of the session, by id (the user message whose turn ended). */
+  messageData(id: string): string | undefined;
+  /** The statuses of the items of a session's plan (todo list) as it is now. */
+  todos(sessionId: string): unknown[];
+  /** The MCP server names configured for a session's folder. */
+  servers(directory: string | null): readonly string[];
+}
 
 /** The session a record is reported to: its own, or its root's for a subagent's session. */
 export interface Target {

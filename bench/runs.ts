@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from '../agent.js';
-import { loadConfig } from '../config/load.js';
-import { createLogger } from '../log.js';
+import { Agent } from '../src/agent.js';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/log.js';
 import { median } from './report.js';
 import type { Totals } from './totals.js';
 

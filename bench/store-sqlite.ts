@@ -7,16 +7,15 @@
 //   BENCH_SQLITE_SESSIONS  sessions per database (default 2000)
 
 import Database from 'better-sqlite3';
+import { FIXTURES } from './root.js';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Rng, Text } from './corpus.js';
 import { crushSchema } from './crush-schema.js';
 import { mb, median, mismatches, row } from './report.js';
 import { gc, newAgent, work } from './runs.js';
-import type { Agent } from '../agent.js';
+import type { Agent } from '../src/agent.js';
 
-const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
 const T0 = 1_790_000_000; // seconds
 

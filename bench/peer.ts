@@ -9,12 +9,11 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { READERS } from '../collectors/registry.js';
+import { READERS } from '../src/collectors/registry.js';
 import type { Tokens } from './totals.js';
+import { MAIN } from './root.js';
 
 export const PEER = 'ccusage@20.0.24';
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const TIME = '/usr/bin/time';
 
 /** The peer's executable, installed once per machine under the temp folder (npm is asked only the first time). */

@@ -1,6 +1,6 @@
 // Token totals per harness: what the generator knows, the baseline computes and the exporter exports.
 
-import type { Family } from '../metrics/snapshot.js';
+import type { Family } from '../src/metrics/snapshot.js';
 
 export const HARNESSES = ['claude-code', 'codex', 'opencode'] as const;
 export type Harness = (typeof HARNESSES)[number];

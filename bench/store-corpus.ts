@@ -6,16 +6,16 @@
 // are summed while writing.
 
 import Database from 'better-sqlite3';
+import { FIXTURES } from './root.js';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ensureGenerated, Rng, Text } from './corpus.js';
 import { zeroTotals, type Totals } from './totals.js';
 
 const GENERATOR = 1;
 const KB = 1024;
 const MB = 1024 * KB;
-const CAPTURE = fileURLToPath(new URL('../../test/fixtures/captures/opencode/tool/.local/share/opencode/opencode.db', import.meta.url));
+const CAPTURE = join(FIXTURES, 'captures/opencode/tool/.local/share/opencode/opencode.db');
 
 export interface StoreCorpus {
   home: string;

@@ -3,10 +3,10 @@
 
 import type Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { FIXTURES } from './root.js';
 
-const MIGRATIONS = fileURLToPath(new URL('../../test/fixtures/crush-migrations/', import.meta.url));
+const MIGRATIONS = join(FIXTURES, 'crush-migrations');
 
 export function crushSchema(db: Database.Database): void {
   for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) {

@@ -14,8 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { corpusFiles, ensureCorpus } from './corpus.js';
+import { MAIN } from './root.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { canTime, installPeer, PEER, runOnce, runOnceEmpty, runPeer, type ProcessRun } from './peer.js';
@@ -27,7 +27,6 @@ const peerSizes = (process.env.BENCH_PEER_SIZES_MB ?? '200,1024').split(',').fil
 const seed = Number(process.env.BENCH_SEED ?? 1);
 const dirFor = (mb: number) => join(tmpdir(), 'coding-agent-exporter-bench', `${mb}mb-seed${seed}`);
 const dir = process.env.BENCH_DIR ?? dirFor(sizeMb);
-const MAIN = fileURLToPath(new URL('../main.js', import.meta.url));
 const APPEND_TRIALS = 5;
 // Live sessions the scrape is timed with, and scrapes of each kind (plain, gzip).
 const LIVE_SESSIONS = 1000;

@@ -1,12 +1,12 @@
 // One cold scan in a fresh process, so that its time and peak RSS are its own:
-//   node dist/bench/child.js baseline <home>
-//   node dist/bench/child.js store-baseline <database>
-//   node dist/bench/child.js exporter <home> <state dir>
+//   node dist-bench/bench/child.js baseline <home>
+//   node dist-bench/bench/child.js store-baseline <database>
+//   node dist-bench/bench/child.js exporter <home> <state dir>
 // Prints {"ms", "totals", "maxRssMb"} on stdout.
 
-import { Agent } from '../agent.js';
-import { loadConfig } from '../config/load.js';
-import { createLogger } from '../log.js';
+import { Agent } from '../src/agent.js';
+import { loadConfig } from '../src/config/load.js';
+import { createLogger } from '../src/log.js';
 import { baselineScan, storeBaselineScan } from './baseline.js';
 import { totalsOf, type Totals } from './totals.js';
 

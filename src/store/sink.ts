@@ -1,0 +1,259 @@
+// The store's side of the reader contract: one sink per file read (or per session of a store),
+// applying what the reader reports to the session and to the counters. Whether the line being
+// read may move counters (`muted`) and which record it is (`recordKey`) are the sink's own state:
+// two files read one after the other, or a file read while the process scan ends a turn, cannot
+// see each other's.
+
+import type { SessionEvents } from '../session/events.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome } from '../session/types.js';
+import { TOKEN_TYPES } from '../session/vocabulary.js';
+import type { LabelsOf, MetricKey } from '../catalog.js';
+import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
+
+/** Where a sink's records come from and where what it cannot use is counted. */
+export interface SinkSource {
+  harness: HarnessId;
+  /** The session the records belong to now (a file's first record may change it). */
+  sessionOf: () => string;
+  /** Scopes dedupe keys. */
+  collector: string;
+  onSkip: (reason: string) => void;
+  /** Token types the harness never records: no series for them. */
+  unrecorded?: readonly TokenType[];
+}
+
+/** The events of one file, plus the line boundaries the collector marks. */
+export interface FileSink extends SessionEvents {
+  /**
+   * A new line starts: `replay` mutes it (already counted at its offset), and the record key of
+   * the line before no longer applies.
+   */
+  beginLine(replay: boolean): void;
+}
+
+// The usage counters of a project and model, looked up once per file rather than per answer. The
+// cost counter is created only for a priced model: an unpriced one shows no $0. A token type the
+// harness never records has no counter at all; one a record does not say (Copilot's older CLIs:
+// output only, until the run ends) gets its counter when a record says it.
+interface UsageCounters {
+  labels: LabelsOf<'cost'>;
+  tokens: Partial<Record<TokenType, Counter>>;
+  reasoning?: Counter;
+  cost: () => Counter;
+}
+
+export function fileSink(store: SessionStore, source: SinkSource): FileSink {
+  const { harness, collector, onSkip } = source;
+  const unrecorded = source.unrecorded ?? [];
+  /**
+   * While set, counters do not move: while the collector re-reads lines it already counted (a
+   * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
+   * of a line whose record (`record`) was counted before.
+   */
+  let muted = false;
+  /** The dedupe key of the line being read, committed once the line moves a counter. */
+  let recordKey: string | undefined;
+
+  let id: string | undefined;
+  let s: StoredSession | undefined;
+  const session = (): StoredSession => {
+    const current = source.sessionOf();
+    if (current !== id || !s) {
+      id = current;
+      s = store.sessionFor(harness, id, TOKEN_TYPES.every((t) => unrecorded.includes(t)));
+    }
+    store.changed(s);
+    return s;
+  };
+
+  const tally: Tally = {
+    add(metric, labels, delta) {
+      if (!muted) bump(store.counter(metric, labels), delta);
+    },
+  };
+  function bump(c: Counter, delta: number): void {
+    if (!muted && store.bump(c, delta) && recordKey !== undefined) store.markSeen(recordKey);
+  }
+  const add = <K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number) => tally.add(metric, labels, delta);
+  const hp = () => ({ harness, project: session().project });
+
+  // Work recorded, against which no tokens is drift: a finished turn (an answer), or a record of a
+  // known type in an unknown shape. Not tool calls alone: a first step cut off before its usage
+  // was written has some. Not for a harness that records no tokens.
+  const recordsTokens = !unrecorded.includes('output');
+  const didWork = (s: StoredSession) => {
+    if (recordsTokens && !muted) s.work = (s.work ?? 0) + 1;
+  };
+  const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number) => {
+    if (store.endTurn(s, outcome, ts, tally) && outcome === 'completed') didWork(s);
+  };
+
+  const byModel = new Map<string, UsageCounters>();
+  const toolCounters = new Map<string, Counter>();
+  const usageCounters = (project: string, model: string) => {
+    const k = `${project}\0${model}`;
+    let c = byModel.get(k);
+    if (!c) {
+      const labels = { harness, project, model };
+      let cost: Counter | undefined;
+      // Reasoning is a part of output: a harness that records no output records no reasoning.
+      const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
+      c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
+      byModel.set(k, c);
+    }
+    return c;
+  };
+  const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
+    if (unrecorded.includes(type) || unsaid?.includes(type)) return;
+    bump((c.tokens[type] ??= store.counter('tokens', { ...c.labels, token_type: type })), n);
+  };
+
+  return {
+    beginLine(replay) {
+      muted = replay;
+      recordKey = undefined;
+    },
+    meta(m) {
+      const s = session();
+      if (m.cwd && !s.cwd) {
+        s.cwd = m.cwd;
+        s.project = store.projectOf(m.cwd);
+        add('sessionsStarted', { harness, project: s.project }, 1);
+      }
+      if (m.gitBranch) s.gitBranch = m.gitBranch;
+      if (m.model) s.model = m.model;
+    },
+    activity(ts) {
+      const s = session();
+      if (ts > s.lastActivityAt) s.lastActivityAt = ts;
+      if (ts < s.startedAt) s.startedAt = ts;
+    },
+    usage(model, u, tierInput, ts, recordedCost, unsaid) {
+      if (muted) return;
+      if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
+      const s = session();
+      const c = usageCounters(s.project, store.models.label(harness, model));
+      addTokens(c, 'input', u.input, unsaid);
+      addTokens(c, 'output', u.output, unsaid);
+      addTokens(c, 'cache_read', u.cacheRead, unsaid);
+      addTokens(c, 'cache_write', u.cacheWrite, unsaid);
+      if (c.reasoning) bump(c.reasoning, u.reasoning);
+      const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
+      if (said('input')) store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
+      if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
+      s.tokens = addUsage(s.tokens, u);
+      const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
+      if (cost === undefined) {
+        add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+        s.unpriced = true;
+      } else {
+        bump(c.cost(), cost);
+        s.costUsd += cost;
+        store.spend.add(ts, `${harness}\0${s.project}`, cost);
+      }
+    },
+    context(model, tokens, limit) {
+      // A gauge, not a count: an implausible size is left out (the record's usage, which it
+      // comes from, is what is counted as skipped).
+      if (!plausibleCount(tokens)) return;
+      if (limit !== undefined && !plausibleCount(limit)) limit = undefined;
+      const s = session();
+      s.contextTokens = tokens;
+      s.contextLimit = limit ?? store.prices.contextWindow(model) ?? s.contextLimit;
+    },
+    prompt() {
+      add('prompts', hp(), 1);
+    },
+    turnStarted(ts, endOpenAs) {
+      const s = session();
+      if (endOpenAs) endTurn(s, endOpenAs, ts);
+      if (s.turnStartedAt === undefined) s.turnStartedAt = ts;
+    },
+    turnEnded(outcome, ts) {
+      endTurn(session(), outcome, ts);
+    },
+    turnReopened(endedAs) {
+      const s = session();
+      if (s.turnStartedAt !== undefined || !s.lastTurn || (endedAs && s.lastTurn.outcome !== endedAs)) return;
+      s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
+      s.turnCounted = true;
+    },
+    toolCall(id, call) {
+      const s = session();
+      // A call reported again while pending (goose asks for approval after writing the call)
+      // changes what it waits on; it was counted once.
+      const pending = s.pendingTools[id];
+      if (pending) {
+        s.pendingTools[id] = { ...call, startedAt: pending.startedAt };
+        return;
+      }
+      const tool = store.tools.label(harness, call.tool);
+      const k = `${s.project}\0${tool}\0${call.kind}`;
+      let c = toolCounters.get(k);
+      if (!c) toolCounters.set(k, (c = store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
+      bump(c, 1);
+      s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
+    },
+    toolWaits(id, waits) {
+      const c = session().pendingTools[id];
+      if (!c) return;
+      if (waits) c.waits = waits;
+      else delete c.waits;
+    },
+    subagent(id, running) {
+      const s = session();
+      if (running) (s.subagents ??= {})[id] = true;
+      else if (s.subagents) {
+        delete s.subagents[id];
+        if (Object.keys(s.subagents).length === 0) delete s.subagents;
+      }
+    },
+    archived(archived) {
+      const s = session();
+      if (archived) s.archived = true;
+      else delete s.archived;
+    },
+    toolResult(id, failed, call?: ToolCall) {
+      const s = session();
+      const c = s.pendingTools[id] ?? call;
+      delete s.pendingTools[id];
+      if (failed && c) add('toolErrors', { ...hp(), tool: store.tools.label(harness, c.tool), kind: c.kind }, 1);
+    },
+    lines(added, removed) {
+      if (!plausibleCount(added) || !plausibleCount(removed)) return onSkip('implausible_value');
+      add('linesAdded', hp(), added);
+      add('linesRemoved', hp(), removed);
+    },
+    compaction() {
+      add('compactions', hp(), 1);
+    },
+    premiumRequests(model, n) {
+      if (!plausibleAmount(n)) return onSkip('implausible_value');
+      add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
+    },
+    usageLimit(window, usedRatio, resetsAt) {
+      store.setUsageLimit({ harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
+    },
+    viewed(ts) {
+      const s = session();
+      if (ts > (s.viewedAt ?? 0)) s.viewedAt = ts;
+    },
+    todos(byState) {
+      session().todos = byState;
+    },
+    skipped(reason) {
+      // A record of a known type whose shape the reader does not know is work it could not count.
+      if (reason === 'unknown_shape') didWork(session());
+      onSkip(reason);
+    },
+    firstTime(k) {
+      if (store.seen(collector, k)) return false;
+      store.markSeen(`${collector}\0${k}`);
+      return true;
+    },
+    record(k) {
+      if (store.seen(collector, `record:${k}`)) muted = true;
+      else recordKey = `${collector}\0record:${k}`;
+    },
+  };
+}

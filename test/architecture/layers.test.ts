@@ -1,0 +1,82 @@
+// The dependency rule: layers only point down, and no module imports itself back. docs/architecture.md
+// draws the same layers.
+
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { cycles, forbiddenImports, importGraph, type ImportGraph } from './imports.js';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+
+/** What each layer (a folder of src/, or a file at its top) may import besides itself. */
+const LAYERS: Record<string, readonly string[]> = {
+  // The base: the words, the reader contract and the session record; files and logging.
+  files: [],
+  log: [],
+  version: ['files'],
+  session: ['files'],
+  catalog: ['session'],
+  // What the store is made of and what feeds it, each knowing only the base.
+  pricing: ['session'],
+  state: [],
+  readers: ['session', 'files'],
+  store: ['session', 'files', 'catalog', 'pricing', 'state'],
+  process: ['session', 'files', 'log', 'store'],
+  collectors: ['readers', 'store', 'state', 'session', 'files', 'log'],
+  config: ['session', 'log'],
+  // What is shown: the views of the store, and the outputs that serialize it.
+  view: ['store', 'session', 'files'],
+  metrics: ['catalog', 'store', 'session', 'collectors', 'config', 'view', 'log'],
+  docs: ['catalog', 'config'],
+  // The wiring and the commands.
+  agent: ['collectors', 'config', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
+  cli: ['agent', 'collectors', 'config', 'log', 'view'],
+  main: ['agent', 'cli', 'config', 'log', 'metrics', 'state', 'version', 'view'],
+};
+
+/** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */
+const ENTRIES = ['main.ts', 'docs.ts'];
+
+function reachable(graph: ImportGraph, from: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const todo = [...from];
+  while (todo.length > 0) {
+    const m = todo.pop()!;
+    if (seen.has(m)) continue;
+    seen.add(m);
+    todo.push(...(graph.get(m) ?? []));
+  }
+  return seen;
+}
+
+describe('the dependency rule', () => {
+  const graph = importGraph(SRC);
+
+  it('reads the imports it checks (a module with no imports found would pass every rule)', () => {
+    expect(graph.get('store/store.ts')).toContain('session/types.ts');
+    expect(graph.get('agent.ts')).toContain('metrics/server.ts'); // a dynamic import()
+    expect(graph.size).toBeGreaterThan(100);
+  });
+
+  it('every layer imports only the layers below it', () => {
+    expect(forbiddenImports(graph, LAYERS)).toEqual([]);
+  });
+
+  it('no module imports itself back, through any path', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('src/ holds only the product: every module is reached from the binary or the docs generator', () => {
+    const used = reachable(graph, ENTRIES);
+    expect([...graph.keys()].filter((m) => !used.has(m))).toEqual([]);
+  });
+
+  it('finds a forbidden import and a cycle where there is one', () => {
+    const bad: ImportGraph = new Map([
+      ['session/types.ts', new Set(['metrics/snapshot.ts'])],
+      ['metrics/snapshot.ts', new Set(['store/live.ts'])],
+      ['store/live.ts', new Set(['session/types.ts'])],
+    ]);
+    expect(forbiddenImports(bad, LAYERS)).toEqual(['session/types.ts → metrics/snapshot.ts: session may not import metrics']);
+    expect(cycles(bad)).toEqual([['metrics/snapshot.ts', 'session/types.ts', 'store/live.ts']]);
+  });
+});
