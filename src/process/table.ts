@@ -65,13 +65,16 @@ export function procTable(root: string): ProcessTable {
       const stat = readFileSync(join(dir, 'stat'), 'latin1');
       // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // A zombie (or a process being torn down) has exited: it is gone, though its parent has not
+      // reaped it yet. Its command line, known from before, must not keep it alive.
+      if (f[0] === 'Z' || f[0] === 'X') return undefined;
       const startTicks = Number(f[19]);
       const key = `${pid}@${startTicks}`;
       let argv = known.get(key);
       if (argv === undefined) {
         argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
         if (argv.at(-1) === '') argv.pop();
-        // A kernel thread or a zombie has no command line.
+        // A kernel thread has no command line.
         if (argv.length === 0) argv = null;
       }
       seen.set(key, argv);

@@ -32,6 +32,8 @@ interface Case {
   expected?: Partial<Record<State, [string, string]>>;
   /** The files show no open turn, so a kill cuts none off. */
   noOpenTurn?: true;
+  /** Killed: agent processes that exited and are zombies until their parent reaps them. */
+  zombies?: number[];
 }
 
 function capture(folder: string): string {
@@ -147,6 +149,8 @@ const CASES: Record<string, Case> = {
     ],
     toolParent: AGENT + 1,
     toolEnv: { COPILOT_AGENT_SESSION_ID: COPILOT_SID },
+    // The loader exits when its native process is killed; seen unreaped by its parent.
+    zombies: [AGENT],
   },
 };
 
@@ -170,15 +174,19 @@ async function observe(harness: string, state: State) {
   await agent.scanAll();
   if (state === 'killed') {
     // SIGKILL: the agent's processes go; the tool survives, orphaned to pid 1.
-    for (const { pid } of c.agent(home)) rmSync(join(proc.root, String(pid)), { recursive: true });
+    for (const { pid } of c.agent(home)) {
+      if (c.zombies?.includes(pid)) proc.exit(pid);
+      else rmSync(join(proc.root, String(pid)), { recursive: true });
+    }
     rmSync(join(proc.root, String(tool)), { recursive: true });
     proc.add(tool, { ppid: 1, argv: ['sleep', '30'], env: c.toolEnv });
     await agent.scanAll();
   }
   const [live] = agent.sessions().filter((l) => l.session.harness === harness);
   const interrupted = [...agent.store.counters.values()].filter((x) => x.metric === 'turns' && x.labels.outcome === 'interrupted').reduce((a, x) => a + x.value, 0);
+  const { unowned } = agent.store.processes;
   await agent.stop();
-  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted };
+  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted, unowned };
 }
 
 // How each harness's session is joined to its process: the exact method where the harness offers one.
@@ -192,5 +200,7 @@ describe.each(Object.keys(CASES))('%s, run interactively', (harness) => {
     expect(seen.status).toEqual(CASES[harness]!.expected?.[state] ?? DEFAULT[state]);
     expect(seen.interrupted).toBe(state === 'killed' && !CASES[harness]!.noOpenTurn ? 1 : 0);
     expect(seen.attribution).toBe(state === 'killed' ? undefined : ATTRIBUTION[harness]);
+    // What the kill leaves (a zombie) is no agent of its own.
+    if (state === 'killed') expect(seen.unowned).toEqual([]);
   });
 });
