@@ -4,7 +4,7 @@
 // session an exact method claimed.
 
 import type { Attribution, HarnessId, RegistryEntry } from '../session/types.js';
-import { HARNESS_PROCESSES, harnessOf, sessionArgs } from './harnesses.js';
+import { HARNESS_PROCESSES, harnessOf, isDaemon, sessionArgs } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent process (the topmost of its harness in its tree) with its helper children. */
@@ -171,11 +171,12 @@ export function attribute(input: AttributionInput): AttributionResult {
     }
   }
   // cwd: an agent no exact method placed takes the newest unclaimed session of its harness in its
-  // folder that started after it, or was active since it started.
+  // folder that started after it, or was active since it started. Never a daemon or its helper:
+  // one left in the project when the process that ran the turn was killed would keep it open.
   const placed = new Set([...claims.values()].map((c) => c.agent));
   const byAge = sessions.filter((s) => s.cwd !== undefined).sort((a, b) => b.lastActivityAt - a.lastActivityAt);
   for (const agent of [...agents.values()].sort((a, b) => b.proc.startedAt - a.proc.startedAt)) {
-    if (placed.has(agent) || agent.cwd === undefined) continue;
+    if (placed.has(agent) || agent.cwd === undefined || isDaemon(agent.harness, agent.proc.argv)) continue;
     const since = agent.proc.startedAt - START_SLACK_MS;
     const s = byAge.find((x) => x.harness === agent.harness && x.cwd === agent.cwd && !claims.has(`${x.harness}/${x.id}`)
       && (x.startedAt >= since || x.lastActivityAt >= since));

@@ -62,6 +62,15 @@ export function harnessOf(argv: readonly string[]): HarnessId | undefined {
   return undefined;
 }
 
+/**
+ * A harness's daemon, or a helper of it (Codex's `app-server daemon pid-update-loop`): it runs
+ * other processes' sessions, or none, never one of its own.
+ */
+export function isDaemon(harness: HarnessId, argv: readonly string[]): boolean {
+  const { daemon } = HARNESS_PROCESSES[harness];
+  return daemon !== undefined && argv.includes(daemon);
+}
+
 /** The session id a command line names (`--resume <id>`, `-r <id>`, `--session <id>`, `-s <id>`, `resume <id>`, or `--flag=<id>`). */
 export function sessionArgs(argv: readonly string[]): string[] {
   const ids: string[] = [];
