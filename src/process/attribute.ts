@@ -4,7 +4,7 @@
 // session an exact method claimed.
 
 import type { Attribution, HarnessId, RegistryEntry } from '../session/types.js';
-import { HARNESS_PROCESSES, harnessOf, sessionArgs } from './harnesses.js';
+import { HARNESS_PROCESSES, harnessOf, isDaemon, sessionArgs } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent process (the topmost of its harness in its tree) with its helper children. */
@@ -18,7 +18,7 @@ export interface Agent {
   tools: { session?: string }[];
 }
 
-/** What stays the same for a process's life: its harness, and the marker variables of its environment once read. */
+/** What stays the same while a process runs one program: its harness, and the marker variables of its environment once read. */
 export interface ProcessFacts {
   harness: HarnessId | undefined;
   env?: Record<string, string>;
@@ -46,7 +46,7 @@ export interface AttributionInput {
   sessions: Iterable<KnownSession>;
   /** The session a file held open by a harness's process belongs to, per harness that holds its files open. */
   openFileSession: Partial<Record<HarnessId, (path: string) => string | undefined>>;
-  /** The facts the previous scan learnt, by `pid@start`. */
+  /** The facts the previous scan learnt, by process and program (`pid@start` and image). */
   facts?: ReadonlyMap<string, ProcessFacts>;
 }
 
@@ -56,7 +56,8 @@ export interface AttributionResult {
   claims: Map<string, Claim>;
   /**
    * The facts of this scan's processes, for the next: an unchanged process table then costs no
-   * recognition and no environment read. A process gone is dropped; a pid reused has another start.
+   * recognition and no environment read. A process gone is dropped; a pid reused has another start,
+   * a process that exec'd another program another image.
    */
   facts: Map<string, ProcessFacts>;
 }
@@ -75,7 +76,7 @@ export function attribute(input: AttributionInput): AttributionResult {
   }
   const facts = new Map<string, ProcessFacts>();
   const factsOf = (p: Proc): ProcessFacts => {
-    const key = `${p.pid}@${p.startTicks}`;
+    const key = `${p.pid}@${p.startTicks}\0${p.image}`;
     let f = facts.get(key);
     if (!f) facts.set(key, (f = input.facts?.get(key) ?? { harness: harnessOf(p.argv) }));
     return f;
@@ -171,11 +172,12 @@ export function attribute(input: AttributionInput): AttributionResult {
     }
   }
   // cwd: an agent no exact method placed takes the newest unclaimed session of its harness in its
-  // folder that started after it, or was active since it started.
+  // folder that started after it, or was active since it started. Never a daemon or its helper:
+  // one left in the project when the process that ran the turn was killed would keep it open.
   const placed = new Set([...claims.values()].map((c) => c.agent));
   const byAge = sessions.filter((s) => s.cwd !== undefined).sort((a, b) => b.lastActivityAt - a.lastActivityAt);
   for (const agent of [...agents.values()].sort((a, b) => b.proc.startedAt - a.proc.startedAt)) {
-    if (placed.has(agent) || agent.cwd === undefined) continue;
+    if (placed.has(agent) || agent.cwd === undefined || isDaemon(agent.harness, agent.proc.argv)) continue;
     const since = agent.proc.startedAt - START_SLACK_MS;
     const s = byAge.find((x) => x.harness === agent.harness && x.cwd === agent.cwd && !claims.has(`${x.harness}/${x.id}`)
       && (x.startedAt >= since || x.lastActivityAt >= since));

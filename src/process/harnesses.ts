@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import type { HarnessId } from '../session/types.js';
 
 export interface HarnessProcess {
-  /** Executable or script names (the command line's first word, or the script an interpreter runs). */
+  /** Executable or installed command names (the command line's first word, or the script an interpreter runs). */
   names: readonly string[];
   /** npm packages whose scripts are the harness (matched in the script's path). */
   packages?: readonly string[];
@@ -54,12 +54,23 @@ export function harnessOf(argv: readonly string[]): HarnessId | undefined {
   const exe = argv[0] ?? '';
   const program = INTERPRETER.test(basename(exe)) ? argv.slice(1).find((a) => !a.startsWith('-')) : exe;
   if (!program) return undefined;
-  const named = byName.get(basename(program).replace(/\.(js|mjs|cjs|py)$/, ''));
+  // A script is the harness where it is an installed command (no extension: `…/bin/gemini`) or
+  // in the harness's package: any other `gemini.js` is someone's own script.
+  const named = byName.get(basename(program));
   if (named) return named;
   for (const [h, p] of Object.entries(HARNESS_PROCESSES) as [HarnessId, HarnessProcess][]) {
     if (p.packages?.some((pkg) => program.includes(`/node_modules/${pkg}/`) || program.includes(`/${pkg}/`))) return h;
   }
   return undefined;
+}
+
+/**
+ * A harness's daemon, or a helper of it (Codex's `app-server daemon pid-update-loop`): it runs
+ * other processes' sessions, or none, never one of its own.
+ */
+export function isDaemon(harness: HarnessId, argv: readonly string[]): boolean {
+  const { daemon } = HARNESS_PROCESSES[harness];
+  return daemon !== undefined && argv.includes(daemon);
 }
 
 /** The session id a command line names (`--resume <id>`, `-r <id>`, `--session <id>`, `-s <id>`, `resume <id>`, or `--flag=<id>`). */

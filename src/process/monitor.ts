@@ -10,7 +10,7 @@ import { UNKNOWN_PROJECT } from '../session/project.js';
 import type { HarnessId, ProcessState, RegistryEntry } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import { attribute, type Agent, type AttributionInput, type ProcessFacts } from './attribute.js';
-import { HARNESS_PROCESSES } from './harnesses.js';
+import { HARNESS_PROCESSES, isDaemon } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent no session is joined to is working while its process tree uses more CPU than this (cores). */
@@ -103,8 +103,7 @@ export class ProcessMonitor {
       const s = store.sessions.get(key)!;
       return `${s.harness}\0${s.cwd}`;
     }));
-    const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`)
-      && !(HARNESS_PROCESSES[a.harness].daemon !== undefined && a.proc.argv.includes(HARNESS_PROCESSES[a.harness].daemon!));
+    const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`) && !isDaemon(a.harness, a.proc.argv);
     const unowned: UnownedAgent[] = agents.filter(standalone).map((a) => {
       const m = measured.get(a)!;
       return {

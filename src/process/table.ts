@@ -13,6 +13,11 @@ export interface Proc {
   argv: string[];
   /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22): with the pid, a process's identity. */
   startTicks: number;
+  /**
+   * The program the process runs (its command name and executable): exec changes it, not the pid
+   * or start. A shim or wrapper (pyenv, mise, volta, a shell script) becomes the agent it starts.
+   */
+  image: string;
   /** Start time as Unix ms. */
   startedAt: number;
   /** CPU time used so far, in seconds. */
@@ -45,16 +50,17 @@ export function procTable(root: string): ProcessTable {
     const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
     return m ? Number(m[1]) * 1000 : 0;
   };
-  // A link (/proc), or a file holding its target (a copy of /proc taken as a snapshot).
-  const target = (path: string): string | undefined => {
+  const link = (path: string): string | undefined => {
     try {
       return readlinkSync(path);
     } catch {
-      return readText(path)?.trim() || undefined;
+      return undefined;
     }
   };
-  // What does not change in a process's life (its command line, mostly), by pid and start: a scan
-  // every second reads only `stat` of a process it already knows.
+  // A link (/proc), or a file holding its target (a copy of /proc taken as a snapshot).
+  const target = (path: string): string | undefined => link(path) ?? (readText(path)?.trim() || undefined);
+  // What does not change while a process runs one program (its command line, mostly), by pid,
+  // start and program: a scan every second reads only `stat` and `exe` of a process it knows.
   let known = new Map<string, string[] | null>();
   let seen = new Map<string, string[] | null>();
   const read = (pid: number, boot: number): Proc | undefined => {
@@ -65,19 +71,26 @@ export function procTable(root: string): ProcessTable {
       const stat = readFileSync(join(dir, 'stat'), 'latin1');
       // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // A zombie (or a process being torn down) has exited: it is gone, though its parent has not
+      // reaped it yet. Its command line, known from before, must not keep it alive.
+      if (f[0] === 'Z' || f[0] === 'X') return undefined;
       const startTicks = Number(f[19]);
-      const key = `${pid}@${startTicks}`;
+      // Either alone may stay across an exec: the command name (the file exec'd) when a script
+      // named like the harness execs it, the executable when one script execs another of the same
+      // interpreter (pyenv's). `exe` only as a link: a copy of /proc may hold the program itself.
+      const image = `${stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))}\0${link(join(dir, 'exe')) ?? ''}`;
+      const key = `${pid}@${startTicks}\0${image}`;
       let argv = known.get(key);
       if (argv === undefined) {
         argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
         if (argv.at(-1) === '') argv.pop();
-        // A kernel thread or a zombie has no command line.
+        // A kernel thread has no command line.
         if (argv.length === 0) argv = null;
       }
       seen.set(key, argv);
       if (!argv) return undefined;
       return {
-        pid, ppid: Number(f[1]), argv, startTicks, startedAt: boot + (startTicks * 1000) / TICKS,
+        pid, ppid: Number(f[1]), argv, startTicks, image, startedAt: boot + (startTicks * 1000) / TICKS,
         cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS,
       };
     } catch {
@@ -168,7 +181,7 @@ export function psTable(): ProcessTable {
         if (!m || Number.isNaN(startedAt)) continue;
         // ps shows the command line joined with spaces: arguments are split back at spaces.
         rss.set(Number(m[1]), Number(m[3]) * 1024);
-        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, startedAt, cpuSeconds: seconds(m[4]!) });
+        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, image: m[6]!, startedAt, cpuSeconds: seconds(m[4]!) });
         live.add(Number(m[1]));
       }
       for (const pid of cwds.keys()) if (!live.has(pid)) cwds.delete(pid);

@@ -14,6 +14,8 @@ describe('harness processes', () => {
     [['/usr/bin/python3', '/home/u/.local/bin/aider', '--model', 'sonnet'], 'aider'],
     [['cursor-agent'], 'cursor-agent'],
     [['/opt/homebrew/bin/goose', 'session'], 'goose'],
+    [['node', '/home/u/.npm-global/bin/gemini', '-m', 'x'], 'gemini-cli'],
+    [['node', '/home/u/.npm-global/lib/node_modules/@google/gemini-cli/bundle/gemini.js'], 'gemini-cli'],
   ])('%j is %s', (argv, harness) => {
     expect(harnessOf(argv)).toBe(harness);
   });
@@ -22,6 +24,12 @@ describe('harness processes', () => {
     expect(harnessOf(['node', '/usr/bin/other-tool', 'ask claude about codex'])).toBeUndefined();
     expect(harnessOf(['bash', '-c', 'claude -p hi'])).toBeUndefined();
     expect(harnessOf(['vim', 'codex'])).toBeUndefined();
+  });
+
+  it('takes a script for a harness only where it is the harness\'s entry point, not any script named like it', () => {
+    expect(harnessOf(['node', '/home/u/src/tools/gemini.js'])).toBeUndefined();
+    expect(harnessOf(['python3', 'scripts/aider.py', '--check'])).toBeUndefined();
+    expect(harnessOf(['bun', '/tmp/claude.mjs'])).toBeUndefined();
   });
 
   it('reads a session id after --resume, -r, --session, -s, resume, or --flag=id', () => {

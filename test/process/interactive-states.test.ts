@@ -32,6 +32,10 @@ interface Case {
   expected?: Partial<Record<State, [string, string]>>;
   /** The files show no open turn, so a kill cuts none off. */
   noOpenTurn?: true;
+  /** Killed: agent processes that exited and are zombies until their parent reaps them. */
+  zombies?: number[];
+  /** Killed: processes of the agent's that outlive the kill. */
+  survivors?: number[];
 }
 
 function capture(folder: string): string {
@@ -79,9 +83,12 @@ const CASES: Record<string, Case> = {
       { pid: AGENT + 1, p: { ppid: AGENT, argv: ['/usr/lib/node_modules/@openai/codex/vendor/codex'], cwd: CWD } },
       { pid: AGENT + 2, p: { argv: ['/home/dev/.codex/packages/bin/codex', 'app-server', '--listen', 'unix://', '--managed-daemon'], cwd: '/',
         open: [only(join(home, '.codex', 'sessions', '2026', '11', '30'), '.jsonl')] } },
+      // The daemon's helper, started from the project like the TUI; it outlives TUI and daemon.
+      { pid: AGENT + 3, p: { argv: ['/home/dev/.codex/packages/bin/codex', 'app-server', 'daemon', 'pid-update-loop'], cwd: CWD } },
     ],
     toolParent: AGENT + 2,
     toolEnv: { CODEX_SESSION_ID: CODEX_SID },
+    survivors: [AGENT + 3],
   },
   'gemini-cli': {
     files(home) {
@@ -147,6 +154,8 @@ const CASES: Record<string, Case> = {
     ],
     toolParent: AGENT + 1,
     toolEnv: { COPILOT_AGENT_SESSION_ID: COPILOT_SID },
+    // The loader exits when its native process is killed; seen unreaped by its parent.
+    zombies: [AGENT],
   },
 };
 
@@ -169,16 +178,20 @@ async function observe(harness: string, state: State) {
   const agent = new Agent(loadConfig(['--state-dir', tempDir()], env), createLogger('error'), { env, home });
   await agent.scanAll();
   if (state === 'killed') {
-    // SIGKILL: the agent's processes go; the tool survives, orphaned to pid 1.
-    for (const { pid } of c.agent(home)) rmSync(join(proc.root, String(pid)), { recursive: true });
+    // SIGKILL: the agent's processes go (but for its survivors); the tool survives, orphaned to pid 1.
+    for (const { pid } of c.agent(home)) {
+      if (c.zombies?.includes(pid)) proc.exit(pid);
+      else if (!c.survivors?.includes(pid)) rmSync(join(proc.root, String(pid)), { recursive: true });
+    }
     rmSync(join(proc.root, String(tool)), { recursive: true });
     proc.add(tool, { ppid: 1, argv: ['sleep', '30'], env: c.toolEnv });
     await agent.scanAll();
   }
   const [live] = agent.sessions().filter((l) => l.session.harness === harness);
   const interrupted = [...agent.store.counters.values()].filter((x) => x.metric === 'turns' && x.labels.outcome === 'interrupted').reduce((a, x) => a + x.value, 0);
+  const { unowned } = agent.store.processes;
   await agent.stop();
-  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted };
+  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted, unowned };
 }
 
 // How each harness's session is joined to its process: the exact method where the harness offers one.
@@ -192,5 +205,7 @@ describe.each(Object.keys(CASES))('%s, run interactively', (harness) => {
     expect(seen.status).toEqual(CASES[harness]!.expected?.[state] ?? DEFAULT[state]);
     expect(seen.interrupted).toBe(state === 'killed' && !CASES[harness]!.noOpenTurn ? 1 : 0);
     expect(seen.attribution).toBe(state === 'killed' ? undefined : ATTRIBUTION[harness]);
+    // What the kill leaves (a zombie, a daemon's helper) is no agent of its own.
+    if (state === 'killed') expect(seen.unowned).toEqual([]);
   });
 });

@@ -274,6 +274,20 @@ describe('a process that dies mid-turn', () => {
 });
 
 describe('an agent no session file is joined to', () => {
+  it('is recognised once the shim or wrapper it was started through has exec\'d it, though scanned before', async () => {
+    const t = setup();
+    // pyenv's shim runs `pyenv exec aider` (a bash script), which execs Python on aider's script.
+    t.proc.add(500, { argv: ['bash', '/home/u/.pyenv/libexec/pyenv', 'exec', 'aider'], comm: 'pyenv', exe: '/usr/bin/bash', cwd: '/src/app' });
+    // A shell script named like the harness that execs it: the command name stays, the executable changes.
+    t.proc.add(501, { argv: ['/bin/sh', '/home/u/bin/claude'], comm: 'claude', exe: '/usr/bin/dash', cwd: '/src/web' });
+    await t.scan();
+    expect(t.store.processes.unowned).toEqual([]);
+    t.proc.add(500, { argv: ['/home/u/.pyenv/versions/3.12.7/bin/python3.12', '/home/u/.pyenv/versions/3.12.7/bin/aider'], comm: 'aider', cwd: '/src/app' });
+    t.proc.add(501, { argv: ['/home/u/.local/bin/claude'], exe: '/home/u/.local/share/claude/versions/2.1.332/claude', cwd: '/src/web' });
+    await t.scan(started + 61_000);
+    expect(t.store.processes.unowned.map((a) => [a.harness, a.project, a.pid]).sort()).toEqual([['aider', 'app', 500], ['claude-code', 'web', 501]]);
+  });
+
   it('counts as working (cpu-busy) while its process tree uses CPU, else idle', async () => {
     const t = setup();
     // Started 10 s after boot, 1 min ago; 50 s of CPU so far.
