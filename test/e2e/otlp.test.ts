@@ -107,9 +107,7 @@ describe('OTLP push', () => {
   it('sends what failed to push with the next push that works: the deltas taken add up to the total', async () => {
     const r = (await receive()) as HttpReceiver;
     r.refuseNext = 3;
-    // OTEL_EXPORTER_OTLP_TIMEOUT leaves the exporter no time to retry: each refusal fails a push.
-    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300', OTEL_EXPORTER_OTLP_TIMEOUT: '200' },
-      ['--otlp-endpoint', r.url]);
+    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, ['--otlp-endpoint', r.url]);
     const base = await run.url;
     await pushedAfterScan(base, r);
     expect(r.refused).toBe(3);

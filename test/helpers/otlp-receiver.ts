@@ -21,9 +21,9 @@ export interface Receiver { url: string; pushes: Push[]; close(): Promise<void> 
 
 /** An OTLP/HTTP receiver that can be told to refuse pushes for a while (as one that is down) or to answer late. */
 export interface HttpReceiver extends Receiver {
-  /** Pushes still to be answered 503 (not kept in `pushes`); counts down with each. */
+  /** Pushes still to be answered 500, an error the exporter does not retry (not kept in `pushes`); counts down with each. */
   refuseNext: number;
-  /** Pushes answered 503 so far. */
+  /** Pushes answered 500 so far. */
   refused: number;
   /** Pushes whose answer waits for `release()`, as from a receiver slow to answer; counts down with each. */
   holdNext: number;
@@ -132,7 +132,7 @@ export async function httpReceiver(tls?: { key: string; cert: string }): Promise
     if (receiver.refuseNext > 0) {
       receiver.refuseNext--;
       receiver.refused++;
-      res.writeHead(503).end();
+      res.writeHead(500).end();
       return;
     }
     pushes.push(decodeHttp(req, body));
