@@ -146,7 +146,7 @@ export class Agent {
       const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       const { startPush } = await import('./metrics/otlp-push.js');
       this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
-        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt });
+        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
       this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
     }
 

@@ -14,6 +14,11 @@ export interface MetricDef {
   readonly unit: string;
   readonly help: string;
   readonly labels: readonly string[];
+  /**
+   * A counter of this process alone (kept in memory, not in the state database): it starts over
+   * from 0 at every start. OTLP deltas of the others go on across restarts.
+   */
+  readonly perProcess?: true;
 }
 
 const SESSION = ['harness', 'project', 'session_id'] as const;
@@ -24,8 +29,9 @@ function def<const L extends readonly string[]>(
   unit: string,
   labels: L,
   help: string,
+  perProcess?: 'per-process',
 ): MetricDef & { labels: L } {
-  return { name, kind, unit, help, labels };
+  return { name, kind, unit, help, labels, ...(perProcess ? { perProcess: true } : {}) };
 }
 
 export const catalog = {
@@ -98,11 +104,11 @@ export const catalog = {
   files: def('coding_agent_exporter_files', 'gauge', '{file}', ['collector'],
     'Session files a collector tracks.'),
   readBytes: def('coding_agent_exporter_read_bytes', 'counter', 'By', ['collector'],
-    'Bytes read from session files (what SQLite reads from a harness\'s database is not counted).'),
+    'Bytes read from session files (what SQLite reads from a harness\'s database is not counted).', 'per-process'),
   skippedRecords: def('coding_agent_exporter_skipped_records', 'counter', '{record}', ['collector', 'reason'],
-    'Records skipped because they could not be used, by reason.'),
+    'Records skipped because they could not be used, by reason.', 'per-process'),
   labelFolds: def('coding_agent_exporter_label_folds', 'counter', '{record}', ['harness', 'label'],
-    'Records whose model or tool label value was folded into "other": the harness had more distinct values than model.max or tool.max allow.'),
+    'Records whose model or tool label value was folded into "other": the harness had more distinct values than model.max or tool.max allow.', 'per-process'),
   driftSessions: def('coding_agent_exporter_drift_sessions', 'gauge', '{session}', ['collector'],
     'Sessions in the activity window that did work (finished turns, records of an unknown shape) while the reader counted no tokens for them: the reader fell behind the harness\'s format.'),
   unpricedTokens: def('coding_agent_exporter_unpriced_tokens', 'counter', '{token}', ['harness', 'model'],
@@ -110,11 +116,11 @@ export const catalog = {
   pricingInfo: def('coding_agent_exporter_pricing_info', 'gauge', '', ['source', 'version'],
     'The price table in use (always 1).'),
   otlpExports: def('coding_agent_exporter_otlp_exports', 'counter', '{export}', ['result'],
-    'OTLP pushes by result (success, failure); failures are also logged. Present when a push is configured.'),
+    'OTLP pushes by result (success, failure); failures are also logged. Present when a push is configured.', 'per-process'),
 
   // The exporter's own process, under the names every Prometheus client library uses.
   processCpu: def('process_cpu_seconds', 'counter', 's', [],
-    'Total user and system CPU time spent in seconds.'),
+    'Total user and system CPU time spent in seconds.', 'per-process'),
   processResidentMemory: def('process_resident_memory_bytes', 'gauge', 'By', [],
     'Resident memory size in bytes.'),
   processStartTime: def('process_start_time_seconds', 'gauge', 's', [],

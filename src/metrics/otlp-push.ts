@@ -5,17 +5,15 @@
 import type { ExportResult } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  AggregationTemporality,
-  DataPointType,
   MeterProvider,
   PeriodicExportingMetricReader,
-  type CollectionResult,
-  type MetricData,
   type MetricProducer,
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
 import type { Config } from '../config/load.js';
+import type { StateDb } from '../state/db.js';
+import { DeltaExporter } from './otlp-delta.js';
 import type { ExportLog, OtlpOptions } from './otlp.js';
 import { genaiLatest, ViewsProducer, type ViewInputs } from './views.js';
 
@@ -25,53 +23,17 @@ export interface Push {
 
 /**
  * Pushes the snapshot (and the configured views of it) every interval until shut down, with the
- * resource attributes given.
+ * resource attributes given. `state` keeps what a delta push's receiver took.
  */
 export async function startPush(
   inputs: () => ViewInputs,
   opts: OtlpOptions,
   log: ExportLog,
-  settings: { otel: Config['otel']; resource: Record<string, string>; env: NodeJS.ProcessEnv; startMs: number },
+  settings: { otel: Config['otel']; resource: Record<string, string>; env: NodeJS.ProcessEnv; startMs: number; state: StateDb },
 ): Promise<Push> {
   const views = { ...settings.otel, genaiLatest: genaiLatest(settings.env) };
-  const reader = await otlpReader(new ViewsProducer(inputs, views, settings.startMs), opts, log);
+  const reader = await otlpReader(new ViewsProducer(inputs, views, settings.startMs), opts, log, settings.state);
   return new MeterProvider({ resource: resourceFromAttributes(settings.resource), readers: [reader] });
-}
-
-/**
- * Delta temporality over a cumulative producer: each export carries what counters gained since
- * the previous export (gauges pass through). The SDK does not convert producer data itself.
- */
-class DeltaProducer implements MetricProducer {
-  private last = new Map<string, number>();
-  private lastTime: [number, number] | undefined;
-
-  constructor(private readonly inner: MetricProducer) {}
-
-  async collect(): Promise<CollectionResult> {
-    const result = await this.inner.collect();
-    const next = new Map<string, number>();
-    const scopeMetrics = result.resourceMetrics.scopeMetrics.map((sm) => ({
-      ...sm,
-      metrics: sm.metrics.map((m): MetricData => {
-        if (m.dataPointType !== DataPointType.SUM) return m;
-        return {
-          ...m,
-          aggregationTemporality: AggregationTemporality.DELTA,
-          dataPoints: m.dataPoints.map((p) => {
-            const key = `${m.descriptor.name}${JSON.stringify(p.attributes)}`;
-            next.set(key, p.value);
-            const prev = this.last.get(key) ?? 0;
-            // A counter below its last value was reset (state removed): its whole value is new.
-            return { ...p, startTime: this.lastTime ?? p.startTime, value: p.value >= prev ? p.value - prev : p.value };
-          }),
-        };
-      }),
-    }));
-    this.last = next;
-    this.lastTime = scopeMetrics[0]?.metrics[0]?.dataPoints[0]?.endTime ?? this.lastTime;
-    return { ...result, resourceMetrics: { ...result.resourceMetrics, scopeMetrics } };
-  }
 }
 
 /** An exporter that tells `log` the result of every export before passing it on. */
@@ -105,11 +67,13 @@ async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
     : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
 }
 
-async function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog): Promise<PeriodicExportingMetricReader> {
+/** The producer's totals are cumulative; a delta push turns them into deltas as it sends them. */
+async function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog, state: StateDb): Promise<PeriodicExportingMetricReader> {
+  const exporter = await exporterFor(opts);
   return new PeriodicExportingMetricReader({
-    exporter: counted(await exporterFor(opts), log),
+    exporter: counted(opts.temporality === 'delta' ? new DeltaExporter(exporter, state) : exporter, log),
     exportIntervalMillis: opts.intervalMs,
     exportTimeoutMillis: Math.min(opts.intervalMs, 30_000),
-    metricProducers: [opts.temporality === 'delta' ? new DeltaProducer(producer) : producer],
+    metricProducers: [producer],
   });
 }

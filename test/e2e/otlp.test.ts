@@ -3,14 +3,14 @@
 // the standard OTEL_* variables; a push that fails is logged once and counted.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/catalog.js';
-import { grpcReceiver, httpReceiver, pushesOf, type Metric, type Receiver } from '../helpers/otlp-receiver.js';
-import { envFor, FIXTURES, listening, sum, tempDir, until } from '../helpers/run.js';
+import { grpcReceiver, httpReceiver, pushesOf, type HttpReceiver, type Metric, type Receiver, type Push } from '../helpers/otlp-receiver.js';
+import { envFor, FIXTURES, listening, ready, sum, tempDir, until } from '../helpers/run.js';
 
 const HOME = join(FIXTURES, 'captures/codex/tool');
 const TOKENS = 695 + 116 + 1689 + 150;
@@ -22,12 +22,12 @@ afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
-function start(env: Record<string, string>, args: string[] = []) {
-  const run = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), ...args], envFor(HOME, env));
+function start(env: Record<string, string>, args: string[] = [], where: { home?: string; state?: string } = {}) {
+  const run = listening(['--listen-address', '127.0.0.1:0', '--state-dir', where.state ?? tempDir(), ...args], envFor(where.home ?? HOME, env));
   children.push(run.child);
   let stderr = '';
   run.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  return { url: run.url, stderr: () => stderr };
+  return { url: run.url, stderr: () => stderr, child: run.child };
 }
 
 async function receive(kind: 'http' | 'grpc' = 'http', tls?: { key: string; cert: string }): Promise<Receiver> {
@@ -36,7 +36,21 @@ async function receive(kind: 'http' | 'grpc' = 'http', tls?: { key: string; cert
   return r;
 }
 
-const tokenSum = (metrics: Metric[]) => metrics.find((m) => m.name === 'coding_agent_tokens')!.points.reduce((a, p) => a + p.value, 0);
+const metricSum = (metrics: Metric[], name: string) => metrics.find((m) => m.name === name)?.points.reduce((a, p) => a + p.value, 0) ?? 0;
+const tokenSum = (metrics: Metric[]) => metricSum(metrics, 'coding_agent_tokens');
+const pushedSum = (pushes: Push[], name: string) => pushes.reduce((a, p) => a + metricSum(p.metrics, name), 0);
+
+/**
+ * Waits until the exporter at `base` has done its first scan and `r` has taken two more pushes:
+ * the second of them was collected after the first was answered, so after the scan.
+ */
+async function pushedAfterScan(base: string, r: Receiver): Promise<void> {
+  await ready(base);
+  const n = r.pushes.length;
+  await until(async () => (r.pushes.length >= n + 2 ? true : undefined), 20_000, 'two pushes after the first scan', 50);
+}
+
+const scraped = async (base: string, name: string) => sum(await (await fetch(`${base}/metrics`)).text(), name);
 
 describe('OTLP push', () => {
   it('sends the catalog names with cumulative counters over http/json', async () => {
@@ -62,6 +76,57 @@ describe('OTLP push', () => {
     expect(a!.metrics.find((m) => m.name === 'coding_agent_tokens')!.temporality).toBe(1); // delta
     expect(tokenSum(a!.metrics)).toBe(TOKENS);
     expect(tokenSum(b!.metrics)).toBe(0);
+  });
+
+  it('sends after a restart only what was added since the last push: the deltas add up to the total', async () => {
+    const [home, state] = [tempDir(), tempDir()];
+    cpSync(HOME, home, { recursive: true });
+    const r = await receive();
+    const env = { CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' };
+    const first = start(env, ['--otlp-endpoint', r.url], { home, state });
+    await pushedAfterScan(await first.url, r);
+    first.child.kill('SIGTERM');
+    await new Promise((res) => first.child.once('exit', res));
+    expect(pushedSum(r.pushes, 'coding_agent_tokens')).toBe(TOKENS);
+
+    // Another session while it was stopped.
+    cpSync(join(FIXTURES, 'captures/codex/text'), home, { recursive: true });
+    const before = r.pushes.length;
+    const second = start(env, ['--otlp-endpoint', r.url], { home, state });
+    const base = await second.url;
+    await pushedAfterScan(base, r);
+    const total = await scraped(base, 'coding_agent_tokens_total');
+    expect(total).toBe(TOKENS + 345 + 56 + 789 + 100);
+    expect(pushedSum(r.pushes, 'coding_agent_tokens')).toBe(total);
+    // A counter of the process's own starts over with it: its deltas are the new process's.
+    const read = await scraped(base, 'coding_agent_exporter_read_bytes_total');
+    expect(read).toBeGreaterThan(0);
+    expect(pushedSum(r.pushes.slice(before), 'coding_agent_exporter_read_bytes')).toBe(read);
+  });
+
+  it('sends what failed to push with the next push that works: the deltas taken add up to the total', async () => {
+    const r = (await receive()) as HttpReceiver;
+    r.refuseNext = 3;
+    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, ['--otlp-endpoint', r.url]);
+    const base = await run.url;
+    await pushedAfterScan(base, r);
+    expect(r.refused).toBe(3);
+    expect(pushedSum(r.pushes, 'coding_agent_tokens')).toBe(TOKENS);
+  });
+
+  it('sends no push while one waits for its answer: the same gains are never sent twice', async () => {
+    const r = (await receive()) as HttpReceiver;
+    r.holdNext = 1;
+    // The SDK stops waiting for the held push after the interval; the push itself goes on.
+    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, ['--otlp-endpoint', r.url]);
+    const base = await run.url;
+    await ready(base);
+    const next = await until(async () => (run.stderr().includes('the previous push is not answered yet') ? 'not sent'
+      : r.received > 1 ? 'sent' : undefined), 20_000, 'the push after the held one');
+    expect(next).toBe('not sent');
+    r.release();
+    await pushedAfterScan(base, r);
+    expect(pushedSum(r.pushes, 'coding_agent_tokens')).toBe(TOKENS);
   });
 
   it('is configured by the standard OTEL_* variables alone', async () => {

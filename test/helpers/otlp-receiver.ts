@@ -19,6 +19,20 @@ export interface Push {
 
 export interface Receiver { url: string; pushes: Push[]; close(): Promise<void> }
 
+/** An OTLP/HTTP receiver that can be told to refuse pushes for a while (as one that is down) or to answer late. */
+export interface HttpReceiver extends Receiver {
+  /** Pushes still to be answered 500, an error the exporter does not retry (not kept in `pushes`); counts down with each. */
+  refuseNext: number;
+  /** Pushes answered 500 so far. */
+  refused: number;
+  /** Pushes whose answer waits for `release()`, as from a receiver slow to answer; counts down with each. */
+  holdNext: number;
+  /** Answers the pushes held. */
+  release(): void;
+  /** Pushes received, answered or not. */
+  received: number;
+}
+
 // --- OTLP/JSON ---------------------------------------------------------------------------------
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -111,24 +125,44 @@ function decodeHttp(req: IncomingMessage, body: Buffer): Push {
 }
 
 /** OTLP/HTTP on loopback; with `tls` ({key, cert}) it is HTTPS. */
-export async function httpReceiver(tls?: { key: string; cert: string }): Promise<Receiver> {
+export async function httpReceiver(tls?: { key: string; cert: string }): Promise<HttpReceiver> {
   const pushes: Push[] = [];
+  const held: (() => void)[] = [];
+  const answer = (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    if (receiver.refuseNext > 0) {
+      receiver.refuseNext--;
+      receiver.refused++;
+      res.writeHead(500).end();
+      return;
+    }
+    pushes.push(decodeHttp(req, body));
+    res.writeHead(200, { 'content-type': String(req.headers['content-type']) }).end(String(req.headers['content-type']).includes('json') ? '{}' : '');
+  };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      pushes.push(decodeHttp(req, Buffer.concat(chunks)));
-      res.writeHead(200, { 'content-type': String(req.headers['content-type']) }).end(String(req.headers['content-type']).includes('json') ? '{}' : '');
+      receiver.received++;
+      if (receiver.holdNext > 0) {
+        receiver.holdNext--;
+        held.push(() => answer(req, res, Buffer.concat(chunks)));
+      } else answer(req, res, Buffer.concat(chunks));
     });
   };
   const server = tls ? createHttps(tls, handler) : createHttp(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const receiver: HttpReceiver = {
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     pushes,
+    refuseNext: 0,
+    refused: 0,
+    holdNext: 0,
+    release: () => held.splice(0).forEach((a) => a()),
+    received: 0,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
+  return receiver;
 }
 
 /** OTLP/gRPC over cleartext HTTP/2 on loopback. */
