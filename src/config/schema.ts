@@ -30,7 +30,7 @@ function collectorsSchema() {
 export function schema() {
   return {
     listenAddress: {
-      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects); :port listens on every interface (with a warning).',
+      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects); :port listens on every interface (with a warning). The flag --web.listen-address (exporter-toolkit\'s name) sets it too.',
       format: String, default: '127.0.0.1:10477', env: `${ENV_PREFIX}LISTEN_ADDRESS`, arg: 'listen-address',
     },
     webConfigFile: {
