@@ -6,6 +6,7 @@
 import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger, type Logger } from './log.js';
+import { shownUrl } from './metrics/otlp.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './cli/sessions.js';
 import { COMMANDS, help } from './cli/help.js';
@@ -87,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
       const { remoteSource, runTop } = await import('./cli/top.js');
       return await runTop(remoteSource(args.url));
     } catch (e) {
-      process.stderr.write(`coding-agent-exporter: --url ${args.url}: ${(e as Error).message}\n`);
+      process.stderr.write(`coding-agent-exporter: --url ${shownUrl(args.url)}: ${(e as Error).message}\n`);
       return 2;
     }
   }
