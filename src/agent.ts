@@ -156,6 +156,7 @@ export class Agent {
     const { startServer } = await import('./metrics/server.js');
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
+      allowedHosts: this.config.web.allowedHosts,
       views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
     });
     const server = this.server;

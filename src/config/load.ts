@@ -13,6 +13,7 @@ import { ENV_PREFIX, schema } from './schema.js';
 export interface Config {
   listenAddress: string;
   webConfigFile: string;
+  web: { allowedHosts: string[] };
   metricsPath: string;
   stateDir: string;
   logLevel: Level;
