@@ -157,7 +157,7 @@ export class Agent {
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
-      views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
+      views: { sessions: () => this.sessions().map((l) => sessionRecord(l, this.config.project.mode)), summary: () => this.summary() },
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));

@@ -132,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.command === 'once') process.stdout.write(exposition(agent.families()));
     else {
       const unowned = agent.store.processes.unowned;
-      process.stdout.write(args.json ? sessionsJson(agent.sessions(), unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
+      process.stdout.write(args.json ? sessionsJson(agent.sessions(), config.project.mode, unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
     }
     await agent.stop();
     return 0;
