@@ -126,7 +126,12 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       respond(req, res, 403, 'a valid client certificate is required\n');
       return;
     }
-    if (!(await auth.check(web.users, req.headers.authorization))) {
+    const verdict = await auth.check(web.users, req.headers.authorization);
+    if (verdict === 'busy') {
+      respond(req, res, 503, 'too many passwords being checked at once; try again\n', { 'retry-after': 1 });
+      return;
+    }
+    if (verdict === 'refused') {
       respond(req, res, 401, 'unauthorized\n', { 'www-authenticate': 'Basic' });
       return;
     }
@@ -163,6 +168,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       }, listener)
     : createHttpServer(serverOptions, listener);
   server.setTimeout(timeouts.idleMs, (socket) => socket.destroy());
+  server.on('close', () => void auth.close());
 
   const setWebConfig = (next: WebConfig | Error) => {
     if (next instanceof Error) {
