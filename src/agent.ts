@@ -157,7 +157,8 @@ export class Agent {
     const { startServer } = await import('./metrics/server.js');
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
-      views: { sessions: () => this.sessions().map(sessionRecord), summary: () => this.summary() },
+      allowedHosts: this.config.web.allowedHosts,
+      views: { sessions: () => this.sessions().map((l) => sessionRecord(l, this.config.project.mode)), summary: () => this.summary() },
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));

@@ -6,6 +6,7 @@
 import { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger, type Logger } from './log.js';
+import { shownUrl } from './metrics/otlp.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './view/records.js';
 import { COMMANDS, help } from './cli/help.js';
@@ -87,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
       const { remoteSource, runTop } = await import('./cli/top.js');
       return await runTop(remoteSource(args.url));
     } catch (e) {
-      process.stderr.write(`coding-agent-exporter: --url ${args.url}: ${(e as Error).message}\n`);
+      process.stderr.write(`coding-agent-exporter: --url ${shownUrl(args.url)}: ${(e as Error).message}\n`);
       return 2;
     }
   }
@@ -131,7 +132,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.command === 'once') process.stdout.write(exposition(agent.families()));
     else {
       const unowned = agent.store.processes.unowned;
-      process.stdout.write(args.json ? sessionsJson(agent.sessions(), unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
+      process.stdout.write(args.json ? sessionsJson(agent.sessions(), config.project.mode, unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
     }
     await agent.stop();
     return 0;

@@ -22,7 +22,7 @@ export function localSource(agent: Agent): ViewSource {
     read: async () => {
       const now = Date.now();
       const live = agent.sessions(now);
-      return { summary: agent.summary(now, live), sessions: live.map(sessionRecord) };
+      return { summary: agent.summary(now, live), sessions: live.map((l) => sessionRecord(l, agent.config.project.mode)) };
     },
   };
 }

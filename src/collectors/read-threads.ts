@@ -2,13 +2,11 @@
 // backlog a collector hands them (read-ahead.ts), one backlog at a time, and stopped after the
 // first scan. Started only then: a thread costs about as much CPU to start as the exporter itself.
 
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { threadScript } from '../threads.js';
 import type { ReadPosted, ReadTask, ThreadDone } from './read-worker.js';
 
-// Node runs no TypeScript: from the sources (the tests), threads run the built copy.
-const SCRIPT = fileURLToPath(new URL('./read-worker.js', import.meta.url))
-  .replace(/\/src\/collectors\/read-worker\.js$/, import.meta.url.endsWith('.ts') ? '/dist/collectors/read-worker.js' : '$&');
+const SCRIPT = threadScript('./read-worker.js', import.meta.url);
 
 // A read thread's young generation, in MB: with V8's default for a thread the exporter's peak memory
 // reading 616 MB was 185 MB instead of 160 MB, for no measurable speed (1 to 16 MB all measure alike).

@@ -13,6 +13,7 @@ import { ENV_PREFIX, schema } from './schema.js';
 export interface Config {
   listenAddress: string;
   webConfigFile: string;
+  web: { allowedHosts: string[] };
   metricsPath: string;
   stateDir: string;
   logLevel: Level;
@@ -54,20 +55,27 @@ function build(args: string[], env: NodeJS.ProcessEnv) {
 
 export class ConfigError extends Error {}
 
+// Flags other exporters spell differently, taken as the flag they mean: Prometheus users type
+// exporter-toolkit's `--web.listen-address`.
+const FLAG_ALIASES: Readonly<Record<string, string>> = { 'web.listen-address': 'listen-address' };
+
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
-export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string): Config {
+export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const keys = configKeys();
+  const args = given.map((a) => a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)));
   // Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones.
   const known = new Map(keys.filter((l) => l.arg).map((l) => [l.arg!, l]));
   args.forEach((a, i) => {
     const m = /^--([^=]+)(=?)/.exec(a);
     if (!m) return;
     const leaf = known.get(m[1]!);
-    if (!leaf) throw new ConfigError(`unknown flag --${m[1]}`);
+    // Messages name the flag as it was typed, an alias too.
+    const typed = /^--[^=]+/.exec(given[i]!)![0];
+    if (!leaf) throw new ConfigError(`unknown flag ${typed}`);
     // A bare boolean flag means true; any other flag needs its value (`--listen-address` alone is not `true`).
     const next = args[i + 1];
     if (!m[2] && leaf.format !== 'boolean' && (next === undefined || next.startsWith('--'))) {
-      throw new ConfigError(`--${m[1]}: a value is missing (${leaf.key}: ${leaf.doc})`);
+      throw new ConfigError(`${typed}: a value is missing (${leaf.key}: ${leaf.doc})`);
     }
   });
   // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.

@@ -30,12 +30,18 @@ function collectorsSchema() {
 export function schema() {
   return {
     listenAddress: {
-      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects); :port listens on every interface (with a warning).',
+      doc: 'host:port the metrics endpoint listens on (loopback by default: metrics name your projects); :port listens on every interface (with a warning). The flag --web.listen-address (exporter-toolkit\'s name) sets it too.',
       format: String, default: '127.0.0.1:10477', env: `${ENV_PREFIX}LISTEN_ADDRESS`, arg: 'listen-address',
     },
     webConfigFile: {
       doc: 'Web configuration file in the Prometheus exporter-toolkit format: TLS (tls_server_config), basic auth (basic_auth_users, bcrypt hashes) and response headers (http_server_config.headers); re-read when it or a certificate changes. Empty: plain HTTP, no authentication.',
       format: String, default: '', env: `${ENV_PREFIX}WEB_CONFIG_FILE`, arg: 'web.config.file',
+    },
+    web: {
+      allowedHosts: {
+        doc: 'Host names the endpoint answers besides IP addresses, localhost and the listen host, e.g. a name in front of a proxy; ".example.com" takes example.com and every name under it. Requests naming any other host are refused (403): a web page could otherwise read the sessions through a name it points at this machine (DNS rebinding).',
+        format: Array, default: [] as string[], env: `${ENV_PREFIX}WEB_ALLOWED_HOSTS`,
+      },
     },
     metricsPath: { doc: 'Path of the metrics endpoint.', format: String, default: '/metrics', env: `${ENV_PREFIX}METRICS_PATH`, arg: 'metrics-path' },
     stateDir: {

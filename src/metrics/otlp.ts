@@ -40,7 +40,7 @@ export function otlpOptions(otlp: Config['otlp'], env: NodeJS.ProcessEnv): OtlpO
     : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim() ? ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.trim()]
     : ['OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()];
   if (!given) return undefined;
-  if (!/^https?:$/.test(URL.parse(given)?.protocol ?? '')) throw new ConfigError(`${source}: expected an http:// or https:// URL, got "${given}"`);
+  if (!/^https?:$/.test(URL.parse(given)?.protocol ?? '')) throw new ConfigError(`${source}: expected an http:// or https:// URL, got "${shownUrl(given)}"`);
   // The signal's own variable is used as it is; our key and the general variable are base URLs for HTTP.
   const url = source === 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' || protocol === 'grpc' ? given : `${given.replace(/\/+$/, '').replace(/\/v1\/metrics$/, '')}/v1/metrics`;
   const intervalMs = otlp.intervalSeconds > 0 ? otlp.intervalSeconds * 1000 : envInterval(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_INTERVAL_MS;
@@ -122,9 +122,14 @@ function envTemporality(value: string | undefined): Temporality | undefined {
   throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`);
 }
 
-/** The URL for logs: without a user name or password written into it. */
+/**
+ * A URL for logs and messages: without a user name or password written into it. Text that is not
+ * a URL loses everything up to its last `@` (`http://u:pa/ss@host` is no URL: its password would show).
+ */
 export function shownUrl(url: string): string {
-  const u = new URL(url);
+  const u = URL.parse(url);
+  if (!u) return url.replace(/^.*@/s, '…@');
+  if (!u.username && !u.password) return url;
   u.username = '';
   u.password = '';
   return u.toString();

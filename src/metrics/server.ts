@@ -1,5 +1,6 @@
 // The HTTP(S) server: /metrics, the health endpoints /-/healthy and /-/ready (and /healthz, kept
-// for existing probes) and the live page at / with its JSON, all behind the same TLS and basic auth. Binds to loopback unless told otherwise: metrics name
+// for existing probes) and the live page at / with its JSON, all behind the same TLS and basic auth,
+// and answered only for the Host names host.ts allows. Binds to loopback unless told otherwise: metrics name
 // the projects a person works on. /metrics writes bytes rendered when the data last changed, so
 // any number of concurrent scrapes cost the same as one. Slow clients are dropped: headers must
 // arrive within a deadline and idle connections are closed.
@@ -11,6 +12,7 @@ import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
 import { BasicAuth } from './basic-auth.js';
+import { hostAllowed } from './host.js';
 import type { TlsSettings, WebConfig } from './web-config.js';
 import { PAGE_HEADERS, pageRoutes, type Views } from '../view/page.js';
 
@@ -36,6 +38,8 @@ export interface ServerOptions {
   timeouts?: Timeouts;
   /** The live page and its JSON (at `/` and `/api/v1/…`). */
   views?: Views;
+  /** Host names answered besides addresses, loopback names and `host` (host.ts). */
+  allowedHosts?: readonly string[];
 }
 
 export interface MetricsServer {
@@ -109,6 +113,10 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(req.headers.host, opts.host, opts.allowedHosts ?? [])) {
+      respond(req, res, 403, 'this Host is not answered (DNS rebinding); a name in front of a proxy goes in web.allowedHosts\n');
+      return;
+    }
     if (web instanceof Error) {
       respond(req, res, 500, 'the web configuration file is invalid; see the log\n');
       return;
@@ -118,7 +126,12 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       respond(req, res, 403, 'a valid client certificate is required\n');
       return;
     }
-    if (!(await auth.check(web.users, req.headers.authorization))) {
+    const verdict = await auth.check(web.users, req.headers.authorization);
+    if (verdict === 'busy') {
+      respond(req, res, 503, 'too many passwords being checked at once; try again\n', { 'retry-after': 1 });
+      return;
+    }
+    if (verdict === 'refused') {
       respond(req, res, 401, 'unauthorized\n', { 'www-authenticate': 'Basic' });
       return;
     }
@@ -155,6 +168,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       }, listener)
     : createHttpServer(serverOptions, listener);
   server.setTimeout(timeouts.idleMs, (socket) => socket.destroy());
+  server.on('close', () => void auth.close());
 
   const setWebConfig = (next: WebConfig | Error) => {
     if (next instanceof Error) {

@@ -1,11 +1,19 @@
 // Read-only access to a harness's SQLite database while the harness keeps writing to it.
 //
-// Every connection is read-only (SQLITE_OPEN_READONLY). A read-only connection to a WAL database
-// whose `-wal` does not exist (no writer has it open: OpenCode not running) would create the
-// `-wal` and `-shm` beside it; such a database is quiescent, its whole content is in the main
-// file, so it is opened `immutable` (no locks, no `-shm`, nothing written anywhere) and its
-// signature is compared after the read, in case a writer started meanwhile. It is never copied:
-// a copy of a harness's database (its prompts, its credentials) must not exist outside it.
+// The database is opened read-only (SQLITE_OPEN_READONLY), and what SQLite opens beside it is:
+// - A WAL database with no `-wal` (no writer has it open: OpenCode not running), or a `-wal` but no
+//   `-shm` (no process has it open: every connection to a WAL database keeps the `-shm`): opened
+//   `immutable`, nothing else is opened and nothing is created (a read-only connection would create
+//   the `-shm`). Its whole content is in the main file, except in the second case the `-wal`'s
+//   pages, which show once the harness opens the database again; its signature is compared after
+//   the read, in case a writer started meanwhile.
+// - A WAL database with its `-wal` and `-shm` (a writer has it open): the `-shm` is opened
+//   read-only (`readonly_shm`: SQLite then reads the WAL's index into private memory where it
+//   cannot take a read mark there), and the `-wal` read-write: SQLite opens it so whatever the
+//   connection, no setting changes that. A read-only connection writes to neither (it cannot
+//   write, checkpoint or delete the WAL); the tests check both are unchanged after a read.
+// It is never copied: a copy of a harness's database (its prompts, its credentials) must not exist
+// outside it.
 //
 // Nothing here waits long: SQLite's busy handler sleeps on the event loop, and with it every
 // scrape. It is given a few milliseconds, which a writer's checkpoint takes; a database a writer
@@ -48,11 +56,12 @@ export function storeChanged(path: string, previous: string | undefined): { chan
 }
 
 /**
- * Whether the database header says WAL (file format versions 2 at offsets 18 and 19) while no
- * `-wal` exists: a quiescent WAL database. Throws unless the database, and its `-wal` and `-shm`
- * where they exist, are regular files: SQLite would block opening a FIFO.
+ * How to open a database: `immutable` where its header says WAL (file format versions 2 at
+ * offsets 18 and 19) and no process has it open (no `-wal`, or no `-shm`); `wal` where a writer
+ * may have it open; `plain` for a rollback-journal database. Throws unless the database, and its
+ * `-wal` and `-shm` where they exist, are regular files: SQLite would block opening a FIFO.
  */
-function quiescentWal(path: string): boolean {
+function openMode(path: string): 'immutable' | 'wal' | 'plain' {
   const header = Buffer.alloc(20);
   const fd = openRegular(path);
   try {
@@ -63,8 +72,9 @@ function quiescentWal(path: string): boolean {
       return st !== undefined;
     };
     const wal = exists(`${path}-wal`);
-    exists(`${path}-shm`);
-    return !wal && readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2;
+    const shm = exists(`${path}-shm`);
+    if (!(readSync(fd, header, 0, 20, 0) === 20 && header[18] === 2)) return 'plain';
+    return wal && shm ? 'wal' : 'immutable';
   } finally {
     closeSync(fd);
   }
@@ -106,9 +116,10 @@ export function readChangedDatabase(path: string, state: { sig?: string }, read:
 }
 
 function readOnce<T>(path: string, read: (db: Db) => T): T {
-  const quiescent = quiescentWal(path);
+  const mode = openMode(path);
+  const quiescent = mode === 'immutable';
   const before = quiescent ? storeChanged(path, undefined).signature : undefined;
-  const name = quiescent ? `${pathToFileURL(path).href}?immutable=1` : path;
+  const name = mode === 'plain' ? path : `${pathToFileURL(path).href}?${quiescent ? 'immutable' : 'readonly_shm'}=1`;
   const db = new Database(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
   try {
     const result = db.transaction(() => read(db))();

@@ -1,5 +1,6 @@
 // The `sessions` command's output: what the exporter sees, one line per session.
 
+import type { ProjectOptions } from '../session/project.js';
 import type { LiveSession } from '../store/live.js';
 import type { UnownedAgent } from '../store/processes.js';
 
@@ -97,10 +98,15 @@ export interface SessionRecord {
 
 const iso = (ms: number | undefined): string | null => (ms !== undefined ? new Date(ms).toISOString() : null);
 
-export function sessionRecord({ session: s, status, process: proc, drift }: LiveSession): SessionRecord {
+/**
+ * The record of a session; `mode` is project.mode: where it hides the project's path and name
+ * (hash, none), the working directory is not given either.
+ */
+export function sessionRecord({ session: s, status, process: proc, drift }: LiveSession, mode: ProjectOptions['mode']): SessionRecord {
   const running = Object.values(s.pendingTools)[0];
+  const cwd = mode === 'hash' || mode === 'none' ? undefined : s.cwd;
   return {
-    harness: s.harness, session_id: s.id, project: s.project, cwd: s.cwd ?? null, git_branch: s.gitBranch ?? null,
+    harness: s.harness, session_id: s.id, project: s.project, cwd: cwd ?? null, git_branch: s.gitBranch ?? null,
     status: status.status, reason: status.reason, model: s.model ?? null,
     tokens: s.usageUnrecorded ? null : { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning },
     cost_usd: s.unpriced || s.usageUnrecorded ? null : s.costUsd, context_tokens: s.contextTokens ?? null, context_limit_tokens: s.contextLimit ?? null,
@@ -114,9 +120,9 @@ export function sessionRecord({ session: s, status, process: proc, drift }: Live
 }
 
 /** Sessions, then agent processes no session file is joined to (`session_id` null, attribution process-only). */
-export function sessionsJson(sessions: LiveSession[], unowned: readonly UnownedAgent[] = []): string {
+export function sessionsJson(sessions: LiveSession[], mode: ProjectOptions['mode'], unowned: readonly UnownedAgent[] = []): string {
   return `${JSON.stringify(
-    [...sessions.map(sessionRecord), ...unowned.map((a) => ({
+    [...sessions.map((l) => sessionRecord(l, mode)), ...unowned.map((a) => ({
       harness: a.harness, session_id: null, project: a.project, status: a.busy ? 'working' : 'idle', reason: a.busy ? 'cpu-busy' : 'cpu-idle',
       attribution: 'process-only', process: { pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes },
     }))],

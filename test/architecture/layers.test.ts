@@ -9,9 +9,10 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** What each layer (a folder of src/, or a file at its top) may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
-  // The base: the words, the reader contract and the session record; files and logging.
+  // The base: the words, the reader contract and the session record; files, logging, threads.
   files: [],
   log: [],
+  threads: [],
   version: ['files'],
   session: ['files'],
   catalog: ['session'],
@@ -21,11 +22,11 @@ const LAYERS: Record<string, readonly string[]> = {
   readers: ['session', 'files'],
   store: ['session', 'files', 'catalog', 'pricing', 'state'],
   process: ['session', 'files', 'log', 'store'],
-  collectors: ['readers', 'store', 'state', 'session', 'files', 'log'],
+  collectors: ['readers', 'store', 'state', 'session', 'files', 'log', 'threads'],
   config: ['session', 'log'],
   // What is shown: the views of the store, and the outputs that serialize it.
   view: ['store', 'session', 'files'],
-  metrics: ['catalog', 'store', 'session', 'collectors', 'config', 'view', 'log'],
+  metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['collectors', 'config', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],

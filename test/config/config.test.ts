@@ -29,6 +29,12 @@ describe('configuration', () => {
     expect(c.sessions.perSessionMax).toBe(7);
   });
 
+  it('takes exporter-toolkit\'s --web.listen-address as --listen-address', () => {
+    expect(loadConfig(['--web.listen-address', '127.0.0.1:4444'], {}).listenAddress).toBe('127.0.0.1:4444');
+    expect(loadConfig(['--web.listen-address=:5555'], {}).listenAddress).toBe(':5555');
+    expect(() => loadConfig(['--web.listen-address'], {})).toThrow(/--web\.listen-address: a value is missing/);
+  });
+
   it.each([
     [['once', '--config', withFile({ sesions: {} })], /sesions/],
     [['once', '--config', withFile({ project: { mode: 'folder' } })], /project\.mode/],

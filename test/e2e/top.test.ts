@@ -76,6 +76,15 @@ describe('top', () => {
     expect(refused.stderr).toMatch(/^coding-agent-exporter: --url http:\/\/127.0.0.1:1: /);
   });
 
+  it('never prints the password of --url, whether the URL is refused, unreachable or not a URL', () => {
+    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1']) {
+      const r = run(['top', '--url', url], envFor(home));
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/127\.0\.0\.1:1/);
+      expect(r.stderr + r.stdout).not.toMatch(/s3cr/);
+    }
+  });
+
   it('runs full-screen in tmux: waiting session on top, filter, sort, and the terminal restored after q', async () => {
     const env = envFor(home, { TERM: 'xterm-256color', NO_COLOR: '1' });
     tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'top', '-x', '150', '-y', '30', '-e', `HOME=${home}`, 'bash', '--norc', '--noprofile');

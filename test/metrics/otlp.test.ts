@@ -62,6 +62,13 @@ describe('OTLP settings', () => {
     expect(() => otlpOptions(ours(), { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: expected an http:\/\/ or https:\/\/ URL/);
     expect(() => otlpOptions(ours(['--otlp-endpoint', 'notaurl']), {})).toThrow(/otlp.endpoint: expected an http:\/\/ or https:\/\/ URL/);
   });
+
+  it('names a bad endpoint without the password written into it', () => {
+    for (const endpoint of ['ftp://alice:s3cret@collector:4318', 'http://alice:s3cr/et@collector:4318']) {
+      expect(() => otlpOptions(ours(['--otlp-endpoint', endpoint]), {})).toThrow(/otlp.endpoint: expected an http:\/\/ or https:\/\/ URL, got "[^"]*collector:4318\/?"/);
+      expect(() => otlpOptions(ours(['--otlp-endpoint', endpoint]), {})).not.toThrow(/s3cr/);
+    }
+  });
 });
 
 describe('OTLP resource', () => {

@@ -106,6 +106,18 @@ describe('metrics server', () => {
     expect((await get(port, '/-/ready')).status).toBe(200);
   });
 
+  it('answers only a Host that names it: an address, a loopback name, its listen host or a configured name (DNS rebinding)', async () => {
+    const { port } = await serve(() => TEXT, { allowedHosts: ['metrics.example.com', '.corp.example'] });
+    const status = async (host: string, path = '/api/v1/sessions') => (await get(port, path, 'GET', { host })).status;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', 'app.localhost', '[::1]:1', '10.1.2.3', 'metrics.example.com', 'corp.example:443', 'a.corp.example']) {
+      expect(await status(host, '/metrics'), host).toBe(200);
+    }
+    // A page at an attacker's name that resolves to 127.0.0.1 sends that name.
+    for (const host of ['attacker.example', `attacker.example:${port}`, 'localhost.attacker.example', 'metrics.example.com.attacker.example', 'xcorp.example', 'a@127.0.0.1']) {
+      for (const path of ['/', '/api/v1/sessions', '/metrics', '/-/healthy']) expect(await status(host, path), `${host} ${path}`).toBe(403);
+    }
+  });
+
   it('drops a client that never finishes its headers, answering others meanwhile', async () => {
     const { port } = await serve(() => TEXT, { timeouts: { headersMs: 500, idleMs: 2_000 } });
     const slow: Socket = connect(port, '127.0.0.1');

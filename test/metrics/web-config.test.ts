@@ -27,15 +27,42 @@ describe('basic auth', () => {
   it.each(vectors)('accepts the password %j for its hash and refuses another', async (password, hash) => {
     const auth = new BasicAuth();
     const users = new Map([['prom', hash]]);
-    expect(await auth.check(users, basic('prom', password))).toBe(true);
-    expect(await auth.check(users, basic('prom', `${password}x`))).toBe(false);
-    expect(await auth.check(users, basic('other', password))).toBe(false);
-    expect(await auth.check(users, undefined)).toBe(false);
-    expect(await auth.check(users, 'Bearer abc')).toBe(false);
+    expect(await auth.check(users, basic('prom', password))).toBe('allowed');
+    expect(await auth.check(users, basic('prom', `${password}x`))).toBe('refused');
+    expect(await auth.check(users, basic('other', password))).toBe('refused');
+    expect(await auth.check(users, undefined)).toBe('refused');
+    expect(await auth.check(users, 'Bearer abc')).toBe('refused');
+    await auth.close();
   });
 
   it('asks nothing when there are no users', async () => {
-    expect(await new BasicAuth().check(new Map(), undefined)).toBe(true);
+    expect(await new BasicAuth().check(new Map(), undefined)).toBe('allowed');
+  });
+
+  it('compares a password once: verified, it is answered from memory', async () => {
+    const auth = new BasicAuth();
+    const users = new Map(vectors.slice(2, 3).map(([, hash]) => ['prom', hash]));
+    for (let i = 0; i < 3; i++) expect(await auth.check(users, basic('prom', 's3cret'))).toBe('allowed');
+    expect(auth.compares).toBe(1);
+    // A wrong password is compared each time (nothing about it is remembered).
+    for (let i = 0; i < 2; i++) expect(await auth.check(users, basic('prom', 'wrong'))).toBe('refused');
+    expect(auth.compares).toBe(3);
+    await auth.close();
+  });
+
+  it('compares a few passwords at once, off the main thread; a flood of others is turned away uncompared, a verified password still answered', async () => {
+    const auth = new BasicAuth();
+    const users = new Map([['prom', vectors[3]![1]]]);
+    expect(await auth.check(users, basic('prom', 's3cret'))).toBe('allowed');
+    const flood = Array.from({ length: 20 }, (_, i) => auth.check(users, basic(i % 2 ? 'prom' : 'nobody', `guess${i}`)));
+    // While the flood's comparisons run, the verified scraper is let in without waiting for them.
+    const first = await Promise.race([auth.check(users, basic('prom', 's3cret')), ...flood.map(async (f) => `flood: ${await f}`)]);
+    expect(first).toBe('allowed');
+    const verdicts = await Promise.all(flood);
+    expect(verdicts.filter((v) => v === 'refused')).toHaveLength(BasicAuth.COMPARES_AT_ONCE);
+    expect(verdicts.filter((v) => v === 'busy')).toHaveLength(20 - BasicAuth.COMPARES_AT_ONCE);
+    expect(auth.compares).toBe(1 + BasicAuth.COMPARES_AT_ONCE);
+    await auth.close();
   });
 });
 

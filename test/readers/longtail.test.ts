@@ -142,7 +142,7 @@ describe.each([
       const families = snapshot(read.store, new Map(), { version: 't', activeWindowMs: 1e12, perSessionMax: 50, status: OPTS }, NOW['cursor-agent']);
       expect(families.map((f) => f.def.name)).not.toContain('coding_agent_session_cost_usd');
       // nor does `coding-agent-exporter sessions` show a token count or a cost
-      const listed = JSON.parse(sessionsJson(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }))) as { tokens: unknown; cost_usd: unknown }[];
+      const listed = JSON.parse(sessionsJson(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }), 'name')) as { tokens: unknown; cost_usd: unknown }[];
       expect(listed.length).toBe(sessions.length);
       for (const l of listed) expect([l.tokens, l.cost_usd]).toEqual([null, null]);
     }

@@ -2,7 +2,7 @@
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -163,4 +163,70 @@ describe('read-only SQLite access', () => {
     expect(seenWhileWriting).toBeGreaterThan(0);
     expect(inputs()).toBe(written);
   }, 20_000);
+});
+
+// What this process has open of `path`, and whether for reading only (Linux: /proc/self/fd and fdinfo).
+function openFlags(path: string): ('read-only' | 'read-write')[] {
+  const modes: ('read-only' | 'read-write')[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile (the listing's own descriptor)
+    }
+    if (target !== path) continue;
+    const flags = Number.parseInt(/^flags:\s+(\d+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))![1]!, 8);
+    modes.push((flags & 3) === 0 ? 'read-only' : 'read-write');
+  }
+  return modes;
+}
+
+describe.runIf(existsSync('/proc/self/fdinfo'))('what a read opens of a WAL database', () => {
+  it('while a harness writes it: the database and -shm read-only; the -wal as SQLite opens it, and nothing written', async () => {
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 2);
+    db.close();
+    // The harness, in a process of its own (SQLite shares one -shm handle between a process's connections).
+    const writer = spawn(process.execPath, ['-e', `
+      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+      const db = new Database(${JSON.stringify(db.path)});
+      db.pragma('journal_mode = WAL');
+      db.pragma('wal_autocheckpoint = 0');
+      const data = JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } });
+      db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('p9', 'a1', 's1', ${T0} + 99, ${T0} + 99, data);
+      console.log('written');
+      process.stdin.once('data', () => process.exit(0));
+    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
+      const before = { db: hash(db.path), wal: hash(`${db.path}-wal`), shm: hash(`${db.path}-shm`) };
+      const opened = readDatabase(db.path, (d) => ({
+        rows: d.prepare('SELECT count(*) FROM part').pluck().get(),
+        db: openFlags(db.path), wal: openFlags(`${db.path}-wal`), shm: openFlags(`${db.path}-shm`),
+      }));
+      expect(opened).toEqual({ rows: 3, db: ['read-only'], wal: ['read-write'], shm: ['read-only'] });
+      expect({ db: hash(db.path), wal: hash(`${db.path}-wal`), shm: hash(`${db.path}-shm`) }).toEqual(before);
+    } finally {
+      writer.stdin.write('end\n');
+      await new Promise((resolve) => writer.once('exit', resolve));
+    }
+  });
+
+  it('left with a -wal and no -shm (no process has it open): creates no -shm, opens nothing for writing, reads the database file alone', () => {
+    const db = new OpenCodeDb({ wal: true });
+    withRows(db, 2);
+    db.db.pragma('wal_checkpoint(TRUNCATE)');
+    db.part('s1', 'a1', 'p-in-wal', 9, { type: 'step-finish', cost: 0, tokens: tokens(1, 1, 0, 0) });
+    const copy = join(mkdtempSync(join(tmpdir(), 'cae-walcopy-')), 'opencode.db');
+    // A copy taken while the harness had it open: the rows are in the -wal.
+    copyFileSync(db.path, copy);
+    copyFileSync(`${db.path}-wal`, `${copy}-wal`);
+    db.close();
+    const before = { db: hash(copy), wal: hash(`${copy}-wal`) };
+    const opened = readDatabase(copy, (d) => ({ rows: d.prepare('SELECT count(*) FROM part').pluck().get(), db: openFlags(copy), wal: openFlags(`${copy}-wal`) }));
+    expect(opened).toEqual({ rows: 2, db: ['read-only'], wal: [] });
+    expect(existsSync(`${copy}-shm`)).toBe(false);
+    expect({ db: hash(copy), wal: hash(`${copy}-wal`) }).toEqual(before);
+  });
 });

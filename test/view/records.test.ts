@@ -31,19 +31,29 @@ describe('sessions output', () => {
   });
 
   it('has the same in JSON', () => {
-    const rows = JSON.parse(sessionsJson([live], unowned)) as Record<string, unknown>[];
+    const rows = JSON.parse(sessionsJson([live], 'name', unowned)) as Record<string, unknown>[];
     expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
     expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
   });
 
+  it('gives the working directory only where project.mode shows paths or names: hash and none hide it', () => {
+    const inRepo = { ...live, session: { ...live.session, cwd: '/home/dev/src/secret-client' } };
+    expect(sessionRecord(inRepo, 'path').cwd).toBe('/home/dev/src/secret-client');
+    expect(sessionRecord(inRepo, 'name').cwd).toBe('/home/dev/src/secret-client');
+    for (const mode of ['hash', 'none'] as const) {
+      expect(sessionRecord(inRepo, mode).cwd).toBeNull();
+      expect(sessionsJson([inRepo], mode)).not.toContain('secret-client');
+    }
+  });
+
   it('gives the running tool with its start, and transcript-only where no process owns the session', () => {
     const running = { ...live.session, pendingTools: { c1: { tool: 'exec_command', kind: 'execute' as const, startedAt: now - 720_000 }, c2: { tool: 'x', kind: 'other' as const } } };
-    expect(sessionRecord({ ...live, session: running })).toMatchObject({
+    expect(sessionRecord({ ...live, session: running }, 'name')).toMatchObject({
       running_tool: { tool: 'exec_command', kind: 'execute', started_at: new Date(now - 720_000).toISOString() },
       attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 }, drift: true,
     });
     const untimed = { ...live.session, pendingTools: { c2: { tool: 'x', kind: 'other' as const } } };
-    expect(sessionRecord({ ...live, session: untimed, process: undefined, drift: false })).toMatchObject({
+    expect(sessionRecord({ ...live, session: untimed, process: undefined, drift: false }, 'name')).toMatchObject({
       running_tool: { tool: 'x', kind: 'other', started_at: null }, attribution: 'transcript-only', process: null, drift: false,
     });
   });
