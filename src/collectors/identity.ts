@@ -44,6 +44,13 @@ export interface Previous {
 
 export class FileIdentities {
   private readonly tracked = new Map<string, FileRow>();
+  /**
+   * The paths of the rows by inode: a file not found under its own path is compared only with the
+   * rows of its inode (walking every row for every new file made a first read quadratic).
+   */
+  private readonly byIno = new Map<number, Set<string>>();
+  /** Rows compared with a file not found under its own path (a count, to tell a lookup from a walk). */
+  comparisons = 0;
 
   constructor(
     private readonly collector: string,
@@ -51,7 +58,7 @@ export class FileIdentities {
     private readonly store: SessionStore,
     private readonly log: Logger,
   ) {
-    for (const row of rows) this.tracked.set(row.path, row);
+    for (const row of rows) this.set(row);
   }
 
   /** What was read of the file last read under `path`. */
@@ -83,7 +90,7 @@ export class FileIdentities {
 
   /** A file was read (`bytesRead` of it this time): `row` says how far, and what it is. */
   track(row: FileRow, bytesRead: number): void {
-    this.tracked.set(row.path, row);
+    this.set(row);
     this.store.stageFile(row, bytesRead);
   }
 
@@ -107,8 +114,7 @@ export class FileIdentities {
         row.goneMs = now;
         this.store.stageFile(row, 0);
       } else if (now - row.goneMs > RETAIN_GONE_MS) {
-        this.tracked.delete(path);
-        this.store.stageRemoval(path);
+        this.forget(path);
       }
     }
   }
@@ -118,11 +124,12 @@ export class FileIdentities {
    * and its first bytes: it carries on from where its old path was read, instead of counting again.
    */
   private moved(path: string, ino: number): FileRow | undefined {
-    for (const [oldPath, row] of this.tracked) {
-      if (row.ino !== ino || oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
+    for (const oldPath of this.byIno.get(ino) ?? []) {
+      this.comparisons++;
+      const row = this.tracked.get(oldPath)!;
+      if (oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
       if (headHash(path, row.headLength ?? 0) !== row.head) continue;
-      this.tracked.delete(oldPath);
-      this.store.stageRemoval(oldPath);
+      this.forget(oldPath);
       this.log.info('file moved', { collector: this.collector, from: oldPath, to: path });
       // Tracked under its new path now, also when nothing was appended to it.
       const moved: FileRow = { ...row, path };
@@ -131,5 +138,28 @@ export class FileIdentities {
       return moved;
     }
     return undefined;
+  }
+
+  private set(row: FileRow): void {
+    const old = this.tracked.get(row.path);
+    if (old) this.unindex(old);
+    this.tracked.set(row.path, row);
+    let paths = this.byIno.get(row.ino);
+    if (!paths) this.byIno.set(row.ino, (paths = new Set()));
+    paths.add(row.path);
+  }
+
+  private forget(path: string): void {
+    const row = this.tracked.get(path);
+    if (!row) return;
+    this.tracked.delete(path);
+    this.unindex(row);
+    this.store.stageRemoval(path);
+  }
+
+  private unindex(row: FileRow): void {
+    const paths = this.byIno.get(row.ino);
+    paths?.delete(row.path);
+    if (paths?.size === 0) this.byIno.delete(row.ino);
   }
 }

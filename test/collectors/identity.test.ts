@@ -120,4 +120,19 @@ describe('file identity', () => {
     expect(t.files.get(path)).toBeUndefined();
     expect(t.reopen()).toEqual([]);
   });
+
+  it('looks a file never read up among the files read before by its inode, not one by one (the first read of many files stays linear)', () => {
+    const t = setup();
+    const n = 300;
+    for (let i = 0; i < n; i++) {
+      writeFileSync(join(t.dir, `old-${i}.jsonl`), `${i}\n`);
+      t.read(join(t.dir, `old-${i}.jsonl`));
+    }
+    for (let i = 0; i < n; i++) {
+      writeFileSync(join(t.dir, `new-${i}.jsonl`), `${i}\n`);
+      expect(t.previous(join(t.dir, `new-${i}.jsonl`))).toBeUndefined();
+    }
+    // No two files here share an inode: nothing to compare. One by one, it was n * n.
+    expect(t.files.comparisons).toBeLessThan(n);
+  });
 });
