@@ -208,6 +208,7 @@ export class Collector<S> {
     } catch {
       return true; // removed between listing and reading
     }
+    if (this.files.readElsewhere(file.path, st)) return true;
     if (file.document) return this.readDocument(reader, file, st);
     const known = this.files.previous(file.path, st);
     if (known?.unchanged) return true;

@@ -4,7 +4,7 @@
 // it read. Rows of files no longer listed are kept a while, in case the file comes back.
 
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, readSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import { openRegular } from '../readers/dir.js';
 import type { FileRow } from '../state/db.js';
@@ -27,6 +27,14 @@ function headHash(path: string, length: number): string {
     return createHash('sha1').update(buf.subarray(0, n)).digest('hex');
   } finally {
     closeSync(fd);
+  }
+}
+
+function statOrNot(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
   }
 }
 
@@ -79,6 +87,22 @@ export class FileIdentities {
   }
 
   /**
+   * Whether the file at `path` (`st`), never read under this path, is read under another path it
+   * is listed under too: a link and its target, two hard links. One file is read once, under the
+   * path it was first read under, whichever order the listing comes in. The same file is the same
+   * device and inode (a link's own inode says nothing of what it points to).
+   */
+  readElsewhere(path: string, st: Stats): boolean {
+    if (this.tracked.has(path)) return false;
+    for (const [other, row] of this.candidates(path, st.ino)) {
+      if (row.goneMs !== undefined) continue; // not listed any more: not read there either
+      const there = statOrNot(other);
+      if (there?.dev === st.dev && there.ino === st.ino) return true;
+    }
+    return false;
+  }
+
+  /**
    * The identity of a file of lines read from `from` to `to`: the first read of its beginning
    * fixes it; reads of what follows keep it.
    */
@@ -124,10 +148,8 @@ export class FileIdentities {
    * and its first bytes: it carries on from where its old path was read, instead of counting again.
    */
   private moved(path: string, ino: number): FileRow | undefined {
-    for (const oldPath of this.byIno.get(ino) ?? []) {
-      this.comparisons++;
-      const row = this.tracked.get(oldPath)!;
-      if (oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
+    for (const [oldPath, row] of this.candidates(path, ino)) {
+      if (row.head === undefined || existsSync(oldPath)) continue;
       if (headHash(path, row.headLength ?? 0) !== row.head) continue;
       this.forget(oldPath);
       this.log.info('file moved', { collector: this.collector, from: oldPath, to: path });
@@ -138,6 +160,14 @@ export class FileIdentities {
       return moved;
     }
     return undefined;
+  }
+
+  /** The rows of the files read under other paths than `path` that had inode `ino`. */
+  private *candidates(path: string, ino: number): Generator<[string, FileRow]> {
+    for (const other of this.byIno.get(ino) ?? []) {
+      this.comparisons++;
+      if (other !== path) yield [other, this.tracked.get(other)!];
+    }
   }
 
   private set(row: FileRow): void {

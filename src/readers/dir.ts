@@ -5,8 +5,10 @@
 //
 // Every path here comes from a harness's folders, where anything can be: a file is opened only
 // when it is a regular file (a FIFO or a device would block a read, and with it every scrape).
+// A symbolic link counts as what it points to (a dotfiles manager links folders and files into
+// place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { sep } from 'node:path';
 
 export interface Entry {
@@ -58,9 +60,7 @@ export function listDir(dir: string): Entry[] {
   if (hit && hit.mtimeMs === mtimeMs) return hit.entries;
   let entries: Entry[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({
-      name: e.name, path: `${dir}${sep}${e.name}`, isFile: e.isFile(), isDirectory: e.isDirectory(),
-    }));
+    entries = readdirSync(dir, { withFileTypes: true }).map((e) => entry(dir, e));
   } catch (e) {
     listingFailed(dir, e);
     return [];
@@ -68,6 +68,31 @@ export function listDir(dir: string): Entry[] {
   if (Date.now() - mtimeMs > SETTLE_MS) cache.set(dir, { mtimeMs, entries });
   else cache.delete(dir);
   return entries;
+}
+
+function entry(dir: string, e: Dirent): Entry {
+  const path = `${dir}${sep}${e.name}`;
+  if (!e.isSymbolicLink()) return { name: e.name, path, isFile: e.isFile(), isDirectory: e.isDirectory() };
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    // A link to nothing, or round to itself, is nothing; one to what may not be reached, a failure.
+    if ((e as NodeJS.ErrnoException).code === 'EACCES') listingFailed(path, e);
+  }
+  const isDirectory = st?.isDirectory() === true && !inside(dir, path);
+  return { name: e.name, path, isFile: st?.isFile() === true, isDirectory };
+}
+
+/** Whether `dir` is the folder `link` points to, or inside it: following the link would go round. */
+function inside(dir: string, link: string): boolean {
+  try {
+    const target = realpathSync(link);
+    const real = realpathSync(dir);
+    return real === target || real.startsWith(target.endsWith(sep) ? target : `${target}${sep}`);
+  } catch {
+    return true;
+  }
 }
 
 export function isFile(path: string): boolean {

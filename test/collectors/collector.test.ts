@@ -1,7 +1,7 @@
 // Incremental reading against a real state database: what a long-running exporter sees when
 // harnesses append, rewrite and delete files, and when it restarts.
 
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -161,6 +161,44 @@ describe('collector', () => {
     await collector.scan();
     expect(collector.stats.success).toBe(false);
     expect(warned()).toHaveLength(2);
+  });
+});
+
+describe('symbolic links', () => {
+  it('reads a project folder and a transcript that are links, as their copies would be', async () => {
+    const t = setup();
+    const elsewhere = tempDir(); // another disk, a dotfiles repository
+    mkdirSync(join(elsewhere, 'project'));
+    writeFileSync(join(elsewhere, 'project', 's1.jsonl'), prompt('u1') + answer('m1', 100));
+    writeFileSync(join(elsewhere, 's2.jsonl'), prompt('u2') + answer('m2', 10));
+    symlinkSync(join(elsewhere, 'project'), join(t.root, 'projects', '-src-linked'));
+    symlinkSync(join(elsewhere, 's2.jsonl'), join(t.dir, 's2.jsonl'));
+    await t.collector.scan();
+    expect(t.input()).toBe(110);
+    expect(t.count('prompts')).toBe(2);
+    appendFileSync(join(elsewhere, 's2.jsonl'), answer('m3', 1, 2));
+    await t.collector.scan();
+    expect(t.input()).toBe(111);
+  });
+
+  it.each(['a-link', 'z-link'])('reads a file reached twice (%s.jsonl, a link to a transcript beside it) once, across appends and a restart', async (link) => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    symlinkSync(t.file, join(t.dir, `${link}.jsonl`));
+    // The same folder reached again, through a link to it.
+    symlinkSync(t.dir, join(t.root, 'projects', '-src-again'));
+    await t.collector.scan();
+    expect(t.input()).toBe(100);
+    expect(t.count('prompts')).toBe(1);
+    expect(t.collector.stats.readBytes).toBe(statSync(t.file).size);
+    appendFileSync(t.file, prompt('u2', 3) + answer('m2', 5, 4));
+    await t.collector.scan();
+    t.db.close();
+    const again = setup(t.stateDir, t.root);
+    appendFileSync(t.file, prompt('u3', 5) + answer('m3', 1, 6));
+    await again.collector.scan();
+    expect(again.input()).toBe(106);
+    expect(again.count('prompts')).toBe(3);
   });
 });
 

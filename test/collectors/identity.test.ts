@@ -1,7 +1,7 @@
 // Which file a path holds, against a real state database: the file read before (grown or not),
 // one moved there, one replaced or cut short under the same name, one gone and back.
 
-import { appendFileSync, renameSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, linkSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FileIdentities, RETAIN_GONE_MS } from '../../src/collectors/identity.js';
@@ -134,5 +134,25 @@ describe('file identity', () => {
     }
     // No two files here share an inode: nothing to compare. One by one, it was n * n.
     expect(t.files.comparisons).toBeLessThan(n);
+  });
+
+  it('knows a file read under another path it is still found under (a link, a hard link) as the file read there', () => {
+    const t = setup();
+    const path = join(t.dir, 'a.jsonl');
+    writeFileSync(path, 'one\n');
+    t.read(path);
+    const link = join(t.dir, 'link.jsonl');
+    const hard = join(t.dir, 'hard.jsonl');
+    symlinkSync(path, link);
+    linkSync(path, hard);
+    expect(t.files.readElsewhere(link, statSync(link))).toBe(true);
+    expect(t.files.readElsewhere(hard, statSync(hard))).toBe(true);
+    expect(t.files.readElsewhere(path, statSync(path))).toBe(false); // read here
+    const copy = join(t.dir, 'copy.jsonl');
+    writeFileSync(copy, 'one\n');
+    expect(t.files.readElsewhere(copy, statSync(copy))).toBe(false);
+    // Not listed under its path any more: it is not read there.
+    t.files.sweep(new Set());
+    expect(t.files.readElsewhere(link, statSync(link))).toBe(false);
   });
 });
