@@ -5,7 +5,7 @@
 import { statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionEvents, SessionFile, StoreReader } from '../readers/reader.js';
-import { listingFailures, readRegular } from '../readers/dir.js';
+import { listingFailures, readRegular, statListed } from '../readers/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
@@ -202,12 +202,8 @@ export class Collector<S> {
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
     if ('readStore' in reader) return this.readStore(reader, file);
-    let st;
-    try {
-      st = statSync(file.path);
-    } catch {
-      return true; // removed between listing and reading
-    }
+    const st = statListed(file.path);
+    if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;
     if (file.document) return this.readDocument(reader, file, st);
     const known = this.files.previous(file.path, st);

@@ -8,8 +8,8 @@
 // A symbolic link counts as what it points to (a dotfiles manager links folders and files into
 // place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { sep } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { dirname, sep } from 'node:path';
 
 export interface Entry {
   name: string;
@@ -92,6 +92,20 @@ function inside(dir: string, link: string): boolean {
     return real === target || real.startsWith(target.endsWith(sep) ? target : `${target}${sep}`);
   } catch {
     return true;
+  }
+}
+
+/**
+ * A listed file's stat, or undefined when it is not there (any more). One that may not be reached
+ * fails its folder (reported to `listingFailures`): a folder may be listed and not searched (a
+ * chmod, and a listing kept from before it, since a chmod leaves the folder's mtime as it was).
+ */
+export function statListed(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    listingFailed(dirname(path), e);
+    return undefined;
   }
 }
 
