@@ -49,6 +49,8 @@ export class Collector<S> {
   private readonly missingRoots = new Set<string>();
   /** Folders that could not be listed at the last scan (logged once, when they became so). */
   private unreadable = new Set<string>();
+  /** Stores that could not be read at their last read, with why (logged once per cause). */
+  private readonly storeErrors = new Map<string, string>();
   private running: Promise<void> | undefined;
   private again = false;
   /** The first drifted session was logged: one warning per collector is enough to act on. */
@@ -268,15 +270,20 @@ export class Collector<S> {
       if (!e) sinks.set(id, (e = this.events(() => id)));
       return e;
     };
+    let changed: boolean;
     try {
-      if (!reader.readStore(file, state, eventsOf)) return true;
+      changed = reader.readStore(file, state, eventsOf);
     } catch (e) {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
-      this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
+      const error = String(e);
+      if (this.storeErrors.get(file.path) !== error) this.log.warn('could not read store', { collector: this.name, path: file.path, error });
+      this.storeErrors.set(file.path, error);
       return false;
     } finally {
       this.store.beginLine(false); // a record key a reader named mutes nothing after its read
     }
+    this.storeErrors.delete(file.path);
+    if (!changed) return true;
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
     this.files.track(row, 0);

@@ -348,10 +348,10 @@ describe('document files (one JSON document rewritten whole)', () => {
 });
 
 describe('store collector (a database of many sessions)', () => {
-  function storeSetup(stateDir = tempDir(), root = tempDir()) {
+  function storeSetup(stateDir = tempDir(), root = tempDir(), log = quiet) {
     const db = new StateDb(stateDir);
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const collector = new Collector('opencode', opencode, [root], store, db, quiet);
+    const collector = new Collector('opencode', opencode, [root], store, db, log);
     const output = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
     return { collector, output, root };
   }
@@ -392,5 +392,43 @@ describe('store collector (a database of many sessions)', () => {
     await t.collector.scan();
     expect(t.collector.stats.success).toBe(true);
     expect(t.output()).toBe(7);
+  });
+
+  it('names a database it cannot read at warn once per cause, not at every scan', async () => {
+    const root = tempDir();
+    const path = join(root, 'opencode.db');
+    const lines: string[] = [];
+    const t = storeSetup(tempDir(), root, createLogger('info', (l) => lines.push(l)));
+    const warned = () => lines.filter((l) => l.includes('"could not read store"')).map((l) => (JSON.parse(l) as { error: string }).error);
+    writeFileSync(path, 'not a database, but long enough to have a header of one: '.repeat(4));
+    await t.collector.scan();
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(1);
+    // Another cause: a database another process holds locked (a rollback journal keeps readers out).
+    rmSync(path);
+    const db = new OpenCodeDb({ path });
+    db.session('s1', 0);
+    call(db, 'p1', 1, 7);
+    db.db.pragma('journal_mode = DELETE');
+    db.db.exec('BEGIN EXCLUSIVE');
+    await t.collector.scan();
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(2);
+    expect(warned()[1]).not.toBe(warned()[0]);
+    db.db.exec('COMMIT');
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(true);
+    expect(t.output()).toBe(7);
+    // Read again since (with or without anything new): the same cause is worth naming again.
+    for (const times of [3, 4]) {
+      db.db.exec('BEGIN EXCLUSIVE');
+      await t.collector.scan();
+      db.db.exec('COMMIT');
+      expect(warned()).toHaveLength(times);
+      await t.collector.scan();
+      expect(t.collector.stats.success).toBe(true);
+    }
   });
 });
