@@ -2,18 +2,18 @@
 // appended since the last commit, feeds the records to the store, and commits. It knows nothing
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
-import { listingFailures, openRegular, readRegular } from '../files/dir.js';
+import { listingFailures, readRegular, statListed } from '../files/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../store/store.js';
 import { fileSink, type FileSink } from '../store/sink.js';
 import { answersHold, play } from './event-log.js';
+import { FileIdentities } from './identity.js';
 import { ReadAhead } from './read-ahead.js';
 import type { ReadThreads } from './read-threads.js';
 import type { FileRead } from './read-whole.js';
@@ -27,14 +27,6 @@ export interface CollectorStats {
   skipped: Map<string, number>;
 }
 
-// The first bytes of a file identify its history: a file replaced by one with the same beginning
-// was rewritten (its old lines are not counted again); another beginning means a new file.
-const HEAD = 4096;
-// A file no longer listed (deleted, moved away, in a folder unreadable for now) keeps its row this
-// long: if it comes back, its identity (inode, first bytes) and how far it was read say what was
-// counted already. Longer than Claude Code keeps a transcript by default (30 days since its last
-// change, then it deletes it for good); Codex and Copilot keep theirs until the user deletes them.
-export const RETAIN_GONE_MS = 35 * 86_400_000;
 // A document file (one JSON document rewritten whole) larger than this is not read (counted as
 // skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
 const MAX_DOCUMENT = 32 << 20;
@@ -42,17 +34,6 @@ const MAX_DOCUMENT = 32 << 20;
 // it, playing back what one thread read costs the main thread about what the thread saved it
 // (measured on 2 cores: 15 % faster at 616 MB, 15 % slower at 126 MB).
 const READ_AHEAD_BYTES = 256 << 20;
-
-function headHash(path: string, length: number): string {
-  const buf = Buffer.alloc(length);
-  const fd = openRegular(path);
-  try {
-    const n = readSync(fd, buf, 0, length, 0);
-    return createHash('sha1').update(buf.subarray(0, n)).digest('hex');
-  } finally {
-    closeSync(fd);
-  }
-}
 
 export interface ReadAheadOptions {
   /** Threads that read files never read before (a backlog) beside the main thread. */
@@ -65,10 +46,13 @@ export interface ReadAheadOptions {
 
 export class Collector<S> {
   readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
-  private readonly tracked = new Map<string, FileRow>();
+  /** What was read of each file, and which file each path holds now. */
+  private readonly files: FileIdentities;
   private readonly missingRoots = new Set<string>();
   /** Folders that could not be listed at the last scan (logged once, when they became so). */
   private unreadable = new Set<string>();
+  /** Stores that could not be read at their last read, with why (logged once per cause). */
+  private readonly storeErrors = new Map<string, string>();
   private running: Promise<void> | undefined;
   private again = false;
   /** The first drifted session was logged: one warning per collector is enough to act on. */
@@ -90,7 +74,7 @@ export class Collector<S> {
     private readonly rootsConfigured = false,
     private readonly readAhead: ReadAheadOptions = {},
   ) {
-    for (const row of db.files(name)) this.tracked.set(row.path, row);
+    this.files = new FileIdentities(name, db.files(name), store, log);
   }
 
   /**
@@ -154,7 +138,7 @@ export class Collector<S> {
             seen.add(file.path);
             const read = await ahead?.take(file.path);
             if (!listing(() => this.readFile(file, read))) ok = false;
-            this.back(file.path);
+            this.files.listed(file.path);
             if (file.archived) this.archive(file.sessionId);
             this.store.commitIfDue();
             if (performance.now() - lastYield > 50) {
@@ -166,7 +150,7 @@ export class Collector<S> {
           ahead?.close();
         }
       }
-      this.forgetGone(seen);
+      this.files.sweep(seen);
       this.logDrift();
       this.store.commit();
       this.stats.files = seen.size;
@@ -182,32 +166,6 @@ export class Collector<S> {
     this.stats.success = ok;
     this.stats.durationSeconds = (performance.now() - started) / 1000;
     if (ok) this.stats.lastSuccess = Date.now() / 1000;
-  }
-
-  /**
-   * Files not listed any more: their rows are kept, marked gone, for RETAIN_GONE_MS, then
-   * forgotten (their counts stay in the counters).
-   */
-  private forgetGone(seen: Set<string>): void {
-    const now = Date.now();
-    for (const [path, row] of this.tracked) {
-      if (seen.has(path)) continue;
-      if (row.goneMs === undefined) {
-        row.goneMs = now;
-        this.store.stageFile(row, 0);
-      } else if (now - row.goneMs > RETAIN_GONE_MS) {
-        this.tracked.delete(path);
-        this.store.stageRemoval(path);
-      }
-    }
-  }
-
-  /** A file listed again after it was gone: it is not gone any more. */
-  private back(path: string): void {
-    const row = this.tracked.get(path);
-    if (row?.goneMs === undefined) return;
-    delete row.goneMs;
-    this.store.stageFile(row, 0);
   }
 
   /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
@@ -235,7 +193,7 @@ export class Collector<S> {
     const reader = this.reader;
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
     if (!threads || 'readStore' in reader) return undefined;
-    const fresh = files.filter((f) => !f.document && !this.tracked.has(f.path));
+    const fresh = files.filter((f) => !f.document && !this.files.get(f.path));
     let bytes = 0;
     for (const f of fresh) bytes += statSync(f.path, { throwIfNoEntry: false })?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
@@ -248,27 +206,21 @@ export class Collector<S> {
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
     if ('readStore' in reader) return this.readStore(reader, file);
-    let st;
-    try {
-      st = statSync(file.path);
-    } catch {
-      return true; // removed between listing and reading
-    }
+    const st = statListed(file.path);
+    if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
+    if (this.files.readElsewhere(file.path, st)) return true;
     if (file.document) return this.readDocument(reader, file, st);
-    const prev = this.tracked.get(file.path) ?? this.moved(file.path, st.ino);
-    if (prev && prev.ino === st.ino && prev.size === st.size && prev.offset === st.size) return true;
-
+    const known = this.files.previous(file.path, st);
+    if (known?.unchanged) return true;
+    const prev = known?.row;
     let offset = prev?.offset ?? 0;
     let state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
     let replayUntil = 0;
-    if (prev && (prev.ino !== st.ino || st.size < prev.offset)) {
+    if (known?.again) {
       // Replaced or shrunk: read again from the start. Lines of the same history are only replayed.
-      const headLength = prev.headLength ?? Math.min(prev.offset, HEAD);
-      const same = prev.head !== undefined && st.size >= headLength && headHash(file.path, headLength) === prev.head;
-      replayUntil = same ? Math.min(prev.offset, st.size) : 0;
+      replayUntil = known.again.replayUntil;
       offset = 0;
       state = reader.initialState(file);
-      this.log.info('file replaced, reading again', { collector: this.name, path: file.path, sameHistory: same });
     }
 
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
@@ -294,16 +246,11 @@ export class Collector<S> {
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
-    // The first read of a file's beginning fixes its identity; reads of what follows keep it.
-    const keepHead = offset > 0 && prev?.head !== undefined;
-    const headLength = keepHead ? prev.headLength : Math.min(result.offset, HEAD);
     const row: FileRow = {
       path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: result.offset, state: JSON.stringify(state), headLength,
-      head: keepHead ? prev.head : headLength ? headHash(file.path, headLength) : undefined,
+      offset: result.offset, state: JSON.stringify(state), ...this.files.head(file.path, prev, offset, result.offset),
     };
-    this.tracked.set(file.path, row);
-    this.store.stageFile(row, result.bytesRead);
+    this.files.track(row, result.bytesRead);
     if (result.error) {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
@@ -316,7 +263,7 @@ export class Collector<S> {
    * cursor in the state, which is committed with the changes it made.
    */
   private readStore(reader: StoreReader<S>, file: SessionFile): boolean {
-    const prev = this.tracked.get(file.path);
+    const prev = this.files.get(file.path);
     const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
     const sinks = new Map<string, SessionEvents>();
     const eventsOf = (id: string): SessionEvents => {
@@ -324,17 +271,21 @@ export class Collector<S> {
       if (!e) sinks.set(id, (e = this.events(() => id)));
       return e;
     };
+    let changed: boolean;
     try {
-      if (!reader.readStore(file, state, eventsOf)) return true;
+      changed = reader.readStore(file, state, eventsOf);
     } catch (e) {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
-      this.log.warn('could not read store', { collector: this.name, path: file.path, error: String(e) });
+      const error = String(e);
+      if (this.storeErrors.get(file.path) !== error) this.log.warn('could not read store', { collector: this.name, path: file.path, error });
+      this.storeErrors.set(file.path, error);
       return false;
     }
+    this.storeErrors.delete(file.path);
+    if (!changed) return true;
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
     const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
-    this.tracked.set(file.path, row);
-    this.store.stageFile(row, 0);
+    this.files.track(row, 0);
     return true;
   }
 
@@ -346,7 +297,7 @@ export class Collector<S> {
    * counting, also when the document is replaced.
    */
   private readDocument(reader: LineReader<S>, file: SessionFile, st: Stats): boolean {
-    const prev = this.tracked.get(file.path);
+    const prev = this.files.get(file.path);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return true;
     const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
     let bytes: Buffer | undefined;
@@ -373,30 +324,8 @@ export class Collector<S> {
       path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
       offset: st.size, state: JSON.stringify(state),
     };
-    this.tracked.set(file.path, row);
-    this.store.stageFile(row, bytes?.length ?? 0);
+    this.files.track(row, bytes?.length ?? 0);
     return true;
-  }
-
-  /**
-   * A file that a harness moved (Codex archives rollouts into `archived_sessions/`) keeps its inode
-   * and its first bytes: it carries on from where its old path was read, instead of counting again.
-   */
-  private moved(path: string, ino: number): FileRow | undefined {
-    for (const [oldPath, row] of this.tracked) {
-      if (row.ino !== ino || oldPath === path || row.head === undefined || existsSync(oldPath)) continue;
-      if (headHash(path, row.headLength ?? 0) !== row.head) continue;
-      this.tracked.delete(oldPath);
-      this.store.stageRemoval(oldPath);
-      this.log.info('file moved', { collector: this.name, from: oldPath, to: path });
-      // Tracked under its new path now, also when nothing was appended to it.
-      const moved: FileRow = { ...row, path };
-      delete moved.goneMs;
-      this.tracked.set(path, moved);
-      this.store.stageFile(moved, 0);
-      return moved;
-    }
-    return undefined;
   }
 
   /**

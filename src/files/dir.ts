@@ -5,9 +5,11 @@
 //
 // Every path here comes from a harness's folders, where anything can be: a file is opened only
 // when it is a regular file (a FIFO or a device would block a read, and with it every scrape).
+// A symbolic link counts as what it points to (a dotfiles manager links folders and files into
+// place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { dirname, sep } from 'node:path';
 
 export interface Entry {
   name: string;
@@ -58,9 +60,7 @@ export function listDir(dir: string): Entry[] {
   if (hit && hit.mtimeMs === mtimeMs) return hit.entries;
   let entries: Entry[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true }).map((e) => ({
-      name: e.name, path: `${dir}${sep}${e.name}`, isFile: e.isFile(), isDirectory: e.isDirectory(),
-    }));
+    entries = readdirSync(dir, { withFileTypes: true }).map((e) => entry(dir, e));
   } catch (e) {
     listingFailed(dir, e);
     return [];
@@ -68,6 +68,45 @@ export function listDir(dir: string): Entry[] {
   if (Date.now() - mtimeMs > SETTLE_MS) cache.set(dir, { mtimeMs, entries });
   else cache.delete(dir);
   return entries;
+}
+
+function entry(dir: string, e: Dirent): Entry {
+  const path = `${dir}${sep}${e.name}`;
+  if (!e.isSymbolicLink()) return { name: e.name, path, isFile: e.isFile(), isDirectory: e.isDirectory() };
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    // A link to nothing, or round to itself, is nothing; one to what may not be reached, a failure.
+    if ((e as NodeJS.ErrnoException).code === 'EACCES') listingFailed(path, e);
+  }
+  const isDirectory = st?.isDirectory() === true && !inside(dir, path);
+  return { name: e.name, path, isFile: st?.isFile() === true, isDirectory };
+}
+
+/** Whether `dir` is the folder `link` points to, or inside it: following the link would go round. */
+function inside(dir: string, link: string): boolean {
+  try {
+    const target = realpathSync(link);
+    const real = realpathSync(dir);
+    return real === target || real.startsWith(target.endsWith(sep) ? target : `${target}${sep}`);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * A listed file's stat, or undefined when it is not there (any more). One that may not be reached
+ * fails its folder (reported to `listingFailures`): a folder may be listed and not searched (a
+ * chmod, and a listing kept from before it, since a chmod leaves the folder's mtime as it was).
+ */
+export function statListed(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch (e) {
+    listingFailed(dirname(path), e);
+    return undefined;
+  }
 }
 
 export function isFile(path: string): boolean {

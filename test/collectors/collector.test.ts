@@ -1,7 +1,7 @@
 // Incremental reading against a real state database: what a long-running exporter sees when
 // harnesses append, rewrite and delete files, and when it restarts.
 
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -164,6 +164,44 @@ describe('collector', () => {
   });
 });
 
+describe('symbolic links', () => {
+  it('reads a project folder and a transcript that are links, as their copies would be', async () => {
+    const t = setup();
+    const elsewhere = tempDir(); // another disk, a dotfiles repository
+    mkdirSync(join(elsewhere, 'project'));
+    writeFileSync(join(elsewhere, 'project', 's1.jsonl'), prompt('u1') + answer('m1', 100));
+    writeFileSync(join(elsewhere, 's2.jsonl'), prompt('u2') + answer('m2', 10));
+    symlinkSync(join(elsewhere, 'project'), join(t.root, 'projects', '-src-linked'));
+    symlinkSync(join(elsewhere, 's2.jsonl'), join(t.dir, 's2.jsonl'));
+    await t.collector.scan();
+    expect(t.input()).toBe(110);
+    expect(t.count('prompts')).toBe(2);
+    appendFileSync(join(elsewhere, 's2.jsonl'), answer('m3', 1, 2));
+    await t.collector.scan();
+    expect(t.input()).toBe(111);
+  });
+
+  it.each(['a-link', 'z-link'])('reads a file reached twice (%s.jsonl, a link to a transcript beside it) once, across appends and a restart', async (link) => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    symlinkSync(t.file, join(t.dir, `${link}.jsonl`));
+    // The same folder reached again, through a link to it.
+    symlinkSync(t.dir, join(t.root, 'projects', '-src-again'));
+    await t.collector.scan();
+    expect(t.input()).toBe(100);
+    expect(t.count('prompts')).toBe(1);
+    expect(t.collector.stats.readBytes).toBe(statSync(t.file).size);
+    appendFileSync(t.file, prompt('u2', 3) + answer('m2', 5, 4));
+    await t.collector.scan();
+    t.db.close();
+    const again = setup(t.stateDir, t.root);
+    appendFileSync(t.file, prompt('u3', 5) + answer('m3', 1, 6));
+    await again.collector.scan();
+    expect(again.input()).toBe(106);
+    expect(again.count('prompts')).toBe(3);
+  });
+});
+
 describe('Claude Code process registry', () => {
   it('hands the process scan every registry file, with its pid, start and status (whether it runs is the process table\'s to say)', async () => {
     const t = setup();
@@ -310,10 +348,10 @@ describe('document files (one JSON document rewritten whole)', () => {
 });
 
 describe('store collector (a database of many sessions)', () => {
-  function storeSetup(stateDir = tempDir(), root = tempDir()) {
+  function storeSetup(stateDir = tempDir(), root = tempDir(), log = quiet) {
     const db = new StateDb(stateDir);
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const collector = new Collector('opencode', opencode, [root], store, db, quiet);
+    const collector = new Collector('opencode', opencode, [root], store, db, log);
     const output = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
     return { collector, output, root };
   }
@@ -354,5 +392,43 @@ describe('store collector (a database of many sessions)', () => {
     await t.collector.scan();
     expect(t.collector.stats.success).toBe(true);
     expect(t.output()).toBe(7);
+  });
+
+  it('names a database it cannot read at warn once per cause, not at every scan', async () => {
+    const root = tempDir();
+    const path = join(root, 'opencode.db');
+    const lines: string[] = [];
+    const t = storeSetup(tempDir(), root, createLogger('info', (l) => lines.push(l)));
+    const warned = () => lines.filter((l) => l.includes('"could not read store"')).map((l) => (JSON.parse(l) as { error: string }).error);
+    writeFileSync(path, 'not a database, but long enough to have a header of one: '.repeat(4));
+    await t.collector.scan();
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(1);
+    // Another cause: a database another process holds locked (a rollback journal keeps readers out).
+    rmSync(path);
+    const db = new OpenCodeDb({ path });
+    db.session('s1', 0);
+    call(db, 'p1', 1, 7);
+    db.db.pragma('journal_mode = DELETE');
+    db.db.exec('BEGIN EXCLUSIVE');
+    await t.collector.scan();
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(false);
+    expect(warned()).toHaveLength(2);
+    expect(warned()[1]).not.toBe(warned()[0]);
+    db.db.exec('COMMIT');
+    await t.collector.scan();
+    expect(t.collector.stats.success).toBe(true);
+    expect(t.output()).toBe(7);
+    // Read again since (with or without anything new): the same cause is worth naming again.
+    for (const times of [3, 4]) {
+      db.db.exec('BEGIN EXCLUSIVE');
+      await t.collector.scan();
+      db.db.exec('COMMIT');
+      expect(warned()).toHaveLength(times);
+      await t.collector.scan();
+      expect(t.collector.stats.success).toBe(true);
+    }
   });
 });

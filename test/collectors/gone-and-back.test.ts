@@ -6,7 +6,8 @@
 import { copyFileSync, cpSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Collector, RETAIN_GONE_MS } from '../../src/collectors/collector.js';
+import { Collector } from '../../src/collectors/collector.js';
+import { RETAIN_GONE_MS } from '../../src/collectors/identity.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';

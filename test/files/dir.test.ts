@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listDir, readRegular, readText } from '../../src/files/dir.js';
@@ -17,6 +17,28 @@ describe('listDir', () => {
     writeFileSync(join(dir, 'b.jsonl'), ''); // changes the folder's mtime
     expect(listDir(dir).map((e) => e.name).sort()).toEqual(['a.jsonl', 'b.jsonl', 'sub']);
     expect(listDir(join(dir, 'missing'))).toEqual([]);
+  });
+});
+
+describe('listDir and symbolic links', () => {
+  it('takes a link for what it points to: a folder, a file; never a FIFO, a device, nothing, or a folder it is inside of', () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    mkdirSync(join(elsewhere, 'project'));
+    writeFileSync(join(elsewhere, 's.jsonl'), '');
+    execFileSync('mkfifo', [join(elsewhere, 'fifo')]);
+    symlinkSync(join(elsewhere, 'project'), join(dir, 'project'));
+    symlinkSync(join(elsewhere, 's.jsonl'), join(dir, 's.jsonl'));
+    symlinkSync(join(elsewhere, 'fifo'), join(dir, 'fifo.jsonl'));
+    symlinkSync('/dev/zero', join(dir, 'zero.jsonl'));
+    symlinkSync(join(elsewhere, 'missing'), join(dir, 'dangling.jsonl'));
+    symlinkSync(join(dir, 'self.jsonl'), join(dir, 'self.jsonl'));
+    symlinkSync(dir, join(dir, 'here'));
+    symlinkSync('..', join(dir, 'up'));
+    expect(listDir(dir).map((e) => [e.name, e.isFile, e.isDirectory]).sort()).toEqual([
+      ['dangling.jsonl', false, false], ['fifo.jsonl', false, false], ['here', false, false], ['project', false, true],
+      ['s.jsonl', true, false], ['self.jsonl', false, false], ['up', false, false], ['zero.jsonl', false, false],
+    ]);
   });
 });
 
