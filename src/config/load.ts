@@ -57,8 +57,7 @@ export class ConfigError extends Error {}
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(args: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const keys = configKeys();
-  // Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones.
-  const known = new Map(keys.filter((l) => l.arg).map((l) => [l.arg!, l]));
+  const known = configFlags();
   args.forEach((a, i) => {
     const m = /^--([^=]+)(=?)/.exec(a);
     if (!m) return;
@@ -116,6 +115,11 @@ export interface Leaf {
   format: unknown;
   env?: string;
   arg?: string;
+}
+
+/** Flags convict knows (`listen-address` …) and the key each sets, for refusing misspelled ones. */
+export function configFlags(): Map<string, Leaf> {
+  return new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
 }
 
 /** Every key, for the README's configuration table. */
