@@ -171,7 +171,10 @@ export class Agent {
     }
 
     this.store.onCommit = () => this.served.invalidate();
-    const sample = () => this.self.sample(() => this.served.invalidate());
+    const sample = () => {
+      this.self.sample();
+      this.served.invalidate();
+    };
     sample();
     this.tick = setInterval(sample, TICK_MS);
     this.tick.unref();
@@ -264,6 +267,7 @@ export class Agent {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.tick) clearInterval(this.tick);
+    this.self.stop();
     await this.webWatcher?.close();
     if (this.processTimer) clearInterval(this.processTimer);
     await Promise.all(this.watchers.map((w) => w.close()));

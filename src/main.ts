@@ -9,74 +9,26 @@ import { createLogger, type Logger } from './log.js';
 import { shownUrl } from './metrics/otlp.js';
 import { exposition } from './metrics/prometheus.js';
 import { formatSessions, sessionsJson } from './view/records.js';
-import { COMMANDS, help } from './cli/help.js';
+import { parseArgs, type Parsed } from './cli/args.js';
+import { help } from './cli/help.js';
 import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
-interface Parsed {
-  command: string;
-  help: boolean;
-  json: boolean;
-  resetState: boolean;
-  configFile?: string;
-  /** `sessions --since 7d`: the activity window, in seconds. */
-  since?: number;
-  /** `top --url`: a running exporter to show. */
-  url?: string;
-  rest: string[];
-}
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
-
-/** `30m`, `12h`, `7d` in seconds; undefined when it is not a duration. */
-function duration(text: string | undefined): number | undefined {
-  const m = /^(\d+)([smhdw])$/.exec(text ?? '');
-  return m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : undefined;
-}
-
-function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { command: 'serve', help: false, json: false, resetState: false, rest: [] };
-  let i = 0;
-  if (argv[0] && !argv[0].startsWith('-')) {
-    parsed.command = argv[0];
-    i = 1;
-  }
-  for (; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--help' || a === '-h') parsed.help = true;
-    else if (a === '--json') parsed.json = true;
-    else if (a === '--reset-state') parsed.resetState = true;
-    else if (a === '--config') parsed.configFile = argv[++i];
-    else if (a.startsWith('--config=')) parsed.configFile = a.slice('--config='.length);
-    else if (a === '--url') parsed.url = argv[++i];
-    else if (a.startsWith('--url=')) parsed.url = a.slice('--url='.length);
-    else if (a === '--since' || a.startsWith('--since=')) {
-      const text = a === '--since' ? argv[++i] : a.slice('--since='.length);
-      parsed.since = duration(text);
-      if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${text === undefined ? 'nothing' : `"${text}"`}`);
-    } else parsed.rest.push(a);
-  }
-  return parsed;
-}
-
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === '--version' || argv[0] === '-v') {
-    process.stdout.write(`${VERSION}\n`);
-    return 0;
-  }
   let args: Parsed;
   try {
     args = parseArgs(argv);
   } catch (e) {
     return refused(e);
   }
-  if (args.command === 'help') {
-    const topic = args.rest[0] ?? 'serve';
-    if (!COMMANDS[topic]) return unknownCommand(topic);
-    process.stdout.write(`${help(topic)}\n`);
+  if (args.version) {
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (!COMMANDS[args.command]) return unknownCommand(args.command);
+  if (args.command === 'help') {
+    process.stdout.write(`${help(args.topic)}\n`);
+    return 0;
+  }
   if (args.help) {
     process.stdout.write(`${help(args.command)}\n`);
     return 0;
@@ -147,11 +99,6 @@ async function main(argv: string[]): Promise<number> {
   log.info('stopping');
   await agent.stop();
   return 0;
-}
-
-function unknownCommand(command: string): number {
-  process.stderr.write(`unknown command "${command}"\n\n${help()}\n`);
-  return 2;
 }
 
 /**

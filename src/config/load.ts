@@ -63,8 +63,7 @@ const FLAG_ALIASES: Readonly<Record<string, string>> = { 'web.listen-address': '
 export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const keys = configKeys();
   const args = given.map((a) => a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)));
-  // Flags convict knows (`--listen-address` …) and the key each sets, for refusing misspelled ones.
-  const known = new Map(keys.filter((l) => l.arg).map((l) => [l.arg!, l]));
+  const known = configFlags();
   args.forEach((a, i) => {
     const m = /^--([^=]+)(=?)/.exec(a);
     if (!m) return;
@@ -124,6 +123,13 @@ export interface Leaf {
   format: unknown;
   env?: string;
   arg?: string;
+}
+
+/** Flags convict knows (`listen-address` …) and the key each sets, for refusing misspelled ones. */
+export function configFlags(): Map<string, Leaf> {
+  const flags = new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
+  for (const [alias, flag] of Object.entries(FLAG_ALIASES)) flags.set(alias, flags.get(flag)!);
+  return flags;
 }
 
 /** Every key, for the README's configuration table. */

@@ -3,6 +3,7 @@
 // Sampled on a timer, never on the scrape path: reading /proc is I/O.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay, type Histogram, type IntervalHistogram } from 'node:perf_hooks';
 import { catalog } from '../catalog.js';
 import type { Family } from './snapshot.js';
 
@@ -25,36 +26,60 @@ function openFds(): number | undefined {
   }
 }
 
+// The delay histogram's timer is asked to fire this often (prom-client's default precision).
+const RESOLUTION_MS = 10;
+
+function monitored(): IntervalHistogram {
+  const delays = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  delays.enable();
+  return delays;
+}
+
 export class SelfMetrics {
   private readonly startTime = Date.now() / 1000 - process.uptime();
   private readonly maxFds = maxFds();
   private families: Family[] = [];
+  private monitor?: IntervalHistogram;
 
   /**
-   * Samples the process, then calls `done`. The event loop lag is how long a callback queued now
-   * waits to run (as prom-client measures it), so the sample completes a moment later.
+   * `recorded`: the times between two runs of a timer asked to fire every RESOLUTION_MS, in
+   * nanoseconds, that a test recorded; else this loop's, from monitorEventLoopDelay, which times
+   * the loop from the first sample on (serve: `once` and `top` never sample).
    */
-  sample(done: () => void): void {
-    const queued = process.hrtime.bigint();
-    setImmediate(() => {
-      const lag = Number(process.hrtime.bigint() - queued) / 1e9;
-      const cpu = process.cpuUsage();
-      const memory = process.memoryUsage();
-      const one = (def: Family['def'], value: number | undefined): Family[] => (value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }]);
-      this.families = [
-        ...one(catalog.processCpu, (cpu.user + cpu.system) / 1e6),
-        ...one(catalog.processResidentMemory, memory.rss),
-        ...one(catalog.processStartTime, this.startTime),
-        ...one(catalog.processOpenFds, openFds()),
-        ...one(catalog.processMaxFds, this.maxFds),
-        ...one(catalog.eventLoopLag, lag),
-        ...one(catalog.heapUsed, memory.heapUsed),
-      ];
-      done();
-    }).unref();
+  constructor(private readonly recorded?: Histogram) {}
+
+  /**
+   * Samples the process. The event loop lag is how late, on average since the last sample, a timer
+   * ran (as prom-client's nodejs_eventloop_lag_mean_seconds, less the timer's own period). It was
+   * how long one unref'd setImmediate waited: on an idle loop, until something woke it, which read
+   * 0.4-0.8 s on an exporter doing nothing.
+   */
+  sample(): void {
+    const delays = this.recorded ?? (this.monitor ??= monitored());
+    // No timer has run yet on the first sample: nothing was late.
+    const lag = delays.count === 0 ? 0 : Math.max(0, delays.mean / 1e9 - RESOLUTION_MS / 1e3);
+    delays.reset();
+    const cpu = process.cpuUsage();
+    const memory = process.memoryUsage();
+    const one = (def: Family['def'], value: number | undefined): Family[] => (value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }]);
+    this.families = [
+      ...one(catalog.processCpu, (cpu.user + cpu.system) / 1e6),
+      ...one(catalog.processResidentMemory, memory.rss),
+      ...one(catalog.processStartTime, this.startTime),
+      ...one(catalog.processOpenFds, openFds()),
+      ...one(catalog.processMaxFds, this.maxFds),
+      ...one(catalog.eventLoopLag, lag),
+      ...one(catalog.heapUsed, memory.heapUsed),
+    ];
   }
 
   current(): Family[] {
     return this.families;
+  }
+
+  /** Stops timing the loop (its timer would wake the process every RESOLUTION_MS for nothing). */
+  stop(): void {
+    this.monitor?.disable();
+    this.monitor = undefined;
   }
 }

@@ -14,7 +14,7 @@ import { HARNESS_PROCESSES, isDaemon } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent no session is joined to is working while its process tree uses more CPU than this (cores). */
-const CPU_BUSY_RATIO = 0.15;
+export const CPU_BUSY_RATIO = 0.15;
 
 export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */

@@ -38,6 +38,45 @@ describe('help', () => {
   });
 });
 
+describe('command words', () => {
+  // A command word after the flags was taken for a flag's value, and `serve` ran instead: a cron
+  // job's `once` became a server that never exits.
+  it.each([
+    [['--config', 'CONFIG', '--state-dir', 'STATE', 'once']],
+    [['--state-dir', 'STATE', 'once', '--config', 'CONFIG']],
+    [['--config=CONFIG', '--watch', 'once', '--state-dir', 'STATE']],
+  ])('%j runs once', (args) => {
+    const config = join(tempDir(), 'c.json');
+    writeFileSync(config, JSON.stringify({ project: { mode: 'hash' } }));
+    const state = tempDir();
+    const r = run(args.map((a) => a.replace('CONFIG', config).replace('STATE', state)), envFor(home));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^# HELP coding_agent_/m);
+  });
+
+  it('runs sessions after --state-dir and its value', () => {
+    const r = run(['--state-dir', tempDir(), 'sessions'], envFor(home));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^no sessions active in the last 24h/);
+  });
+
+  it.each([
+    [['once', 'extra'], 'unexpected argument "extra": once takes no more words (see coding-agent-exporter help once)'],
+    [['onse'], 'unknown command "onse" (did you mean once?); the commands are serve, once, sessions, top, demo, help'],
+    [['--state-dir', '/tmp/x', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, help'],
+    [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, help'],
+    [['once', '--listen-adress', '127.0.0.1:1'], 'unknown flag --listen-adress (did you mean --listen-address?)'],
+    [['sessions', '--jsno'], 'unknown flag --jsno (did you mean --json?)'],
+    [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, help'],
+  ])('refuses %j in one line', (args, message) => {
+    const r = run(args, envFor(home));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe(`coding-agent-exporter: ${message}\n`);
+    expect(r.stdout).toBe('');
+  });
+});
+
 describe('flags and variables', () => {
   it('takes --listen-address :PORT as every interface, with a warning', async () => {
     const child = spawn(process.execPath, [MAIN, '--listen-address', ':0', '--state-dir', tempDir()], { env: envFor(home) });

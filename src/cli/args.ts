@@ -1,0 +1,116 @@
+// The command line: the command word wherever it stands among the flags (`--config c.json once` is
+// `once`, not `serve`), a flag's value never taken for the command, and any word or flag that is
+// none of ours refused, with the nearest command or flag when it looks like a misspelling.
+
+import { ConfigError, configFlags } from '../config/load.js';
+import { COMMANDS } from './help.js';
+
+export interface Parsed {
+  command: string;
+  /** `help sessions`: the command whose help to print. */
+  topic?: string;
+  help: boolean;
+  version: boolean;
+  json: boolean;
+  resetState: boolean;
+  configFile?: string;
+  /** `sessions --since 7d`: the activity window, in seconds. */
+  since?: number;
+  /** `top --url`: a running exporter to show. */
+  url?: string;
+  /** The configuration flags and their values, for loadConfig. */
+  rest: string[];
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+
+/** `30m`, `12h`, `7d` in seconds; undefined when it is not a duration. */
+function duration(text: string | undefined): number | undefined {
+  const m = /^(\d+)([smhdw])$/.exec(text ?? '');
+  return m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : undefined;
+}
+
+// Flags that are not configuration keys: those that take a value, and those that do not.
+const VALUED = ['--config', '--url', '--since'];
+const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state'];
+
+/**
+ * Optimal string alignment distance: edits (insert, delete, replace, swap two neighbours) from
+ * `a` to `b`.
+ */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** ` (did you mean X?)` when one candidate is a few edits from `word` (one per three letters); else ''. */
+function didYouMean(word: string, candidates: Iterable<string>): string {
+  let best: { name: string; edits: number } | undefined;
+  for (const name of candidates) {
+    const edits = distance(word, name);
+    if (!best || edits < best.edits) best = { name, edits };
+  }
+  return best && best.edits <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean ${best.name}?)` : '';
+}
+
+export function parseArgs(argv: string[]): Parsed {
+  const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, rest: [] };
+  const flags = configFlags();
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('-')) {
+      words.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq === -1 ? a : a.slice(0, eq);
+    if (SWITCHES.includes(name)) {
+      if (eq !== -1) throw new ConfigError(`${name} takes no value`);
+      if (a === '--help' || a === '-h') parsed.help = true;
+      else if (a === '--version' || a === '-v') parsed.version = true;
+      else if (a === '--json') parsed.json = true;
+      else parsed.resetState = true;
+    } else if (VALUED.includes(name)) {
+      // A value never starts with `--`: `--config --json` lacks one rather than reading a file named --json.
+      const value = eq !== -1 ? a.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
+      if (name === '--since') {
+        parsed.since = duration(value);
+        if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${value === undefined ? 'nothing' : `"${value}"`}`);
+      } else if (value === undefined) throw new ConfigError(`${name}: a value is missing`);
+      else if (name === '--config') parsed.configFile = value;
+      else parsed.url = value;
+    } else {
+      const leaf = flags.get(name.slice(2));
+      if (!name.startsWith('--') || !leaf) {
+        throw new ConfigError(`unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...[...flags.keys()].map((f) => `--${f}`)])}`);
+      }
+      parsed.rest.push(a);
+      // The word after a flag is its value: for a true/false flag only true or false (`--watch once`
+      // is `--watch` and the command once); for any other, unless it is the next flag (loadConfig
+      // then says the value is missing).
+      const next = argv[i + 1];
+      if (eq === -1 && next !== undefined && (leaf.format === 'boolean' ? next === 'true' || next === 'false' : !next.startsWith('--'))) {
+        parsed.rest.push(next);
+        i++;
+      }
+    }
+  }
+  const [command, ...more] = words;
+  if (command !== undefined) parsed.command = known(command);
+  if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
+  if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
+  return parsed;
+}
+
+function known(command: string): string {
+  if (COMMANDS[command]) return command;
+  throw new ConfigError(`unknown command "${command}"${didYouMean(command, Object.keys(COMMANDS))}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+}
