@@ -142,14 +142,6 @@ export class Agent {
    * the base URL it serves at once the first scan is done.
    */
   async start(): Promise<{ url: string }> {
-    if (this.otlp) {
-      const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
-      const { startPush } = await import('./metrics/otlp-push.js');
-      this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
-        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
-      this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
-    }
-
     const webModule = this.config.webConfigFile ? await import('./metrics/web-config.js') : undefined;
     const web = webModule && this.webConfig(webModule.loadWebConfig);
     const [host, port] = splitAddress(this.config.listenAddress);
@@ -180,6 +172,14 @@ export class Agent {
     this.tick.unref();
 
     await this.follow();
+    // Pushes start once the first scan is done: the first one carries its totals, never a part.
+    if (this.otlp) {
+      const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      const { startPush } = await import('./metrics/otlp-push.js');
+      this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
+        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
+      this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
+    }
     this.ready = true;
     return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
   }
