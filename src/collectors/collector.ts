@@ -75,6 +75,7 @@ export class Collector<S> {
     private readonly readAhead: ReadAheadOptions = {},
   ) {
     this.files = new FileIdentities(name, db.files(name), store, log);
+    if (reader.facts) store.harnessFacts.set(reader.harness, reader.facts);
   }
 
   /**
@@ -192,7 +193,7 @@ export class Collector<S> {
   private readBacklog(files: SessionFile[]): ReadAhead | undefined {
     const reader = this.reader;
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
-    if (!threads || 'readStore' in reader) return undefined;
+    if (!threads || reader.kind === 'store') return undefined;
     const fresh = files.filter((f) => !f.document && !this.files.get(f.path));
     let bytes = 0;
     for (const f of fresh) bytes += statSync(f.path, { throwIfNoEntry: false })?.size ?? 0;
@@ -205,7 +206,7 @@ export class Collector<S> {
   /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
-    if ('readStore' in reader) return this.readStore(reader, file);
+    if (reader.kind === 'store') return this.readStore(reader, file);
     const st = statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;

@@ -3,7 +3,7 @@
 // configuration, persistence or the clock.
 
 import type { SessionEvents } from '../session/events.js';
-import type { HarnessId, RegistryEntry, TokenType } from '../session/types.js';
+import type { HarnessFacts, HarnessId, RegistryEntry, TokenType } from '../session/types.js';
 
 /** One session file found under a root. */
 export interface SessionFile {
@@ -23,6 +23,20 @@ interface ReaderBase<State> {
   readonly harness: HarnessId;
   /** Token types the harness's files never record: they get no series (never a false 0). */
   readonly unrecorded?: readonly TokenType[];
+  /** Where the status contract treats the harness differently from the rest. */
+  readonly facts?: HarnessFacts;
+  /**
+   * The shape of `State` as persisted: raised whenever the shape changes, so that a state saved by
+   * an older release is never read as the new shape. 1 when absent.
+   */
+  readonly stateVersion?: number;
+  /**
+   * A state persisted at an older `stateVersion` (`from`), in the current shape; undefined, or no
+   * `migrateState`: the file is read again from its start, counting nothing it counted before
+   * (lines up to the offset read are replayed muted; a document is read whole, muted). A store
+   * reader without it reads its store again from the start, deduplicated by its `firstTime` keys.
+   */
+  migrateState?(old: unknown, from: number): State | undefined;
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
   /** The folders under a root where session files change (watched; nothing else is). */
@@ -47,6 +61,8 @@ interface ReaderBase<State> {
  * JSONL file, or the whole of a file marked `document` whenever it changed.
  */
 export interface LineReader<State> extends ReaderBase<State> {
+  /** Session files: appended JSONL lines, or documents rewritten whole (`SessionFile.document`). */
+  readonly kind: 'files';
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
   /**
@@ -70,6 +86,8 @@ export interface LineReader<State> extends ReaderBase<State> {
  * with `firstTime`.
  */
 export interface StoreReader<State> extends ReaderBase<State> {
+  /** One store holding many sessions, which finds its own changes. */
+  readonly kind: 'store';
   /** Returns false when the store had not changed since `state` (nothing is committed then). */
   readStore(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
 }

@@ -1,7 +1,7 @@
 // What a session is doing now, and why, from its recorded state and its live process, with the
 // reason codes of the status contract we follow (README, "Statuses").
 
-import type { ProcessState, Session, Status } from './types.js';
+import type { HarnessFacts, ProcessState, Session, Status } from './types.js';
 
 export interface StatusOptions {
   /** A finished turn shows as done this long (where no read marker decides), then the session is idle. */
@@ -34,7 +34,7 @@ export type SessionStatus = { [S in Status]: { status: S; reason: (typeof REASON
 
 const NOT_SEEN: Liveness = { visible: false };
 
-export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opts: StatusOptions): SessionStatus {
+export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opts: StatusOptions, facts: HarnessFacts = {}): SessionStatus {
   const proc = live.proc;
   if (proc?.status === 'waiting') {
     const w = proc.waitingFor ?? '';
@@ -65,8 +65,8 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
       if (proc?.toolRunning) return { status: 'working', reason: 'process-busy' };
     }
   }
-  // Hermes's own picker shows a failed turn as error, the status contract does not: done.
-  if (s.turnStartedAt === undefined && s.lastTurn?.outcome === 'failed' && s.harness !== 'hermes') return { status: 'error', reason: 'turn-failed' };
+  // The contract shows a failed turn as an error, except for a harness it gives no error status.
+  if (s.turnStartedAt === undefined && s.lastTurn?.outcome === 'failed' && !facts.noErrorStatus) return { status: 'error', reason: 'turn-failed' };
   // A turn cut off ended with its last record.
   const endedAt = s.turnStartedAt !== undefined ? s.lastActivityAt : s.lastTurn?.endedAt;
   if (endedAt === undefined) return { status: 'idle', reason: processIdle ? 'process-idle' : 'quiet' };

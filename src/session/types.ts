@@ -149,6 +149,15 @@ export interface Session {
   usageUnrecorded?: true;
 }
 
+/**
+ * Where the status contract treats a harness differently from the rest, declared by its reader:
+ * status derivation follows these facts, never a harness's name.
+ */
+export interface HarnessFacts {
+  /** The contract gives the harness no `error` status (Hermes): a failed turn shows as done. */
+  noErrorStatus?: true;
+}
+
 /** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */
 export type Attribution = 'registry' | 'environment' | 'open-file' | 'command-line' | 'cwd';
 

@@ -6,7 +6,7 @@ import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import { LabelCap } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
-import { ZERO_USAGE, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
+import { ZERO_USAGE, type HarnessFacts, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
@@ -66,6 +66,8 @@ export class SessionStore implements Tally {
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
   readonly spend = new SpendByDay();
+  /** Where the status contract treats a harness differently, as its reader declared it. */
+  readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
   /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
   readonly registries = new Map<string, RegistryEntry[]>();
   /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */

@@ -141,7 +141,7 @@ describe('a Copilot CLI event log read again from its start counts once', () => 
   });
 });
 
-describe.each(Object.entries(READERS).filter(([, r]) => 'readLine' in r))('every %s session file read again from its start counts once', (harness, reader) => {
+describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))('every %s session file read again from its start counts once', (harness, reader) => {
   it('replaced by one with another first line, and moved away and back across a restart', async () => {
     for (const capture of capturesOf(reader as Reader<unknown>)) {
       const home = tempDir();

@@ -24,7 +24,7 @@ import { tempDir } from '../helpers/run.js';
 import { sinkOf } from '../helpers/events.js';
 
 const quiet = createLogger('error');
-const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => !('readStore' in e[1]));
+const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => e[1].kind === 'files');
 
 describe('an event log played back', () => {
   const storeOf = () => new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });

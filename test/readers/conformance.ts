@@ -64,7 +64,7 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|(^|\/)settings\.json$|config\.toml/);
     });
 
-    if ('readLine' in reader) {
+    if (reader.kind === 'files') {
       lineConformance(reader, files.filter((f) => !f.document), opts.textLines ?? false);
       const documents = files.filter((f) => f.document);
       if (documents.length > 0) documentConformance(reader, documents);

@@ -119,7 +119,7 @@ describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader
     expect(seeds.length).toBeGreaterThan(0);
   });
 
-  if ('readLine' in reader) lineFuzz(harness, reader as LineReader<unknown>, seeds);
+  if (reader.kind === 'files') lineFuzz(harness, reader, seeds);
   else storeFuzz(harness, reader as StoreReader<unknown>, homes);
 });
 

@@ -131,7 +131,7 @@ describe.each([
     if (t.turns) {
       expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
     }
-    const status = statusOf(s!, undefined, NOW[reader.harness]!, OPTS);
+    const status = statusOf(s!, undefined, NOW[reader.harness]!, OPTS, reader.facts);
     expect({ status: status.status, reason: status.reason }).toEqual({ status: t.status, reason: t.status_reason });
   });
 

@@ -105,7 +105,7 @@ for (const c of cases) {
         expect({ id, ...Object.fromEntries(Object.keys(recorded).map((k) => [k, tokens[k as keyof typeof tokens]])) }).toEqual({ id, ...recorded });
         expect(s.costUsd, id).toBeCloseTo(t.cost_usd, 9);
         if (t.context) expect({ id, used: s.contextTokens, limit: s.contextLimit }).toEqual({ id, ...t.context });
-        const st = statusOf(s, undefined, NOW, STATUS);
+        const st = statusOf(s, undefined, NOW, STATUS, agent.store.harnessFacts.get(c.harness));
         expect({ id, status: st.status, reason: st.reason }).toEqual({ id, status: t.status, reason: t.status_reason });
       }
     });

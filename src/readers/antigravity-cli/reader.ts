@@ -199,6 +199,7 @@ function outcomeOf(last: Step): TurnOutcome {
 
 export const antigravityCli: StoreReader<AntigravityState> = {
   harness: 'antigravity-cli',
+  kind: 'store',
   // The usage's cache-write field is deprecated and left empty (Gemini's caching writes nothing billed).
   unrecorded: ['cache_write'],
   defaultRoots,

@@ -30,6 +30,7 @@ function databases(root: string): SessionFile[] {
 
 export const crush: StoreReader<CrushState> = {
   harness: 'crush',
+  kind: 'store',
   unrecorded: TOKEN_TYPES,
   defaultRoots: (env, home) => [env.CRUSH_GLOBAL_DATA || join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'crush')],
   watchPaths: () => [],

@@ -178,6 +178,7 @@ function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEve
 
 export const cursorAgent: LineReader<CursorState> = {
   harness: 'cursor-agent',
+  kind: 'files',
   // Cursor keeps no token counts on disk: no token (and so no cost) series at all.
   unrecorded: ['input', 'output', 'cache_read', 'cache_write'],
   defaultRoots,

@@ -207,6 +207,7 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
 
 export const droid: LineReader<DroidState> = {
   harness: 'droid',
+  kind: 'files',
   defaultRoots: (_env, home) => [join(home, '.factory', 'sessions')],
   watchPaths: (root) => [root],
   listFiles,

@@ -19,6 +19,9 @@ function databases(root: string): SessionFile[] {
 
 export const hermes: StoreReader<HermesState> = {
   harness: 'hermes',
+  kind: 'store',
+  // The contract's Hermes reader shows a failed turn as done: Hermes's picker marks no errors.
+  facts: { noErrorStatus: true },
   defaultRoots: (env, home) => [...new Set([env.HERMES_HOME || join(home, '.hermes'), join(home, '.hermes')])],
   // A new profile's folder shows up in `profiles/`; its database is watched from the next scan.
   watchPaths: () => [],

@@ -32,6 +32,7 @@ export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbS
     isFile(root) ? [root] : listDir(root).filter((e) => e.isFile && dbName.test(e.name)).map((e) => e.path);
   return {
     harness,
+    kind: 'store',
     defaultRoots(env, home) {
       const data = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), app);
       // A database named by the environment is a root of its own: a root may be a database file.

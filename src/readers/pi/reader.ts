@@ -163,6 +163,7 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
 
 export const pi: LineReader<PiState> = {
   harness: 'pi',
+  kind: 'files',
   defaultRoots,
   watchPaths: (root) => [root],
   listFiles,
