@@ -214,14 +214,18 @@ export class Collector<S> {
     const known = this.files.previous(file.path, st);
     if (known?.unchanged) return true;
     const prev = known?.row;
+    const restored = prev && !known.again ? this.restored(prev) : undefined;
+    let state = restored ?? reader.initialState(file);
     let offset = prev?.offset ?? 0;
-    let state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
     let replayUntil = 0;
     if (known?.again) {
       // Replaced or shrunk: read again from the start. Lines of the same history are only replayed.
       replayUntil = known.again.replayUntil;
       offset = 0;
-      state = reader.initialState(file);
+    } else if (prev && restored === undefined) {
+      // A state this reader can no longer read: the lines read before are replayed to rebuild it.
+      replayUntil = prev.offset;
+      offset = 0;
     }
 
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
@@ -249,7 +253,7 @@ export class Collector<S> {
 
     const row: FileRow = {
       path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: result.offset, state: JSON.stringify(state), ...this.files.head(file.path, prev, offset, result.offset),
+      offset: result.offset, state: JSON.stringify(state), stateVersion: reader.stateVersion, ...this.files.head(file.path, prev, offset, result.offset),
     };
     this.files.track(row, result.bytesRead);
     if (result.error) {
@@ -265,7 +269,9 @@ export class Collector<S> {
    */
   private readStore(reader: StoreReader<S>, file: SessionFile): boolean {
     const prev = this.files.get(file.path);
-    const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
+    // A state of an older shape the reader cannot migrate: the store is read again from its
+    // start, every record deduplicated by the reader's own keys.
+    const state = (prev && this.restored(prev)) ?? reader.initialState(file);
     const sinks = new Map<string, SessionEvents>();
     const eventsOf = (id: string): SessionEvents => {
       let e = sinks.get(id);
@@ -285,7 +291,7 @@ export class Collector<S> {
     this.storeErrors.delete(file.path);
     if (!changed) return true;
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
-    const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state) };
+    const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state), stateVersion: reader.stateVersion };
     this.files.track(row, 0);
     return true;
   }
@@ -300,7 +306,11 @@ export class Collector<S> {
   private readDocument(reader: LineReader<S>, file: SessionFile, st: Stats): boolean {
     const prev = this.files.get(file.path);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return true;
-    const state = prev ? (JSON.parse(prev.state) as S) : reader.initialState(file);
+    const restored = prev && this.restored(prev);
+    const state = restored ?? reader.initialState(file);
+    // A state this reader can no longer read is rebuilt from the document as it is now, counting
+    // nothing: what it gained since its last read is not counted.
+    const rebuild = prev !== undefined && restored === undefined;
     let bytes: Buffer | undefined;
     if (st.size > MAX_DOCUMENT) {
       this.skip('file_too_large');
@@ -312,6 +322,7 @@ export class Collector<S> {
         return false;
       }
       const events = this.events(() => reader.sessionOf?.(file, state) ?? file.sessionId);
+      events.beginLine(rebuild);
       try {
         reader.readDocument?.(bytes, state, file, events);
       } catch (e) {
@@ -323,10 +334,24 @@ export class Collector<S> {
     }
     const row: FileRow = {
       path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: st.size, state: JSON.stringify(state),
+      offset: st.size, state: JSON.stringify(state), stateVersion: reader.stateVersion,
     };
     this.files.track(row, bytes?.length ?? 0);
     return true;
+  }
+
+  /**
+   * The reader's state as persisted with a file, in the reader's current shape: as it was, or
+   * migrated from the older `stateVersion` it was written in; undefined where the reader cannot
+   * migrate it (the caller reads the file again without counting what it counted before).
+   */
+  private restored(prev: FileRow): S | undefined {
+    const stored: unknown = JSON.parse(prev.state);
+    const from = prev.stateVersion ?? 1;
+    if (from === (this.reader.stateVersion ?? 1)) return stored as S;
+    const state = this.reader.migrateState?.(stored, from);
+    if (state === undefined) this.log.info('reader state of another version: reading again', { collector: this.name, path: prev.path, from, to: this.reader.stateVersion ?? 1 });
+    return state;
   }
 
   /**

@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { BloomFilter } from './bloom.js';
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
-// written (user_version 0, no `files.gone_ms`): it is upgraded in place.
-const VERSION = 2;
+// written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
+// reader state it holds is of version 1). Both are upgraded in place.
+const VERSION = 3;
 
 const SCHEMA = `
   CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
     size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL,
-    head TEXT, head_length INTEGER, gone_ms REAL);
+    head TEXT, head_length INTEGER, gone_ms REAL, state_version INTEGER);
   CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
   CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
   CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -53,6 +54,8 @@ export interface FileRow {
   offset: number;
   /** The reader's parser state at `offset`, as JSON. */
   state: string;
+  /** The reader's `stateVersion` the state was written in (absent: 1). */
+  stateVersion?: number;
   /** Hash of the file's first `headLength` bytes: tells a rewritten file from a new one. */
   head?: string;
   headLength?: number;
@@ -96,15 +99,15 @@ export class StateDb {
     this.seenKeys = new BloomFilter(2 * n);
     const keys = this.db.prepare('SELECT key FROM seen').pluck() as Database.Statement<[], string>;
     for (const key of keys.iterate()) this.seenKeys.add(key);
-    const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length, gone_ms)
-      VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength, @goneMs)`);
+    const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length, gone_ms, state_version)
+      VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength, @goneMs, @stateVersion)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
     const putSession = this.db.prepare('INSERT OR REPLACE INTO sessions (key, data) VALUES (@key, @data)');
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
     this.commitTx = this.db.transaction((c: Changes) => {
-      for (const f of c.files) putFile.run({ head: null, headLength: null, goneMs: null, ...f });
+      for (const f of c.files) putFile.run({ head: null, headLength: null, goneMs: null, stateVersion: null, ...f });
       for (const p of c.removedFiles) delFile.run(p);
       for (const s of c.sessions) putSession.run(s);
       for (const r of c.counters) putCounter.run(r);
@@ -118,9 +121,10 @@ export class StateDb {
 
   files(collector: string): FileRow[] {
     return (this.db.prepare(`SELECT path, collector, ino, size, mtime_ms AS mtimeMs, offset, state,
-      head, head_length AS headLength, gone_ms AS goneMs FROM files WHERE collector = ?`).all(collector) as FileRow[])
+      head, head_length AS headLength, gone_ms AS goneMs, state_version AS stateVersion FROM files WHERE collector = ?`).all(collector) as FileRow[])
       .map((r) => {
         if (r.goneMs === null) delete r.goneMs;
+        if (r.stateVersion === null) delete r.stateVersion;
         return r;
       });
   }
@@ -222,7 +226,10 @@ function memoryCopy(dir: string): Database.Database {
 
 /** Brings a database of an older schema up to this one. */
 function migrate(db: Database.Database, version: number): void {
-  if (version < 2) db.exec(`ALTER TABLE files ADD COLUMN gone_ms REAL; PRAGMA user_version = ${VERSION};`);
+  if (version >= VERSION) return;
+  if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
+  if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
+  db.exec(`PRAGMA user_version = ${VERSION}`);
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */

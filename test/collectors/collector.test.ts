@@ -13,7 +13,7 @@ import { opencode } from '../../src/readers/opencode/reader.js';
 import { obj } from '../../src/readers/fields.js';
 import { parseJson } from '../../src/readers/lines.js';
 import { liveSessions } from '../../src/store/live.js';
-import type { Reader } from '../../src/readers/reader.js';
+import type { LineReader, Reader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/store/store.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
@@ -26,10 +26,10 @@ const answer = (id: string, input: number, s = 1) =>
   `${JSON.stringify({ type: 'assistant', timestamp: ts(s), cwd: '/src/app', message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: 1 } } })}\n`;
 const prompt = (uuid: string, s = 0) => `${JSON.stringify({ type: 'user', uuid, timestamp: ts(s), cwd: '/src/app', message: { content: 'go' } })}\n`;
 
-function setup(stateDir = tempDir(), root = tempDir()) {
+function setup(stateDir = tempDir(), root = tempDir(), reader: Reader<unknown> = claudeCode) {
   const db = new StateDb(stateDir);
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-  const collector = new Collector('claude-code', claudeCode, [root], store, db, quiet);
+  const collector = new Collector('claude-code', reader, [root], store, db, quiet);
   const dir = join(root, 'projects', '-src-app');
   mkdirSync(dir, { recursive: true });
   const input = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
@@ -110,6 +110,40 @@ describe('collector', () => {
     appendFileSync(t.file, answer('m1', 100) + answer('m9', 1, 3)); // a repeat of a counted response, and a new one
     await again.collector.scan();
     expect(again.input()).toBe(101);
+  });
+
+  it('reads a file again from its start, counting nothing twice, when its state is of an older version the reader cannot migrate', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    await t.collector.scan();
+    t.db.close();
+    // The next release of the reader keeps its state in another shape, and cannot migrate the old one.
+    const next = { ...claudeCode, stateVersion: 2 };
+    const again = setup(t.stateDir, t.root, next);
+    appendFileSync(t.file, answer('m2', 50, 2));
+    await again.collector.scan();
+    expect(again.collector.stats.readBytes).toBe(statSync(t.file).size);
+    expect(again.input()).toBe(150);
+    expect(again.count('prompts')).toBe(1);
+    again.db.close();
+    const third = setup(t.stateDir, t.root, next); // the state was written in the new version
+    await third.collector.scan();
+    expect(third.collector.stats.readBytes).toBe(0);
+  });
+
+  it('goes on where it was with a state of an older version the reader migrates', async () => {
+    const t = setup();
+    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+    await t.collector.scan();
+    t.db.close();
+    const from: number[] = [];
+    const again = setup(t.stateDir, t.root, { ...claudeCode, stateVersion: 2, migrateState: (old, v) => (from.push(v), old as ReturnType<typeof claudeCode.initialState>) });
+    const more = answer('m2', 50, 2);
+    appendFileSync(t.file, more);
+    await again.collector.scan();
+    expect(from).toEqual([1]);
+    expect(again.collector.stats.readBytes).toBe(Buffer.byteLength(more));
+    expect(again.input()).toBe(150);
   });
 
   it('skips unparseable records and counts them by reason', async () => {
@@ -276,8 +310,9 @@ describe('Codex subagent rollouts', () => {
 describe('document files (one JSON document rewritten whole)', () => {
   // A toy reader, not any harness's: `{"tokens": {"<request id>": n}}`, the state keeps what was counted per id.
   interface DocState { counted: Record<string, number> }
-  const docReader: Reader<DocState> = {
+  const docReader: LineReader<DocState> = {
     harness: 'aider',
+    kind: 'files',
     defaultRoots: () => [],
     watchPaths: (root) => [root],
     listFiles: (root) => (existsSync(join(root, 'doc.json')) ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true }] : []),
@@ -296,10 +331,10 @@ describe('document files (one JSON document rewritten whole)', () => {
       }
     },
   };
-  function docSetup(stateDir = tempDir(), root = tempDir()) {
+  function docSetup(stateDir = tempDir(), root = tempDir(), reader: Reader<DocState> = docReader) {
     const db = new StateDb(stateDir);
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const collector = new Collector('aider', docReader, [root], store, db, quiet);
+    const collector = new Collector('aider', reader, [root], store, db, quiet);
     const input = () => [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
     return { collector, input, root, stateDir, path: join(root, 'doc.json') };
   }
@@ -333,6 +368,22 @@ describe('document files (one JSON document rewritten whole)', () => {
     writeFileSync(t.path, '{"tokens": {"a": 10, "b": 5, "c": 1}}');
     await again.collector.scan();
     expect(again.input()).toBe(16);
+  });
+
+  it('rebuilds a state of an older version it cannot migrate from the document as it is, counting nothing twice', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '{"tokens": {"a": 10}}');
+    later(t.path, 1);
+    await t.collector.scan();
+    const again = docSetup(t.stateDir, t.root, { ...docReader, stateVersion: 2 });
+    writeFileSync(t.path, '{"tokens": {"a": 12}}');
+    later(t.path, 2);
+    await again.collector.scan(); // read without counting: the new state knows 12 of a
+    expect(again.input()).toBe(10);
+    writeFileSync(t.path, '{"tokens": {"a": 12, "b": 5}}');
+    later(t.path, 3);
+    await again.collector.scan();
+    expect(again.input()).toBe(15);
   });
 
   it('skips a document over the size limit without reading it, once per change', async () => {
