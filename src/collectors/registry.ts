@@ -17,6 +17,8 @@ import { hermes } from '../readers/hermes/reader.js';
 import { goose } from '../readers/goose/reader.js';
 import { kodelet } from '../readers/kodelet/reader.js';
 import { crush } from '../readers/crush/reader.js';
+import { continueCli } from '../readers/continue-cli/reader.js';
+import { cline } from '../readers/cline/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -38,4 +40,6 @@ export const READERS: Record<HarnessId, Reader<any>> = {
   goose,
   kodelet,
   crush,
+  'continue-cli': continueCli,
+  cline,
 };

@@ -38,6 +38,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   crush: { names: ['crush'] },
   droid: { names: ['droid'] },
   pi: { names: ['pi'], packages: ['@mariozechner/pi-coding-agent'] },
+  'continue-cli': { names: ['cn'], packages: ['@continuedev/cli'] },
+  cline: { names: ['cline'], packages: ['cline'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

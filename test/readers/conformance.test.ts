@@ -15,6 +15,8 @@ import { hermes } from '../../src/readers/hermes/reader.js';
 import { kodelet } from '../../src/readers/kodelet/reader.js';
 import { goose } from '../../src/readers/goose/reader.js';
 import { crush } from '../../src/readers/crush/reader.js';
+import { continueCli } from '../../src/readers/continue-cli/reader.js';
+import { cline } from '../../src/readers/cline/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -33,6 +35,8 @@ readerConformance(geminiCli, join(FIXTURES, 'captures/gemini-cli/tool/.gemini'))
 readerConformance(droid, join(FIXTURES, 'captures/droid/tool/.factory/sessions'));
 readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/sessions'));
 readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
+readerConformance(continueCli, join(FIXTURES, 'captures/continue-cli/tool/.continue/sessions'));
+readerConformance(cline, join(FIXTURES, 'captures/cline/tool/.cline/data/sessions'));
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -45,6 +49,6 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'codex', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'pi', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'pi', 'qwen-code']);
   });
 });

@@ -65,7 +65,9 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     });
 
     if (reader.kind === 'files') {
-      lineConformance(reader, files.filter((f) => !f.document), opts.textLines ?? false);
+      // A harness may write documents only (Continue CLI, Cline).
+      const lines = files.filter((f) => !f.document);
+      if (lines.length > 0) lineConformance(reader, lines, opts.textLines ?? false);
       const documents = files.filter((f) => f.document);
       if (documents.length > 0) documentConformance(reader, documents);
     } else storeConformance(reader, files);
