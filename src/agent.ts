@@ -23,7 +23,7 @@ import { ProcessMonitor } from './process/monitor.js';
 import { platformTable } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
-import { sessionRecord } from './view/records.js';
+import { viewRecords, type SessionRecord } from './view/records.js';
 import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
 
@@ -132,6 +132,11 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
+  /** What every viewer lists: the live sessions, then the agents no session file is joined to; `live` as for `summary`. */
+  records(now = Date.now(), live = this.sessions(now)): SessionRecord[] {
+    return viewRecords(live, this.store.processes.unowned, this.config.project.mode);
+  }
+
   /** The figures above the sessions; `live`: the sessions of `now`, where the caller has them already. */
   summary(now = Date.now(), live = this.sessions(now)): Summary {
     return summaryOf(this.store, live, now);
@@ -158,7 +163,7 @@ export class Agent {
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
-      views: { sessions: () => this.sessions().map((l) => sessionRecord(l, this.config.project.mode)), summary: () => this.summary() },
+      views: { sessions: () => this.records(), summary: () => this.summary() },
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
