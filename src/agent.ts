@@ -20,7 +20,7 @@ import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.
 import { liveSessions, type LiveSession } from './store/live.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
-import { platformTable } from './process/table.js';
+import { descendantsOf, platformTable } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
 import { viewRecords, type SessionRecord } from './view/records.js';
@@ -41,6 +41,8 @@ export interface AgentOptions {
   resetState?: boolean;
   /** Start from the state database but never write it (a viewer beside a running exporter). */
   privateState?: boolean;
+  /** Only the processes this one started are looked at (the demo's agents, not the user's). */
+  ownProcessesOnly?: boolean;
 }
 
 export class Agent {
@@ -85,7 +87,8 @@ export class Agent {
       this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
     if (config.processes.enabled) {
-      const table = platformTable(config.processes.procRoot);
+      const platform = platformTable(config.processes.procRoot);
+      const table = platform && opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : platform;
       if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
       const openFileSession = Object.fromEntries(Object.values(READERS).filter((r) => r.sessionOfOpenFile).map((r) => [r.harness, r.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
