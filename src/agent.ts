@@ -20,10 +20,10 @@ import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.
 import { liveSessions, type LiveSession } from './store/live.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
-import { platformTable } from './process/table.js';
+import { descendantsOf, platformTable } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
-import { sessionRecord } from './view/records.js';
+import { viewRecords, type SessionRecord } from './view/records.js';
 import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
 
@@ -41,6 +41,8 @@ export interface AgentOptions {
   resetState?: boolean;
   /** Start from the state database but never write it (a viewer beside a running exporter). */
   privateState?: boolean;
+  /** Only the processes this one started are looked at (the demo's agents, not the user's). */
+  ownProcessesOnly?: boolean;
 }
 
 export class Agent {
@@ -85,7 +87,8 @@ export class Agent {
       this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
     if (config.processes.enabled) {
-      const table = platformTable(config.processes.procRoot);
+      const platform = platformTable(config.processes.procRoot);
+      const table = platform && opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : platform;
       if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
       const openFileSession = Object.fromEntries(Object.values(READERS).filter((r) => r.sessionOfOpenFile).map((r) => [r.harness, r.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
@@ -132,6 +135,11 @@ export class Agent {
     return liveSessions(this.store, now, this.snapshotOptions);
   }
 
+  /** What every viewer lists: the live sessions, then the agents no session file is joined to; `live` as for `summary`. */
+  records(now = Date.now(), live = this.sessions(now)): SessionRecord[] {
+    return viewRecords(live, this.store.processes.unowned, this.config.project.mode);
+  }
+
   /** The figures above the sessions; `live`: the sessions of `now`, where the caller has them already. */
   summary(now = Date.now(), live = this.sessions(now)): Summary {
     return summaryOf(this.store, live, now);
@@ -150,7 +158,7 @@ export class Agent {
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
-      views: { sessions: () => this.sessions().map((l) => sessionRecord(l, this.config.project.mode)), summary: () => this.summary() },
+      views: { sessions: () => this.records(), summary: () => this.summary() },
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));

@@ -83,8 +83,8 @@ async function main(argv: string[]): Promise<number> {
     await agent.scanAll();
     if (args.command === 'once') process.stdout.write(exposition(agent.families()));
     else {
-      const unowned = agent.store.processes.unowned;
-      process.stdout.write(args.json ? sessionsJson(agent.sessions(), config.project.mode, unowned) : formatSessions(agent.sessions(), Date.now(), config.sessions.activeWindowSeconds, unowned));
+      const records = agent.records();
+      process.stdout.write(args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds));
     }
     await agent.stop();
     return 0;

@@ -12,9 +12,16 @@ function el(tag, text, cls) {
   return e;
 }
 
+// The same as `usd` and `costText` of src/view/records.ts (`sessions` and `top` use those; the page
+// cannot import them), but for the page's dash: test/e2e/page.test.ts holds the two to each other.
 function usd(n) {
-  if (n === null) return 'unpriced';
-  return n > 0 && n < 0.01 ? '<$0.01' : `$${n.toFixed(n >= 100 ? 0 : 2)}`;
+  if (n === 0 || n >= 0.01) return `$${n.toFixed(2)}`;
+  return n < 0.0001 ? '<$0.0001' : `$${n.toFixed(4)}`;
+}
+
+function costText(s) {
+  if (s.tokens === null) return '–';
+  return s.cost_usd === null ? 'unpriced' : usd(s.cost_usd);
 }
 
 function compact(n) {
@@ -31,8 +38,9 @@ function since(iso, now) {
   return `${Math.floor(s / 86400)}d`;
 }
 
+/** How long since the last activity; an agent no session file is joined to has none recorded: it runs now. */
 function ago(iso, now) {
-  return `${since(iso, now)} ago`;
+  return iso === null ? 'now' : `${since(iso, now)} ago`;
 }
 
 /** The running tool, and for how long it has run: `Bash 12m`. */
@@ -56,15 +64,17 @@ function contextCell(s) {
 }
 
 function renderSessions(sessions, now) {
+  const activity = (s) => (s.last_activity_at === null ? now : Date.parse(s.last_activity_at));
   const rows = sessions
     .slice()
-    .sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status) || Date.parse(b.last_activity_at) - Date.parse(a.last_activity_at))
+    .sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status) || activity(b) - activity(a))
     .map((s) => {
       const tr = el('tr', undefined, `row-${s.status}`);
-      tr.dataset.session = s.session_id;
+      // An agent no session file is joined to is known by its process.
+      tr.dataset.session = s.session_id ?? `pid ${s.process.pid}`;
       tr.append(
         el('td', s.harness), el('td', s.project, 'project'), el('td', s.status, `status ${s.status}`),
-        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', usd(s.cost_usd), 'num'),
+        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', costText(s), 'num'),
         toolCell(s, now), el('td', ago(s.last_activity_at, now), 'p2'),
         // The live agent process (with its children) and how it was joined to the session.
         el('td', s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '–', 'num p5'),

@@ -2,7 +2,8 @@
 // files (test/fixtures/captures), are written into a temporary home and kept going: three sessions
 // keep working (Claude Code with a subagent, Codex with usage limits, OpenCode in its database), one
 // waits on the user, one has stalled mid-turn, one failed. The exporter reads that home like any other,
-// and sees each live session's agent process (and one agent with no session file) in the process table.
+// and sees each live session's agent process (and one agent with no session file) in the process table,
+// of which it sees only the processes it started.
 
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -222,7 +223,8 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
     stateDir: join(home, 'state'),
     collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
-  const agent = new Agent(demoConfig, log, { env: {}, home });
+  // Only the agents started here: the user's own agents (or another demo's) are not the demo's.
+  const agent = new Agent(demoConfig, log, { env: {}, home, ownProcessesOnly: true });
   const { url } = await agent.start();
   log.info('demo running', { home, metrics: `${url}${config.metricsPath}` });
   const timer = setInterval(advance, TICK_MS);

@@ -5,7 +5,7 @@
 
 import { emitKeypressEvents } from 'node:readline';
 import type { Agent } from '../agent.js';
-import { sessionRecord, type SessionRecord } from '../view/records.js';
+import type { SessionRecord } from '../view/records.js';
 import { renderScreen, SORTS, type Sort } from '../view/screen.js';
 import type { Summary } from '../view/summary.js';
 
@@ -22,7 +22,7 @@ export function localSource(agent: Agent): ViewSource {
     read: async () => {
       const now = Date.now();
       const live = agent.sessions(now);
-      return { summary: agent.summary(now, live), sessions: live.map((l) => sessionRecord(l, agent.config.project.mode)) };
+      return { summary: agent.summary(now, live), sessions: agent.records(now, live) };
     },
   };
 }

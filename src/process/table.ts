@@ -207,3 +207,21 @@ export function platformTable(procRoot: string): ProcessTable | undefined {
   }
   return process.platform === 'darwin' ? psTable() : undefined;
 }
+
+/**
+ * Only the processes `pid` started, directly or through others (the demo's own agents): the rest
+ * of the machine's processes are not listed.
+ */
+export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
+  return {
+    ...table,
+    list() {
+      const all = table.list();
+      const children = new Map<number, Proc[]>();
+      for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+      const out: Proc[] = [];
+      for (let next = children.get(pid) ?? []; next.length > 0; next = next.flatMap((p) => children.get(p.pid) ?? [])) out.push(...next);
+      return out;
+    },
+  };
+}

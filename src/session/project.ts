@@ -2,7 +2,7 @@
 // A worktree counts under its main repository; outside a repository the working directory counts.
 
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import { readText } from '../files/dir.js';
 
@@ -42,13 +42,29 @@ export function repositoryRoot(cwd: string): string {
   }
 }
 
+/** A folder's real path (links followed, no trailing slash), or the path as given where it does not exist here. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 export class ProjectNamer {
   private readonly admitted: Set<string>;
   private readonly cache = new Map<string, string>();
+  /**
+   * Aliases written by a path, by the folder's real path: a process's working directory (from the
+   * process table) is always the real path, while the user, and a session file, may name the
+   * folder through a link or with a trailing slash.
+   */
+  private readonly aliasByRealPath: Map<string, string>;
 
   /** `known`: labels already exported (they keep their place under the cap across restarts). */
   constructor(private readonly opts: ProjectOptions, known: Iterable<string> = []) {
     this.admitted = new Set([...known].filter((p) => p !== OTHER_PROJECT && p !== UNKNOWN_PROJECT));
+    this.aliasByRealPath = new Map(Object.entries(opts.aliases).filter(([key]) => isAbsolute(key)).map(([key, label]) => [realPath(key), label]));
   }
 
   label(cwd: string | undefined): string {
@@ -63,7 +79,7 @@ export class ProjectNamer {
 
   private name(root: string): string {
     const { mode, aliases } = this.opts;
-    const alias = aliases[root] ?? aliases[basename(root)];
+    const alias = aliases[root] ?? aliases[basename(root)] ?? (this.aliasByRealPath.size > 0 ? this.aliasByRealPath.get(realPath(root)) : undefined);
     if (alias !== undefined) return alias;
     switch (mode) {
       case 'name': return basename(root) || root;

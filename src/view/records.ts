@@ -33,33 +33,44 @@ function nothingIn(windowSeconds: number): string {
     + `look further back with --since ${wider}\n`;
 }
 
-/** The live process's attribution, CPU and memory, e.g. `registry 12% 310MB`. */
-function processColumn(attribution: string, cpuRatio = 0, residentBytes = 0): string {
-  return `${attribution} ${Math.round(cpuRatio * 100)}% ${compact(residentBytes)}B`;
+/**
+ * Dollars as every viewer shows them (`sessions`, `top`, the page; web/app.js has a copy the page
+ * test holds to this one): whole cents from a cent up; below, to a hundredth of a cent, so that a
+ * cheap session is neither rounded up to a cent it did not spend nor shown as a free `$0.00`.
+ */
+export function usd(n: number): string {
+  if (n === 0 || n >= 0.01) return `$${n.toFixed(2)}`;
+  return n < 0.0001 ? '<$0.0001' : `$${n.toFixed(4)}`;
 }
 
-/**
- * Sessions, then agent processes no session file is joined to (a harness not read, or before its
- * first record), whose status is their CPU's.
- */
-export function formatSessions(sessions: LiveSession[], now: number, windowSeconds: number, unowned: readonly UnownedAgent[] = []): string {
-  const rows = sessions.map(({ session: s, status, process: proc, drift }) => {
-    const t = s.tokens;
-    const context = s.contextTokens !== undefined
-      ? `${compact(s.contextTokens)}${s.contextLimit ? `/${compact(s.contextLimit)} (${Math.round((100 * s.contextTokens) / s.contextLimit)}%)` : ''}`
+/** A record's cost: `unpriced` where its model has no price, `-` where the harness records no usage. */
+export function costText(r: Pick<SessionRecord, 'tokens' | 'cost_usd'>): string {
+  if (r.tokens === null) return '-';
+  return r.cost_usd === null ? 'unpriced' : usd(r.cost_usd);
+}
+
+/** The live process's attribution, CPU and memory, e.g. `registry 12% 310MB`. */
+function processColumn({ attribution, process: p }: SessionRecord): string {
+  return p ? `${attribution} ${Math.round((p.cpu_ratio ?? 0) * 100)}% ${compact(p.resident_memory_bytes ?? 0)}B` : attribution;
+}
+
+/** The `sessions` table of `viewRecords`: sessions, then agent processes no session file is joined to. */
+export function formatSessions(records: readonly SessionRecord[], now: number, windowSeconds: number): string {
+  const rows = records.map((r) => {
+    const t = r.tokens;
+    const context = r.context_tokens !== null
+      ? `${compact(r.context_tokens)}${r.context_limit_tokens ? `/${compact(r.context_limit_tokens)} (${Math.round((100 * r.context_tokens) / r.context_limit_tokens)}%)` : ''}`
       : '-';
     return [
-      s.harness, s.project, `${status.status} (${status.reason})`, s.model ?? '-',
+      r.harness, r.project, `${r.status} (${r.reason})`, r.model ?? '-',
       // A harness that records no tokens (Cursor) has neither tokens nor a cost to show.
-      s.usageUnrecorded ? '-' : `${compact(t.input + t.output + t.cacheRead + t.cacheWrite)}${drift ? ' DRIFT' : ''}`,
-      s.usageUnrecorded ? '-' : s.unpriced ? 'unpriced' : `$${s.costUsd.toFixed(4)}`, context,
-      proc ? processColumn(proc.attribution, proc.cpuRatio, proc.residentBytes) : 'transcript-only', ago(now - s.lastActivityAt), s.id,
+      t === null ? '-' : `${compact(t.input + t.output + t.cache_read + t.cache_write)}${r.drift ? ' DRIFT' : ''}`,
+      costText(r), context, processColumn(r),
+      // An agent no session file is joined to has no recorded activity: it is running now.
+      r.last_activity_at === null ? 'now' : ago(now - Date.parse(r.last_activity_at)),
+      r.session_id ?? `pid ${r.process?.pid}`,
     ];
   });
-  for (const a of unowned) {
-    rows.push([a.harness, a.project, a.busy ? 'working (cpu-busy)' : 'idle (cpu-idle)', '-', '-', '-', '-',
-      processColumn('process-only', a.cpuRatio, a.residentBytes), 'now', `pid ${a.pid}`]);
-  }
   if (rows.length === 0) return nothingIn(windowSeconds);
   const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION'];
   const all = [header, ...rows];
@@ -71,7 +82,8 @@ export function formatSessions(sessions: LiveSession[], now: number, windowSecon
 /** One session as `sessions --json` and `/api/v1/sessions` give it (the shape is documented in the README). */
 export interface SessionRecord {
   harness: string;
-  session_id: string;
+  /** null for an agent process no session file is joined to (attribution `process-only`). */
+  session_id: string | null;
   project: string;
   cwd: string | null;
   git_branch: string | null;
@@ -85,10 +97,11 @@ export interface SessionRecord {
   context_limit_tokens: number | null;
   /** A tool call not yet returned (the first, where several are), and since when it runs (null where unknown). */
   running_tool: { tool: string; kind: string; started_at: string | null } | null;
-  started_at: string;
-  last_activity_at: string;
+  /** null for an agent process no session file is joined to: no record says when it started or last did something. */
+  started_at: string | null;
+  last_activity_at: string | null;
   turn_started_at: string | null;
-  /** How the live process was joined to the session (registry, environment, open-file, command-line, cwd), or transcript-only. */
+  /** How the live process was joined to the session (registry, environment, open-file, command-line, cwd), transcript-only, or process-only. */
   attribution: string;
   /** The live agent process and its children's CPU (cores) and resident memory; null where none owns the session. */
   process: { pid: number | null; cpu_ratio: number | null; resident_memory_bytes: number | null } | null;
@@ -119,14 +132,25 @@ export function sessionRecord({ session: s, status, process: proc, drift }: Live
   };
 }
 
-/** Sessions, then agent processes no session file is joined to (`session_id` null, attribution process-only). */
-export function sessionsJson(sessions: LiveSession[], mode: ProjectOptions['mode'], unowned: readonly UnownedAgent[] = []): string {
-  return `${JSON.stringify(
-    [...sessions.map((l) => sessionRecord(l, mode)), ...unowned.map((a) => ({
-      harness: a.harness, session_id: null, project: a.project, status: a.busy ? 'working' : 'idle', reason: a.busy ? 'cpu-busy' : 'cpu-idle',
-      attribution: 'process-only', process: { pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes },
-    }))],
-    null,
-    2,
-  )}\n`;
+/** An agent process no session file is joined to: its status is its CPU's. */
+export function unownedRecord(a: UnownedAgent): SessionRecord {
+  return {
+    harness: a.harness, session_id: null, project: a.project, cwd: null, git_branch: null,
+    status: a.busy ? 'working' : 'idle', reason: a.busy ? 'cpu-busy' : 'cpu-idle', model: null, tokens: null, cost_usd: null,
+    context_tokens: null, context_limit_tokens: null, running_tool: null, started_at: null, last_activity_at: null, turn_started_at: null,
+    attribution: 'process-only', process: { pid: a.pid, cpu_ratio: a.cpuRatio, resident_memory_bytes: a.residentBytes }, drift: false,
+  };
+}
+
+/**
+ * What every viewer lists (`sessions`, `/api/v1/sessions`, `top`, the page): the live sessions,
+ * then the agent processes no session file is joined to, the same entries coding_agent_sessions
+ * and the summary count.
+ */
+export function viewRecords(sessions: readonly LiveSession[], unowned: readonly UnownedAgent[], mode: ProjectOptions['mode']): SessionRecord[] {
+  return [...sessions.map((l) => sessionRecord(l, mode)), ...unowned.map(unownedRecord)];
+}
+
+export function sessionsJson(records: readonly SessionRecord[]): string {
+  return `${JSON.stringify(records, null, 2)}\n`;
 }

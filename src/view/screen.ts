@@ -2,7 +2,7 @@
 // width (columns drop by priority, never wrap) and height. A pure function of the data, so the
 // same screen comes from the exporter's own memory or from a remote exporter's JSON.
 
-import { compact, type SessionRecord } from './records.js';
+import { compact, costText, usd, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;
@@ -51,7 +51,7 @@ const COLUMNS: Column[] = [
   { head: 'REASON', priority: 1, width: 12, cell: (s) => s.reason },
   { head: 'MODEL', priority: 5, width: 18, cell: (s) => s.model ?? '-' },
   { head: 'CONTEXT', priority: 3, width: 17, cell: (s) => contextBar(s) },
-  { head: 'COST', priority: 2, width: 9, right: true, cell: (s) => (s.cost_usd === null ? 'unpriced' : `$${s.cost_usd.toFixed(2)}`) },
+  { head: 'COST', priority: 2, width: 9, right: true, cell: costText },
   { head: 'TOOL', priority: 4, width: 14, cell: (s) => s.running_tool?.tool ?? '-' },
   // How long the running tool has run ("Bash for 12m").
   { head: 'FOR', priority: 4, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? ago(now - Date.parse(s.running_tool.started_at)) : '-') },
@@ -59,7 +59,7 @@ const COLUMNS: Column[] = [
   { head: 'CPU', priority: 6, width: 5, right: true, cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-') },
   { head: 'MEM', priority: 6, width: 6, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
   { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
-  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => ago(now - Date.parse(s.last_activity_at)) },
+  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => (s.last_activity_at ? ago(now - Date.parse(s.last_activity_at)) : 'now') },
 ];
 
 function ago(ms: number): string {
@@ -86,9 +86,10 @@ function fit(text: string, width: number, right = false): string {
 }
 
 /** The sessions shown, in the order shown. */
-export function visibleSessions(sessions: readonly SessionRecord[], o: Pick<ScreenOptions, 'sort' | 'filter' | 'showIdle'>): SessionRecord[] {
+export function visibleSessions(sessions: readonly SessionRecord[], o: Pick<ScreenOptions, 'sort' | 'filter' | 'showIdle' | 'now'>): SessionRecord[] {
   const needle = o.filter.toLowerCase();
-  const activity = (s: SessionRecord) => Date.parse(s.last_activity_at);
+  // An agent no session file is joined to has no recorded activity: it is running now.
+  const activity = (s: SessionRecord) => (s.last_activity_at ? Date.parse(s.last_activity_at) : o.now);
   const by: Record<Sort, (a: SessionRecord, b: SessionRecord) => number> = {
     status: (a, b) => STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) || activity(b) - activity(a),
     cost: (a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || activity(b) - activity(a),
@@ -122,7 +123,7 @@ export function renderScreen(summary: Summary, sessions: readonly SessionRecord[
   const counts = STATUS_ORDER.map((s) => `${summary.sessions_by_status[s as keyof Summary['sessions_by_status']] ?? 0} ${s}`).join('  ');
   const out = [
     line(`coding-agent-exporter top  ${clock}  ${o.source}`),
-    line(`spend today $${summary.spend_today_usd.toFixed(2)}  this week $${summary.spend_week_usd.toFixed(2)}  tokens/min ${rate}`),
+    line(`spend today ${usd(summary.spend_today_usd)}  this week ${usd(summary.spend_week_usd)}  tokens/min ${rate}`),
     line(`sessions: ${counts}`),
     o.problem ? paint(SGR.error!, line(`refresh failed: ${o.problem}`)) : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
   ];

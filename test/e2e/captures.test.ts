@@ -43,7 +43,7 @@ describe('sessions command', () => {
     const [header, ...rows] = r.stdout.trim().split('\n');
     expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION']);
     expect(rows).toHaveLength(16);
-    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(recent\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.0104\s+2\.3k\/200k \(1%\)/);
+    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(recent\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.01\s+2\.3k\/200k \(1%\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(recent\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
     expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+done \(recent\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/);
@@ -52,6 +52,14 @@ describe('sessions command', () => {
     expect(r.stdout).toMatch(/qwen-code\s+demo-app\s+done \(recent\)\s+qwen3-coder-fake\s+2\.7k\s+unpriced/);
     expect(r.stdout).toMatch(/opencode\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced\s+1\.3k\s/);
     expect(r.stdout).toMatch(/kilo\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced/);
+  });
+});
+
+describe('premium requests', () => {
+  it('exist at 0 where Copilot CLI recorded none billed (totalPremiumRequests: 0)', () => {
+    const r = run(['once', '--state-dir', tempDir()], envFor(join(FIXTURES, 'home')));
+    expect(samples(r.stdout).filter((s) => s.name === 'coding_agent_premium_requests_total'))
+      .toEqual([{ name: 'coding_agent_premium_requests_total', labels: { harness: 'copilot-cli', project: 'demo-app', model: 'gpt-4.1' }, value: 0 }]);
   });
 });
 

@@ -1,12 +1,20 @@
 // `demo` serves live sample sessions: every status a dashboard shows, moving counters.
 
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listening, ready, samples, sum } from '../helpers/run.js';
+import { listening, ready, samples, sum, tempDir } from '../helpers/run.js';
 
 describe('demo', () => {
+  // An agent of the user's, running before the demo starts: not one of the demo's.
+  const outside = join(tempDir(), 'intruder');
+  mkdirSync(outside);
+  const intruder = spawn('/bin/sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`], { argv0: join(outside, 'aider'), cwd: outside, stdio: 'ignore' });
   const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
   afterAll(() => {
     child.kill('SIGTERM');
+    intruder.kill();
   });
 
   it('shows sessions asking, working, delegating and failed, and counters that grow', async () => {
@@ -21,9 +29,10 @@ describe('demo', () => {
     const info = samples(first).filter((s) => s.name === 'coding_agent_session_process_info');
     expect(info.map((s) => `${s.labels.harness}/${s.labels.attribution}`).sort()).toEqual(
       ['claude-code/command-line', 'claude-code/command-line', 'claude-code/command-line', 'codex/environment', 'opencode/command-line']);
-    expect(sum(first, 'coding_agent_processes', { harness: 'aider' })).toBeGreaterThanOrEqual(1);
-    // At least: the process table is the user's, and another demo running on this machine (another checkout's tests) shows too.
-    expect(sum(first, 'coding_agent_sessions', { harness: 'aider', project: 'chat-bot', status: 'idle' })).toBeGreaterThanOrEqual(1);
+    // Only the agents the demo started: not the user's, nor another demo's running on this machine.
+    expect(sum(first, 'coding_agent_processes', { harness: 'aider' })).toBe(1);
+    expect(sum(first, 'coding_agent_sessions', { harness: 'aider', project: 'chat-bot', status: 'idle' })).toBe(1);
+    expect(samples(first).filter((s) => s.labels.project === 'intruder')).toEqual([]);
     await new Promise((r) => setTimeout(r, 4500));
     const later = await (await fetch(u)).text();
     expect(sum(later, 'coding_agent_tokens_total')).toBeGreaterThan(sum(first, 'coding_agent_tokens_total'));

@@ -7,7 +7,9 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
-import { envFor, listening, sum, tempDir } from '../helpers/run.js';
+import { usd } from '../../src/view/records.js';
+import { fakeProc } from '../helpers/fake-proc.js';
+import { envFor, listening, ready, sum, tempDir } from '../helpers/run.js';
 
 // Screenshots are kept as test artifacts (not committed).
 const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
@@ -54,7 +56,7 @@ describe('the live page', () => {
     await page.waitForSelector('#sessions tbody tr');
     const first = await page.locator('#sessions tbody tr').first().locator('td').allTextContents();
     expect(first.slice(0, 4)).toEqual(['claude-code', 'webshop', 'asking', 'question']);
-    expect(first[6]).toMatch(/^(\$\d+\.\d\d|<\$0\.01)$/);
+    expect(first[6]).toMatch(/^\$\d+\.\d{2}(\d\d)?$/);
     // The live process's columns (processes are off here: no process owns a session).
     expect(first.slice(9)).toEqual(['–', '–', 'transcript-only']);
     const failed = page.locator('#sessions tbody tr', { hasText: 'docs-site' });
@@ -64,7 +66,10 @@ describe('the live page', () => {
     const counted = sum(await (await fetch(`${url}/metrics`)).text(), 'coding_agent_cost_usd_total');
     if (new Date().getDate() === new Date(Date.now() - 25 * 60_000).getDate()) expect(summary.spend_today_usd).toBeCloseTo(counted, 9);
     expect(summary.spend_today_usd).toBeGreaterThan(0);
-    expect(await page.locator('#spend-today').textContent()).toBe(`$${summary.spend_today_usd.toFixed(2)}`);
+    expect(await page.locator('#spend-today').textContent()).toBe(usd(summary.spend_today_usd));
+    // The page's copy of the cost format is `sessions`' and `top`'s.
+    const amounts = [0, 0.0052, 0.00031, 0.00004, 0.00995, 0.01, 0.014, 0.999, 1.5, 99.999, 1234.567];
+    expect(await page.evaluate((xs) => xs.map((x) => (window as unknown as { usd(n: number): string }).usd(x)), amounts)).toEqual(amounts.map(usd));
     expect(await page.locator('#spend tbody tr').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
 
@@ -85,6 +90,29 @@ describe('the live page', () => {
     expect(errors).toEqual([]);
     expect(requests.every((r) => r.startsWith(url))).toBe(true);
     await page.close();
+  }, 60_000);
+
+  it('lists every session its cards count: agents no session file is joined to too', async () => {
+    const proc = fakeProc();
+    proc.add(500, { argv: ['/usr/bin/python3', '/home/u/.local/bin/aider'], cwd: '/src/chat-bot' });
+    const started = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()],
+      envFor(home, { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true', CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root }));
+    try {
+      const base = await started.url;
+      await ready(base);
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`${base}/`);
+      const agent = page.locator('#sessions tbody tr', { hasText: 'chat-bot' });
+      await agent.waitFor({ timeout: 10_000 });
+      expect((await agent.locator('td').allTextContents()).slice(0, 3)).toEqual(['aider', 'chat-bot', 'idle']);
+      expect(await agent.locator('td').nth(6).textContent()).toBe('–');
+      expect(await agent.locator('td').last().textContent()).toBe('process-only');
+      const counted = (await page.locator('#by-status span').allTextContents()).reduce((n, chip) => n + Number.parseInt(chip, 10), 0);
+      expect(counted).toBe(await page.locator('#sessions tbody tr').count());
+      await page.close();
+    } finally {
+      started.child.kill('SIGKILL');
+    }
   }, 60_000);
 
   it('is readable on a phone: no sideways scrolling, the low-priority columns hidden', async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
+import { fakeProc } from '../helpers/fake-proc.js';
 import { MAIN, envFor, listening, ready, run, tempDir, until } from '../helpers/run.js';
 
 // A tmux server of this test's own (other tests and people may run tmux on the same machine).
@@ -46,6 +47,19 @@ describe('top', () => {
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
     expect(r.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('lists every session its header counts, agents no session file is joined to too, as `sessions` does', () => {
+    const proc = fakeProc();
+    proc.add(500, { argv: ['/usr/bin/python3', '/home/u/.local/bin/aider'], cwd: '/src/chat-bot' });
+    const env = envFor(home, { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true', CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root });
+    const top = run(['top', '--state-dir', tempDir()], env).stdout;
+    const rows = top.split('\n').filter((l) => /^(claude-code|codex|opencode|aider)\s/.test(l));
+    expect(rows).toContainEqual(expect.stringMatching(/^aider\s+chat-bot\s+idle\s+cpu-idle\s.*process-only\s+now$/));
+    const counted = [...top.match(/^sessions: (.*)$/m)![1]!.matchAll(/(\d+) \w+/g)].reduce((n, m) => n + Number(m[1]), 0);
+    expect(counted).toBe(rows.length);
+    const listed = JSON.parse(run(['sessions', '--json', '--state-dir', tempDir()], env).stdout) as { harness: string; project: string; status: string }[];
+    expect(listed.map((r) => `${r.harness} ${r.project} ${r.status}`).sort()).toEqual(rows.map((l) => l.split(/\s+/).slice(0, 3).join(' ')).sort());
   });
 
   it('starts from the state database without ever writing it (safe beside a running exporter)', () => {

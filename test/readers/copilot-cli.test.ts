@@ -91,6 +91,19 @@ describe('Copilot CLI reader: tokens', () => {
     expect(eventsNamed(r.log, 'premiumRequests')).toEqual([['premiumRequests', 'claude-sonnet-4.5', 3], ['premiumRequests', 'claude-sonnet-4.5', 1.5]]);
   });
 
+  it('counts premium requests recorded as 0 (a model or plan billed none), so that their series exists, at 0, once', () => {
+    const free = (ms: number, extra: object = {}) => line(ms, 'session.shutdown', { shutdownType: 'routine', totalPremiumRequests: 0, modelMetrics: {
+      'gpt-4.1': { requests: { count: 2, cost: 0 }, usage: { inputTokens: 10, outputTokens: 1 } } }, ...extra });
+    expect(eventsNamed(read([start, free(1), free(2)]).log, 'premiumRequests')).toEqual([['premiumRequests', 'gpt-4.1', 0]]);
+    // A run that failed before any answer: no model in the totals, none billed to the model selected.
+    const failed = line(1, 'session.shutdown', { shutdownType: 'routine', totalPremiumRequests: 0, modelMetrics: {} });
+    const selected = line(0, 'session.start', { sessionId: 's1', selectedModel: 'gpt-4.1', context: { cwd: '/src/app' } });
+    expect(eventsNamed(read([selected, failed]).log, 'premiumRequests')).toEqual([['premiumRequests', 'gpt-4.1', 0]]);
+    // Where the harness records no request cost, there is none to count, not 0.
+    const unrecorded = line(1, 'session.shutdown', { shutdownType: 'routine', modelMetrics: { 'gpt-4.1': { requests: { count: 2 }, usage: { inputTokens: 10, outputTokens: 1 } } } });
+    expect(eventsNamed(read([start, unrecorded]).log, 'premiumRequests')).toEqual([]);
+  });
+
   it('reads premium-request quotas as usage-limit windows', () => {
     const r = read([start, record(1, 'c1', 10, 1, 0, 0, 0, { quotaSnapshots: {
       premium_interactions: { usedRequests: 75, entitlementRequests: 300, resetDate: '2026-12-01T00:00:00Z' },

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProjectNamer, repositoryRoot } from '../../src/session/project.js';
@@ -25,6 +25,18 @@ describe('project label', () => {
     mkdirSync(dir, { recursive: true });
     execFileSync('mkfifo', [join(dir, '.git')]);
     expect(repositoryRoot(dir)).toBe(dir);
+  });
+
+  it('takes an alias written by a path however the process table spells the folder: through a link, or with a trailing slash', () => {
+    // The user names the folder as they reach it (a linked home); a process's working directory,
+    // from the process table, is the folder's real path.
+    const link = join(tempDir(), 'home');
+    symlinkSync(root, link);
+    const opts = (key: string) => ({ mode: 'path' as const, aliases: { [key]: 'the-shop' }, max: 9 });
+    expect(new ProjectNamer(opts(join(link, 'src', 'shop'))).label(join(main, 'packages', 'api'))).toBe('the-shop');
+    expect(new ProjectNamer(opts(`${main}/`)).label(main)).toBe('the-shop');
+    // And the other way round: the path as written in a session file through the link.
+    expect(new ProjectNamer(opts(main)).label(join(link, 'src', 'shop'))).toBe('the-shop');
   });
 
   it('is written by name, path, hash or not at all, with aliases', () => {

@@ -2,7 +2,7 @@
 // no session file is joined to, whose status is their CPU's.
 
 import { describe, expect, it } from 'vitest';
-import { formatSessions, sessionRecord, sessionsJson } from '../../src/view/records.js';
+import { costText, formatSessions, sessionRecord, sessionsJson, usd, viewRecords } from '../../src/view/records.js';
 import type { LiveSession } from '../../src/store/live.js';
 import type { UnownedAgent } from '../../src/store/processes.js';
 
@@ -21,17 +21,44 @@ const unowned: UnownedAgent[] = [
   { harness: 'cursor-agent', project: 'api', busy: false, cpuRatio: 0.01, residentBytes: 50_000_000, pid: 8 },
 ];
 
+describe('the cost format every viewer shows (sessions, top, the page)', () => {
+  it('gives whole cents from a cent up, a sub-cent amount to a hundredth of a cent, never rounded to a cent not spent or to a free-looking $0.00', () => {
+    expect([0, 0.0052, 0.00031, 0.00004, 0.01, 0.014, 0.999, 1.5, 1234.567].map(usd))
+      .toEqual(['$0.00', '$0.0052', '$0.0003', '<$0.0001', '$0.01', '$0.01', '$1.00', '$1.50', '$1234.57']);
+  });
+
+  it('says unpriced where a model has no price, and nothing where the harness records no usage', () => {
+    const record = sessionRecord(live, 'name');
+    expect(costText({ ...record, cost_usd: 0.0052 })).toBe('$0.0052');
+    expect(costText({ ...record, cost_usd: null })).toBe('unpriced');
+    expect(costText({ ...record, cost_usd: null, tokens: null })).toBe('-');
+  });
+
+  it('is the one `sessions` prints', () => {
+    expect(formatSessions(viewRecords([{ ...live, session: { ...live.session, costUsd: 0.0052 } }], [], 'name'), now, 86400)).toMatch(/ \$0\.0052 /);
+  });
+});
+
 describe('sessions output', () => {
   it('shows the process column, drift, and process-only agents by their CPU', () => {
-    const text = formatSessions([live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }], now, 86400, unowned);
+    const text = formatSessions(viewRecords([live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }], unowned, 'name'), now, 86400);
     expect(text).toMatch(/transcript-only\s+5s ago\s+t2/);
-    expect(text).toMatch(/codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.0000\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/);
+    expect(text).toMatch(/codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.00\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/);
     expect(text).toMatch(/aider\s+web\s+working \(cpu-busy\).*process-only 98% 80MB\s+now\s+pid 7/);
     expect(text).toMatch(/cursor-agent\s+api\s+idle \(cpu-idle\).*process-only 1% 50MB/);
   });
 
+  it('lists the agents no session file is joined to as records of their own, for every viewer: session_id null, nothing recorded', () => {
+    expect(viewRecords([live], unowned, 'name').slice(1)).toEqual([
+      { harness: 'aider', session_id: null, project: 'web', cwd: null, git_branch: null, status: 'working', reason: 'cpu-busy', model: null,
+        tokens: null, cost_usd: null, context_tokens: null, context_limit_tokens: null, running_tool: null, started_at: null,
+        last_activity_at: null, turn_started_at: null, attribution: 'process-only', process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 }, drift: false },
+      expect.objectContaining({ harness: 'cursor-agent', session_id: null, status: 'idle', reason: 'cpu-idle', attribution: 'process-only' }),
+    ]);
+  });
+
   it('has the same in JSON', () => {
-    const rows = JSON.parse(sessionsJson([live], 'name', unowned)) as Record<string, unknown>[];
+    const rows = JSON.parse(sessionsJson(viewRecords([live], unowned, 'name'))) as Record<string, unknown>[];
     expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
     expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
   });
@@ -42,7 +69,7 @@ describe('sessions output', () => {
     expect(sessionRecord(inRepo, 'name').cwd).toBe('/home/dev/src/secret-client');
     for (const mode of ['hash', 'none'] as const) {
       expect(sessionRecord(inRepo, mode).cwd).toBeNull();
-      expect(sessionsJson([inRepo], mode)).not.toContain('secret-client');
+      expect(sessionsJson(viewRecords([inRepo], [], mode))).not.toContain('secret-client');
     }
   });
 

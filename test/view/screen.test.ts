@@ -53,6 +53,19 @@ describe('top screen', () => {
     expect(rows(lines).find((l) => l.includes('project-d'))).toContain('unpriced');
   });
 
+  it('shows a sub-cent cost as `sessions` and the page do, and lists an agent no session file is joined to with its process', () => {
+    const cheap = session('e', 'working', 'turn-open', { cost_usd: 0.0052 });
+    const agent = session('f', 'working', 'cpu-busy', {
+      harness: 'codex', session_id: null, model: null, tokens: null, cost_usd: null, context_tokens: null, context_limit_tokens: null,
+      started_at: null, last_activity_at: null, attribution: 'process-only', process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 },
+    });
+    const lines = renderScreen({ ...summary, spend_today_usd: 0.0052, spend_week_usd: 0 }, [cheap, agent], opts);
+    expect(lines[1]).toContain('spend today $0.0052  this week $0.00');
+    expect(rows(lines).find((l) => l.includes('project-e'))).toMatch(/ \$0\.0052 /);
+    // Nothing recorded: no cost (not `unpriced`), and it runs now.
+    expect(rows(lines).find((l) => l.includes('project-f'))).toMatch(/working\s+cpu-busy\s+-\s+-\s+-\s+-\s+-\s+98%\s+80MB process-only\s+now$/);
+  });
+
   it('drops columns by priority on a narrow terminal and never writes past its width', () => {
     for (const width of [40, 60, 80, 100]) {
       const lines = renderScreen(summary, sessions, { ...opts, width });

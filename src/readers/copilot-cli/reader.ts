@@ -255,16 +255,18 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
     // The requests' average prompt selects a long-context price tier, if the model has one.
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
     if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, numberOf(u.inputTokens) / requests, ts);
-    const premium = num(obj(obj(m)?.requests)?.cost);
+    const cost = obj(obj(m)?.requests)?.cost;
+    if (cost === undefined) continue;
+    const premium = num(cost);
     if (!plausibleAmount(premium)) {
       ev.skipped('implausible_value');
       continue;
     }
-    const premiumBefore = state.premiumCounted?.[model] ?? 0;
-    if (premium > premiumBefore) {
-      (state.premiumCounted ??= {})[model] = premium;
-      if (fresh) ev.premiumRequests(model, premium - premiumBefore);
-    }
+    premiumRequests(model, premium, fresh, state, ev);
+  }
+  // No model made a request (the run failed before one answered): none was billed, to the model selected.
+  if (d.totalPremiumRequests === 0 && Object.keys(state.premiumCounted ?? {}).length === 0 && state.model) {
+    premiumRequests(state.model, 0, fresh, state, ev);
   }
   const changes = obj(d.codeChanges);
   if (changes && !(plausibleCount(num(changes.linesAdded)) && plausibleCount(num(changes.linesRemoved)))) ev.skipped('implausible_value');
@@ -276,6 +278,17 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
   }
   // The process ended: a turn still open did not finish.
   endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
+}
+
+/**
+ * A model's cumulative premium requests: their growth is counted, and the first total counts even
+ * at 0 (a free model's or plan's), so that the series exists where the harness recorded none billed.
+ */
+function premiumRequests(model: string, premium: number, fresh: boolean, state: CopilotState, ev: SessionEvents): void {
+  const before = state.premiumCounted?.[model];
+  if (before !== undefined && premium <= before) return;
+  (state.premiumCounted ??= {})[model] = premium;
+  if (fresh) ev.premiumRequests(model, premium - (before ?? 0));
 }
 
 /** `tool.execution_start`: the call is counted, unless its permission request counted it already. */
