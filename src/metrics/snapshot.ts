@@ -98,8 +98,10 @@ export function snapshot(
   }
 
   for (const l of store.usageLimits.values()) {
-    put('usageLimitUsed', { harness: l.harness, window: l.window }, l.usedRatio);
-    if (l.resetsAt !== undefined) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
+    // A window past its reset time started over: what was reported of it is no longer used.
+    const reset = l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+    put('usageLimitUsed', { harness: l.harness, window: l.window }, reset ? 0 : l.usedRatio);
+    if (l.resetsAt !== undefined && !reset) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
   }
 
   for (const harness of store.blocks.harnesses()) {

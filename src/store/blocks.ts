@@ -39,6 +39,9 @@ export function projection(b: Block, now: number): { tokensPerMinute: number; pr
   return { tokensPerMinute: b.tokens / minutes, projectedCostUsd: b.costUsd + (b.costUsd / minutes) * remaining };
 }
 
+/** The state database's key of a harness's recent requests. */
+export const blocksKey = (harness: string): string => `${KEY_PREFIX}${harness}`;
+
 export class UsageBlocks {
   /** Harness → minute (ms since the epoch / 60 000) → its requests. */
   private readonly minutes = new Map<string, Map<number, Minute>>();
@@ -99,7 +102,7 @@ export class UsageBlocks {
     return [...this.dirty].map((harness) => {
       const byMinute = this.minutes.get(harness);
       if (byMinute) this.prune(byMinute, now);
-      return { key: `${KEY_PREFIX}${harness}`, value: JSON.stringify(byMinute?.size ? [...byMinute.values()] : null) };
+      return { key: blocksKey(harness), value: JSON.stringify(byMinute?.size ? [...byMinute.values()] : null) };
     });
   }
 
