@@ -23,6 +23,7 @@ import { ProcessMonitor } from './process/monitor.js';
 import { descendantsOf, platformTable } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
+import { readRecordedStatus, recordedStatusMtime } from './state/statusline.js';
 import { viewRecords, type SessionRecord } from './view/records.js';
 import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
@@ -66,6 +67,8 @@ export class Agent {
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
+  /** The modification time of the statusline command's file when it was last read. */
+  private statusMtime?: number;
   /** Threads reading the history for the first time, until the first scan is done. */
   private readThreads?: ReadThreads;
 
@@ -108,6 +111,7 @@ export class Agent {
 
   /** Reads every collector, then the process table (which joins processes to what was read). */
   async scanAll(): Promise<void> {
+    this.readStatusline();
     for (const c of this.collectors.values()) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
@@ -118,6 +122,21 @@ export class Agent {
   /** Reads what changed for one collector; what is served changes with its data and its stats. */
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
+    this.served.invalidate();
+  }
+
+  /**
+   * Claude Code's usage-limit windows as the `statusline` command last recorded them (in the state
+   * folder), when it recorded anything new. Every rescan and every tick: the status bar records
+   * after every message.
+   */
+  private readStatusline(): void {
+    const mtime = recordedStatusMtime(this.config.stateDir);
+    if (mtime === undefined || mtime === this.statusMtime) return;
+    this.statusMtime = mtime;
+    for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
+      this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
+    }
     this.served.invalidate();
   }
 
@@ -173,6 +192,7 @@ export class Agent {
     this.store.onCommit = () => this.served.invalidate();
     const sample = () => {
       this.self.sample();
+      this.readStatusline();
       this.served.invalidate();
     };
     sample();

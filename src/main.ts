@@ -1,16 +1,13 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`. A command's own
-// modules (the demo, the terminal view) are imported when it runs: each module loaded is start-up
-// time for every command.
+// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `statusline`. A
+// command's own modules (the agent and its readers, the demo, the terminal view) are imported when
+// it runs: each module loaded is start-up time for every command, and `statusline` runs after every
+// message Claude Code shows.
 
-import { Agent } from './agent.js';
+import type { Agent } from './agent.js';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
 import { createLogger, type Logger } from './log.js';
-import { shownUrl } from './metrics/otlp.js';
-import { exposition } from './metrics/prometheus.js';
-import { formatSessions, sessionsJson } from './view/records.js';
 import { parseArgs, type Parsed } from './cli/args.js';
-import { help } from './cli/help.js';
 import { StateError } from './state/db.js';
 import { VERSION } from './version.js';
 
@@ -19,18 +16,30 @@ async function main(argv: string[]): Promise<number> {
   try {
     args = parseArgs(argv);
   } catch (e) {
+    // A status bar shows the line whatever went wrong.
+    if (argv.includes('statusline') && e instanceof ConfigError) return statusFailed(e);
     return refused(e);
   }
   if (args.version) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (args.command === 'help') {
-    process.stdout.write(`${help(args.topic)}\n`);
+  if (args.command === 'help' || args.help) {
+    const { help } = await import('./cli/help.js');
+    process.stdout.write(`${help(args.command === 'help' ? args.topic : args.command)}\n`);
     return 0;
   }
-  if (args.help) {
-    process.stdout.write(`${help(args.command)}\n`);
+  if (args.format !== undefined && args.command !== 'statusline') return refused(new ConfigError('--format: only the statusline command takes it'));
+  if (args.command === 'statusline') {
+    let config: Config;
+    try {
+      config = loadConfig(args.rest, process.env, args.configFile);
+    } catch (e) {
+      return statusFailed(e);
+    }
+    const { readStdin, statusLine } = await import('./cli/statusline.js');
+    // NO_COLOR: any value but the empty one (no-color.org).
+    process.stdout.write(`${statusLine(readStdin(), { stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`);
     return 0;
   }
   if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
@@ -40,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
       const { remoteSource, runTop } = await import('./cli/top.js');
       return await runTop(remoteSource(args.url));
     } catch (e) {
+      const { shownUrl } = await import('./metrics/otlp.js');
       process.stderr.write(`coding-agent-exporter: --url ${shownUrl(args.url)}: ${(e as Error).message}\n`);
       return 2;
     }
@@ -53,7 +63,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
     const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
     const agent = args.command === 'demo' ? undefined
-      : new Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
+      : new (await import('./agent.js')).Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
     setup = { config, log, agent };
   } catch (e) {
     return refused(e);
@@ -81,8 +91,9 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'once' || args.command === 'sessions') {
     await agent.scanAll();
-    if (args.command === 'once') process.stdout.write(exposition(agent.families()));
+    if (args.command === 'once') process.stdout.write((await import('./metrics/prometheus.js')).exposition(agent.families()));
     else {
+      const { formatSessions, sessionsJson } = await import('./view/records.js');
       const records = agent.records();
       process.stdout.write(args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds));
     }
@@ -109,6 +120,13 @@ function refused(e: unknown): number {
   if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
   process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
   return 2;
+}
+
+/** `statusline` could not start (a bad flag or configuration): the reason as the line, exit 0. */
+function statusFailed(e: unknown): number {
+  if (!(e instanceof ConfigError)) throw e;
+  process.stdout.write(`coding-agent-exporter: ${e.message}\n`);
+  return 0;
 }
 
 function waitForSignal(): Promise<void> {

@@ -335,6 +335,14 @@ const overview = dashboard({
     }),
     timeseries('Premium requests', 'Premium requests billed against the plan\'s allowance per hour, by harness and model (GitHub Copilot CLI records them when a run ends).', pos(0, 70, 12, 8),
       [[`sum by (harness, model) (rate(coding_agent_premium_requests_total{${F}}[$__rate_interval])) * 3600`, '{{harness}} {{model}}']], PER_HOUR),
+    timeseries('Usage-limit windows: used and projected at reset', 'Share of each usage-limit window used, and where it gets by its reset at the pace of the last 30 minutes (the CodingAgentUsageLimitProjectedExhausted alert fires at 100 %; CodingAgentUsageLimitAlmostReached at 90 % used). Not filtered by project.', pos(12, 70, 12, 8),
+      [[`max by (harness, window) (coding_agent_usage_limit_used_ratio{${H}})`, '{{harness}} {{window}} used'],
+        [`max by (harness, window) (harness_window:coding_agent_usage_limit_used_ratio:predict30m_at_reset{${H}})`, '{{harness}} {{window}} projected at reset']],
+      'percentunit', { min: 0, thresholdLines: true, steps: [[0.9, 'orange'], [1, 'red']], calcs: ['lastNotNull', 'max'] }),
+    timeseries('5-hour blocks (estimate)', 'Cost of the 5-hour block running now per harness, and what it reaches by the block\'s end at its burn rate so far (blocks as ccusage computes them: an estimate of the 5-hour window where no harness reports one, e.g. API keys). Not filtered by project.', pos(0, 78, 24, 8),
+      [[`max by (harness) (coding_agent_usage_block_cost_usd{${H}})`, '{{harness}} block'],
+        [`max by (harness) (coding_agent_usage_block_projected_cost_usd{${H}})`, '{{harness}} projected at block end']],
+      'currencyUSD', { calcs: ['lastNotNull', 'max'] }),
   ],
 });
 

@@ -3,7 +3,7 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
-import { COMMANDS } from './help.js';
+import { COMMANDS } from './commands.js';
 
 export interface Parsed {
   command: string;
@@ -18,6 +18,8 @@ export interface Parsed {
   since?: number;
   /** `top --url`: a running exporter to show. */
   url?: string;
+  /** `statusline --format`: the line's template. */
+  format?: string;
   /** The configuration flags and their values, for loadConfig. */
   rest: string[];
 }
@@ -31,7 +33,7 @@ function duration(text: string | undefined): number | undefined {
 }
 
 // Flags that are not configuration keys: those that take a value, and those that do not.
-const VALUED = ['--config', '--url', '--since'];
+const VALUED = ['--config', '--url', '--since', '--format'];
 const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state'];
 
 /**
@@ -86,6 +88,7 @@ export function parseArgs(argv: string[]): Parsed {
         if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${value === undefined ? 'nothing' : `"${value}"`}`);
       } else if (value === undefined) throw new ConfigError(`${name}: a value is missing`);
       else if (name === '--config') parsed.configFile = value;
+      else if (name === '--format') parsed.format = value;
       else parsed.url = value;
     } else {
       const leaf = flags.get(name.slice(2));

@@ -4,55 +4,16 @@
 
 import { READERS } from '../collectors/registry.js';
 import { configKeys, type Leaf } from '../config/load.js';
+import { COMMANDS } from './commands.js';
 
-export const COMMANDS: Record<string, { usage: string; summary: string; about: string }> = {
-  serve: {
-    usage: '[serve] [options]',
-    summary: 'serve /metrics (the default), push OTLP if otlp.endpoint is set',
-    about: 'Reads the session files of AI coding-agent harnesses and serves their metrics on\n'
-      + 'http://127.0.0.1:10477/metrics (health: /-/healthy, /-/ready; the live page at /), pushing them\n'
-      + 'over OTLP when otlp.endpoint is set. The default command.',
-  },
-  once: {
-    usage: 'once [options]',
-    summary: 'read once and print the metrics as Prometheus text',
-    about: 'Reads the session files once and prints the metrics as Prometheus text, then exits (for cron and\n'
-      + "node_exporter's textfile collector). Uses the state database, so counters stay monotonic.",
-  },
-  sessions: {
-    usage: 'sessions [--json] [--since DURATION] [options]',
-    summary: 'print the live sessions: status and why, model, tokens, cost, context',
-    about: 'Reads the session files and prints the sessions active in the activity window (24 h unless\n'
-      + '--since says otherwise): harness, project, status and why, model, tokens (DRIFT when none were counted\n'
-      + 'for work done), cost, context use, the live process (how it was joined, CPU, memory) and last activity;\n'
-      + 'then the agent processes no session file is joined to.',
-  },
-  top: {
-    usage: 'top [--url URL] [options]',
-    summary: 'a live view of every session in the terminal',
-    about: 'A live view of every session in the terminal, redrawn every second: spend today and this week,\n'
-      + 'tokens per minute, sessions by status, then one row per session (status and why, model, context,\n'
-      + 'cost, running tool and for how long, the live process\'s CPU, memory and attribution, last\n'
-      + 'activity). Keys: s sort (status, cost, activity), / filter by harness or project, i show or hide\n'
-      + 'idle sessions, q or Ctrl-C quit. Reads the session files itself, starting\n'
-      + 'from the state database without ever writing it (safe beside a running exporter), or shows a\n'
-      + 'running exporter\'s sessions with --url.',
-  },
-  demo: {
-    usage: 'demo [options]',
-    summary: 'serve metrics from bundled sample sessions, no agent needed',
-    about: 'Serves metrics from bundled sample sessions replayed into a temporary home: sessions that keep\n'
-      + 'working, one that waits on the user and one that stalls, each with a small stand-in agent process\n'
-      + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
-  },
-  help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
-};
+export { COMMANDS };
 
 // Options that are not configuration keys, by the command they belong to (none: every command).
 const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--config FILE', doc: 'JSON configuration file (every key: config.example.json)' },
   { flag: '--json', doc: 'print JSON instead of a table', command: 'sessions' },
   { flag: '--since DURATION', doc: 'the activity window to list, e.g. 30m, 12h, 7d (sessions.activeWindowSeconds)', command: 'sessions' },
+  { flag: '--format TEMPLATE', doc: 'the line to print, with {model} {context} {session} {today} {5h} {5h_resets} {7d} {7d_resets} {7d_opus} {7d_sonnet} {block} {block_ends}', command: 'statusline' },
   { flag: '--url URL', doc: 'a running exporter to show (http://host:10477; user:password@ for basic auth)', command: 'top' },
   { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },

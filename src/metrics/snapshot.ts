@@ -3,6 +3,7 @@
 
 import type { CollectorStats } from '../collectors/collector.js';
 import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
+import { projection } from '../store/blocks.js';
 import { countedSessions, liveSessions, type LiveOptions } from '../store/live.js';
 import type { SessionStore } from '../store/store.js';
 import { catalog, type MetricDef, type MetricKey } from '../catalog.js';
@@ -97,8 +98,23 @@ export function snapshot(
   }
 
   for (const l of store.usageLimits.values()) {
-    put('usageLimitUsed', { harness: l.harness, window: l.window }, l.usedRatio);
-    if (l.resetsAt !== undefined) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
+    // A window past its reset time started over: what was reported of it is no longer used.
+    const reset = l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+    put('usageLimitUsed', { harness: l.harness, window: l.window }, reset ? 0 : l.usedRatio);
+    if (l.resetsAt !== undefined && !reset) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
+  }
+
+  for (const harness of store.blocks.harnesses()) {
+    const b = store.blocks.current(harness, now);
+    put('blockTokens', { harness }, b?.tokens ?? 0);
+    put('blockCost', { harness }, b?.costUsd ?? 0);
+    if (!b) continue;
+    put('blockEnd', { harness }, b.endMs / 1000);
+    const p = projection(b, now);
+    if (p) {
+      put('blockBurnRate', { harness }, p.tokensPerMinute);
+      put('blockProjectedCost', { harness }, p.projectedCostUsd);
+    }
   }
 
   for (const [label, cap] of [['model', store.models], ['tool', store.tools]] as const) {

@@ -203,6 +203,22 @@ function openFile(dir: string, reset: boolean): Database.Database {
 }
 
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
+/**
+ * One value of the key-value table of the state database in `dir`, read-only and without loading
+ * anything else (the statusline, which runs after every message beside a running exporter);
+ * undefined when there is no database or no such row.
+ */
+export function readKvValue(dir: string, key: string): string | undefined {
+  const path = join(dir, 'state.db');
+  if (!existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(key) as string | undefined);
+  } finally {
+    db.close();
+  }
+}
+
 function memoryCopy(dir: string): Database.Database {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return memoryDb();

@@ -143,6 +143,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
       s.tokens = addUsage(s.tokens, u);
       const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
+      store.blocks.add(harness, ts, u.input + u.output + u.cacheRead + u.cacheWrite, cost ?? 0);
       if (cost === undefined) {
         add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
         s.unpriced = true;

@@ -14,6 +14,9 @@ export function localDay(ts: number): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 }
 
+/** The state database's key of a day's spend (`YYYY-MM-DD`). */
+export const spendKey = (day: string): string => `${KEY_PREFIX}${day}`;
+
 export class SpendByDay {
   readonly days = new Map<string, DaySpend>();
   private readonly dirty = new Set<string>();
@@ -44,7 +47,7 @@ export class SpendByDay {
 
   /** The rows changed since the last commit; a day dropped from the week is written as null, which `load` skips. */
   changes(): { key: string; value: string }[] {
-    return [...this.dirty].map((day) => ({ key: `${KEY_PREFIX}${day}`, value: JSON.stringify(this.days.get(day) ?? null) }));
+    return [...this.dirty].map((day) => ({ key: spendKey(day), value: JSON.stringify(this.days.get(day) ?? null) }));
   }
 
   committed(): void {

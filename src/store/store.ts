@@ -10,6 +10,7 @@ import { ZERO_USAGE, type HarnessFacts, type HarnessId, type RegistryEntry, type
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
+import { UsageBlocks } from './blocks.js';
 import { SpendByDay } from './spend.js';
 
 // Commit after this much reading or this long, whichever comes first.
@@ -68,6 +69,8 @@ export class SessionStore implements Tally {
   readonly spend = new SpendByDay();
   /** Where the status contract treats a harness differently, as its reader declared it. */
   readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
+  /** Each harness's requests of the last 10 hours, for its 5-hour blocks. */
+  readonly blocks = new UsageBlocks();
   /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
   readonly registries = new Map<string, RegistryEntry[]>();
   /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
@@ -104,6 +107,7 @@ export class SessionStore implements Tally {
       if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
       if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
       this.spend.load(row.key, row.value);
+      this.blocks.load(row.key, row.value);
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
@@ -272,6 +276,7 @@ export class SessionStore implements Tally {
         ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
         ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
         ...this.spend.changes(),
+        ...this.blocks.changes(),
       ],
     };
     this.db.commit(changes);
@@ -284,6 +289,7 @@ export class SessionStore implements Tally {
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
     this.spend.committed();
+    this.blocks.committed();
     this.pendingSeen.clear();
     this.onCommit?.();
   }

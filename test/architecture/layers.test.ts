@@ -30,7 +30,7 @@ const LAYERS: Record<string, readonly string[]> = {
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['collectors', 'config', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['agent', 'collectors', 'config', 'log', 'view'],
+  cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'log', 'metrics', 'state', 'version', 'view'],
 };
 

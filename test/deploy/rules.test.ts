@@ -52,7 +52,7 @@ describe('recording rules (rules.yml)', () => {
       const m = /^([a-z_]+):([a-z_]+):([a-z0-9_]+)$/.exec(r.record);
       expect(m, r.record).not.toBeNull();
       const [, level, metric, ops] = m!;
-      expect(ops, r.record).toMatch(/^(rate|increase|ratio_rate)\d+[smhdw]|^increase\d+[smhdw]_p\d+_\d+[smhdw]$/);
+      expect(ops, r.record).toMatch(/^(rate|increase|ratio_rate)\d+[smhdw]|^increase\d+[smhdw]_p\d+_\d+[smhdw]$|^predict\d+[smhdw]_at_reset$/);
       // The metric part names the source metric (without _total), optionally with a qualifier.
       const sources = scan(r.expr).selectors.map((s) => s.name.replace(/_total$/, '').replace(/^.*:(.*):.*$/, '$1'));
       expect(sources.some((s) => metric!.startsWith(s)), `${r.record} reads ${sources.join(', ')}`).toBe(true);
@@ -118,6 +118,7 @@ describe('alerts (alerts.yml)', () => {
       'CodingAgentTurnFailed',
       'CodingAgentUnpricedTokens',
       'CodingAgentUsageLimitAlmostReached',
+      'CodingAgentUsageLimitProjectedExhausted',
     ]);
   });
 

@@ -1,0 +1,114 @@
+// `statusline`: the line Claude Code shows in its status bar, run after every message with the
+// session's status as JSON on stdin. It must answer at once: it reads stdin, two rows of the state
+// database (read-only) and the file it records into, and nothing else (no session file, no
+// OpenTelemetry, no server; test/cli/statusline.test.ts keeps its imports few). It records the
+// usage-limit windows and the session's context use for the exporter (state/statusline.ts).
+
+import { readFileSync } from 'node:fs';
+import { parseStatusInput, type StatusInput } from '../readers/claude-code/statusline.js';
+import { readKvValue } from '../state/db.js';
+import { recordStatus } from '../state/statusline.js';
+import { blocksKey, UsageBlocks } from '../store/blocks.js';
+import { localDay, spendKey, type DaySpend } from '../store/spend.js';
+
+/** The line when none can be made: a status bar shows something rather than nothing. */
+export const FALLBACK = 'coding-agent-exporter: no status';
+
+const DEFAULT_FORMAT = '{model} │ ctx {context} │ {session} session, {today} today │ 5h {5h} ↻{5h_resets} │ 7d {7d} ↻{7d_resets}';
+// Without the windows (API keys, Bedrock, Vertex): the 5-hour block running now instead.
+const BLOCK_FORMAT = '{model} │ ctx {context} │ {session} session, {today} today │ block {block} ↻{block_ends}';
+
+export interface StatuslineOptions {
+  stateDir: string;
+  format?: string;
+  /** ANSI colours on the percentages (off with NO_COLOR). */
+  color: boolean;
+  now?: number;
+}
+
+const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
+function left(ms: number, now: number): string {
+  const m = Math.max(0, Math.round((ms - now) / 60_000));
+  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
+  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
+}
+
+/** A share as a percentage, green below 75 %, yellow below 90 %, red above (the dashboards' thresholds). */
+function percent(ratio: number, color: boolean): string {
+  const text = `${Math.round(ratio * 100)}%`;
+  if (!color) return text;
+  const code = ratio >= 0.9 ? 31 : ratio >= 0.75 ? 33 : 32;
+  return `\x1b[${code}m${text}\x1b[0m`;
+}
+
+/** What the state database says: spend today (every harness) and Claude Code's block running now. */
+function fromState(stateDir: string, now: number): { today?: number; blocks: UsageBlocks } {
+  const blocks = new UsageBlocks();
+  const spend = readKvValue(stateDir, spendKey(localDay(now)));
+  const recent = readKvValue(stateDir, blocksKey('claude-code'));
+  if (recent) blocks.load(blocksKey('claude-code'), recent);
+  const day = spend ? (JSON.parse(spend) as DaySpend | null) : undefined;
+  return { today: day ? Object.values(day).reduce((a, b) => a + b, 0) : undefined, blocks };
+}
+
+/** The placeholders of a template and their values (an unknown one is left as written). */
+function fields(input: StatusInput, state: ReturnType<typeof fromState>, color: boolean, now: number): Record<string, string> {
+  const f: Record<string, string> = {
+    model: input.model ?? '?',
+    context: input.contextUsedRatio !== undefined ? percent(input.contextUsedRatio, color) : '-',
+    session: input.sessionCostUsd !== undefined ? usd(input.sessionCostUsd) : '-',
+    today: state.today !== undefined ? usd(state.today) : '-',
+  };
+  for (const l of input.limits) {
+    // A window whose reset time has passed starts over: its share is no longer used.
+    const reset = l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+    f[l.window] = percent(reset ? 0 : l.usedRatio, color);
+    f[`${l.window}_resets`] = l.resetsAt !== undefined && !reset ? left(l.resetsAt * 1000, now) : '-';
+  }
+  const block = state.blocks.current('claude-code', now);
+  f.block = block ? usd(block.costUsd) : '-';
+  f.block_ends = block ? left(block.endMs, now) : '-';
+  return f;
+}
+
+/** What Claude Code wrote on stdin ('' from a terminal, which would wait for a person). */
+export function readStdin(): string {
+  if (process.stdin.isTTY) return '';
+  try {
+    return readFileSync(0, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The status line for Claude Code's JSON on stdin, recording what it carries; never throws (a
+ * status bar shows the line, or the fallback with the reason).
+ */
+export function statusLine(stdin: string, opts: StatuslineOptions): string {
+  const now = opts.now ?? Date.now();
+  try {
+    const input = parseStatusInput(stdin);
+    if (!input) return `${FALLBACK} (no JSON on stdin)`;
+    const context = { ...(input.contextUsedRatio !== undefined ? { usedRatio: input.contextUsedRatio } : {}), ...(input.contextSize ? { size: input.contextSize } : {}) };
+    let recorded = '';
+    try {
+      recordStatus(opts.stateDir, input.limits, input.sessionId ? { id: input.sessionId, context } : undefined, now);
+    } catch (e) {
+      recorded = ` (not recorded: ${(e as Error).message})`;
+    }
+    let state: ReturnType<typeof fromState>;
+    try {
+      state = fromState(opts.stateDir, now);
+    } catch {
+      state = { blocks: new UsageBlocks() };
+    }
+    const f = fields(input, state, opts.color, now);
+    const template = opts.format ?? (input.limits.some((l) => l.window === '5h') ? DEFAULT_FORMAT : BLOCK_FORMAT);
+    return template.replace(/\{([a-z0-9_]+)\}/g, (whole, name: string) => f[name] ?? (/^(5h|7d)/.test(name) ? '-' : whole)) + recorded;
+  } catch (e) {
+    return `${FALLBACK} (${(e as Error).message})`;
+  }
+}
