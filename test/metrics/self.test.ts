@@ -3,7 +3,7 @@
 
 import { createHistogram } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { catalog } from '../../src/metrics/catalog.js';
+import { catalog } from '../../src/catalog.js';
 import { SelfMetrics } from '../../src/metrics/self.js';
 
 const lag = (self: SelfMetrics) => self.current().find((f) => f.def === catalog.eventLoopLag)?.points[0]?.value;

@@ -2,7 +2,7 @@
 // line per record. The real CLI's files are in test/fixtures/captures/claude-code*.
 
 import { join } from 'node:path';
-import type { Reader, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
@@ -225,7 +225,7 @@ function registry(root: string): RegistryEntry[] {
   });
 }
 
-export const claudeCode: Reader<ClaudeState> = {
+export const claudeCode: LineReader<ClaudeState> = {
   harness: 'claude-code',
   defaultRoots,
   watchPaths: (root) => [join(root, 'projects'), join(root, 'sessions')],

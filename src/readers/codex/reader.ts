@@ -3,7 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { basename, join } from 'node:path';
-import type { Reader, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
@@ -328,7 +328,7 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
   }
 }
 
-export const codex: Reader<CodexState> = {
+export const codex: LineReader<CodexState> = {
   harness: 'codex',
   defaultRoots,
   watchPaths: (root) => [join(root, 'sessions'), join(root, 'archived_sessions')],

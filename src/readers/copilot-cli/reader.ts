@@ -2,7 +2,7 @@
 // `{type, data, id, timestamp, parentId}` event per line, plus the optional OpenTelemetry file
 // export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
 
-import type { Reader, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
 import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
@@ -343,7 +343,7 @@ function permissionCompleted(d: Json, state: CopilotState, ev: SessionEvents): v
   ev.toolResult(id, true, call);
 }
 
-export const copilotCli: Reader<CopilotState> = {
+export const copilotCli: LineReader<CopilotState> = {
   harness: 'copilot-cli',
   defaultRoots,
   watchPaths,

@@ -4,7 +4,7 @@
 // CLI's files are in test/fixtures/captures/gemini-cli.
 
 import { join, sep } from 'node:path';
-import type { Reader, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
 import { numberOf, obj, planOf, str, time, type Json } from '../fields.js';
@@ -264,7 +264,7 @@ function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: Se
   droppedPrompt(rec.messages, time(rec.lastUpdated), state, ev);
 }
 
-export const geminiCli: Reader<GeminiState> = {
+export const geminiCli: LineReader<GeminiState> = {
   harness: 'gemini-cli',
   // The Gemini API reports no cache writes (cache storage is billed by the hour instead).
   unrecorded: ['cache_write'],

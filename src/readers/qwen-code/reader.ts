@@ -10,7 +10,7 @@
 // again (counting it too would count each twice), only once the process exits, without times.
 
 import { basename, join } from 'node:path';
-import type { Reader, SessionFile } from '../reader.js';
+import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome, type Usage } from '../../session/types.js';
 import { countUnifiedDiff, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
@@ -220,7 +220,7 @@ function registry(root: string): RegistryEntry[] {
   });
 }
 
-export const qwenCode: Reader<QwenState> = {
+export const qwenCode: LineReader<QwenState> = {
   harness: 'qwen-code',
   // Qwen Code's usage records carry no cache-write count.
   unrecorded: ['cache_write'],
