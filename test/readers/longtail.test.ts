@@ -87,9 +87,9 @@ const NOW: Record<string, number> = { aider: localNow, 'cursor-agent': localNow,
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 
 describe.each([
-  { reader: aider as Reader<unknown>, root: HOME },
-  { reader: cursorAgent as Reader<unknown>, root: join(HOME, '.cursor') },
-  { reader: antigravityCli as Reader<unknown>, root: join(HOME, '.gemini', 'antigravity-cli') },
+  { reader: aider, root: HOME },
+  { reader: cursorAgent, root: join(HOME, '.cursor') },
+  { reader: antigravityCli, root: join(HOME, '.gemini', 'antigravity-cli') },
 ])('$reader.harness on the long-tail HOME', ({ reader, root }) => {
   const sessions = truth.sessions.filter((s) => s.harness === reader.harness);
   let read: Awaited<ReturnType<typeof readHome>>;
