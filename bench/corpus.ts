@@ -319,7 +319,7 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
 /** What a tool returned: the tool_result content and the record's toolUseResult, by tool. */
 function toolResult(g: Gen, s: ClaudeSpec, call: { name: string; input: Record<string, unknown> }, subagents: ClaudeSpec[]) {
   const { rng, text } = g;
-  const path = String(call.input.file_path ?? '');
+  const path = typeof call.input.file_path === 'string' ? call.input.file_path : '';
   switch (call.name) {
     case 'Read': {
       const body = text.code(rng.logUniform(KB, 60 * KB));

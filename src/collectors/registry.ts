@@ -22,8 +22,8 @@ import { cline } from '../readers/cline/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each reader has its own parser state
-export const READERS: Record<HarnessId, Reader<any>> = {
+// Each reader has its own parser state: only the reader itself looks inside it.
+export const READERS: Record<HarnessId, Reader<unknown>> = {
   'claude-code': claudeCode,
   codex,
   opencode,

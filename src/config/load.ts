@@ -143,6 +143,6 @@ export function configKeys(): Leaf[] {
       } else walk(o, `${prefix}${k}.`);
     }
   };
-  walk(schema() as unknown as Record<string, unknown>, '');
+  walk(schema(), '');
   return leaves.map((l) => (l.key === 'stateDir' ? { ...l, default: '$XDG_STATE_HOME/coding-agent-exporter' } : l));
 }

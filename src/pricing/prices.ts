@@ -190,9 +190,9 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
 export function readOverrides(path: string): Record<string, ModelPrice> {
   const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('expected an object of model ids');
-  for (const [model, p] of Object.entries(data)) {
+  for (const [model, p] of Object.entries(data as Record<string, unknown>)) {
     if (p === null || typeof p !== 'object') throw new Error(`${model}: expected an object of prices`);
-    for (const [k, v] of Object.entries(p)) {
+    for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
       if (!['input_mtok', 'output_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'context_window'].includes(k)) {
         throw new Error(`${model}.${k}: unknown price key`);
       }

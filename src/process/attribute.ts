@@ -116,7 +116,7 @@ export function attribute(input: AttributionInput): AttributionResult {
       const f = factsOf(p);
       const env = (f.env ??= table.environ(p.pid, MARKER_ENV));
       if (toolEnv && env[toolEnv] !== undefined) agent.tools.push(toolEnv === sessionEnv ? { session: env[toolEnv] } : {});
-      if (sessionEnv && env[sessionEnv]) envClaims.push({ agent, value: env[sessionEnv]! });
+      if (sessionEnv && env[sessionEnv]) envClaims.push({ agent, value: env[sessionEnv] });
     }
     return agent;
   };

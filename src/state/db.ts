@@ -88,11 +88,12 @@ export class StateDb {
   private readonly seenKeys: BloomFilter;
 
   /**
+   * `dir`: the state folder, or `':memory:'` for a database in memory alone (tests).
    * `reset`: delete the database first (`--reset-state`). `privateCopy`: the database is read
    * once, read-only, into memory and never written (`top` beside a running `serve`, which owns the
    * file): it starts from what was committed and keeps its own changes to itself.
    */
-  constructor(dir: string | ':memory:', opts: { reset?: boolean; privateCopy?: boolean } = {}) {
+  constructor(dir: string, opts: { reset?: boolean; privateCopy?: boolean } = {}) {
     this.db = dir === ':memory:' ? memoryDb() : opts.privateCopy ? memoryCopy(dir) : openFile(dir, opts.reset ?? false);
     this.seenGet = this.db.prepare('SELECT 1 FROM seen WHERE key = ?');
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };

@@ -100,7 +100,7 @@ export class SessionStore implements Tally {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
       // can never move again: it starts over, which Prometheus reads as a counter reset.
       const value = Number.isFinite(row.value) ? row.value : 0;
-      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels), value });
+      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels) as Record<string, string>, value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {

@@ -27,7 +27,7 @@ function setup() {
   const log = createLogger('warn', (l) => void logs.push(l));
   const claudeRoot = tempDir();
   const codexRoot = tempDir();
-  const collectors = new Map([
+  const collectors = new Map<string, Collector<unknown>>([
     ['claude-code', new Collector('claude-code', claudeCode, [claudeRoot], store, db, log)],
     ['codex', new Collector('codex', codex, [codexRoot], store, db, log)],
   ]);
@@ -48,7 +48,7 @@ describe('drift', () => {
     for (const c of t.collectors.values()) await c.scan();
     expect(t.drift()).toEqual({ 'claude-code': 2, codex: 0 });
     expect(t.collectors.get('claude-code')!.stats.skipped.get('unknown_shape')).toBe(3);
-    const warnings = t.logs.map((l) => JSON.parse(l) as Record<string, string>).filter((l) => l.msg.startsWith('reader drift'));
+    const warnings = t.logs.map((l) => JSON.parse(l) as { msg: string }).filter((l) => l.msg.startsWith('reader drift'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ collector: 'claude-code', path: join(dir, 's1.jsonl'), session: 's1' });
     expect(liveSessions(t.store, now, opts).map((l) => l.drift)).toEqual([true, true]);

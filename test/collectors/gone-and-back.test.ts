@@ -52,7 +52,7 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('a Codex rollout that disappears and comes back counts once', () => {
   it('its folder unreadable for a scan (a file where the folder was), then restored, cycle after cycle and across a restart', async () => {
-    const t = setup('codex', codex as Reader<unknown>, 'codex/tool');
+    const t = setup('codex', codex, 'codex/tool');
     await t.scan();
     const first = t.totals();
     expect(first.tokens).toBeGreaterThan(0);
@@ -71,7 +71,7 @@ describe('a Codex rollout that disappears and comes back counts once', () => {
   });
 
   it('moved out of its folder and back, or copied back (another inode)', async () => {
-    const t = setup('codex', codex as Reader<unknown>, 'codex/tool');
+    const t = setup('codex', codex, 'codex/tool');
     const path = join(t.home, ROLLOUT);
     const away = join(tempDir(), 'away.jsonl');
     await t.scan();
@@ -91,7 +91,7 @@ describe('a Codex rollout that disappears and comes back counts once', () => {
   });
 
   it('replaced by one with another first 4 KB', async () => {
-    const t = setup('codex', codex as Reader<unknown>, 'codex/tool');
+    const t = setup('codex', codex, 'codex/tool');
     const path = join(t.home, ROLLOUT);
     await t.scan();
     const first = t.totals();
@@ -105,7 +105,7 @@ describe('a Codex rollout that disappears and comes back counts once', () => {
   });
 
   it('is forgotten once gone longer than it is kept', async () => {
-    const t = setup('codex', codex as Reader<unknown>, 'codex/tool');
+    const t = setup('codex', codex, 'codex/tool');
     await t.scan();
     rmSync(join(t.home, ROLLOUT));
     await t.scan();
@@ -120,7 +120,7 @@ describe('a Codex rollout that disappears and comes back counts once', () => {
 
 describe('a Copilot CLI event log read again from its start counts once', () => {
   it('replaced by one with another first 4 KB: tool calls, prompts, turns and tokens alike', async () => {
-    const t = setup('copilot-cli', copilotCli as Reader<unknown>, 'copilot-cli/tool');
+    const t = setup('copilot-cli', copilotCli, 'copilot-cli/tool');
     const path = join(t.home, EVENTS);
     await t.scan();
     const first = t.totals();
@@ -143,14 +143,14 @@ describe('a Copilot CLI event log read again from its start counts once', () => 
 
 describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))('every %s session file read again from its start counts once', (harness, reader) => {
   it('replaced by one with another first line, and moved away and back across a restart', async () => {
-    for (const capture of capturesOf(reader as Reader<unknown>)) {
+    for (const capture of capturesOf(reader)) {
       const home = tempDir();
       cpSync(capture.home, home, { recursive: true });
       const stateDir = tempDir();
       const open = () => {
         const db = new StateDb(stateDir);
         const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-        const collector = new Collector(harness, reader as Reader<unknown>, reader.defaultRoots({}, home), store, db, createLogger('error'));
+        const collector = new Collector(harness, reader, reader.defaultRoots({}, home), store, db, createLogger('error'));
         const totals = () => Object.fromEntries(METRICS.map((m) => [m, [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0)]));
         return { db, store, collector, totals };
       };

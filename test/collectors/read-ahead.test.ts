@@ -89,7 +89,7 @@ describe('a backlog read on threads', () => {
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const threads = n > 0 ? new ReadThreads(n) : undefined;
     const collectors = (['claude-code', 'codex'] as const).map((h) =>
-      new Collector(h, READERS[h]!, READERS[h]!.defaultRoots({}, home), store, db, quiet, false, { threads, minBytes: 0, mainReads }));
+      new Collector(h, READERS[h], READERS[h].defaultRoots({}, home), store, db, quiet, false, { threads, minBytes: 0, mainReads }));
     for (const c of collectors) await c.scan();
     threads?.close();
     return { store, collectors };

@@ -5,9 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DASHBOARDS, GRAFANA, knownMetrics, read, scan, selectorProblems } from './lib.js';
-
-type Json = any;
+import { DASHBOARDS, GRAFANA, knownMetrics, read, scan, selectorProblems, type Json } from './lib.js';
 
 const files = readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json')).sort();
 const dashboards: [string, Json][] = files.map((f) => [f, JSON.parse(read(join(DASHBOARDS, f)))]);

@@ -8,9 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { READERS } from '../../src/collectors/registry.js';
-import { DEPLOY, GRAFANA, ROOT, read, walk, yaml } from './lib.js';
-
-type Json = any;
+import { DEPLOY, GRAFANA, ROOT, read, walk, yaml, type Json } from './lib.js';
 
 // The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
 const FLAGS_WITH_VALUE = new Set(['--listen-address', '--state-dir', '--config', '--otlp-endpoint', '--log-level', '--pricing-overrides']);
@@ -47,7 +45,7 @@ function cliSource(): string | undefined {
 
 describe('the CLI contract', () => {
   it('matches the exporter source (flags, commands, bin)', () => {
-    const pkg = JSON.parse(read(join(ROOT, 'package.json'))) as Json;
+    const pkg = JSON.parse(read(join(ROOT, 'package.json')));
     expect(pkg.bin['coding-agent-exporter']).toBe('dist/main.js');
     const src = cliSource();
     if (!src) return; // the exporter is not written yet
@@ -101,7 +99,7 @@ describe('deploy/docker/Dockerfile', () => {
 });
 
 describe('deploy/docker/compose.yml', () => {
-  const compose = yaml(join(DEPLOY, 'docker', 'compose.yml')) as Json;
+  const compose = yaml(join(DEPLOY, 'docker', 'compose.yml'));
   const dir = join(DEPLOY, 'docker');
 
   it('has the exporter, Prometheus and Grafana', () => {
@@ -154,7 +152,7 @@ describe('deploy/docker/compose.yml', () => {
   });
 
   it('gives Prometheus the rules and alerts that deploy/docker/prometheus.yml loads', () => {
-    const prom = yaml(join(dir, 'prometheus.yml')) as Json;
+    const prom = yaml(join(dir, 'prometheus.yml'));
     const mounted = (compose.services.prometheus.volumes as string[]).map((v) => String(v).split(':'));
     for (const f of prom.rule_files as string[]) {
       const m = mounted.find(([, c]) => c === `/etc/prometheus/${f}`);
@@ -169,7 +167,7 @@ describe('deploy/docker/compose.yml', () => {
     const mounted = (compose.services.grafana.volumes as string[]).map((v) => String(v).split(':'));
     const prov = mounted.find(([, c]) => c === '/etc/grafana/provisioning');
     expect(resolve(dir, prov![0]!)).toBe(join(GRAFANA, 'provisioning'));
-    const provider = (yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml')) as Json).providers[0];
+    const provider = yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml')).providers[0];
     const dash = mounted.find(([, c]) => c === provider.options.path);
     expect(dash, `nothing mounted at ${provider.options.path}`).toBeDefined();
     expect(resolve(dir, dash![0]!)).toBe(join(GRAFANA, 'dashboards'));
@@ -181,14 +179,14 @@ describe('deploy/docker/compose.yml', () => {
 
 describe('deploy/grafana/provisioning', () => {
   it('defines the Prometheus datasource with a fixed uid', () => {
-    const ds = yaml(join(GRAFANA, 'provisioning', 'datasources', 'prometheus.yml')) as Json;
+    const ds = yaml(join(GRAFANA, 'provisioning', 'datasources', 'prometheus.yml'));
     expect(ds.apiVersion).toBe(1);
     expect(ds.datasources).toHaveLength(1);
     expect(ds.datasources[0]).toMatchObject({ uid: 'prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090' });
   });
 
   it('has a file provider for the dashboards folder', () => {
-    const p = yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml')) as Json;
+    const p = yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml'));
     expect(p.apiVersion).toBe(1);
     expect(p.providers).toHaveLength(1);
     expect(p.providers[0]).toMatchObject({ type: 'file', options: { path: '/var/lib/grafana/dashboards/coding-agent-exporter' } });
@@ -261,7 +259,7 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
     const py = spawnSync('python3', ['-c', 'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))', path], { encoding: 'utf8' });
     if (py.status === null || /No module named|not found/.test(py.stderr ?? '')) return;
     expect(py.status, py.stderr).toBe(0);
-    const plist = JSON.parse(py.stdout) as Json;
+    const plist = JSON.parse(py.stdout);
     expect(plist.Label).toBe('io.github.coding-agent-exporter');
     expect(plist.RunAtLoad).toBe(true);
     expect(plist.KeepAlive).toEqual({ SuccessfulExit: false });
@@ -274,7 +272,7 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
 });
 
 describe('deploy/otel-collector/config.yml', () => {
-  const c = yaml(join(DEPLOY, 'otel-collector', 'config.yml')) as Json;
+  const c = yaml(join(DEPLOY, 'otel-collector', 'config.yml'));
 
   it('receives OTLP/HTTP on :4318 and remote-writes to Prometheus', () => {
     expect(c.receivers.otlp.protocols.http.endpoint).toMatch(/:4318$/);

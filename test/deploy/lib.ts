@@ -16,8 +16,12 @@ export const DASHBOARDS = join(GRAFANA, 'dashboards');
 export const RUNBOOK = join(ROOT, 'docs', 'runbook.md');
 export const RUNBOOK_BASE = 'https://github.com/coding-agent-exporter/coding-agent-exporter/blob/main/docs/runbook.md';
 
+/** A parsed deploy file (YAML or JSON): the tests check its shape as they walk it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- typing every dashboard and rule file would restate them
+export type Json = any;
+
 export const read = (path: string): string => readFileSync(path, 'utf8');
-export const yaml = (path: string): any => parseYaml(read(path));
+export const yaml = (path: string): Json => parseYaml(read(path));
 
 /** Every file under dir, recursively, as paths relative to dir. */
 export function walk(dir: string, prefix = ''): string[] {

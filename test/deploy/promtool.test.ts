@@ -8,9 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { DASHBOARDS, DEPLOY, PROM, promtool, skipPromtool, yaml } from './lib.js';
-
-type Json = any;
+import { DASHBOARDS, DEPLOY, PROM, promtool, skipPromtool, yaml, type Json } from './lib.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'cae-deploy-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -53,7 +51,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
   });
 
   it('check config: the Prometheus of compose.yml, with its files laid out as the volumes mount them', () => {
-    const compose = yaml(join(DEPLOY, 'docker', 'compose.yml')) as Json;
+    const compose = yaml(join(DEPLOY, 'docker', 'compose.yml'));
     const root = join(tmp, 'compose-prometheus');
     let config = '';
     for (const v of compose.services.prometheus.volumes as string[]) {
@@ -75,7 +73,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
     const groups: { name: string; rules: { record: string; expr: string }[] }[] = [];
     const where: string[] = [];
     for (const file of readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json'))) {
-      const d = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8')) as Json;
+      const d = JSON.parse(readFileSync(join(DASHBOARDS, file), 'utf8'));
       const rules: { record: string; expr: string }[] = [];
       const panels = (d.panels as Json[]).flatMap((p) => (p.type === 'row' ? (p.panels ?? []) : [p]));
       for (const p of panels) {
@@ -101,7 +99,7 @@ describe.skipIf(skipPromtool)('promtool', () => {
   });
 
   it('the Sessions table marks stuck, waiting and failed sessions (its Attention query, evaluated)', () => {
-    const d = JSON.parse(readFileSync(join(DASHBOARDS, 'sessions.json'), 'utf8')) as Json;
+    const d = JSON.parse(readFileSync(join(DASHBOARDS, 'sessions.json'), 'utf8'));
     const table = (d.panels as Json[]).find((p) => p.type === 'table' && p.title === 'Live sessions');
     const attention = table.targets.find((t: Json) => t.refId === 'I').expr as string;
     const expr = attention.replace(/\$\{?(job|instance|user|team|harness|project)\}?/g, '.*');

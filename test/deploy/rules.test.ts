@@ -7,10 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   PROM, RUNBOOK, RUNBOOK_BASE, TARGET_LABELS, alertRules, anchors, knownMetrics, read, recordingRules, scan, selectorProblems,
-  thresholds, yaml,
+  thresholds, yaml, type Json,
 } from './lib.js';
-
-type Json = any;
 
 const alerts = alertRules();
 const records = recordingRules();
@@ -194,7 +192,7 @@ describe('promtool unit tests (tests/*.yml)', () => {
   const cases: { file: string; name: string; alertname: string; fires: boolean }[] = [];
   const exprTests: string[] = [];
   for (const file of testFiles) {
-    const doc = yaml(join(PROM, 'tests', file)) as Json;
+    const doc = yaml(join(PROM, 'tests', file));
     for (const t of doc.tests ?? []) {
       for (const a of t.alert_rule_test ?? []) cases.push({ file, name: t.name ?? '', alertname: a.alertname, fires: (a.exp_alerts ?? []).length > 0 });
       for (const e of t.promql_expr_test ?? []) exprTests.push(String(e.expr));
@@ -226,7 +224,7 @@ describe('promtool unit tests (tests/*.yml)', () => {
       ...(yaml(join(PROM, 'alerts.yml')).groups as Json[]).map((g) => g.name),
     ];
     for (const file of testFiles) {
-      const doc = yaml(join(PROM, 'tests', file)) as Json;
+      const doc = yaml(join(PROM, 'tests', file));
       const files = (doc.rule_files as string[]).map((f) => f.replace('../', ''));
       const expected = groups.filter((g) => files.includes('alerts.yml') || !g.includes('.alerts.'));
       expect(doc.group_eval_order, file).toEqual(expected);

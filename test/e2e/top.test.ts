@@ -5,6 +5,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
 import { fakeProc } from '../helpers/fake-proc.js';
@@ -46,6 +47,7 @@ describe('top', () => {
     const rows = r.stdout.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
+    // eslint-disable-next-line no-control-regex -- an ANSI escape is what must not be there
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });
 
@@ -77,9 +79,7 @@ describe('top', () => {
     try {
       const base = await url;
       await ready(base);
-      const r = await new Promise<string>((resolve, reject) => {
-        execFile(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) }, (e, out) => (e ? reject(e) : resolve(out)));
-      });
+      const { stdout: r } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) });
       expect(r).toContain(base);
       expect(r.split('\n').find((l) => /^claude-code\s/.test(l))).toMatch(/webshop\s+asking\s+question/);
     } finally {

@@ -57,7 +57,7 @@ export function listening(args: string[], env: NodeJS.ProcessEnv, bin?: string):
   const child = bin ? spawn(bin, args, { env }) : spawn(process.execPath, [MAIN, ...args], { env });
   const url = new Promise<string>((resolve, reject) => {
     let err = '';
-    child.stderr!.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /"msg":"listening","address":"([^"]+)"/.exec(err);
       if (m) resolve(`http://${m[1]}`);

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { copilotCli, type CopilotState } from '../../src/readers/copilot-cli/reader.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { Usage } from '../../src/session/types.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
@@ -214,7 +214,7 @@ describe('Copilot CLI reader: OpenTelemetry file export', () => {
     const log = read([start, answer(1, [], { outputTokens: 40, apiCallId: 'a1' }),
       shutdown(2, { inputTokens: 1000, outputTokens: 40, cacheReadTokens: 600, cacheWriteTokens: 100, reasoningTokens: 8 })], r);
     expect(total(log.log)).toEqual({ input: 300, output: 40, cacheRead: 600, cacheWrite: 100, reasoning: 8 });
-    expect((log.state as CopilotState).external).toBe(true);
+    expect(log.state.external).toBe(true);
   });
 });
 

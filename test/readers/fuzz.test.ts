@@ -112,7 +112,7 @@ const COUNTS_IN_PROTOBUF = new Set(['antigravity-cli']);
 const GARBAGE = ['not json', '{"half": ', '\u0000\u0000\u0000\u0000', '\u00ff\u00fe{', '}{'];
 
 describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader) => {
-  const homes = homesOf(reader as Reader<unknown>);
+  const homes = homesOf(reader);
   const seeds = homes.flatMap((h) => h.files);
 
   it('has a fixture to start from', () => {
@@ -120,7 +120,7 @@ describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader
   });
 
   if (reader.kind === 'files') lineFuzz(harness, reader, seeds);
-  else storeFuzz(harness, reader as StoreReader<unknown>, homes);
+  else storeFuzz(harness, reader, homes);
 });
 
 function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFile[]): void {
@@ -313,7 +313,7 @@ function storeFuzz(harness: string, reader: StoreReader<unknown>, homes: Home[])
         // No count can be any of these values: none adds a token (times and keys are damaged
         // too, and records left unread for that).
         for (const [k, n] of Object.entries(tokensOf(store))) expect([k, value, n]).toEqual([k, value, Math.min(n, intact[i]![k] ?? 0)]);
-        if (value >= 2 ** 40) implausible[i] += collector.stats.skipped.get('implausible_value') ?? 0;
+        if (value >= 2 ** 40) implausible[i]! += collector.stats.skipped.get('implausible_value') ?? 0;
       });
     }
     // Counts past the bound are skipped and counted, in every home with tokens (where a time is

@@ -29,7 +29,7 @@ function read(lines: string[], f = file, r = recorder(), state: GeminiState = ge
   for (const l of lines) geminiCli.readLine(Buffer.from(l), state, f, r.events);
   return { ...r, state };
 }
-const turnEvents = (log: unknown[][]) => log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded', 'turnReopened'].includes(e as string)).map(([e, a]) => (e === 'turnEnded' ? `${e}:${a}` : e));
+const turnEvents = (log: unknown[][]) => log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded', 'turnReopened'].includes(e as string)).map(([e, a]) => (e === 'turnEnded' ? `${e}:${String(a)}` : e));
 /** The turns the events make in a real store: each counted turn as outcome@start-end (seconds), and whether one is open. */
 const turns = (log: Recorded[]) => {
   const t = storeTurns(log);

@@ -10,7 +10,7 @@ import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
-import { sessionsJson } from '../../src/view/records.js';
+import { sessionsJson, viewRecords } from '../../src/view/records.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { aider } from '../../src/readers/aider/reader.js';
 import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
@@ -87,9 +87,9 @@ const NOW: Record<string, number> = { aider: localNow, 'cursor-agent': localNow,
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 
 describe.each([
-  { reader: aider as Reader<unknown>, root: HOME },
-  { reader: cursorAgent as Reader<unknown>, root: join(HOME, '.cursor') },
-  { reader: antigravityCli as Reader<unknown>, root: join(HOME, '.gemini', 'antigravity-cli') },
+  { reader: aider, root: HOME },
+  { reader: cursorAgent, root: join(HOME, '.cursor') },
+  { reader: antigravityCli, root: join(HOME, '.gemini', 'antigravity-cli') },
 ])('$reader.harness on the long-tail HOME', ({ reader, root }) => {
   const sessions = truth.sessions.filter((s) => s.harness === reader.harness);
   let read: Awaited<ReturnType<typeof readHome>>;
@@ -142,7 +142,7 @@ describe.each([
       const families = snapshot(read.store, new Map(), { version: 't', activeWindowMs: 1e12, perSessionMax: 50, status: OPTS }, NOW['cursor-agent']);
       expect(families.map((f) => f.def.name)).not.toContain('coding_agent_session_cost_usd');
       // nor does `coding-agent-exporter sessions` show a token count or a cost
-      const listed = JSON.parse(sessionsJson(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }), 'name')) as { tokens: unknown; cost_usd: unknown }[];
+      const listed = JSON.parse(sessionsJson(viewRecords(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }), [], 'name'))) as { tokens: unknown; cost_usd: unknown }[];
       expect(listed.length).toBe(sessions.length);
       for (const l of listed) expect([l.tokens, l.cost_usd]).toEqual([null, null]);
     }

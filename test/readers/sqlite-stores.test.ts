@@ -35,7 +35,7 @@ function exported(sessions: Truth[]): Map<string, Truth> {
   for (const t of sessions.filter((s) => !s.parent_session_id)) out.set(t.chain?.[0] ?? t.session_id, structuredClone(t));
   for (const c of sessions.filter((s) => s.parent_session_id)) {
     const p = [...out.values()].find((t) => t.session_id === c.parent_session_id)!;
-    for (const k of Object.keys(p.tokens) as (keyof Truth['tokens'])[]) if (p.tokens[k] !== null) p.tokens[k] = p.tokens[k]! + c.tokens[k]!;
+    for (const k of Object.keys(p.tokens) as (keyof Truth['tokens'])[]) if (p.tokens[k] !== null) p.tokens[k] = p.tokens[k] + c.tokens[k]!;
     p.cost_usd += c.cost_usd;
     if (p.tool_calls !== null) p.tool_calls += c.tool_calls ?? 0;
     if (p.tool_errors !== null) p.tool_errors += c.tool_errors ?? 0;
@@ -45,7 +45,8 @@ function exported(sessions: Truth[]): Map<string, Truth> {
 
 /** Events per exported session, from the harness's reader over the HOME's default roots. */
 function readEvents(harness: HarnessId, home: string): Map<string, Recorded[]> {
-  const reader = READERS[harness]!;
+  const reader = READERS[harness];
+  if (!('readStore' in reader)) throw new Error(`${harness} does not read a store`);
   const sinks = new Map<string, ReturnType<typeof recorder>>();
   const seen = new Set<string>();
   const eventsOf = (id: string) => {

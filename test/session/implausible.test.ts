@@ -10,7 +10,6 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { countGrowth, skipTotals, tokenCounts, type Marks } from '../../src/readers/cumulative.js';
-import type { Reader } from '../../src/readers/reader.js';
 import { secondsToMs } from '../../src/readers/sqlite.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { SessionStore } from '../../src/store/store.js';
@@ -24,7 +23,7 @@ function setup(name: 'claude-code' | 'codex', stateDir = tempDir()) {
   const root = tempDir();
   const db = new StateDb(stateDir);
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-  const collector = new Collector(name, (name === 'codex' ? codex : claudeCode) as Reader<unknown>, [root], store, db, createLogger('error'));
+  const collector = new Collector<unknown>(name, name === 'codex' ? codex : claudeCode, [root], store, db, createLogger('error'));
   const sum = (metric: string, type?: string) => [...store.counters.values()]
     .filter((c) => c.metric === metric && (type === undefined || c.labels.token_type === type)).reduce((a, c) => a + c.value, 0);
   return { root, db, store, collector, sum, stateDir };

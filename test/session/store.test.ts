@@ -101,7 +101,7 @@ describe('a turn that starts while one is open', () => {
   });
 
   it('counts nothing in a muted replay, while the session still moves on', () => {
-    const { store, ev, turns, session } = setup();
+    const { ev, turns, session } = setup();
     ev.beginLine(false);
     ev.turnStarted(1000);
     ev.beginLine(true);

@@ -84,6 +84,7 @@ describe('top screen', () => {
 
   it('colours asking and error rows, and nothing at all when colour is off', () => {
     const coloured = renderScreen(summary, sessions, { ...opts, color: true });
+    // eslint-disable-next-line no-control-regex -- ANSI colour codes are what is stripped
     expect(rows(coloured.map((l) => l.replace(/\x1b\[[0-9;]*m/g, '')))[0]).toContain('asking');
     expect(coloured.find((l) => l.includes('project-c'))).toContain('\x1b[1;33m');
     expect(coloured.find((l) => l.includes('project-d'))).toContain('\x1b[1;31m');

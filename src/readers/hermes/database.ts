@@ -78,7 +78,7 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   for (const m of messages) {
     state.message = Math.max(state.message, m.id);
     if (!rowOf(m.session_id)) continue; // its session row was deleted
-    readMessage(m, targetOf(m.session_id), state);
+    readMessage(m, targetOf(m.session_id));
   }
   state.since = newest;
 }
@@ -114,7 +114,7 @@ function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => Sessi
   countGrowth(ev, state.marks, row.id, model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, cost, last ?? started);
 }
 
-function readMessage(m: MessageRow, t: Target, state: HermesState): void {
+function readMessage(m: MessageRow, t: Target): void {
   const ev = t.events;
   const ts = secondsToMs(m.timestamp);
   if (ts === undefined) return ev.skipped('unknown_shape');

@@ -105,9 +105,9 @@ function message(rec: Fields, ts: number, state: PiState, ev: SessionEvents): vo
       state.failedAttempts = 0;
       return;
     case 'assistant':
-      return answer(msg!, key, ts, state, ev);
+      return answer(msg, key, ts, state, ev);
     case 'toolResult':
-      return toolResult(msg!, key, ev);
+      return toolResult(msg, key, ev);
     default:
       // The person's own `!command`s, extension messages, summaries: not the model's work.
       if (!msg) ev.skipped('unknown_shape');
