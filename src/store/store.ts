@@ -2,7 +2,7 @@
 // (sink.ts) and the process scan, kept until they are committed to the state database with the
 // file offsets they came from, and read by the outputs without any I/O.
 
-import type { LabelsOf, MetricKey } from '../catalog.js';
+import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import { LabelCap } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
@@ -187,11 +187,13 @@ export class SessionStore implements Tally {
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
   counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
-    // Label objects are always built in the catalog's label order, so their values name the series.
-    const key = `${metric}\0${Object.values(labels).join('\0')}`;
+    // Keyed and kept in the catalog's label order, whatever order the labels were written in: one
+    // series, one key (also the key of its row in the state database).
+    const names = catalog[metric].labels as readonly (keyof LabelsOf<K>)[];
+    const key = `${metric}\0${names.map((n) => labels[n]).join('\0')}`;
     let c = this.counters.get(key);
     if (!c) {
-      c = { key, metric, labels: { ...labels }, value: 0 };
+      c = { key, metric, labels: Object.fromEntries(names.map((n) => [n, labels[n]])), value: 0 };
       this.counters.set(key, c);
       this.dirtyCounters.add(key);
     }

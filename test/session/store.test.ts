@@ -157,3 +157,12 @@ describe('token series', () => {
     expect(series(store)).toEqual(['cache_read=0', 'cache_write=0', 'input=95', 'output=15']);
   });
 });
+
+describe('series identity', () => {
+  it('does not depend on the order the labels were written in', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    store.add('prompts', { project: 'app', harness: 'codex' }, 1);
+    store.add('prompts', { harness: 'codex', project: 'app' }, 2);
+    expect([...store.counters.values()].map((c) => [c.labels, c.value])).toEqual([[{ harness: 'codex', project: 'app' }, 3]]);
+  });
+});
