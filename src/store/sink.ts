@@ -5,7 +5,7 @@
 // see each other's.
 
 import type { SessionEvents } from '../session/events.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome } from '../session/types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome, type UsagePart } from '../session/types.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
@@ -18,8 +18,8 @@ export interface SinkSource {
   /** Scopes dedupe keys. */
   collector: string;
   onSkip: (reason: string) => void;
-  /** Token types the harness never records: no series for them. */
-  unrecorded?: readonly TokenType[];
+  /** Token types the harness never records, and `reasoning` where it records none: no series for them. */
+  unrecorded?: readonly UsagePart[];
 }
 
 /** The events of one file, plus the line boundaries the collector marks. */
@@ -97,7 +97,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       const labels = { harness, project, model };
       let cost: Counter | undefined;
       // Reasoning is a part of output: a harness that records no output records no reasoning.
-      const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
+      const reasoning = unrecorded.includes('output') || unrecorded.includes('reasoning') ? undefined : store.counter('reasoningTokens', labels);
       c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
       byModel.set(k, c);
     }

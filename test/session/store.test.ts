@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPriceTable } from '../../src/pricing/prices.js';
+import { READERS } from '../../src/collectors/registry.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
@@ -135,6 +136,16 @@ describe('reasoning series', () => {
     sinkOf(store, 'hermes', () => 's1', 'hermes', () => {}).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
     expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
     expect([...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value])).toEqual([['crush', 0.01], ['hermes', 0.01]]);
+  });
+
+  it('do not exist for a harness that records output but not its reasoning part (Aider, goose, Kodelet, pi)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+    for (const harness of ['aider', 'goose', 'kodelet', 'pi', 'hermes'] as const) {
+      sinkOf(store, harness, () => 's1', harness, () => {}, READERS[harness].unrecorded).usage('claude-sonnet-4-5', usage, 10, 0);
+    }
+    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
+    expect(new Set([...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').map((c) => c.labels.harness)).size).toBe(5);
   });
 });
 

@@ -163,6 +163,8 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
 
 export const pi: LineReader<PiState> = {
   harness: 'pi',
+  // pi's usage has no reasoning count (it is inside output).
+  unrecorded: ['reasoning'],
   defaultRoots,
   watchPaths: (root) => [root],
   listFiles,
