@@ -6,6 +6,7 @@
 
 import type { SessionEvents } from '../session/events.js';
 import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome, type UsagePart } from '../session/types.js';
+import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
@@ -232,7 +233,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
     },
     usageLimit(window, usedRatio, resetsAt) {
-      store.setUsageLimit({ harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
+      store.setUsageLimit({ harness, window: usageWindow(window), usedRatio, ...(resetsAt ? { resetsAt } : {}) });
     },
     viewed(ts) {
       const s = session();

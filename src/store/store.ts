@@ -4,7 +4,7 @@
 
 import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
-import { LabelCap } from '../session/labels.js';
+import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import { ZERO_USAGE, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
@@ -99,7 +99,11 @@ export class SessionStore implements Tally {
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
-      if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
+      if (row.key.startsWith('limit:')) {
+        // Windows outside the bounded set, kept by older versions, are not exported again.
+        const limit = JSON.parse(row.value) as UsageLimit;
+        if (usageWindow(limit.window) === limit.window) this.usageLimits.set(row.key, limit);
+      }
       if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
       this.spend.load(row.key, row.value);
     }
