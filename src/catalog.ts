@@ -38,7 +38,7 @@ export const catalog = {
   tokens: def('coding_agent_tokens', 'counter', '{token}', ['harness', 'project', 'model', 'token_type'],
     'Tokens used, by type: input (prompt tokens excluding cache reads and writes), output (all generated tokens, reasoning included), cache_read, cache_write.'),
   reasoningTokens: def('coding_agent_reasoning_tokens', 'counter', '{token}', ['harness', 'project', 'model'],
-    'The reasoning part of output tokens (already included in token_type="output").'),
+    'The reasoning part of output tokens (already included in token_type="output"); no series for harnesses that record none (Aider, goose, Kodelet, pi).'),
   cost: def('coding_agent_cost_usd', 'counter', '{USD}', ['harness', 'project', 'model'],
     'Estimated cost in US dollars: as the harness recorded it where it records one (OpenCode, Kilo, pi, Aider, Hermes, Kodelet, goose, Crush), else at list prices (API-equivalent for subscription users).'),
   premiumRequests: def('coding_agent_premium_requests', 'counter', '{request}', ['harness', 'project', 'model'],
@@ -89,7 +89,7 @@ export const catalog = {
   agentProcessMemory: def('coding_agent_process_resident_memory_bytes', 'gauge', 'By', ['harness'],
     'Resident memory of the agent processes and their children, summed per harness.'),
   usageLimitUsed: def('coding_agent_usage_limit_used_ratio', 'gauge', '1', ['harness', 'window'],
-    'Share of a usage-limit window already used (0 to 1), as last reported by the harness.'),
+    'Share of a usage-limit window already used (0 to 1), as last reported by the harness; window: 5h, 7d, 7d_opus, 7d_sonnet, premium_interactions, chat, completions (Copilot\'s quotas) or other.'),
   usageLimitResets: def('coding_agent_usage_limit_resets_timestamp_seconds', 'gauge', 's', ['harness', 'window'],
     'When a usage-limit window resets, as a Unix timestamp.'),
 
