@@ -2,6 +2,7 @@
 // Runs on every scrape and OTLP export: it reads memory only, never files.
 
 import type { CollectorStats } from '../collectors/collector.js';
+import { boundLabel } from '../session/labels.js';
 import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
 import { projection } from '../store/blocks.js';
 import { countedSessions, liveSessions, type LiveOptions } from '../store/live.js';
@@ -79,19 +80,22 @@ export function snapshot(
 
   // Every session a live process owns, idle ones too (as many as there are agent processes).
   for (const { session: s, process: proc } of opts.perSessionMax > 0 ? live : []) {
-    if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: s.id, attribution: proc.attribution }, 1);
+    if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: boundLabel(s.id), attribution: proc.attribution }, 1);
   }
   const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
   for (const { session: s, status } of shown) {
-    const id = { harness: s.harness, project: s.project, session_id: s.id };
+    // Session ids, models and tools as the session holds them (uncapped in number: at most
+    // perSessionMax sessions), their length bounded.
+    const id = { harness: s.harness, project: s.project, session_id: boundLabel(s.id) };
+    const model = s.model && boundLabel(s.model);
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
     for (const call of Object.values(s.pendingTools)) {
-      if (call.startedAt !== undefined) put('sessionToolStarted', { ...id, tool: call.tool, kind: call.kind }, call.startedAt / 1000);
+      if (call.startedAt !== undefined) put('sessionToolStarted', { ...id, tool: boundLabel(call.tool), kind: call.kind }, call.startedAt / 1000);
     }
     put('sessionLastActivity', id, s.lastActivityAt / 1000);
     if (s.turnStartedAt !== undefined) put('sessionTurnStarted', id, s.turnStartedAt / 1000);
-    if (s.model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model: s.model }, s.contextTokens);
-    if (s.model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model: s.model }, s.contextLimit);
+    if (model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model }, s.contextTokens);
+    if (model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model }, s.contextLimit);
     if (!s.usageUnrecorded) put('sessionCost', id, s.costUsd);
     put('sessionSubagents', id, Object.keys(s.subagents ?? {}).length || Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
     if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);

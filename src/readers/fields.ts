@@ -32,18 +32,22 @@ export function str(v: unknown): string | undefined {
  * 0: for times, windows and limits, where anything else means none. Counts are read with `numberOf`.
  */
 export function num(v: unknown): number {
-  return Math.max(0, numberOf(v));
+  const n = numberOf(v);
+  return n > 0 && Number.isFinite(n) ? n : 0;
 }
 
 /**
- * A count or an amount as written (a number, or a string of digits), or 0 when absent or no
- * number. Not bounded, and unlike `num` a negative one is kept: like a fractional or a huge count
- * it is damage, which the store skips and counts as `implausible_value`, where a 0 would be
- * silently wrong.
+ * A count or an amount as written (a number, or a string of digits), 0 when absent (or `null`),
+ * and NaN when present but no number (`"-5"`, `"12a"`, `true`, `{}`). Not bounded, and unlike
+ * `num` a negative, fractional or infinite one (`1e400`) is kept: like NaN it is damage, which
+ * the store skips and counts as `implausible_value`, where a 0 would be silently wrong. NaN
+ * compares false and is falsy: a reader never gates a count on `> 0` or falls back with `||`
+ * (that would drop the damage unseen), it reports it.
  */
 export function numberOf(v: unknown): number {
+  if (v === undefined || v === null) return 0;
   const n = typeof v === 'string' && /^\d+(\.\d+)?$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) ? n : 0;
+  return typeof n === 'number' ? n : Number.NaN;
 }
 
 /** Milliseconds of an ISO-8601 timestamp, or undefined. */

@@ -3,7 +3,7 @@
 // configuration, persistence or the clock.
 
 import type { SessionEvents } from '../session/events.js';
-import type { HarnessFacts, HarnessId, RegistryEntry, TokenType } from '../session/types.js';
+import type { HarnessFacts, HarnessId, RegistryEntry, UsagePart } from '../session/types.js';
 
 /** One session file found under a root. */
 export interface SessionFile {
@@ -21,8 +21,11 @@ export interface SessionFile {
 
 interface ReaderBase<State> {
   readonly harness: HarnessId;
-  /** Token types the harness's files never record: they get no series (never a false 0). */
-  readonly unrecorded?: readonly TokenType[];
+  /**
+   * Token types the harness's files never record, and `reasoning` where they record output but
+   * not its reasoning part: they get no series (never a false 0).
+   */
+  readonly unrecorded?: readonly UsagePart[];
   /** Where the status contract treats the harness differently from the rest. */
   readonly facts?: HarnessFacts;
   /**

@@ -221,30 +221,65 @@ function stringEnd(b: Buffer, i: number): number {
   }
 }
 
-/** The end of the value starting at `i` (not asked for: only its balance is checked); -1 if malformed. */
+/**
+ * The end of the value starting at `i` (not asked for: only its balance is checked, and that its
+ * numbers and literals are JSON's); -1 if malformed.
+ */
 function valueEnd(b: Buffer, i: number): number {
   const c = b[i];
   if (c === 34) return stringEnd(b, i);
   if (c === 123 || c === 91) {
     let depth = 0;
     for (let j = i; j < b.length; j++) {
-      const d = b[j];
+      const d = b[j]!;
       if (d === 34) {
         j = stringEnd(b, j) - 1;
         if (j < 0) return -1;
       } else if (d === 123 || d === 91) depth++;
       else if (d === 125 || d === 93) {
         if (--depth === 0) return j + 1;
+      } else if (d === 45 || (d >= 48 && d <= 57) || (d >= 97 && d <= 122) || (d >= 65 && d <= 90)) {
+        j = literalEnd(b, j) - 1;
+        if (j < 0) return -1;
       }
     }
     return -1;
   }
-  // A number or a literal: up to the next delimiter.
+  return literalEnd(b, i);
+}
+
+const DIGIT = (d: number | undefined) => d !== undefined && d >= 48 && d <= 57;
+const LITERALS = ['true', 'false', 'null'].map((l) => Buffer.from(l, 'latin1'));
+
+/**
+ * The end of a number or a literal at `i`, as JSON writes them; -1 for anything else. `NaN`,
+ * `Infinity`, `0x10` or `01` (Python's json.dumps writes the first two) make a line no JSON, as
+ * `JSON.parse` has it: counted as `parse_error`, never read as a value that is absent.
+ */
+function literalEnd(b: Buffer, i: number): number {
   let j = i;
-  for (let d = b[j]; d !== undefined && d !== 44 && d !== 125 && d !== 93 && d !== 32 && d !== 10 && d !== 13 && d !== 9; d = b[++j]) {
-    if (d < 43 || d > 122) return -1;
+  const literal = LITERALS.find((l) => b[i] === l[0]);
+  if (literal) {
+    if (b.length < i + literal.length || b.compare(literal, 0, literal.length, i, i + literal.length) !== 0) return -1;
+    j = i + literal.length;
+  } else {
+    if (b[j] === 45) j++;
+    if (b[j] === 48) j++;
+    else if (DIGIT(b[j])) while (DIGIT(b[j])) j++;
+    else return -1;
+    if (b[j] === 46) {
+      if (!DIGIT(b[++j])) return -1;
+      while (DIGIT(b[j])) j++;
+    }
+    if (b[j] === 101 || b[j] === 69) {
+      if (b[j + 1] === 43 || b[j + 1] === 45) j++;
+      if (!DIGIT(b[++j])) return -1;
+      while (DIGIT(b[j])) j++;
+    }
   }
-  return j > i ? j : -1;
+  // What follows ends the value (a delimiter or the end), or the value was not what it seemed.
+  const d = b[j];
+  return d === undefined || d === 44 || d === 125 || d === 93 || d === 32 || d === 10 || d === 13 || d === 9 ? j : -1;
 }
 
 /** Reads the object at `i` into `into`; returns its end, or -1 if malformed. */

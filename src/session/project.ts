@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import { readText } from '../files/dir.js';
+import { boundLabel, OTHER } from './labels.js';
 
 export interface ProjectOptions {
   /** name: the folder's name; path: its full path; hash: a short hash of the path; none: one label for all. */
@@ -16,7 +17,7 @@ export interface ProjectOptions {
 }
 
 export const UNKNOWN_PROJECT = 'unknown';
-export const OTHER_PROJECT = 'other';
+export const OTHER_PROJECT = OTHER;
 
 /** The main repository root of `cwd`, or `cwd` itself outside a repository (or where it no longer exists). */
 export function repositoryRoot(cwd: string): string {
@@ -71,7 +72,7 @@ export class ProjectNamer {
     if (!cwd || !isAbsolute(cwd)) return UNKNOWN_PROJECT;
     let label = this.cache.get(cwd);
     if (label === undefined) {
-      label = this.admit(this.name(repositoryRoot(cwd)));
+      label = this.admit(boundLabel(this.name(repositoryRoot(cwd))));
       this.cache.set(cwd, label);
     }
     return label;

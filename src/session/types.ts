@@ -6,6 +6,11 @@ export type HarnessId = (typeof HARNESSES)[number];
 
 export type Status = (typeof STATUSES)[number];
 export type TokenType = (typeof TOKEN_TYPES)[number];
+/**
+ * What a harness's files may never record: a token type, or `reasoning` (the part of output
+ * exported as coding_agent_reasoning_tokens; a harness may record output without it).
+ */
+export type UsagePart = TokenType | 'reasoning';
 export type TodoState = (typeof TODO_STATES)[number];
 export type ToolKind = (typeof TOOL_KINDS)[number];
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];

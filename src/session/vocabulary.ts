@@ -19,6 +19,12 @@ export const STATUSES = ['asking', 'working', 'delegating', 'done', 'error', 'id
 export const TURN_OUTCOMES = ['completed', 'failed', 'interrupted'] as const;
 /** Why records are skipped (coding_agent_exporter_skipped_records_total{reason}), each shown from the start. */
 export const SKIP_REASONS = ['parse_error', 'unknown_shape', 'line_too_long', 'file_too_large', 'implausible_value', 'reader_error'] as const;
+/**
+ * The `window` label of usage limits, a bounded set: Claude Code's and Codex's 5-hour and weekly
+ * windows (Codex's 300- and 10080-minute windows; the weekly per-model ones of Claude plans) and
+ * GitHub Copilot's quotas; any other window or quota name is `other`.
+ */
+export const USAGE_WINDOWS = ['5h', '7d', '7d_opus', '7d_sonnet', 'premium_interactions', 'chat', 'completions', 'other'] as const;
 export const TODO_STATES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
 export const TOOL_KINDS = [
   'read', 'search', 'edit', 'delete', 'move', 'execute', 'think', 'fetch', 'agent', 'plan',

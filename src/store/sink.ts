@@ -5,7 +5,8 @@
 // see each other's.
 
 import type { SessionEvents } from '../session/events.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome } from '../session/types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome, type UsagePart } from '../session/types.js';
+import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
@@ -18,8 +19,8 @@ export interface SinkSource {
   /** Scopes dedupe keys. */
   collector: string;
   onSkip: (reason: string) => void;
-  /** Token types the harness never records: no series for them. */
-  unrecorded?: readonly TokenType[];
+  /** Token types the harness never records, and `reasoning` where it records none: no series for them. */
+  unrecorded?: readonly UsagePart[];
 }
 
 /** The events of one file, plus the line boundaries the collector marks. */
@@ -97,7 +98,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       const labels = { harness, project, model };
       let cost: Counter | undefined;
       // Reasoning is a part of output: a harness that records no output records no reasoning.
-      const reasoning = unrecorded.includes('output') ? undefined : store.counter('reasoningTokens', labels);
+      const reasoning = unrecorded.includes('output') || unrecorded.includes('reasoning') ? undefined : store.counter('reasoningTokens', labels);
       c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
       byModel.set(k, c);
     }
@@ -233,7 +234,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       add('premiumRequests', { ...hp(), model: store.models.label(harness, model) }, n);
     },
     usageLimit(window, usedRatio, resetsAt) {
-      store.setUsageLimit({ harness, window, usedRatio, ...(resetsAt ? { resetsAt } : {}) });
+      store.setUsageLimit({ harness, window: usageWindow(window), usedRatio, ...(resetsAt ? { resetsAt } : {}) });
     },
     viewed(ts) {
       const s = session();

@@ -2,9 +2,9 @@
 // (sink.ts) and the process scan, kept until they are committed to the state database with the
 // file offsets they came from, and read by the outputs without any I/O.
 
-import type { LabelsOf, MetricKey } from '../catalog.js';
+import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
-import { LabelCap } from '../session/labels.js';
+import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import { ZERO_USAGE, type HarnessFacts, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
@@ -104,7 +104,11 @@ export class SessionStore implements Tally {
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
-      if (row.key.startsWith('limit:')) this.usageLimits.set(row.key, JSON.parse(row.value) as UsageLimit);
+      if (row.key.startsWith('limit:')) {
+        // Windows outside the bounded set, kept by older versions, are not exported again.
+        const limit = JSON.parse(row.value) as UsageLimit;
+        if (usageWindow(limit.window) === limit.window) this.usageLimits.set(row.key, limit);
+      }
       if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
       this.spend.load(row.key, row.value);
       this.blocks.load(row.key, row.value);
@@ -193,11 +197,13 @@ export class SessionStore implements Tally {
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
   counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
-    // Label objects are always built in the catalog's label order, so their values name the series.
-    const key = `${metric}\0${Object.values(labels).join('\0')}`;
+    // Keyed and kept in the catalog's label order, whatever order the labels were written in: one
+    // series, one key (also the key of its row in the state database).
+    const names = catalog[metric].labels as readonly (keyof LabelsOf<K>)[];
+    const key = `${metric}\0${names.map((n) => labels[n]).join('\0')}`;
     let c = this.counters.get(key);
     if (!c) {
-      c = { key, metric, labels: { ...labels }, value: 0 };
+      c = { key, metric, labels: Object.fromEntries(names.map((n) => [n, labels[n]])), value: 0 };
       this.counters.set(key, c);
       this.dirtyCounters.add(key);
     }

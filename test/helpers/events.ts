@@ -3,7 +3,7 @@
 import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/session/events.js';
 import { SessionStore } from '../../src/store/store.js';
-import type { HarnessId, Session, TokenType } from '../../src/session/types.js';
+import type { HarnessId, Session, UsagePart } from '../../src/session/types.js';
 import { fileSink, type FileSink } from '../../src/store/sink.js';
 import { StateDb } from '../../src/state/db.js';
 
@@ -59,7 +59,7 @@ export const countedTurns = (log: Recorded[], sessions?: string[]): string[] => 
 /** The store's sink for one file's events (`fileSink`), its source named in order. */
 export function sinkOf(
   store: SessionStore, harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
-  unrecorded?: readonly TokenType[],
+  unrecorded?: readonly UsagePart[],
 ): FileSink {
   return fileSink(store, { harness, sessionOf, collector, onSkip, unrecorded });
 }

@@ -201,6 +201,11 @@ describe('Copilot CLI reader: OpenTelemetry file export', () => {
     expect(total(r.log)).toEqual({ input: 300, output: 40, cacheRead: 600, cacheWrite: 100, reasoning: 8 });
   });
 
+  it('reports a cache write that is no count as it is, not the older attribute in its place', () => {
+    const r = read([span({ ...chat, 'gen_ai.usage.cache_write.input_tokens': '12a', 'gen_ai.usage.cache_creation.input_tokens': 100 })], recorder(), otelFile);
+    expect(usages(r.log).map(([, u]) => (u as { cacheWrite: number }).cacheWrite)).toEqual([Number.NaN]);
+  });
+
   it('does not count a call twice when the log records it too', () => {
     const r = recorder();
     read([start, record(1, 'r1', 1000, 40, 600, 100, 8)], r);

@@ -63,6 +63,39 @@ const seedOf = (name: string) => [...name].reduce((h, c) => Math.imul(h ^ c.char
 const HUGE = [1e308, 1.23e29, 2 ** 53, 2 ** 40, -1, 1.5, 1e-300];
 const WRONG: unknown[] = ['x', '', '12', 1e308, -7, 0.5, null, true, false, [], [1, 'a'], {}, { a: 1 }];
 
+/**
+ * What a token field may hold that is no count: each must be skipped and counted, never read as
+ * 0. `RAW`: written as they are, no JSON (Python's json.dumps writes NaN and Infinity), and 1e400,
+ * which JSON.parse reads as Infinity.
+ */
+const NOT_COUNTS: unknown[] = ['-5', '12a', true, {}, 'NaN', '', []];
+const RAW = ['NaN', 'Infinity', '0x10', '1e400'];
+const RAW_MARK = 'raw-literal-0b5e';
+/** Keys of token counts, as the harnesses name them (`input_tokens`, `inputTokens`, `tokens.input`, `cache.read`, ...). */
+const TOKEN_KEY = /token|^(input|output|cached|cacheRead|cacheWrite|read|write|reasoning|thoughts|tool|total)$/i;
+
+/** Every number under a token key (at any depth) replaced by `value`. */
+function mapCounts(v: unknown, value: unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => mapCounts(x, value));
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'number' && TOKEN_KEY.test(k) ? value : mapCounts(x, value)]));
+  }
+  return v;
+}
+
+/** A value as `mapCounts` writes it: a RAW one marked, to be written as it is by `unmark`. */
+const marked = (value: unknown) => (RAW.includes(value as string) ? `${RAW_MARK}${value as string}` : value);
+const unmark = (json: string) => json.replace(new RegExp(`"${RAW_MARK}([^"]*)"`, 'g'), '$1');
+
+/** A JSON text with its token counts replaced by `value` (RAW ones written as they are); undefined where it is no JSON. */
+function withCounts(text: string, value: unknown): string | undefined {
+  try {
+    return unmark(JSON.stringify(mapCounts(JSON.parse(text), marked(value))));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every number in a JSON value replaced by `f` of it. */
 function mapNumbers(v: unknown, f: () => unknown): unknown {
   if (typeof v === 'number') return f();
@@ -105,6 +138,9 @@ function expectFinite(store: SessionStore, stats: Map<string, Collector<unknown>
   expect(families.flatMap((f) => f.points.filter((p) => !Number.isFinite(p.value)).map((p) => `${f.def.name}${JSON.stringify(p.labels)}`))).toEqual([]);
 }
 
+/** Every token counted. */
+const tokenSum = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').reduce((a, c) => a + c.value, 0);
+
 /** Readers whose token counts are in protobuf records, which the fuzzing of stores leaves as they are. */
 const COUNTS_IN_PROTOBUF = new Set(['antigravity-cli']);
 
@@ -128,13 +164,18 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
   const docs = seeds.filter((f) => f.document);
 
   /** Feeds lines as the collector does (state persisted as JSON between lines); returns skips per line. */
-  function feed(input: Buffer[]): { skips: number[]; store: SessionStore } {
+  function feed(input: Buffer[]): { skips: number[]; store: SessionStore; reasons: Set<string> } {
     const store = newStore();
     const file: SessionFile = { path: `/fuzz/${harness}.jsonl`, sessionId: 'fuzz' };
     let state = reader.initialState(file);
     let skipped = 0;
+    const reasons = new Set<string>();
     const errors: string[] = [];
-    const events = sinkOf(store, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, harness, () => void skipped++, reader.unrecorded);
+    const onSkip = (reason: string) => {
+      skipped++;
+      reasons.add(reason);
+    };
+    const events = sinkOf(store, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, harness, onSkip, reader.unrecorded);
     const skips = input.map((line) => {
       const before = skipped;
       events.beginLine(false);
@@ -149,7 +190,7 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
     });
     expect(errors).toEqual([]);
     expectFinite(store, new Map());
-    return { skips, store };
+    return { skips, store, reasons };
   }
 
   it('random bytes: no throw; each line counted as skipped', () => {
@@ -190,6 +231,16 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
     }));
   });
 
+  it('token counts that are no counts: skipped and counted, never read as 0', () => {
+    // No tokens to damage (Cursor), or no JSON to damage them in (Aider's text).
+    if (tokenSum(feed(lines.map((l) => Buffer.from(l))).store) === 0 || !lines.some((l) => withCounts(l, 0))) return;
+    for (const value of [...NOT_COUNTS, ...RAW]) {
+      const { store, reasons } = feed(lines.flatMap((l) => withCounts(l, value) ?? []).map((l) => Buffer.from(l)));
+      expect([value, tokenSum(store)]).toEqual([value, 0]);
+      expect([value, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([value, true]);
+    }
+  });
+
   it('values of the wrong type: no throw, nothing infinite', () => {
     const rand = generator(seedOf(harness) + 3);
     for (let round = 0; round < 3; round++) {
@@ -224,6 +275,23 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
         if (i < 2) expect(skipped).toBeGreaterThan(0);
       });
     });
+
+    it('documents: token counts that are no counts skipped and counted, never read as 0', () => {
+      const read = (doc: SessionFile, text: string) => {
+        const store = newStore();
+        const reasons = new Set<string>();
+        reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded));
+        return { tokens: tokenSum(store), reasons };
+      };
+      for (const doc of docs) {
+        const text = readFileSync(doc.path, 'utf8');
+        if (read(doc, text).tokens === 0) continue;
+        for (const value of [...NOT_COUNTS, ...RAW]) {
+          const { tokens, reasons } = read(doc, withCounts(text, value)!);
+          expect([value, tokens, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([value, 0, true]);
+        }
+      }
+    });
   }
 }
 
@@ -251,24 +319,25 @@ function storeFuzz(harness: string, reader: StoreReader<unknown>, homes: Home[])
 
   /**
    * Every JSON text column of every row rewritten by `f`, and with `number` every number column
-   * too (except the keys, which name the rows).
+   * too (except the keys, which name the rows; one for which `number` gives undefined stays).
    */
-  function rewrite(path: string, f: (v: unknown) => unknown, number?: () => number): void {
+  function rewrite(path: string, f: (v: unknown) => unknown, number?: (column: string) => unknown): void {
     const db = new Database(path);
     for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]) {
       const keys = new Set((db.pragma(`table_info("${name}")`) as { name: string; pk: number }[]).filter((c) => c.pk > 0).map((c) => c.name));
       const rows = db.prepare(`SELECT rowid AS _rowid, * FROM "${name}"`).all() as Record<string, unknown>[];
       for (const row of rows) {
         for (const [col, value] of Object.entries(row)) {
-          let now: unknown;
-          if (typeof value === 'number' && number && col !== '_rowid' && !keys.has(col)) now = number();
-          else if (typeof value === 'string' && /^[[{]/.test(value)) {
+          // A number column the case damages, or a JSON column damaged inside.
+          let now: unknown = typeof value === 'number' && number && col !== '_rowid' && !keys.has(col) ? number(col) : undefined;
+          if (now === undefined) {
+            if (typeof value !== 'string' || !/^[[{]/.test(value)) continue;
             try {
-              now = JSON.stringify(f(JSON.parse(value)));
+              now = unmark(JSON.stringify(f(JSON.parse(value))));
             } catch {
               continue;
             }
-          } else continue;
+          }
           try {
             db.prepare(`UPDATE "${name}" SET "${col}" = ? WHERE rowid = ?`).run(now, row._rowid);
           } catch (e) {
@@ -322,6 +391,22 @@ function storeFuzz(harness: string, reader: StoreReader<unknown>, homes: Home[])
     intact.forEach((tokens, i) => {
       if (Object.keys(tokens).length > 0 && !COUNTS_IN_PROTOBUF.has(harness)) expect(implausible[i]).toBeGreaterThan(0);
     });
+  });
+
+  it('token counts that are no counts, in JSON values and token columns: skipped and counted, never read as 0', async () => {
+    const intact = (await readDamaged(() => {}, 14)).map((r) => tokenSum(r.store));
+    if (COUNTS_IN_PROTOBUF.has(harness)) return;
+    for (const value of [...NOT_COUNTS, ...RAW]) {
+      // A column holds text where JSON holds true, {} or []: SQLite has no such values.
+      const column = typeof value === 'string' ? value : JSON.stringify(value);
+      const results = await readDamaged((p) => rewrite(p, (v) => mapCounts(v, marked(value)), (col) => (TOKEN_KEY.test(col) ? column : undefined)), 14);
+      results.forEach(({ collector, store }, i) => {
+        if (intact[i] === 0) return;
+        expect([value, tokenSum(store)]).toEqual([value, 0]);
+        const skipped = (collector.stats.skipped.get('implausible_value') ?? 0) + (collector.stats.skipped.get('parse_error') ?? 0);
+        expect([value, skipped > 0]).toEqual([value, true]);
+      });
+    }
   });
 
   it('values of the wrong type in every JSON value: read, nothing thrown or infinite', async () => {

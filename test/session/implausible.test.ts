@@ -53,6 +53,32 @@ describe('implausible token counts', () => {
     expect(t.sum('cost')).toBeLessThan(1);
   });
 
+  it('skips and counts a record with a token field that is no count, never reading it as 0', async () => {
+    const t = setup('claude-code');
+    const dir = join(t.root, 'projects', '-src-app');
+    mkdirSync(dir, { recursive: true });
+    const bad: unknown[] = ['-5', '12a', true, {}, 'NaN', '', [], '1e3'];
+    writeFileSync(join(dir, 's1.jsonl'), bad.map((v, i) => answer(`m${i}`, { input_tokens: v, output_tokens: 1 }, i)).join('')
+      + answer('c1', { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: '-5', cache_creation: { ephemeral_5m_input_tokens: 4 } }, 20)
+      + answer('ok', { input_tokens: 10, output_tokens: 2, cache_creation_input_tokens: null }, 21));
+    await t.collector.scan();
+    expect(t.collector.stats.skipped.get('implausible_value')).toBe(bad.length + 1);
+    expect(t.sum('tokens', 'input')).toBe(10);
+    expect(t.sum('tokens', 'output')).toBe(2);
+  });
+
+  it('counts a record with NaN, Infinity or 0x10 (no JSON) as parse_error and 1e400 (Infinity) as implausible_value', async () => {
+    const t = setup('claude-code');
+    const dir = join(t.root, 'projects', '-src-app');
+    mkdirSync(dir, { recursive: true });
+    const raw = (id: string, literal: string, s: number) => answer(id, { input_tokens: '@', output_tokens: 1 }, s).replace('"@"', literal);
+    writeFileSync(join(dir, 's1.jsonl'), raw('m1', 'NaN', 1) + raw('m2', 'Infinity', 2) + raw('m3', '-Infinity', 3) + raw('m4', '0x10', 4)
+      + raw('m5', '1e400', 5) + raw('m6', '01', 6) + answer('ok', { input_tokens: 10, output_tokens: 2 }, 7));
+    await t.collector.scan();
+    expect(Object.fromEntries(t.collector.stats.skipped)).toEqual({ parse_error: 5, implausible_value: 1 });
+    expect(t.sum('tokens', 'input')).toBe(10);
+  });
+
   it('a Codex cumulative total of 1e308 does not stop later counting in its thread', async () => {
     const t = setup('codex');
     const day = join(t.root, 'sessions', '2026', '11', '30');

@@ -71,3 +71,34 @@ describe('label caps', () => {
     expect(again.store.models.label('codex', 'model-new')).toBe('model-new');
   }, 60_000);
 });
+
+describe('label value lengths', () => {
+  // A 200 KB folder name and 100 KB model and tool names made a 68 MB /metrics and a 295 MB state database.
+  it('are capped at 128 characters, with a hash that keeps two long values apart', async () => {
+    const root = tempDir();
+    const dir = join(root, 'projects', '-src-app');
+    mkdirSync(dir, { recursive: true });
+    const long = (c: string, n: number, tail: string) => c.repeat(n) + tail;
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, i)).toISOString();
+    const record = (i: number, cwd: string, model: string, tool: string) => `${JSON.stringify({ type: 'user', timestamp: at(i), cwd, message: { role: 'user', content: 'go' } })}\n${JSON.stringify({ type: 'assistant',
+      timestamp: new Date(Date.UTC(2026, 10, 30, 10, 0, i)).toISOString(), cwd,
+      message: { id: `m${i}`, model, stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 },
+        content: [{ type: 'tool_use', id: `t${i}`, name: tool, input: {} }] } })}\n`;
+    // A session id as long as a file name can be.
+    writeFileSync(join(dir, `${long('s', 240, 'a')}.jsonl`), record(1, `/src/${long('p', 200_000, 'a')}`, long('m', 100_000, 'a'), long('t', 100_000, 'a')));
+    writeFileSync(join(dir, `${long('s', 240, 'b')}.jsonl`), record(2, `/src/${long('p', 200_000, 'b')}`, long('m', 100_000, 'b'), `mcp__${long('x', 100_000, 'b')}__run`));
+    const { store, collector } = read(tempDir(), root);
+    await collector.scan();
+    const families = snapshot(store, new Map([['claude-code', collector.stats]]), {
+      status: { doneForMs: 1e15, staleAfterMs: 1e15 }, activeWindowMs: 1e15, perSessionMax: 50, version: 'test',
+    }, Date.UTC(2026, 10, 30, 10, 1));
+    const values = families.flatMap((f) => f.points.flatMap((p) => Object.values(p.labels)));
+    expect(values.filter((v) => v.length > 128)).toEqual([]);
+    const tokens = families.find((f) => f.def.name === 'coding_agent_tokens')!.points;
+    expect(new Set(tokens.map((p) => p.labels.project)).size).toBe(2);
+    expect(new Set(tokens.map((p) => p.labels.model)).size).toBe(2);
+    expect(tokens[0]!.labels.project).toMatch(/^p{119}~[0-9a-f]{8}$/);
+    expect(new Set(families.find((f) => f.def.name === 'coding_agent_session_last_activity_timestamp_seconds')!.points.map((p) => p.labels.session_id)).size).toBe(2);
+    for (const c of store.counters.values()) expect(c.key.length).toBeLessThan(1000);
+  });
+});

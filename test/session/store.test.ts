@@ -1,5 +1,12 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Collector } from '../../src/collectors/collector.js';
+import { createLogger } from '../../src/log.js';
+import { codex } from '../../src/readers/codex/reader.js';
+import type { Reader } from '../../src/readers/reader.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
+import { READERS } from '../../src/collectors/registry.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';
@@ -136,6 +143,16 @@ describe('reasoning series', () => {
     expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
     expect([...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value])).toEqual([['crush', 0.01], ['hermes', 0.01]]);
   });
+
+  it('do not exist for a harness that records output but not its reasoning part (Aider, goose, Kodelet, pi)', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+    for (const harness of ['aider', 'goose', 'kodelet', 'pi', 'hermes'] as const) {
+      sinkOf(store, harness, () => 's1', harness, () => {}, READERS[harness].unrecorded).usage('claude-sonnet-4-5', usage, 10, 0);
+    }
+    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
+    expect(new Set([...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').map((c) => c.labels.harness)).size).toBe(5);
+  });
 });
 
 describe('token series', () => {
@@ -155,5 +172,42 @@ describe('token series', () => {
     expect(series(store)).toEqual(['output=12']);
     ev.usage('m', usage(95, 3), 95, 0);
     expect(series(store)).toEqual(['cache_read=0', 'cache_write=0', 'input=95', 'output=15']);
+  });
+});
+
+describe('series identity', () => {
+  it('does not depend on the order the labels were written in', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    store.add('prompts', { project: 'app', harness: 'codex' }, 1);
+    store.add('prompts', { harness: 'codex', project: 'app' }, 2);
+    expect([...store.counters.values()].map((c) => [c.labels, c.value])).toEqual([[{ harness: 'codex', project: 'app' }, 3]]);
+  });
+});
+
+describe('usage-limit windows', () => {
+  it('are a bounded set: Codex\'s 300 and 10080 minutes are 5h and 7d, any other window (or quota name) is "other"', async () => {
+    const stateDir = tempDir();
+    const db = new StateDb(stateDir);
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const root = tempDir();
+    const day = join(root, 'sessions', '2026', '11', '30');
+    mkdirSync(day, { recursive: true });
+    const line = (o: object) => `${JSON.stringify({ timestamp: '2026-11-30T10:00:00Z', ...o })}\n`;
+    const limits = (primary: number, secondary: number) => line({ type: 'event_msg', payload: { type: 'token_count', rate_limits: {
+      primary: { used_percent: 10, window_minutes: primary }, secondary: { used_percent: 20, window_minutes: secondary } } } });
+    writeFileSync(join(day, 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl'), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
+      + limits(300, 10080) + Array.from({ length: 1000 }, (_, i) => limits(1 + 2 * i, 2 + 2 * i)).join(''));
+    await new Collector('codex', codex as Reader<unknown>, [root], store, db, createLogger('error')).scan();
+    const ev = sinkOf(store, 'copilot-cli', () => 's1', 'copilot-cli', () => {});
+    for (let i = 0; i < 1000; i++) ev.usageLimit(`quota-${i}`, 0.5, undefined);
+    ev.usageLimit('premium_interactions', 0.25, undefined);
+    const windows = () => [...store.usageLimits.values()].map((l) => `${l.harness}/${l.window}`).sort();
+    expect(windows()).toEqual(['codex/5h', 'codex/7d', 'codex/other', 'copilot-cli/other', 'copilot-cli/premium_interactions']);
+    // Windows an older version kept are not exported again.
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [{ key: 'limit:codex/3m', value: JSON.stringify({ harness: 'codex', window: '3m', usedRatio: 0.1 }) }] });
+    store.commit();
+    db.close();
+    const again = new SessionStore(new StateDb(stateDir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    expect([...again.usageLimits.values()].map((l) => `${l.harness}/${l.window}`).sort()).toEqual(windows());
   });
 });

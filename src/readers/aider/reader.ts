@@ -204,6 +204,8 @@ function answered(state: AiderState, ev: SessionEvents, ts: number, sessionCost:
 export const aider: LineReader<AiderState> = {
   harness: 'aider',
   kind: 'files',
+  // Aider prints sent and received tokens only.
+  unrecorded: ['reasoning'],
   defaultRoots: (_env, home) => [home],
   // The history files found are watched one by one (their folders are repositories, not watched
   // whole); new ones are found by the rescan.

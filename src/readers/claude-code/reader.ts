@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import { minusUsage, type RegistryEntry, type Usage } from '../../session/types.js';
+import { minusUsage, plausibleUsage, type RegistryEntry, type Usage } from '../../session/types.js';
 import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
@@ -89,12 +89,13 @@ function repeatedBlock(rec: Fields, state: ClaudeState): boolean {
 function usageOf(u: Json): Usage {
   const breakdown = obj(u.cache_creation);
   const cacheWrite1h = numberOf(breakdown?.ephemeral_1h_input_tokens);
+  const cacheWrite = numberOf(u.cache_creation_input_tokens);
   return {
     input: numberOf(u.input_tokens),
     output: numberOf(u.output_tokens),
     cacheRead: numberOf(u.cache_read_input_tokens),
     // Before 2.1.152 the total could be 0 while only the breakdown was reported.
-    cacheWrite: numberOf(u.cache_creation_input_tokens) || numberOf(breakdown?.ephemeral_5m_input_tokens) + cacheWrite1h,
+    cacheWrite: cacheWrite === 0 ? numberOf(breakdown?.ephemeral_5m_input_tokens) + cacheWrite1h : cacheWrite,
     cacheWrite1h,
     reasoning: numberOf(obj(u.output_tokens_details)?.thinking_tokens),
   };
@@ -126,7 +127,10 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
   if (u) {
     const usage = usageOf(u);
     const prev = last?.counted;
-    if (fresh && (!prev || usage.output >= prev.output)) {
+    // A damaged count is skipped, and never kept as what the response counted.
+    if (!plausibleUsage(usage)) {
+      if (fresh) ev.skipped('implausible_value');
+    } else if (fresh && (!prev || usage.output >= prev.output)) {
       if (last) last.counted = usage;
       ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite, ts);
     }

@@ -55,7 +55,9 @@ export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: strin
   // GenAI conventions: input_tokens includes cached input (read and written).
   const prompt = numberOf(a['gen_ai.usage.input_tokens']);
   const cacheRead = numberOf(a['gen_ai.usage.cache_read.input_tokens']);
-  const cacheWrite = numberOf(a['gen_ai.usage.cache_write.input_tokens']) || numberOf(a['gen_ai.usage.cache_creation.input_tokens']);
+  // Not `||`: a cache write that is no number (NaN) must reach the store, which skips it.
+  const written = numberOf(a['gen_ai.usage.cache_write.input_tokens']);
+  const cacheWrite = written === 0 ? numberOf(a['gen_ai.usage.cache_creation.input_tokens']) : written;
   ev.usage(model, {
     input: Math.max(0, prompt - cacheRead - cacheWrite),
     output: numberOf(a['gen_ai.usage.output_tokens']),

@@ -13,6 +13,8 @@ const dbOf = (root: string) => join(root, 'sessions', 'sessions.db');
 export const goose: StoreReader<GooseState> = {
   harness: 'goose',
   kind: 'store',
+  // Reasoning is inside the accumulated output, not counted apart.
+  unrecorded: ['reasoning'],
   defaultRoots: (env, home) => [env.GOOSE_PATH_ROOT ? join(env.GOOSE_PATH_ROOT, 'data') : join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'goose')],
   watchPaths: () => [],
   watchFiles: (root) => [dbOf(root), `${dbOf(root)}-wal`],

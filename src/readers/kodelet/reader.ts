@@ -12,6 +12,8 @@ const dbOf = (root: string) => join(root, 'storage.db');
 export const kodelet: StoreReader<KodeletState> = {
   harness: 'kodelet',
   kind: 'store',
+  // Reasoning is inside output, not counted apart.
+  unrecorded: ['reasoning'],
   defaultRoots: (env, home) => [env.KODELET_BASE_PATH || join(home, '.kodelet')],
   watchPaths: () => [],
   watchFiles: (root) => [dbOf(root), `${dbOf(root)}-wal`],

@@ -16,7 +16,7 @@ import { basename, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { Usage } from '../../session/types.js';
-import { num, numberOf, obj, time } from '../fields.js';
+import { numberOf, obj, time } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -135,9 +135,10 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
     };
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     // pi prices requests from its models.json; zero there means no price known: the list price.
-    const cost = num(obj(u.cost)?.total);
-    if (prompt + usage.output > 0) {
-      ev.usage(model, usage, prompt, ts, cost > 0 ? cost : undefined);
+    const cost = numberOf(obj(u.cost)?.total);
+    // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
+    if (prompt + usage.output !== 0) {
+      ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
       ev.context(model, prompt);
     }
     for (const block of content) {
@@ -164,6 +165,8 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
 export const pi: LineReader<PiState> = {
   harness: 'pi',
   kind: 'files',
+  // pi's usage has no reasoning count (it is inside output).
+  unrecorded: ['reasoning'],
   defaultRoots,
   watchPaths: (root) => [root],
   listFiles,

@@ -196,7 +196,8 @@ function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): vo
   const id = str(e.response_id);
   if (id && !ev.firstTime(`response:${id}`)) return;
   const u = usageOf(e);
-  if (u.input + u.output + u.cacheRead > 0) ev.usage(model, u, numberOf(e.input_token_count), ts);
+  // Not `> 0`: a count that is no number (NaN) goes to the store, which skips and counts it.
+  if (u.input + u.output + u.cacheRead !== 0) ev.usage(model, u, numberOf(e.input_token_count), ts);
 }
 
 const TURN_RESULTS = new Map<string, TurnOutcome>([['completed', 'completed'], ['cancelled', 'interrupted'], ['error', 'failed']]);
