@@ -4,7 +4,7 @@
 
 import { statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { LineReader, Reader, SessionFile, StoreReader } from '../readers/reader.js';
+import type { Reader, SessionFile, StoreReader } from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
 import { listingFailures, readRegular, statListed } from '../files/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
@@ -206,11 +206,11 @@ export class Collector<S> {
   /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
-    if (reader.kind === 'store') return this.readStore(reader, file);
+    if (reader.kind === 'store' && !file.document) return this.readStore(reader, file);
     const st = statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;
-    if (file.document) return this.readDocument(reader, file, st);
+    if (file.document || reader.kind === 'store') return this.readDocument(reader, file, st);
     const known = this.files.previous(file.path, st);
     if (known?.unchanged) return true;
     const prev = known?.row;
@@ -303,7 +303,7 @@ export class Collector<S> {
    * already counted. There is no replay and no head identity: the state alone prevents double
    * counting, also when the document is replaced.
    */
-  private readDocument(reader: LineReader<S>, file: SessionFile, st: Stats): boolean {
+  private readDocument(reader: Reader<S>, file: SessionFile, st: Stats): boolean {
     const prev = this.files.get(file.path);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return true;
     const restored = prev && this.restored(prev);
@@ -321,7 +321,8 @@ export class Collector<S> {
         this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
         return false;
       }
-      const events = this.events(() => reader.sessionOf?.(file, state) ?? file.sessionId);
+      const sessionOf = () => (reader.kind === 'files' ? reader.sessionOf?.(file, state) : undefined) ?? file.sessionId;
+      const events = this.events(sessionOf);
       events.beginLine(rebuild);
       try {
         reader.readDocument?.(bytes, state, file, events);
@@ -329,7 +330,7 @@ export class Collector<S> {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
       }
-      this.readSessions.set(reader.sessionOf?.(file, state) ?? file.sessionId, file.path);
+      this.readSessions.set(sessionOf(), file.path);
       this.stats.readBytes += bytes.length;
     }
     const row: FileRow = {

@@ -19,6 +19,8 @@ import { kodelet } from '../readers/kodelet/reader.js';
 import { crush } from '../readers/crush/reader.js';
 import { continueCli } from '../readers/continue-cli/reader.js';
 import { cline } from '../readers/cline/reader.js';
+import { rooCode } from '../readers/roo-code/reader.js';
+import { kimiCli } from '../readers/kimi-cli/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -42,4 +44,6 @@ export const READERS: Record<HarnessId, Reader<unknown>> = {
   crush,
   'continue-cli': continueCli,
   cline,
+  'roo-code': rooCode,
+  'kimi-cli': kimiCli,
 };

@@ -8,7 +8,7 @@
 // A symbolic link counts as what it points to (a dotfiles manager links folders and files into
 // place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, sep } from 'node:path';
 
 export interface Entry {
@@ -154,6 +154,21 @@ export function readRegular(path: string): Buffer {
     return readFileSync(fd);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The last `bytes` bytes of a regular file (all of a smaller one), or undefined when it cannot be read. */
+export function readTail(path: string, bytes: number): Buffer | undefined {
+  try {
+    const { fd, size } = openRegularSized(path);
+    try {
+      const buf = Buffer.alloc(Math.min(size, bytes));
+      return buf.subarray(0, readSync(fd, buf, 0, buf.length, size - buf.length));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
   }
 }
 

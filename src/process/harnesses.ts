@@ -40,6 +40,10 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   pi: { names: ['pi'], packages: ['@mariozechner/pi-coding-agent'] },
   'continue-cli': { names: ['cn'], packages: ['@continuedev/cli'] },
   cline: { names: ['cline'], packages: ['cline'] },
+  // A VS Code extension: it runs in the editor's extension host, no process of its own.
+  'roo-code': { names: [] },
+  // Installed by uv or pip as a `kimi` script (Python).
+  'kimi-cli': { names: ['kimi'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

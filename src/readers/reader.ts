@@ -57,6 +57,13 @@ interface ReaderBase<State> {
   registry?(root: string): RegistryEntry[];
   /** The session a file a harness process holds open belongs to (Codex's rollout), if it is one of this harness's session files. */
   sessionOfOpenFile?(path: string): string | undefined;
+  /**
+   * Reads a whole document (`SessionFile.document`), again after every change, from the state the
+   * previous read left: the state remembers what was counted, so that only what is new counts.
+   * Must not throw for bad input. A store reader may list documents too (Kilo's database and its
+   * VS Code extension's task files are one harness).
+   */
+  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
 }
 
 /**
@@ -68,12 +75,6 @@ export interface LineReader<State> extends ReaderBase<State> {
   readonly kind: 'files';
   /** Reads one complete line. Must not throw for bad input: it reports `skipped` instead. */
   readLine(line: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
-  /**
-   * Reads a whole document (`SessionFile.document`), again after every change, from the state the
-   * previous read left: the state remembers what was counted, so that only what is new counts.
-   * Must not throw for bad input.
-   */
-  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
   /**
    * The session a file's records belong to once its records say so (a Codex subagent's rollout
    * names its parent); `file.sessionId` otherwise.

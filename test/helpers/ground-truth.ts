@@ -9,6 +9,8 @@ export interface Truth {
   chain?: string[];
   parent_session_id?: string;
   project: string;
+  /** Where the ground truth gives it (the wave-3 samples), with `$HOME` for the home folder. */
+  cwd?: string;
   model: string;
   tokens: Record<'input' | 'output' | 'cache_read' | 'cache_write' | 'reasoning', number | null>;
   cost_usd: number;

@@ -66,8 +66,10 @@ describe('Cline reader', () => {
   });
 
   it('finds the sessions where CLINE_DATA_DIR says', () => {
-    expect(cline.defaultRoots({ CLINE_DATA_DIR: '/d/cline' }, '/home/u')).toEqual(['/d/cline/sessions']);
-    expect(cline.defaultRoots({}, '/home/u')).toEqual(['/home/u/.cline/data/sessions']);
+    // The CLI's sessions first, then the VS Code extension's tasks in every editor.
+    expect(cline.defaultRoots({ CLINE_DATA_DIR: '/d/cline' }, '/home/u')[0]).toBe('/d/cline/sessions');
+    expect(cline.defaultRoots({}, '/home/u')[0]).toBe('/home/u/.cline/data/sessions');
+    expect(cline.defaultRoots({}, '/home/u')).toContain('/home/u/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks');
   });
 
   it('recognises the cline process', () => {

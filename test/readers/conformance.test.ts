@@ -17,6 +17,8 @@ import { goose } from '../../src/readers/goose/reader.js';
 import { crush } from '../../src/readers/crush/reader.js';
 import { continueCli } from '../../src/readers/continue-cli/reader.js';
 import { cline } from '../../src/readers/cline/reader.js';
+import { rooCode } from '../../src/readers/roo-code/reader.js';
+import { kimiCli } from '../../src/readers/kimi-cli/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -37,6 +39,11 @@ readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/
 readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
 readerConformance(continueCli, join(FIXTURES, 'captures/continue-cli/tool/.continue/sessions'));
 readerConformance(cline, join(FIXTURES, 'captures/cline/tool/.cline/data/sessions'));
+const editor = (dir: string, ext: string) => join(FIXTURES, `wave3-home/${dir}/User/globalStorage/${ext}/tasks`);
+readerConformance(cline, editor('.config/Code', 'saoudrizwan.claude-dev'));
+readerConformance(rooCode, editor('.vscode-server/data', 'rooveterinaryinc.roo-cline'));
+readerConformance(kilo, editor('.config/Code', 'kilocode.kilo-code'));
+readerConformance(kimiCli, join(FIXTURES, 'wave3-home/.kimi/sessions'));
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -49,6 +56,6 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'pi', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kimi-cli', 'kodelet', 'opencode', 'pi', 'qwen-code', 'roo-code']);
   });
 });

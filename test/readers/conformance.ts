@@ -64,13 +64,14 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|(^|\/)settings\.json$|config\.toml/);
     });
 
+    // A harness may write documents only (Continue CLI, Cline), and a store's harness documents
+    // too (Kilo's VS Code extension's tasks).
+    const documents = files.filter((f) => f.document);
+    if (documents.length > 0) documentConformance(reader, documents);
+    const others = files.filter((f) => !f.document);
     if (reader.kind === 'files') {
-      // A harness may write documents only (Continue CLI, Cline).
-      const lines = files.filter((f) => !f.document);
-      if (lines.length > 0) lineConformance(reader, lines, opts.textLines ?? false);
-      const documents = files.filter((f) => f.document);
-      if (documents.length > 0) documentConformance(reader, documents);
-    } else storeConformance(reader, files);
+      if (others.length > 0) lineConformance(reader, others, opts.textLines ?? false);
+    } else if (others.length > 0) storeConformance(reader, others);
   });
 }
 
@@ -138,13 +139,13 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLin
   });
 }
 
-function readDocument<S>(reader: LineReader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
+function readDocument<S>(reader: Reader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
   reader.readDocument!(readFileSync(file.path), state, file, r.events);
   return { ...r, state };
 }
 
 /** What a reader of documents rewritten whole guarantees (its state says what was counted). */
-function documentConformance<S>(reader: LineReader<S>, files: SessionFile[]): void {
+function documentConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
   it('counts nothing twice when an unchanged document is read again, also with its state restored from JSON', () => {
     for (const f of files) {
       const r = recorder();

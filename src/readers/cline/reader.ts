@@ -17,6 +17,7 @@ import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
 import { isFile, listDir } from '../../files/dir.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
+import { withExtensionTasks } from '../vscode-tasks/reader.js';
 
 export interface ClineState {
   /** Manifest: the end (`ended_at`) already reported, so that a rewrite ends no turn again. */
@@ -153,7 +154,7 @@ function registry(root: string): RegistryEntry[] {
   }
 }
 
-export const cline: LineReader<ClineState> = {
+const cliSessions: LineReader<ClineState> = {
   harness: 'cline',
   kind: 'files',
   defaultRoots,
@@ -165,3 +166,6 @@ export const cline: LineReader<ClineState> = {
   readDocument,
   registry,
 };
+
+/** The CLI's sessions and the VS Code extension's tasks (`saoudrizwan.claude-dev`, vscode-tasks/). */
+export const cline = withExtensionTasks(cliSessions, { harness: 'cline', extension: 'saoudrizwan.claude-dev', wholePrompt: false });

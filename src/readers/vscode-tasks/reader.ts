@@ -1,0 +1,237 @@
+// The VS Code extensions of the Cline family (Cline, and its forks Roo Code and Kilo Code before
+// Kilo 7 moved to kilo.db) keep each task in `<user dir>/User/globalStorage/<extension id>/tasks/
+// <task id>/` (paths.ts): `ui_messages.json` (the transcript the extension shows, `ClineMessage[]`,
+// rewritten whole on every change), `api_conversation_history.json` (what was sent to the model),
+// Roo and Kilo's `history_item.json` (the task's entry: its folder, parent and status), and
+// Cline's `<extension id>/state/taskHistory.json` (every task's entry: its folder).
+//
+// The transcript is the document read; its messages have no id but their `ts`, unique in a task:
+// every record counts once by it, whichever rewrite first holds it complete. A request is a
+// `say:"api_req_started"` whose text is JSON (`ClineApiReqInfo`): a placeholder without counts
+// until its stream ended. Its `tokensIn` is the uncached remainder in Cline (but for providers
+// passing OpenAI's `prompt_tokens`, cache included) and the whole prompt in Roo Code since 3.29.5
+// and Kilo Code since 4.119.0 (`tokensIn: costResult.totalInputTokens`); older Roo and Kilo wrote
+// the remainder, which a `tokensIn` below the cache counts gives away. Reasoning is inside
+// `tokensOut`. The model is on Cline's messages (`modelInfo`); Roo and Kilo name it only in the
+// environment details they send (`<model>…</model>`), read from the end of the conversation.
+
+import { join } from 'node:path';
+import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
+import type { SessionEvents } from '../../session/events.js';
+import type { HarnessId, TokenType, Usage } from '../../session/types.js';
+import { TOKEN_TYPES } from '../../session/vocabulary.js';
+import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
+import { isFile, listDir, readTail, readText } from '../../files/dir.js';
+import { editorTaskRoots, extensionDir, isTaskRoot } from './paths.js';
+import { callOf } from './tools.js';
+
+export interface TaskFamily {
+  harness: HarnessId;
+  /** The extension's id, its folder under `globalStorage`. */
+  extension: string;
+  /** Roo Code and Kilo Code: `tokensIn` is the whole prompt (since 3.29.5 and 4.119.0). */
+  wholePrompt: boolean;
+}
+
+export interface TaskState {
+  /** The task's folder, once found (Cline's task history is read until it is). */
+  cwd?: string;
+}
+
+const TRANSCRIPT = 'ui_messages.json';
+// The end of the conversation searched for the model Roo and Kilo last named.
+const MODEL_TAIL = 256 << 10;
+// Cline's providers whose `tokensIn` is OpenAI's `prompt_tokens`, cache included.
+const PROMPT_WITH_CACHE = new Set(['openai', 'openai-native', 'litellm', 'doubao', 'fireworks', 'hicap', 'lmstudio', 'qwen', 'xai', 'zai']);
+// Messages after a tool call that say it failed.
+const TOOL_ERRORS = new Set(['diff_error', 'clineignore_error', 'rooignore_error', 'error', 'command_permission_denied']);
+// A condense call has a cost and no token counts: it gives no token series.
+const NO_TOKENS: readonly TokenType[] = TOKEN_TYPES;
+const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+
+/** Every task's transcript under an extension's `tasks` folder. */
+export function taskFiles(root: string): SessionFile[] {
+  return listDir(root).flatMap((dir) => {
+    const path = join(dir.path, TRANSCRIPT);
+    return dir.isDirectory && isFile(path) ? [{ path, sessionId: dir.name, document: true as const }] : [];
+  });
+}
+
+/** Whether a file is a task's transcript (of a harness that reads other files too). */
+export function isTaskFile(file: SessionFile): boolean {
+  return file.document === true && file.path.endsWith(`/${TRANSCRIPT}`);
+}
+
+/** The reading of one family member's task transcripts. */
+export function taskDocuments(family: TaskFamily) {
+  return {
+    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension),
+    readDocument: (doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents) => readTranscript(family, doc, state, file, ev),
+  };
+}
+
+/** A harness whose only files are its extension's tasks (Roo Code). */
+export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
+  const docs = taskDocuments(family);
+  return {
+    harness: family.harness,
+    kind: 'files',
+    defaultRoots: docs.defaultRoots,
+    watchPaths: (root) => [root],
+    listFiles: taskFiles,
+    initialState: () => ({}),
+    // Every file is a document.
+    readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
+    readDocument: docs.readDocument,
+  };
+}
+
+/**
+ * A harness's reader that reads its VS Code extension's tasks too (Cline's CLI and its extension,
+ * Kilo's database and its extension before Kilo 7): one harness is one reader. A root that is a
+ * `tasks` folder is the extension's, any other the reader's own; a task's transcript is read here,
+ * every other file by the reader. A task's state is small and of one shape: it migrates with the
+ * reader's (`stateVersion`) as a state the reader cannot read, rebuilt from the transcript.
+ */
+export function withExtensionTasks<S>(reader: LineReader<S>, family: TaskFamily): LineReader<S | TaskState>;
+export function withExtensionTasks<S>(reader: StoreReader<S>, family: TaskFamily): StoreReader<S | TaskState>;
+export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Reader<S | TaskState> {
+  const docs = taskDocuments(family);
+  return {
+    ...(reader as Reader<S | TaskState>),
+    defaultRoots: (env, home) => [...reader.defaultRoots(env, home), ...docs.defaultRoots(env, home)],
+    watchPaths: (root) => (isTaskRoot(root) ? [root] : reader.watchPaths(root)),
+    watchFiles: (root) => (isTaskRoot(root) ? [] : reader.watchFiles?.(root) ?? []),
+    listFiles: (root) => (isTaskRoot(root) ? taskFiles(root) : reader.listFiles(root)),
+    initialState: (file) => (isTaskFile(file) ? {} : reader.initialState(file)),
+    registry: (root) => (isTaskRoot(root) ? [] : reader.registry?.(root) ?? []),
+    readDocument: (doc, state, file, ev) =>
+      isTaskFile(file) ? docs.readDocument(doc, state as TaskState, file, ev) : reader.readDocument?.(doc, state as S, file, ev),
+  };
+}
+
+/** What a task's folder says beside its transcript. */
+interface TaskMeta {
+  cwd?: string;
+  /** The task was delegated by another (its first message is the goal it was given, not a prompt). */
+  child: boolean;
+  model?: string;
+}
+
+function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): TaskMeta {
+  const dir = join(file.path, '..');
+  if (family.wholePrompt) {
+    const item = jsonObject(readText(join(dir, 'history_item.json')) ?? '');
+    const tail = readTail(join(dir, 'api_conversation_history.json'), MODEL_TAIL)?.toString('utf8') ?? '';
+    const models = [...tail.matchAll(/<model>([^<]{1,200})<\/model>/g)];
+    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1] };
+  }
+  if (!state.cwd) {
+    const history = jsonValue(readText(join(extensionDir(file.path), 'state', 'taskHistory.json')) ?? '');
+    const entry = Array.isArray(history) ? history.map(obj).find((h) => h?.id === file.sessionId) : undefined;
+    const cwd = str(entry?.cwdOnTaskInitialization);
+    if (cwd) state.cwd = cwd;
+  }
+  return { cwd: state.cwd, child: false };
+}
+
+function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
+  const messages = jsonValue(doc.toString('utf8'));
+  if (messages === undefined) return ev.skipped('parse_error');
+  // A task's transcript starts with its task: none is no transcript.
+  if (!Array.isArray(messages) || messages.length === 0) return ev.skipped('unknown_shape');
+  const meta = taskMeta(family, state, file);
+  if (meta.cwd) ev.meta({ cwd: meta.cwd });
+  if (meta.model) ev.meta({ model: meta.model });
+  const task = file.sessionId;
+  const list: Json[] = [];
+  for (const raw of messages) {
+    const m = obj(raw);
+    if (!m) ev.skipped('unknown_shape');
+    // A partial message is still being streamed: it is written again whole.
+    else if (m.partial !== true) list.push(m);
+  }
+  let model = meta.model;
+  let provider: string | undefined;
+  list.forEach((m, i) => {
+    const ts = m.ts;
+    if (typeof ts !== 'number') return ev.skipped('unknown_shape');
+    ev.activity(ts);
+    const info = obj(m.modelInfo);
+    if (str(info?.modelId)) {
+      model = str(info?.modelId);
+      provider = str(info?.providerId);
+      ev.meta({ model });
+    }
+    const key = `${task}:${ts}`;
+    const kind = m.type === 'ask' ? str(m.ask) : m.type === 'say' ? str(m.say) : undefined;
+    // The task's first message is its prompt; a child task's is the goal its parent gave it.
+    if (i === 0 && (kind === 'task' || kind === 'text')) {
+      if (ev.firstTime(`start:${key}`)) {
+        if (!meta.child) ev.prompt(ts);
+        ev.turnStarted(ts);
+      }
+      return;
+    }
+    switch (kind) {
+      case 'user_feedback':
+        // The person's reply to a completion starts a turn; to a rejected tool, goes on with it.
+        if (ev.firstTime(`prompt:${key}`)) {
+          ev.prompt(ts);
+          ev.turnStarted(ts);
+        }
+        return;
+      case 'api_req_started':
+        return request(family, m, key, ts, model, provider, ev);
+      case 'condense_context': {
+        if (!ev.firstTime(`compaction:${key}`)) return;
+        ev.compaction();
+        const cost = obj(m.contextCondense)?.cost;
+        if (typeof cost === 'number' && cost > 0) ev.usage(model ?? 'unknown', ZERO, 0, ts, cost, NO_TOKENS);
+        return;
+      }
+      case 'sliding_window_truncation':
+        if (ev.firstTime(`compaction:${key}`)) ev.compaction();
+        return;
+      case 'completion_result':
+        if (m.type === 'ask' && ev.firstTime(`end:${key}`)) ev.turnEnded('completed', ts);
+        return;
+      case 'api_req_failed':
+      case 'mistake_limit_reached':
+        if (m.type === 'ask' && ev.firstTime(`end:${key}`)) ev.turnEnded('failed', ts);
+        return;
+    }
+    const call = callOf(kind, obj(jsonValue(str(m.text) ?? '')));
+    if (!call) return;
+    // An `ask` waits for the person's approval until a message follows it (a question or a
+    // delegation waits on its own).
+    const next = list[i + 1];
+    if (ev.firstTime(`call:${key}`)) ev.toolCall(key, m.type === 'ask' && !call.waits ? { ...call, waits: 'approval' } : call);
+    if (!next) return;
+    const failed = TOOL_ERRORS.has((next.type === 'say' ? str(next.say) : undefined) ?? '');
+    if (ev.firstTime(`result:${key}`)) ev.toolResult(key, failed, call);
+  });
+}
+
+function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents): void {
+  const info = obj(jsonValue(str(m.text) ?? ''));
+  if (!info) return ev.skipped('unknown_shape');
+  const cancel = str(info.cancelReason);
+  // A placeholder: the request is under way.
+  if (typeof info.tokensIn !== 'number' && cancel === undefined) return;
+  if (typeof info.tokensIn === 'number' && ev.firstTime(`usage:${key}`)) {
+    const tokensIn = numberOf(info.tokensIn);
+    const cacheRead = numberOf(info.cacheReads);
+    const cacheWrite = numberOf(info.cacheWrites);
+    // The whole prompt where it holds the cache (a remainder below the cache counts never does).
+    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
+    const input = whole ? tokensIn - cacheRead - cacheWrite : tokensIn;
+    const usage: Usage = { input, output: numberOf(info.tokensOut), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
+    const prompt = input + cacheRead + cacheWrite;
+    const cost = typeof info.cost === 'number' ? info.cost : undefined;
+    ev.usage(model ?? 'unknown', usage, prompt, ts, cost);
+    if (prompt > 0) ev.context(model ?? 'unknown', prompt);
+  }
+  // A request the person cancelled ends the turn (a failed one ends it with `api_req_failed`).
+  if (cancel === 'user_cancelled' && ev.firstTime(`end:${key}`)) ev.turnEnded('interrupted', ts);
+}

@@ -1,0 +1,37 @@
+// The tools of Cline, Roo Code and Kilo Code's extension as their task transcripts name them: the
+// `tool` field of a `tool` message (Cline's `ClineSayTool`, Roo's `ClineSayTool`), and the
+// messages that are calls of their own (`command`, `use_mcp_server`, `browser_action_launch`,
+// `followup`), mapped to the metric contract's tool kinds.
+
+import type { ToolCall, ToolKind } from '../../session/types.js';
+import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
+import { str, type Json } from '../fields.js';
+
+const KINDS: Record<string, ToolKind> = {
+  readFile: 'read', listFilesTopLevel: 'read', listFilesRecursive: 'read', listCodeDefinitionNames: 'read',
+  fetchInstructions: 'read', readCommandOutput: 'read',
+  searchFiles: 'search', codebaseSearch: 'search',
+  editedExistingFile: 'edit', newFileCreated: 'edit', appliedDiff: 'edit', insertContent: 'edit',
+  searchAndReplace: 'edit', fileDeleted: 'delete',
+  execute_command: 'execute', runSlashCommand: 'execute',
+  webFetch: 'fetch', webSearch: 'fetch', browser_action: 'fetch',
+  newTask: 'agent', subagent: 'agent',
+  updateTodoList: 'plan',
+  switchMode: 'switch_mode',
+  ask_followup_question: 'communicate',
+};
+
+const WAITS: ToolTable['waits'] = { ask_followup_question: 'question', newTask: 'subagents' };
+
+/** The call a message makes, by its kind of message, or undefined when it is no call. */
+export function callOf(kind: string | undefined, text: Json | undefined): ToolCall | undefined {
+  switch (kind) {
+    case 'tool': return builtinTool(str(text?.tool) ?? 'unknown', { kinds: KINDS, waits: WAITS });
+    case 'command': return builtinTool('execute_command', { kinds: KINDS });
+    case 'use_mcp_server': return mcpTool(str(text?.serverName));
+    case 'browser_action_launch': return builtinTool('browser_action', { kinds: KINDS });
+    // The `ask_followup_question` tool's question to the user.
+    case 'followup': return builtinTool('ask_followup_question', { kinds: KINDS, waits: WAITS });
+    default: return undefined;
+  }
+}
