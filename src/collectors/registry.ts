@@ -19,6 +19,10 @@ import { kodelet } from '../readers/kodelet/reader.js';
 import { crush } from '../readers/crush/reader.js';
 import { continueCli } from '../readers/continue-cli/reader.js';
 import { cline } from '../readers/cline/reader.js';
+import { openclaw } from '../readers/openclaw/reader.js';
+import { amp } from '../readers/amp/reader.js';
+import { auggie } from '../readers/auggie/reader.js';
+import { junie } from '../readers/junie/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -42,4 +46,8 @@ export const READERS: Record<HarnessId, Reader<any>> = {
   crush,
   'continue-cli': continueCli,
   cline,
+  openclaw,
+  amp,
+  auggie,
+  junie,
 };

@@ -17,6 +17,10 @@ import { goose } from '../../src/readers/goose/reader.js';
 import { crush } from '../../src/readers/crush/reader.js';
 import { continueCli } from '../../src/readers/continue-cli/reader.js';
 import { cline } from '../../src/readers/cline/reader.js';
+import { openclaw } from '../../src/readers/openclaw/reader.js';
+import { amp } from '../../src/readers/amp/reader.js';
+import { auggie } from '../../src/readers/auggie/reader.js';
+import { junie } from '../../src/readers/junie/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -37,6 +41,11 @@ readerConformance(droid, join(FIXTURES, 'captures/droid-anthropic/tool/.factory/
 readerConformance(pi, join(FIXTURES, 'captures/pi/tool/.pi/agent/sessions'));
 readerConformance(continueCli, join(FIXTURES, 'captures/continue-cli/tool/.continue/sessions'));
 readerConformance(cline, join(FIXTURES, 'captures/cline/tool/.cline/data/sessions'));
+readerConformance(openclaw, join(FIXTURES, 'captures/openclaw/tool/.openclaw'));
+readerConformance(openclaw, join(FIXTURES, 'wave3-home/.openclaw'));
+readerConformance(amp, join(FIXTURES, 'wave3-home/.local/share/amp/threads'));
+readerConformance(auggie, join(FIXTURES, 'wave3-home/.augment/sessions'));
+readerConformance(junie, join(FIXTURES, 'wave3-home/.junie/sessions'), { noCwd: true });
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -49,6 +58,6 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kodelet', 'opencode', 'pi', 'qwen-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'junie', 'kilo', 'kodelet', 'openclaw', 'opencode', 'pi', 'qwen-code']);
   });
 });

@@ -27,8 +27,9 @@ function linesOf(path: string): Buffer[] {
  * per-project databases); they are watched there.
  * `textLines`: the session files are lines of text, not JSON (Aider's Markdown): JSON spelled
  * otherwise is nothing such a reader could be shown.
+ * `noCwd`: the harness records no working directory (Junie).
  */
-export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string; textLines?: true } = {}): void {
+export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string; textLines?: true; noCwd?: true } = {}): void {
   describe(`${reader.harness} reader conformance`, () => {
     const files = reader.listFiles(root);
 
@@ -67,7 +68,7 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     if (reader.kind === 'files') {
       // A harness may write documents only (Continue CLI, Cline).
       const lines = files.filter((f) => !f.document);
-      if (lines.length > 0) lineConformance(reader, lines, opts.textLines ?? false);
+      if (lines.length > 0) lineConformance(reader, lines, opts.textLines ?? false, opts.noCwd ?? false);
       const documents = files.filter((f) => f.document);
       if (documents.length > 0) documentConformance(reader, documents);
     } else storeConformance(reader, files);
@@ -75,12 +76,12 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
 }
 
 /** What a reader of append-only lines guarantees. */
-function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLines: boolean): void {
+function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLines: boolean, noCwd: boolean): void {
   it('reports the session, its activity and its working directory', () => {
     for (const f of files) {
       const { log } = readAll(reader, f, linesOf(f.path));
       expect(log.some(([e]) => e === 'activity')).toBe(true);
-      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
+      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(!noCwd);
     }
   });
 
