@@ -21,6 +21,10 @@ import { continueCli } from '../readers/continue-cli/reader.js';
 import { cline } from '../readers/cline/reader.js';
 import { rooCode } from '../readers/roo-code/reader.js';
 import { kimiCli } from '../readers/kimi-cli/reader.js';
+import { openclaw } from '../readers/openclaw/reader.js';
+import { amp } from '../readers/amp/reader.js';
+import { auggie } from '../readers/auggie/reader.js';
+import { junie } from '../readers/junie/reader.js';
 import type { Reader } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -46,4 +50,8 @@ export const READERS: Record<HarnessId, Reader<unknown>> = {
   cline,
   'roo-code': rooCode,
   'kimi-cli': kimiCli,
+  openclaw,
+  amp,
+  auggie,
+  junie,
 };

@@ -44,6 +44,12 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   'roo-code': { names: [] },
   // Installed by uv or pip as a `kimi` script (Python).
   'kimi-cli': { names: ['kimi'] },
+  openclaw: { names: ['openclaw'], packages: ['openclaw'] },
+  // Amp's CLI has kept its threads on Amp's servers since March 2026: a running one has no local
+  // session to be the process of (only archived threads are read).
+  amp: { names: [] },
+  auggie: { names: ['auggie'], packages: ['@augmentcode/auggie'] },
+  junie: { names: ['junie'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

@@ -167,6 +167,10 @@ const CONTEXT: Record<string, { context_tokens: number | null; context_limit_tok
   'cline/text': { context_tokens: 1234, context_limit_tokens: null },
   'cline/tool': { context_tokens: 1300, context_limit_tokens: null },
   'cline/error': { context_tokens: null, context_limit_tokens: null },
+  // OpenClaw: the last answer's input, cache reads and writes; the fake model's window is not known.
+  'openclaw/text': { context_tokens: 345 + 789 + 100, context_limit_tokens: null },
+  'openclaw/tool': { context_tokens: 350 + 900 + 50, context_limit_tokens: null },
+  'openclaw/error': { context_tokens: null, context_limit_tokens: null },
 };
 
 // Published list prices in dollars per million tokens, written out by hand (not read from the

@@ -19,6 +19,10 @@ import { continueCli } from '../../src/readers/continue-cli/reader.js';
 import { cline } from '../../src/readers/cline/reader.js';
 import { rooCode } from '../../src/readers/roo-code/reader.js';
 import { kimiCli } from '../../src/readers/kimi-cli/reader.js';
+import { openclaw } from '../../src/readers/openclaw/reader.js';
+import { amp } from '../../src/readers/amp/reader.js';
+import { auggie } from '../../src/readers/auggie/reader.js';
+import { junie } from '../../src/readers/junie/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../../src/collectors/registry.js';
@@ -44,6 +48,11 @@ readerConformance(cline, editor('.config/Code', 'saoudrizwan.claude-dev'));
 readerConformance(rooCode, editor('.vscode-server/data', 'rooveterinaryinc.roo-cline'));
 readerConformance(kilo, editor('.config/Code', 'kilocode.kilo-code'));
 readerConformance(kimiCli, join(FIXTURES, 'wave3-home/.kimi/sessions'));
+readerConformance(openclaw, join(FIXTURES, 'captures/openclaw/tool/.openclaw'));
+readerConformance(openclaw, join(FIXTURES, 'wave3-home/.openclaw'));
+readerConformance(amp, join(FIXTURES, 'wave3-home/.local/share/amp/threads'));
+readerConformance(auggie, join(FIXTURES, 'wave3-home/.augment/sessions'));
+readerConformance(junie, join(FIXTURES, 'wave3-home/.junie/sessions'), { noCwd: true });
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -56,6 +65,6 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'antigravity-cli', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'kilo', 'kimi-cli', 'kodelet', 'opencode', 'pi', 'qwen-code', 'roo-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kodelet', 'openclaw', 'opencode', 'pi', 'qwen-code', 'roo-code']);
   });
 });

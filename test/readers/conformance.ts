@@ -27,8 +27,9 @@ function linesOf(path: string): Buffer[] {
  * per-project databases); they are watched there.
  * `textLines`: the session files are lines of text, not JSON (Aider's Markdown): JSON spelled
  * otherwise is nothing such a reader could be shown.
+ * `noCwd`: the harness records no working directory (Junie).
  */
-export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string; textLines?: true } = {}): void {
+export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string; textLines?: true; noCwd?: true } = {}): void {
   describe(`${reader.harness} reader conformance`, () => {
     const files = reader.listFiles(root);
 
@@ -70,18 +71,18 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     if (documents.length > 0) documentConformance(reader, documents);
     const others = files.filter((f) => !f.document);
     if (reader.kind === 'files') {
-      if (others.length > 0) lineConformance(reader, others, opts.textLines ?? false);
+      if (others.length > 0) lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
     } else if (others.length > 0) storeConformance(reader, others);
   });
 }
 
 /** What a reader of append-only lines guarantees. */
-function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLines: boolean): void {
+function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLines: boolean, noCwd: boolean): void {
   it('reports the session, its activity and its working directory', () => {
     for (const f of files) {
       const { log } = readAll(reader, f, linesOf(f.path));
       expect(log.some(([e]) => e === 'activity')).toBe(true);
-      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(true);
+      expect(log.some(([e, m]) => e === 'meta' && typeof (m as { cwd?: string }).cwd === 'string')).toBe(!noCwd);
     }
   });
 

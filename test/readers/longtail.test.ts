@@ -6,21 +6,16 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Collector } from '../../src/collectors/collector.js';
-import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
 import { sessionsJson, viewRecords } from '../../src/view/records.js';
-import { createPriceTable } from '../../src/pricing/prices.js';
 import { aider } from '../../src/readers/aider/reader.js';
 import { antigravityCli } from '../../src/readers/antigravity-cli/reader.js';
 import { cursorAgent } from '../../src/readers/cursor-agent/reader.js';
-import type { Reader } from '../../src/readers/reader.js';
 import { statusOf } from '../../src/session/status.js';
-import { SessionStore, type Counter, type StoredSession } from '../../src/store/store.js';
 import type { HarnessId } from '../../src/session/types.js';
-import { StateDb } from '../../src/state/db.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readHome } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
@@ -44,41 +39,6 @@ interface Truth {
 }
 
 const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-longtail-readers.json'), 'utf8')) as { now: string; sessions: Truth[] };
-
-/**
- * Counter growth by session: every increment credited to the session whose event made it (a sink
- * marks its session changed before each event moves a counter).
- */
-class TallyStore extends SessionStore {
-  readonly bySession = new Map<string, Map<string, number>>();
-  private current?: Map<string, number>;
-
-  override changed(s: StoredSession): void {
-    super.changed(s);
-    const key = `${s.harness}/${s.id}`;
-    this.current = this.bySession.get(key) ?? new Map<string, number>();
-    this.bySession.set(key, this.current);
-  }
-
-  override bump(c: Counter, delta: number): boolean {
-    const moved = super.bump(c, delta);
-    const tally = this.current;
-    if (moved && tally) {
-      const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + delta);
-      add(c.metric === 'turns' ? `turns:${c.labels.outcome}` : c.metric);
-      if (c.metric === 'toolCalls' && c.labels.kind === 'agent') add('subagents');
-    }
-    return moved;
-  }
-}
-
-async function readHome(reader: Reader<unknown>, root: string) {
-  const db = new StateDb(tempDir());
-  const store = new TallyStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-  const collector = new Collector(reader.harness, reader, [root], store, db, createLogger('error'));
-  await collector.scan();
-  return { store, collector };
-}
 
 // Aider's header times and Cursor's prompt stamps are local times without a zone; the ground
 // truth wrote them for a clock at UTC: its "now" is taken in the same local time for them.

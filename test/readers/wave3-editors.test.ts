@@ -6,48 +6,21 @@
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Collector } from '../../src/collectors/collector.js';
-import { createLogger } from '../../src/log.js';
-import { createPriceTable } from '../../src/pricing/prices.js';
+import type { Collector } from '../../src/collectors/collector.js';
 import { cline } from '../../src/readers/cline/reader.js';
 import { kilo } from '../../src/readers/kilo/reader.js';
 import { kimiCli } from '../../src/readers/kimi-cli/reader.js';
 import { rooCode } from '../../src/readers/roo-code/reader.js';
 import type { Reader } from '../../src/readers/reader.js';
 import { statusOf } from '../../src/session/status.js';
-import { SessionStore, type Counter, type StoredSession } from '../../src/store/store.js';
-import { StateDb } from '../../src/state/db.js';
 import type { Truth } from '../helpers/ground-truth.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readHome, type TallyStore } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
 cpSync(join(FIXTURES, 'wave3-home'), HOME, { recursive: true });
 const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-wave3.json'), 'utf8')) as { now: string; sessions: Truth[] };
-
-/** Counter growth by session (as in longtail.test.ts). */
-class TallyStore extends SessionStore {
-  readonly bySession = new Map<string, Map<string, number>>();
-  private current?: Map<string, number>;
-
-  override changed(s: StoredSession): void {
-    super.changed(s);
-    const key = `${s.harness}/${s.id}`;
-    this.current = this.bySession.get(key) ?? new Map<string, number>();
-    this.bySession.set(key, this.current);
-  }
-
-  override bump(c: Counter, delta: number): boolean {
-    const moved = super.bump(c, delta);
-    const tally = this.current;
-    if (moved && tally) {
-      const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + delta);
-      add(c.metric === 'turns' ? `turns:${c.labels.outcome}` : c.metric);
-      if (c.metric === 'toolCalls' && c.labels.kind === 'agent') add('subagents');
-    }
-    return moved;
-  }
-}
 
 const NOW = Date.parse(truth.now);
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
@@ -68,10 +41,7 @@ describe.each([
   let store: TallyStore;
   let collector: Collector<unknown>;
   beforeAll(async () => {
-    const db = new StateDb(tempDir());
-    store = new TallyStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    collector = new Collector(reader.harness, reader, roots, store, db, createLogger('error'));
-    await collector.scan();
+    ({ store, collector } = await readHome(reader, ...roots));
   });
 
   it('reads every file without skipping anything', () => {
