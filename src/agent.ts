@@ -18,6 +18,7 @@ import type { MetricsServer } from './metrics/server.js';
 import type { WebConfig } from './metrics/web-config.js';
 import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.js';
 import { liveSessions, type LiveSession } from './store/live.js';
+import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
 import { platformTable } from './process/table.js';
@@ -64,6 +65,8 @@ export class Agent {
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
+  /** The hook spool in the state folder: what harnesses' hooks reported, where they are set up. */
+  private readonly hooks: HookSource;
   /** Threads reading the history for the first time, until the first scan is done. */
   private readThreads?: ReadThreads;
 
@@ -73,6 +76,7 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
+    this.hooks = new HookSource(config.stateDir, this.store.hooks);
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);
@@ -108,6 +112,7 @@ export class Agent {
     for (const c of this.collectors.values()) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
+    this.readHooks();
     // While following, the process table is read on its own timer, once a second.
     if (!this.processTimer) this.scanProcesses();
   }
@@ -116,6 +121,11 @@ export class Agent {
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
     this.served.invalidate();
+  }
+
+  /** Reads what hooks appended to the spool; what is served changes with a session's hook state. */
+  private readHooks(): void {
+    if (this.hooks.read()) this.served.invalidate();
   }
 
   /** Reads the process table, which joins live processes to what the collectors read. */
@@ -220,7 +230,8 @@ export class Agent {
    * settings, logs or credentials), and the single files a store is made of (a database and its
    * `-wal`, which come and go with the harness: their folder is watched, not recursively, for
    * them), and reads a collector again when something changed there. A folder that does not
-   * exist yet (a harness installed later) is watched from the rescan that finds it.
+   * exist yet (a harness installed later) is watched from the rescan that finds it. The hook
+   * spool is watched in the state folder.
    */
   private startWatching(watch: typeof import('chokidar').watch): void {
     const collectors = [...this.collectors.values()];
@@ -254,11 +265,14 @@ export class Agent {
     };
     this.watchNewFolders = () => {
       watchExisting(deep, folders.map((r) => r.path));
-      watchExisting(shallow, files.map((r) => dirname(r.path)));
+      watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]);
     };
     this.watchNewFolders();
     deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
-    shallow.on('all', (_event, path) => changed(files.find((r) => r.path === path)?.c));
+    shallow.on('all', (_event, path) => {
+      if (path === this.hooks.file) this.readHooks();
+      else changed(files.find((r) => r.path === path)?.c);
+    });
     // A watcher sees changes only once it has listed its folders: what changed before is read now.
     for (const w of this.watchers) w.once('ready', () => collectors.forEach(changed));
     for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));

@@ -3,18 +3,36 @@
 // modules (the demo, the terminal view) are imported when it runs: each module loaded is start-up
 // time for every command.
 
-import { Agent } from './agent.js';
-import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { createLogger, type Logger } from './log.js';
-import { shownUrl } from './metrics/otlp.js';
-import { exposition } from './metrics/prometheus.js';
-import { formatSessions, sessionsJson } from './view/records.js';
-import { parseArgs, type Parsed } from './cli/args.js';
-import { help } from './cli/help.js';
-import { StateError } from './state/db.js';
-import { VERSION } from './version.js';
+import type { Agent } from './agent.js';
+import type { Config } from './config/load.js';
+import { runHook } from './hooks/command.js';
+import { HOOK_HARNESSES, type HookHarness } from './hooks/spool.js';
+import { schema } from './config/schema.js';
+import type { Logger } from './log.js';
+import type { Parsed } from './cli/args.js';
+
+/** The modules every command but `hook` needs, loaded once `hook` is ruled out. */
+async function modules() {
+  const [agent, config, log, otlp, prometheus, records, args, help, settings, db, version] = await Promise.all([
+    import('./agent.js'), import('./config/load.js'), import('./log.js'), import('./metrics/otlp.js'), import('./metrics/prometheus.js'),
+    import('./view/records.js'), import('./cli/args.js'), import('./cli/help.js'), import('./hooks/settings.js'), import('./state/db.js'),
+    import('./version.js'),
+  ]);
+  return { ...agent, ...config, ...log, ...otlp, ...prometheus, ...records, ...args, ...help, ...settings, ...db, ...version };
+}
 
 async function main(argv: string[]): Promise<number> {
+  const { Agent, ConfigError, loadConfig, createLogger, shownUrl, exposition, formatSessions, sessionsJson, parseArgs, help, hookSettings,
+    StateError, VERSION } = await modules();
+  /**
+   * Exit code 2 with the message of a configuration error (which names the key) or of a state
+   * database that cannot be used (which names the file); anything else is a bug.
+   */
+  const refused = (e: unknown): number => {
+    if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
+    process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
+    return 2;
+  };
   let args: Parsed;
   try {
     args = parseArgs(argv);
@@ -33,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${help(args.command)}\n`);
     return 0;
   }
+  // `hook` after a flag (`--state-dir x hook claude-code`): the same hook, after a slower start.
+  if (args.command === 'hook') return runHook(argv.filter((w, i) => i !== argv.indexOf('hook')), process.env);
   if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
   if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
   if (args.command === 'top' && args.url !== undefined) {
@@ -52,13 +72,23 @@ async function main(argv: string[]): Promise<number> {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
     const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
-    const agent = args.command === 'demo' ? undefined
+    const agent = args.command === 'demo' || args.command === 'hooks' ? undefined
       : new Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
     setup = { config, log, agent };
   } catch (e) {
     return refused(e);
   }
   const { config, log, agent } = setup;
+  if (args.command === 'hooks') {
+    const [verb, harness] = args.words;
+    if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || args.words.length > 2) {
+      return refused(new ConfigError(`usage: coding-agent-exporter hooks print HARNESS, HARNESS one of ${HOOK_HARNESSES.join(', ')}`));
+    }
+    // The hook must write where this exporter reads: a state folder set here is set there too.
+    const flags = config.stateDir === schema().stateDir.default ? [] : ['--state-dir', config.stateDir];
+    process.stdout.write(`${hookSettings(harness as HookHarness, flags)}\n`);
+    return 0;
+  }
 
   if (!agent) {
     let demo;
@@ -101,16 +131,6 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * Exit code 2 with the message of a configuration error (which names the key) or of a state
- * database that cannot be used (which names the file); anything else is a bug.
- */
-function refused(e: unknown): number {
-  if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
-  process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
-  return 2;
-}
-
 function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
@@ -118,7 +138,9 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-main(process.argv.slice(2)).then(
+// A hook runs on every event of an agent: answered before the rest of the exporter is loaded.
+const argv = process.argv.slice(2);
+(argv[0] === 'hook' ? runHook(argv.slice(1), process.env) : main(argv)).then(
   // Output to a pipe is written asynchronously: the process exits once all of it is out (an
   // exposition larger than the pipe's buffer was cut off when `once` was piped to a slow reader).
   (code) => process.stdout.write('', () => process.exit(code)),

@@ -45,6 +45,20 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'working, one that waits on the user and one that stalls, each with a small stand-in agent process\n'
       + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
   },
+  hook: {
+    usage: 'hook HARNESS [EVENT] [options]',
+    summary: 'what a harness\'s hook runs: records the event for exact statuses',
+    about: 'Run by a harness on its lifecycle events (set up with `hooks print`): reads the event\'s JSON on stdin,\n'
+      + 'appends what a status needs (event, session, tool name, time; never a prompt or a tool\'s input) to\n'
+      + 'hooks.jsonl in the state folder, where the running exporter reads it, and prints {}. Always exits 0.',
+  },
+  hooks: {
+    usage: 'hooks print HARNESS [options]',
+    summary: 'print the hook settings to paste into a harness\'s settings file',
+    about: 'Prints the settings that make HARNESS (claude-code, gemini-cli, qwen-code, copilot-cli, codex) run\n'
+      + '`coding-agent-exporter hook` on the events a status needs, and the file they go into. The exporter\n'
+      + 'never writes a harness\'s settings itself.',
+  },
   help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };
 
