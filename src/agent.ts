@@ -230,7 +230,8 @@ export class Agent {
    * settings, logs or credentials), and the single files a store is made of (a database and its
    * `-wal`, which come and go with the harness: their folder is watched, not recursively, for
    * them), and reads a collector again when something changed there. A folder that does not
-   * exist yet (a harness installed later) is watched from the rescan that finds it. The hook
+   * exist yet (a harness installed later) is waited for in its nearest existing parent, not
+   * recursively (names come and go there, nothing is read), and watched once it appears. The hook
    * spool is watched in the state folder.
    */
   private startWatching(watch: typeof import('chokidar').watch): void {
@@ -256,25 +257,52 @@ export class Agent {
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
     const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
-    this.watchers = [deep, shallow];
+    // Its initial events too: a folder made between finding its parent and watching that is seen.
+    const parents = watch([], { ignoreInitial: false, depth: 0, ignorePermissionErrors: true });
+    this.watchers = [deep, shallow, parents];
     const watched = new Set<string>();
-    const watchExisting = (watcher: FSWatcher, paths: string[]) => {
+    const waitedIn = new Set<string>();
+    const watchExisting = (watcher: FSWatcher, paths: string[]): string[] => {
       const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
       for (const p of found) watched.add(p);
       if (found.length > 0) watcher.add(found);
+      return found;
     };
-    this.watchNewFolders = () => {
-      watchExisting(deep, folders.map((r) => r.path));
-      watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]);
+    // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
+    // first scan reads what was there at start).
+    const watchNew = (read: boolean) => {
+      const found = [
+        ...watchExisting(deep, folders.map((r) => r.path)),
+        ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),
+      ];
+      for (const f of read ? found : []) {
+        for (const r of folders) if (r.path === f) changed(r.c);
+        for (const r of files) if (dirname(r.path) === f) changed(r.c);
+      }
+      const missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
+      const parentsNow = [...new Set(missing.map(nearestExisting))].filter((p) => !waitedIn.has(p));
+      for (const p of parentsNow) waitedIn.add(p);
+      if (parentsNow.length > 0) parents.add(parentsNow);
     };
-    this.watchNewFolders();
+    watchNew(false);
+    this.watchNewFolders = () => watchNew(true);
+    // A burst of folders made at once (or a parent's initial listing) is looked at once.
+    let recheck = false;
+    parents.on('addDir', () => {
+      if (recheck) return;
+      recheck = true;
+      setImmediate(() => {
+        recheck = false;
+        this.watchNewFolders?.();
+      });
+    });
     deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
     shallow.on('all', (_event, path) => {
       if (path === this.hooks.file) this.readHooks();
       else changed(files.find((r) => r.path === path)?.c);
     });
     // A watcher sees changes only once it has listed its folders: what changed before is read now.
-    for (const w of this.watchers) w.once('ready', () => collectors.forEach(changed));
+    for (const w of [deep, shallow]) w.once('ready', () => collectors.forEach(changed));
     for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 
@@ -297,6 +325,13 @@ export class Agent {
     await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
+}
+
+/** The nearest folder at or above `path` that exists. */
+function nearestExisting(path: string): string {
+  let p = path;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
 }
 
 /** The state database; a state folder that cannot be used stops start-up naming the setting. */
