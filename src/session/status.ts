@@ -54,10 +54,7 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const ownerGone = live.visible && proc === undefined;
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
   const hook = live.hook;
-  // A hook event is the exact word on a session while its process lives (a kill fires nothing:
-  // the process table says so) and no later record contradicts it; where processes cannot be
-  // seen, a turn it left open goes stale as the files' does.
-  if (hook && !ownerGone && (TURN_PHASES.has(hook.phase) ? !(stale && now - hook.at >= opts.staleAfterMs) : s.lastActivityAt - hook.at < HOOK_BEHIND_MS)) {
+  if (hook && !ownerGone && hookStands(s, hook, stale, now, opts)) {
     const byHook = hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
@@ -88,6 +85,18 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const endedAt = s.turnStartedAt !== undefined ? s.lastActivityAt : s.lastTurn?.endedAt;
   if (endedAt === undefined) return { status: 'idle', reason: processIdle ? 'process-idle' : 'quiet' };
   return finished(s, endedAt, processIdle, now, opts);
+}
+
+/**
+ * Whether a hook event is still the exact word on a session whose process lives (a kill fires
+ * nothing: the process table says so). A turn it left open is over where the files record its
+ * end after it (an interrupted turn fires no Stop), and goes stale as the files' do where
+ * processes cannot be seen; any other event stands until a record well after it.
+ */
+function hookStands(s: Session, hook: HookState, stale: boolean, now: number, opts: StatusOptions): boolean {
+  if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
+  if (s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) > hook.at) return false;
+  return !(stale && now - hook.at >= opts.staleAfterMs);
 }
 
 /**

@@ -98,6 +98,13 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(statusOf(later, { ...alive(), hook }, hook.at + 130_000, opts)).toEqual({ status: 'done', reason: 'recent' });
   });
 
+  it('a turn interrupted after the last event (Claude Code fires no Stop then) is over when its files say so', () => {
+    const hook = replay('claude-code', [ev('UserPromptSubmit'), ev('PreToolUse', bash)])!;
+    const interrupted = { ...filesOf('claude-code'), turnStartedAt: undefined, lastActivityAt: hook.at + 2000, lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 2000 } };
+    expect(statusOf(interrupted, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'done', reason: 'recent' });
+    expect(statusOf({ ...filesOf('claude-code'), lastActivityAt: hook.at + 2000 }, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
   it('an event older than the one kept changes nothing; one that says nothing a status needs is not written', () => {
     const hooks = new Map<string, HookState>();
     expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('Stop')[1], now)!)).toBe(true);
