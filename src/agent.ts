@@ -280,9 +280,14 @@ export class Agent {
         for (const r of files) if (dirname(r.path) === f) changed(r.c);
       }
       const missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
-      const parentsNow = [...new Set(missing.map(nearestExisting))].filter((p) => !waitedIn.has(p));
-      for (const p of parentsNow) waitedIn.add(p);
-      if (parentsNow.length > 0) parents.add(parentsNow);
+      // A parent is watched while a folder is still missing below it, and no longer.
+      const needed = new Set(missing.map(nearestExisting));
+      const done = [...waitedIn].filter((p) => !needed.has(p));
+      const added = [...needed].filter((p) => !waitedIn.has(p));
+      for (const p of done) waitedIn.delete(p);
+      for (const p of added) waitedIn.add(p);
+      if (done.length > 0) parents.unwatch(done);
+      if (added.length > 0) parents.add(added);
     };
     watchNew(false);
     this.watchNewFolders = () => watchNew(true);
