@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`. A command's own
-// modules (the demo, the terminal view) are imported when it runs: each module loaded is start-up
-// time for every command.
+// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `hooks` and `hook`.
+// A command's own modules (the demo, the terminal view) are imported when it runs: each module
+// loaded is start-up time for every command. `hook` runs on every event of an agent: only its own
+// modules are loaded statically, the rest once another command is asked for.
 
 import type { Agent } from './agent.js';
 import type { Config } from './config/load.js';
