@@ -18,6 +18,7 @@ import type { MetricsServer } from './metrics/server.js';
 import type { WebConfig } from './metrics/web-config.js';
 import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.js';
 import { liveSessions, type LiveSession } from './store/live.js';
+import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { ProcessMonitor } from './process/monitor.js';
 import { descendantsOf, platformTable } from './process/table.js';
@@ -69,6 +70,8 @@ export class Agent {
   private readonly monitor?: ProcessMonitor;
   /** The modification time of the statusline command's file when it was last read. */
   private statusMtime?: number;
+  /** The hook spool in the state folder: what harnesses' hooks reported, where they are set up. */
+  private readonly hooks: HookSource;
   /** Threads reading the history for the first time, until the first scan is done. */
   private readThreads?: ReadThreads;
 
@@ -78,6 +81,7 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max });
+    this.hooks = new HookSource(config.stateDir, this.store.hooks);
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);
@@ -115,6 +119,7 @@ export class Agent {
     for (const c of this.collectors.values()) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
+    this.readHooks();
     // While following, the process table is read on its own timer, once a second.
     if (!this.processTimer) this.scanProcesses();
   }
@@ -138,6 +143,11 @@ export class Agent {
       this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
     }
     this.served.invalidate();
+  }
+
+  /** Reads what hooks appended to the spool; what is served changes with a session's hook state. */
+  private readHooks(): void {
+    if (this.hooks.read()) this.served.invalidate();
   }
 
   /** Reads the process table, which joins live processes to what the collectors read. */
@@ -248,7 +258,9 @@ export class Agent {
    * settings, logs or credentials), and the single files a store is made of (a database and its
    * `-wal`, which come and go with the harness: their folder is watched, not recursively, for
    * them), and reads a collector again when something changed there. A folder that does not
-   * exist yet (a harness installed later) is watched from the rescan that finds it.
+   * exist yet (a harness installed later) is waited for in its nearest existing parent, not
+   * recursively (names come and go there, nothing is read), and watched once it appears. The hook
+   * spool is watched in the state folder.
    */
   private startWatching(watch: typeof import('chokidar').watch): void {
     const collectors = [...this.collectors.values()];
@@ -273,22 +285,57 @@ export class Agent {
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
     const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
-    this.watchers = [deep, shallow];
+    // Its initial events too: a folder made between finding its parent and watching that is seen.
+    const parents = watch([], { ignoreInitial: false, depth: 0, ignorePermissionErrors: true });
+    this.watchers = [deep, shallow, parents];
     const watched = new Set<string>();
-    const watchExisting = (watcher: FSWatcher, paths: string[]) => {
+    const waitedIn = new Set<string>();
+    const watchExisting = (watcher: FSWatcher, paths: string[]): string[] => {
       const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
       for (const p of found) watched.add(p);
       if (found.length > 0) watcher.add(found);
+      return found;
     };
-    this.watchNewFolders = () => {
-      watchExisting(deep, folders.map((r) => r.path));
-      watchExisting(shallow, files.map((r) => dirname(r.path)));
+    // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
+    // first scan reads what was there at start).
+    const watchNew = (read: boolean) => {
+      const found = [
+        ...watchExisting(deep, folders.map((r) => r.path)),
+        ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),
+      ];
+      for (const f of read ? found : []) {
+        for (const r of folders) if (r.path === f) changed(r.c);
+        for (const r of files) if (dirname(r.path) === f) changed(r.c);
+      }
+      const missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
+      // A parent is watched while a folder is still missing below it, and no longer.
+      const needed = new Set(missing.map(nearestExisting));
+      const done = [...waitedIn].filter((p) => !needed.has(p));
+      const added = [...needed].filter((p) => !waitedIn.has(p));
+      for (const p of done) waitedIn.delete(p);
+      for (const p of added) waitedIn.add(p);
+      if (done.length > 0) parents.unwatch(done);
+      if (added.length > 0) parents.add(added);
     };
-    this.watchNewFolders();
+    watchNew(false);
+    this.watchNewFolders = () => watchNew(true);
+    // A burst of folders made at once (or a parent's initial listing) is looked at once.
+    let recheck = false;
+    parents.on('addDir', () => {
+      if (recheck) return;
+      recheck = true;
+      setImmediate(() => {
+        recheck = false;
+        this.watchNewFolders?.();
+      });
+    });
     deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
-    shallow.on('all', (_event, path) => changed(files.find((r) => r.path === path)?.c));
+    shallow.on('all', (_event, path) => {
+      if (path === this.hooks.file) this.readHooks();
+      else changed(files.find((r) => r.path === path)?.c);
+    });
     // A watcher sees changes only once it has listed its folders: what changed before is read now.
-    for (const w of this.watchers) w.once('ready', () => collectors.forEach(changed));
+    for (const w of [deep, shallow]) w.once('ready', () => collectors.forEach(changed));
     for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 
@@ -311,6 +358,13 @@ export class Agent {
     await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
+}
+
+/** The nearest folder at or above `path` that exists. */
+function nearestExisting(path: string): string {
+  let p = path;
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  return p;
 }
 
 /** The state database; a state folder that cannot be used stops start-up naming the setting. */

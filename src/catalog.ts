@@ -81,7 +81,7 @@ export const catalog = {
   sessionToolStarted: def('coding_agent_session_tool_started_timestamp_seconds', 'gauge', 's', [...SESSION, 'tool', 'kind'],
     'Start of each tool call still open in the session, as a Unix timestamp (as far as the records say: when the call was written).'),
   sessionProcessInfo: def('coding_agent_session_process_info', 'gauge', '', [...SESSION, 'attribution'],
-    'A live process owns the session (always 1); attribution says how it was joined: registry, environment, open-file, command-line, cwd.'),
+    'A live process owns the session (always 1); attribution says how it was joined: hook, registry, environment, open-file, command-line, cwd.'),
   agentProcesses: def('coding_agent_processes', 'gauge', '{process}', ['harness'],
     'Agent processes running now, joined to a session or not (their helper children not counted).'),
   agentProcessCpu: def('coding_agent_process_cpu_ratio', 'gauge', '1', ['harness'],

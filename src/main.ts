@@ -1,17 +1,37 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `statusline`. A
-// command's own modules (the agent and its readers, the demo, the terminal view) are imported when
-// it runs: each module loaded is start-up time for every command, and `statusline` runs after every
-// message Claude Code shows.
+// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `statusline`,
+// `hooks` and `hook`. A command's own modules (the agent and its readers, the demo, the terminal
+// view) are imported when it runs: each module loaded is start-up time for every command.
+// `statusline` runs after every message Claude Code shows, and `hook` on every event of an agent:
+// only the hook's own modules are loaded statically, the rest once another command is asked for.
 
 import type { Agent } from './agent.js';
-import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { createLogger, type Logger } from './log.js';
-import { parseArgs, type Parsed } from './cli/args.js';
-import { StateError } from './state/db.js';
-import { VERSION } from './version.js';
+import type { Config } from './config/load.js';
+import { runHook } from './hooks/command.js';
+import { HOOK_HARNESSES, type HookHarness } from './hooks/spool.js';
+import { schema } from './config/schema.js';
+import type { Logger } from './log.js';
+import type { Parsed } from './cli/args.js';
 
 async function main(argv: string[]): Promise<number> {
+  const [{ ConfigError, loadConfig }, { createLogger }, { parseArgs }, { StateError }, { VERSION }] = await Promise.all([
+    import('./config/load.js'), import('./log.js'), import('./cli/args.js'), import('./state/db.js'), import('./version.js'),
+  ]);
+  /**
+   * Exit code 2 with the message of a configuration error (which names the key) or of a state
+   * database that cannot be used (which names the file); anything else is a bug.
+   */
+  const refused = (e: unknown): number => {
+    if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
+    process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
+    return 2;
+  };
+  /** `statusline` could not start (a bad flag or configuration): the reason as the line, exit 0. */
+  const statusFailed = (e: unknown): number => {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stdout.write(`coding-agent-exporter: ${e.message}\n`);
+    return 0;
+  };
   let args: Parsed;
   try {
     args = parseArgs(argv);
@@ -29,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${help(args.command === 'help' ? args.topic : args.command)}\n`);
     return 0;
   }
+  // `hook` after a flag (`--state-dir x hook claude-code`): the same hook, after a slower start.
+  if (args.command === 'hook') return runHook(argv.filter((w, i) => i !== argv.indexOf('hook')), process.env);
   if (args.format !== undefined && args.command !== 'statusline') return refused(new ConfigError('--format: only the statusline command takes it'));
   if (args.command === 'statusline') {
     let config: Config;
@@ -62,13 +84,24 @@ async function main(argv: string[]): Promise<number> {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
     const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
-    const agent = args.command === 'demo' ? undefined
+    const agent = args.command === 'demo' || args.command === 'hooks' ? undefined
       : new (await import('./agent.js')).Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
     setup = { config, log, agent };
   } catch (e) {
     return refused(e);
   }
   const { config, log, agent } = setup;
+  if (args.command === 'hooks') {
+    const [verb, harness] = args.words;
+    if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || args.words.length > 2) {
+      return refused(new ConfigError(`usage: coding-agent-exporter hooks print HARNESS, HARNESS one of ${HOOK_HARNESSES.join(', ')}`));
+    }
+    // The hook must write where this exporter reads: a state folder set here is set there too.
+    const flags = config.stateDir === schema().stateDir.default ? [] : ['--state-dir', config.stateDir];
+    const { hookSettings } = await import('./hooks/settings.js');
+    process.stdout.write(`${hookSettings(harness as HookHarness, flags)}\n`);
+    return 0;
+  }
 
   if (!agent) {
     let demo;
@@ -112,23 +145,6 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * Exit code 2 with the message of a configuration error (which names the key) or of a state
- * database that cannot be used (which names the file); anything else is a bug.
- */
-function refused(e: unknown): number {
-  if (!(e instanceof ConfigError || e instanceof StateError)) throw e;
-  process.stderr.write(`coding-agent-exporter: ${e.message}\n`);
-  return 2;
-}
-
-/** `statusline` could not start (a bad flag or configuration): the reason as the line, exit 0. */
-function statusFailed(e: unknown): number {
-  if (!(e instanceof ConfigError)) throw e;
-  process.stdout.write(`coding-agent-exporter: ${e.message}\n`);
-  return 0;
-}
-
 function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', () => resolve());
@@ -136,7 +152,9 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-main(process.argv.slice(2)).then(
+// A hook runs on every event of an agent: answered before the rest of the exporter is loaded.
+const argv = process.argv.slice(2);
+(argv[0] === 'hook' ? runHook(argv.slice(1), process.env) : main(argv)).then(
   // Output to a pipe is written asynchronously: the process exits once all of it is out (an
   // exposition larger than the pipe's buffer was cut off when `once` was piped to a slow reader).
   (code) => process.stdout.write('', () => process.exit(code)),

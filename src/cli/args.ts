@@ -16,6 +16,8 @@ export interface Parsed {
   configFile?: string;
   /** `sessions --since 7d`: the activity window, in seconds. */
   since?: number;
+  /** `hook <harness> [event]`, `hooks print <harness>`: the words after the command. */
+  words: string[];
   /** `top --url`: a running exporter to show. */
   url?: string;
   /** `statusline --format`: the line's template. */
@@ -63,7 +65,7 @@ function didYouMean(word: string, candidates: Iterable<string>): string {
 }
 
 export function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, rest: [] };
+  const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, words: [], rest: [] };
   const flags = configFlags();
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -109,6 +111,7 @@ export function parseArgs(argv: string[]): Parsed {
   const [command, ...more] = words;
   if (command !== undefined) parsed.command = known(command);
   if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
+  if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
   if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
   return parsed;
 }

@@ -51,5 +51,19 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'which the exporter exports (coding_agent_usage_limit_*{harness="claude-code"}). Reads the state database\n'
       + 'read-only, reads no session file, and always exits 0. NO_COLOR turns colours off.',
   },
+  hook: {
+    usage: 'hook HARNESS [EVENT] [options]',
+    summary: 'what a harness\'s hook runs: records the event for exact statuses',
+    about: 'Run by a harness on its lifecycle events (set up with `hooks print`): reads the event\'s JSON on stdin,\n'
+      + 'appends what a status needs (event, session, tool name, time; never a prompt or a tool\'s input) to\n'
+      + 'hooks.jsonl in the state folder, where the running exporter reads it, and prints {}. Always exits 0.',
+  },
+  hooks: {
+    usage: 'hooks print HARNESS [options]',
+    summary: 'print the hook settings to paste into a harness\'s settings file',
+    about: 'Prints the settings that make HARNESS (claude-code, gemini-cli, qwen-code, copilot-cli, codex) run\n'
+      + '`coding-agent-exporter hook` on the events a status needs, and the file they go into. The exporter\n'
+      + 'never writes a harness\'s settings itself.',
+  },
   help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };

@@ -1,9 +1,10 @@
-// Joins agent processes to sessions. Exact methods first (the harness's registry, a session id in
-// a tool process's environment, a session file held open, a session id on the command line);
+// Joins agent processes to sessions. Exact methods first (the process our hook ran under, the
+// harness's registry, a session id in a tool process's environment, a session file held open, a
+// session id on the command line);
 // then, for an agent none of them placed, the working-directory heuristic, which never takes a
 // session an exact method claimed.
 
-import type { Attribution, HarnessId, RegistryEntry } from '../session/types.js';
+import type { Attribution, HarnessId, HookState, RegistryEntry } from '../session/types.js';
 import { HARNESS_PROCESSES, harnessOf, isDaemon, sessionArgs } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
@@ -43,6 +44,8 @@ export interface AttributionInput {
   table: ProcessTable;
   procs: Proc[];
   registries: Iterable<[HarnessId, RegistryEntry]>;
+  /** The last hook event of each session with hooks, by session key: the hook ran under the session's process. */
+  hooks?: Iterable<[string, HookState]>;
   sessions: Iterable<KnownSession>;
   /** The session a file held open by a harness's process belongs to, per harness that holds its files open. */
   openFileSession: Partial<Record<HarnessId, (path: string) => string | undefined>>;
@@ -138,6 +141,16 @@ export function attribute(input: AttributionInput): AttributionResult {
     if (!claims.has(key)) claims.set(key, c);
   };
 
+  // hook: the harness ran our hook under the process that runs the session (its parent, or a shell
+  // or a worker of the agent); a pid reused since belongs to a process started after the event.
+  // A session ended is no longer its process's (Claude Code's /clear goes on in a new one).
+  for (const [key, hook] of input.hooks ?? []) {
+    const p = hook.pid === undefined || hook.phase === 'end' ? undefined : byPid.get(hook.pid);
+    if (!p || p.startedAt > hook.at) continue;
+    const harness = key.slice(0, key.indexOf('/')) as HarnessId;
+    const own = harnessByPid.get(p.pid) === harness ? p : ancestorOf(p, harness);
+    if (own) claim(harness, key.slice(harness.length + 1), { agent: agentOf(own, harness), attribution: 'hook' });
+  }
   // registry: the harness wrote the pid; a pid reused by another process has another start time.
   for (const [harness, entry] of input.registries) {
     const p = byPid.get(entry.pid);

@@ -61,7 +61,7 @@ export class ProcessMonitor {
       for (const e of entries) registries.push([harness, e]);
     }
     const sessions = [...store.sessions.values()].filter((s) => !s.archived);
-    const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, openFileSession: this.openFileSession, facts: this.facts });
+    const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
     this.facts = facts;
 
     // CPU over the interval since the last scan; a process new since then, over its life so far.

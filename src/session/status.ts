@@ -1,7 +1,7 @@
 // What a session is doing now, and why, from its recorded state and its live process, with the
 // reason codes of the status contract we follow (README, "Statuses").
 
-import type { HarnessFacts, ProcessState, Session, Status } from './types.js';
+import type { HarnessFacts, HookState, ProcessState, Session, Status } from './types.js';
 
 export interface StatusOptions {
   /** A finished turn shows as done this long (where no read marker decides), then the session is idle. */
@@ -19,6 +19,8 @@ export interface Liveness {
   visible: boolean;
   /** The live process joined to the session. */
   proc?: ProcessState;
+  /** The session's last hook event, where its harness runs our hook. */
+  hook?: HookState;
 }
 
 export const REASONS = {
@@ -34,6 +36,12 @@ export type SessionStatus = { [S in Status]: { status: S; reason: (typeof REASON
 
 const NOT_SEEN: Liveness = { visible: false };
 
+// A hook event this much older than the session's newest record is not the last word on it (a
+// hook removed since, or one event lost): the files decide.
+const HOOK_BEHIND_MS = 60_000;
+// Phases after which records keep coming while the turn goes on.
+const TURN_PHASES = new Set<HookState['phase']>(['prompt', 'tool', 'tool-done']);
+
 export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opts: StatusOptions, facts: HarnessFacts = {}): SessionStatus {
   const proc = live.proc;
   if (proc?.status === 'waiting') {
@@ -45,6 +53,12 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   // for a question or an approval, which wait on a person however long they take.
   const ownerGone = live.visible && proc === undefined;
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
+  const hook = live.hook;
+  if (hook && !ownerGone && hookStands(s, hook, stale, now, opts)) {
+    const byHook = hookStatus(hook, proc);
+    if (byHook) return byHook;
+    if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
+  }
   // A registry that says idle outranks a turn its transcript leaves open.
   const processIdle = proc?.status === 'idle';
   if (!ownerGone && !processIdle) {
@@ -70,6 +84,46 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   // A turn cut off ended with its last record.
   const endedAt = s.turnStartedAt !== undefined ? s.lastActivityAt : s.lastTurn?.endedAt;
   if (endedAt === undefined) return { status: 'idle', reason: processIdle ? 'process-idle' : 'quiet' };
+  return finished(s, endedAt, processIdle, now, opts);
+}
+
+/**
+ * Whether a hook event is still the exact word on a session whose process lives (a kill fires
+ * nothing: the process table says so). A turn it left open is over where the files record its
+ * end after it (an interrupted turn fires no Stop), and goes stale as the files' do where
+ * processes cannot be seen; any other event stands until a record well after it.
+ */
+function hookStands(s: Session, hook: HookState, stale: boolean, now: number, opts: StatusOptions): boolean {
+  if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
+  if (s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) > hook.at) return false;
+  return !(stale && now - hook.at >= opts.staleAfterMs);
+}
+
+/**
+ * What a hook's last event says, where it decides alone: a turn under way, a person asked, the
+ * session ended. Approving a command fires nothing (but in Qwen Code): a tool child running
+ * says the wait is over.
+ */
+function hookStatus(hook: HookState, proc: ProcessState | undefined): SessionStatus | undefined {
+  switch (hook.phase) {
+    case 'permission':
+      if (proc?.toolRunning) return { status: 'working', reason: 'process-busy' };
+      return { status: 'asking', reason: hook.waits ?? 'approval' };
+    case 'tool':
+      if (hook.waits === 'question') return { status: 'asking', reason: 'question' };
+      return proc?.toolRunning ? { status: 'working', reason: 'process-busy' } : { status: 'working', reason: 'turn-open' };
+    case 'prompt':
+    case 'tool-done':
+      return { status: 'working', reason: 'turn-open' };
+    case 'end':
+      return { status: 'idle', reason: 'quiet' };
+    case 'stop':
+      return undefined;
+  }
+}
+
+/** A session whose last turn ended at `endedAt`: done for a while (unread, where the harness records reading), then idle. */
+function finished(s: Session, endedAt: number, processIdle: boolean, now: number, opts: StatusOptions): SessionStatus {
   // Where the harness records that the person read the session, that decides.
   if (s.viewedAt !== undefined) return s.viewedAt < endedAt ? { status: 'done', reason: 'unread' } : { status: 'idle', reason: 'read' };
   const reason = processIdle ? 'process-idle' : undefined;

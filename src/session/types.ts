@@ -164,7 +164,26 @@ export interface HarnessFacts {
 }
 
 /** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */
-export type Attribution = 'registry' | 'environment' | 'open-file' | 'command-line' | 'cwd';
+export type Attribution = 'hook' | 'registry' | 'environment' | 'open-file' | 'command-line' | 'cwd';
+
+/**
+ * Where a session's turn stands by the last lifecycle event its harness's hook reported
+ * (`coding-agent-exporter hook`): a prompt taken, a tool about to run, a permission or answer asked
+ * for, a tool done, the turn finished, the session ended.
+ */
+export type HookPhase = 'prompt' | 'tool' | 'permission' | 'tool-done' | 'stop' | 'end';
+
+/** The freshest hook event of a session: what a status needs of it, never a prompt or a tool's input. */
+export interface HookState {
+  phase: HookPhase;
+  /** When the hook ran (ms since the epoch). */
+  at: number;
+  /** What a `tool` or `permission` phase waits on a person for, where it does (a question tool, an approval prompt). */
+  waits?: 'question' | 'approval';
+  tool?: string;
+  /** The process the hook ran under (its parent): the agent, or a shell or launcher the agent is above. */
+  pid?: number;
+}
 
 /**
  * A process a harness registered for a session in its own files (Claude Code's and Qwen Code's

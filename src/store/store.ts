@@ -6,7 +6,7 @@ import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
-import { ZERO_USAGE, type HarnessFacts, type HarnessId, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
+import { ZERO_USAGE, type HarnessFacts, type HarnessId, type HookState, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
@@ -75,6 +75,11 @@ export class SessionStore implements Tally {
   readonly registries = new Map<string, RegistryEntry[]>();
   /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
   processes: ProcessView = EMPTY_VIEW;
+  /**
+   * The last hook event of each session that has hooks set up (by key), from the hook spool
+   * (hooks/source.ts); never persisted: the spool is read again on start. Empty without hooks.
+   */
+  readonly hooks = new Map<string, HookState>();
   private readonly projects: ProjectNamer;
   readonly models: LabelCap;
   readonly tools: LabelCap;

@@ -18,11 +18,13 @@ function sources(dir: string): string[] {
   });
 }
 
-export function importGraph(srcDir: string): ImportGraph {
+/** `dynamic: false`: only what loading a module loads with it (no `import()`, no type-only import). */
+export function importGraph(srcDir: string, { dynamic = true } = {}): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const file of sources(srcDir)) {
     const deps = new Set<string>();
     for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      if (!dynamic && (m[2] !== undefined || /^(?:import|export)\s+type\s/.test(m[0].trimStart()))) continue;
       const spec = (m[1] ?? m[2] ?? m[3])!;
       deps.add(relative(srcDir, resolve(dirname(file), spec)).replace(/\.js$/, '.ts'));
     }

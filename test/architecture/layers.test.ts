@@ -24,14 +24,16 @@ const LAYERS: Record<string, readonly string[]> = {
   process: ['session', 'files', 'log', 'store'],
   collectors: ['readers', 'store', 'state', 'session', 'files', 'log', 'threads'],
   config: ['session', 'log'],
+  // The hook command (which loads nothing but its spool and the configuration schema) and the spool's reader.
+  hooks: ['session', 'config', 'files'],
   // What is shown: the views of the store, and the outputs that serialize it.
   view: ['store', 'session', 'files'],
   metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
-  agent: ['collectors', 'config', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
+  agent: ['collectors', 'config', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
   cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'state', 'store'],
-  main: ['agent', 'cli', 'config', 'log', 'metrics', 'state', 'version', 'view'],
+  main: ['agent', 'cli', 'config', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */

@@ -1,12 +1,12 @@
 // The real binary, serving: endpoints, a record appended to a transcript showing in /metrics, and a
 // kill -9 in the middle of a first scan that restarts to the same totals.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envFor, FIXTURES, listening, MAIN, run, sum, tempDir, until } from '../helpers/run.js';
+import { envFor, FIXTURES, listening, MAIN, ready, run, sum, tempDir, until } from '../helpers/run.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -86,21 +86,41 @@ describe('serve', () => {
     expect(Date.now() - appended).toBeLessThan(10_000);
   });
 
-  it('finds a harness installed after it started, then watches it', async () => {
+  it('finds a harness installed after it started without waiting for a rescan, then watches it', async () => {
+    // No rescan for an hour: only watching the nearest folder that exists (here HOME) finds it.
     const home = tempDir();
-    const url = await serve(home, tempDir(), '--rescan-seconds', '8');
+    const url = await serve(home, tempDir(), '--rescan-seconds', '3600');
+    await ready(url);
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     mkdirSync(dir, { recursive: true });
     const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
     const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
     cpSync(join(src, name), join(dir, name));
     const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
-    await until(async () => ((await input()) === 2534 ? true : undefined), 20_000);
-    // Found by a rescan, and watched from then on: an append shows well within the 8 s to the next rescan.
-    await new Promise((r) => setTimeout(r, 800));
+    await until(async () => ((await input()) === 2534 ? true : undefined), 20_000, 'the new folder read');
     appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
-    await until(async () => ((await input()) === 2535 ? true : undefined), 5_000);
+    await until(async () => ((await input()) === 2535 ? true : undefined), 20_000, 'the append read');
+  });
+
+  it('shows a hook event as soon as the hook appends it, without a rescan', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'captures/gemini-cli/tool'), home, { recursive: true });
+    const state = tempDir();
+    const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', state, '--rescan-seconds', '3600'],
+      envFor(home, { CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: String(90 * 86400) }));
+    children.push(child);
+    const base = await url;
+    await ready(base);
+    const status = async () => ((await (await fetch(`${base}/api/v1/sessions`)).json()) as { harness: string; status: string; reason: string }[])
+      .find((s) => s.harness === 'gemini-cli');
+    expect(await status()).toMatchObject({ status: 'idle' });
+    const id = '5da0c0d6-ad8a-42cd-969c-34c4a9293815';
+    const r = spawnSync(process.execPath, [MAIN, 'hook', 'gemini-cli', '--state-dir', state],
+      { env: envFor(home), input: JSON.stringify({ hook_event_name: 'BeforeTool', session_id: id, tool_name: 'ask_user' }), encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    await until(async () => ((await status())?.status === 'asking' ? true : undefined), 20_000, 'the hook event shown');
+    expect(await status()).toMatchObject({ status: 'asking', reason: 'question' });
   });
 
   // Watches the state database of a running `once` and says when to kill it: as soon as some, not

@@ -5,6 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
+import { HookSource } from '../../src/hooks/source.js';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
@@ -100,6 +101,27 @@ describe('attribution', () => {
     expect(points('coding_agent_session_tool_started_timestamp_seconds')).toEqual([
       { labels: { harness: 'codex', project: 'app', session_id: THREAD, tool: 'exec_command', kind: 'execute' }, value: (started + 4000) / 1000 },
     ]);
+  });
+
+  it('hook: the process a hook ran under (a shell between) owns the session; a pid reused after the event does not', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    // In another folder, with no registry: nothing but the hook joins it.
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude'], cwd: '/elsewhere', startTicks: 1000 });
+    t.proc.add(401, { ppid: 400, argv: ['/bin/sh', '-c', 'coding-agent-exporter hook claude-code PermissionRequest'], startTicks: 1500 });
+    const state = tempDir();
+    const event = { harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: started + 30_000, pid: 401 };
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify(event)}\n`);
+    expect(new HookSource(state, t.store.hooks).read()).toBe(true);
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'hook', pid: 400 } });
+    t.proc.exit(401);
+    t.proc.exit(400);
+    t.proc.add(401, { argv: ['/home/u/.local/bin/claude'], cwd: '/elsewhere', startTicks: 5000 });
+    await t.scan();
+    // Killed: no event fires, the process table says the agent is gone and the files decide.
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done' } });
+    expect(t.status('claude-code/c1')!.process).toBeUndefined();
   });
 
   it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {

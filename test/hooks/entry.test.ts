@@ -1,0 +1,36 @@
+// The hook command runs on every event of every agent: starting the binary for it must load the
+// hook's few modules and none of the exporter's heavy ones.
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importGraph } from '../architecture/imports.js';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|chokidar|better-sqlite3|convict)['"]/;
+
+function loadedWith(entry: string): string[] {
+  const graph = importGraph(SRC, { dynamic: false });
+  const seen = new Set<string>();
+  const todo = [entry];
+  while (todo.length > 0) {
+    const m = todo.pop()!;
+    if (seen.has(m)) continue;
+    seen.add(m);
+    todo.push(...(graph.get(m) ?? []));
+  }
+  return [...seen].sort();
+}
+
+describe('the hook entry', () => {
+  it('loads only the hook, its spool and the configuration schema (no reader, store, state database, watcher or OTel SDK)', () => {
+    const loaded = loadedWith('main.ts');
+    expect(loaded).toEqual(['config/schema.ts', 'hooks/command.ts', 'hooks/spool.ts', 'main.ts', 'session/vocabulary.ts']);
+    for (const m of loaded) expect(readFileSync(`${SRC}${m}`, 'utf8')).not.toMatch(HEAVY_PACKAGES);
+  });
+
+  it('sees what a module loads (the check would pass on a graph that found nothing)', () => {
+    expect(loadedWith('agent.ts')).toContain('state/db.ts');
+    expect(readFileSync(`${SRC}state/db.ts`, 'utf8')).toMatch(HEAVY_PACKAGES);
+  });
+});

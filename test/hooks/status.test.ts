@@ -1,0 +1,116 @@
+// Each harness's hook events as they fired live in each state (shared/reference/hooks.md),
+// through the spool record and the per-session merge, to the status and reason they give with the
+// process table's word beside them.
+
+import { describe, expect, it } from 'vitest';
+import { setHook } from '../../src/hooks/source.js';
+import { hookRecord, type HookHarness } from '../../src/hooks/spool.js';
+import { statusOf, type Liveness } from '../../src/session/status.js';
+import type { HookState, ProcessState, Session } from '../../src/session/types.js';
+
+const now = Date.UTC(2026, 11, 1, 12);
+const opts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
+// What the files leave: Gemini CLI writes a tool call once it finished, so its turn looks ended.
+const filesOf = (harness: HookHarness): Session => ({
+  harness, id: 'S1', startedAt: now - 3600_000, lastActivityAt: now - 20_000, pendingTools: {},
+  tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, costUsd: 0,
+  ...(harness === 'gemini-cli' ? { lastTurn: { outcome: 'completed' as const, endedAt: now - 20_000 } } : { turnStartedAt: now - 30_000 }),
+});
+const alive = (p: Partial<ProcessState> = {}): Liveness => ({ visible: true, proc: { attribution: 'hook', ...p } });
+const killed: Liveness = { visible: true };
+
+/** [event named on the command line, payload]; each a second after the one before, the last 10 s ago. */
+type Ev = [string, Record<string, unknown>];
+const ev = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { hook_event_name: name, session_id: 'S1', cwd: '/w', ...extra }];
+const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { sessionId: 'S1', cwd: '/w', ...extra }];
+
+function replay(harness: HookHarness, events: Ev[]): HookState | undefined {
+  const hooks = new Map<string, HookState>();
+  events.forEach(([name, payload], i) => {
+    const r = hookRecord(harness, payload, now - 10_000 - (events.length - 1 - i) * 1000, name, 4242);
+    if (r) setHook(hooks, `${harness}/S1`, r);
+  });
+  return hooks.get(`${harness}/S1`);
+}
+
+const bash = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } };
+type Case = [string, HookHarness, Ev[], Liveness, string, string];
+const cases: Case[] = [
+  // Claude Code: PreToolUse → PermissionRequest at once, the notification 6 s later.
+  ['approval', 'claude-code', [ev('UserPromptSubmit', { prompt: 'p' }), ev('PreToolUse', bash), ev('PermissionRequest', bash), ev('Notification', { notification_type: 'permission_prompt' })], alive({ toolRunning: false }), 'asking', 'approval'],
+  ['question', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('Notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'question'],
+  ['tool running after approval', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ toolRunning: true }), 'working', 'process-busy'],
+  ['answer', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('PostToolUse', { tool_name: 'AskUserQuestion' })], alive(), 'working', 'turn-open'],
+  ['killed', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], killed, 'done', 'recent'],
+  ['turn finished', 'claude-code', [ev('PostToolUse', bash), ev('PostToolBatch'), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
+  ['quit', 'claude-code', [ev('Stop'), ev('SessionEnd')], alive(), 'idle', 'quiet'],
+  // Gemini CLI: what its files show as a finished turn.
+  ['approval', 'gemini-cli', [ev('BeforeAgent'), ev('BeforeTool', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'ToolPermission', details: { type: 'exec' } })], alive(), 'asking', 'approval'],
+  ['question', 'gemini-cli', [ev('BeforeTool', { tool_name: 'ask_user' }), ev('Notification', { notification_type: 'ToolPermission', details: { type: 'ask_user' } })], alive(), 'asking', 'question'],
+  ['tool running after approval', 'gemini-cli', [ev('BeforeTool', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'ToolPermission', details: { type: 'exec' } })], alive({ toolRunning: true }), 'working', 'process-busy'],
+  ['answer', 'gemini-cli', [ev('BeforeTool', { tool_name: 'ask_user' }), ev('Notification', { notification_type: 'ToolPermission', details: { type: 'ask_user' } }), ev('AfterTool', { tool_name: 'ask_user' })], alive(), 'working', 'turn-open'],
+  ['killed', 'gemini-cli', [ev('BeforeTool', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'ToolPermission', details: { type: 'exec' } })], killed, 'done', 'recent'],
+  ['turn finished', 'gemini-cli', [ev('AfterTool', { tool_name: 'run_shell_command' }), ev('PreCompress'), ev('AfterAgent')], alive(), 'done', 'recent'],
+  // Qwen Code: asks before PreToolUse, which fires once approved.
+  ['approval', 'qwen-code', [ev('PermissionRequest', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'approval'],
+  ['question', 'qwen-code', [ev('PermissionRequest', { tool_name: 'ask_user_question' }), ev('Notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'question'],
+  ['tool running after approval', 'qwen-code', [ev('PermissionRequest', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'permission_prompt' }), ev('PreToolUse', { tool_name: 'run_shell_command' })], alive(), 'working', 'turn-open'],
+  ['answer', 'qwen-code', [ev('PermissionRequest', { tool_name: 'ask_user_question' }), ev('PreToolUse', { tool_name: 'ask_user_question' })], alive(), 'working', 'turn-open'],
+  ['killed', 'qwen-code', [ev('PermissionRequest', { tool_name: 'run_shell_command' })], killed, 'done', 'recent'],
+  ['turn finished', 'qwen-code', [ev('PostToolUse'), ev('PostToolBatch'), ev('UserPromptSubmit', { prompt: '' }), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
+  // Copilot CLI: camelCase events, named on the command line.
+  ['approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notificationType: 'permission_prompt' })], alive(), 'asking', 'approval'],
+  ['question', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' })], alive(), 'asking', 'question'],
+  ['tool running after approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], alive({ toolRunning: true }), 'working', 'process-busy'],
+  ['answer', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' }), copilot('postToolUse', { toolName: 'ask_user' })], alive(), 'working', 'turn-open'],
+  ['killed', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], killed, 'done', 'recent'],
+  ['turn finished', 'copilot-cli', [copilot('postToolUse', { toolName: 'bash' }), copilot('agentStop')], alive(), 'done', 'recent'],
+  // Codex: a question is only a PreToolUse; the turn's end also comes by notify.
+  ['approval', 'codex', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ toolRunning: false }), 'asking', 'approval'],
+  ['question', 'codex', [ev('PreToolUse', { tool_name: 'request_user_input' })], alive(), 'asking', 'question'],
+  ['tool running after approval', 'codex', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ toolRunning: true }), 'working', 'process-busy'],
+  ['answer', 'codex', [ev('PreToolUse', { tool_name: 'request_user_input' }), ev('PostToolUse', { tool_name: 'request_user_input' })], alive(), 'working', 'turn-open'],
+  ['killed', 'codex', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], killed, 'done', 'recent'],
+  ['turn finished', 'codex', [ev('PostToolUse', bash), ev('Stop'), ['notify', { type: 'agent-turn-complete', 'thread-id': 'S1' }]], alive(), 'done', 'recent'],
+];
+
+describe('hooks: each harness\'s recorded sequence gives the status and the reason', () => {
+  it.each(cases)('%s (%s)', (_state, harness, events, live, status, reason) => {
+    const hook = replay(harness, events);
+    expect(hook).toBeDefined();
+    expect(statusOf(filesOf(harness), { ...live, hook }, now, opts)).toEqual({ status, reason });
+  });
+
+  it('Gemini CLI waiting for approval: without the hook, its files say done', () => {
+    expect(statusOf(filesOf('gemini-cli'), alive(), now, opts)).toEqual({ status: 'done', reason: 'recent' });
+  });
+
+  it('keeps neither the prompt nor the tool\'s input', () => {
+    const r = hookRecord('claude-code', { hook_event_name: 'UserPromptSubmit', session_id: 'S1', prompt: 'my secret plan' }, now);
+    const t = hookRecord('claude-code', { hook_event_name: 'PreToolUse', session_id: 'S1', ...bash }, now);
+    expect(JSON.stringify([r, t])).not.toMatch(/secret|rm -rf/);
+    expect(t).toMatchObject({ phase: 'tool', tool: 'Bash' });
+  });
+
+  it('a hook event a minute behind the files is not the last word (a hook removed since)', () => {
+    const hook = replay('gemini-cli', [ev('BeforeTool', { tool_name: 'run_shell_command' }), ev('Notification', { notification_type: 'ToolPermission' })])!;
+    const later = { ...filesOf('gemini-cli'), lastActivityAt: hook.at + 120_000, lastTurn: { outcome: 'completed' as const, endedAt: hook.at + 120_000 } };
+    expect(statusOf(later, { ...alive(), hook }, hook.at + 130_000, opts)).toEqual({ status: 'done', reason: 'recent' });
+  });
+
+  it('a turn interrupted after the last event (Claude Code fires no Stop then) is over when its files say so', () => {
+    const hook = replay('claude-code', [ev('UserPromptSubmit'), ev('PreToolUse', bash)])!;
+    const interrupted = { ...filesOf('claude-code'), turnStartedAt: undefined, lastActivityAt: hook.at + 2000, lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 2000 } };
+    expect(statusOf(interrupted, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'done', reason: 'recent' });
+    expect(statusOf({ ...filesOf('claude-code'), lastActivityAt: hook.at + 2000 }, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
+  it('an event older than the one kept changes nothing; one that says nothing a status needs is not written', () => {
+    const hooks = new Map<string, HookState>();
+    expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('Stop')[1], now)!)).toBe(true);
+    expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('PreToolUse', bash)[1], now - 5000)!)).toBe(false);
+    expect(hooks.get('codex/S1')?.phase).toBe('stop');
+    expect(hookRecord('gemini-cli', ev('PreCompress')[1], now)).toBeUndefined();
+    expect(hookRecord('claude-code', { hook_event_name: 'Stop' }, now)).toBeUndefined();
+  });
+});
