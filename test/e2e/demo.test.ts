@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listening, ready, samples, sum, tempDir } from '../helpers/run.js';
+import { listening, ready, samples, sum, tempDir, until } from '../helpers/run.js';
 
 describe('demo', () => {
   // An agent of the user's, running before the demo starts: not one of the demo's.
@@ -21,14 +21,19 @@ describe('demo', () => {
     const base = await url;
     const u = `${base}/metrics`;
     await ready(base);
-    const first = await (await fetch(u)).text();
+    // Each live session's agent is a process the exporter finds and joins to it; Aider has no
+    // session file. Codex's is joined through the environment of its agent's child (the loop's
+    // `sleep`), which a scan between two sleeps does not see: the next one does.
+    const attributions = (text: string) => samples(text).filter((s) => s.name === 'coding_agent_session_process_info')
+      .map((s) => `${s.labels.harness}/${s.labels.attribution}`).sort().join(' ');
+    const joined = 'claude-code/command-line claude-code/command-line claude-code/command-line codex/environment opencode/command-line';
+    const first = await until(async () => {
+      const text = await (await fetch(u)).text();
+      return attributions(text) === joined ? text : undefined;
+    }, 20_000, 'every demo session joined to its agent', 200);
     const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
     expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));
     expect(sum(first, 'coding_agent_usage_limit_used_ratio', { harness: 'codex', window: '5h' })).toBeGreaterThan(0);
-    // Each live session's agent is a process the exporter finds and joins to it; Aider has no session file.
-    const info = samples(first).filter((s) => s.name === 'coding_agent_session_process_info');
-    expect(info.map((s) => `${s.labels.harness}/${s.labels.attribution}`).sort()).toEqual(
-      ['claude-code/command-line', 'claude-code/command-line', 'claude-code/command-line', 'codex/environment', 'opencode/command-line']);
     // Only the agents the demo started: not the user's, nor another demo's running on this machine.
     expect(sum(first, 'coding_agent_processes', { harness: 'aider' })).toBe(1);
     expect(sum(first, 'coding_agent_sessions', { harness: 'aider', project: 'chat-bot', status: 'idle' })).toBe(1);
