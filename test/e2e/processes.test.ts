@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CPU_BUSY_RATIO } from '../../src/process/monitor.js';
-import { envFor, run, sum, tempDir } from '../helpers/run.js';
+import { envFor, run, sum, tempDir, until } from '../helpers/run.js';
 
 const THREAD = '01a22a3d-05e6-72a3-9eaf-d395a9e9befd';
 const bin = tempDir('cae-bin-');
@@ -75,7 +75,9 @@ beforeAll(async () => {
   start('claude', `const tool = require('child_process').spawn('sleep', ['300'], { env: { ...process.env, CLAUDE_CODE_SESSION_ID: 'tooled' }, stdio: 'ignore' });
     require('fs').writeFileSync(process.argv[2], String(tool.pid)); ${idle}`, [claudeToolPidFile]);
   aider = start('aider', 'for (;;) {}', ['--model', 'x']);
-  await new Promise((r) => setTimeout(r, 1500));
+  // Each process started (forked) before its session's records, whose times are a second ahead;
+  // the agents whose tools carry a session's id have started those tools.
+  await until(async () => ([toolPidFile, claudeToolPidFile].every((f) => existsSync(f)) ? true : undefined), 30_000, 'the agents\' tools');
   writeTranscripts();
 });
 

@@ -43,10 +43,10 @@ describe('serve', () => {
     const db = new Database(join(home, '.local/share/opencode/opencode.db'));
     db.pragma('journal_mode = WAL');
     try {
-      const url = await serve(home, tempDir());
+      // No rescan for an hour: only the watcher can show the new row.
+      const url = await serve(home, tempDir(), '--rescan-seconds', '3600');
       const output = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' });
       await until(async () => (output(await metrics(url)) === 116 ? true : undefined), 10_000);
-      await new Promise((r) => setTimeout(r, 500)); // the watcher settles
       // A new turn, as OpenCode writes it: the messages touch the session row, the call's usage is a part.
       const session = db.prepare('SELECT id FROM session').pluck().get() as string;
       const at = Date.now();
@@ -56,9 +56,8 @@ describe('serve', () => {
       db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session);
       db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_e2e', 'msg_e2e_answer', session, at, at,
         JSON.stringify({ type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } } }));
-      // Seen through the watcher: the rescan (every 30 s) would come later. (The bench measures how fast.)
-      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 10_000);
-      expect(Date.now() - at).toBeLessThan(10_000);
+      // Seen through the watcher (the bench measures how fast).
+      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 30_000, 'the new row');
     } finally {
       db.close();
     }
@@ -67,7 +66,8 @@ describe('serve', () => {
   it('answers /metrics, /healthz and / and shows an appended record long before a rescan', async () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/claude-code/tool'), home, { recursive: true });
-    const url = await serve(home, tempDir());
+    // No rescan for an hour: only the watcher can show the appended record.
+    const url = await serve(home, tempDir(), '--rescan-seconds', '3600');
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
@@ -79,11 +79,9 @@ describe('serve', () => {
 
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
-    const appended = Date.now();
     appendFileSync(file, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_appended', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 5 } } })}\n`);
-    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 10_000);
-    expect(Date.now() - appended).toBeLessThan(10_000);
+    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 30_000, 'the appended record');
   });
 
   it('finds a harness installed after it started without waiting for a rescan, then watches it', async () => {

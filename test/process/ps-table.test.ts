@@ -6,7 +6,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { psTable } from '../../src/process/table.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, until } from '../helpers/run.js';
 
 const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
 
@@ -21,8 +21,9 @@ describe.skipIf(!has('ps') || !has('lsof'))('ps table', () => {
   });
 
   it('lists the user\'s processes with their parent, start, CPU and memory; lsof gives the working folder and open files', async () => {
-    await new Promise((r) => setTimeout(r, 500));
     const table = psTable();
+    // Once the child runs its script: it holds the file open.
+    await until(async () => (table.openFiles(child.pid!).includes(held) ? true : undefined), 30_000, 'the child holding its file', 50);
     const first = table.list();
     const me = first.find((p) => p.pid === child.pid)!;
     expect(me.ppid).toBe(process.pid);

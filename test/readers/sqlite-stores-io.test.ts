@@ -95,7 +95,6 @@ describe.each(Object.keys(DBS) as (keyof typeof DBS)[])('%s store', (harness) =>
       expect(before).toBeGreaterThan(0);
       CALL[harness](writer);
       const bytes = [hash(path), hash(`${path}-wal`)];
-      await new Promise((r) => setTimeout(r, 20));
       await agent.scanAll();
       await agent.scanAll();
       expect(total(agent, harness, g.metric, g.labels) - before).toBeCloseTo(g.by, 9);
