@@ -29,7 +29,7 @@ describe('Kimi CLI reader', () => {
       kimiCli.readLine(l, state, sub, r.events);
     }
     expect(eventsNamed(r.log, 'usage').map(([, , u]) => u)).toEqual([{ input: 5, output: 2, cacheRead: 1, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }]);
-    expect(r.log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded'].includes(e as string))).toEqual([]);
+    expect(r.log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded'].includes(e))).toEqual([]);
   });
 
   it('finds the sessions where KIMI_SHARE_DIR says, and recognises the kimi process', () => {

@@ -11,7 +11,6 @@ import { amp } from '../../src/readers/amp/reader.js';
 import { auggie } from '../../src/readers/auggie/reader.js';
 import { junie } from '../../src/readers/junie/reader.js';
 import { openclaw } from '../../src/readers/openclaw/reader.js';
-import type { Reader } from '../../src/readers/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -43,10 +42,10 @@ const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 const HARNESS: Record<string, string> = { augment: 'auggie' };
 
 describe.each([
-  { reader: openclaw as Reader<unknown>, root: join(HOME, '.openclaw') },
-  { reader: amp as Reader<unknown>, root: join(HOME, '.local/share/amp/threads') },
-  { reader: auggie as Reader<unknown>, root: join(HOME, '.augment/sessions') },
-  { reader: junie as Reader<unknown>, root: join(HOME, '.junie/sessions') },
+  { reader: openclaw, root: join(HOME, '.openclaw') },
+  { reader: amp, root: join(HOME, '.local/share/amp/threads') },
+  { reader: auggie, root: join(HOME, '.augment/sessions') },
+  { reader: junie, root: join(HOME, '.junie/sessions') },
 ])('$reader.harness on the third-wave HOME', ({ reader, root }) => {
   const sessions = truth.sessions.filter((s) => (HARNESS[s.harness] ?? s.harness) === reader.harness);
   let read: Awaited<ReturnType<typeof readHome>>;

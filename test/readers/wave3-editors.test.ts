@@ -11,7 +11,6 @@ import { cline } from '../../src/readers/cline/reader.js';
 import { kilo } from '../../src/readers/kilo/reader.js';
 import { kimiCli } from '../../src/readers/kimi-cli/reader.js';
 import { rooCode } from '../../src/readers/roo-code/reader.js';
-import type { Reader } from '../../src/readers/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import type { Truth } from '../helpers/ground-truth.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
@@ -29,10 +28,10 @@ const tasks = (userDir: string, ext: string) => home(`${userDir}/User/globalStor
 const USER_DIRS = ['.config/Code', '.config/VSCodium', '.vscode-server/data', 'Library/Application Support/Cursor'];
 
 describe.each([
-  { reader: cline as Reader<unknown>, roots: USER_DIRS.map((d) => tasks(d, 'saoudrizwan.claude-dev')) },
-  { reader: rooCode as Reader<unknown>, roots: USER_DIRS.map((d) => tasks(d, 'rooveterinaryinc.roo-cline')) },
-  { reader: kilo as Reader<unknown>, roots: USER_DIRS.map((d) => tasks(d, 'kilocode.kilo-code')) },
-  { reader: kimiCli as Reader<unknown>, roots: [home('.kimi/sessions')] },
+  { reader: cline, roots: USER_DIRS.map((d) => tasks(d, 'saoudrizwan.claude-dev')) },
+  { reader: rooCode, roots: USER_DIRS.map((d) => tasks(d, 'rooveterinaryinc.roo-cline')) },
+  { reader: kilo, roots: USER_DIRS.map((d) => tasks(d, 'kilocode.kilo-code')) },
+  { reader: kimiCli, roots: [home('.kimi/sessions')] },
 ])('$reader.harness on the wave-3 HOME', ({ reader, roots }) => {
   // Kimi CLI: a subagent's log belongs to its parent session (as Claude Code's and Gemini CLI's
   // do): its tokens count there, its turns do not (its prompt is the parent's instruction).

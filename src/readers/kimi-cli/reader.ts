@@ -17,6 +17,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
 import { isFile, listDir, readText } from '../../files/dir.js';
+import { secondsToMs } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 
 export interface KimiState {
@@ -87,8 +88,9 @@ function readLine(line: Buffer, state: KimiState, file: SessionFile, ev: Session
   const msg = obj(rec.message);
   const type = str(msg?.type);
   const p = obj(msg?.payload);
-  if (typeof rec.timestamp !== 'number' || !type || !p) return ev.skipped('unknown_shape');
-  const ts = rec.timestamp * 1000;
+  // Unix seconds; one past any date is damage, not a time.
+  const ts = secondsToMs(rec.timestamp);
+  if (ts === undefined || !type || !p) return ev.skipped('unknown_shape');
   ev.activity(ts);
   event(type, p, ts, state, ev);
 }

@@ -10,7 +10,7 @@
 
 import type { SessionEvents } from '../../session/events.js';
 import type { Usage } from '../../session/types.js';
-import { num, numberOf, obj, time } from '../fields.js';
+import { numberOf, obj, time } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
 
@@ -70,13 +70,13 @@ function message(rec: Fields, ts: number, ev: SessionEvents): void {
       ev.turnStarted(ts, 'interrupted');
       return;
     case 'assistant':
-      return answer(msg!, key, ts, ev);
+      return answer(msg, key, ts, ev);
     case 'toolResult': {
-      const id = msg!.text('toolCallId');
+      const id = msg.text('toolCallId');
       if (!id) return ev.skipped('unknown_shape');
       if (!ev.firstTime(`result:${key}`)) return;
-      const name = msg!.text('toolName');
-      ev.toolResult(id, msg!.isTrue('isError'), name ? classifyTool(name) : undefined);
+      const name = msg.text('toolName');
+      ev.toolResult(id, msg.isTrue('isError'), name ? classifyTool(name) : undefined);
       return;
     }
     default:
@@ -97,9 +97,10 @@ function answer(msg: Fields, key: string, ts: number, ev: SessionEvents): void {
     };
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     // OpenClaw prices requests from its model catalog; zero there means no price known: the list price.
-    const cost = num(obj(u.cost)?.total);
-    if (prompt + usage.output > 0) {
-      ev.usage(model, usage, prompt, ts, cost > 0 ? cost : undefined);
+    const cost = numberOf(obj(u.cost)?.total);
+    // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
+    if (prompt + usage.output !== 0) {
+      ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
       ev.context(model, prompt);
     }
     for (const block of content) {

@@ -25,8 +25,11 @@ const PART_FIELDS = `'type', $d ->> '$.type', 'synthetic', $d -> '$.synthetic', 
   'tokens', $d -> '$.tokens', 'cost', $d -> '$.cost'`;
 const MESSAGE_FIELDS = `'role', $d ->> '$.role', 'time', $d -> '$.time', 'modelID', $d ->> '$.modelID', 'finish', $d ->> '$.finish',
   'error', CASE WHEN $d -> '$.error' IS NOT NULL THEN json_object('name', $d ->> '$.error.name') END, 'parentID', $d ->> '$.parentID'`;
-const SUMMARY_FIELDS = `'summary', json_object('diffs', (SELECT json_group_array(json_object('additions', value -> '$.additions',
-  'deletions', value -> '$.deletions')) FROM json_each($d, '$.summary.diffs')))`;
+// Diffs only where they are a list, fields only of a diff that is an object (`->` on any other
+// text fails the whole query: "malformed JSON"), as turnLines reads them.
+const SUMMARY_FIELDS = `'summary', json_object('diffs', CASE WHEN json_type($d, '$.summary.diffs') = 'array' THEN (SELECT json_group_array(
+  CASE WHEN type = 'object' THEN json_object('additions', value -> '$.additions', 'deletions', value -> '$.deletions') END)
+  FROM json_each($d, '$.summary.diffs')) END)`;
 
 /** The ids of `ids` that are sessions of this database. */
 export function sessionsIn(db: Db, ids: readonly string[]): string[] {

@@ -214,12 +214,17 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
 }
 
 function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents): void {
-  const info = obj(jsonValue(str(m.text) ?? ''));
-  if (!info) return ev.skipped('unknown_shape');
+  const text = str(m.text);
+  const parsed = text === undefined ? undefined : jsonValue(text);
+  const info = obj(parsed);
+  // A text that is no JSON (a count written `NaN`) is damage of the record, not another shape.
+  if (!info) return ev.skipped(text !== undefined && parsed === undefined ? 'parse_error' : 'unknown_shape');
   const cancel = str(info.cancelReason);
-  // A placeholder: the request is under way.
-  if (typeof info.tokensIn !== 'number' && cancel === undefined) return;
-  if (typeof info.tokensIn === 'number' && ev.firstTime(`usage:${key}`)) {
+  // A placeholder: the request is under way. A `tokensIn` that is there but no count is damage,
+  // reported (NaN, which the store skips and counts), never taken for a placeholder.
+  const counted = info.tokensIn !== undefined && info.tokensIn !== null;
+  if (!counted && cancel === undefined) return;
+  if (counted && ev.firstTime(`usage:${key}`)) {
     const tokensIn = numberOf(info.tokensIn);
     const cacheRead = numberOf(info.cacheReads);
     const cacheWrite = numberOf(info.cacheWrites);
