@@ -58,7 +58,7 @@ export class UsageBlocks {
   add(harness: string, ts: number, tokens: number, costUsd: number, now = Date.now()): void {
     if (now - ts > KEEP_MS || !Number.isFinite(ts)) return;
     let byMinute = this.minutes.get(harness);
-    if (!byMinute) this.minutes.set(harness, (byMinute = new Map()));
+    if (!byMinute) this.minutes.set(harness, (byMinute = new Map<number, Minute>()));
     const minute = Math.floor(ts / 60_000);
     const m = byMinute.get(minute);
     if (m) {

@@ -137,7 +137,7 @@ describe('collector', () => {
     await t.collector.scan();
     t.db.close();
     const from: number[] = [];
-    const again = setup(t.stateDir, t.root, { ...claudeCode, stateVersion: 2, migrateState: (old, v) => (from.push(v), old as ReturnType<typeof claudeCode.initialState>) });
+    const again = setup(t.stateDir, t.root, { ...claudeCode, stateVersion: 2, migrateState: (old, v) => (from.push(v), old) });
     const more = answer('m2', 50, 2);
     appendFileSync(t.file, more);
     await again.collector.scan();

@@ -12,7 +12,7 @@ const canDrop = spawnSync('setpriv', [...DROP, 'true']).status === 0;
 
 function hook(args: string[], input: string, env = envFor(tempDir()), prefix: string[] = []): { status: number; stdout: string; stderr: string } {
   const [cmd, ...pre] = prefix.length > 0 ? [...prefix, process.execPath] : [process.execPath];
-  const r = spawnSync(cmd!, [...pre, MAIN, 'hook', ...args], { env, input, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(cmd, [...pre, MAIN, 'hook', ...args], { env, input, encoding: 'utf8', timeout: 30_000 });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

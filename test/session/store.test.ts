@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
 import { codex } from '../../src/readers/codex/reader.js';
-import type { Reader } from '../../src/readers/reader.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { READERS } from '../../src/collectors/registry.js';
 import { SessionStore } from '../../src/store/store.js';
@@ -197,7 +196,7 @@ describe('usage-limit windows', () => {
       primary: { used_percent: 10, window_minutes: primary }, secondary: { used_percent: 20, window_minutes: secondary } } } });
     writeFileSync(join(day, 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl'), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
       + limits(300, 10080) + Array.from({ length: 1000 }, (_, i) => limits(1 + 2 * i, 2 + 2 * i)).join(''));
-    await new Collector('codex', codex as Reader<unknown>, [root], store, db, createLogger('error')).scan();
+    await new Collector('codex', codex, [root], store, db, createLogger('error')).scan();
     const ev = sinkOf(store, 'copilot-cli', () => 's1', 'copilot-cli', () => {});
     for (let i = 0; i < 1000; i++) ev.usageLimit(`quota-${i}`, 0.5, undefined);
     ev.usageLimit('premium_interactions', 0.25, undefined);
