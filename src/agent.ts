@@ -64,6 +64,12 @@ export class Agent {
   private readonly self = new SelfMetrics();
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
+  /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
+  private readonly views = {
+    sessions: new RenderedExposition(() => `${JSON.stringify(this.records())}\n`),
+    summary: new RenderedExposition(() => `${JSON.stringify(this.summary())}\n`),
+  };
+  private readonly rendered = [this.served, this.views.sessions, this.views.summary];
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
@@ -122,7 +128,7 @@ export class Agent {
   /** Reads what changed for one collector; what is served changes with its data and its stats. */
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
-    this.served.invalidate();
+    this.invalidate();
   }
 
   /**
@@ -137,12 +143,17 @@ export class Agent {
     for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
       this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
     }
-    this.served.invalidate();
+    this.invalidate();
+  }
+
+  /** What is served changed: every rendered body is rendered again (once asked for). */
+  private invalidate(): void {
+    for (const r of this.rendered) r.invalidate();
   }
 
   /** Reads the process table, which joins live processes to what the collectors read. */
   private scanProcesses(): void {
-    if (this.monitor?.scan()) this.served.invalidate();
+    if (this.monitor?.scan()) this.invalidate();
   }
 
   families(now = Date.now()): Family[] {
@@ -177,7 +188,7 @@ export class Agent {
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
-      views: { sessions: () => this.records(), summary: () => this.summary() },
+      views: this.views,
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
@@ -189,11 +200,11 @@ export class Agent {
         + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
     }
 
-    this.store.onCommit = () => this.served.invalidate();
+    this.store.onCommit = () => this.invalidate();
     const sample = () => {
       this.self.sample();
       this.readStatusline();
-      this.served.invalidate();
+      this.invalidate();
     };
     sample();
     this.tick = setInterval(sample, TICK_MS);
@@ -302,7 +313,7 @@ export class Agent {
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();
-    this.served.close();
+    for (const r of this.rendered) r.close();
     await new Promise<void>((r) => {
       if (!this.server) return r();
       this.server.server.close(() => r());

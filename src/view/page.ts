@@ -5,12 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../files/package-root.js';
-import type { SessionRecord } from './records.js';
-import type { Summary } from './summary.js';
+/** A body rendered once per change (the agent's `RenderedExposition`), never per request. */
+export interface Rendered {
+  plain(): Buffer;
+}
 
+/** The JSON of `/api/v1/sessions` (the view records) and `/api/v1/summary`. */
 export interface Views {
-  sessions(): SessionRecord[];
-  summary(): Summary;
+  sessions: Rendered;
+  summary: Rendered;
 }
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
@@ -34,7 +37,7 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
-/** The page's paths and their content (its files, read once, and its JSON, built per request). */
+/** The page's paths and their content (its files, read once, and its JSON, rendered once per change). */
 export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, () => { type: string; body: Buffer }> {
   const fill = (text: string) => text
     .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
@@ -43,8 +46,8 @@ export function pageRoutes(views: Views, about: { version: string; metricsPath: 
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
     routes.set(path, () => file);
   }
-  const json = (data: () => unknown) => () => ({ type: 'application/json; charset=utf-8', body: Buffer.from(`${JSON.stringify(data())}\n`) });
-  routes.set('/api/v1/sessions', json(() => views.sessions()));
-  routes.set('/api/v1/summary', json(() => views.summary()));
+  const json = (view: Rendered) => () => ({ type: 'application/json; charset=utf-8', body: view.plain() });
+  routes.set('/api/v1/sessions', json(views.sessions));
+  routes.set('/api/v1/summary', json(views.summary));
   return routes;
 }
