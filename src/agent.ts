@@ -234,9 +234,13 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    // Processes come and go without writing anything: the table is read every second on its own.
-    if (this.monitor) {
-      this.processTimer = setInterval(() => this.scanProcesses(), 1000);
+    // Processes come and go without writing anything: every second the monitor says whether the
+    // table is to be read (always while an agent runs; with none, only what might be a new one).
+    const monitor = this.monitor;
+    if (monitor) {
+      this.processTimer = setInterval(() => {
+        if (monitor.due()) this.scanProcesses();
+      }, 1000);
       this.processTimer.unref();
     }
   }
@@ -271,6 +275,8 @@ export class Agent {
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
       pending.add(c);
+      // A session file changed: its agent (perhaps one just started) is looked for at once.
+      this.monitor?.wake();
       // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
       // waits for the end of the window and is read in one go, so that a scan of every file
       // runs at most once a window however fast lines arrive.
