@@ -5,10 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../files/package-root.js';
-/** A body rendered once per change (the agent's `RenderedExposition`), never per request. */
+/** A body rendered once per change (the agent's `RenderedExposition`), never per request; gzipped once too. */
 export interface Rendered {
   plain(): Buffer;
+  gzip(): Buffer;
 }
+
+/** A path's content: `gzip` when the client accepts it (only the JSON, whose list of sessions runs to a megabyte, is gzipped). */
+export type Content = (gzip: boolean) => { type: string; body: Buffer; gzipped?: boolean };
 
 /** The JSON of `/api/v1/sessions` (the view records) and `/api/v1/summary`. */
 export interface Views {
@@ -38,15 +42,15 @@ export const PAGE_HEADERS = {
 } as const;
 
 /** The page's paths and their content (its files, read once, and its JSON, rendered once per change). */
-export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, () => { type: string; body: Buffer }> {
+export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, Content> {
   const fill = (text: string) => text
     .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
-  const routes = new Map<string, () => { type: string; body: Buffer }>();
+  const routes = new Map<string, Content>();
   for (const [path, a] of Object.entries(ASSETS)) {
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
     routes.set(path, () => file);
   }
-  const json = (view: Rendered) => () => ({ type: 'application/json; charset=utf-8', body: view.plain() });
+  const json = (view: Rendered): Content => (gzip) => ({ type: 'application/json; charset=utf-8', body: gzip ? view.gzip() : view.plain(), gzipped: gzip });
   routes.set('/api/v1/sessions', json(views.sessions));
   routes.set('/api/v1/summary', json(views.summary));
   return routes;

@@ -54,5 +54,10 @@ describe('/api/v1/sessions and /api/v1/summary', () => {
     const after = await Promise.all(Array.from({ length: 50 }, sessions));
     expect(after.every((a) => a.length === 2)).toBe(true);
     expect(renders.sessions - before).toBeLessThanOrEqual(1);
+
+    // Gzipped for a client that accepts it (a browser does), rendered once too.
+    const res = await fetch(`${url}/api/v1/sessions`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(((await res.json()) as unknown[]).length).toBe(2);
   });
 });
