@@ -74,8 +74,8 @@ const GRPC_BASE = '@opentelemetry/otlp-grpc-exporter-base';
 const GRPC_VERSION = '0.223.0';
 
 /**
- * OpenTelemetry's gRPC exporter, which is not installed with this package (an optional peer: 35
- * packages, 10 MB, for those who push over gRPC alone); where it is missing, the command that
+ * OpenTelemetry's gRPC exporter, which is not installed with this package (an optional peer: 36
+ * packages, 9.7 MB, for those who push over gRPC alone); where it is missing, the command that
  * installs it.
  */
 async function grpcExporter(): Promise<typeof import('@opentelemetry/exporter-metrics-otlp-grpc')> {
