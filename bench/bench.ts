@@ -6,11 +6,13 @@
 //   BENCH_PEER_SIZES_MB  corpus sizes the peer (ccusage) is raced on (default 200,1024; empty: none)
 //   BENCH_SEED           generator seed (default 1)
 //   BENCH_DIR            where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
+//   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
 //
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +23,7 @@ import { check, finishRun, mb, median, printTable, row, sec } from './report.js'
 import { canTime, installPeer, PEER, runOnce, runOnceEmpty, runPeer, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
+import { idleFigures } from './idle.js';
 
 const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 200);
 const peerSizes = (process.env.BENCH_PEER_SIZES_MB ?? '200,1024').split(',').filter(Boolean).map(Number);
@@ -32,6 +35,9 @@ const APPEND_TRIALS = 5;
 const LIVE_SESSIONS = 1000;
 const SCRAPES = 100;
 const START_RUNS = 8;
+// Concurrent requests of the live page's JSON, with the LIVE_SESSIONS sessions.
+const API_REQUESTS = 300;
+const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 
 // --- corpus ----------------------------------------------------------------------------------
 let t = performance.now();
@@ -103,6 +109,27 @@ const scrapes = await scrapeTimes(LIVE_SESSIONS);
 row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
   `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
   'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
+for (const [path, times] of Object.entries(scrapes.api)) {
+  row(`${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
+    `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`, 'median <= 50 ms', median(times) <= 50);
+}
+
+// --- an idle serve: CPU ticks over a window, beside a process that only waits ---------------------
+if (idleSeconds > 0) {
+  const exporter = await startExporter(join(work, 'idle-state'), corpus.home, []);
+  try {
+    const idle = await idleFigures(exporter.pid, work, idleSeconds);
+    const perMinute = (n: number) => (n * 60) / idle.seconds;
+    const share = (n: number) => `${((n / 100 / idle.seconds) * 100).toFixed(2)} % of a core`;
+    row(`idle serve, no agent running (${idle.seconds} s after its first scan, process scan on)`,
+      `${idle.none} ticks = ${perMinute(idle.none).toFixed(1)} a minute = ${share(idle.none)} (a Node process only listening: ${idle.baseNone} ticks)`,
+      '<= 6 ticks a minute (0.1 %)', perMinute(idle.none) <= 6);
+    row('idle serve, three agents alive and idle', `${idle.three} ticks = ${perMinute(idle.three).toFixed(1)} a minute = ${share(idle.three)} `
+      + `(a Node process only listening: ${idle.baseThree} ticks)`, '<= 30 ticks a minute (0.5 %)', perMinute(idle.three) <= 30);
+  } finally {
+    await exporter.stop();
+  }
+}
 
 // --- Droid and pi: a cold read of each against a plain parse-everything baseline ---------------
 await benchDroidAndPi(seed);
@@ -185,11 +212,11 @@ async function outputTokens(url: string): Promise<number> {
 }
 
 /**
- * Starts `coding-agent-exporter` over a HOME (watching, periodic rescans out of the way); resolves
+ * Starts `coding-agent-exporter` over a HOME (watching, periodic rescans out of the way unless `args` say otherwise); resolves
  * with its /metrics URL once its first scan is done.
  */
-async function startExporter(stateDir: string, home: string): Promise<{ url: string; stop: () => Promise<unknown> }> {
-  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, '--rescan-seconds', '3600'],
+async function startExporter(stateDir: string, home: string, args = ['--rescan-seconds', '3600']): Promise<{ url: string; pid: number; stop: () => Promise<unknown> }> {
+  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...args],
     { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise((r) => child.once('exit', r));
   const stop = () => {
@@ -208,7 +235,7 @@ async function startExporter(stateDir: string, home: string): Promise<{ url: str
       });
       child.once('exit', () => reject(new Error(`exporter exited: ${log}`)));
     });
-    return { url: `http://127.0.0.1:${port}/metrics`, stop };
+    return { url: `http://127.0.0.1:${port}/metrics`, pid: child.pid!, stop };
   } catch (e) {
     await stop();
     throw e;
@@ -255,9 +282,10 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
 
 /**
  * The time a scraper waits for /metrics (plain and gzip, as Prometheus asks) with `sessions` live
- * Claude Code sessions, each in a project of its own: `SCRAPES` scrapes one after another.
+ * Claude Code sessions, each in a project of its own: `SCRAPES` scrapes one after another. Then
+ * the live page's JSON: after one request (a page open), `API_REQUESTS` at once, each timed.
  */
-async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: number[]; bytes: number }> {
+async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, number[]> }> {
   const home = join(work, 'live-home');
   const now = Date.now();
   for (let i = 0; i < sessions; i++) {
@@ -288,7 +316,21 @@ async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: n
       bytes = p.bytes;
       gzip.push((await scrape({ 'accept-encoding': 'gzip' })).ms);
     }
-    return { plain, gzip, bytes };
+    // A connection each, asking for gzip as a browser does; the body read whole, not unzipped
+    // (fetch's unzipping in this process would be most of what is timed).
+    const get = (url: string) => new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      httpGet(url, { agent: false, headers: { 'accept-encoding': 'gzip' } }, (res) => {
+        res.resume().on('end', () => resolve(performance.now() - t0));
+      }).on('error', reject);
+    });
+    const api: Record<string, number[]> = {};
+    for (const path of ['/api/v1/sessions', '/api/v1/summary']) {
+      const url = exporter.url.replace(/\/metrics$/, path);
+      await get(url);
+      api[path] = await Promise.all(Array.from({ length: API_REQUESTS }, () => get(url)));
+    }
+    return { plain, gzip, bytes, api };
   } finally {
     await exporter.stop();
   }

@@ -65,6 +65,12 @@ export class Agent {
   private readonly self = new SelfMetrics();
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
+  /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
+  private readonly views = {
+    sessions: new RenderedExposition(() => `${JSON.stringify(this.records())}\n`),
+    summary: new RenderedExposition(() => `${JSON.stringify(this.summary())}\n`),
+  };
+  private readonly rendered = [this.served, this.views.sessions, this.views.summary];
   private ready = false;
   private processTimer?: NodeJS.Timeout;
   private readonly monitor?: ProcessMonitor;
@@ -127,7 +133,7 @@ export class Agent {
   /** Reads what changed for one collector; what is served changes with its data and its stats. */
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
-    this.served.invalidate();
+    this.invalidate();
   }
 
   /**
@@ -142,7 +148,12 @@ export class Agent {
     for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
       this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
     }
-    this.served.invalidate();
+    this.invalidate();
+  }
+
+  /** What is served changed: every rendered body is rendered again (once asked for). */
+  private invalidate(): void {
+    for (const r of this.rendered) r.invalidate();
   }
 
   /** Reads what hooks appended to the spool; what is served changes with a session's hook state. */
@@ -152,7 +163,7 @@ export class Agent {
 
   /** Reads the process table, which joins live processes to what the collectors read. */
   private scanProcesses(): void {
-    if (this.monitor?.scan()) this.served.invalidate();
+    if (this.monitor?.scan()) this.invalidate();
   }
 
   families(now = Date.now()): Family[] {
@@ -187,7 +198,7 @@ export class Agent {
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
-      views: { sessions: () => this.records(), summary: () => this.summary() },
+      views: this.views,
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
@@ -199,11 +210,11 @@ export class Agent {
         + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
     }
 
-    this.store.onCommit = () => this.served.invalidate();
+    this.store.onCommit = () => this.invalidate();
     const sample = () => {
       this.self.sample();
       this.readStatusline();
-      this.served.invalidate();
+      this.invalidate();
     };
     sample();
     this.tick = setInterval(sample, TICK_MS);
@@ -233,9 +244,13 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    // Processes come and go without writing anything: the table is read every second on its own.
-    if (this.monitor) {
-      this.processTimer = setInterval(() => this.scanProcesses(), 1000);
+    // Processes come and go without writing anything: every second the monitor says whether the
+    // table is to be read (always while an agent runs; with none, only what might be a new one).
+    const monitor = this.monitor;
+    if (monitor) {
+      this.processTimer = setInterval(() => {
+        if (monitor.due()) this.scanProcesses();
+      }, 1000);
       this.processTimer.unref();
     }
   }
@@ -272,6 +287,8 @@ export class Agent {
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
       pending.add(c);
+      // A session file changed: its agent (perhaps one just started) is looked for at once.
+      this.monitor?.wake();
       // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
       // waits for the end of the window and is read in one go, so that a scan of every file
       // runs at most once a window however fast lines arrive.
@@ -349,7 +366,7 @@ export class Agent {
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();
-    this.served.close();
+    for (const r of this.rendered) r.close();
     await new Promise<void>((r) => {
       if (!this.server) return r();
       this.server.server.close(() => r());

@@ -11,7 +11,8 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
-import type { Config } from '../config/load.js';
+import { createRequire } from 'node:module';
+import { ConfigError, type Config } from '../config/load.js';
 import type { StateDb } from '../state/db.js';
 import { DeltaExporter } from './otlp-delta.js';
 import type { ExportLog, OtlpOptions } from './otlp.js';
@@ -54,9 +55,9 @@ function counted(inner: PushMetricExporter, log: ExportLog): PushMetricExporter 
 /** The protocol's exporter; only its own modules are loaded (gRPC's are many). */
 async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
   if (opts.protocol === 'grpc') {
-    const [{ OTLPMetricExporter }, { createEmptyMetadata }] = await Promise.all([
-      import('@opentelemetry/exporter-metrics-otlp-grpc'), import('@opentelemetry/otlp-grpc-exporter-base'),
-    ]);
+    const { OTLPMetricExporter } = await grpcExporter();
+    // Its transport's package is its dependency, found from it: installed beside this one, it is not ours.
+    const { createEmptyMetadata } = createRequire(import.meta.resolve(GRPC_EXPORTER))(GRPC_BASE) as typeof import('@opentelemetry/otlp-grpc-exporter-base');
     const metadata = createEmptyMetadata();
     for (const [k, v] of Object.entries(opts.headers)) metadata.set(k, v);
     return new OTLPMetricExporter({ url: opts.url, metadata });
@@ -65,6 +66,27 @@ async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
   return opts.protocol === 'http/json'
     ? new (await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter(config)
     : new (await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter(config);
+}
+
+const GRPC_EXPORTER = '@opentelemetry/exporter-metrics-otlp-grpc';
+const GRPC_BASE = '@opentelemetry/otlp-grpc-exporter-base';
+// The version package.json's peerDependencies name (the pack test holds them equal): the SDK's.
+const GRPC_VERSION = '0.223.0';
+
+/**
+ * OpenTelemetry's gRPC exporter, which is not installed with this package (an optional peer: 36
+ * packages, 9.7 MB, for those who push over gRPC alone); where it is missing, the command that
+ * installs it.
+ */
+async function grpcExporter(): Promise<typeof import('@opentelemetry/exporter-metrics-otlp-grpc')> {
+  try {
+    // An import of a name held in a variable is untyped: its type is the package's.
+    return (await import(GRPC_EXPORTER)) as typeof import('@opentelemetry/exporter-metrics-otlp-grpc');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    throw new ConfigError(`otlp.protocol grpc: OpenTelemetry's gRPC exporter is installed apart, beside this package: `
+      + `npm install -g ${GRPC_EXPORTER}@${GRPC_VERSION} (or push over http/protobuf, which needs nothing more)`);
+  }
 }
 
 /** The producer's totals are cumulative; a delta push turns them into deltas as it sends them. */

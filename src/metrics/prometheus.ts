@@ -35,15 +35,17 @@ const escape = (s: string) => s.replaceAll('\\', '\\\\').replaceAll('\n', '\\n')
 const number = (v: number) => (v === Infinity ? '+Inf' : v === -Infinity ? '-Inf' : `${v}`);
 
 /**
- * The exposition rendered once per data change: every scrape until the next change is answered
- * with the same bytes, so a scrape costs writing them whatever the number of scrapers. A change
- * renders again off the scrape path (once for any burst of changes), gzipped too once a scraper
- * has asked for gzip (Prometheus always does); a scrape that comes before that render does it
- * itself, so no scrape ever sees data older than the last change.
+ * A body rendered once per data change: /metrics, and the live page's JSON. Every request until the
+ * next change is answered with the same bytes, so a request costs writing them whatever the number
+ * of clients. Once a client has asked, a change renders again off the request path (once for any
+ * burst of changes), gzipped too once a client has asked for gzip (Prometheus always does); a
+ * request that comes before that render does it itself, so none ever sees data older than the last
+ * change. Until anyone asks, nothing is rendered: an exporter nobody reads costs no renders.
  */
 export class RenderedExposition {
   private plainBytes?: Buffer;
   private gzipBytes?: Buffer;
+  private wanted = false;
   private gzipWanted = false;
   private pending?: NodeJS.Immediate;
 
@@ -52,18 +54,20 @@ export class RenderedExposition {
   /** The data changed. */
   invalidate(): void {
     this.plainBytes = this.gzipBytes = undefined;
+    if (!this.wanted) return;
     this.pending ??= setImmediate(() => {
       this.pending = undefined;
       try {
         if (this.gzipWanted) this.gzip();
         else this.plain();
       } catch {
-        // Left for the next scrape, which renders again and answers (and logs) the error.
+        // Left for the next request, which renders again and answers (and logs) the error.
       }
     });
   }
 
   plain(): Buffer {
+    this.wanted = true;
     return (this.plainBytes ??= Buffer.from(this.render()));
   }
 

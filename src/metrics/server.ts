@@ -106,8 +106,8 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
   if (opts.views) {
     for (const [path, content] of pageRoutes(opts.views, { version: opts.version, metricsPath: opts.path })) {
       routes.set(path, (req, res) => {
-        const { type, body } = content();
-        respond(req, res, 200, body, { 'content-type': type, ...PAGE_HEADERS });
+        const { type, body, gzipped } = content(acceptsGzip(req.headers['accept-encoding']));
+        respond(req, res, 200, body, { 'content-type': type, ...PAGE_HEADERS, ...(gzipped ? { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } : {}) });
       });
     }
   }

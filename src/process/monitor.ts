@@ -10,11 +10,18 @@ import { UNKNOWN_PROJECT } from '../session/project.js';
 import type { HarnessId, ProcessState, RegistryEntry } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import { attribute, type Agent, type AttributionInput, type ProcessFacts } from './attribute.js';
-import { HARNESS_PROCESSES, isDaemon } from './harnesses.js';
+import { HARNESS_PROCESSES, harnessOf, isDaemon } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent no session is joined to is working while its process tree uses more CPU than this (cores). */
 export const CPU_BUSY_RATIO = 0.15;
+
+/**
+ * With no agent running, the whole table is read at least this often: what the cheap watch for new
+ * processes cannot see (a process that became an agent by exec long after it started), or, where
+ * there is no cheap watch (macOS's `ps`), anything at all.
+ */
+export const IDLE_SCAN_MS = { watched: 30_000, unwatched: 5_000 };
 
 export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
@@ -26,6 +33,14 @@ export class ProcessMonitor {
   private failing = false;
   /** What the previous view held, to tell whether a scan changed anything. */
   private previousView = '';
+  /** Whether the last scan found an agent process: the table is then read every time. */
+  private agentsAlive = false;
+  private scannedAt = -Infinity;
+  /** Asked for by `wake`: a session file changed, whose agent may have just started. */
+  private woken = false;
+  /** The pids the cheap watch has seen, and those new at its last look (looked at once more: a fork execs the agent a moment later). */
+  private watchedPids = new Set<number>();
+  private newPids: number[] = [];
 
   constructor(
     private readonly table: ProcessTable,
@@ -33,6 +48,29 @@ export class ProcessMonitor {
     private readonly openFileSession: AttributionInput['openFileSession'],
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Whether the table should be read now (asked every second). While an agent runs, always: its
+   * CPU, tools and status change. Otherwise only when something may have started one: a new
+   * process whose command line is an agent's (the cheap watch: a listing of pids, and only new
+   * processes read), a session file that changed (`wake`), or IDLE_SCAN_MS gone by.
+   */
+  due(now = Date.now()): boolean {
+    if (this.agentsAlive || this.woken) return true;
+    if (now - this.scannedAt >= (this.table.pids ? IDLE_SCAN_MS.watched : IDLE_SCAN_MS.unwatched)) return true;
+    if (!this.table.pids || !this.table.procs) return false;
+    const pids = this.table.pids();
+    const fresh = pids.filter((pid) => !this.watchedPids.has(pid));
+    const look = [...new Set([...this.newPids, ...fresh])];
+    this.watchedPids = new Set(pids);
+    this.newPids = fresh;
+    return this.table.procs(look).some((p) => harnessOf(p.argv) !== undefined);
+  }
+
+  /** A session file changed: the next `due` reads the table (a new session's agent is joined at once). */
+  wake(): void {
+    this.woken = true;
+  }
 
   /**
    * One scan; returns whether a session or what statuses are made of changed (what is served must be
@@ -63,6 +101,9 @@ export class ProcessMonitor {
     const sessions = [...store.sessions.values()].filter((s) => !s.archived);
     const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
     this.facts = facts;
+    this.agentsAlive = agents.length > 0;
+    this.scannedAt = now;
+    this.woken = false;
 
     // CPU over the interval since the last scan; a process new since then, over its life so far.
     const current = new Map<string, number>();

@@ -26,6 +26,13 @@ export interface Proc {
 
 export interface ProcessTable {
   list(): Proc[];
+  /**
+   * The pids of every process, and no more (a folder listing on Linux): how a scan that finds no
+   * agent running watches cheaply for new processes. Absent where listing costs what `list` does.
+   */
+  pids?(): number[];
+  /** Only these processes, as `list` would give them (those gone or not the user's left out). */
+  procs?(pids: readonly number[]): Proc[];
   /** A process's working directory, asked only of the few agent processes. */
   cwd(pid: number): string | undefined;
   /** Resident memory, asked only of agent processes and their children. */
@@ -97,6 +104,7 @@ export function procTable(root: string): ProcessTable {
       return undefined; // exited while being read
     }
   };
+  const pids = () => readdirSync(root).filter((name) => /^\d+$/.test(name)).map(Number);
   return {
     environment: true,
     linuxTicks: true,
@@ -104,14 +112,18 @@ export function procTable(root: string): ProcessTable {
       const boot = bootMs();
       const procs: Proc[] = [];
       seen = new Map();
-      for (const name of readdirSync(root)) {
-        if (!/^\d+$/.test(name)) continue;
-        const p = read(Number(name), boot);
+      for (const pid of pids()) {
+        const p = read(pid, boot);
         if (p) procs.push(p);
       }
       // Processes gone since are forgotten.
       known = seen;
       return procs;
+    },
+    pids,
+    procs(some) {
+      const boot = bootMs();
+      return some.flatMap((pid) => read(pid, boot) ?? []);
     },
     residentBytes(pid) {
       try {

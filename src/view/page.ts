@@ -5,12 +5,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../files/package-root.js';
-import type { SessionRecord } from './records.js';
-import type { Summary } from './summary.js';
+/** A body rendered once per change (the agent's `RenderedExposition`), never per request; gzipped once too. */
+export interface Rendered {
+  plain(): Buffer;
+  gzip(): Buffer;
+}
 
+/** A path's content: `gzip` when the client accepts it (only the JSON, whose list of sessions runs to a megabyte, is gzipped). */
+export type Content = (gzip: boolean) => { type: string; body: Buffer; gzipped?: boolean };
+
+/** The JSON of `/api/v1/sessions` (the view records) and `/api/v1/summary`. */
 export interface Views {
-  sessions(): SessionRecord[];
-  summary(): Summary;
+  sessions: Rendered;
+  summary: Rendered;
 }
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
@@ -34,17 +41,17 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
-/** The page's paths and their content (its files, read once, and its JSON, built per request). */
-export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, () => { type: string; body: Buffer }> {
+/** The page's paths and their content (its files, read once, and its JSON, rendered once per change). */
+export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, Content> {
   const fill = (text: string) => text
     .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
-  const routes = new Map<string, () => { type: string; body: Buffer }>();
+  const routes = new Map<string, Content>();
   for (const [path, a] of Object.entries(ASSETS)) {
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
     routes.set(path, () => file);
   }
-  const json = (data: () => unknown) => () => ({ type: 'application/json; charset=utf-8', body: Buffer.from(`${JSON.stringify(data())}\n`) });
-  routes.set('/api/v1/sessions', json(() => views.sessions()));
-  routes.set('/api/v1/summary', json(() => views.summary()));
+  const json = (view: Rendered): Content => (gzip) => ({ type: 'application/json; charset=utf-8', body: gzip ? view.gzip() : view.plain(), gzipped: gzip });
+  routes.set('/api/v1/sessions', json(views.sessions));
+  routes.set('/api/v1/summary', json(views.summary));
   return routes;
 }

@@ -8,14 +8,15 @@
 // built is copied in, the same file for the same pinned version.
 
 import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUNBOOK_BASE, ROOT } from '../deploy/lib.js';
+import { grpcReceiver, pushesOf } from '../helpers/otlp-receiver.js';
 import { envFor, FIXTURES, listening, MAIN, sum, tempDir, until } from '../helpers/run.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-  name: string; version: string; repository: { url: string }; homepage: string; bugs: { url: string };
+  name: string; version: string; repository: { url: string }; homepage: string; bugs: { url: string }; peerDependencies: Record<string, string>;
 };
 const NPM_CACHE = execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim();
 const HOME = join(FIXTURES, 'home');
@@ -89,6 +90,36 @@ describe('the npm package', () => {
       return sum(t, 'coding_agent_tokens_total') > 0 ? t : undefined;
     }, 20_000, '/metrics');
     expect(text).toContain(`coding_agent_exporter_build_info{version="${pkg.version}"`);
+  }, 240_000);
+
+  it('installs without OpenTelemetry\'s gRPC exporter; a gRPC push names the command that adds it, and pushes once it is added', async () => {
+    const dir = tempDir('cae-grpc-');
+    const prefix = join(dir, 'prefix');
+    const r = npm(['npm', 'install', '--global', '--prefix', prefix, tarball], dir);
+    expect(r.status, r.stderr).toBe(0);
+    const installed = join(prefix, 'lib/node_modules', pkg.name);
+    useBuiltSqlite(installed);
+    expect(existsSync(join(installed, 'node_modules/@grpc/grpc-js'))).toBe(false);
+    const bin = join(prefix, 'bin', 'coding-agent-exporter');
+    const receiver = await grpcReceiver();
+    try {
+      const env = envFor(HOME, { OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'grpc', OTEL_METRIC_EXPORT_INTERVAL: '500' });
+      const args = ['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()];
+      const exporter = '@opentelemetry/exporter-metrics-otlp-grpc';
+      const install = `${exporter}@${pkg.peerDependencies[exporter]}`;
+      const refused = spawnSync(bin, args, { env, encoding: 'utf8', timeout: 60_000 });
+      expect(refused.status).not.toBe(0);
+      expect(refused.stderr).toContain(`npm install -g ${install}`);
+
+      const added = npm(['npm', 'install', '--global', '--prefix', prefix, install], tempDir('cae-grpc-add-'));
+      expect(added.status, added.stderr).toBe(0);
+      const serve = listening(args, env, bin);
+      children.push(serve.child);
+      const [push] = await pushesOf(receiver, 1);
+      expect(push!.headers['content-type']).toBe('application/grpc');
+    } finally {
+      await receiver.close();
+    }
   }, 240_000);
 
   it('runs with npx', () => {

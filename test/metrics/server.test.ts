@@ -67,6 +67,18 @@ describe('metrics server', () => {
     expect(renders).toBe(2);
   });
 
+  it('renders nothing off the scrape path until a scraper has asked (an exporter nobody reads costs no renders)', async () => {
+    let renders = 0;
+    const { exposition, port } = await serve(() => `x ${++renders}\n`);
+    exposition.invalidate();
+    await new Promise((r) => setImmediate(r));
+    expect(renders).toBe(0);
+    expect((await get(port, '/metrics')).body.toString()).toBe('x 1\n');
+    exposition.invalidate();
+    await new Promise((r) => setImmediate(r));
+    expect(renders).toBe(2); // rendered again off the scrape path, now that someone reads it
+  });
+
   it('serves the Prometheus text content type, gzip when asked, and HEAD without a body', async () => {
     const { port } = await serve(() => TEXT);
     const plain = await get(port, '/metrics');

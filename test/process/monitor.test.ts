@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { ProcessMonitor } from '../../src/process/monitor.js';
+import { IDLE_SCAN_MS, ProcessMonitor } from '../../src/process/monitor.js';
 import { procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
@@ -46,7 +46,7 @@ function setup(wrap = (table: ProcessTable) => table) {
   const status = (key: string, now = started + 60_000) => liveSessions(store, now, { status: statusOpts, activeWindowMs: 86_400_000 })
     .find((l) => `${l.session.harness}/${l.session.id}` === key);
   const turns = (outcome: string) => [...store.counters.values()].filter((c) => c.metric === 'turns' && c.labels.outcome === outcome).reduce((a, c) => a + c.value, 0);
-  return { store, proc, codexRoot, claudeRoot, scan, status, turns };
+  return { store, proc, monitor, codexRoot, claudeRoot, scan, status, turns };
 }
 
 /** A Codex rollout whose turn waits on a pending shell command. */
@@ -330,5 +330,42 @@ describe('an agent no session file is joined to', () => {
       { labels: { harness: 'aider', project: 'app', status: 'working' }, value: 1 },
       { labels: { harness: 'cursor-agent', project: 'web', status: 'idle' }, value: 1 },
     ]);
+  });
+});
+
+describe('when the table is read', () => {
+  it('every second while an agent runs; otherwise only when a new process is an agent, a session file changed, or rarely', async () => {
+    const { proc, monitor, scan } = setup();
+    proc.add(50, { argv: ['/bin/bash'] });
+    let now = await scan(started + 60_000);
+    const due = () => monitor.due((now += 1000));
+    expect(due()).toBe(false);
+    expect(due()).toBe(false);
+    // A new process that is no agent is looked at alone; the table is not read for it.
+    proc.add(60, { argv: ['/bin/bash'] });
+    expect(due()).toBe(false);
+    // It execs an agent a moment later (a shell starting one): looked at once more, and the table is read.
+    proc.add(60, codexTui[0]!.p);
+    expect(due()).toBe(true);
+    await scan(now);
+    expect(due()).toBe(true);
+    expect(due()).toBe(true);
+    // The agent ends: back to watching.
+    proc.exit(60);
+    await scan(now);
+    expect(due()).toBe(false);
+    // An agent started as such.
+    proc.add(70, codexTui[0]!.p);
+    expect(due()).toBe(true);
+    proc.exit(70);
+    await scan(now);
+    expect(due()).toBe(false);
+    // A session file that changed may be a new agent's.
+    monitor.wake();
+    expect(due()).toBe(true);
+    await scan(now);
+    expect(due()).toBe(false);
+    // And the whole table now and then, for what the watch cannot see.
+    expect(monitor.due(now + IDLE_SCAN_MS.watched)).toBe(true);
   });
 });
