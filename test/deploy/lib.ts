@@ -1,7 +1,7 @@
 // Shared helpers for the deploy/ checks: paths, YAML loading, a small PromQL scanner, the set of
 // metric names an expression may use, and promtool.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,13 +167,24 @@ export const promtoolAvailable = spawnSync(PROMTOOL, ['--version'], { encoding: 
 /** Set CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 to skip (not fail) when promtool is missing. */
 export const skipPromtool = !promtoolAvailable && process.env.CODING_AGENT_EXPORTER_SKIP_PROMTOOL === '1';
 
-export function promtool(args: string[], cwd = ROOT): { status: number | null; output: string } {
+/**
+ * Runs promtool without blocking the test worker: `test rules` takes a minute on a busy machine,
+ * and a worker whose event loop stays blocked that long loses vitest's calls to its main process
+ * (they time out after 60 s).
+ */
+export function promtool(args: string[], cwd = ROOT): Promise<{ status: number | null; output: string }> {
   if (!promtoolAvailable) {
     throw new Error(`promtool not found (install Debian/Ubuntu package "prometheus", or set PROMTOOL=/path/to/promtool; `
       + 'CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 skips these tests)');
   }
-  const r = spawnSync(PROMTOOL, args, { cwd, encoding: 'utf8', timeout: 120_000 });
-  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  return new Promise((resolve) => {
+    const child = spawn(PROMTOOL, args, { cwd, timeout: 120_000 });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', (e) => (output += String(e)));
+    child.on('close', (status) => resolve({ status, output }));
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

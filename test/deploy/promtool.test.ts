@@ -13,44 +13,44 @@ import { DASHBOARDS, DEPLOY, PROM, promtool, skipPromtool, yaml, type Json } fro
 const tmp = mkdtempSync(join(tmpdir(), 'cae-deploy-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-function ok(args: string[], cwd?: string): string {
-  const r = promtool(args, cwd);
+async function ok(args: string[], cwd?: string): Promise<string> {
+  const r = await promtool(args, cwd);
   if (r.status !== 0) throw new Error(`promtool ${args.join(' ')} exited ${r.status}:\n${r.output}`);
   return r.output;
 }
 
 describe.skipIf(skipPromtool)('promtool', () => {
-  it('check rules: rules.yml and alerts.yml are valid', () => {
-    const out = ok(['check', 'rules', 'rules.yml', 'alerts.yml'], PROM);
+  it('check rules: rules.yml and alerts.yml are valid', async () => {
+    const out = await ok(['check', 'rules', 'rules.yml', 'alerts.yml'], PROM);
     expect(out).toMatch(/rules\.yml\s+SUCCESS/);
     expect(out).toMatch(/alerts\.yml\s+SUCCESS/);
   });
 
-  it('test rules: every unit test in tests/*.yml passes', () => {
+  it('test rules: every unit test in tests/*.yml passes', async () => {
     const files = readdirSync(join(PROM, 'tests')).filter((f) => f.endsWith('.yml')).map((f) => join('tests', f));
     expect(files.length).toBeGreaterThanOrEqual(3);
-    const out = ok(['test', 'rules', ...files], PROM);
+    const out = await ok(['test', 'rules', ...files], PROM);
     expect(out).not.toMatch(/FAILED/);
   });
 
-  it('test rules really fails when a threshold changes (the tests are not vacuous)', () => {
+  it('test rules really fails when a threshold changes (the tests are not vacuous)', async () => {
     const dir = join(tmp, 'mutated');
     cpSync(PROM, dir, { recursive: true });
     const rules = readFileSync(join(dir, 'rules.yml'), 'utf8');
     const mutated = rules.replace(/(record: coding_agent:session_stuck_seconds:threshold\n\s+expr: )vector\(900\)/, '$1vector(3600)');
     expect(mutated).not.toBe(rules);
     writeFileSync(join(dir, 'rules.yml'), mutated);
-    const r = promtool(['test', 'rules', join('tests', 'alerts_test.yml')], dir);
+    const r = await promtool(['test', 'rules', join('tests', 'alerts_test.yml')], dir);
     expect(r.status, r.output).not.toBe(0);
     expect(r.output).toContain('CodingAgentSessionStuck');
   });
 
-  it('check config: the example prometheus.yml (with its rule files)', () => {
-    const out = ok(['check', 'config', 'prometheus.yml'], PROM);
+  it('check config: the example prometheus.yml (with its rule files)', async () => {
+    const out = await ok(['check', 'config', 'prometheus.yml'], PROM);
     expect(out).toContain('2 rule files found');
   });
 
-  it('check config: the Prometheus of compose.yml, with its files laid out as the volumes mount them', () => {
+  it('check config: the Prometheus of compose.yml, with its files laid out as the volumes mount them', async () => {
     const compose = yaml(join(DEPLOY, 'docker', 'compose.yml'));
     const root = join(tmp, 'compose-prometheus');
     let config = '';
@@ -65,11 +65,11 @@ describe.skipIf(skipPromtool)('promtool', () => {
       if (a.startsWith('--config.file=')) config = join(root, a.slice('--config.file='.length));
     }
     expect(config).not.toBe('');
-    const out = ok(['check', 'config', config]);
+    const out = await ok(['check', 'config', config]);
     expect(out).toContain('2 rule files found');
   });
 
-  it('every dashboard query is valid PromQL (variables substituted)', () => {
+  it('every dashboard query is valid PromQL (variables substituted)', async () => {
     const groups: { name: string; rules: { record: string; expr: string }[] }[] = [];
     const where: string[] = [];
     for (const file of readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json'))) {
@@ -91,14 +91,14 @@ describe.skipIf(skipPromtool)('promtool', () => {
     }
     const path = join(tmp, 'dashboard-queries.yml');
     writeFileSync(path, stringify({ groups }));
-    const r = promtool(['check', 'rules', path]);
+    const r = await promtool(['check', 'rules', path]);
     if (r.status !== 0) {
       // Point at the failing query, not only at the generated file.
       throw new Error(`a dashboard query is not valid PromQL:\n${r.output}\n${where.join('\n')}`);
     }
   });
 
-  it('the Sessions table marks stuck, waiting and failed sessions (its Attention query, evaluated)', () => {
+  it('the Sessions table marks stuck, waiting and failed sessions (its Attention query, evaluated)', async () => {
     const d = JSON.parse(readFileSync(join(DASHBOARDS, 'sessions.json'), 'utf8'));
     const table = (d.panels as Json[]).find((p) => p.type === 'table' && p.title === 'Live sessions');
     const attention = table.targets.find((t: Json) => t.refId === 'I').expr as string;
@@ -138,6 +138,6 @@ describe.skipIf(skipPromtool)('promtool', () => {
         }],
       }],
     }));
-    ok(['test', 'rules', 'test.yml'], dir);
+    await ok(['test', 'rules', 'test.yml'], dir);
   });
 });

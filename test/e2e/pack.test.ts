@@ -7,7 +7,7 @@
 // which takes minutes without a prebuilt binary: scripts are skipped and the module this checkout
 // built is copied in, the same file for the same pinned version.
 
-import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,15 +34,27 @@ beforeAll(() => {
 
 afterAll(() => children.splice(0).forEach((c) => c.kill('SIGKILL')));
 
-/** npm with the shared cache (for the dependencies) but no lasting trace outside `dir`. */
-function npm(args: string[], dir: string, extra: Record<string, string> = {}) {
+/**
+ * npm with the shared cache (for the dependencies) but no lasting trace outside `dir`. Run without
+ * blocking the test worker: an install takes most of a minute on a busy machine, and a worker
+ * whose event loop stays blocked that long loses vitest's calls to its main process.
+ */
+function npm(args: string[], dir: string, extra: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   // npx keeps what it installs under <cache>/_npx: a cache folder of our own whose _cacache is npm's.
   const cache = join(dir, 'npm-cache');
   mkdirSync(cache, { recursive: true });
   symlinkSync(join(NPM_CACHE, '_cacache'), join(cache, '_cacache'));
-  return spawnSync(args[0]!, args.slice(1), {
-    encoding: 'utf8', timeout: 180_000,
-    env: { ...process.env, npm_config_cache: cache, npm_config_ignore_scripts: 'true', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra },
+  return new Promise((resolve) => {
+    const child = spawn(args[0]!, args.slice(1), {
+      timeout: 180_000,
+      env: { ...process.env, npm_config_cache: cache, npm_config_ignore_scripts: 'true', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', (e) => (stderr += String(e)));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
 }
 
@@ -70,7 +82,7 @@ describe('the npm package', () => {
   it('installs globally and runs --version, once and serve', async () => {
     const dir = tempDir('cae-global-');
     const prefix = join(dir, 'prefix');
-    const r = npm(['npm', 'install', '--global', '--prefix', prefix, tarball], dir);
+    const r = await npm(['npm', 'install', '--global', '--prefix', prefix, tarball], dir);
     expect(r.status, r.stderr).toBe(0);
     useBuiltSqlite(join(prefix, 'lib/node_modules', pkg.name));
     const bin = join(prefix, 'bin', 'coding-agent-exporter');
@@ -95,7 +107,7 @@ describe('the npm package', () => {
   it('installs without OpenTelemetry\'s gRPC exporter; a gRPC push names the command that adds it, and pushes once it is added', async () => {
     const dir = tempDir('cae-grpc-');
     const prefix = join(dir, 'prefix');
-    const r = npm(['npm', 'install', '--global', '--prefix', prefix, tarball], dir);
+    const r = await npm(['npm', 'install', '--global', '--prefix', prefix, tarball], dir);
     expect(r.status, r.stderr).toBe(0);
     const installed = join(prefix, 'lib/node_modules', pkg.name);
     useBuiltSqlite(installed);
@@ -111,7 +123,7 @@ describe('the npm package', () => {
       expect(refused.status).not.toBe(0);
       expect(refused.stderr).toContain(`npm install -g ${install}`);
 
-      const added = npm(['npm', 'install', '--global', '--prefix', prefix, install], tempDir('cae-grpc-add-'));
+      const added = await npm(['npm', 'install', '--global', '--prefix', prefix, install], tempDir('cae-grpc-add-'));
       expect(added.status, added.stderr).toBe(0);
       const serve = listening(args, env, bin);
       children.push(serve.child);
@@ -122,9 +134,9 @@ describe('the npm package', () => {
     }
   }, 240_000);
 
-  it('runs with npx', () => {
+  it('runs with npx', async () => {
     const dir = tempDir('cae-npx-');
-    const r = npm(['npx', '--yes', `--package=${tarball}`, 'coding-agent-exporter', '--version'], dir);
+    const r = await npm(['npx', '--yes', `--package=${tarball}`, 'coding-agent-exporter', '--version'], dir);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(pkg.version);
   }, 240_000);
