@@ -23,6 +23,7 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    setupFiles: ['test/helpers/yield-between-tests.ts'],
     // e2e tests start real processes (the exporter, Prometheus); two cores are all we have.
     maxWorkers: 2,
     minWorkers: 1,
