@@ -9,9 +9,9 @@
 // the turn as failed. Entries are deduplicated by id and time (a reset's or fork's copy).
 
 import type { SessionEvents } from '../../session/events.js';
-import type { Usage } from '../../session/types.js';
 import { numberOf, obj, time } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
+import { countAnswer } from '../pi/reader.js';
 import { classifyTool } from './tools.js';
 
 // What is read of an event: the text of prompts and answers, tool arguments and outputs are
@@ -91,24 +91,7 @@ function answer(msg: Fields, key: string, ts: number, ev: SessionEvents): void {
   const model = msg.text('model') ?? 'unknown';
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
-    const usage: Usage = {
-      input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite),
-      cacheWrite1h: 0, reasoning: numberOf(u.reasoningTokens),
-    };
-    const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
-    // OpenClaw prices requests from its model catalog; zero there means no price known: the list price.
-    const cost = numberOf(obj(u.cost)?.total);
-    // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
-    if (prompt + usage.output !== 0) {
-      ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
-      ev.context(model, prompt);
-    }
-    for (const block of content) {
-      if (block.text('type') !== 'toolCall') continue;
-      const id = block.text('id');
-      const name = block.text('name');
-      if (id && name) ev.toolCall(id, classifyTool(name));
-    }
+    countAnswer(u, content, model, ts, ev, classifyTool, numberOf(u.reasoningTokens));
   }
   const stop = msg.text('stopReason');
   const outcome = stop === 'error' ? 'failed' : stop === 'aborted' ? 'interrupted' : stop === 'toolUse' ? undefined : 'completed';

@@ -15,8 +15,8 @@
 import { basename, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { Usage } from '../../session/types.js';
-import { numberOf, obj, time } from '../fields.js';
+import type { ToolCall, Usage } from '../../session/types.js';
+import { numberOf, obj, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -123,6 +123,33 @@ function toolResult(msg: Fields, key: string, ev: SessionEvents): void {
   ev.toolResult(id, msg.isTrue('isError'), name ? classifyTool(name) : undefined);
 }
 
+/**
+ * What one pi-format answer counts, for pi and for OpenClaw (which stores pi's events): its usage
+ * and its tool calls. `reasoning`: the reasoning part of output, where the harness records one.
+ */
+export function countAnswer(
+  u: Json, content: Fields[], model: string, ts: number, ev: SessionEvents, classify: (name: string) => ToolCall, reasoning: number,
+): void {
+  const usage: Usage = {
+    input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning,
+  };
+  const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
+  // The harness prices requests (pi from its models.json, OpenClaw from its model catalog); zero
+  // there means no price known: the list price.
+  const cost = numberOf(obj(u.cost)?.total);
+  // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
+  if (prompt + usage.output !== 0) {
+    ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
+    ev.context(model, prompt);
+  }
+  for (const block of content) {
+    if (block.text('type') !== 'toolCall') continue;
+    const id = block.text('id');
+    const name = block.text('name');
+    if (id && name) ev.toolCall(id, classify(name));
+  }
+}
+
 function answer(msg: Fields, key: string, ts: number, state: PiState, ev: SessionEvents): void {
   const content = msg.items('content');
   const u = obj(msg.value('usage'));
@@ -130,23 +157,7 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
   const model = msg.text('model') ?? 'unknown';
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
-    const usage: Usage = {
-      input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning: 0,
-    };
-    const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
-    // pi prices requests from its models.json; zero there means no price known: the list price.
-    const cost = numberOf(obj(u.cost)?.total);
-    // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
-    if (prompt + usage.output !== 0) {
-      ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
-      ev.context(model, prompt);
-    }
-    for (const block of content) {
-      if (block.text('type') !== 'toolCall') continue;
-      const id = block.text('id');
-      const name = block.text('name');
-      if (id && name) ev.toolCall(id, classifyTool(name));
-    }
+    countAnswer(u, content, model, ts, ev, classifyTool, 0);
   }
   const stop = msg.text('stopReason');
   if (stop === 'error') {
