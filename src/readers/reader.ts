@@ -96,4 +96,9 @@ export interface StoreReader<State> extends ReaderBase<State> {
   readStore(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
 }
 
+/** The `readLine` of a reader whose every file is a document (`SessionFile.document`): a line is nothing it knows. */
+export function noLines(_line: Buffer, _state: unknown, _file: SessionFile, ev: SessionEvents): void {
+  ev.skipped('unknown_shape');
+}
+
 export type Reader<State> = LineReader<State> | StoreReader<State>;

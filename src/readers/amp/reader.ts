@@ -12,7 +12,7 @@
 
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LineReader, SessionFile } from '../reader.js';
+import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
@@ -140,7 +140,6 @@ export const amp: LineReader<object> = {
   watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
-  // Every file is a document.
-  readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
+  readLine: noLines,
   readDocument,
 };

@@ -8,7 +8,7 @@
 // Every exchange counts once by its request id, whichever read first holds it.
 
 import { basename, join } from 'node:path';
-import type { LineReader, SessionFile } from '../reader.js';
+import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
@@ -75,7 +75,6 @@ export const auggie: LineReader<object> = {
   watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
-  // Every file is a document.
-  readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
+  readLine: noLines,
   readDocument,
 };

@@ -10,7 +10,7 @@
 // Reasoning tokens are not recorded (inside output).
 
 import { dirname, join } from 'node:path';
-import type { LineReader, SessionFile } from '../reader.js';
+import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
@@ -161,8 +161,7 @@ const cliSessions: LineReader<ClineState> = {
   watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
-  // Every file is a document.
-  readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
+  readLine: noLines,
   readDocument,
   registry,
 };

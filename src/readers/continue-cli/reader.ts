@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { LineReader, SessionFile } from '../reader.js';
+import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
@@ -144,7 +144,6 @@ export const continueCli: LineReader<ContinueState> = {
   watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
-  // Every file is a document.
-  readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
+  readLine: noLines,
   readDocument,
 };
