@@ -9,6 +9,7 @@ import { parseStatusInput, type StatusInput } from '../readers/claude-code/statu
 import { readKvValue } from '../state/db.js';
 import { recordStatus } from '../state/statusline.js';
 import { blocksKey, UsageBlocks } from '../store/blocks.js';
+import { isReset, timeLeft } from '../store/limits.js';
 import { localDay, spendKey, type DaySpend } from '../store/spend.js';
 
 /** The line when none can be made: a status bar shows something rather than nothing. */
@@ -27,13 +28,6 @@ export interface StatuslineOptions {
 }
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
-
-/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
-function left(ms: number, now: number): string {
-  const m = Math.max(0, Math.round((ms - now) / 60_000));
-  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
-  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
-}
 
 /** A share as a percentage, green below 75 %, yellow below 90 %, red above (the dashboards' thresholds). */
 function percent(ratio: number, color: boolean): string {
@@ -62,14 +56,13 @@ function fields(input: StatusInput, state: ReturnType<typeof fromState>, color: 
     today: state.today !== undefined ? usd(state.today) : '-',
   };
   for (const l of input.limits) {
-    // A window whose reset time has passed starts over: its share is no longer used.
-    const reset = l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+    const reset = isReset(l, now);
     f[l.window] = percent(reset ? 0 : l.usedRatio, color);
-    f[`${l.window}_resets`] = l.resetsAt !== undefined && !reset ? left(l.resetsAt * 1000, now) : '-';
+    f[`${l.window}_resets`] = l.resetsAt !== undefined && !reset ? timeLeft(l.resetsAt * 1000, now) : '-';
   }
   const block = state.blocks.current('claude-code', now);
   f.block = block ? usd(block.costUsd) : '-';
-  f.block_ends = block ? left(block.endMs, now) : '-';
+  f.block_ends = block ? timeLeft(block.endMs, now) : '-';
   return f;
 }
 

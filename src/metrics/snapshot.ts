@@ -5,6 +5,7 @@ import type { CollectorStats } from '../collectors/collector.js';
 import { boundLabel } from '../session/labels.js';
 import { SKIP_REASONS, STATUSES, TODO_STATES, TURN_OUTCOMES } from '../session/vocabulary.js';
 import { projection } from '../store/blocks.js';
+import { isReset } from '../store/limits.js';
 import { countedSessions, liveSessions, type LiveOptions } from '../store/live.js';
 import type { SessionStore } from '../store/store.js';
 import { catalog, type MetricDef, type MetricKey } from '../catalog.js';
@@ -102,8 +103,7 @@ export function snapshot(
   }
 
   for (const l of store.usageLimits.values()) {
-    // A window past its reset time started over: what was reported of it is no longer used.
-    const reset = l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+    const reset = isReset(l, now);
     put('usageLimitUsed', { harness: l.harness, window: l.window }, reset ? 0 : l.usedRatio);
     if (l.resetsAt !== undefined && !reset) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
   }

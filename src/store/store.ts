@@ -11,6 +11,7 @@ import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
 import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
+import type { LimitWindow } from './limits.js';
 import { SpendByDay } from './spend.js';
 
 // Commit after this much reading or this long, whichever comes first.
@@ -28,11 +29,9 @@ export interface LabelCaps {
   tool: number;
 }
 
-export interface UsageLimit {
+export interface UsageLimit extends LimitWindow {
   harness: HarnessId;
   window: string;
-  usedRatio: number;
-  resetsAt?: number;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Spend today and this week: by the time of each request, kept across a restart, a week long.
 // Sessions by status: what the coding_agent_sessions gauge counts.
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
@@ -72,5 +72,53 @@ describe('sessions by status', () => {
     const { sessions_by_status } = summaryOf(store, liveSessions(store, now, opts), now);
     expect(sessions_by_status).toEqual(gauge);
     expect(sessions_by_status.idle).toBe(1);
+  });
+});
+
+describe('usage limits', () => {
+  it('lists every window by harness then window, its reset as a time, and leaves out one past its reset', () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    const store = open(tempDir());
+    store.setUsageLimit({ harness: 'codex', window: '7d', usedRatio: 0.2, resetsAt: now / 1000 + 3 * 86_400 });
+    store.setUsageLimit({ harness: 'claude-code', window: '7d', usedRatio: 0.31, resetsAt: now / 1000 + 86_400 });
+    store.setUsageLimit({ harness: 'claude-code', window: '5h', usedRatio: 0.47, resetsAt: now / 1000 + 2 * 3600 });
+    store.setUsageLimit({ harness: 'codex', window: '5h', usedRatio: 0.9, resetsAt: now / 1000 - 60 }); // started over a minute ago
+    store.setUsageLimit({ harness: 'copilot-cli', window: 'premium_interactions', usedRatio: 0.5 }); // no reset time reported
+    expect(summaryOf(store, [], now).limits).toEqual([
+      { harness: 'claude-code', window: '5h', used_ratio: 0.47, resets_at: '2026-12-01T14:00:00.000Z' },
+      { harness: 'claude-code', window: '7d', used_ratio: 0.31, resets_at: '2026-12-02T12:00:00.000Z' },
+      { harness: 'codex', window: '7d', used_ratio: 0.2, resets_at: '2026-12-04T12:00:00.000Z' },
+      { harness: 'copilot-cli', window: 'premium_interactions', used_ratio: 0.5, resets_at: null },
+    ]);
+    expect(summaryOf(open(tempDir()), [], now).limits).toEqual([]);
+  });
+});
+
+describe('the last 30 days\' spend', () => {
+  it('is every one of the last 30 local days from the history handed in, oldest first, a day without spend 0', () => {
+    // Past midnight in a zone whose clocks went forward two days before: 24-hour steps back would skip a day.
+    const tz = process.env.TZ;
+    process.env.TZ = 'Europe/Berlin';
+    onTestFinished(() => void (tz === undefined ? delete process.env.TZ : (process.env.TZ = tz)));
+    const now = new Date(2026, 2, 31, 0, 30).getTime();
+    const asked: string[][] = [];
+    const history = (first: string, last: string) => (asked.push([first, last]), [
+      { date: '2026-03-31', costUsd: 2 },
+      { date: '2026-03-31', costUsd: 0.5 }, // a second row of the same day (another harness)
+      { date: '2026-03-10', costUsd: 4 },
+      { date: '2026-03-02', costUsd: 1 },
+    ]);
+    const days = summaryOf(open(tempDir()), [], now, history).spend_30d;
+    expect(asked).toEqual([['2026-03-02', '2026-03-31']]);
+    expect(days).toHaveLength(30);
+    expect(new Set(days.map((d) => d.date)).size).toBe(30);
+    expect(days[0]).toEqual({ date: '2026-03-02', cost_usd: 1 });
+    expect(days[8]).toEqual({ date: '2026-03-10', cost_usd: 4 });
+    expect(days[29]).toEqual({ date: '2026-03-31', cost_usd: 2.5 });
+    expect(days.reduce((a, d) => a + d.cost_usd, 0)).toBe(7.5);
+  });
+
+  it('is empty where no history is kept', () => {
+    expect(summaryOf(open(tempDir()), [], Date.now()).spend_30d).toEqual([]);
   });
 });

@@ -1,0 +1,18 @@
+// A usage-limit window as every output shows it: the exporter's gauges, the status bar, `top` and
+// the page. Imports nothing, so the `statusline` command can use it and stay small.
+
+/** A window as a harness last reported it: the share used, and when it resets (Unix seconds). */
+export interface LimitWindow {
+  usedRatio: number;
+  resetsAt?: number;
+}
+
+/** Whether the window's reset time has passed: it started over, and what was reported of it is no longer used. */
+export const isReset = (l: LimitWindow, now: number): boolean => l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
+
+/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
+export function timeLeft(ms: number, now: number): string {
+  const m = Math.max(0, Math.round((ms - now) / 60_000));
+  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
+  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
+}
