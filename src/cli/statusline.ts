@@ -9,7 +9,7 @@ import { parseStatusInput, type StatusInput } from '../readers/claude-code/statu
 import { readKvValue } from '../state/db.js';
 import { recordStatus } from '../state/statusline.js';
 import { blocksKey, UsageBlocks } from '../store/blocks.js';
-import { isReset, timeLeft } from '../store/limits.js';
+import { isReset, timeLeft, usedLevel } from '../store/limits.js';
 import { localDay, spendKey, type DaySpend } from '../store/spend.js';
 
 /** The line when none can be made: a status bar shows something rather than nothing. */
@@ -29,12 +29,11 @@ export interface StatuslineOptions {
 
 const usd = (n: number) => `$${n.toFixed(2)}`;
 
-/** A share as a percentage, green below 75 %, yellow below 90 %, red above (the dashboards' thresholds). */
+/** A share as a percentage, green below 75 %, yellow below 90 %, red above (usedLevel). */
 function percent(ratio: number, color: boolean): string {
   const text = `${Math.round(ratio * 100)}%`;
   if (!color) return text;
-  const code = ratio >= 0.9 ? 31 : ratio >= 0.75 ? 33 : 32;
-  return `\x1b[${code}m${text}\x1b[0m`;
+  return `\x1b[${{ ok: 32, near: 33, over: 31 }[usedLevel(ratio)]}m${text}\x1b[0m`;
 }
 
 /** What the state database says: spend today (every harness) and Claude Code's block running now. */

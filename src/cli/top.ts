@@ -44,7 +44,9 @@ export function remoteSource(address: string): ViewSource {
     name: url.origin,
     read: async () => {
       const [sessions, summary] = await Promise.all([get('/api/v1/sessions'), get('/api/v1/summary')]);
-      return { sessions: sessions as SessionRecord[], summary: summary as Summary };
+      // An exporter older than the limits and the spend history serves neither.
+      const served = summary as Omit<Summary, 'limits' | 'spend_30d'> & Partial<Summary>;
+      return { sessions: sessions as SessionRecord[], summary: { limits: [], spend_30d: [], ...served } };
     },
   };
 }

@@ -10,6 +10,9 @@ export interface LimitWindow {
 /** Whether the window's reset time has passed: it started over, and what was reported of it is no longer used. */
 export const isReset = (l: LimitWindow, now: number): boolean => l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
 
+/** How close a window is to its limit: below 75 % used, below 90 %, or above (the dashboards' thresholds). */
+export const usedLevel = (ratio: number): 'ok' | 'near' | 'over' => (ratio >= 0.9 ? 'over' : ratio >= 0.75 ? 'near' : 'ok');
+
 /** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
 export function timeLeft(ms: number, now: number): string {
   const m = Math.max(0, Math.round((ms - now) / 60_000));

@@ -1,7 +1,9 @@
-// What `top` draws: a header of figures, then one row per session, fitted to the terminal's
-// width (columns drop by priority, never wrap) and height. A pure function of the data, so the
-// same screen comes from the exporter's own memory or from a remote exporter's JSON.
+// What `top` draws: a header of figures (spend, the last 30 days as a sparkline, a bar per
+// usage-limit window), then one row per session, fitted to the terminal's width (columns drop by
+// priority, never wrap) and height. A pure function of the data, so the same screen comes from
+// the exporter's own memory or from a remote exporter's JSON.
 
+import { timeLeft, usedLevel } from '../store/limits.js';
 import { compact, costText, usd, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 
@@ -31,6 +33,8 @@ const STATUS_ORDER = ['asking', 'error', 'working', 'delegating', 'done', 'idle'
 
 const SGR: Record<string, string> = {
   asking: '1;33', error: '1;31', working: '32', delegating: '36', done: '34', idle: '2', head: '7', dim: '2', bold: '1',
+  // How much of a usage-limit window is used (usedLevel).
+  ok: '32', near: '33', over: '31',
 };
 
 interface Column {
@@ -76,6 +80,49 @@ function contextBar(s: SessionRecord): string {
   const ratio = Math.min(1, s.context_tokens / s.context_limit_tokens);
   const filled = Math.round(ratio * 8);
   return `[${'#'.repeat(filled)}${'.'.repeat(8 - filled)}] ${String(Math.round(ratio * 100)).padStart(3)}%`;
+}
+
+const SPARKS = '▁▂▃▄▅▆▇█';
+const LIMIT_BAR = 8;
+
+/** One character a day, its height against the largest day's; a day without spend a dot. */
+function sparkline(days: Summary['spend_30d']): string {
+  const max = Math.max(...days.map((d) => d.cost_usd));
+  return days.map((d) => (d.cost_usd > 0 ? SPARKS[Math.min(SPARKS.length, Math.ceil((d.cost_usd / max) * SPARKS.length)) - 1] : '·')).join('');
+}
+
+/**
+ * A bar per usage-limit window, as many to a line as fit, after `limits ` (a line never starts
+ * with a harness, as a session's row does): `claude-code 5h ▓▓▓▓░░░░  47% resets in 2h13m`; where
+ * one does not fit, `claude-code 5h 47% ↻2h13m`. A window whose reset time has passed since the
+ * summary was rendered is left out, as the summary leaves it out.
+ */
+function limitLines(limits: Summary['limits'], lineWidth: number, now: number, paint: (code: string, text: string) => string): string[] {
+  const head = 'limits ';
+  const width = Math.max(1, lineWidth - head.length);
+  const shown = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now);
+  if (shown.length === 0) return [];
+  const label = (l: Summary['limits'][number]) => `${l.harness} ${l.window}`;
+  const left = (l: Summary['limits'][number]) => (l.resets_at === null ? undefined : timeLeft(Date.parse(l.resets_at), now));
+  const labelWidth = Math.max(...shown.map((l) => label(l).length));
+  const resetWidth = Math.max(...shown.map((l) => { const t = left(l); return t === undefined ? 0 : ` resets in ${t}`.length; }));
+  const itemWidth = labelWidth + 1 + LIMIT_BAR + 1 + 4 + resetWidth;
+  const items = shown.map((l) => {
+    const ratio = Math.min(1, Math.max(0, l.used_ratio));
+    const pct = `${Math.round(ratio * 100)}%`;
+    const code = SGR[usedLevel(ratio)]!;
+    const t = left(l);
+    if (itemWidth > width) return paint(code, fit(`${label(l)} ${pct}${t === undefined ? '' : ` ↻${t}`}`, width));
+    const filled = Math.round(ratio * LIMIT_BAR);
+    const bar = `${'▓'.repeat(filled)}${'░'.repeat(LIMIT_BAR - filled)} ${pct.padStart(4)}`;
+    return `${label(l).padEnd(labelWidth)} ${paint(code, bar)}${(t === undefined ? '' : ` resets in ${t}`).padEnd(resetWidth)}`;
+  });
+  const perLine = itemWidth > width ? 1 : Math.floor((width + 3) / (itemWidth + 3));
+  const lines: string[] = [];
+  for (let i = 0; i < items.length; i += perLine) {
+    lines.push(`${i === 0 ? head : ' '.repeat(head.length)}${items.slice(i, i + perLine).join('   ')}`);
+  }
+  return lines;
 }
 
 /** Exactly `width` characters: cut with an ellipsis, or padded. */
@@ -124,6 +171,10 @@ export function renderScreen(summary: Summary, sessions: readonly SessionRecord[
   const out = [
     line(`coding-agent-exporter top  ${clock}  ${o.source}`),
     line(`spend today ${usd(summary.spend_today_usd)}  this week ${usd(summary.spend_week_usd)}  tokens/min ${rate}`),
+    ...(summary.spend_30d.length > 0
+      ? [line(`last 30 days ${usd(summary.spend_30d.reduce((a, d) => a + d.cost_usd, 0))} ${sparkline(summary.spend_30d)}`)]
+      : []),
+    ...limitLines(summary.limits, o.width, o.now, paint),
     line(`sessions: ${counts}`),
     o.problem ? paint(SGR.error!, line(`refresh failed: ${o.problem}`)) : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
   ];

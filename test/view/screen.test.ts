@@ -18,7 +18,7 @@ function session(id: string, status: string, reason: string, extra: Partial<Sess
 }
 const summary: Summary = {
   generated_at: new Date(now).toISOString(), spend_today_usd: 12.5, spend_week_usd: 80, tokens_total: 1000,
-  sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 }, spend_today: [],
+  sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 }, spend_today: [], limits: [], spend_30d: [],
 };
 const sessions = [
   session('a', 'working', 'turn-open', {
@@ -96,5 +96,60 @@ describe('top screen', () => {
     const lines = renderScreen(summary, many, { ...opts, height: 12 });
     expect(lines).toHaveLength(12);
     expect(lines[11]).toContain('(24 more)');
+  });
+});
+
+describe('top\'s usage limits and spend history', () => {
+  const at = (ms: number) => new Date(now + ms).toISOString();
+  const limits: Summary['limits'] = [
+    { harness: 'claude-code', window: '5h', used_ratio: 0.47, resets_at: at((2 * 60 + 13) * 60_000) },
+    { harness: 'claude-code', window: '7d', used_ratio: 0.93, resets_at: at((3 * 24 + 4) * 3600_000) },
+    // Reset a minute ago, after the summary was rendered: it started over.
+    { harness: 'codex', window: '5h', used_ratio: 0.8, resets_at: at(-60_000) },
+    { harness: 'copilot-cli', window: 'premium_interactions', used_ratio: 0.1, resets_at: null },
+  ];
+  const days = (costs: number[]) => costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
+  const header = (s: Partial<Summary>, o: Partial<ScreenOptions> = {}) => {
+    const lines = renderScreen({ ...summary, ...s }, sessions, { ...opts, ...o });
+    return lines.slice(0, lines.findIndex((l) => l.startsWith('HARNESS')));
+  };
+
+  it('draws a bar per window with its share and time to reset, leaving out a window past its reset', () => {
+    const lines = header({ limits }).filter((l) => /^limits |^ {7}\S/.test(l));
+    const text = lines.join('\n');
+    expect(lines[0]).toMatch(/^limits claude-code 5h\s+▓▓▓▓░░░░ {2}47% resets in 2h13m\s+claude-code 7d\s+▓▓▓▓▓▓▓░ {2}93% resets in 3d4h/);
+    expect(text).toMatch(/copilot-cli premium_interactions ▓░░░░░░░ {2}10%/);
+    expect(text).not.toContain('codex');
+    // Never a line a session's row could be taken for.
+    expect(lines.every((l) => !/^(claude-code|codex|copilot-cli)\s/.test(l))).toBe(true);
+    expect(header({ limits: [] }).some((l) => l.startsWith('limits'))).toBe(false);
+  });
+
+  it('fits the bars to a narrow terminal, one window a line without the bar, and never writes past its width', () => {
+    for (const width of [40, 60, 80, 100]) {
+      for (const l of renderScreen({ ...summary, limits, spend_30d: days([1, 2]) }, sessions, { ...opts, width })) {
+        expect([...l].length).toBeLessThanOrEqual(width);
+      }
+    }
+    const narrow = header({ limits }, { width: 40 });
+    expect(narrow).toContain('limits claude-code 5h 47% ↻2h13m'.padEnd(40));
+    expect(narrow).toContain('       claude-code 7d 93% ↻3d4h'.padEnd(40));
+  });
+
+  it('colours a bar by how close its window is to the limit, and writes no colour with colour off', () => {
+    const coloured = header({ limits }, { color: true }).join('\n');
+    expect(coloured).toContain('\x1b[32m▓▓▓▓░░░░  47%\x1b[0m');
+    expect(coloured).toContain('\x1b[31m▓▓▓▓▓▓▓░  93%\x1b[0m');
+    expect(header({ limits, spend_30d: days([1, 2, 3]) }).join('')).not.toContain('\x1b');
+  });
+
+  it('draws the last 30 days as a sparkline with their total: rising, flat, one day, nothing spent, no history', () => {
+    const spark = (costs: number[]) => header({ spend_30d: days(costs) }).find((l) => l.startsWith('last 30 days'))?.trimEnd();
+    expect(spark([1, 2, 3, 4, 5, 6, 7, 8])).toBe('last 30 days $36.00 ▁▂▃▄▅▆▇█');
+    expect(spark([0, 0.01, 100, 0, 50])).toBe('last 30 days $150.01 ·▁█·▄');
+    expect(spark(Array.from({ length: 30 }, () => 2))).toBe(`last 30 days $60.00 ${'█'.repeat(30)}`);
+    expect(spark([4.5])).toBe('last 30 days $4.50 █');
+    expect(spark(Array.from({ length: 30 }, () => 0))).toBe(`last 30 days $0.00 ${'·'.repeat(30)}`);
+    expect(spark([])).toBeUndefined();
   });
 });
