@@ -24,6 +24,15 @@ function costText(s) {
   return s.cost_usd === null ? 'unpriced' : usd(s.cost_usd);
 }
 
+// The same as `timeLeft` of src/store/limits.ts (`top` and the status line use it): the test of the
+// page holds the two to each other.
+/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
+function timeLeft(ms, now) {
+  const m = Math.max(0, Math.round((ms - now) / 60_000));
+  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
+  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
+}
+
 function compact(n) {
   const [d, u] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
   return `${Math.round((n * 10) / d) / 10}${u}`;
@@ -61,6 +70,52 @@ function contextCell(s) {
     td.append(bar, `${compact(s.context_tokens)}/${compact(s.context_limit_tokens)}`);
   } else td.textContent = compact(s.context_tokens);
   return td;
+}
+
+/**
+ * A row per usage-limit window: its share as a bar (yellow from 75 %, red from 90 %, as `top` and
+ * the dashboards), and the time to its reset, worked out here from `resets_at` (the JSON is
+ * rendered once per change). A window whose reset time has passed started over: left out.
+ */
+function renderLimits(limits, now) {
+  const rows = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now).map((l) => {
+    const ratio = Math.min(1, Math.max(0, l.used_ratio));
+    const bar = el('span', undefined, ratio >= 0.9 ? 'bar full' : ratio >= 0.75 ? 'bar near' : 'bar');
+    const fill = el('i');
+    fill.style.width = `${Math.round(ratio * 100)}%`;
+    bar.append(fill);
+    const used = el('td');
+    used.append(bar, `${Math.round(ratio * 100)}%`);
+    const tr = el('tr');
+    tr.append(el('td', l.harness), el('td', l.window), used, el('td', l.resets_at === null ? '–' : timeLeft(Date.parse(l.resets_at), now)));
+    return tr;
+  });
+  document.querySelector('#limits tbody').replaceChildren(...rows);
+  document.getElementById('limits').hidden = rows.length === 0;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+const CHART_DAYS = 30;
+
+/** The last 30 days' spend: a bar a day against the largest day, today on the right; their total beside. */
+function renderHistory(days) {
+  document.getElementById('history').hidden = days.length === 0;
+  const shown = days.slice(-CHART_DAYS);
+  const max = Math.max(0, ...shown.map((d) => d.cost_usd));
+  const bars = shown.map((d, i) => {
+    const rect = document.createElementNS(SVG, 'rect');
+    // A day without spend is a muted line on the floor: there, but nothing spent.
+    const h = d.cost_usd > 0 ? Math.max(1, (d.cost_usd / max) * 40) : 1;
+    const attrs = { x: (CHART_DAYS - shown.length + i) * 10 + 1, y: 40 - h, width: 8, height: h };
+    for (const [k, v] of Object.entries(attrs)) rect.setAttribute(k, String(v));
+    if (!(d.cost_usd > 0)) rect.setAttribute('class', 'none');
+    const title = document.createElementNS(SVG, 'title');
+    title.textContent = `${d.date}: ${usd(d.cost_usd)}`;
+    rect.append(title);
+    return rect;
+  });
+  document.getElementById('spend-chart').replaceChildren(...bars);
+  document.getElementById('spend-30d').textContent = usd(shown.reduce((a, d) => a + d.cost_usd, 0));
 }
 
 function renderSessions(sessions, now) {
@@ -102,6 +157,8 @@ function renderSummary(summary, now) {
     return tr;
   });
   document.querySelector('#spend tbody').replaceChildren(...rows);
+  renderLimits(summary.limits, now);
+  renderHistory(summary.spend_30d);
 }
 
 async function refresh() {

@@ -7,7 +7,9 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
+import { timeLeft } from '../../src/store/limits.js';
 import { usd } from '../../src/view/records.js';
+import type { Summary } from '../../src/view/summary.js';
 import { fakeProc } from '../helpers/fake-proc.js';
 import { envFor, listening, ready, sum, tempDir } from '../helpers/run.js';
 
@@ -89,6 +91,86 @@ describe('the live page', () => {
 
     expect(errors).toEqual([]);
     expect(requests.every((r) => r.startsWith(url))).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  it('shows the usage-limit windows the exporter serves, with their share used', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${url}/`);
+    const summary = await (await fetch(`${url}/api/v1/summary`)).json() as Summary;
+    // The demo's Codex session reports its 5-hour and weekly windows.
+    expect(summary.limits.map((l) => `${l.harness} ${l.window}`)).toEqual(['codex 5h', 'codex 7d']);
+    await page.waitForSelector('#limits tbody tr');
+    const rows = await page.locator('#limits tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows.map((r) => r.slice(0, 3))).toEqual(summary.limits.map((l) => [l.harness, l.window, `${Math.round(l.used_ratio * 100)}%`]));
+    expect(rows.map((r) => r[3])).toEqual([expect.stringMatching(/^[1-3]h\d\dm$/), expect.stringMatching(/^[34]d\d+h$/)]);
+    // No history is kept yet: no chart.
+    expect(summary.spend_30d).toEqual([]);
+    expect(await page.locator('#history').isVisible()).toBe(false);
+    await page.close();
+  }, 60_000);
+
+  it('draws a bar per window and the last 30 days as a chart, from the JSON it is served', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const real = await (await fetch(`${url}/api/v1/summary`)).json() as Summary;
+    const now = Date.now();
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    const days = (costs: number[]) => costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
+    let served: Summary = {
+      ...real,
+      limits: [
+        // 20 s past the minute: the same text for the next half minute, however the page rounds.
+        { harness: 'claude-code', window: '5h', used_ratio: 0.47, resets_at: at((2 * 60 + 13) * 60_000 + 20_000) },
+        { harness: 'claude-code', window: '7d', used_ratio: 0.93, resets_at: at((3 * 24 + 4) * 3600_000 + 20_000) },
+        // Reset a minute ago, after the JSON was rendered: it started over.
+        { harness: 'codex', window: '5h', used_ratio: 0.8, resets_at: at(-60_000) },
+        { harness: 'copilot-cli', window: 'premium_interactions', used_ratio: 0.8, resets_at: null },
+      ],
+      spend_30d: days(Array.from({ length: 30 }, (_, i) => (i === 29 ? 8 : i % 3 === 0 ? 0 : 2))),
+    };
+    await page.route(`${url}/api/v1/summary`, (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(served) }));
+    await page.goto(`${url}/`);
+    await page.waitForSelector('#limits tbody tr');
+    const rows = await page.locator('#limits tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows).toEqual([
+      ['claude-code', '5h', '47%', '2h13m'],
+      ['claude-code', '7d', '93%', '3d4h'],
+      ['copilot-cli', 'premium_interactions', '80%', '–'],
+    ]);
+    expect(await page.locator('#limits tbody .bar').evaluateAll((bars) => bars.map((b) => [b.className, (b.firstChild as HTMLElement).style.width])))
+      .toEqual([['bar', '47%'], ['bar full', '93%'], ['bar near', '80%']]);
+    // The page's copy of the time to reset is `top`'s and the status line's.
+    const spans = [0, 30_000, 59 * 60_000, 60 * 60_000, 61 * 60_000 + 29_000, 1439 * 60_000, 1440 * 60_000, 5 * 86_400_000 + 7 * 3600_000];
+    expect(await page.evaluate((xs) => xs.map((x) => (window as unknown as { timeLeft(ms: number, now: number): string }).timeLeft(x, 0)), spans))
+      .toEqual(spans.map((x) => timeLeft(x, 0)));
+
+    const chart = async () => page.locator('#spend-chart rect').evaluateAll((rects) => rects.map((r) => ({
+      x: Number(r.getAttribute('x')), height: Number(r.getAttribute('height')), none: r.classList.contains('none'), title: r.textContent,
+    })));
+    await page.waitForFunction(() => !document.getElementById('history')!.hidden);
+    expect(await page.locator('#spend-30d').textContent()).toBe(usd(2 * 19 + 8));
+    const month = await chart();
+    expect(month).toHaveLength(30);
+    expect(month[29]).toEqual({ x: 291, height: 40, none: false, title: '2026-11-30: $8.00' });
+    expect(month[1]).toEqual({ x: 11, height: 10, none: false, title: '2026-11-02: $2.00' });
+    expect(month[0]).toEqual({ x: 1, height: 1, none: true, title: '2026-11-01: $0.00' });
+    await page.screenshot({ path: join(ARTIFACTS, 'page-limits.png'), fullPage: true });
+
+    // One day of history: its bar on the right, where today is.
+    served = { ...served, spend_30d: days([3.5]) };
+    await page.waitForFunction(() => document.querySelectorAll('#spend-chart rect').length === 1);
+    expect(await chart()).toEqual([{ x: 291, height: 40, none: false, title: '2026-11-01: $3.50' }]);
+    expect(await page.locator('#spend-30d').textContent()).toBe('$3.50');
+    // Nothing spent in 30 days: 30 days on the floor, $0.00.
+    served = { ...served, spend_30d: days(Array.from({ length: 30 }, () => 0)) };
+    await page.waitForFunction(() => document.querySelectorAll('#spend-chart rect.none').length === 30);
+    expect(await page.locator('#spend-30d').textContent()).toBe('$0.00');
+    // No history, no limits: neither is shown.
+    served = { ...served, spend_30d: [], limits: [] };
+    await page.waitForFunction(() => document.getElementById('history')!.hidden && document.getElementById('limits')!.hidden);
+    expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
 

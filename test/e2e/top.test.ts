@@ -47,6 +47,8 @@ describe('top', () => {
     const rows = r.stdout.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
+    // The demo's Codex session reports its 5-hour and weekly windows.
+    expect(r.stdout).toMatch(/^limits codex 5h [▓░]{8} +\d+% resets in \dh\d\dm +codex 7d [▓░]{8} +\d+% resets in \dd\d+h$/m);
     // eslint-disable-next-line no-control-regex -- an ANSI escape is what must not be there
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });
