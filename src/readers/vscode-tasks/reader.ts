@@ -141,6 +141,8 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   // A task's transcript starts with its task: none is no transcript.
   if (!Array.isArray(messages) || messages.length === 0) return ev.skipped('unknown_shape');
   const meta = taskMeta(family, state, file);
+  // A task runs in the editor's extension host: its status is its transcript's alone.
+  ev.meta({ hosted: true });
   if (meta.cwd) ev.meta({ cwd: meta.cwd });
   if (meta.model) ev.meta({ model: meta.model });
   const task = file.sessionId;
