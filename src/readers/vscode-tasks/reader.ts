@@ -12,8 +12,13 @@
 // passing OpenAI's `prompt_tokens`, cache included) and the whole prompt in Roo Code since 3.29.5
 // and Kilo Code since 4.119.0 (`tokensIn: costResult.totalInputTokens`); older Roo and Kilo wrote
 // the remainder, which a `tokensIn` below the cache counts gives away. Reasoning is inside
-// `tokensOut`. The model is on Cline's messages (`modelInfo`); Roo and Kilo name it only in the
-// environment details they send (`<model>…</model>`), read from the end of the conversation.
+// `tokensOut`. The model is on recent Cline's messages (`modelInfo`), on older Cline's in the task's
+// `task_metadata.json` (`model_usage`: each model switched to, when, and its provider) or its task
+// history entry; Roo and Kilo name it only in the environment details they send
+// (`<model>…</model>`), read from the end of the conversation. Cline records its subagents' usage
+// apart (`say:"subagent_usage"`, counted like a request: Cline's own totals add it), and a
+// compaction only as a change of the range of the conversation deleted
+// (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
 import { join } from 'node:path';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
@@ -36,6 +41,8 @@ export interface TaskFamily {
 export interface TaskState {
   /** The task's folder, once found (Cline's task history is read until it is). */
   cwd?: string;
+  /** The model of Cline's task history entry, read with its folder. */
+  model?: string;
 }
 
 const TRANSCRIPT = 'ui_messages.json';
@@ -110,12 +117,23 @@ export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Re
   };
 }
 
+/** A model the task switched to (Cline's `task_metadata.json`). */
+interface ModelUse {
+  ts: number;
+  model: string;
+  provider?: string;
+}
+
 /** What a task's folder says beside its transcript. */
 interface TaskMeta {
   cwd?: string;
   /** The task was delegated by another (its first message is the goal it was given, not a prompt). */
   child: boolean;
   model?: string;
+  /** Cline: the models switched to, by time, for the requests no message names a model for. */
+  uses: ModelUse[];
+  /** Cline: a compaction shows as a change of the messages' deleted range. */
+  deletedRange: boolean;
 }
 
 function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): TaskMeta {
@@ -124,15 +142,30 @@ function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): Task
     const item = jsonObject(readText(join(dir, 'history_item.json')) ?? '');
     const tail = readTail(join(dir, 'api_conversation_history.json'), MODEL_TAIL)?.toString('utf8') ?? '';
     const models = [...tail.matchAll(/<model>([^<]{1,200})<\/model>/g)];
-    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1] };
+    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1], uses: [], deletedRange: false };
   }
   if (!state.cwd) {
     const history = jsonValue(readText(join(extensionDir(file.path), 'state', 'taskHistory.json')) ?? '');
     const entry = Array.isArray(history) ? history.map(obj).find((h) => h?.id === file.sessionId) : undefined;
     const cwd = str(entry?.cwdOnTaskInitialization);
     if (cwd) state.cwd = cwd;
+    const model = str(entry?.modelId);
+    if (model) state.model = model;
   }
-  return { cwd: state.cwd, child: false };
+  const metadata = jsonObject(readText(join(dir, 'task_metadata.json')) ?? '');
+  const uses = (Array.isArray(metadata?.model_usage) ? metadata.model_usage : []).flatMap((raw): ModelUse[] => {
+    const u = obj(raw);
+    const model = str(u?.model_id);
+    return typeof u?.ts === 'number' && model ? [{ ts: u.ts, model, provider: str(u.model_provider_id) }] : [];
+  }).sort((a, b) => a.ts - b.ts);
+  return { cwd: state.cwd, child: false, model: state.model, uses, deletedRange: true };
+}
+
+/** The model Cline last switched to before `ts`, by its task metadata. */
+function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefined {
+  let found: ModelUse | undefined;
+  for (const u of uses) if (u.ts <= ts) found = u;
+  return found;
 }
 
 function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
@@ -153,19 +186,28 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
     // A partial message is still being streamed: it is written again whole.
     else if (m.partial !== true) list.push(m);
   }
+  // The model a message named last; where none has, the one task_metadata.json had at the time.
+  let named: ModelUse | undefined;
   let model = meta.model;
   let provider: string | undefined;
+  let range: string | undefined;
   list.forEach((m, i) => {
     const ts = m.ts;
     if (typeof ts !== 'number') return ev.skipped('unknown_shape');
     ev.activity(ts);
     const info = obj(m.modelInfo);
-    if (str(info?.modelId)) {
-      model = str(info?.modelId);
-      provider = str(info?.providerId);
-      ev.meta({ model });
-    }
+    const infoModel = str(info?.modelId);
+    if (infoModel) named = { ts, model: infoModel, provider: str(info?.providerId) };
+    const use = named ?? modelUsedAt(meta.uses, ts);
+    if (use && use.model !== model) ev.meta({ model: use.model });
+    if (use) ({ model, provider } = use);
     const key = `${task}:${ts}`;
+    // Cline: the range of the conversation deleted, on each message after a truncation or condense.
+    const deleted = meta.deletedRange && Array.isArray(m.conversationHistoryDeletedRange) ? JSON.stringify(m.conversationHistoryDeletedRange) : undefined;
+    if (deleted !== undefined && deleted !== range) {
+      range = deleted;
+      if (ev.firstTime(`compaction:${key}`)) ev.compaction();
+    }
     const kind = m.type === 'ask' ? str(m.ask) : m.type === 'say' ? str(m.say) : undefined;
     // The task's first message is its prompt; a child task's is the goal its parent gave it.
     if (i === 0 && (kind === 'task' || kind === 'text')) {
@@ -185,6 +227,9 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
         return;
       case 'api_req_started':
         return request(family, m, key, ts, model, provider, ev);
+      // The subagents' requests, summed: not the task's context.
+      case 'subagent_usage':
+        return request(family, m, key, ts, model, provider, ev, false);
       case 'condense_context': {
         if (!ev.firstTime(`compaction:${key}`)) return;
         ev.compaction();
@@ -215,7 +260,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   });
 }
 
-function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents): void {
+function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents, context = true): void {
   const text = str(m.text);
   const parsed = text === undefined ? undefined : jsonValue(text);
   const info = obj(parsed);
@@ -237,7 +282,7 @@ function request(family: TaskFamily, m: Json, key: string, ts: number, model: st
     const prompt = input + cacheRead + cacheWrite;
     const cost = typeof info.cost === 'number' ? info.cost : undefined;
     ev.usage(model ?? 'unknown', usage, prompt, ts, cost);
-    if (prompt > 0) ev.context(model ?? 'unknown', prompt);
+    if (context && prompt > 0) ev.context(model ?? 'unknown', prompt);
   }
   // A request the person cancelled ends the turn (a failed one ends it with `api_req_failed`).
   if (cancel === 'user_cancelled' && ev.firstTime(`end:${key}`)) ev.turnEnded('interrupted', ts);
