@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { rooCode } from '../../src/readers/roo-code/reader.js';
 import { cline } from '../../src/readers/cline/reader.js';
+import { kilo } from '../../src/readers/kilo/reader.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
 import { StateDb } from '../../src/state/db.js';
 import { SessionStore } from '../../src/store/store.js';
@@ -53,6 +54,17 @@ describe('VS Code extension tasks (Roo Code)', () => {
     for (const dir of ['/x/Code', '/x/Code - Insiders', '/x/VSCodium', '/x/Cursor', '/x/Windsurf', '/h/Library/Application Support/Code', '/h/.vscode-server/data']) {
       expect(roots).toContain(`${dir}/User/globalStorage/rooveterinaryinc.roo-cline/tasks`);
     }
+  });
+
+  it('finds the tasks where the editor\'s settings move them (customStoragePath), and skips settings it cannot parse', () => {
+    const config = tempDir();
+    mkdirSync(join(config, 'Code', 'User'), { recursive: true });
+    mkdirSync(join(config, 'Cursor', 'User'), { recursive: true });
+    writeFileSync(join(config, 'Code', 'User', 'settings.json'), '{\n  // moved\n  "roo-cline.customStoragePath": "/data/roo",\n  "kilo-code.customStoragePath": "/data/kilo",\n}\n');
+    writeFileSync(join(config, 'Cursor', 'User', 'settings.json'), '{ "roo-cline.customStoragePath": ');
+    expect(rooCode.defaultRoots({ XDG_CONFIG_HOME: config }, '/h')).toContain('/data/roo/tasks');
+    expect(kilo.defaultRoots({ XDG_CONFIG_HOME: config }, '/h')).toContain('/data/kilo/tasks');
+    expect(rooCode.defaultRoots({ XDG_CONFIG_HOME: config }, '/h').filter((r) => r.startsWith('/data'))).toEqual(['/data/roo/tasks']);
   });
 });
 

@@ -36,6 +36,8 @@ export interface TaskFamily {
   extension: string;
   /** Roo Code and Kilo Code: `tokensIn` is the whole prompt (since 3.29.5 and 4.119.0). */
   wholePrompt: boolean;
+  /** The settings key that moves the extension's storage (`<key>` of `<key>.customStoragePath`), where it has one. */
+  settings?: string;
 }
 
 export interface TaskState {
@@ -72,7 +74,7 @@ export function isTaskFile(file: SessionFile): boolean {
 /** The reading of one family member's task transcripts. */
 export function taskDocuments(family: TaskFamily) {
   return {
-    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension),
+    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension, family.settings && `${family.settings}.customStoragePath`),
     readDocument: (doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents) => readTranscript(family, doc, state, file, ev),
   };
 }
