@@ -85,9 +85,13 @@ describe('VS Code extension tasks (Cline)', () => {
     }
     const file = { path: join(dir, 'ui_messages.json'), sessionId: ID, document: true as const };
     const seen = new Set<string>();
+    // Persisted between reads, as the collector keeps it.
+    let state = JSON.stringify(cline.initialState(file));
     const read = (msgs = messages) => {
       const r = recorder(seen);
-      cline.readDocument!(Buffer.from(JSON.stringify(msgs)), cline.initialState(file), file, r.events);
+      const st = JSON.parse(state) as ReturnType<typeof cline.initialState>;
+      cline.readDocument!(Buffer.from(JSON.stringify(msgs)), st, file, r.events);
+      state = JSON.stringify(st);
       return r.log;
     };
     return { read };
@@ -131,5 +135,26 @@ describe('VS Code extension tasks (Cline)', () => {
     ]);
     expect(eventsNamed(log, 'toolCall').map(([, , call]) => call)).toEqual([{ tool: 'use_subagents', kind: 'agent', waits: 'approval' }]);
     expect(eventsNamed(t.read(), 'usage')).toHaveLength(0);
+  });
+
+  it('counts what a retry deleted (deleted_api_reqs) once: only the part of it not counted before it was deleted', () => {
+    const modelInfo = { modelId: 'claude-sonnet-4-5', providerId: 'anthropic' };
+    const first = { ts: T, type: 'say', say: 'task', text: 'x', modelInfo };
+    const kept = api(T + 1, { tokensIn: 100, tokensOut: 10, cacheReads: 0, cacheWrites: 0, cost: 0.1 });
+    const before = [first, kept, api(T + 2, { tokensIn: 50, tokensOut: 5, cacheReads: 0, cacheWrites: 0, cost: 0.05 }), { ts: T + 3, type: 'say', say: 'text', text: 'y' }];
+    // Retried from the second request: it and one more (never read here) are summed into one message.
+    const after = [first, kept, { ts: T + 10, type: 'say', say: 'deleted_api_reqs', text: JSON.stringify({ tokensIn: 120, tokensOut: 12, cacheReads: 0, cacheWrites: 0, cost: 0.12 }) }];
+    const sums = (logs: unknown[][][]) => logs.flatMap((log) => eventsNamed(log, 'usage')).reduce<[number, number, number]>(([i, o, c], [, , u, , , cost]) => {
+      const usage = u as { input: number; output: number };
+      return [i + usage.input, o + usage.output, c + (cost as number)];
+    }, [0, 0, 0]);
+    const watched = task(before);
+    const logs = [watched.read(), watched.read(after)];
+    expect(eventsNamed(logs[1]!, 'usage').map(([, , u]) => (u as { input: number }).input)).toEqual([70]);
+    const [input, output, cost] = sums(logs);
+    expect([input, output, cost.toFixed(4)]).toEqual([220, 22, '0.2200']);
+    // Read only after the retry: the same totals.
+    const [input2, output2, cost2] = sums([task(after).read()]);
+    expect([input2, output2, cost2.toFixed(4)]).toEqual([220, 22, '0.2200']);
   });
 });

@@ -16,7 +16,8 @@
 // `task_metadata.json` (`model_usage`: each model switched to, when, and its provider) or its task
 // history entry; Roo and Kilo name it only in the environment details they send
 // (`<model>…</model>`), read from the end of the conversation. Cline records its subagents' usage
-// apart (`say:"subagent_usage"`, counted like a request: Cline's own totals add it), and a
+// apart (`say:"subagent_usage"`, counted like a request: Cline's own totals add it), a retry's
+// requests it deleted summed in their place (`deleted_api_reqs`: only what was not counted before), and a
 // compaction only as a change of the range of the conversation deleted
 // (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
@@ -45,7 +46,16 @@ export interface TaskState {
   cwd?: string;
   /** The model of Cline's task history entry, read with its folder. */
   model?: string;
+  /**
+   * The counts of each request counted, by its `ts`, while the transcript holds it: a retry
+   * deletes the requests after a message and writes their sum in their place
+   * (`deleted_api_reqs`), of which only what was not counted before counts.
+   */
+  counted?: Record<string, Counts>;
 }
+
+/** A request's counts as its message has them: `tokensIn` in the harness's sense; `cost` where recorded. */
+interface Counts { tokensIn: number; tokensOut: number; cacheReads: number; cacheWrites: number; cost?: number }
 
 const TRANSCRIPT = 'ui_messages.json';
 // The end of the conversation searched for the model Roo and Kilo last named.
@@ -193,6 +203,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   let model = meta.model;
   let provider: string | undefined;
   let range: string | undefined;
+  const present = new Set(list.map((m) => m.ts));
   list.forEach((m, i) => {
     const ts = m.ts;
     if (typeof ts !== 'number') return ev.skipped('unknown_shape');
@@ -228,10 +239,12 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
         }
         return;
       case 'api_req_started':
-        return request(family, m, key, ts, model, provider, ev);
+        return request(family, m, { key, ts, model, provider, state, present }, ev);
       // The subagents' requests, summed: not the task's context.
       case 'subagent_usage':
-        return request(family, m, key, ts, model, provider, ev, false);
+        return request(family, m, { key, ts, model, provider, state, present, apart: true }, ev);
+      case 'deleted_api_reqs':
+        return request(family, m, { key, ts, model, provider, state, present, apart: true, deleted: true }, ev);
       case 'condense_context': {
         if (!ev.firstTime(`compaction:${key}`)) return;
         ev.compaction();
@@ -262,7 +275,23 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   });
 }
 
-function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents, context = true): void {
+/** Where a request's message is, and what it is. */
+interface RequestAt {
+  key: string;
+  ts: number;
+  model?: string;
+  provider?: string;
+  state: TaskState;
+  /** The `ts` of every message the transcript holds now. */
+  present: ReadonlySet<unknown>;
+  /** Not the task's own request (its subagents', or a retry's sum): not its context. */
+  apart?: true;
+  /** The sum of the requests a retry deleted. */
+  deleted?: true;
+}
+
+function request(family: TaskFamily, m: Json, at: RequestAt, ev: SessionEvents): void {
+  const { key, ts, state } = at;
   const text = str(m.text);
   const parsed = text === undefined ? undefined : jsonValue(text);
   const info = obj(parsed);
@@ -274,18 +303,44 @@ function request(family: TaskFamily, m: Json, key: string, ts: number, model: st
   const counted = info.tokensIn !== undefined && info.tokensIn !== null;
   if (!counted && cancel === undefined) return;
   if (counted && ev.firstTime(`usage:${key}`)) {
-    const tokensIn = numberOf(info.tokensIn);
-    const cacheRead = numberOf(info.cacheReads);
-    const cacheWrite = numberOf(info.cacheWrites);
+    const counts: Counts = {
+      tokensIn: numberOf(info.tokensIn), tokensOut: numberOf(info.tokensOut), cacheReads: numberOf(info.cacheReads), cacheWrites: numberOf(info.cacheWrites),
+      ...(typeof info.cost === 'number' ? { cost: info.cost } : {}),
+    };
+    const own = at.deleted ? notCounted(counts, ts, state, at.present) : counts;
+    (state.counted ??= {})[ts] = counts;
+    const { tokensIn, cacheReads: cacheRead, cacheWrites: cacheWrite } = own;
     // The whole prompt where it holds the cache (a remainder below the cache counts never does).
-    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
+    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(at.provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
     const input = whole ? tokensIn - cacheRead - cacheWrite : tokensIn;
-    const usage: Usage = { input, output: numberOf(info.tokensOut), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
+    const usage: Usage = { input, output: own.tokensOut, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
     const prompt = input + cacheRead + cacheWrite;
-    const cost = typeof info.cost === 'number' ? info.cost : undefined;
-    ev.usage(model ?? 'unknown', usage, prompt, ts, cost);
-    if (context && prompt > 0) ev.context(model ?? 'unknown', prompt);
+    ev.usage(at.model ?? 'unknown', usage, prompt, ts, own.cost);
+    if (!at.apart && prompt > 0) ev.context(at.model ?? 'unknown', prompt);
   }
   // A request the person cancelled ends the turn (a failed one ends it with `api_req_failed`).
   if (cancel === 'user_cancelled' && ev.firstTime(`end:${key}`)) ev.turnEnded('interrupted', ts);
+}
+
+/**
+ * What a retry's sum of deleted requests holds beyond the requests counted before it deleted
+ * them (counted, earlier, and gone from the transcript now: they are in the sum), which leave
+ * the state: the sum stands for them from now on.
+ */
+function notCounted(sum: Counts, ts: number, state: TaskState, present: ReadonlySet<unknown>): Counts {
+  const left = { ...sum };
+  for (const [at, c] of Object.entries(state.counted ?? {})) {
+    if (Number(at) >= ts || present.has(Number(at))) continue;
+    left.tokensIn -= c.tokensIn;
+    left.tokensOut -= c.tokensOut;
+    left.cacheReads -= c.cacheReads;
+    left.cacheWrites -= c.cacheWrites;
+    if (left.cost !== undefined) left.cost -= c.cost ?? 0;
+    delete state.counted![at];
+  }
+  const atLeast0 = (n: number) => Math.max(0, n);
+  return {
+    tokensIn: atLeast0(left.tokensIn), tokensOut: atLeast0(left.tokensOut), cacheReads: atLeast0(left.cacheReads), cacheWrites: atLeast0(left.cacheWrites),
+    ...(left.cost !== undefined ? { cost: atLeast0(left.cost) } : {}),
+  };
 }
