@@ -16,6 +16,7 @@ import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type C
 import { ensureStoreCorpus } from './store-corpus.js';
 import { longtailSection } from './longtail.js';
 import { benchSqliteStores } from './store-sqlite.js';
+import { benchWave3Readers } from './store-wave3.js';
 import { totalsOf } from './totals.js';
 
 const sizeMb = Number(process.env.BENCH_STORE_MB ?? 200);
@@ -92,5 +93,9 @@ await longtailSection();
 // The stores of Hermes, Kodelet, goose and Crush, small ones, each against its own baseline.
 await benchSqliteStores(seed);
 
-printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush; baselines and exporter ran in this run on the same page-cached files.`);
+// The readers of Cline, Roo Code, Kilo's extension, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie
+// and Junie, each on a small HOME of its own against its own baseline.
+await benchWave3Readers(seed);
+
+printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie; baselines and exporter ran in this run on the same page-cached files.`);
 finishRun();

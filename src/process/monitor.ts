@@ -98,7 +98,8 @@ export class ProcessMonitor {
       const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
       for (const e of entries) registries.push([harness, e]);
     }
-    const sessions = [...store.sessions.values()].filter((s) => !s.archived);
+    // A hosted session (an editor extension's task) is no process's: not even its harness's CLI's in its folder.
+    const sessions = [...store.sessions.values()].filter((s) => !s.archived && !s.hosted);
     const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
     this.facts = facts;
     this.agentsAlive = agents.length > 0;
@@ -161,7 +162,7 @@ export class ProcessMonitor {
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
     }
     const ended = this.endOrphans(owners, procs, now);
-    const view: ProcessView = { visible: new Set(HARNESSES), elsewhere: this.elsewhere(owners), owners, unowned, totals };
+    const view: ProcessView = { visible: VISIBLE, elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
     // What statuses are made of: its change is served at once. The CPU and memory measured change
     // on nearly every scan while an agent runs; they are served at the next tick (every 5 s), so
@@ -216,4 +217,7 @@ export class ProcessMonitor {
   }
 }
 
+// A harness with no process of its own (an editor extension, archives only) is never seen running:
+// its sessions keep the status their files give.
+const VISIBLE: ReadonlySet<HarnessId> = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].names.length > 0));
 const HARNESS_TOOL_ENV = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].toolEnv !== undefined));

@@ -5,7 +5,11 @@ import type { TodoState, TokenType, ToolCall, TurnOutcome, Usage } from './types
 
 /** Events a reader reports for the session a file belongs to. */
 export interface SessionEvents {
-  meta(m: { cwd?: string; gitBranch?: string; model?: string }): void;
+  /**
+   * `hosted`: the session runs inside another program (a task of a VS Code extension, in the
+   * editor's extension host): it has no process of its own to see.
+   */
+  meta(m: { cwd?: string; gitBranch?: string; model?: string; hosted?: true }): void;
   /** A record was written at `ts` (ms). */
   activity(ts: number): void;
   /**

@@ -152,6 +152,11 @@ export interface Session {
   unpriced?: true;
   /** The harness records no tokens (Cursor): the session has no cost to show, not a cost of $0. */
   usageUnrecorded?: true;
+  /**
+   * The session runs inside another program (a VS Code extension's task): no process is its own,
+   * so the process view neither joins one to it nor takes its absence as the agent gone.
+   */
+  hosted?: true;
 }
 
 /**

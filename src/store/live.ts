@@ -29,7 +29,7 @@ export function liveSessions(store: SessionStore, now: number, opts: LiveOptions
   for (const [key, s] of store.sessions) {
     if (s.archived || now - s.lastActivityAt > opts.activeWindowMs) continue;
     const proc = view.owners.get(key);
-    const visible = view.visible.has(s.harness) && !view.elsewhere.has(key);
+    const visible = view.visible.has(s.harness) && !view.elsewhere.has(key) && !s.hosted;
     live.push({ session: s, status: statusOf(s, { visible, proc, hook: store.hooks.get(key) }, now, opts.status, store.harnessFacts.get(s.harness)), process: proc, drift: drifted(s) });
   }
   return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);

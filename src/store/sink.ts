@@ -123,6 +123,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       }
       if (m.gitBranch) s.gitBranch = m.gitBranch;
       if (m.model) s.model = m.model;
+      if (m.hosted) s.hosted = true;
     },
     activity(ts) {
       const s = session();

@@ -15,6 +15,8 @@ import { procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { cline } from '../../src/readers/cline/reader.js';
+import { rooCode } from '../../src/readers/roo-code/reader.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
@@ -330,6 +332,46 @@ describe('an agent no session file is joined to', () => {
       { labels: { harness: 'aider', project: 'app', status: 'working' }, value: 1 },
       { labels: { harness: 'cursor-agent', project: 'web', status: 'idle' }, value: 1 },
     ]);
+  });
+});
+
+describe('a task of an editor extension (no process of its own)', () => {
+  /** A task folder whose transcript ends on `last` (ms times after the processes started). */
+  function task(root: string, id: string, last: object): void {
+    mkdirSync(join(root, id), { recursive: true });
+    const ts = (s: number) => started + s * 1000;
+    writeFileSync(join(root, id, 'ui_messages.json'), JSON.stringify([
+      { ts: ts(1), type: 'say', say: 'task', text: 'x' },
+      { ts: ts(2), type: 'say', say: 'api_req_started', text: JSON.stringify({ tokensIn: 10, tokensOut: 5, cacheReads: 0, cacheWrites: 0, cost: 0.001 }) },
+      { ts: ts(3), ...last },
+    ]));
+  }
+
+  it('keeps the status its files give (asking, working), though the process view sees its harness\'s CLI', async () => {
+    const t = setup();
+    const cwd = tempDir();
+    const clineTasks = join(tempDir(), 'saoudrizwan.claude-dev', 'tasks');
+    const rooTasks = join(tempDir(), 'rooveterinaryinc.roo-cline', 'tasks');
+    task(clineTasks, '1796000011000', { type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'editedExistingFile', path: 'a.ts' }) });
+    task(clineTasks, '1796000012000', { type: 'say', say: 'api_req_started', text: JSON.stringify({}) });
+    task(rooTasks, '5b70f775-a2cc-457f-9876-ac743c8eef90', { type: 'ask', ask: 'followup', text: JSON.stringify({ question: 'q' }) });
+    const collectors = [new Collector('cline', cline, [clineTasks], t.store, new StateDb(':memory:'), quiet), new Collector('roo-code', rooCode, [rooTasks], t.store, new StateDb(':memory:'), quiet)];
+    for (const c of collectors) await c.scan();
+    for (const s of t.store.sessions.values()) s.cwd = cwd;
+    // Cline's CLI runs in the same folder: it is not the extension's tasks' process.
+    t.proc.add(600, { argv: ['cline'], cwd });
+    await t.scan();
+    expect(t.status('cline/1796000011000')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
+    expect(t.status('cline/1796000011000')!.process).toBeUndefined();
+    expect(t.status('cline/1796000012000')).toMatchObject({ status: { status: 'working', reason: 'turn-open' } });
+    expect(t.status('roo-code/5b70f775-a2cc-457f-9876-ac743c8eef90')).toMatchObject({ status: { status: 'asking', reason: 'question' } });
+    // The CLI ends: nothing of the tasks is cut off.
+    rmSync(join(t.proc.root, '600'), { recursive: true });
+    await t.scan(started + 61_000);
+    expect(t.turns('interrupted')).toBe(0);
+    expect(t.status('cline/1796000011000', started + 61_000)!.status).toEqual({ status: 'asking', reason: 'approval' });
+    // Harnesses with no process of their own at all are never taken as seen.
+    expect([...t.store.processes.visible].filter((h) => ['cline', 'roo-code', 'amp'].includes(h))).toEqual(['cline']);
   });
 });
 

@@ -8,5 +8,5 @@ import { openCodeFamily } from '../opencode/reader.js';
 import { withExtensionTasks } from '../vscode-tasks/reader.js';
 
 export const kilo = withExtensionTasks(openCodeFamily({ harness: 'kilo', app: 'kilo', dbEnv: 'KILO_DB' }), {
-  harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true,
+  harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true, settings: 'kilo-code',
 });

@@ -4,4 +4,4 @@
 
 import { extensionTasks } from '../vscode-tasks/reader.js';
 
-export const rooCode = extensionTasks({ harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true });
+export const rooCode = extensionTasks({ harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true, settings: 'roo-cline' });

@@ -12,8 +12,14 @@
 // passing OpenAI's `prompt_tokens`, cache included) and the whole prompt in Roo Code since 3.29.5
 // and Kilo Code since 4.119.0 (`tokensIn: costResult.totalInputTokens`); older Roo and Kilo wrote
 // the remainder, which a `tokensIn` below the cache counts gives away. Reasoning is inside
-// `tokensOut`. The model is on Cline's messages (`modelInfo`); Roo and Kilo name it only in the
-// environment details they send (`<model>…</model>`), read from the end of the conversation.
+// `tokensOut`. The model is on recent Cline's messages (`modelInfo`), on older Cline's in the task's
+// `task_metadata.json` (`model_usage`: each model switched to, when, and its provider) or its task
+// history entry; Roo and Kilo name it only in the environment details they send
+// (`<model>…</model>`), read from the end of the conversation. Cline records its subagents' usage
+// apart (`say:"subagent_usage"`, counted like a request: Cline's own totals add it), a retry's
+// requests it deleted summed in their place (`deleted_api_reqs`: only what was not counted before), and a
+// compaction only as a change of the range of the conversation deleted
+// (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
 import { join } from 'node:path';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
@@ -31,12 +37,25 @@ export interface TaskFamily {
   extension: string;
   /** Roo Code and Kilo Code: `tokensIn` is the whole prompt (since 3.29.5 and 4.119.0). */
   wholePrompt: boolean;
+  /** The settings key that moves the extension's storage (`<key>` of `<key>.customStoragePath`), where it has one. */
+  settings?: string;
 }
 
 export interface TaskState {
   /** The task's folder, once found (Cline's task history is read until it is). */
   cwd?: string;
+  /** The model of Cline's task history entry, read with its folder. */
+  model?: string;
+  /**
+   * The counts of each request counted, by its `ts`, while the transcript holds it: a retry
+   * deletes the requests after a message and writes their sum in their place
+   * (`deleted_api_reqs`), of which only what was not counted before counts.
+   */
+  counted?: Record<string, Counts>;
 }
+
+/** A request's counts as its message has them: `tokensIn` in the harness's sense; `cost` where recorded. */
+interface Counts { tokensIn: number; tokensOut: number; cacheReads: number; cacheWrites: number; cost?: number }
 
 const TRANSCRIPT = 'ui_messages.json';
 // The end of the conversation searched for the model Roo and Kilo last named.
@@ -65,7 +84,7 @@ export function isTaskFile(file: SessionFile): boolean {
 /** The reading of one family member's task transcripts. */
 export function taskDocuments(family: TaskFamily) {
   return {
-    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension),
+    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension, family.settings && `${family.settings}.customStoragePath`),
     readDocument: (doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents) => readTranscript(family, doc, state, file, ev),
   };
 }
@@ -110,12 +129,23 @@ export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Re
   };
 }
 
+/** A model the task switched to (Cline's `task_metadata.json`). */
+interface ModelUse {
+  ts: number;
+  model: string;
+  provider?: string;
+}
+
 /** What a task's folder says beside its transcript. */
 interface TaskMeta {
   cwd?: string;
   /** The task was delegated by another (its first message is the goal it was given, not a prompt). */
   child: boolean;
   model?: string;
+  /** Cline: the models switched to, by time, for the requests no message names a model for. */
+  uses: ModelUse[];
+  /** Cline: a compaction shows as a change of the messages' deleted range. */
+  deletedRange: boolean;
 }
 
 function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): TaskMeta {
@@ -124,15 +154,30 @@ function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): Task
     const item = jsonObject(readText(join(dir, 'history_item.json')) ?? '');
     const tail = readTail(join(dir, 'api_conversation_history.json'), MODEL_TAIL)?.toString('utf8') ?? '';
     const models = [...tail.matchAll(/<model>([^<]{1,200})<\/model>/g)];
-    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1] };
+    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1], uses: [], deletedRange: false };
   }
   if (!state.cwd) {
     const history = jsonValue(readText(join(extensionDir(file.path), 'state', 'taskHistory.json')) ?? '');
     const entry = Array.isArray(history) ? history.map(obj).find((h) => h?.id === file.sessionId) : undefined;
     const cwd = str(entry?.cwdOnTaskInitialization);
     if (cwd) state.cwd = cwd;
+    const model = str(entry?.modelId);
+    if (model) state.model = model;
   }
-  return { cwd: state.cwd, child: false };
+  const metadata = jsonObject(readText(join(dir, 'task_metadata.json')) ?? '');
+  const uses = (Array.isArray(metadata?.model_usage) ? metadata.model_usage : []).flatMap((raw): ModelUse[] => {
+    const u = obj(raw);
+    const model = str(u?.model_id);
+    return typeof u?.ts === 'number' && model ? [{ ts: u.ts, model, provider: str(u.model_provider_id) }] : [];
+  }).sort((a, b) => a.ts - b.ts);
+  return { cwd: state.cwd, child: false, model: state.model, uses, deletedRange: true };
+}
+
+/** The model Cline last switched to before `ts`, by its task metadata. */
+function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefined {
+  let found: ModelUse | undefined;
+  for (const u of uses) if (u.ts <= ts) found = u;
+  return found;
 }
 
 function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
@@ -141,6 +186,8 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   // A task's transcript starts with its task: none is no transcript.
   if (!Array.isArray(messages) || messages.length === 0) return ev.skipped('unknown_shape');
   const meta = taskMeta(family, state, file);
+  // A task runs in the editor's extension host: its status is its transcript's alone.
+  ev.meta({ hosted: true });
   if (meta.cwd) ev.meta({ cwd: meta.cwd });
   if (meta.model) ev.meta({ model: meta.model });
   const task = file.sessionId;
@@ -151,19 +198,29 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
     // A partial message is still being streamed: it is written again whole.
     else if (m.partial !== true) list.push(m);
   }
+  // The model a message named last; where none has, the one task_metadata.json had at the time.
+  let named: ModelUse | undefined;
   let model = meta.model;
   let provider: string | undefined;
+  let range: string | undefined;
+  const present = new Set(list.map((m) => m.ts));
   list.forEach((m, i) => {
     const ts = m.ts;
     if (typeof ts !== 'number') return ev.skipped('unknown_shape');
     ev.activity(ts);
     const info = obj(m.modelInfo);
-    if (str(info?.modelId)) {
-      model = str(info?.modelId);
-      provider = str(info?.providerId);
-      ev.meta({ model });
-    }
+    const infoModel = str(info?.modelId);
+    if (infoModel) named = { ts, model: infoModel, provider: str(info?.providerId) };
+    const use = named ?? modelUsedAt(meta.uses, ts);
+    if (use && use.model !== model) ev.meta({ model: use.model });
+    if (use) ({ model, provider } = use);
     const key = `${task}:${ts}`;
+    // Cline: the range of the conversation deleted, on each message after a truncation or condense.
+    const deleted = meta.deletedRange && Array.isArray(m.conversationHistoryDeletedRange) ? JSON.stringify(m.conversationHistoryDeletedRange) : undefined;
+    if (deleted !== undefined && deleted !== range) {
+      range = deleted;
+      if (ev.firstTime(`compaction:${key}`)) ev.compaction();
+    }
     const kind = m.type === 'ask' ? str(m.ask) : m.type === 'say' ? str(m.say) : undefined;
     // The task's first message is its prompt; a child task's is the goal its parent gave it.
     if (i === 0 && (kind === 'task' || kind === 'text')) {
@@ -182,7 +239,12 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
         }
         return;
       case 'api_req_started':
-        return request(family, m, key, ts, model, provider, ev);
+        return request(family, m, { key, ts, model, provider, state, present }, ev);
+      // The subagents' requests, summed: not the task's context.
+      case 'subagent_usage':
+        return request(family, m, { key, ts, model, provider, state, present, apart: true }, ev);
+      case 'deleted_api_reqs':
+        return request(family, m, { key, ts, model, provider, state, present, apart: true, deleted: true }, ev);
       case 'condense_context': {
         if (!ev.firstTime(`compaction:${key}`)) return;
         ev.compaction();
@@ -213,7 +275,23 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   });
 }
 
-function request(family: TaskFamily, m: Json, key: string, ts: number, model: string | undefined, provider: string | undefined, ev: SessionEvents): void {
+/** Where a request's message is, and what it is. */
+interface RequestAt {
+  key: string;
+  ts: number;
+  model?: string;
+  provider?: string;
+  state: TaskState;
+  /** The `ts` of every message the transcript holds now. */
+  present: ReadonlySet<unknown>;
+  /** Not the task's own request (its subagents', or a retry's sum): not its context. */
+  apart?: true;
+  /** The sum of the requests a retry deleted. */
+  deleted?: true;
+}
+
+function request(family: TaskFamily, m: Json, at: RequestAt, ev: SessionEvents): void {
+  const { key, ts, state } = at;
   const text = str(m.text);
   const parsed = text === undefined ? undefined : jsonValue(text);
   const info = obj(parsed);
@@ -225,18 +303,44 @@ function request(family: TaskFamily, m: Json, key: string, ts: number, model: st
   const counted = info.tokensIn !== undefined && info.tokensIn !== null;
   if (!counted && cancel === undefined) return;
   if (counted && ev.firstTime(`usage:${key}`)) {
-    const tokensIn = numberOf(info.tokensIn);
-    const cacheRead = numberOf(info.cacheReads);
-    const cacheWrite = numberOf(info.cacheWrites);
+    const counts: Counts = {
+      tokensIn: numberOf(info.tokensIn), tokensOut: numberOf(info.tokensOut), cacheReads: numberOf(info.cacheReads), cacheWrites: numberOf(info.cacheWrites),
+      ...(typeof info.cost === 'number' ? { cost: info.cost } : {}),
+    };
+    const own = at.deleted ? notCounted(counts, ts, state, at.present) : counts;
+    (state.counted ??= {})[ts] = counts;
+    const { tokensIn, cacheReads: cacheRead, cacheWrites: cacheWrite } = own;
     // The whole prompt where it holds the cache (a remainder below the cache counts never does).
-    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
+    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(at.provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
     const input = whole ? tokensIn - cacheRead - cacheWrite : tokensIn;
-    const usage: Usage = { input, output: numberOf(info.tokensOut), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
+    const usage: Usage = { input, output: own.tokensOut, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
     const prompt = input + cacheRead + cacheWrite;
-    const cost = typeof info.cost === 'number' ? info.cost : undefined;
-    ev.usage(model ?? 'unknown', usage, prompt, ts, cost);
-    if (prompt > 0) ev.context(model ?? 'unknown', prompt);
+    ev.usage(at.model ?? 'unknown', usage, prompt, ts, own.cost);
+    if (!at.apart && prompt > 0) ev.context(at.model ?? 'unknown', prompt);
   }
   // A request the person cancelled ends the turn (a failed one ends it with `api_req_failed`).
   if (cancel === 'user_cancelled' && ev.firstTime(`end:${key}`)) ev.turnEnded('interrupted', ts);
+}
+
+/**
+ * What a retry's sum of deleted requests holds beyond the requests counted before it deleted
+ * them (counted, earlier, and gone from the transcript now: they are in the sum), which leave
+ * the state: the sum stands for them from now on.
+ */
+function notCounted(sum: Counts, ts: number, state: TaskState, present: ReadonlySet<unknown>): Counts {
+  const left = { ...sum };
+  for (const [at, c] of Object.entries(state.counted ?? {})) {
+    if (Number(at) >= ts || present.has(Number(at))) continue;
+    left.tokensIn -= c.tokensIn;
+    left.tokensOut -= c.tokensOut;
+    left.cacheReads -= c.cacheReads;
+    left.cacheWrites -= c.cacheWrites;
+    if (left.cost !== undefined) left.cost -= c.cost ?? 0;
+    delete state.counted![at];
+  }
+  const atLeast0 = (n: number) => Math.max(0, n);
+  return {
+    tokensIn: atLeast0(left.tokensIn), tokensOut: atLeast0(left.tokensOut), cacheReads: atLeast0(left.cacheReads), cacheWrites: atLeast0(left.cacheWrites),
+    ...(left.cost !== undefined ? { cost: atLeast0(left.cost) } : {}),
+  };
 }

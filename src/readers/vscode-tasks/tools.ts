@@ -1,7 +1,7 @@
 // The tools of Cline, Roo Code and Kilo Code's extension as their task transcripts name them: the
 // `tool` field of a `tool` message (Cline's `ClineSayTool`, Roo's `ClineSayTool`), and the
 // messages that are calls of their own (`command`, `use_mcp_server`, `browser_action_launch`,
-// `followup`), mapped to the metric contract's tool kinds.
+// `followup`, `use_subagents`), mapped to the metric contract's tool kinds.
 
 import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
@@ -15,7 +15,7 @@ const KINDS: Record<string, ToolKind> = {
   searchAndReplace: 'edit', fileDeleted: 'delete',
   execute_command: 'execute', runSlashCommand: 'execute',
   webFetch: 'fetch', webSearch: 'fetch', browser_action: 'fetch',
-  newTask: 'agent', subagent: 'agent',
+  newTask: 'agent', subagent: 'agent', use_subagents: 'agent',
   updateTodoList: 'plan',
   switchMode: 'switch_mode',
   ask_followup_question: 'communicate',
@@ -30,6 +30,8 @@ export function callOf(kind: string | undefined, text: Json | undefined): ToolCa
     case 'command': return builtinTool('execute_command', { kinds: KINDS });
     case 'use_mcp_server': return mcpTool(str(text?.serverName));
     case 'browser_action_launch': return builtinTool('browser_action', { kinds: KINDS });
+    // Cline 3.x running subagents (their usage follows in a `subagent_usage` message).
+    case 'use_subagents': return builtinTool('use_subagents', { kinds: KINDS });
     // The `ask_followup_question` tool's question to the user.
     case 'followup': return builtinTool('ask_followup_question', { kinds: KINDS, waits: WAITS });
     default: return undefined;
