@@ -86,7 +86,7 @@ export class Agent {
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
-      { model: config.model.max, tool: config.tool.max });
+      { model: config.model.max, tool: config.tool.max }, config.ledger.days);
     this.hooks = new HookSource(config.stateDir, this.store.hooks);
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).

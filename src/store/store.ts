@@ -12,6 +12,7 @@ import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
 import { SpendByDay } from './spend.js';
+import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -58,7 +59,8 @@ export interface Counter {
 
 /** Where a counter's increments go: the store itself, or a sink that may be muted. */
 export interface Tally {
-  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void;
+  /** Whether the counter moved (not when muted). */
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean;
 }
 
 export class SessionStore implements Tally {
@@ -67,6 +69,8 @@ export class SessionStore implements Tally {
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
   readonly spend = new SpendByDay();
+  /** What was used per hour, harness, project and model since the last commit (ledger.ts). */
+  readonly ledger: Ledger;
   /** Where the status contract treats a harness differently, as its reader declared it. */
   readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
   /** Each harness's requests of the last 10 hours, for its 5-hour blocks. */
@@ -100,7 +104,9 @@ export class SessionStore implements Tally {
     readonly prices: PriceTable,
     projectOptions: ProjectOptions,
     caps: LabelCaps = { model: 50, tool: 100 },
+    ledgerDays = DEFAULT_LEDGER_DAYS,
   ) {
+    this.ledger = new Ledger(ledgerDays);
     for (const row of db.counters()) {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
       // can never move again: it starts over, which Prometheus reads as a counter reset.
@@ -192,7 +198,9 @@ export class SessionStore implements Tally {
    */
   endTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): boolean {
     if (s.turnStartedAt === undefined) return false;
-    if (!s.turnCounted) tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1);
+    if (!s.turnCounted && tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
+      this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
+    }
     s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
@@ -223,8 +231,8 @@ export class SessionStore implements Tally {
     return true;
   }
 
-  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
-    this.bump(this.counter(metric, labels), delta);
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean {
+    return this.bump(this.counter(metric, labels), delta);
   }
 
   /** One model request's tokens of one type into its histogram. */
@@ -274,7 +282,9 @@ export class SessionStore implements Tally {
    * from, in one transaction: whatever was not committed is read again after a crash.
    */
   commit(): void {
+    const ledger = this.ledger.changes();
     const changes: Changes = {
+      ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
       sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
@@ -301,6 +311,7 @@ export class SessionStore implements Tally {
     this.dirtyRequestTokens.clear();
     this.spend.committed();
     this.blocks.committed();
+    this.ledger.committed(ledger);
     this.pendingSeen.clear();
     this.onCommit?.();
   }
