@@ -8,7 +8,7 @@ import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import { ZERO_USAGE, type HarnessFacts, type HarnessId, type HookState, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
-import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import type { Changes, CounterRow, FileRow, LedgerRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
 import { SpendByDay } from './spend.js';
@@ -254,6 +254,14 @@ export class SessionStore implements Tally {
     const k = `limit:${limit.harness}/${limit.window}`;
     this.usageLimits.set(k, limit);
     this.dirtyLimits.add(k);
+  }
+
+  /**
+   * The committed ledger's rows of the hours from `fromHour` up to `toHour` (a query of the state
+   * database: for a report or after a commit, never on a scrape; what is not committed yet is not in it).
+   */
+  ledgerRows(fromHour: number, toHour: number): LedgerRow[] {
+    return this.db.ledger(fromHour, toHour);
   }
 
   /** A file read up to `row.offset`: committed with the changes its lines made. */
