@@ -6,6 +6,7 @@
 
 import type { LedgerRow } from '../state/db.js';
 import type { TurnOutcome } from '../session/types.js';
+import { localDay } from './spend.js';
 
 export const HOUR_MS = 3_600_000;
 export const DEFAULT_LEDGER_DAYS = 400;
@@ -94,7 +95,10 @@ const dayFormats = new Map<string, Intl.DateTimeFormat>();
  * requests of the half hour around midnight count on the day the hour starts in.
  */
 export function dayOfHour(hour: number, timeZone?: string): string {
-  const zone = timeZone ?? '';
+  // Without Intl where it is not needed: its first formatter loads the zone data (30 ms and more).
+  if (timeZone === undefined) return localDay(hour * HOUR_MS);
+  if (timeZone === 'UTC') return new Date(hour * HOUR_MS).toISOString().slice(0, 10);
+  const zone = timeZone;
   let f = dayFormats.get(zone);
   // en-CA writes a date as YYYY-MM-DD.
   if (!f) dayFormats.set(zone, (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
