@@ -35,6 +35,8 @@ const TURN_COLUMN = { completed: 'turnsCompleted', failed: 'turnsFailed', interr
 
 export class Ledger {
   private readonly pending = new Map<string, LedgerRow>();
+  /** The row added to last: a file's requests come in runs of one hour, project and model (no key built for those). */
+  private last?: LedgerRow;
   /** The first hour kept, as of the last prune; moved on once an hour at most. */
   private keptFrom = 0;
 
@@ -43,11 +45,13 @@ export class Ledger {
 
   private row(ts: number, harness: string, project: string, model: string): LedgerRow | undefined {
     const hour = Math.floor(ts / HOUR_MS);
+    const last = this.last;
+    if (last && last.hour === hour && last.model === model && last.project === project && last.harness === harness) return last;
     if (!Number.isFinite(hour) || hour < this.firstHour(Date.now())) return undefined;
     const key = `${hour}\0${harness}\0${project}\0${model}`;
     let r = this.pending.get(key);
     if (!r) this.pending.set(key, (r = emptyRow(hour, harness, project, model)));
-    return r;
+    return (this.last = r);
   }
 
   private firstHour(now: number): number {
@@ -83,6 +87,7 @@ export class Ledger {
 
   committed(changes: { ledgerBefore?: number }): void {
     this.pending.clear();
+    this.last = undefined;
     if (changes.ledgerBefore !== undefined) this.keptFrom = changes.ledgerBefore;
   }
 }
