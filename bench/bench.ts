@@ -3,10 +3,12 @@
 // the ratios against the baseline measured in the same run are the figures to compare.
 //
 //   BENCH_SIZE_MB        corpus size (default 200; 1024 for the 1 GB run)
-//   BENCH_PEER_SIZES_MB  corpus sizes the peer (ccusage) is raced on (default 200,1024; empty: none)
+//   BENCH_PEER_SIZES_MB  corpus sizes the peer (ccusage) is raced on, `once` against `ccusage claude daily` and
+//                        `report daily` on a warm state against `ccusage daily` (default 200,1024; empty: none)
 //   BENCH_SEED           generator seed (default 1)
 //   BENCH_DIR            where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
+//   BENCH_REPORT_ONLY    1: only `report daily` against `ccusage daily` on the BENCH_SIZE_MB corpus
 //
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
@@ -20,7 +22,7 @@ import { corpusFiles, ensureCorpus } from './corpus.js';
 import { MAIN } from './root.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
-import { canTime, installPeer, PEER, runOnce, runOnceEmpty, runPeer, type ProcessRun } from './peer.js';
+import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerDaily, runReport, type DailyRun, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 import { idleFigures } from './idle.js';
@@ -48,6 +50,13 @@ const subagents = files.filter((f) => f.path.includes('/subagents/')).length;
 process.stdout.write(`corpus ${corpus.home} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
 row('corpus', `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) `
   + `${mb(corpus.bytes['claude-code'])}, Codex ${corpus.files.codex} ${mb(corpus.bytes.codex)}`);
+
+if (process.env.BENCH_REPORT_ONLY === '1') {
+  raceReport(installPeer(), corpus);
+  printTable(`Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, ${sizeMb} MB corpus (seed ${seed}), report only.`);
+  finishRun();
+  process.exit();
+}
 
 // Reading every byte once also brings the corpus into the page cache for every contender.
 t = performance.now();
@@ -191,6 +200,31 @@ function racePeer(peer: string, c: typeof corpus): void {
   row('  CPU, exporter / ccusage', `${cpu.toFixed(2)}x`, '<= 1.0x', cpu <= 1);
   const rss = Math.max(...onceRuns.map((r) => r.maxRssMb));
   row('  peak RSS, exporter / ccusage', `${rss.toFixed(0)} MB / ${Math.max(...peerRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 150 MB', rss <= 150);
+  raceReport(peer, c);
+}
+
+/**
+ * `report daily --json` on a warm state (a `once` of every collector ran before) against
+ * `ccusage daily --json` on the same files (Claude Code and Codex), alternating, the fastest of each.
+ */
+function raceReport(peer: string, c: typeof corpus): void {
+  const state = join(work, `report-${c.sizeMb}`);
+  fillState(c.home, state);
+  const peerRuns: DailyRun[] = [];
+  const reportRuns: DailyRun[] = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    peerRuns.push(runPeerDaily(peer, c.home));
+    reportRuns.push(runReport(c.home, state));
+  }
+  // Both harnesses' tokens summed, as both reports' totals give them.
+  const tokens = (r: DailyRun) => ({ ...zeroTotals(), 'claude-code': r.tokens });
+  check(`report daily = ${PEER} daily, ${c.sizeMb} MB corpus`, tokens(peerRuns[0]!), ...reportRuns.map(tokens));
+  const best = (runs: DailyRun[]) => Math.min(...runs.map((r) => r.wallMs));
+  const runs = (rs: DailyRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
+  row(`  ${PEER} daily --json --offline (every agent)`, `${sec(best(peerRuns))} wall (runs: ${runs(peerRuns)})`);
+  row('  exporter report daily --json, warm state', `${sec(best(reportRuns))} wall (runs: ${runs(reportRuns)})`);
+  const ratio = best(reportRuns) / best(peerRuns);
+  row('  wall, report daily / ccusage daily', `${ratio.toFixed(2)}x`, '<= 0.2x', ratio <= 0.2);
 }
 
 /** Reads files once, so every contender finds them in the page cache. */

@@ -11,15 +11,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { READERS } from '../src/collectors/registry.js';
 import type { Tokens } from './totals.js';
+import { PACKAGE_ROOT } from '../src/files/package-root.js';
 import { MAIN } from './root.js';
 
 export const PEER = 'ccusage@20.0.24';
 const TIME = '/usr/bin/time';
 
-/** The peer's executable, installed once per machine under the temp folder (npm is asked only the first time). */
+/**
+ * The peer's executable: the project's pinned dev dependency's native binary, else installed once
+ * per machine under the temp folder (npm is asked only the first time).
+ */
 export function installPeer(): string {
+  const pkg = join('node_modules', '@ccusage', `ccusage-${process.platform}-${process.arch}`, 'bin', 'ccusage');
+  const pinned = join(PACKAGE_ROOT, pkg);
   const dir = join(tmpdir(), 'coding-agent-exporter-bench', PEER.replace('@', '-'));
-  const native = join(dir, 'node_modules', '@ccusage', `ccusage-${process.platform}-${process.arch}`, 'bin', 'ccusage');
+  const native = existsSync(pinned) ? pinned : join(dir, pkg);
+  if (native === pinned) return native;
   if (!existsSync(native)) {
     mkdirSync(dir, { recursive: true });
     const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', PEER],
@@ -83,4 +90,29 @@ export function runOnce(home: string, stateDir: string, args: string[] = []): Pr
     .filter((m) => m[1]!.includes('harness="claude-code"') && m[1]!.includes(`token_type="${type}"`))
     .reduce((a, m) => a + Number(m[2]), 0);
   return { ...t, claude: { input: sum('input'), output: sum('output'), cache_read: sum('cache_read'), cache_write: sum('cache_write') } };
+}
+
+/** The four token totals of a `daily --json` answer (ccusage's or the exporter's report: the same names). */
+const dailyTokens = (stdout: string): Tokens => {
+  const t = (JSON.parse(stdout) as { totals: Record<string, number> }).totals;
+  return { input: t.inputTokens ?? 0, output: t.outputTokens ?? 0, cache_read: t.cacheReadTokens ?? 0, cache_write: t.cacheCreationTokens ?? 0 };
+};
+
+export type DailyRun = Omit<ProcessRun, 'claude'> & { tokens: Tokens };
+
+/** `ccusage daily --json --offline` over a HOME: every agent it finds (here Claude Code and Codex). */
+export function runPeerDaily(peer: string, home: string): DailyRun {
+  const { stdout, ...t } = timed(peer, ['daily', '--json', '--offline'], home);
+  return { ...t, tokens: dailyTokens(stdout) };
+}
+
+/** The exporter's `report daily --json` from a state folder a `once` filled (a warm state). */
+export function runReport(home: string, stateDir: string): DailyRun {
+  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', 'daily', '--json', '--state-dir', stateDir], home);
+  return { ...t, tokens: dailyTokens(stdout) };
+}
+
+/** `once` over a HOME into `stateDir`, every collector: the state `report` reads. */
+export function fillState(home: string, stateDir: string): void {
+  timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir], home);
 }

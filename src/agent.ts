@@ -17,6 +17,7 @@ import { SelfMetrics } from './metrics/self.js';
 import type { MetricsServer } from './metrics/server.js';
 import type { WebConfig } from './metrics/web-config.js';
 import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.js';
+import { spendByDay } from './store/ledger.js';
 import { liveSessions, type LiveSession } from './store/live.js';
 import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
@@ -86,7 +87,7 @@ export class Agent {
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
-      { model: config.model.max, tool: config.tool.max });
+      { model: config.model.max, tool: config.tool.max }, config.ledger.days);
     this.hooks = new HookSource(config.stateDir, this.store.hooks);
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
@@ -182,7 +183,7 @@ export class Agent {
 
   /** The figures above the sessions; `live`: the sessions of `now`, where the caller has them already. */
   summary(now = Date.now(), live = this.sessions(now)): Summary {
-    return summaryOf(this.store, live, now);
+    return summaryOf(this.store, live, now, (first, last) => spendByDay((from, to) => this.store.ledgerRows(from, to), first, last));
   }
 
   /**

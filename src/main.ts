@@ -64,6 +64,17 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${statusLine(readStdin(), { stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`);
     return 0;
   }
+  if (args.command === 'report') {
+    if (args.resetState) return refused(new ConfigError('--reset-state: the report command never writes the state'));
+    try {
+      const config = loadConfig(args.rest, process.env, args.configFile);
+      const { report } = await import('./cli/report.js');
+      process.stdout.write(await report(config, args.report!, args.json));
+      return 0;
+    } catch (e) {
+      return refused(e);
+    }
+  }
   if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
   if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
   if (args.command === 'top' && args.url !== undefined) {

@@ -4,6 +4,8 @@
 
 import { ConfigError, configFlags } from '../config/load.js';
 import { COMMANDS } from './commands.js';
+import { HARNESSES } from '../session/vocabulary.js';
+import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
   command: string;
@@ -22,9 +24,26 @@ export interface Parsed {
   url?: string;
   /** `statusline --format`: the line's template. */
   format?: string;
+  /** `report KIND` and its flags. */
+  report?: ReportArgs;
   /** The configuration flags and their values, for loadConfig. */
   rest: string[];
 }
+
+export interface ReportArgs {
+  kind: Kind;
+  /** First and last day, YYYY-MM-DD. */
+  since?: string;
+  until?: string;
+  harness?: string;
+  project?: string;
+  model?: string;
+  breakdown?: Breakdown;
+  timeZone?: string;
+}
+
+// The flags of `report` alone (its --since is a day, not the sessions' duration).
+const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '-z'];
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
@@ -35,7 +54,7 @@ function duration(text: string | undefined): number | undefined {
 }
 
 // Flags that are not configuration keys: those that take a value, and those that do not.
-const VALUED = ['--config', '--url', '--since', '--format'];
+const VALUED = ['--config', '--url', '--since', '--format', ...REPORT_FLAGS];
 const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state'];
 
 /**
@@ -68,6 +87,9 @@ export function parseArgs(argv: string[]): Parsed {
   const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, words: [], rest: [] };
   const flags = configFlags();
   const words: string[] = [];
+  // Read once the command is known: --since is a day to `report`, a duration to `sessions`.
+  let since: string | undefined;
+  const reportFlags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (!a.startsWith('-')) {
@@ -85,10 +107,9 @@ export function parseArgs(argv: string[]): Parsed {
     } else if (VALUED.includes(name)) {
       // A value never starts with `--`: `--config --json` lacks one rather than reading a file named --json.
       const value = eq !== -1 ? a.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
-      if (name === '--since') {
-        parsed.since = duration(value);
-        if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${value === undefined ? 'nothing' : `"${value}"`}`);
-      } else if (value === undefined) throw new ConfigError(`${name}: a value is missing`);
+      if (name === '--since') since = value ?? '';
+      else if (value === undefined) throw new ConfigError(`${name}: a value is missing`);
+      else if (REPORT_FLAGS.includes(name)) reportFlags.set(name === '-z' ? '--timezone' : name, value);
       else if (name === '--config') parsed.configFile = value;
       else if (name === '--format') parsed.format = value;
       else parsed.url = value;
@@ -112,8 +133,52 @@ export function parseArgs(argv: string[]): Parsed {
   if (command !== undefined) parsed.command = known(command);
   if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
   if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
+  if (parsed.command === 'report') parsed.report = reportArgs(more.shift(), since, reportFlags);
+  else {
+    const [flag] = reportFlags.keys();
+    if (flag !== undefined) throw new ConfigError(`${flag}: only the report command takes it`);
+    if (since !== undefined) {
+      parsed.since = duration(since);
+      if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${since === '' ? 'nothing' : `"${since}"`}`);
+    }
+  }
   if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
   return parsed;
+}
+
+/** `report [KIND]` and its flags, each checked: a bad one is named with what it takes. */
+function reportArgs(kind: string | undefined, since: string | undefined, flags: Map<string, string>): ReportArgs {
+  if (kind !== undefined && !(KINDS as readonly string[]).includes(kind)) {
+    throw new ConfigError(`report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}`);
+  }
+  const r: ReportArgs = { kind: (kind ?? 'daily') as Kind };
+  const day = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const d = parseDay(value);
+    if (d === undefined) throw new ConfigError(`${flag}: expected a date as YYYY-MM-DD or YYYYMMDD, got ${value === '' ? 'nothing' : `"${value}"`}`);
+    return d;
+  };
+  r.since = day('--since', since);
+  r.until = day('--until', flags.get('--until'));
+  if (r.since && r.until && r.since > r.until) throw new ConfigError(`--since ${r.since} is after --until ${r.until}`);
+  const harness = flags.get('--harness');
+  if (harness !== undefined) {
+    if (!(HARNESSES as readonly string[]).includes(harness)) throw new ConfigError(`--harness: unknown harness "${harness}"${didYouMean(harness, HARNESSES)}; the harnesses are ${HARNESSES.join(', ')}`);
+    r.harness = harness;
+  }
+  if (flags.has('--project')) r.project = flags.get('--project');
+  if (flags.has('--model')) r.model = flags.get('--model');
+  const breakdown = flags.get('--breakdown');
+  if (breakdown !== undefined) {
+    if (!(BREAKDOWNS as readonly string[]).includes(breakdown)) throw new ConfigError(`--breakdown: expected one of ${BREAKDOWNS.join(', ')}, got "${breakdown}"`);
+    r.breakdown = breakdown as Breakdown;
+  }
+  const zone = flags.get('--timezone');
+  if (zone !== undefined) {
+    if (!knownTimeZone(zone)) throw new ConfigError(`--timezone: unknown time zone "${zone}" (an IANA name such as UTC, Europe/Berlin or America/New_York)`);
+    r.timeZone = zone;
+  }
+  return r;
 }
 
 function known(command: string): string {

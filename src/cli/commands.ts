@@ -41,6 +41,14 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'working, one that waits on the user and one that stalls, each with a small stand-in agent process\n'
       + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
   },
+  report: {
+    usage: 'report [daily|weekly|monthly|session|blocks] [--since DAY] [--until DAY] [--json] [options]',
+    summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
+    about: 'Prints what was used per day (the default), week (from Sunday), month, session or 5-hour block: tokens\n'
+      + 'by type, cost and the models, with a totals row, or as JSON with ccusage\'s field names (--json). Reads the\n'
+      + "ledger a running (or earlier) exporter keeps in the state database, read-only; where there is no state\n"
+      + 'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.',
+  },
   statusline: {
     usage: 'statusline [--format TEMPLATE] [options]',
     summary: "print Claude Code's status line and record its usage limits for the exporter",

@@ -23,6 +23,7 @@ export interface Config {
   project: ProjectOptions;
   model: { max: number };
   tool: { max: number };
+  ledger: { days: number };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   processes: { enabled: boolean; procRoot: string };
   pricing: { overridesFile: string };

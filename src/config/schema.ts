@@ -90,6 +90,12 @@ export function schema() {
         format: 'nat', default: 7200, env: `${ENV_PREFIX}SESSIONS_STALE_AFTER_SECONDS`,
       },
     },
+    ledger: {
+      days: {
+        doc: 'Days the state database keeps of the per-hour ledger (tokens, cost, requests, sessions and turns per harness, project and model) that `report` reads; older hours are deleted.',
+        format: 'nat', default: 400, env: `${ENV_PREFIX}LEDGER_DAYS`, arg: 'ledger.days',
+      },
+    },
     processes: {
       enabled: {
         doc: 'Read the process table (of the user the exporter runs as) to see which agents run, join them to sessions and tell a running tool from a prompt; off: session files alone decide (containers without the host\'s processes, recorded files).',

@@ -14,8 +14,16 @@ import { BloomFilter } from './bloom.js';
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
 // written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
-// reader state it holds is of version 1). Both are upgraded in place.
-const VERSION = 3;
+// reader state it holds is of version 1); version 3 has no `ledger`. All are upgraded in place.
+const VERSION = 4;
+
+// The ledger: what was used per hour (UTC, so that a day can be cut in any time zone), harness,
+// project and model, added to at each commit. Its columns after the key, in the order of LedgerRow.
+const LEDGER_SUMS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'requests', 'sessions',
+  'turns_completed', 'turns_failed', 'turns_interrupted'] as const;
+const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
+    ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
+    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model)) WITHOUT ROWID`;
 
 const SCHEMA = `
   CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
@@ -25,6 +33,7 @@ const SCHEMA = `
   CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
   CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  ${LEDGER};
   PRAGMA user_version = ${VERSION};
 `;
 
@@ -70,6 +79,37 @@ export interface CounterRow {
   value: number;
 }
 
+/**
+ * One hour of one harness, project and model in the ledger: what it used (tokens as the counters
+ * count them: input without cache, output with reasoning), cost (USD, priced models only), model
+ * requests, sessions whose first request it holds, turns ended by outcome, and the first and last
+ * request's time (ms; null without requests). In a commit's changes: what to add.
+ */
+export interface LedgerRow {
+  /** Hours since the epoch (UTC). */
+  hour: number;
+  harness: string;
+  project: string;
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  costUsd: number;
+  requests: number;
+  sessions: number;
+  turnsCompleted: number;
+  turnsFailed: number;
+  turnsInterrupted: number;
+  firstMs: number | null;
+  lastMs: number | null;
+}
+
+const LEDGER_SELECT = `SELECT hour, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
+  reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
+  turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
+
 export interface Changes {
   files: FileRow[];
   removedFiles: string[];
@@ -78,11 +118,16 @@ export interface Changes {
   /** Dedupe keys first seen (each `<collector>\0<key>`). */
   seen: string[];
   kv: { key: string; value: string }[];
+  /** What to add to the ledger, by hour, harness, project and model. */
+  ledger?: LedgerRow[];
+  /** Ledger hours before this one are deleted (the kept days, `ledger.days`). */
+  ledgerBefore?: number;
 }
 
 export class StateDb {
   private readonly db: Database.Database;
   private readonly seenGet: Database.Statement<[string], unknown>;
+  private readonly ledgerGet: Database.Statement<[number, number], LedgerRow>;
   private readonly commitTx: (c: Changes) => void;
   /** Every key in `seen`, so that lookups of new keys need no query. */
   private readonly seenKeys: BloomFilter;
@@ -107,6 +152,14 @@ export class StateDb {
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
+    const addLedger = this.db.prepare(`INSERT INTO ledger (hour, harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms)
+      VALUES (@hour, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
+        @turnsCompleted, @turnsFailed, @turnsInterrupted, @firstMs, @lastMs)
+      ON CONFLICT (hour, harness, project, model) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
+        first_ms = CASE WHEN first_ms IS NULL OR excluded.first_ms < first_ms THEN excluded.first_ms ELSE first_ms END,
+        last_ms = CASE WHEN last_ms IS NULL OR excluded.last_ms > last_ms THEN excluded.last_ms ELSE last_ms END`);
+    const pruneLedger = this.db.prepare('DELETE FROM ledger WHERE hour < ?');
+    this.ledgerGet = this.db.prepare(LEDGER_SELECT);
     this.commitTx = this.db.transaction((c: Changes) => {
       for (const f of c.files) putFile.run({ head: null, headLength: null, goneMs: null, stateVersion: null, ...f });
       for (const p of c.removedFiles) delFile.run(p);
@@ -117,6 +170,8 @@ export class StateDb {
         this.seenKeys.add(key);
       }
       for (const k of c.kv) putKv.run(k);
+      for (const r of c.ledger ?? []) addLedger.run(r);
+      if (c.ledgerBefore !== undefined) pruneLedger.run(c.ledgerBefore);
     });
   }
 
@@ -145,6 +200,11 @@ export class StateDb {
 
   kv(): { key: string; value: string }[] {
     return this.db.prepare('SELECT key, value FROM kv').all() as { key: string; value: string }[];
+  }
+
+  /** The ledger's rows of the hours from `fromHour` up to (not including) `toHour`. */
+  ledger(fromHour = 0, toHour = Number.MAX_SAFE_INTEGER): LedgerRow[] {
+    return this.ledgerGet.all(fromHour, toHour);
   }
 
   /** Whether a dedupe key was committed. */
@@ -203,7 +263,6 @@ function openFile(dir: string, reset: boolean): Database.Database {
   }
 }
 
-/** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
 /**
  * One value of the key-value table of the state database in `dir`, read-only and without loading
  * anything else (the statusline, which runs after every message beside a running exporter);
@@ -220,6 +279,27 @@ export function readKvValue(dir: string, key: string): string | undefined {
   }
 }
 
+/**
+ * What the `report` command reads of the state database in `dir`, read-only and beside a running
+ * exporter (which owns the file): the ledger's rows of the hours from `fromHour` up to `toHour`
+ * and, when asked, the sessions. Undefined when there is no database, or one older than the ledger.
+ */
+export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
+  const path = join(dir, 'state.db');
+  if (!existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    if ((db.pragma('user_version', { simple: true }) as number) < 4) return undefined;
+    return {
+      ledger: db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[],
+      sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
 function memoryCopy(dir: string): Database.Database {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return memoryDb();
@@ -246,6 +326,7 @@ function migrate(db: Database.Database, version: number): void {
   if (version >= VERSION) return;
   if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
   if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
+  if (version < 4) db.exec(LEDGER);
   db.exec(`PRAGMA user_version = ${VERSION}`);
 }
 

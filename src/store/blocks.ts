@@ -39,6 +39,26 @@ export function projection(b: Block, now: number): { tokensPerMinute: number; pr
   return { tokensPerMinute: b.tokens / minutes, projectedCostUsd: b.costUsd + (b.costUsd / minutes) * remaining };
 }
 
+/**
+ * Requests (each span: the first and last request's time of a minute, or an hour of the ledger,
+ * in ms) grouped into blocks, oldest first. A span never straddles two blocks: a block's bounds
+ * are whole hours.
+ */
+export function groupBlocks<S extends { firstMs: number; lastMs: number }>(spans: readonly S[]): (Omit<Block, 'tokens' | 'costUsd'> & { spans: S[] })[] {
+  const blocks: (Omit<Block, 'tokens' | 'costUsd'> & { spans: S[] })[] = [];
+  for (const span of [...spans].sort((a, b) => a.firstMs - b.firstMs)) {
+    const block = blocks.at(-1);
+    if (block && span.firstMs - block.startMs <= BLOCK_MS && span.firstMs - block.lastMs <= BLOCK_MS) {
+      block.lastMs = Math.max(block.lastMs, span.lastMs);
+      block.spans.push(span);
+    } else {
+      const startMs = Math.floor(span.firstMs / HOUR_MS) * HOUR_MS;
+      blocks.push({ startMs, endMs: startMs + BLOCK_MS, firstMs: span.firstMs, lastMs: span.lastMs, spans: [span] });
+    }
+  }
+  return blocks;
+}
+
 /** The state database's key of a harness's recent requests. */
 export const blocksKey = (harness: string): string => `${KEY_PREFIX}${harness}`;
 
@@ -82,19 +102,11 @@ export class UsageBlocks {
   current(harness: string, now: number): Block | undefined {
     const byMinute = this.minutes.get(harness);
     if (!byMinute) return undefined;
-    let block: Block | undefined;
-    for (const [first, last, tokens, costUsd] of [...byMinute.values()].sort((a, b) => a[0] - b[0])) {
-      if (now - last > KEEP_MS) continue;
-      if (block && first - block.startMs <= BLOCK_MS && first - block.lastMs <= BLOCK_MS) {
-        block.lastMs = last;
-        block.tokens += tokens;
-        block.costUsd += costUsd;
-      } else {
-        const startMs = Math.floor(first / HOUR_MS) * HOUR_MS;
-        block = { startMs, endMs: startMs + BLOCK_MS, firstMs: first, lastMs: last, tokens, costUsd };
-      }
-    }
-    return block && now < block.endMs && now - block.lastMs < BLOCK_MS ? block : undefined;
+    const recent = [...byMinute.values()].filter((m) => now - m[1] <= KEEP_MS).map(([firstMs, lastMs, tokens, costUsd]) => ({ firstMs, lastMs, tokens, costUsd }));
+    const last = groupBlocks(recent).at(-1);
+    if (!last || now >= last.endMs || now - last.lastMs >= BLOCK_MS) return undefined;
+    const { spans, ...bounds } = last;
+    return { ...bounds, tokens: spans.reduce((a, m) => a + m.tokens, 0), costUsd: spans.reduce((a, m) => a + m.costUsd, 0) };
   }
 
   /** The rows changed since the last commit (a harness without recent requests as null, which `load` skips). */

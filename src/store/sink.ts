@@ -69,11 +69,14 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
 
   const tally: Tally = {
     add(metric, labels, delta) {
-      if (!muted) bump(store.counter(metric, labels), delta);
+      return !muted && bump(store.counter(metric, labels), delta);
     },
   };
-  function bump(c: Counter, delta: number): void {
-    if (!muted && store.bump(c, delta) && recordKey !== undefined) store.markSeen(recordKey);
+  /** Whether the counter moved. */
+  function bump(c: Counter, delta: number): boolean {
+    if (muted || !store.bump(c, delta)) return false;
+    if (recordKey !== undefined) store.markSeen(recordKey);
+    return true;
   }
   const add = <K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number) => tally.add(metric, labels, delta);
   const hp = () => ({ harness, project: session().project });
@@ -134,6 +137,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       if (muted) return;
       if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
       const s = session();
+      const firstOfSession = s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite === 0;
       const c = usageCounters(s.project, store.models.label(harness, model));
       addTokens(c, 'input', u.input, unsaid);
       addTokens(c, 'output', u.output, unsaid);
@@ -145,6 +149,12 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
       s.tokens = addUsage(s.tokens, u);
       const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
+      // The ledger counts what the counters count: no token type the harness or the record leaves unsaid.
+      const counted = (t: TokenType, n: number) => (said(t) ? n : 0);
+      store.ledger.request(ts, harness, s.project, c.labels.model, {
+        input: counted('input', u.input), output: counted('output', u.output), cacheRead: counted('cache_read', u.cacheRead),
+        cacheWrite: counted('cache_write', u.cacheWrite), reasoning: c.reasoning ? u.reasoning : 0, costUsd: cost, firstOfSession,
+      });
       store.blocks.add(harness, ts, u.input + u.output + u.cacheRead + u.cacheWrite, cost ?? 0);
       if (cost === undefined) {
         add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);

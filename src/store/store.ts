@@ -8,11 +8,12 @@ import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import { ZERO_USAGE, type HarnessFacts, type HarnessId, type HookState, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
-import type { Changes, CounterRow, FileRow, StateDb } from '../state/db.js';
+import type { Changes, CounterRow, FileRow, LedgerRow, StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
 import type { LimitWindow } from './limits.js';
 import { SpendByDay } from './spend.js';
+import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -57,7 +58,8 @@ export interface Counter {
 
 /** Where a counter's increments go: the store itself, or a sink that may be muted. */
 export interface Tally {
-  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void;
+  /** Whether the counter moved (not when muted). */
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean;
 }
 
 export class SessionStore implements Tally {
@@ -66,6 +68,8 @@ export class SessionStore implements Tally {
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
   readonly spend = new SpendByDay();
+  /** What was used per hour, harness, project and model since the last commit (ledger.ts). */
+  readonly ledger: Ledger;
   /** Where the status contract treats a harness differently, as its reader declared it. */
   readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
   /** Each harness's requests of the last 10 hours, for its 5-hour blocks. */
@@ -99,7 +103,9 @@ export class SessionStore implements Tally {
     readonly prices: PriceTable,
     projectOptions: ProjectOptions,
     caps: LabelCaps = { model: 50, tool: 100 },
+    ledgerDays = DEFAULT_LEDGER_DAYS,
   ) {
+    this.ledger = new Ledger(ledgerDays);
     for (const row of db.counters()) {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
       // can never move again: it starts over, which Prometheus reads as a counter reset.
@@ -191,7 +197,9 @@ export class SessionStore implements Tally {
    */
   endTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): boolean {
     if (s.turnStartedAt === undefined) return false;
-    if (!s.turnCounted) tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1);
+    if (!s.turnCounted && tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
+      this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
+    }
     s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
@@ -222,8 +230,8 @@ export class SessionStore implements Tally {
     return true;
   }
 
-  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): void {
-    this.bump(this.counter(metric, labels), delta);
+  add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean {
+    return this.bump(this.counter(metric, labels), delta);
   }
 
   /** One model request's tokens of one type into its histogram. */
@@ -245,6 +253,14 @@ export class SessionStore implements Tally {
     const k = `limit:${limit.harness}/${limit.window}`;
     this.usageLimits.set(k, limit);
     this.dirtyLimits.add(k);
+  }
+
+  /**
+   * The committed ledger's rows of the hours from `fromHour` up to `toHour` (a query of the state
+   * database: for a report or after a commit, never on a scrape; what is not committed yet is not in it).
+   */
+  ledgerRows(fromHour: number, toHour: number): LedgerRow[] {
+    return this.db.ledger(fromHour, toHour);
   }
 
   /** A file read up to `row.offset`: committed with the changes its lines made. */
@@ -273,7 +289,9 @@ export class SessionStore implements Tally {
    * from, in one transaction: whatever was not committed is read again after a crash.
    */
   commit(): void {
+    const ledger = this.ledger.changes();
     const changes: Changes = {
+      ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
       sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
@@ -300,6 +318,7 @@ export class SessionStore implements Tally {
     this.dirtyRequestTokens.clear();
     this.spend.committed();
     this.blocks.committed();
+    this.ledger.committed(ledger);
     this.pendingSeen.clear();
     this.onCommit?.();
   }

@@ -28,7 +28,7 @@ export interface Summary {
    * the time to reset from `resets_at` itself, so this stays true between two renders.
    */
   limits: { harness: string; window: string; used_ratio: number; resets_at: string | null }[];
-  /** Spend per local day over the last 30, oldest first, today last; empty where no history is kept. */
+  /** Spend per local day over the last 30 (from the ledger), oldest first, today last; empty where no history is handed in. */
   spend_30d: { date: string; cost_usd: number }[];
 }
 

@@ -28,11 +28,13 @@ const LAYERS: Record<string, readonly string[]> = {
   hooks: ['session', 'config', 'files'],
   // What is shown: the views of the store, and the outputs that serialize it.
   view: ['store', 'session', 'files'],
+  // The reports of the ledger and the sessions (`report`), in the viewers' money format.
+  report: ['state', 'store', 'session', 'view'],
   metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['collectors', 'config', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'state', 'store'],
+  cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
 

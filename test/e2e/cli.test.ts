@@ -63,12 +63,12 @@ describe('command words', () => {
 
   it.each([
     [['once', 'extra'], 'unexpected argument "extra": once takes no more words (see coding-agent-exporter help once)'],
-    [['onse'], 'unknown command "onse" (did you mean once?); the commands are serve, once, sessions, top, demo, statusline, hook, hooks, help'],
-    [['--state-dir', '/tmp/x', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, statusline, hook, hooks, help'],
-    [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, statusline, hook, hooks, help'],
+    [['onse'], 'unknown command "onse" (did you mean once?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
+    [['--state-dir', '/tmp/x', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
+    [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
     [['once', '--listen-adress', '127.0.0.1:1'], 'unknown flag --listen-adress (did you mean --listen-address?)'],
     [['sessions', '--jsno'], 'unknown flag --jsno (did you mean --json?)'],
-    [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, statusline, hook, hooks, help'],
+    [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
   ])('refuses %j in one line', (args, message) => {
     const r = run(args, envFor(home));
     expect(r.status).toBe(2);

@@ -94,7 +94,7 @@ describe('the live page', () => {
     await page.close();
   }, 60_000);
 
-  it('shows the usage-limit windows the exporter serves, with their share used', async () => {
+  it('shows the usage-limit windows the exporter serves, with their share used, and the last 30 days\' spend', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${url}/`);
     const summary = await (await fetch(`${url}/api/v1/summary`)).json() as Summary;
@@ -104,9 +104,12 @@ describe('the live page', () => {
     const rows = await page.locator('#limits tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     expect(rows.map((r) => r.slice(0, 3))).toEqual(summary.limits.map((l) => [l.harness, l.window, `${Math.round(l.used_ratio * 100)}%`]));
     expect(rows.map((r) => r[3])).toEqual([expect.stringMatching(/^[1-3]h\d\dm$/), expect.stringMatching(/^[34]d\d+h$/)]);
-    // No history is kept yet: no chart.
-    expect(summary.spend_30d).toEqual([]);
-    expect(await page.locator('#history').isVisible()).toBe(false);
+    // The last 30 days' spend is the ledger's: every dollar counted falls on the last two days (the
+    // demo's records are all of the last 25 minutes), and the chart shows it.
+    const counted = sum(await (await fetch(`${url}/metrics`)).text(), 'coding_agent_cost_usd_total');
+    expect(summary.spend_30d).toHaveLength(30);
+    expect(summary.spend_30d.slice(-2).reduce((a, d) => a + d.cost_usd, 0)).toBeCloseTo(counted, 9);
+    await page.locator('#history').waitFor();
     await page.close();
   }, 60_000);
 

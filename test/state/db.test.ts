@@ -38,6 +38,36 @@ describe('state database', () => {
     db.close();
   });
 
+  it('upgrades a schema of version 3 in place with an empty ledger, which then adds up and prunes', () => {
+    const dir = tempDir();
+    const old = new Database(join(dir, 'state.db'));
+    old.exec(`CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
+        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER,
+        gone_ms REAL, state_version INTEGER);
+      CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+      CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
+      CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO counters VALUES ('k', 'tokens', '{}', 42);
+      PRAGMA user_version = 3;`);
+    old.close();
+    const db = new StateDb(dir);
+    expect(db.counters()).toMatchObject([{ key: 'k', value: 42 }]);
+    expect(db.ledger()).toEqual([]);
+    const hour = { harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1, costUsd: 0.5,
+      requests: 1, sessions: 1, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0 };
+    const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] };
+    db.commit({ ...empty, ledger: [{ ...hour, hour: 10, firstMs: 36_000_500, lastMs: 36_000_900 }, { ...hour, hour: 11, firstMs: 39_600_000, lastMs: 39_600_000 }] });
+    db.commit({ ...empty, ledger: [{ ...hour, hour: 10, sessions: 0, firstMs: 36_000_100, lastMs: 36_000_200 }] });
+    expect(db.ledger(10, 11)).toEqual([{ ...hour, hour: 10, input: 2, output: 4, cacheRead: 6, cacheWrite: 8, reasoning: 2, costUsd: 1, requests: 2, firstMs: 36_000_100, lastMs: 36_000_900 }]);
+    db.commit({ ...empty, ledgerBefore: 11 });
+    expect(db.ledger().map((r) => r.hour)).toEqual([11]);
+    db.close();
+    const file = new Database(join(dir, 'state.db'), { readonly: true });
+    expect(file.pragma('user_version', { simple: true })).toBe(4);
+    file.close();
+  });
+
   const refusals: [string, (path: string) => void, RegExp][] = [
     ['empty (0 bytes)', (p) => writeFileSync(p, ''), /is empty \(0 bytes\)/],
     ['not a database', (p) => writeFileSync(p, Buffer.alloc(8192, 7)), /cannot be read/],

@@ -1,0 +1,44 @@
+// `report`: usage per day, week, month, session or 5-hour block. It reads the ledger and the
+// sessions of the state database read-only (beside a running exporter, which owns it); only where
+// there is no state database yet does it load the readers and read the session files itself, into
+// a private state that is never written (like `top`). Without that, it loads the state database,
+// the report and the money formatter, and nothing else.
+
+import type { Config } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { readReportState, type LedgerRow } from '../state/db.js';
+import { hoursOfDays } from '../store/ledger.js';
+import type { StoredSession } from '../store/store.js';
+import { blocksReport, periodReport, sessionReport } from '../report/report.js';
+import { blocksTable, periodTable, reportJson, sessionTable } from '../report/render.js';
+import type { ReportArgs } from './args.js';
+
+async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
+  const { fromHour, toHour } = hoursOfDays(r.since, r.until);
+  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session');
+  if (state) return { ledger: state.ledger, sessions: state.sessions.map((s) => JSON.parse(s.data) as StoredSession) };
+  const { Agent } = await import('../agent.js');
+  const agent = new Agent(config, createLogger('warn'), { privateState: true });
+  try {
+    await agent.scanAll();
+    agent.store.commit();
+    return { ledger: agent.store.ledgerRows(fromHour, toHour), sessions: [...agent.store.sessions.values()] };
+  } finally {
+    await agent.stop();
+  }
+}
+
+/** The report's text: a table, or JSON with `json`. */
+export async function report(config: Config, r: ReportArgs, json: boolean, now = Date.now()): Promise<string> {
+  const { ledger, sessions } = await readState(config, r);
+  if (r.kind === 'session') {
+    const rows = sessionReport(sessions, r);
+    return json ? reportJson('session', rows) : sessionTable(rows);
+  }
+  if (r.kind === 'blocks') {
+    const rows = blocksReport(ledger, r, now);
+    return json ? reportJson('blocks', rows) : blocksTable(rows);
+  }
+  const rows = periodReport(ledger, r.kind, r);
+  return json ? reportJson(r.kind, rows) : periodTable(rows, r.kind, r.breakdown);
+}

@@ -1,0 +1,236 @@
+// The reports of the `report` command, from the ledger (daily, weekly, monthly, blocks) or the
+// sessions (session): rows of summed usage with ccusage's field names where the same thing is
+// meant (input without cache, output with reasoning), so that scripts written for ccusage's
+// `--json` keep working. Pure: the command reads the state and prints what these return.
+
+import type { LedgerRow } from '../state/db.js';
+import { BLOCK_MS, groupBlocks, projection } from '../store/blocks.js';
+import { dayOfHour, HOUR_MS } from '../store/ledger.js';
+import type { StoredSession } from '../store/store.js';
+
+import type { Breakdown } from './words.js';
+
+export interface ReportOptions {
+  /** First and last day (YYYY-MM-DD, both included) in `timeZone`. */
+  since?: string;
+  until?: string;
+  harness?: string;
+  project?: string;
+  model?: string;
+  breakdown?: Breakdown;
+  /** An IANA time zone; undefined: the system's. */
+  timeZone?: string;
+}
+
+/** Usage summed, as ccusage names it. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  totalTokens: number;
+  /** Part of outputTokens (ccusage codex's name); 0 where a harness records none. */
+  reasoningOutputTokens: number;
+  totalCost: number;
+  requests: number;
+  sessions: number;
+  turns: { completed: number; failed: number; interrupted: number };
+}
+
+export interface Breakdowns {
+  modelsUsed: string[];
+  modelBreakdowns: ({ modelName: string; cost: number } & Omit<Usage, 'totalCost'>)[];
+  /** With --breakdown project or harness: that split too. */
+  projectBreakdowns?: ({ projectName: string; cost: number } & Omit<Usage, 'totalCost'>)[];
+  harnessBreakdowns?: ({ harnessName: string; cost: number } & Omit<Usage, 'totalCost'>)[];
+}
+
+export type PeriodRow = Usage & Breakdowns & { period: string };
+
+const zero = (): Usage => ({
+  inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, totalTokens: 0, reasoningOutputTokens: 0,
+  totalCost: 0, requests: 0, sessions: 0, turns: { completed: 0, failed: 0, interrupted: 0 },
+});
+
+function addRow(u: Usage, r: LedgerRow): void {
+  u.inputTokens += r.input;
+  u.outputTokens += r.output;
+  u.cacheReadTokens += r.cacheRead;
+  u.cacheCreationTokens += r.cacheWrite;
+  u.totalTokens += r.input + r.output + r.cacheRead + r.cacheWrite;
+  u.reasoningOutputTokens += r.reasoning;
+  u.totalCost += r.costUsd;
+  u.requests += r.requests;
+  u.sessions += r.sessions;
+  u.turns.completed += r.turnsCompleted;
+  u.turns.failed += r.turnsFailed;
+  u.turns.interrupted += r.turnsInterrupted;
+}
+
+export function addUsage(into: Usage, u: Usage): void {
+  for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheCreationTokens', 'totalTokens', 'reasoningOutputTokens', 'totalCost', 'requests', 'sessions'] as const) into[k] += u[k];
+  for (const k of ['completed', 'failed', 'interrupted'] as const) into.turns[k] += u.turns[k];
+}
+
+export function totalsOf(rows: readonly Usage[]): Usage {
+  const t = zero();
+  for (const r of rows) addUsage(t, r);
+  return t;
+}
+
+/** The period of a day: itself, its week (the Sunday it starts on, as ccusage's weeks), or its month. */
+function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly'): string {
+  if (kind === 'daily') return day;
+  if (kind === 'monthly') return day.slice(0, 7);
+  const t = Date.parse(`${day}T00:00:00Z`);
+  return new Date(t - new Date(t).getUTCDay() * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** The ledger's rows the filters keep, each with its day in the report's time zone. */
+export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (LedgerRow & { day: string })[] {
+  const days = new Map<number, string>();
+  const out: (LedgerRow & { day: string })[] = [];
+  for (const r of rows) {
+    if ((o.harness && r.harness !== o.harness) || (o.project && r.project !== o.project) || (o.model && r.model !== o.model)) continue;
+    let day = days.get(r.hour);
+    if (day === undefined) days.set(r.hour, (day = dayOfHour(r.hour, o.timeZone)));
+    if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
+    out.push({ ...r, day });
+  }
+  return out;
+}
+
+/** The split of some rows by one label, largest cost first (then name). */
+function split(rows: readonly LedgerRow[], by: Breakdown): { name: string; cost: number; usage: Usage }[] {
+  const groups = new Map<string, Usage>();
+  for (const r of rows) {
+    const name = r[by];
+    let u = groups.get(name);
+    if (!u) groups.set(name, (u = zero()));
+    addRow(u, r);
+  }
+  return [...groups].map(([name, usage]) => ({ name, cost: usage.totalCost, usage }))
+    .sort((a, b) => b.cost - a.cost || a.name.localeCompare(b.name));
+}
+
+function breakdowns(rows: readonly LedgerRow[], by: Breakdown | undefined): Breakdowns {
+  // A model of '' holds a session's turns ended before any of its requests named a model.
+  const models = split(rows, 'model').filter((m) => m.name !== '');
+  const b: Breakdowns = {
+    modelsUsed: models.map((m) => m.name).sort(),
+    modelBreakdowns: models.map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ modelName: name, cost, ...u })),
+  };
+  if (by === 'project') b.projectBreakdowns = split(rows, 'project').map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ projectName: name, cost, ...u }));
+  if (by === 'harness') b.harnessBreakdowns = split(rows, 'harness').map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ harnessName: name, cost, ...u }));
+  return b;
+}
+
+/** Daily, weekly or monthly rows, oldest first. */
+export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions): PeriodRow[] {
+  const byPeriod = new Map<string, LedgerRow[]>();
+  for (const r of selectRows(rows, o)) {
+    const p = periodOf(r.day, kind);
+    let list = byPeriod.get(p);
+    if (!list) byPeriod.set(p, (list = []));
+    list.push(r);
+  }
+  return [...byPeriod.keys()].sort().map((period) => {
+    const list = byPeriod.get(period)!;
+    const u = zero();
+    for (const r of list) addRow(u, r);
+    return { period, ...u, ...breakdowns(list, o.breakdown) };
+  });
+}
+
+export interface SessionRow extends Usage, Breakdowns {
+  sessionId: string;
+  harness: string;
+  projectPath: string;
+  firstActivity: string;
+  lastActivity: string;
+}
+
+/**
+ * One row per session last active in the range, most recent last (as ccusage lists them). From the
+ * session records: a session's tokens and cost over its whole life, under its last model.
+ */
+export function sessionReport(sessions: readonly StoredSession[], o: ReportOptions): SessionRow[] {
+  const rows: SessionRow[] = [];
+  for (const s of sessions) {
+    if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && s.model !== o.model)) continue;
+    const day = dayOfHour(Math.floor(s.lastActivityAt / HOUR_MS), o.timeZone);
+    if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
+    const t = s.tokens;
+    if (t.input + t.output + t.cacheRead + t.cacheWrite === 0) continue;
+    const u: Usage = {
+      ...zero(), inputTokens: t.input, outputTokens: t.output, cacheReadTokens: t.cacheRead, cacheCreationTokens: t.cacheWrite,
+      totalTokens: t.input + t.output + t.cacheRead + t.cacheWrite, reasoningOutputTokens: t.reasoning, totalCost: s.costUsd, sessions: 1,
+    };
+    const { totalCost: _, ...rest } = u;
+    rows.push({
+      sessionId: s.id, harness: s.harness, projectPath: s.project, ...u,
+      firstActivity: new Date(s.startedAt).toISOString(), lastActivity: new Date(s.lastActivityAt).toISOString(),
+      modelsUsed: s.model ? [s.model] : [], modelBreakdowns: s.model ? [{ modelName: s.model, cost: s.costUsd, ...rest }] : [],
+    });
+  }
+  return rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity));
+}
+
+export interface BlockRow {
+  id: string;
+  harness: string;
+  startTime: string;
+  endTime: string;
+  actualEndTime: string;
+  isActive: boolean;
+  isGap: false;
+  /** Model requests (ccusage: entries). */
+  entries: number;
+  tokenCounts: { inputTokens: number; outputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number };
+  totalTokens: number;
+  costUSD: number;
+  models: string[];
+  burnRate: { tokensPerMinute: number; costPerHour: number } | null;
+  projection: { totalCost: number; remainingMinutes: number } | null;
+}
+
+/**
+ * Each harness's 5-hour blocks (store/blocks.ts: as ccusage computes them), oldest first: the
+ * ledger keeps each hour's first and last request time, and a block's bounds are whole hours, so
+ * the blocks are those of the single requests.
+ */
+export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: number): BlockRow[] {
+  type Hour = { firstMs: number; lastMs: number; rows: LedgerRow[] };
+  const byHarness = new Map<string, Map<number, Hour>>();
+  for (const r of selectRows(rows, o)) {
+    if (r.firstMs === null || r.lastMs === null) continue;
+    let hours = byHarness.get(r.harness);
+    if (!hours) byHarness.set(r.harness, (hours = new Map<number, Hour>()));
+    const h = hours.get(r.hour);
+    if (h) {
+      h.firstMs = Math.min(h.firstMs, r.firstMs);
+      h.lastMs = Math.max(h.lastMs, r.lastMs);
+      h.rows.push(r);
+    } else hours.set(r.hour, { firstMs: r.firstMs, lastMs: r.lastMs, rows: [r] });
+  }
+  const out: BlockRow[] = [];
+  for (const [harness, hours] of byHarness) {
+    for (const b of groupBlocks([...hours.values()])) {
+      const u = zero();
+      const list = b.spans.flatMap((s) => s.rows);
+      for (const r of list) addRow(u, r);
+      const isActive = now < b.endMs && now - b.lastMs < BLOCK_MS;
+      const p = isActive ? projection({ ...b, tokens: u.totalTokens, costUsd: u.totalCost }, now) : undefined;
+      const minutes = (b.lastMs - b.firstMs) / 60_000;
+      out.push({
+        id: new Date(b.startMs).toISOString(), harness, startTime: new Date(b.startMs).toISOString(), endTime: new Date(b.endMs).toISOString(),
+        actualEndTime: new Date(b.lastMs).toISOString(), isActive, isGap: false, entries: u.requests,
+        tokenCounts: { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheCreationInputTokens: u.cacheCreationTokens, cacheReadInputTokens: u.cacheReadTokens },
+        totalTokens: u.totalTokens, costUSD: u.totalCost, models: breakdowns(list, undefined).modelsUsed,
+        burnRate: p ? { tokensPerMinute: p.tokensPerMinute, costPerHour: (u.totalCost / minutes) * 60 } : null,
+        projection: p ? { totalCost: p.projectedCostUsd, remainingMinutes: Math.max(0, Math.round((b.endMs - now) / 60_000)) } : null,
+      });
+    }
+  }
+  return out.sort((a, b) => a.startTime.localeCompare(b.startTime) || a.harness.localeCompare(b.harness));
+}

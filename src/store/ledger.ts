@@ -1,0 +1,142 @@
+// The per-hour ledger (the state database's `ledger` table): what each harness, project and model
+// used, kept `ledger.days` days, for the `report` command and the viewers' spend history. Filled
+// by the sink from the same events as the counters, so it agrees with them, and rebuilt with them
+// from the files still there on --reset-state. Only what changed since the last commit is held
+// here (added to the table's rows by the commit): nothing is read on the scrape path.
+
+import type { LedgerRow } from '../state/db.js';
+import type { TurnOutcome } from '../session/types.js';
+import { localDay } from './spend.js';
+
+export const HOUR_MS = 3_600_000;
+export const DEFAULT_LEDGER_DAYS = 400;
+const DAY_HOURS = 24;
+
+/** A row of nothing: the start of what one hour of one harness, project and model adds. */
+const emptyRow = (hour: number, harness: string, project: string, model: string): LedgerRow => ({
+  hour, harness, project, model, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, costUsd: 0,
+  requests: 0, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
+});
+
+/** One model request, as the counters counted it. */
+export interface LedgerRequest {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  /** Undefined for an unpriced model. */
+  costUsd?: number;
+  /** The session's first request. */
+  firstOfSession: boolean;
+}
+
+const TURN_COLUMN = { completed: 'turnsCompleted', failed: 'turnsFailed', interrupted: 'turnsInterrupted' } as const;
+
+export class Ledger {
+  private readonly pending = new Map<string, LedgerRow>();
+  /** The row added to last: a file's requests come in runs of one hour, project and model (no key built for those). */
+  private last?: LedgerRow;
+  /** The first hour kept, as of the last prune; moved on once an hour at most. */
+  private keptFrom = 0;
+
+  /** `days`: how many days are kept (`ledger.days`); older hours are dropped, never added. */
+  constructor(private readonly days = DEFAULT_LEDGER_DAYS) {}
+
+  private row(ts: number, harness: string, project: string, model: string): LedgerRow | undefined {
+    const hour = Math.floor(ts / HOUR_MS);
+    const last = this.last;
+    if (last && last.hour === hour && last.model === model && last.project === project && last.harness === harness) return last;
+    if (!Number.isFinite(hour) || hour < this.firstHour(Date.now())) return undefined;
+    const key = `${hour}\0${harness}\0${project}\0${model}`;
+    let r = this.pending.get(key);
+    if (!r) this.pending.set(key, (r = emptyRow(hour, harness, project, model)));
+    return (this.last = r);
+  }
+
+  private firstHour(now: number): number {
+    return Math.floor(now / HOUR_MS) - this.days * DAY_HOURS;
+  }
+
+  request(ts: number, harness: string, project: string, model: string, q: LedgerRequest): void {
+    const r = this.row(ts, harness, project, model);
+    if (!r) return;
+    r.input += q.input;
+    r.output += q.output;
+    r.cacheRead += q.cacheRead;
+    r.cacheWrite += q.cacheWrite;
+    r.reasoning += q.reasoning;
+    r.costUsd += q.costUsd ?? 0;
+    r.requests++;
+    if (q.firstOfSession) r.sessions++;
+    r.firstMs = r.firstMs === null ? ts : Math.min(r.firstMs, ts);
+    r.lastMs = r.lastMs === null ? ts : Math.max(r.lastMs, ts);
+  }
+
+  turn(ts: number, harness: string, project: string, model: string, outcome: TurnOutcome): void {
+    const r = this.row(ts, harness, project, model);
+    if (r) r[TURN_COLUMN[outcome]]++;
+  }
+
+  /** What the next commit adds, and the hour before which rows are deleted (when it moved). */
+  changes(now = Date.now()): { ledger: LedgerRow[]; ledgerBefore?: number } {
+    const first = this.firstHour(now);
+    const prune = first > this.keptFrom ? first : undefined;
+    return { ledger: [...this.pending.values()], ...(prune !== undefined ? { ledgerBefore: prune } : {}) };
+  }
+
+  committed(changes: { ledgerBefore?: number }): void {
+    this.pending.clear();
+    this.last = undefined;
+    if (changes.ledgerBefore !== undefined) this.keptFrom = changes.ledgerBefore;
+  }
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * The calendar day (`YYYY-MM-DD`) an hour of the ledger falls on in `timeZone` (an IANA name;
+ * undefined: the system's). A day is cut at whole hours: in a zone half an hour off UTC, the
+ * requests of the half hour around midnight count on the day the hour starts in.
+ */
+export function dayOfHour(hour: number, timeZone?: string): string {
+  // Without Intl where it is not needed: its first formatter loads the zone data (30 ms and more).
+  if (timeZone === undefined) return localDay(hour * HOUR_MS);
+  if (timeZone === 'UTC') return new Date(hour * HOUR_MS).toISOString().slice(0, 10);
+  const zone = timeZone;
+  let f = dayFormats.get(zone);
+  // en-CA writes a date as YYYY-MM-DD.
+  if (!f) dayFormats.set(zone, (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  return f.format(hour * HOUR_MS);
+}
+
+/** The ledger's hours that can fall on the days from `since` to `until` (YYYY-MM-DD) in any time zone. */
+export function hoursOfDays(since: string | undefined, until: string | undefined): { fromHour: number; toHour: number } {
+  const edge = 26; // hours: the widest offset from UTC (+14, -12) and then some
+  return {
+    fromHour: since ? Date.parse(`${since}T00:00:00Z`) / HOUR_MS - edge : 0,
+    toHour: until ? Date.parse(`${until}T00:00:00Z`) / HOUR_MS + DAY_HOURS + edge : Number.MAX_SAFE_INTEGER,
+  };
+}
+
+/**
+ * Spend (USD) per calendar day from `since` to `until` (YYYY-MM-DD, both included) in `timeZone`
+ * (undefined: the system's), every day of the range listed (0 where nothing was spent): the
+ * viewers' chart of the last 30 days. `ledger` is the state database's (`StateDb.ledger`), which
+ * holds what was committed: call it after a commit (`SessionStore.onCommit`), not on a scrape.
+ */
+export function spendByDay(ledger: (fromHour: number, toHour: number) => LedgerRow[], since: string, until: string, timeZone?: string): { date: string; costUsd: number }[] {
+  const spend = new Map<string, number>();
+  for (let t = Date.parse(`${since}T12:00:00Z`); ; t += DAY_HOURS * HOUR_MS) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    if (day > until) break;
+    spend.set(day, 0);
+  }
+  const { fromHour, toHour } = hoursOfDays(since, until);
+  for (const r of ledger(fromHour, toHour)) {
+    const day = dayOfHour(r.hour, timeZone);
+    const sum = spend.get(day);
+    if (sum !== undefined) spend.set(day, sum + r.costUsd);
+  }
+  return [...spend].map(([date, costUsd]) => ({ date, costUsd }));
+}

@@ -1,0 +1,65 @@
+// The ledger: filled from the sink's events as the counters are (never from a muted replay), kept
+// `ledger.days` days, and the spend per day the viewers chart.
+
+import { describe, expect, it } from 'vitest';
+import { createPriceTable } from '../../src/pricing/prices.js';
+import { ZERO_USAGE } from '../../src/session/types.js';
+import { StateDb } from '../../src/state/db.js';
+import { spendByDay } from '../../src/store/ledger.js';
+import { SessionStore } from '../../src/store/store.js';
+import { sinkOf } from '../helpers/events.js';
+
+const DAY = 86_400_000;
+const usage = { ...ZERO_USAGE, input: 100, output: 50, cacheRead: 1000, reasoning: 20 };
+
+describe('ledger', () => {
+  it('counts requests, sessions and turns as the counters do, and nothing of a muted replay', () => {
+    const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = sinkOf(store, 'codex', () => 's1', 'codex', () => {});
+    const now = Date.now();
+    ev.beginLine(false);
+    ev.meta({ cwd: '/src/app', model: 'gpt-5' });
+    ev.turnStarted(now);
+    ev.usage('gpt-5', usage, 0, now, 0.5);
+    ev.usage('gpt-5', usage, 0, now + 1000, 0.25);
+    ev.turnEnded('completed', now + 2000);
+    ev.beginLine(true); // a replay: already counted
+    ev.usage('gpt-5', usage, 0, now + 3000, 1);
+    store.commit();
+    expect(store.ledgerRows(0, Number.MAX_SAFE_INTEGER)).toEqual([{
+      hour: Math.floor(now / 3_600_000), harness: 'codex', project: 'app', model: 'gpt-5', input: 200, output: 100, cacheRead: 2000, cacheWrite: 0,
+      reasoning: 40, costUsd: 0.75, requests: 2, sessions: 1, turnsCompleted: 1, turnsFailed: 0, turnsInterrupted: 0, firstMs: now, lastMs: now + 1000,
+    }]);
+  });
+
+  it('keeps ledger.days days: an older request is not added, older rows are deleted', () => {
+    const db = new StateDb(':memory:');
+    const old = Date.now() - 10 * DAY;
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [], ledger: [{
+      hour: Math.floor(old / 3_600_000), harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
+      costUsd: 0, requests: 1, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: old, lastMs: old,
+    }] });
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, 7);
+    const ev = sinkOf(store, 'codex', () => 's1', 'codex', () => {});
+    ev.usage('m', usage, 0, Date.now() - 8 * DAY, 1);
+    ev.usage('m', usage, 0, Date.now(), 1);
+    store.commit();
+    expect(store.ledgerRows(0, Number.MAX_SAFE_INTEGER).map((r) => r.firstMs! > Date.now() - DAY)).toEqual([true]);
+  });
+
+  it('gives the spend of every day of a range in a time zone, 0 where nothing was spent', () => {
+    const db = new StateDb(':memory:');
+    const row = (iso: string, costUsd: number) => ({
+      hour: Date.parse(iso) / 3_600_000, harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
+      costUsd, requests: 1, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: Date.parse(iso), lastMs: Date.parse(iso),
+    });
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [],
+      ledger: [row('2026-03-01T23:00:00Z', 1), row('2026-03-02T01:00:00Z', 2), row('2026-03-05T12:00:00Z', 4)] });
+    const ledger = (from: number, to: number) => db.ledger(from, to);
+    expect(spendByDay(ledger, '2026-03-01', '2026-03-03', 'UTC')).toEqual([
+      { date: '2026-03-01', costUsd: 1 }, { date: '2026-03-02', costUsd: 2 }, { date: '2026-03-03', costUsd: 0 },
+    ]);
+    // In Berlin (UTC+1 in March), 23:00 UTC is the next day.
+    expect(spendByDay(ledger, '2026-03-01', '2026-03-02', 'Europe/Berlin')).toEqual([{ date: '2026-03-01', costUsd: 0 }, { date: '2026-03-02', costUsd: 3 }]);
+  });
+});

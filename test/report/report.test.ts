@@ -1,0 +1,179 @@
+// `report`: its numbers are the counters' (the same events fill both), they are ccusage's on the
+// same files (where the two price a model the same), a --reset-state rebuilds them from the files,
+// a bad flag is named, an empty state is an empty table, and the command loads no reader when a
+// state exists.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureCorpus } from '../../bench/corpus.js';
+import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
+
+const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
+const CCUSAGE = resolve(__dirname, '../../node_modules/.bin/ccusage');
+// The fixtures' records stay in the ledger however long after they were written the test runs.
+const KEEP = ['--ledger.days', '100000'];
+
+interface Totals { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; totalTokens: number; totalCost: number; requests: number; turns: Record<string, number> }
+interface Day extends Totals { date: string; modelsUsed: string[]; modelBreakdowns: { modelName: string; cost: number; cacheCreationTokens: number }[] }
+const report = (args: string[], env: NodeJS.ProcessEnv) => {
+  const r = run(['report', ...args, '--json'], env);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  return JSON.parse(r.stdout) as { daily: Day[]; totals: Totals };
+};
+
+describe('report', () => {
+  const env = envFor(join(FIXTURES, 'home'));
+
+  it('adds up to the counters of the same files, per harness: tokens by type, cost, turns', () => {
+    const state = tempDir();
+    const once = run(['once', '--state-dir', state, ...KEEP], env);
+    expect(once.status).toBe(0);
+    const harnesses = [...new Set([...once.stdout.matchAll(/^coding_agent_tokens_total\{[^}]*harness="([^"]+)"/gm)].map((m) => m[1]!))];
+    expect(harnesses.length).toBeGreaterThan(3);
+    for (const harness of [undefined, ...harnesses]) {
+      const match: Record<string, string> = harness ? { harness } : {};
+      const { totals, daily } = report(['--state-dir', state, '-z', 'UTC', ...(harness ? ['--harness', harness] : [])], env);
+      expect(totals.inputTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'input' }));
+      expect(totals.outputTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'output' }));
+      expect(totals.cacheReadTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_read' }));
+      expect(totals.cacheCreationTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_write' }));
+      expect(totals.totalCost).toBeCloseTo(sum(once.stdout, 'coding_agent_cost_usd_total', match), 9);
+      for (const outcome of ['completed', 'failed', 'interrupted']) {
+        expect(totals.turns[outcome]).toBe(sum(once.stdout, 'coding_agent_turns_total', { ...match, outcome }));
+      }
+      expect(daily.reduce((a, d) => a + d.totalTokens, 0)).toBe(totals.totalTokens);
+    }
+  });
+
+  it('is rebuilt from the files still there on --reset-state', () => {
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
+    const before = report(['--state-dir', state, '-z', 'UTC'], env);
+    expect(before.daily.length).toBeGreaterThan(0);
+    expect(run(['once', '--state-dir', state, '--reset-state', ...KEEP], env).status).toBe(0);
+    expect(report(['--state-dir', state, '-z', 'UTC'], env)).toEqual(before);
+  });
+
+  it('reads the files itself, writing nothing, where no state exists', () => {
+    const state = join(tempDir(), 'none');
+    const fromFiles = report(['--state-dir', state, '-z', 'UTC', ...KEEP], env);
+    expect(existsSync(state)).toBe(false);
+    const kept = tempDir();
+    expect(run(['once', '--state-dir', kept, ...KEEP], env).status).toBe(0);
+    expect(report(['--state-dir', kept, '-z', 'UTC'], env)).toEqual(fromFiles);
+  });
+
+  it('prints an empty table with its totals row for an empty state, exit 0', () => {
+    const empty = envFor(tempDir());
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state], empty).status).toBe(0);
+    const table = run(['report', '--state-dir', state], empty);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/^Date +Models +Input +Output +Cache Read +Cache Write +Total Tokens +Cost\n─+.*\n─+.*\nTotal +0 +0 +0 +0 +0 +\$0\.00\n$/);
+    expect(report(['--state-dir', state], empty)).toMatchObject({ daily: [], totals: { inputTokens: 0, totalTokens: 0, totalCost: 0 } });
+    for (const kind of ['weekly', 'monthly', 'session', 'blocks']) expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
+  });
+
+  it.each([
+    [['report', '--since', '2026-13-01'], /--since: expected a date as YYYY-MM-DD or YYYYMMDD, got "2026-13-01"/],
+    [['report', '--until', 'yesterday'], /--until: expected a date/],
+    [['report', '--since', '20260301', '--until', '2026-02-01'], /--since 2026-03-01 is after --until 2026-02-01/],
+    [['report', '--breakdown', 'day'], /--breakdown: expected one of model, project, harness, got "day"/],
+    [['report', '--harness', 'claude'], /--harness: unknown harness "claude"/],
+    [['report', '-z', 'Mars/Olympus'], /--timezone: unknown time zone "Mars\/Olympus"/],
+    [['report', 'weekley'], /unknown report "weekley" \(did you mean weekly\?\)/],
+    [['report', 'daily', 'more'], /unexpected argument "more"/],
+    [['sessions', '--until', '2026-01-01'], /--until: only the report command takes it/],
+    [['report', '--reset-state'], /--reset-state: the report command never writes the state/],
+  ])('refuses %j, naming the flag', (args, message) => {
+    const r = run([...args, '--state-dir', tempDir()], env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('takes a day in both of ccusage\'s forms, and keeps --since a duration for sessions', () => {
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
+    const all = report(['--state-dir', state, '-z', 'UTC'], env).daily;
+    const day = all.at(-1)!.date;
+    const one = report(['--state-dir', state, '-z', 'UTC', '--since', day.replace(/-/g, ''), '--until', day], env);
+    expect(one.daily.map((d) => d.date)).toEqual([day]);
+    expect(run(['sessions', '--since', '7d', '--state-dir', state], env).status).toBe(0);
+  });
+
+  it('loads no reader, collector, output or agent when a state exists (the files are read only without one)', () => {
+    const STATIC = /^(?:import|export)\s+(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm;
+    const seen = new Set<string>();
+    const visit = (module: string) => {
+      if (seen.has(module)) return;
+      seen.add(module);
+      for (const m of readFileSync(join(SRC, module), 'utf8').matchAll(STATIC)) {
+        const spec = (m[1] ?? m[2])!;
+        if (spec.startsWith('.')) visit(relative(SRC, resolve(dirname(join(SRC, module)), spec)).replace(/\.js$/, '.ts'));
+      }
+    };
+    visit('main.ts');
+    expect(readFileSync(join(SRC, 'main.ts'), 'utf8')).toContain("import('./cli/report.js')");
+    visit('cli/report.ts');
+    expect([...seen].filter((m) => /^(agent|collectors\/|metrics\/|process\/|readers\/|cli\/(help|top|demo|statusline))/.test(m))).toEqual([]);
+  });
+});
+
+describe('report against ccusage on the same files', () => {
+  let home: string;
+  let state: string;
+  beforeAll(() => {
+    home = ensureCorpus(tempDir(), 42, 6).corpus.home;
+    state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], envFor(home)).status).toBe(0);
+  }, 120_000);
+
+  const ccusage = (args: string[], kind = 'daily') => {
+    const r = spawnSync(CCUSAGE, [...args, kind, '--json', '--offline', '--timezone', 'UTC'], {
+      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex'), TZ: 'UTC' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { blocks: Record<string, unknown>[]; daily: (Omit<Day, 'modelBreakdowns'> & { costUSD?: number; models?: Record<string, { cacheCreationTokens: number }>; modelBreakdowns?: Day['modelBreakdowns'] })[] };
+  };
+  const tokens = (d: Omit<Totals, 'totalCost' | 'requests' | 'turns'>) =>
+    ({ inputTokens: d.inputTokens, outputTokens: d.outputTokens, cacheReadTokens: d.cacheReadTokens, cacheCreationTokens: d.cacheCreationTokens, totalTokens: d.totalTokens });
+
+  it('Claude Code: the same tokens and cost per day as `ccusage claude daily`', () => {
+    const theirs = ccusage(['claude']).daily;
+    const ours = report(['--state-dir', state, '-z', 'UTC', '--harness', 'claude-code'], envFor(home)).daily;
+    expect(ours.length).toBeGreaterThan(1);
+    expect(ours.map((d) => [d.date, tokens(d)])).toEqual(theirs.map((d) => [d.date, tokens(d)]));
+    ours.forEach((d, i) => expect(d.totalCost).toBeCloseTo(theirs[i]!.totalCost, 9));
+  });
+
+  it('Codex: the same tokens per day as `ccusage codex daily`; the cost too but for the cache writes ccusage prices higher for gpt-5 (README)', () => {
+    const theirs = ccusage(['codex']).daily;
+    const ours = report(['--state-dir', state, '-z', 'UTC', '--harness', 'codex'], envFor(home)).daily;
+    expect(ours.length).toBeGreaterThan(1);
+    expect(ours.map((d) => [d.date, tokens(d)])).toEqual(theirs.map((d) => [d.date, tokens(d)]));
+    let differs = 0;
+    ours.forEach((d, i) => {
+      const models = theirs[i]!.models!;
+      // ccusage's table gives gpt-5 and gpt-5-codex a cache-write price of $1.5625 per million
+      // (1.25 times the input price); the exporter's gives none, so they cost the input price, $1.25.
+      const written = ['gpt-5', 'gpt-5-codex'].reduce((a, m) => a + (models[m]?.cacheCreationTokens ?? 0), 0);
+      if (written > 0) differs++;
+      expect(theirs[i]!.costUSD! - d.totalCost).toBeCloseTo(written * 0.3125e-6, 9);
+    });
+    expect(differs).toBeGreaterThan(0);
+  });
+
+  it('Claude Code: the same 5-hour blocks as `ccusage claude blocks` (start, last request, tokens, cost)', () => {
+    const pick = (b: Record<string, unknown>) => ({ startTime: b.startTime, endTime: b.endTime, actualEndTime: b.actualEndTime, tokenCounts: b.tokenCounts, models: b.models });
+    const theirs = ccusage(['claude'], 'blocks').blocks.filter((b) => !b.isGap);
+    const r = run(['report', 'blocks', '--json', '--state-dir', state, '--harness', 'claude-code'], envFor(home));
+    const ours = (JSON.parse(r.stdout) as { blocks: Record<string, unknown>[] }).blocks;
+    expect(ours.length).toBeGreaterThan(1);
+    expect(ours.map(pick)).toEqual(theirs.map(pick));
+    ours.forEach((b, i) => expect(b.costUSD as number).toBeCloseTo(theirs[i]!.costUSD as number, 9));
+  });
+});
