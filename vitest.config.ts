@@ -17,6 +17,7 @@ export const E2E = [
   'test/readers/droid.test.ts',
   'test/readers/pi.test.ts',
   'test/readers/sqlite.test.ts',
+  'test/report/report.test.ts',
 ];
 
 export default defineConfig({

@@ -111,7 +111,8 @@ describe('top', () => {
 
     const first = await until(async () => {
       const s = screen();
-      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) ? s : undefined;
+      // The whole frame: tmux may show a frame half drawn, its last line (the keys) not yet there.
+      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit/.test(s) ? s : undefined;
     }, 15_000, 'the top screen');
     expect(paneFlag('alternate_on')).toBe('1');
     mkdirSync(ARTIFACTS, { recursive: true });
