@@ -91,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
     return refused(e);
   }
   const { config, log, agent } = setup;
+  // Every command that stays up: what a first read allocates is not kept resident for the day.
+  if (['serve', 'top', 'demo'].includes(args.command)) (await import('./heap.js')).keepYoungGenerationSmall();
   if (args.command === 'hooks') {
     const [verb, harness] = args.words;
     if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || args.words.length > 2) {
