@@ -134,6 +134,8 @@ export class Agent {
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
     this.invalidate();
+    // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
+    if (this.processTimer && this.monitor?.registriesChanged()) this.scanProcesses();
   }
 
   /**
