@@ -1,5 +1,6 @@
 // The exporter's V8 heap over a day: what a first read allocates (a burst of short-lived objects)
-// does not leave a young generation grown to 32 MB resident. Run in a fresh Node, the real V8.
+// does not leave a young generation grown to 32 MB resident, and once it is done the heap shrinks
+// back towards what is live. Run in a fresh Node, the real V8.
 
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -28,5 +29,33 @@ describe('the young generation of a process that stays up', () => {
 
   it('stays at its initial size (two 1 MB semi-spaces) once kept small', async () => {
     expect(await youngAfterBurst(true)).toBeLessThanOrEqual(2);
+  });
+});
+
+/** V8's heap in MB (all of it, and in use) after a read's worth of objects was dropped and collected. */
+async function heapAfterRead(favour: boolean): Promise<{ total: number; used: number }> {
+  const script = `
+    ${favour ? `(await import(${JSON.stringify(HEAP)})).favourMemory();` : ''}
+    let read = [];
+    for (let i = 0; i < 4e5; i++) read.push({ i, s: 'line ' + i, a: [i, i] });
+    const kept = read.slice(0, 2e4);
+    read = null;
+    globalThis.gc();
+    globalThis.gc();
+    const { heapTotal, heapUsed } = process.memoryUsage();
+    process.stdout.write(JSON.stringify({ total: heapTotal / 1048576, used: heapUsed / 1048576, kept: kept.length }));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--input-type=module', '-e', script]);
+  return JSON.parse(stdout) as { total: number; used: number };
+}
+
+describe('the heap once the first read is done', () => {
+  it('stays grown to what the read needed by default (what the setting is for)', async () => {
+    const { total, used } = await heapAfterRead(false);
+    expect(total).toBeGreaterThan(5 * used);
+  });
+
+  it('shrinks towards what is live once memory is favoured', async () => {
+    const { total, used } = await heapAfterRead(true);
+    expect(total).toBeLessThan(5 * used);
   });
 });
