@@ -152,11 +152,13 @@ if (wanted('restart')) {
     await agent.scanAll();
     await agent.stop();
   }
-  const times = await warmRestarts(readState, corpus.home, corpus.expected, RESTARTS);
-  const seen = times.every((ms) => Number.isFinite(ms));
+  const restarts = await warmRestarts(readState, corpus.home, corpus.expected, RESTARTS);
+  const wall = restarts.map((r) => r.ms);
+  const seen = wall.every((ms) => Number.isFinite(ms));
   row(`warm restart of the binary, spawn to a /metrics with every total (median of ${RESTARTS})`,
-    seen ? `median ${median(times).toFixed(0)} ms (runs: ${times.map((ms) => ms.toFixed(0)).join(', ')})` : 'totals not reached within 30 s',
-    '<= 250 ms', seen && median(times) <= 250);
+    seen ? `median ${median(wall).toFixed(0)} ms wall, ${median(restarts.map((r) => r.cpuMs)).toFixed(0)} ms CPU (runs: ${wall.map((ms) => ms.toFixed(0)).join(', ')})`
+      : 'totals not reached within 30 s',
+    '<= 250 ms', seen && median(wall) <= 250);
 }
 
 // --- status latency: a permission prompt, a question, a kill --------------------------------------
