@@ -8,24 +8,29 @@
 //   BENCH_SEED           generator seed (default 1)
 //   BENCH_DIR            where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
-//   BENCH_REPORT_ONLY    1: only `report daily` against `ccusage daily` on the BENCH_SIZE_MB corpus
+//   BENCH_SETTLE_SECONDS how long a `serve` is left before its resident memory is read (default 30)
+//   BENCH_ONLY           the sections to run, comma-separated (default: all): cold, inprocess, scrape, memory,
+//                        restart, status, idle, droidpi, startup, peer, report (`report daily` against
+//                        `ccusage daily`, which `peer` also runs on each of its sizes)
 //
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { get as httpGet } from 'node:http';
-import { appendFileSync, closeSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusFiles, ensureCorpus } from './corpus.js';
-import { MAIN } from './root.js';
+import { sleep, startExporter } from './exporter.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerDaily, runReport, type DailyRun, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 import { idleFigures } from './idle.js';
+import { memoryFigures, type Resident } from './memory.js';
+import { warmRestarts } from './restart.js';
+import { statusLatencies } from './status.js';
 
 const sizeMb = Number(process.env.BENCH_SIZE_MB ?? 200);
 const peerSizes = (process.env.BENCH_PEER_SIZES_MB ?? '200,1024').split(',').filter(Boolean).map(Number);
@@ -40,6 +45,11 @@ const START_RUNS = 8;
 // Concurrent requests of the live page's JSON, with the LIVE_SESSIONS sessions.
 const API_REQUESTS = 300;
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
+const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
+const RESTARTS = 5;
+const STATUS_TRIALS = 20;
+const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+const wanted = (section: string) => only.size === 0 || only.has(section);
 
 // --- corpus ----------------------------------------------------------------------------------
 let t = performance.now();
@@ -51,13 +61,6 @@ process.stdout.write(`corpus ${corpus.home} (${reused ? 'reused' : `generated in
 row('corpus', `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) `
   + `${mb(corpus.bytes['claude-code'])}, Codex ${corpus.files.codex} ${mb(corpus.bytes.codex)}`);
 
-if (process.env.BENCH_REPORT_ONLY === '1') {
-  raceReport(installPeer(), corpus);
-  printTable(`Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, ${sizeMb} MB corpus (seed ${seed}), report only.`);
-  finishRun();
-  process.exit();
-}
-
 // Reading every byte once also brings the corpus into the page cache for every contender.
 t = performance.now();
 warm(files);
@@ -67,64 +70,113 @@ for (const f of files) statSync(f.path);
 row(`fs.stat of ${files.length} files`, `${(performance.now() - t).toFixed(1)} ms`);
 
 // --- cold scans in fresh processes: time and peak RSS ----------------------------------------
-const { baseRuns, coldRuns } = coldScans(['baseline', corpus.home], corpus.home);
-check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
-check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
-const baseMs = fastest(baseRuns);
-const coldMs = fastest(coldRuns);
-const speed = (runs: ChildRun[]) => `${sec(fastest(runs))}, ${(bytes / 1024 / 1024 / (fastest(runs) / 1000)).toFixed(0)} MB/s `
-  + `(runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
-row('baseline cold scan: readFileSync+split, JSON.parse every line', speed(baseRuns));
-row('exporter cold scan, fresh process', speed(coldRuns));
-row('  ratio baseline / exporter', `${(baseMs / coldMs).toFixed(1)}x`, '>= 4x', baseMs / coldMs >= 4);
-row('peak RSS, exporter cold scan', `${peakRss(coldRuns).toFixed(0)} MB`, '< 150 MB', peakRss(coldRuns) < 150);
-row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
+let baseMs: number | undefined;
+if (wanted('cold')) {
+  const { baseRuns, coldRuns } = coldScans(['baseline', corpus.home], corpus.home);
+  check('baseline = generator', corpus.expected, ...baseRuns.map((r) => r.totals));
+  check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
+  baseMs = fastest(baseRuns);
+  const coldMs = fastest(coldRuns);
+  const speed = (runs: ChildRun[]) => `${sec(fastest(runs))}, ${(bytes / 1024 / 1024 / (fastest(runs) / 1000)).toFixed(0)} MB/s `
+    + `(runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
+  row('baseline cold scan: readFileSync+split, JSON.parse every line', speed(baseRuns));
+  row('exporter cold scan, fresh process', speed(coldRuns));
+  row('  ratio baseline / exporter', `${(baseMs / coldMs).toFixed(1)}x`, '>= 4x', baseMs / coldMs >= 4);
+  row('peak RSS, exporter cold scan', `${peakRss(coldRuns).toFixed(0)} MB`, '< 150 MB', peakRss(coldRuns) < 150);
+  row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
+}
 
 // --- in-process: cold scan, no-change rescans, warm restart ----------------------------------
 const state = join(work, 'state');
-gc();
-t = performance.now();
-let agent = newAgent(state, corpus.home);
-await agent.scanAll();
-const coldIn = performance.now() - t;
-check('exporter in-process', corpus.expected, totalsOf(agent.families()));
-row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
+// A state database that holds the corpus and nothing else, for the restarts through the real binary
+// (not the in-process one: the appends below are counted in it, then cut from the files).
+let readState: string | undefined;
+if (wanted('inprocess')) {
+  gc();
+  t = performance.now();
+  let agent = newAgent(state, corpus.home);
+  await agent.scanAll();
+  const coldIn = performance.now() - t;
+  check('exporter in-process', corpus.expected, totalsOf(agent.families()));
+  if (baseMs !== undefined) row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
 
-const rescan = await noChangeRescan(agent);
-const perThousand = (ms: number) => (ms / files.length) * 1000;
-row('no-change rescan (median of 11, collector_duration_seconds summed)', `${rescan.ms.toFixed(1)} ms = ${perThousand(rescan.ms).toFixed(1)} ms per 1,000 files `
-  + `(CPU ${perThousand(rescan.cpuMs).toFixed(1)} ms per 1,000)`, '<= 10 ms / 1,000', perThousand(rescan.ms) <= 10);
-await agent.stop();
+  const rescan = await noChangeRescan(agent);
+  const perThousand = (ms: number) => (ms / files.length) * 1000;
+  row('no-change rescan (median of 11, collector_duration_seconds summed)', `${rescan.ms.toFixed(1)} ms = ${perThousand(rescan.ms).toFixed(1)} ms per 1,000 files `
+    + `(CPU ${perThousand(rescan.cpuMs).toFixed(1)} ms per 1,000)`, '<= 10 ms / 1,000', perThousand(rescan.ms) <= 10);
+  await agent.stop();
 
-gc();
-t = performance.now();
-agent = newAgent(state, corpus.home);
-await agent.scanAll();
-const restart = performance.now() - t;
-check('after warm restart', corpus.expected, totalsOf(agent.families()));
-row('warm restart from the state database (construct + scan)', `${restart.toFixed(0)} ms`, '<= 250 ms', restart <= 250);
-await agent.stop();
+  gc();
+  t = performance.now();
+  agent = newAgent(state, corpus.home);
+  await agent.scanAll();
+  const restart = performance.now() - t;
+  check('after warm restart', corpus.expected, totalsOf(agent.families()));
+  row('warm restart from the state database, in-process (construct + scan)', `${restart.toFixed(0)} ms`, '<= 250 ms', restart <= 250);
+  await agent.stop();
 
-// --- append latency through the real binary ---------------------------------------------------
-const latencies = await appendLatencies(state, corpus.home);
-const ok = latencies.filter((l) => Number.isFinite(l));
-const allSeen = ok.length === latencies.length;
-row(`append visible in /metrics (${latencies.length} appends)`,
-  allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
-  'median <= 40 ms', allSeen && median(ok) <= 40);
+  // --- append latency through the real binary -------------------------------------------------
+  const latencies = await appendLatencies(state, corpus.home);
+  const ok = latencies.filter((l) => Number.isFinite(l));
+  const allSeen = ok.length === latencies.length;
+  row(`append visible in /metrics (${latencies.length} appends)`,
+    allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
+    'median <= 40 ms', allSeen && median(ok) <= 40);
+}
 
 // --- a scrape with 1,000 live sessions through the real binary ---------------------------------
-const scrapes = await scrapeTimes(LIVE_SESSIONS);
-row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
-  `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
-  'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
-for (const [path, times] of Object.entries(scrapes.api)) {
-  row(`${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
-    `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`, 'median <= 50 ms', median(times) <= 50);
+if (wanted('scrape')) {
+  const scrapes = await scrapeTimes(liveHome(LIVE_SESSIONS));
+  row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
+    `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
+    'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
+  for (const [path, times] of Object.entries(scrapes.api)) {
+    row(`${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
+      `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`, 'median <= 50 ms', median(times) <= 50);
+  }
+}
+
+// --- resident memory of a settled serve: 1,000 live sessions, and after a first read of the corpus --
+if (wanted('memory')) {
+  const m = await memoryFigures(work, liveHome(LIVE_SESSIONS), corpus.home, settleSeconds);
+  const parts = (r: Resident) => `${r.rss.toFixed(0)} MB: ${r.file.toFixed(0)} MB mapped from files (the Node binary, libraries), ${r.anon.toFixed(0)} MB anonymous`
+    + (r.heapUsed === undefined ? '' : `, of which V8 heap in use ${r.heapUsed.toFixed(0)} MB`);
+  row(`RSS of serve with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions, ${settleSeconds} s after its first scan`, parts(m.live), '<= 60 MB', m.live.rss <= 60);
+  row(`RSS of serve after its first read of the corpus (${mb(bytes)}), ${settleSeconds} s later`, parts(m.firstRead), '<= 60 MB', m.firstRead.rss <= 60);
+  row('  RSS of a Node process only listening (what Node itself costs)', parts(m.node));
+  readState = m.stateDir;
+}
+
+// --- warm restart through the real binary: spawn to a /metrics with every counter ----------------
+if (wanted('restart')) {
+  if (!readState) {
+    const agent = newAgent((readState = join(work, 'restart-state')), corpus.home);
+    await agent.scanAll();
+    await agent.stop();
+  }
+  const restarts = await warmRestarts(readState, corpus.home, corpus.expected, RESTARTS);
+  const wall = restarts.map((r) => r.ms);
+  const seen = wall.every((ms) => Number.isFinite(ms));
+  row(`warm restart of the binary, spawn to a /metrics with every total (median of ${RESTARTS})`,
+    seen ? `median ${median(wall).toFixed(0)} ms wall, ${median(restarts.map((r) => r.cpuMs)).toFixed(0)} ms CPU (runs: ${wall.map((ms) => ms.toFixed(0)).join(', ')})`
+      : 'totals not reached within 30 s',
+    '<= 250 ms', seen && median(wall) <= 250);
+}
+
+// --- status latency: a permission prompt, a question, a kill --------------------------------------
+if (wanted('status')) {
+  const st = await statusLatencies(work, STATUS_TRIALS);
+  for (const [what, label] of [['permission', 'a permission prompt (the registry rewritten)'], ['question', 'a question (a transcript line)'],
+    ['kill', 'a kill (from the process\'s death)']] as const) {
+    const times = st[what];
+    const seen = times.every((ms) => Number.isFinite(ms));
+    row(`status in /metrics after ${label}, median of ${times.length}`, seen ? `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`
+      : `${times.filter((ms) => !Number.isFinite(ms)).length} not seen within 10 s`, 'median <= 1000 ms', seen && median(times) <= 1000);
+  }
 }
 
 // --- an idle serve: CPU ticks over a window, beside a process that only waits ---------------------
-if (idleSeconds > 0) {
+if (idleSeconds > 0 && wanted('idle')) {
   const exporter = await startExporter(join(work, 'idle-state'), corpus.home, []);
   try {
     const idle = await idleFigures(exporter.pid, work, idleSeconds);
@@ -141,10 +193,10 @@ if (idleSeconds > 0) {
 }
 
 // --- Droid and pi: a cold read of each against a plain parse-everything baseline ---------------
-await benchDroidAndPi(seed);
+if (wanted('droidpi')) await benchDroidAndPi(seed);
 
 // --- start-up: `once` on an empty home, fresh processes ----------------------------------------
-if (canTime()) {
+if (canTime() && wanted('startup')) {
   const empty = mkdtempSync(join(work, 'empty-home-'));
   const startRuns = Array.from({ length: START_RUNS }, (_, i) => runOnceEmpty(empty, join(work, `empty-${i}`)));
   const wall = Math.min(...startRuns.map((r) => r.wallMs));
@@ -153,11 +205,11 @@ if (canTime()) {
 }
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
-if (peerSizes.length > 0 && !canTime()) row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);
-else if (peerSizes.length > 0) {
+if (wanted('peer') && peerSizes.length > 0 && !canTime()) row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);
+else if (wanted('peer') && peerSizes.length > 0) {
   const peer = installPeer();
   for (const size of peerSizes) racePeer(peer, size === sizeMb ? corpus : ensureCorpus(dirFor(size), seed, size).corpus);
-}
+} else if (wanted('report')) raceReport(installPeer(), corpus);
 
 printTable(`Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, ${sizeMb} MB corpus (seed ${seed}); `
   + 'every contender ran in this run on the same page-cached files.');
@@ -246,37 +298,6 @@ async function outputTokens(url: string): Promise<number> {
 }
 
 /**
- * Starts `coding-agent-exporter` over a HOME (watching, periodic rescans out of the way unless `args` say otherwise); resolves
- * with its /metrics URL once its first scan is done.
- */
-async function startExporter(stateDir: string, home: string, args = ['--rescan-seconds', '3600']): Promise<{ url: string; pid: number; stop: () => Promise<unknown> }> {
-  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...args],
-    { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((r) => child.once('exit', r));
-  const stop = () => {
-    child.kill('SIGTERM');
-    return exited;
-  };
-  try {
-    const port = await new Promise<number>((resolve, reject) => {
-      let log = '';
-      let bound = 0;
-      child.stderr.setEncoding('utf8').on('data', (d: string) => {
-        log += d;
-        const listening = /"msg":"listening","address":"[^"]*:(\d+)"/.exec(log);
-        if (listening) bound = Number(listening[1]);
-        if (bound && log.includes('"msg":"first scan done"')) resolve(bound);
-      });
-      child.once('exit', () => reject(new Error(`exporter exited: ${log}`)));
-    });
-    return { url: `http://127.0.0.1:${port}/metrics`, pid: child.pid!, stop };
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-}
-
-/**
  * Appends an answer to transcripts of the corpus, one at a time, and times until /metrics counts
  * it; the appends are truncated away afterwards so the corpus stays reusable.
  */
@@ -315,24 +336,11 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
 }
 
 /**
- * The time a scraper waits for /metrics (plain and gzip, as Prometheus asks) with `sessions` live
- * Claude Code sessions, each in a project of its own: `SCRAPES` scrapes one after another. Then
+ * The time a scraper waits for /metrics (plain and gzip, as Prometheus asks) over a home of live
+ * sessions (`liveHome`): `SCRAPES` scrapes one after another. Then
  * the live page's JSON: after one request (a page open), `API_REQUESTS` at once, each timed.
  */
-async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, number[]> }> {
-  const home = join(work, 'live-home');
-  const now = Date.now();
-  for (let i = 0; i < sessions; i++) {
-    const dir = join(home, '.claude', 'projects', `-home-dev-src-app${i}`);
-    mkdirSync(dir, { recursive: true });
-    const at = (s: number) => new Date(now - 60_000 + s * 1000).toISOString();
-    const cwd = `/home/dev/src/app${i}`;
-    writeFileSync(join(dir, `${randomUUID()}.jsonl`), [
-      { type: 'user', uuid: `u${i}`, timestamp: at(0), cwd, message: { role: 'user', content: 'go' } },
-      { type: 'assistant', uuid: `a${i}`, timestamp: at(1), cwd, requestId: `r${i}`, message: { id: `m${i}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }],
-        stop_reason: 'end_turn', usage: { input_tokens: 10 + i, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } } },
-    ].map((r) => `${JSON.stringify(r)}\n`).join(''));
-  }
+async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, number[]> }> {
   const exporter = await startExporter(join(work, 'live-state'), home);
   try {
     const scrape = async (headers: Record<string, string>) => {
@@ -370,6 +378,21 @@ async function scrapeTimes(sessions: number): Promise<{ plain: number[]; gzip: n
   }
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
+/** A home of `sessions` live Claude Code sessions, each in a project of its own (made once a run). */
+function liveHome(sessions: number): string {
+  const home = join(work, 'live-home');
+  if (existsSync(home)) return home;
+  const now = Date.now();
+  for (let i = 0; i < sessions; i++) {
+    const dir = join(home, '.claude', 'projects', `-home-dev-src-app${i}`);
+    mkdirSync(dir, { recursive: true });
+    const at = (s: number) => new Date(now - 60_000 + s * 1000).toISOString();
+    const cwd = `/home/dev/src/app${i}`;
+    writeFileSync(join(dir, `${randomUUID()}.jsonl`), [
+      { type: 'user', uuid: `u${i}`, timestamp: at(0), cwd, message: { role: 'user', content: 'go' } },
+      { type: 'assistant', uuid: `a${i}`, timestamp: at(1), cwd, requestId: `r${i}`, message: { id: `m${i}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn', usage: { input_tokens: 10 + i, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } } },
+    ].map((r) => `${JSON.stringify(r)}\n`).join(''));
+  }
+  return home;
 }

@@ -41,3 +41,14 @@ export function diffTotals(expected: Totals, got: Totals): string[] {
 export function grandTotal(t: Totals): number {
   return HARNESSES.reduce((a, h) => a + TOKEN_TYPES.reduce((b, k) => b + t[h][k], 0), 0);
 }
+
+/** coding_agent_tokens_total of an exposition's text, summed over projects and models. */
+export function totalsOfText(text: string): Totals {
+  const totals = zeroTotals();
+  for (const m of text.matchAll(/^coding_agent_tokens_total\{([^}]*)\} (\S+)$/gm)) {
+    const h = /harness="([^"]*)"/.exec(m[1]!)?.[1] as Harness;
+    const type = /token_type="([^"]*)"/.exec(m[1]!)?.[1] as keyof Tokens;
+    if (totals[h] && type in totals[h]) totals[h][type] += Number(m[2]);
+  }
+  return totals;
+}

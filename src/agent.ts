@@ -36,6 +36,8 @@ const TICK_MS = 5_000;
 
 // At most one read per collector per this window while its files keep changing.
 const READ_WINDOW_MS = 100;
+// A change of a file this soon after its last one is dropped by chokidar (its throttle), and a bit more.
+const CHANGE_THROTTLE_MS = 60;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -61,6 +63,8 @@ export class Agent {
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
+  /** The read after a burst of changes (`startWatching`). */
+  private trailing?: NodeJS.Timeout;
   private tick?: NodeJS.Timeout;
   private webWatcher?: { close(): Promise<void> };
   private readonly self = new SelfMetrics();
@@ -135,6 +139,8 @@ export class Agent {
   private async scan(c: Collector<unknown>): Promise<void> {
     await c.scan();
     this.invalidate();
+    // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
+    if (this.processTimer && this.monitor?.registriesChanged()) this.scanProcesses();
   }
 
   /**
@@ -287,6 +293,7 @@ export class Agent {
     let lastRead = -Infinity;
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
+      clearTimeout(this.trailing);
       pending.add(c);
       // A session file changed: its agent (perhaps one just started) is looked for at once.
       this.monitor?.wake();
@@ -299,6 +306,11 @@ export class Agent {
         const todo = [...pending];
         pending.clear();
         for (const t of todo) void this.scan(t);
+        // chokidar drops a file's change that comes within 50 ms of its last one, and never tells
+        // it later (a registry rewritten twice in a row, a permission asked and granted, kept the
+        // first status until the next rescan): what a burst of changes ends with is read once more
+        // after that, unless more changes come first.
+        this.trailing = setTimeout(() => todo.forEach((t) => void this.scan(t)), CHANGE_THROTTLE_MS);
       }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
     const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
@@ -359,6 +371,7 @@ export class Agent {
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.trailing);
     if (this.tick) clearInterval(this.tick);
     this.self.stop();
     await this.webWatcher?.close();

@@ -102,6 +102,9 @@ async function main(argv: string[]): Promise<number> {
     return refused(e);
   }
   const { config, log, agent } = setup;
+  // Every command that stays up: what a first read allocates is not kept resident for the day.
+  const heap = ['serve', 'top', 'demo'].includes(args.command) ? await import('./heap.js') : undefined;
+  heap?.keepYoungGenerationSmall();
   if (args.command === 'hooks') {
     const [verb, harness] = args.words;
     if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || args.words.length > 2) {
@@ -118,6 +121,7 @@ async function main(argv: string[]): Promise<number> {
     let demo;
     try {
       demo = await (await import('./cli/demo.js')).startDemo(config, log);
+      heap?.favourMemory();
     } catch (e) {
       return refused(e);
     }
@@ -127,6 +131,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'top') {
     await agent.follow();
+    heap?.favourMemory();
     const { localSource, runTop } = await import('./cli/top.js');
     const code = await runTop(localSource(agent));
     await agent.stop();
@@ -146,6 +151,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     await agent.start();
+    heap?.favourMemory();
   } catch (e) {
     await agent.stop();
     return refused(e);

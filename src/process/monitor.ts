@@ -41,6 +41,8 @@ export class ProcessMonitor {
   /** The pids the cheap watch has seen, and those new at its last look (looked at once more: a fork execs the agent a moment later). */
   private watchedPids = new Set<number>();
   private newPids: number[] = [];
+  /** The registries the last scan joined, as JSON. */
+  private registriesJoined = '[]';
 
   constructor(
     private readonly table: ProcessTable,
@@ -65,6 +67,15 @@ export class ProcessMonitor {
     this.watchedPids = new Set(pids);
     this.newPids = fresh;
     return this.table.procs(look).some((p) => harnessOf(p.argv) !== undefined);
+  }
+
+  /**
+   * Whether a registry (`~/.claude/sessions/<pid>.json`) says something else than when the table was
+   * last read: the process was asked for a permission or an answer, or given one. Its status is
+   * the join's, so the table is read again at once, not up to a second later.
+   */
+  registriesChanged(): boolean {
+    return JSON.stringify(registryEntries(this.store)) !== this.registriesJoined;
   }
 
   /** A session file changed: the next `due` reads the table (a new session's agent is joined at once). */
@@ -93,11 +104,8 @@ export class ProcessMonitor {
   private scanOnce(now: number): boolean {
     const store = this.store;
     const procs = this.table.list();
-    const registries: [HarnessId, RegistryEntry][] = [];
-    for (const [key, entries] of store.registries) {
-      const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
-      for (const e of entries) registries.push([harness, e]);
-    }
+    const registries = registryEntries(store);
+    this.registriesJoined = JSON.stringify(registries);
     // A hosted session (an editor extension's task) is no process's: not even its harness's CLI's in its folder.
     const sessions = [...store.sessions.values()].filter((s) => !s.archived && !s.hosted);
     const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
@@ -221,3 +229,13 @@ export class ProcessMonitor {
 // its sessions keep the status their files give.
 const VISIBLE: ReadonlySet<HarnessId> = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].names.length > 0));
 const HARNESS_TOOL_ENV = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].toolEnv !== undefined));
+
+/** Every harness's registry entries, as the collectors last listed them. */
+function registryEntries(store: SessionStore): [HarnessId, RegistryEntry][] {
+  const registries: [HarnessId, RegistryEntry][] = [];
+  for (const [key, entries] of store.registries) {
+    const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
+    for (const e of entries) registries.push([harness, e]);
+  }
+  return registries;
+}

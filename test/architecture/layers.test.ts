@@ -9,10 +9,11 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** What each layer (a folder of src/, or a file at its top) may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
-  // The base: the words, the reader contract and the session record; files, logging, threads.
+  // The base: the words, the reader contract and the session record; files, logging, threads, V8's heap.
   files: [],
   log: [],
   threads: [],
+  heap: [],
   version: ['files'],
   session: ['files'],
   catalog: ['session'],
@@ -35,7 +36,7 @@ const LAYERS: Record<string, readonly string[]> = {
   // The wiring and the commands.
   agent: ['collectors', 'config', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
   cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
-  main: ['agent', 'cli', 'config', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
+  main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */

@@ -103,3 +103,21 @@ describe('state database', () => {
     expect(existsSync(`${path}.new`)).toBe(false);
   }, 60_000);
 });
+
+describe('the dedupe keys of a state database', () => {
+  it('are read at the first lookup, not at open (a restart that reads nothing new never reads them)', () => {
+    const dir = tempDir();
+    const first = new StateDb(dir);
+    first.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: ['a'] });
+    first.close();
+    const db = new StateDb(dir);
+    // Written after the open, by another connection: a filter filled at open would not know it.
+    const other = new Database(join(dir, 'state.db'));
+    other.prepare('INSERT INTO seen (key) VALUES (?)').run('b');
+    other.close();
+    expect([db.seen('a'), db.seen('b'), db.seen('c')]).toEqual([true, true, false]);
+    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: ['d'] });
+    expect(db.seen('d')).toBe(true);
+    db.close();
+  });
+});

@@ -1,0 +1,50 @@
+// What a `serve` keeps resident once settled: over a home of many live sessions, and after its first
+// read of the corpus (an empty state database), beside a plain Node process that only listens (what
+// Node itself costs). Resident memory as the kernel counts it, split into what is mapped from files
+// (the Node binary and its libraries, shared with every Node process) and the rest (V8's heaps,
+// buffers, SQLite's and the allocator's memory).
+
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { residentMb, sleep, startExporter } from './exporter.js';
+
+export interface Resident {
+  rss: number;
+  file: number;
+  anon: number;
+  /** V8's heap in use as the exporter last sampled it (nodejs_heap_size_used_bytes), MB. */
+  heapUsed?: number;
+}
+
+export interface MemoryFigures {
+  live: Resident;
+  firstRead: Resident;
+  node: Resident;
+  /** The state database the first read left (a warm restart starts from it). */
+  stateDir: string;
+}
+
+/** The exporter over `home`, every page asked for once, `settleSeconds` later. */
+async function settled(stateDir: string, home: string, settleSeconds: number): Promise<Resident> {
+  const exporter = await startExporter(stateDir, home);
+  try {
+    for (const path of ['/metrics', '/api/v1/sessions', '/api/v1/summary']) await (await fetch(exporter.url.replace(/\/metrics$/, path))).arrayBuffer();
+    await sleep(settleSeconds * 1000);
+    const heap = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await (await fetch(exporter.url)).text());
+    return { ...residentMb(exporter.pid), ...(heap ? { heapUsed: Number(heap[1]) / 1024 / 1024 } : {}) };
+  } finally {
+    await exporter.stop();
+  }
+}
+
+export async function memoryFigures(work: string, liveHome: string, corpusHome: string, settleSeconds: number): Promise<MemoryFigures> {
+  const node = spawn(process.execPath, ['-e', "require('node:http').createServer().listen(0, '127.0.0.1')"], { stdio: 'ignore' });
+  try {
+    const stateDir = join(work, 'memory-first-read');
+    // Side by side: what is measured is memory, and the settling is most of the time.
+    const [live, firstRead] = await Promise.all([settled(join(work, 'memory-live'), liveHome, settleSeconds), settled(stateDir, corpusHome, settleSeconds)]);
+    return { live, firstRead, node: residentMb(node.pid!), stateDir };
+  } finally {
+    node.kill('SIGTERM');
+  }
+}
