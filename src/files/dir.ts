@@ -110,10 +110,19 @@ export function statListed(path: string): Stats | undefined {
 }
 
 export function isFile(path: string): boolean {
+  return fileStat(path) !== undefined;
+}
+
+/**
+ * A file's stat when it is a file, else undefined: a listing that has to stat a file to know it is
+ * there hands this on with it (`SessionFile.stat`), so that a rescan costs one stat per file.
+ */
+export function fileStat(path: string): Stats | undefined {
   try {
-    return statSync(path).isFile();
+    const st = statSync(path);
+    return st.isFile() ? st : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

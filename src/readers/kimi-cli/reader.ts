@@ -16,7 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
-import { isFile, listDir, readText } from '../../files/dir.js';
+import { fileStat, listDir, readText } from '../../files/dir.js';
 import { secondsToMs } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 
@@ -43,10 +43,12 @@ function listFiles(root: string): SessionFile[] {
     for (const session of listDir(group.path)) {
       if (!session.isDirectory) continue;
       const wire = join(session.path, WIRE);
-      if (isFile(wire)) files.push({ path: wire, sessionId: session.name });
+      const stat = fileStat(wire);
+      if (stat) files.push({ path: wire, sessionId: session.name, stat });
       for (const sub of listDir(join(session.path, 'subagents'))) {
         const path = join(sub.path, WIRE);
-        if (sub.isDirectory && isFile(path)) files.push({ path, sessionId: session.name });
+        const subStat = sub.isDirectory ? fileStat(path) : undefined;
+        if (subStat) files.push({ path, sessionId: session.name, stat: subStat });
       }
     }
   }

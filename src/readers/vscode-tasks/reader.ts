@@ -27,7 +27,7 @@ import type { SessionEvents } from '../../session/events.js';
 import type { HarnessId, TokenType, Usage } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
-import { isFile, listDir, readTail, readText } from '../../files/dir.js';
+import { fileStat, listDir, readTail, readText } from '../../files/dir.js';
 import { editorTaskRoots, extensionDir, isTaskRoot } from './paths.js';
 import { callOf } from './tools.js';
 
@@ -72,7 +72,8 @@ const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWri
 export function taskFiles(root: string): SessionFile[] {
   return listDir(root).flatMap((dir) => {
     const path = join(dir.path, TRANSCRIPT);
-    return dir.isDirectory && isFile(path) ? [{ path, sessionId: dir.name, document: true as const }] : [];
+    const stat = dir.isDirectory ? fileStat(path) : undefined;
+    return stat ? [{ path, sessionId: dir.name, document: true as const, stat }] : [];
   });
 }
 
