@@ -181,6 +181,31 @@ export function readTail(path: string, bytes: number): Buffer | undefined {
   }
 }
 
+/**
+ * Small files (`readText`) parsed again only when their stat changed: an index every session's
+ * read consults (Cline's task history) is read once per change, not once per session. One changed
+ * within SETTLE_MS of now may change again in the same clock tick, unseen: it is not kept.
+ */
+export class ParsedFiles<T> {
+  private readonly kept = new Map<string, { stamp: string; value: T }>();
+  /** How many times a file was read and parsed (a kept one is neither). */
+  parses = 0;
+
+  constructor(private readonly parse: (text: string | undefined) => T) {}
+
+  get(path: string): T {
+    const st = fileStat(path);
+    const stamp = st && `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const hit = this.kept.get(path);
+    if (hit && hit.stamp === stamp) return hit.value;
+    this.parses++;
+    const value = this.parse(st ? readText(path) : undefined);
+    if (stamp && Date.now() - st.mtimeMs > SETTLE_MS) this.kept.set(path, { stamp, value });
+    else this.kept.delete(path);
+    return value;
+  }
+}
+
 // A "small" file larger than this is not one the harness wrote as a marker or a record.
 const MAX_TEXT = 16 << 20;
 
