@@ -277,7 +277,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
         if (m.type === 'ask' && ev.firstTime(`end:${key}`)) ev.turnEnded('failed', ts);
         return;
     }
-    const call = callOf(kind, obj(jsonValue(str(m.text) ?? '')));
+    const call = callOf(kind, str(m.text));
     if (!call) return;
     // An `ask` waits for the person's approval until a message follows it (a question or a
     // delegation waits on its own).
