@@ -50,7 +50,13 @@ function listingFailed(dir: string, e: unknown): void {
 export function listDir(dir: string): Entry[] {
   let mtimeMs: number;
   try {
-    mtimeMs = statSync(dir).mtimeMs;
+    // A missing folder is common (a session without subagents): no error built for it, that costs more than the stat.
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (!st) {
+      cache.delete(dir);
+      return [];
+    }
+    mtimeMs = st.mtimeMs;
   } catch (e) {
     cache.delete(dir);
     listingFailed(dir, e);
@@ -119,8 +125,8 @@ export function isFile(path: string): boolean {
  */
 export function fileStat(path: string): Stats | undefined {
   try {
-    const st = statSync(path);
-    return st.isFile() ? st : undefined;
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isFile() ? st : undefined;
   } catch {
     return undefined;
   }
