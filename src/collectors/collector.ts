@@ -44,6 +44,9 @@ export interface ReadAheadOptions {
   mainReads?: boolean;
 }
 
+/** Removed since it was listed (its listing's stat said it was there): as if it had not been listed. */
+const removed = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
+
 export class Collector<S> {
   readonly stats: CollectorStats = { success: true, durationSeconds: 0, files: 0, readBytes: 0, skipped: new Map() };
   /** What was read of each file, and which file each path holds now. */
@@ -196,7 +199,7 @@ export class Collector<S> {
     if (!threads || reader.kind === 'store') return undefined;
     const fresh = files.filter((f) => !f.document && !this.files.get(f.path));
     let bytes = 0;
-    for (const f of fresh) bytes += statSync(f.path, { throwIfNoEntry: false })?.size ?? 0;
+    for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
     const ahead = ReadAhead.start(threads, reader, fresh, mainReads);
     if (ahead) this.log.info('reading a backlog on threads', { collector: this.name, files: fresh.length, bytes, threads: threads.claims.length });
@@ -207,7 +210,8 @@ export class Collector<S> {
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
     if (reader.kind === 'store' && !file.document) return this.readStore(reader, file);
-    const st = statListed(file.path);
+    // The listing's stat where it took one: a rescan of files that did not change costs one stat each.
+    const st = file.stat ?? statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;
     if (file.document || reader.kind === 'store') return this.readDocument(reader, file, st);
@@ -247,6 +251,7 @@ export class Collector<S> {
         }
       });
     }
+    if (result.error && removed(result.error) && result.bytesRead === 0) return true;
     this.readSessions.set(sessionOf(), file.path);
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
@@ -318,6 +323,7 @@ export class Collector<S> {
       try {
         bytes = readRegular(file.path);
       } catch (e) {
+        if (removed(e)) return true;
         this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(e) });
         return false;
       }

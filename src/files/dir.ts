@@ -50,7 +50,13 @@ function listingFailed(dir: string, e: unknown): void {
 export function listDir(dir: string): Entry[] {
   let mtimeMs: number;
   try {
-    mtimeMs = statSync(dir).mtimeMs;
+    // A missing folder is common (a session without subagents): no error built for it, that costs more than the stat.
+    const st = statSync(dir, { throwIfNoEntry: false });
+    if (!st) {
+      cache.delete(dir);
+      return [];
+    }
+    mtimeMs = st.mtimeMs;
   } catch (e) {
     cache.delete(dir);
     listingFailed(dir, e);
@@ -110,10 +116,19 @@ export function statListed(path: string): Stats | undefined {
 }
 
 export function isFile(path: string): boolean {
+  return fileStat(path) !== undefined;
+}
+
+/**
+ * A file's stat when it is a file, else undefined: a listing that has to stat a file to know it is
+ * there hands this on with it (`SessionFile.stat`), so that a rescan costs one stat per file.
+ */
+export function fileStat(path: string): Stats | undefined {
   try {
-    return statSync(path).isFile();
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st?.isFile() ? st : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -169,6 +184,31 @@ export function readTail(path: string, bytes: number): Buffer | undefined {
     }
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Small files (`readText`) parsed again only when their stat changed: an index every session's
+ * read consults (Cline's task history) is read once per change, not once per session. One changed
+ * within SETTLE_MS of now may change again in the same clock tick, unseen: it is not kept.
+ */
+export class ParsedFiles<T> {
+  private readonly kept = new Map<string, { stamp: string; value: T }>();
+  /** How many times a file was read and parsed (a kept one is neither). */
+  parses = 0;
+
+  constructor(private readonly parse: (text: string | undefined) => T) {}
+
+  get(path: string): T {
+    const st = fileStat(path);
+    const stamp = st && `${st.ino}:${st.size}:${st.mtimeMs}`;
+    const hit = this.kept.get(path);
+    if (hit && hit.stamp === stamp) return hit.value;
+    this.parses++;
+    const value = this.parse(st ? readText(path) : undefined);
+    if (stamp && Date.now() - st.mtimeMs > SETTLE_MS) this.kept.set(path, { stamp, value });
+    else this.kept.delete(path);
+    return value;
   }
 }
 

@@ -3,29 +3,23 @@
 // configured with. Only the names (the keys under the servers' key) are kept from a config file;
 // nothing under them (commands, environment, headers: secrets live there) is kept or reported.
 
-import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { isDirectory, readText } from '../files/dir.js';
+import { isDirectory, ParsedFiles, readText } from '../files/dir.js';
 import { jsonValue, obj } from './fields.js';
 
-const cache = new Map<string, { stamp: string; names: string[] }>();
+/** The configs read, by the key their servers are under: each read again only when it changed. */
+const configs = new Map<string, ParsedFiles<string[]>>();
 
 /** The server names a JSON or JSONC config file declares under `key`; none when it is missing or broken. */
 export function configuredServers(path: string, key: string): string[] {
-  let stamp: string;
-  try {
-    const st = statSync(path);
-    stamp = `${st.mtimeMs}:${st.size}`;
-  } catch {
-    cache.delete(path);
-    return [];
+  let files = configs.get(key);
+  if (!files) {
+    configs.set(key, (files = new ParsedFiles((text) => {
+      const servers = obj(obj(jsonValue(withoutComments(text ?? '')))?.[key]);
+      return servers ? Object.keys(servers) : [];
+    })));
   }
-  const hit = cache.get(path);
-  if (hit?.stamp === stamp) return hit.names;
-  const servers = obj(obj(jsonValue(withoutComments(readText(path) ?? '')))?.[key]);
-  const names = servers ? Object.keys(servers) : [];
-  cache.set(path, { stamp, names });
-  return names;
+  return files.get(path);
 }
 
 /** JSONC as JSON: comments and trailing commas outside strings removed. */

@@ -2,6 +2,7 @@
 // records mean, and reports what it finds as events on a session. It knows nothing of metrics,
 // configuration, persistence or the clock.
 
+import type { Stats } from 'node:fs';
 import type { SessionEvents } from '../session/events.js';
 import type { HarnessFacts, HarnessId, RegistryEntry, UsagePart } from '../session/types.js';
 
@@ -17,6 +18,11 @@ export interface SessionFile {
   document?: true;
   /** The harness archived the session (Codex's `archived_sessions/`). */
   archived?: true;
+  /**
+   * The file's stat, where the listing took one to know the file is there (`fileStat`): the
+   * collector reads by it instead of stat-ing the file a second time.
+   */
+  stat?: Stats;
 }
 
 interface ReaderBase<State> {

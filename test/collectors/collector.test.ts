@@ -11,6 +11,7 @@ import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
 import { obj } from '../../src/readers/fields.js';
+import { fileStat } from '../../src/files/dir.js';
 import { parseJson } from '../../src/readers/lines.js';
 import { liveSessions } from '../../src/store/live.js';
 import type { LineReader, Reader } from '../../src/readers/reader.js';
@@ -354,6 +355,52 @@ describe('document files (one JSON document rewritten whole)', () => {
     const read = t.collector.stats.readBytes;
     await t.collector.scan(); // unchanged: not read
     expect(t.collector.stats.readBytes).toBe(read);
+  });
+
+  it('reads a document by the stat its listing took (one stat per file), so a change after the listing is read at the next scan', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '{"tokens": {"a": 10}}');
+    later(t.path, 1);
+    let writeAfterListing: (() => void) | undefined;
+    const listing: Reader<DocState> = {
+      ...docReader,
+      listFiles: (root) => {
+        const stat = fileStat(join(root, 'doc.json'));
+        writeAfterListing?.();
+        writeAfterListing = undefined;
+        return stat ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true, stat }] : [];
+      },
+    };
+    const s = docSetup(t.stateDir, t.root, listing);
+    await s.collector.scan();
+    expect(s.input()).toBe(10);
+    writeAfterListing = () => {
+      writeFileSync(t.path, '{"tokens": {"a": 12}}'); // same size: only the mtime tells
+      later(t.path, 2);
+    };
+    await s.collector.scan(); // listed unchanged: not read
+    expect(s.input()).toBe(10);
+    const read = s.collector.stats.readBytes;
+    await s.collector.scan();
+    expect(s.input()).toBe(12);
+    expect(s.collector.stats.readBytes).toBeGreaterThan(read);
+  });
+
+  it('takes a document removed after its listing took its stat as not listed, without failing', async () => {
+    const t = docSetup();
+    writeFileSync(t.path, '{"tokens": {"a": 10}}');
+    const listing: Reader<DocState> = {
+      ...docReader,
+      listFiles: (root) => {
+        const stat = fileStat(join(root, 'doc.json'));
+        rmSync(join(root, 'doc.json'), { force: true });
+        return stat ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true, stat }] : [];
+      },
+    };
+    const s = docSetup(t.stateDir, t.root, listing);
+    await s.collector.scan();
+    expect(s.collector.stats.success).toBe(true);
+    expect(s.input()).toBe(0);
   });
 
   it('keeps counting from its state when the document is replaced by a rename, and after a restart', async () => {

@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -6,6 +6,7 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { rooCode } from '../../src/readers/roo-code/reader.js';
 import { cline } from '../../src/readers/cline/reader.js';
+import { taskHistories } from '../../src/readers/vscode-tasks/reader.js';
 import { kilo } from '../../src/readers/kilo/reader.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
 import { StateDb } from '../../src/state/db.js';
@@ -96,6 +97,38 @@ describe('VS Code extension tasks (Cline)', () => {
     };
     return { read };
   }
+
+  it('reads the task history once for all the tasks it names, and again only when it changed', async () => {
+    const storage = join(tempDir(), 'saoudrizwan.claude-dev');
+    const history = (ids: string[]) => {
+      mkdirSync(join(storage, 'state'), { recursive: true });
+      const path = join(storage, 'state', 'taskHistory.json');
+      writeFileSync(path, JSON.stringify(ids.map((id) => ({ id, ts: T, task: 'x', cwdOnTaskInitialization: `/src/${id}` }))));
+      // Written a while ago: a file changed within the last seconds may change again unseen, and is read every time.
+      const at = new Date(Date.now() - 60_000 + ids.length * 1000);
+      utimesSync(path, at, at);
+    };
+    const newTask = (id: string) => {
+      mkdirSync(join(storage, 'tasks', id), { recursive: true });
+      writeFileSync(join(storage, 'tasks', id, 'ui_messages.json'), JSON.stringify([{ ts: T, type: 'say', say: 'task', text: 'x' }]));
+    };
+    const ids = ['1796000000001', '1796000000002', '1796000000003'];
+    ids.forEach(newTask);
+    history(ids);
+    const db = new StateDb(':memory:');
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('cline', cline, [join(storage, 'tasks')], store, db, createLogger('error'));
+    const cwds = () => [...store.sessions.values()].map((x) => x.cwd).sort();
+    const before = taskHistories.parses;
+    await collector.scan();
+    expect(cwds()).toEqual(['/src/1796000000001', '/src/1796000000002', '/src/1796000000003']);
+    expect(taskHistories.parses - before).toBe(1);
+    newTask('1796000000004');
+    history([...ids, '1796000000004']);
+    await collector.scan();
+    expect(cwds()).toEqual(['/src/1796000000001', '/src/1796000000002', '/src/1796000000003', '/src/1796000000004']);
+    expect(taskHistories.parses - before).toBe(2);
+  });
 
   it('takes the model and provider of each request from task_metadata.json where the messages name none, else the task history\'s model', () => {
     const messages = [{ ts: T, type: 'say', say: 'task', text: 'x' }, api(T + 10, { tokensIn: 100, tokensOut: 5, cacheReads: 40, cacheWrites: 0 }),

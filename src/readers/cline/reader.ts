@@ -14,7 +14,7 @@ import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
-import { isFile, listDir } from '../../files/dir.js';
+import { fileStat, isFile, listDir } from '../../files/dir.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 import { withExtensionTasks } from '../vscode-tasks/reader.js';
@@ -39,7 +39,8 @@ function listFiles(root: string): SessionFile[] {
     // The manifest first: the session's folder, branch and model are known before its tokens count.
     for (const name of [`${id}.json`, `${id}${MESSAGES}`]) {
       const path = join(dir.path, name);
-      if (isFile(path)) files.push({ path, sessionId: id, document: true });
+      const stat = fileStat(path);
+      if (stat) files.push({ path, sessionId: id, document: true, stat });
     }
   }
   return files;

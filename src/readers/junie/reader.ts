@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { num, numberOf, obj, str } from '../fields.js';
-import { listDir, isFile } from '../../files/dir.js';
+import { fileStat, listDir } from '../../files/dir.js';
 import { scanRecord, type Shape } from '../scan.js';
 
 function defaultRoots(_env: NodeJS.ProcessEnv, home: string): string[] {
@@ -23,10 +23,11 @@ function defaultRoots(_env: NodeJS.ProcessEnv, home: string): string[] {
 }
 
 function listFiles(root: string): SessionFile[] {
-  return listDir(root)
-    .filter((e) => e.isDirectory)
-    .map((e) => ({ path: join(e.path, 'events.jsonl'), sessionId: e.name }))
-    .filter((f) => isFile(f.path));
+  return listDir(root).flatMap((e) => {
+    const path = join(e.path, 'events.jsonl');
+    const stat = e.isDirectory ? fileStat(path) : undefined;
+    return stat ? [{ path, sessionId: e.name, stat }] : [];
+  });
 }
 
 // Large state snapshots (`AgentStateUpdatedEvent`) are passed over unread.

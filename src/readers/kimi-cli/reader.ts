@@ -16,7 +16,7 @@ import { basename, dirname, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
-import { isFile, listDir, readText } from '../../files/dir.js';
+import { fileStat, listDir, ParsedFiles, readText } from '../../files/dir.js';
 import { secondsToMs } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 
@@ -43,10 +43,12 @@ function listFiles(root: string): SessionFile[] {
     for (const session of listDir(group.path)) {
       if (!session.isDirectory) continue;
       const wire = join(session.path, WIRE);
-      if (isFile(wire)) files.push({ path: wire, sessionId: session.name });
+      const stat = fileStat(wire);
+      if (stat) files.push({ path: wire, sessionId: session.name, stat });
       for (const sub of listDir(join(session.path, 'subagents'))) {
         const path = join(sub.path, WIRE);
-        if (sub.isDirectory && isFile(path)) files.push({ path, sessionId: session.name });
+        const subStat = sub.isDirectory ? fileStat(path) : undefined;
+        if (subStat) files.push({ path, sessionId: session.name, stat: subStat });
       }
     }
   }
@@ -55,26 +57,38 @@ function listFiles(root: string): SessionFile[] {
 
 const isSubagentFile = (file: SessionFile) => basename(dirname(dirname(file.path))) === 'subagents';
 
-/** The session folder's path: `kimi.json` maps each `<md5>` (or `<kaos>_<md5>`) back to it. */
-function cwdOf(file: SessionFile, sub: boolean): string | undefined {
-  const sessionDir = sub ? dirname(dirname(dirname(file.path))) : dirname(file.path);
-  const group = basename(dirname(sessionDir));
-  const index = jsonObject(readText(join(dirname(dirname(dirname(sessionDir))), 'kimi.json')) ?? '');
+/**
+ * `kimi.json`'s folders by their session groups' names (`<md5>` and `<kaos>_<md5>`): read once
+ * per change of it, not once per session (every folder's md5 for each session's first line).
+ */
+export const workDirs = new ParsedFiles((text) => {
+  const index = jsonObject(text ?? '');
+  const byGroup = new Map<string, string>();
   for (const w of Array.isArray(index?.work_dirs) ? index.work_dirs : []) {
     const path = str(obj(w)?.path);
     if (!path) continue;
     const md5 = createHash('md5').update(path).digest('hex');
     const kaos = str(obj(w)?.kaos) ?? 'local';
-    if (group === md5 || group === `${kaos}_${md5}`) return path;
+    // The first folder of a name, as the list was searched in order.
+    for (const group of [md5, `${kaos}_${md5}`]) if (!byGroup.has(group)) byGroup.set(group, path);
   }
-  return undefined;
+  return byGroup;
+});
+
+/** The configured default model (`config.toml`, which holds API keys too: only this key is kept), read once per change. */
+const defaultModels = new ParsedFiles((config) => /^default_model\s*=\s*"([^"\n]+)"/m.exec(config ?? '')?.[1]);
+
+/** The session folder's path: `kimi.json` maps each `<md5>` (or `<kaos>_<md5>`) back to it. */
+function cwdOf(file: SessionFile, sub: boolean): string | undefined {
+  const sessionDir = sub ? dirname(dirname(dirname(file.path))) : dirname(file.path);
+  const group = basename(dirname(sessionDir));
+  return workDirs.get(join(dirname(dirname(dirname(sessionDir))), 'kimi.json')).get(group);
 }
 
 /** The model a log's steps ran on: a subagent's from its `meta.json`, else the configured default. */
 function modelOf(file: SessionFile, sub: boolean): string | undefined {
   if (sub) return str(obj(jsonObject(readText(join(dirname(file.path), 'meta.json')) ?? '')?.launch_spec)?.effective_model);
-  const config = readText(join(dirname(dirname(dirname(dirname(file.path)))), 'config.toml')) ?? '';
-  return /^default_model\s*=\s*"([^"\n]+)"/m.exec(config)?.[1];
+  return defaultModels.get(join(dirname(dirname(dirname(dirname(file.path)))), 'config.toml'));
 }
 
 function readLine(line: Buffer, state: KimiState, file: SessionFile, ev: SessionEvents): void {

@@ -27,7 +27,7 @@ import type { SessionEvents } from '../../session/events.js';
 import type { HarnessId, TokenType, Usage } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
-import { isFile, listDir, readTail, readText } from '../../files/dir.js';
+import { fileStat, listDir, ParsedFiles, readTail, readText } from '../../files/dir.js';
 import { editorTaskRoots, extensionDir, isTaskRoot } from './paths.js';
 import { callOf } from './tools.js';
 
@@ -72,7 +72,8 @@ const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWri
 export function taskFiles(root: string): SessionFile[] {
   return listDir(root).flatMap((dir) => {
     const path = join(dir.path, TRANSCRIPT);
-    return dir.isDirectory && isFile(path) ? [{ path, sessionId: dir.name, document: true as const }] : [];
+    const stat = dir.isDirectory ? fileStat(path) : undefined;
+    return stat ? [{ path, sessionId: dir.name, document: true as const, stat }] : [];
   });
 }
 
@@ -129,6 +130,22 @@ export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Re
   };
 }
 
+/**
+ * Cline's task history, every task's entry by its id: read once per change of it, not once per
+ * task read (it holds every task: read whole for each, a first read of N tasks took N² time).
+ */
+export const taskHistories = new ParsedFiles((text) => {
+  const history = jsonValue(text ?? '');
+  // Only what is read of an entry is kept (not its task's text).
+  const byId = new Map<string, { cwd?: string; model?: string }>();
+  for (const raw of Array.isArray(history) ? history : []) {
+    const h = obj(raw);
+    const id = str(h?.id);
+    if (id !== undefined && !byId.has(id)) byId.set(id, { cwd: str(h?.cwdOnTaskInitialization), model: str(h?.modelId) });
+  }
+  return byId;
+});
+
 /** A model the task switched to (Cline's `task_metadata.json`). */
 interface ModelUse {
   ts: number;
@@ -157,12 +174,9 @@ function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): Task
     return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1], uses: [], deletedRange: false };
   }
   if (!state.cwd) {
-    const history = jsonValue(readText(join(extensionDir(file.path), 'state', 'taskHistory.json')) ?? '');
-    const entry = Array.isArray(history) ? history.map(obj).find((h) => h?.id === file.sessionId) : undefined;
-    const cwd = str(entry?.cwdOnTaskInitialization);
-    if (cwd) state.cwd = cwd;
-    const model = str(entry?.modelId);
-    if (model) state.model = model;
+    const entry = taskHistories.get(join(extensionDir(file.path), 'state', 'taskHistory.json')).get(file.sessionId);
+    if (entry?.cwd) state.cwd = entry.cwd;
+    if (entry?.model) state.model = entry.model;
   }
   const metadata = jsonObject(readText(join(dir, 'task_metadata.json')) ?? '');
   const uses = (Array.isArray(metadata?.model_usage) ? metadata.model_usage : []).flatMap((raw): ModelUse[] => {
@@ -263,7 +277,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
         if (m.type === 'ask' && ev.firstTime(`end:${key}`)) ev.turnEnded('failed', ts);
         return;
     }
-    const call = callOf(kind, obj(jsonValue(str(m.text) ?? '')));
+    const call = callOf(kind, str(m.text));
     if (!call) return;
     // An `ask` waits for the person's approval until a message follows it (a question or a
     // delegation waits on its own).

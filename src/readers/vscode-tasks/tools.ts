@@ -5,7 +5,7 @@
 
 import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
-import { str, type Json } from '../fields.js';
+import { jsonValue, obj, str } from '../fields.js';
 
 const KINDS: Record<string, ToolKind> = {
   readFile: 'read', listFilesTopLevel: 'read', listFilesRecursive: 'read', listCodeDefinitionNames: 'read',
@@ -23,12 +23,17 @@ const KINDS: Record<string, ToolKind> = {
 
 const WAITS: ToolTable['waits'] = { ask_followup_question: 'question', newTask: 'subagents' };
 
-/** The call a message makes, by its kind of message, or undefined when it is no call. */
-export function callOf(kind: string | undefined, text: Json | undefined): ToolCall | undefined {
+/**
+ * The call a message makes, by its kind of message and its text, or undefined when it is no call.
+ * The text is parsed (JSON) only for the kinds whose text names the tool: every other message's
+ * text (a command's output, an answer) is prose, and trying it as JSON cost a first read dearly.
+ */
+export function callOf(kind: string | undefined, text: string | undefined): ToolCall | undefined {
+  const fields = () => obj(jsonValue(text ?? ''));
   switch (kind) {
-    case 'tool': return builtinTool(str(text?.tool) ?? 'unknown', { kinds: KINDS, waits: WAITS });
+    case 'tool': return builtinTool(str(fields()?.tool) ?? 'unknown', { kinds: KINDS, waits: WAITS });
     case 'command': return builtinTool('execute_command', { kinds: KINDS });
-    case 'use_mcp_server': return mcpTool(str(text?.serverName));
+    case 'use_mcp_server': return mcpTool(str(fields()?.serverName));
     case 'browser_action_launch': return builtinTool('browser_action', { kinds: KINDS });
     // Cline 3.x running subagents (their usage follows in a `subagent_usage` message).
     case 'use_subagents': return builtinTool('use_subagents', { kinds: KINDS });
