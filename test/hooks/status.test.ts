@@ -40,6 +40,8 @@ const cases: Case[] = [
   ['approval', 'claude-code', [ev('UserPromptSubmit', { prompt: 'p' }), ev('PreToolUse', bash), ev('PermissionRequest', bash), ev('Notification', { notification_type: 'permission_prompt' })], alive({ toolRunning: false }), 'asking', 'approval'],
   ['question', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('Notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'question'],
   ['tool running after approval', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ toolRunning: true }), 'working', 'process-busy'],
+  // Seen live: Claude Code's registry says busy once approved (no tool marker is read for it).
+  ['tool running after approval, by the registry', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ status: 'busy' }), 'working', 'process-busy'],
   ['answer', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('PostToolUse', { tool_name: 'AskUserQuestion' })], alive(), 'working', 'turn-open'],
   ['killed', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], killed, 'done', 'recent'],
   ['turn finished', 'claude-code', [ev('PostToolUse', bash), ev('PostToolBatch'), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
