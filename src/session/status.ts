@@ -55,7 +55,8 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
   const hook = live.hook;
   if (hook && !ownerGone && hookStands(s, hook, stale, now, opts)) {
-    const byHook = hookStatus(hook, proc);
+    // Where the files record a permission's answer, they say when its wait is over.
+    const byHook = hook.phase === 'permission' && facts.recordsPermissions ? undefined : hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
   }

@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { setHook } from '../../src/hooks/source.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
 import { hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
@@ -81,6 +82,15 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     const hook = replay(harness, events);
     expect(hook).toBeDefined();
     expect(statusOf(filesOf(harness), { ...live, hook }, now, opts)).toEqual({ status, reason });
+  });
+
+  it('Copilot CLI approved: its events record the permission\'s answer, which ends the wait its hook still shows (seen live)', () => {
+    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
+    const bashCall = { tool: 'bash', kind: 'execute' as const };
+    const waiting = { ...filesOf('copilot-cli'), pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
+    const approved = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    expect(statusOf(waiting, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
+    expect(statusOf(approved, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'working', reason: 'turn-open' });
   });
 
   it('Gemini CLI waiting for approval: without the hook, its files say done', () => {
