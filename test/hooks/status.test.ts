@@ -2,12 +2,15 @@
 // through the spool record and the per-session merge, to the status and reason they give with the
 // process table's word beside them.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setHook } from '../../src/hooks/source.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
-import { hookRecord, type HookHarness } from '../../src/hooks/spool.js';
+import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
+import { FIXTURES } from '../helpers/run.js';
 
 const now = Date.UTC(2026, 11, 1, 12);
 const opts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
@@ -124,5 +127,35 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(hooks.get('codex/S1')?.phase).toBe('stop');
     expect(hookRecord('gemini-cli', ev('PreCompress')[1], now)).toBeUndefined();
     expect(hookRecord('claude-code', { hook_event_name: 'Stop' }, now)).toBeUndefined();
+  });
+});
+
+// The payloads the five CLIs sent live (shared/lab/fake-models/live.sh, hooks from `hooks print`),
+// each state's in the order they came, their prompt and tool input cut out: the field names are
+// the CLIs' own, not inferred. The kill's events are those of the running tool before it.
+interface Recorded { state: 'approval' | 'question' | 'killed'; event: string; payload: Record<string, unknown> }
+const recorded = (harness: HookHarness): Recorded[] => readFileSync(join(FIXTURES, 'hooks', `${harness}.jsonl`), 'utf8')
+  .split('\n').filter(Boolean).map((l) => JSON.parse(l) as Recorded);
+
+describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
+  const events = recorded(harness);
+  /** The session's last hook state after the state's events (others' events, Codex's title thread, aside). */
+  const after = (state: Recorded['state']): HookState | undefined => {
+    const evs = events.filter((e) => e.state === state);
+    const session = hookRecord(harness, evs[0]!.payload, now, evs[0]!.event)?.session;
+    return replay(harness, evs.filter((e) => hookRecord(harness, e.payload, now, e.event)?.session === session).map((e) => [e.event, e.payload]));
+  };
+
+  it('every payload names its session; what a status needs is read from it', () => {
+    for (const e of events) expect(hookRecord(harness, e.payload, now, e.event), e.event).toMatchObject({ session: expect.any(String) });
+  });
+
+  it.each([
+    ['approval', alive({ toolRunning: false }), 'asking', 'approval'],
+    ['question', alive({ toolRunning: false }), 'asking', 'question'],
+    ['killed', alive({ toolRunning: true }), 'working', expect.any(String)],
+    ['killed', killed, expect.not.stringMatching(/^(working|asking)$/), expect.any(String)],
+  ] as const)('%s', (state, live, status, reason) => {
+    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts)).toEqual({ status, reason });
   });
 });
