@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { ProcessTotals, ProcessView, UnownedAgent } from '../store/processes.js';
 import type { SessionStore } from '../store/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
-import type { HarnessId, ProcessState, RegistryEntry } from '../session/types.js';
+import type { HarnessId, HookState, ProcessState, RegistryEntry, Session } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import { attribute, type Agent, type AttributionInput, type ProcessFacts } from './attribute.js';
 import { HARNESS_PROCESSES, harnessOf, isDaemon } from './harnesses.js';
@@ -43,6 +43,11 @@ export class ProcessMonitor {
   private newPids: number[] = [];
   /** The registries the last scan joined, as JSON. */
   private registriesJoined = '[]';
+  /**
+   * Sessions whose tool child was seen running, with what they then waited on (their pending calls
+   * and last hook event): while that stays the same, the call is past its approval.
+   */
+  private ran = new Map<string, string>();
 
   constructor(
     private readonly table: ProcessTable,
@@ -134,18 +139,29 @@ export class ProcessMonitor {
     this.previousAt = now;
 
     const owners = new Map<string, ProcessState>();
+    const ran = new Map<string, string>();
     for (const [key, c] of claims) {
-      if (!store.sessions.has(key)) continue;
+      const s = store.sessions.get(key);
+      if (!s) continue;
       const m = measured.get(c.agent)!;
       const id = key.slice(key.indexOf('/') + 1);
       // Whether a tool runs is known only where tool processes' environment can be read.
       const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
+      let toolRunning = hasMarker && c.agent.tools.some((t) => t.session === undefined || t.session === id);
+      // A tool that ran for what the session still waits on was approved: gone before the harness
+      // recorded its end, the agent is being torn down (a hang-up kills the tool first), not asking again.
+      const waitsOn = waitingOn(s, store.hooks.get(key));
+      if (waitsOn !== undefined && (toolRunning || this.ran.get(key) === waitsOn)) {
+        ran.set(key, waitsOn);
+        toolRunning = true;
+      }
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
         ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
-        ...(hasMarker ? { toolRunning: c.agent.tools.some((t) => t.session === undefined || t.session === id) } : {}),
+        ...(hasMarker ? { toolRunning } : {}),
       });
     }
+    this.ran = ran;
     const owning = new Set([...claims].filter(([key]) => owners.has(key)).map(([, c]) => c.agent));
     // A front end of a session another process runs (Codex's TUI, whose app-server owns the
     // thread) and an idle daemon are not sessions of their own.
@@ -228,6 +244,18 @@ export class ProcessMonitor {
 // A harness with no process of its own (an editor extension, archives only) is never seen running:
 // its sessions keep the status their files give.
 const VISIBLE: ReadonlySet<HarnessId> = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].names.length > 0));
+
+/**
+ * What a session waits on, where a tool may run for it: its pending calls and its last hook event
+ * (a tool's end, or the next call, changes it). Undefined where nothing is pending: a tool child
+ * then says all there is (Gemini CLI records its calls only once they ended).
+ */
+function waitingOn(s: Session, hook: HookState | undefined): string | undefined {
+  const calls = Object.keys(s.pendingTools);
+  if (calls.length === 0 && hook?.phase !== 'permission' && hook?.phase !== 'tool') return undefined;
+  return JSON.stringify([calls.sort(), hook?.at]);
+}
+
 const HARNESS_TOOL_ENV = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].toolEnv !== undefined));
 
 /** Every harness's registry entries, as the collectors last listed them. */

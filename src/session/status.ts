@@ -55,7 +55,8 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
   const hook = live.hook;
   if (hook && !ownerGone && hookStands(s, hook, stale, now, opts)) {
-    const byHook = hookStatus(hook, proc);
+    // Where the files record a permission's answer, they say when its wait is over.
+    const byHook = hook.phase === 'permission' && facts.recordsPermissions ? undefined : hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
   }
@@ -101,13 +102,13 @@ function hookStands(s: Session, hook: HookState, stale: boolean, now: number, op
 
 /**
  * What a hook's last event says, where it decides alone: a turn under way, a person asked, the
- * session ended. Approving a command fires nothing (but in Qwen Code): a tool child running
- * says the wait is over.
+ * session ended. Approving a command fires nothing (but in Qwen Code): a tool child running, or
+ * a registry that says busy (Claude Code's), says the wait is over.
  */
 function hookStatus(hook: HookState, proc: ProcessState | undefined): SessionStatus | undefined {
   switch (hook.phase) {
     case 'permission':
-      if (proc?.toolRunning) return { status: 'working', reason: 'process-busy' };
+      if (proc?.toolRunning || proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
       return { status: 'asking', reason: hook.waits ?? 'approval' };
     case 'tool':
       if (hook.waits === 'question') return { status: 'asking', reason: 'question' };

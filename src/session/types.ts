@@ -166,6 +166,11 @@ export interface Session {
 export interface HarnessFacts {
   /** The contract gives the harness no `error` status (Hermes): a failed turn shows as done. */
   noErrorStatus?: true;
+  /**
+   * The harness's files record a permission request and its answer (Copilot CLI's events): they,
+   * not a hook's last event (approving fires none), say whether a call still waits for approval.
+   */
+  recordsPermissions?: true;
 }
 
 /** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */

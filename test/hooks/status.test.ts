@@ -2,11 +2,15 @@
 // through the spool record and the per-session merge, to the status and reason they give with the
 // process table's word beside them.
 
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setHook } from '../../src/hooks/source.js';
-import { hookRecord, type HookHarness } from '../../src/hooks/spool.js';
+import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
+import { FIXTURES } from '../helpers/run.js';
 
 const now = Date.UTC(2026, 11, 1, 12);
 const opts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
@@ -40,6 +44,8 @@ const cases: Case[] = [
   ['approval', 'claude-code', [ev('UserPromptSubmit', { prompt: 'p' }), ev('PreToolUse', bash), ev('PermissionRequest', bash), ev('Notification', { notification_type: 'permission_prompt' })], alive({ toolRunning: false }), 'asking', 'approval'],
   ['question', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('Notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'question'],
   ['tool running after approval', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ toolRunning: true }), 'working', 'process-busy'],
+  // Seen live: Claude Code's registry says busy once approved (no tool marker is read for it).
+  ['tool running after approval, by the registry', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], alive({ status: 'busy' }), 'working', 'process-busy'],
   ['answer', 'claude-code', [ev('PreToolUse', { tool_name: 'AskUserQuestion' }), ev('PermissionRequest', { tool_name: 'AskUserQuestion' }), ev('PostToolUse', { tool_name: 'AskUserQuestion' })], alive(), 'working', 'turn-open'],
   ['killed', 'claude-code', [ev('PreToolUse', bash), ev('PermissionRequest', bash)], killed, 'done', 'recent'],
   ['turn finished', 'claude-code', [ev('PostToolUse', bash), ev('PostToolBatch'), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
@@ -81,6 +87,15 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(statusOf(filesOf(harness), { ...live, hook }, now, opts)).toEqual({ status, reason });
   });
 
+  it('Copilot CLI approved: its events record the permission\'s answer, which ends the wait its hook still shows (seen live)', () => {
+    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
+    const bashCall = { tool: 'bash', kind: 'execute' as const };
+    const waiting = { ...filesOf('copilot-cli'), pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
+    const approved = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    expect(statusOf(waiting, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
+    expect(statusOf(approved, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
   it('Gemini CLI waiting for approval: without the hook, its files say done', () => {
     expect(statusOf(filesOf('gemini-cli'), alive(), now, opts)).toEqual({ status: 'done', reason: 'recent' });
   });
@@ -112,5 +127,35 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(hooks.get('codex/S1')?.phase).toBe('stop');
     expect(hookRecord('gemini-cli', ev('PreCompress')[1], now)).toBeUndefined();
     expect(hookRecord('claude-code', { hook_event_name: 'Stop' }, now)).toBeUndefined();
+  });
+});
+
+// The payloads the five CLIs sent live (shared/lab/fake-models/live.sh, hooks from `hooks print`),
+// each state's in the order they came, their prompt and tool input cut out: the field names are
+// the CLIs' own, not inferred. The kill's events are those of the running tool before it.
+interface Recorded { state: 'approval' | 'question' | 'killed'; event: string; payload: Record<string, unknown> }
+const recorded = (harness: HookHarness): Recorded[] => readFileSync(join(FIXTURES, 'hooks', `${harness}.jsonl`), 'utf8')
+  .split('\n').filter(Boolean).map((l) => JSON.parse(l) as Recorded);
+
+describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
+  const events = recorded(harness);
+  /** The session's last hook state after the state's events (others' events, Codex's title thread, aside). */
+  const after = (state: Recorded['state']): HookState | undefined => {
+    const evs = events.filter((e) => e.state === state);
+    const session = hookRecord(harness, evs[0]!.payload, now, evs[0]!.event)?.session;
+    return replay(harness, evs.filter((e) => hookRecord(harness, e.payload, now, e.event)?.session === session).map((e) => [e.event, e.payload]));
+  };
+
+  it('every payload names its session; what a status needs is read from it', () => {
+    for (const e of events) expect(hookRecord(harness, e.payload, now, e.event), e.event).toMatchObject({ session: expect.any(String) });
+  });
+
+  it.each([
+    ['approval', alive({ toolRunning: false }), 'asking', 'approval'],
+    ['question', alive({ toolRunning: false }), 'asking', 'question'],
+    ['killed', alive({ toolRunning: true }), 'working', expect.any(String)],
+    ['killed', killed, expect.not.stringMatching(/^(working|asking)$/), expect.any(String)],
+  ] as const)('%s', (state, live, status, reason) => {
+    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts)).toEqual({ status, reason });
   });
 });

@@ -177,13 +177,18 @@ async function observe(harness: string, state: State) {
   const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
   const agent = new Agent(loadConfig(['--state-dir', tempDir()], env), createLogger('error'), { env, home });
   await agent.scanAll();
+  let teardown: string[] | undefined;
   if (state === 'killed') {
+    // A hang-up (Qwen Code's launcher killed) ends the tool a moment before the agent: seen in between.
+    rmSync(join(proc.root, String(tool)), { recursive: true });
+    await agent.scanAll();
+    const [mid] = agent.sessions().filter((l) => l.session.harness === harness);
+    teardown = mid ? [mid.status.status, mid.status.reason] : undefined;
     // SIGKILL: the agent's processes go (but for its survivors); the tool survives, orphaned to pid 1.
     for (const { pid } of c.agent(home)) {
       if (c.zombies?.includes(pid)) proc.exit(pid);
       else if (!c.survivors?.includes(pid)) rmSync(join(proc.root, String(pid)), { recursive: true });
     }
-    rmSync(join(proc.root, String(tool)), { recursive: true });
     proc.add(tool, { ppid: 1, argv: ['sleep', '30'], env: c.toolEnv });
     await agent.scanAll();
   }
@@ -191,7 +196,7 @@ async function observe(harness: string, state: State) {
   const interrupted = [...agent.store.counters.values()].filter((x) => x.metric === 'turns' && x.labels.outcome === 'interrupted').reduce((a, x) => a + x.value, 0);
   const { unowned } = agent.store.processes;
   await agent.stop();
-  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted, unowned };
+  return { status: live ? [live.status.status, live.status.reason] : undefined, attribution: live?.process?.attribution, interrupted, unowned, teardown };
 }
 
 // How each harness's session is joined to its process: the exact method where the harness offers one.
@@ -207,5 +212,7 @@ describe.each(Object.keys(CASES))('%s, run interactively', (harness) => {
     expect(seen.attribution).toBe(state === 'killed' ? undefined : ATTRIBUTION[harness]);
     // What the kill leaves (a zombie, a daemon's helper) is no agent of its own.
     if (state === 'killed') expect(seen.unowned).toEqual([]);
+    // While the agent is torn down it does not flap into asking: its tool ran, the wait was over.
+    if (state === 'killed') expect(seen.teardown?.[0]).not.toBe('asking');
   });
 });

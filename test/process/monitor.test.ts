@@ -247,11 +247,12 @@ describe('an unchanged process table', () => {
     await t.scan(started + 61_000);
     expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'working', reason: 'turn-open' });
     expect(environReads.sort()).toEqual([201, 202]);
-    // The command ended and its pid went to a process with no marker: the call waits again.
+    // The command ended and its pid went to a process with no marker, read again (the call it ran
+    // stays past its approval: the rollout has not recorded its end yet).
     rmSync(join(t.proc.root, '201'), { recursive: true });
     t.proc.add(201, { ppid: 200, argv: ['/bin/cat'], startTicks: 2000 });
     await t.scan(started + 62_000);
-    expect(t.status(`codex/${THREAD}`, started + 62_000)!.status).toEqual({ status: 'asking', reason: 'approval' });
+    expect(t.status(`codex/${THREAD}`, started + 62_000)!.status).toEqual({ status: 'working', reason: 'turn-open' });
     expect(environReads.sort()).toEqual([201, 201, 202]);
   });
 });
@@ -277,6 +278,41 @@ describe('a process that dies mid-turn', () => {
     expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'done', reason: 'recent' });
     await t.scan(started + 62_000);
     expect(t.turns('interrupted')).toBe(1);
+  });
+
+  it('does not flap into asking while the agent is torn down: its tool child goes first, the call it ran stays pending', async () => {
+    const t = setup();
+    const path = rollout(t.codexRoot, THREAD);
+    t.proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    t.proc.add(201, { ppid: 200, argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });
+    await t.scan();
+    expect(t.status(`codex/${THREAD}`)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    // Killed (Qwen Code's launcher, a hang-up): the tool dies at once, the agent a moment later.
+    t.proc.exit(201);
+    await t.scan(started + 61_000);
+    expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    t.proc.exit(200);
+    await t.scan(started + 62_000);
+    expect(t.turns('interrupted')).toBe(1);
+    expect(t.status(`codex/${THREAD}`, started + 62_000)!.status).toEqual({ status: 'done', reason: 'recent' });
+  });
+
+  it('does not flap into asking with hooks either: a permission its tool was seen running after is past', async () => {
+    const t = setup();
+    const path = rollout(t.codexRoot, THREAD);
+    t.proc.add(200, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    const state = tempDir();
+    const event = { harness: 'codex', session: THREAD, event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: started + 30_000 };
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify(event)}\n`);
+    new HookSource(state, t.store.hooks).read();
+    await t.scan();
+    expect(t.status(`codex/${THREAD}`)!.status).toEqual({ status: 'asking', reason: 'approval' });
+    t.proc.add(201, { ppid: 200, argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });
+    await t.scan(started + 61_000);
+    expect(t.status(`codex/${THREAD}`, started + 61_000)!.status).toEqual({ status: 'working', reason: 'process-busy' });
+    t.proc.exit(201);
+    await t.scan(started + 62_000);
+    expect(t.status(`codex/${THREAD}`, started + 62_000)!.status).toEqual({ status: 'working', reason: 'process-busy' });
   });
 
   it('counts nothing while the process lives on, joined to a newer session', async () => {

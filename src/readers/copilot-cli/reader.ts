@@ -359,6 +359,8 @@ function permissionCompleted(d: Json, state: CopilotState, ev: SessionEvents): v
 export const copilotCli: LineReader<CopilotState> = {
   harness: 'copilot-cli',
   kind: 'files',
+  // permission.requested and permission.completed: an approval is over once its answer is written.
+  facts: { recordsPermissions: true },
   defaultRoots,
   watchPaths,
   listFiles,
