@@ -22,14 +22,18 @@ const SID = '5da0c0d6-ad8a-42cd-969c-34c4a9293815';
 const PROMPT_AT = Date.parse('2026-11-30T02:16:17.677Z');
 const ANSWER_AT = Date.parse('2026-11-30T02:16:17.773Z');
 
-/** The capture's home, its chat file cut after `lines` lines (6: the answer before its tool call, nothing after). */
-function home(lines?: number): string {
+/**
+ * The capture's home, its chat file cut after `lines` lines (6: the answer before its tool call,
+ * nothing after), and a function that writes the rest.
+ */
+function home(lines?: number): { dir: string; rest: () => void } {
   const dir = tempDir();
   cpSync(join(FIXTURES, 'captures', 'gemini-cli', 'tool'), dir, { recursive: true });
   const chats = join(dir, '.gemini', 'tmp', 'demo-app', 'chats');
   const file = join(chats, readdirSync(chats).find((n) => n.endsWith('.jsonl'))!);
-  if (lines !== undefined) writeFileSync(file, `${readFileSync(file, 'utf8').split('\n').slice(0, lines).join('\n')}\n`);
-  return dir;
+  const whole = readFileSync(file, 'utf8');
+  if (lines !== undefined) writeFileSync(file, `${whole.split('\n').slice(0, lines).join('\n')}\n`);
+  return { dir, rest: () => writeFileSync(file, whole) };
 }
 
 /** Hook events as Gemini CLI's hooks spool them, `[event, ms after the answer, payload]`. */
@@ -48,6 +52,8 @@ interface Run {
   running?: boolean;
   tool?: boolean;
   hookEvents?: [string, number, Record<string, unknown>?][];
+  /** After the first read, the CLI writes the rest of the file: the tool ran, the turn finished. */
+  finish?: true;
   /** What happens to the agent after the first read. */
   then?: 'killed' | 'quit';
 }
@@ -61,9 +67,15 @@ async function run(r: Run) {
     proc.add(WORKER, { ppid: LAUNCHER, argv: ['/usr/bin/node', '--max-old-space-size=4096', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'x'], cwd: CWD });
   }
   if (r.tool) proc.add(TOOL, { ppid: WORKER, argv: ['/bin/bash', '-c', 'sleep 30'], env: { GEMINI_CLI: '1' } });
-  const env = { HOME: home(r.lines), CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
+  const files = home(r.lines);
+  const env = { HOME: files.dir, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
   const agent = new Agent(loadConfig(['--state-dir', stateDir], env), createLogger('error'), { env, home: env.HOME });
   await agent.scanAll();
+  if (r.finish) {
+    rmSync(join(proc.root, String(TOOL)), { recursive: true, force: true });
+    files.rest();
+    await agent.scanAll();
+  }
   if (r.then) {
     // SIGKILL of the worker (the launcher exits with it, the tool dies with its PTY), or a quit.
     for (const pid of [TOOL, WORKER, LAUNCHER]) rmSync(join(proc.root, String(pid)), { recursive: true, force: true });
@@ -91,6 +103,10 @@ describe('Gemini CLI killed mid-turn', () => {
 
   it('counts a finished turn once as completed when the CLI quits', async () => {
     expect(await run({ running: true, then: 'quit' })).toEqual({ completed: 1, interrupted: 0 });
+  });
+
+  it('counts a turn whose tool ran and that then finished once as completed', async () => {
+    expect(await run({ lines: 6, running: true, tool: true, finish: true, then: 'quit' })).toEqual({ completed: 1, interrupted: 0 });
   });
 
   it('counts a finished turn as completed at once where a hook says the turn ended', async () => {
