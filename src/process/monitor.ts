@@ -54,7 +54,9 @@ export class ProcessMonitor {
     private readonly store: SessionStore,
     private readonly openFileSession: AttributionInput['openFileSession'],
     private readonly log: Logger,
-  ) {}
+  ) {
+    store.processesWatched = true;
+  }
 
   /**
    * Whether the table should be read now (asked every second). While an agent runs, always: its
@@ -155,6 +157,11 @@ export class ProcessMonitor {
         ran.set(key, waitsOn);
         toolRunning = true;
       }
+      // A tool running after the answer that seemed to end the turn: the turn went on (Gemini CLI).
+      if (toolRunning && s.lastTurn?.unsure && !s.lastTurn.wentOn) {
+        s.lastTurn.wentOn = true;
+        store.changed(s);
+      }
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
         ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
@@ -185,7 +192,8 @@ export class ProcessMonitor {
       const m = measured.get(a)!;
       totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
     }
-    const ended = this.endOrphans(owners, procs, now);
+    const orphansEnded = this.endOrphans(owners, procs, now);
+    const ended = this.settleAnswers(owners, now) || orphansEnded;
     const view: ProcessView = { visible: VISIBLE, elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
     // What statuses are made of: its change is served at once. The CPU and memory measured change
@@ -236,6 +244,23 @@ export class ProcessMonitor {
         this.store.setOwner(key, undefined, now);
       }
       changed = true;
+    }
+    return changed;
+  }
+
+  /**
+   * Turns an answer ended unsure (Gemini CLI's, whose calls are written only once they ran) that
+   * did end there: where no agent runs the session (its file is all there is), or its hook says
+   * the turn finished. A dead owner's are settled as it is let go (SessionStore.setOwner).
+   */
+  private settleAnswers(owners: ReadonlyMap<string, ProcessState>, now: number): boolean {
+    let changed = false;
+    for (const [key, s] of this.store.sessions) {
+      const last = s.lastTurn;
+      if (!last?.unsure) continue;
+      const hook = this.store.hooks.get(key);
+      const finished = hook !== undefined && hook.at >= last.endedAt && (hook.phase === 'stop' || hook.phase === 'end');
+      if ((!owners.has(key) && !s.owner) || finished) changed = this.store.settleTurn(s, 'completed', now) || changed;
     }
     return changed;
   }

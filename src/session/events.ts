@@ -30,8 +30,13 @@ export interface SessionEvents {
    * harness that takes one prompt at a time and writes no end for a turn cut short).
    */
   turnStarted(ts: number, endOpenAs?: TurnOutcome): void;
-  /** The open turn ends; nothing when none is open (an end may be written more than once). */
-  turnEnded(outcome: TurnOutcome, ts: number): void;
+  /**
+   * The open turn ends; nothing when none is open (an end may be written more than once). With
+   * `unsure`, the end is an answer's after which tool calls may still come (a harness that writes
+   * them only once they ran): it is counted once that is known, as the turn's end or, where the
+   * agent dies while its tool runs or waits, as interrupted.
+   */
+  turnEnded(outcome: TurnOutcome, ts: number, unsure?: true): void;
   /**
    * The turn last reported ended goes on after all, and its end is not counted again: for
    * harnesses that write no turn end, where an answer looked final until tool calls followed it.

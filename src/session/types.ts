@@ -126,7 +126,11 @@ export interface Session {
   turnStartedAt?: number;
   /** The running turn was reopened after its end was counted: its end is not counted again. */
   turnCounted?: true;
-  lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number };
+  /**
+   * The turn that ended last. `unsure`: an answer ended it that tool calls may still follow, not
+   * counted yet (see SessionEvents.turnEnded); `wentOn`: a tool of the agent's was seen running since.
+   */
+  lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number; unsure?: true; wentOn?: true };
   /** When the person last looked at the session, where the harness records it (OpenCode 2.x). */
   viewedAt?: number;
   /** The session's plan (todo list): items by state, where the harness records one. */

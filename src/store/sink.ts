@@ -88,8 +88,8 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
   const didWork = (s: StoredSession) => {
     if (recordsTokens && !muted) s.work = (s.work ?? 0) + 1;
   };
-  const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number) => {
-    if (store.endTurn(s, outcome, ts, tally) && outcome === 'completed') didWork(s);
+  const endTurn = (s: StoredSession, outcome: TurnOutcome, ts: number, unsure = false) => {
+    if (store.endTurn(s, outcome, ts, tally, unsure) && outcome === 'completed') didWork(s);
   };
 
   const byModel = new Map<string, UsageCounters>();
@@ -179,17 +179,24 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
     },
     turnStarted(ts, endOpenAs) {
       const s = session();
+      // The next prompt: the answer before it did end its turn.
+      store.settleTurn(s, 'completed', ts);
       if (endOpenAs) endTurn(s, endOpenAs, ts);
       if (s.turnStartedAt === undefined) s.turnStartedAt = ts;
     },
-    turnEnded(outcome, ts) {
-      endTurn(session(), outcome, ts);
+    turnEnded(outcome, ts, unsure) {
+      // Held only where a process scan will settle it, and never while re-reading what was counted.
+      endTurn(session(), outcome, ts, unsure && store.processesWatched && !muted);
     },
     turnReopened(endedAs) {
       const s = session();
       if (s.turnStartedAt !== undefined || !s.lastTurn || (endedAs && s.lastTurn.outcome !== endedAs)) return;
       s.turnStartedAt = s.lastTurn.startedAt ?? s.lastTurn.endedAt;
-      s.turnCounted = true;
+      // An end held unsure was not counted: the turn's own end will be.
+      if (s.lastTurn.unsure) {
+        delete s.lastTurn.unsure;
+        delete s.lastTurn.wentOn;
+      } else s.turnCounted = true;
     },
     toolCall(id, call) {
       const s = session();

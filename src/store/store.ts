@@ -57,6 +57,9 @@ export interface Counter {
 }
 
 /** Where a counter's increments go: the store itself, or a sink that may be muted. */
+// Hook phases after an answer that say its turn went on: a tool about to run, asking, or done.
+const WENT_ON: ReadonlySet<HookState['phase']> = new Set(['tool', 'permission', 'tool-done']);
+
 export interface Tally {
   /** Whether the counter moved (not when muted). */
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean;
@@ -78,6 +81,11 @@ export class SessionStore implements Tally {
   readonly registries = new Map<string, RegistryEntry[]>();
   /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
   processes: ProcessView = EMPTY_VIEW;
+  /**
+   * A process scan runs (set by the monitor): it settles the turns answers ended unsure, by the
+   * agent's exit or its absence. Without one, an answer's end is counted at once.
+   */
+  processesWatched = false;
   /**
    * The last hook event of each session that has hooks set up (by key), from the hook spool
    * (hooks/source.ts); never persisted: the spool is read again on start. Empty without hooks.
@@ -187,24 +195,55 @@ export class SessionStore implements Tally {
     else {
       delete s.owner;
       if (this.endTurn(s, 'interrupted', at, this)) delete s.subagents;
+      else this.settleTurn(s, this.wentOn(s, this.hooks.get(key)) ? 'interrupted' : 'completed', at);
     }
     this.changed(s);
+  }
+
+  /**
+   * Whether a turn an answer seemed to end went on after it: a tool of the agent's was seen
+   * running, or the last hook event, after the answer, is a tool's or a permission's.
+   */
+  private wentOn(s: StoredSession, hook: HookState | undefined): boolean {
+    const last = s.lastTurn;
+    if (!last?.unsure) return false;
+    return last.wentOn === true || (hook !== undefined && hook.at >= last.endedAt && WENT_ON.has(hook.phase));
+  }
+
+  /**
+   * Counts the end of a turn an answer ended unsure (SessionEvents.turnEnded) as `outcome`: as
+   * the answer's end where the turn completed, at `at` where it was cut off. False when none waits.
+   */
+  settleTurn(s: StoredSession, outcome: TurnOutcome, at: number): boolean {
+    const last = s.lastTurn;
+    if (!last?.unsure) return false;
+    const endedAt = outcome === 'completed' ? last.endedAt : at;
+    this.countTurn(s, outcome, endedAt, this);
+    s.lastTurn = { outcome, endedAt, ...(last.startedAt !== undefined ? { startedAt: last.startedAt } : {}) };
+    this.changed(s);
+    return true;
   }
 
   /**
    * Ends a session's open turn as `outcome` at `ts`, counted once on `tally`; false when none is
    * open (a turn's end can be written more than once: an answer's end, then the turn summary).
    */
-  endTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): boolean {
+  endTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally, unsure = false): boolean {
     if (s.turnStartedAt === undefined) return false;
-    if (!s.turnCounted && tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
-      this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
-    }
-    s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt };
+    // A turn reopened after its end was counted is counted already: its end is sure.
+    const hold = unsure && !s.turnCounted;
+    if (!s.turnCounted && !hold) this.countTurn(s, outcome, ts, tally);
+    s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt, ...(hold ? { unsure: true as const } : {}) };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
     s.pendingTools = {};
     return true;
+  }
+
+  private countTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): void {
+    if (tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
+      this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
+    }
   }
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */

@@ -30,8 +30,6 @@ interface Case {
   toolParent?: number;
   /** Where the state differs from the others': the reference's "not observable" among them. */
   expected?: Partial<Record<State, [string, string]>>;
-  /** The files show no open turn, so a kill cuts none off. */
-  noOpenTurn?: true;
   /** Killed: agent processes that exited and are zombies until their parent reaps them. */
   zombies?: number[];
   /** Killed: processes of the agent's that outlive the kill. */
@@ -101,10 +99,10 @@ const CASES: Record<string, Case> = {
     ],
     toolParent: AGENT + 1,
     toolEnv: { GEMINI_CLI: '1' },
-    // Not observable (the reference): an approval, a question and a kill look like the turn that
-    // finished (the day before); only a running tool's child process tells.
-    expected: { approval: ['idle', 'quiet'], question: ['idle', 'quiet'], 'tool-running': ['working', 'process-busy'], killed: ['idle', 'quiet'] },
-    noOpenTurn: true,
+    // Not observable (the reference): an approval and a question look like the turn that finished
+    // (the day before); only a running tool's child process tells, and so a kill while it ran
+    // cuts the turn off.
+    expected: { approval: ['idle', 'quiet'], question: ['idle', 'quiet'], 'tool-running': ['working', 'process-busy'] },
   },
   'qwen-code': {
     files(home, state) {
@@ -208,7 +206,7 @@ describe.each(Object.keys(CASES))('%s, run interactively', (harness) => {
   it.each(['approval', 'question', 'tool-running', 'killed'] as State[])('%s', async (state) => {
     const seen = await observe(harness, state);
     expect(seen.status).toEqual(CASES[harness]!.expected?.[state] ?? DEFAULT[state]);
-    expect(seen.interrupted).toBe(state === 'killed' && !CASES[harness]!.noOpenTurn ? 1 : 0);
+    expect(seen.interrupted).toBe(state === 'killed' ? 1 : 0);
     expect(seen.attribution).toBe(state === 'killed' ? undefined : ATTRIBUTION[harness]);
     // What the kill leaves (a zombie, a daemon's helper) is no agent of its own.
     if (state === 'killed') expect(seen.unowned).toEqual([]);

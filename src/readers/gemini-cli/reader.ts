@@ -184,8 +184,9 @@ function answer(m: Json, id: string, ts: number, state: GeminiState, file: Sessi
   if (state.subagent) return;
   state.prompt = undefined;
   if (newCalls) continueTurn(state, ev);
-  // An answer in text, without tool calls, ends the turn (a final answer always has text).
-  else if (calls.length === 0 && textOf(m.content).trim() !== '' && state.turn) ev.turnEnded('completed', ts);
+  // An answer in text, without tool calls, ends the turn (a final answer always has text); unsure,
+  // as the calls it asked for are written only once they ran (or were refused).
+  else if (calls.length === 0 && textOf(m.content).trim() !== '' && state.turn) ev.turnEnded('completed', ts, true);
 }
 
 /**
