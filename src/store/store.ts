@@ -56,10 +56,10 @@ export interface Counter {
   value: number;
 }
 
-/** Where a counter's increments go: the store itself, or a sink that may be muted. */
 // Hook phases after an answer that say its turn went on: a tool about to run, asking, or done.
 const WENT_ON: ReadonlySet<HookState['phase']> = new Set(['tool', 'permission', 'tool-done']);
 
+/** Where a counter's increments go: the store itself, or a sink that may be muted. */
 export interface Tally {
   /** Whether the counter moved (not when muted). */
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean;
