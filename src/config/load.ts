@@ -2,13 +2,17 @@
 // order of precedence (flags win). Unknown keys and bad values stop start-up with a message that
 // names the key.
 
-import convict from 'convict';
+import type Convict from 'convict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
 import { ENV_PREFIX, schema } from './schema.js';
+
+// A CommonJS package, required, not imported: see state/db.ts (convict's scan took ~20 ms of CPU).
+const convict = createRequire(import.meta.url)('convict') as typeof Convict;
 
 export interface Config {
   listenAddress: string;
@@ -51,7 +55,7 @@ convict.addFormat({
 });
 
 function build(args: string[], env: NodeJS.ProcessEnv) {
-  return convict<Config>(schema() as unknown as convict.Schema<Config>, { args, env });
+  return convict<Config>(schema() as unknown as Convict.Schema<Config>, { args, env });
 }
 
 export class ConfigError extends Error {}

@@ -19,7 +19,8 @@
 // scrape. It is given a few milliseconds, which a writer's checkpoint takes; a database a writer
 // holds locked for longer fails the read, and the next scan tries again.
 
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { closeSync, readSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { openRegular } from '../files/dir.js';
@@ -28,7 +29,10 @@ import { openRegular } from '../files/dir.js';
 // process): URI file names are how SQLite takes `immutable`. Plain paths keep their meaning.
 process.env.SQLITE_USE_URI = '1';
 
-export type Db = Database.Database;
+// Required, not imported: see state/db.ts.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+
+export type Db = BetterSqlite3.Database;
 
 // A change within this long of a read may share its mtime with an earlier one (coarse file system
 // clocks), and a write into a reused WAL does not change its size: such a store is read again.

@@ -7,10 +7,15 @@
 // another schema is never silently replaced (counters would restart from 0 and go backwards for
 // files the harnesses deleted since). Start-up stops and names the file and `--reset-state`.
 
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { createRequire } from 'node:module';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BloomFilter } from './bloom.js';
+
+// A CommonJS package, required: Node's `import` of one first scans its source (and what it
+// re-exports) for named exports, which `require` does not: milliseconds of every start-up.
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
 // written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
@@ -125,9 +130,9 @@ export interface Changes {
 }
 
 export class StateDb {
-  private readonly db: Database.Database;
-  private readonly seenGet: Database.Statement<[string], unknown>;
-  private readonly ledgerGet: Database.Statement<[number, number], LedgerRow>;
+  private readonly db: BetterSqlite3.Database;
+  private readonly seenGet: BetterSqlite3.Statement<[string], unknown>;
+  private readonly ledgerGet: BetterSqlite3.Statement<[number, number], LedgerRow>;
   private readonly commitTx: (c: Changes) => void;
   /**
    * Every key in `seen`, so that lookups of new keys need no query; read at the first lookup, not
@@ -216,7 +221,7 @@ export class StateDb {
     if (this.seenKeys) return this.seenKeys;
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
     const filter = (this.seenKeys = new BloomFilter(2 * n));
-    const keys = this.db.prepare('SELECT key FROM seen').pluck() as Database.Statement<[], string>;
+    const keys = this.db.prepare('SELECT key FROM seen').pluck() as BetterSqlite3.Statement<[], string>;
     for (const key of keys.iterate()) filter.add(key);
     return filter;
   }
@@ -230,7 +235,7 @@ export class StateDb {
   }
 }
 
-function memoryDb(): Database.Database {
+function memoryDb(): BetterSqlite3.Database {
   const db = new Database(':memory:');
   db.exec(SCHEMA);
   return db;
@@ -241,7 +246,7 @@ function memoryDb(): Database.Database {
  * name and renamed into place once its schema is written, so that a crash never leaves an empty
  * `state.db` behind: an empty one was emptied by something else, and stops start-up.
  */
-function openFile(dir: string, reset: boolean): Database.Database {
+function openFile(dir: string, reset: boolean): BetterSqlite3.Database {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, 'state.db');
   if (reset) for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
@@ -256,7 +261,7 @@ function openFile(dir: string, reset: boolean): Database.Database {
     renameSync(fresh, path);
   }
   if (statSync(path).size === 0) throw new StateError(path, 'is empty (0 bytes)');
-  let db: Database.Database | undefined;
+  let db: BetterSqlite3.Database | undefined;
   try {
     db = new Database(path, { fileMustExist: true });
     // Nothing is written to a database before it is known to be ours.
@@ -309,10 +314,10 @@ export function readReportState(dir: string, fromHour: number, toHour: number, w
 }
 
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
-function memoryCopy(dir: string): Database.Database {
+function memoryCopy(dir: string): BetterSqlite3.Database {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return memoryDb();
-  let file: Database.Database | undefined;
+  let file: BetterSqlite3.Database | undefined;
   try {
     file = new Database(path, { readonly: true, fileMustExist: true });
     const version = check(file, path);
@@ -331,7 +336,7 @@ function memoryCopy(dir: string): Database.Database {
 }
 
 /** Brings a database of an older schema up to this one. */
-function migrate(db: Database.Database, version: number): void {
+function migrate(db: BetterSqlite3.Database, version: number): void {
   if (version >= VERSION) return;
   if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
   if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
@@ -340,7 +345,7 @@ function migrate(db: Database.Database, version: number): void {
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */
-function check(db: Database.Database, path: string): number {
+function check(db: BetterSqlite3.Database, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > VERSION) throw new StateError(path, `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`);
   for (const [table, columns] of Object.entries(TABLES)) {

@@ -4,7 +4,7 @@
 // large for the row is zstd-compressed in `event_zstd` instead of `event_json`. The cursor is the
 // last `seq` read of each session (exact: a session's rows are only appended).
 
-import { decompress } from 'fzstd';
+import { createRequire } from 'node:module';
 import type { SessionEvents } from '../../session/events.js';
 import { requireColumns, type Db } from '../sqlite.js';
 import { readEvent } from './events.js';
@@ -36,10 +36,14 @@ export function readTranscripts(db: Db, state: DbState, eventsOf: (id: string) =
   }
 }
 
+// The decompressor is loaded on the first compressed event: every other start-up goes without it.
+let decompress: typeof import('fzstd').decompress | undefined;
+
 /** The event's JSON: as stored, or decompressed; undefined for a blob that is not zstd. */
 function eventBytes(row: Row): Buffer | undefined {
   if (typeof row.event_json === 'string') return Buffer.from(row.event_json, 'utf8');
   if (!(row.event_zstd instanceof Uint8Array)) return undefined;
+  decompress ??= (createRequire(import.meta.url)('fzstd') as typeof import('fzstd')).decompress;
   try {
     const out = decompress(row.event_zstd);
     return Buffer.from(out.buffer, out.byteOffset, out.byteLength);

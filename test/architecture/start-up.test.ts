@@ -1,0 +1,63 @@
+// What `serve` loads before it answers: every module loaded is start-up time of a warm restart.
+// A CommonJS package is required, not imported (Node's import of one first scans its source for
+// named exports), and what only some homes need is loaded where it is first needed.
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importGraph } from './imports.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SRC = `${ROOT}src/`;
+/** A value import of a package (type-only imports are erased). */
+const PACKAGE_IMPORT = /^import\s+(?!type\s)[^'"]*?from\s*['"]([^.'"][^'"]*)['"]/gm;
+
+/** What main imports for `serve` (its own dynamic imports, and the agent's server), with all they load statically. */
+function loadedByServe(): string[] {
+  const main = readFileSync(`${SRC}main.ts`, 'utf8');
+  const agent = readFileSync(`${SRC}agent.ts`, 'utf8');
+  const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'state/db.ts', 'version.ts', 'agent.ts', 'heap.ts'];
+  for (const e of entries.slice(1)) expect(`${main}${agent}`).toContain(`'./${e.replace(/\.ts$/, '.js')}'`);
+  expect(agent).toContain("import('./metrics/server.js')");
+  const graph = importGraph(SRC, { dynamic: false });
+  const seen = new Set<string>();
+  const todo = [...entries, 'metrics/server.ts'];
+  while (todo.length > 0) {
+    const m = todo.pop()!;
+    if (seen.has(m)) continue;
+    seen.add(m);
+    todo.push(...(graph.get(m) ?? []));
+  }
+  return [...seen].sort();
+}
+
+/** The outside packages a module imports (not `node:` ones). */
+function packagesOf(module: string): string[] {
+  return [...readFileSync(`${SRC}${module}`, 'utf8').matchAll(PACKAGE_IMPORT)].map((m) => m[1]!).filter((p) => !p.startsWith('node:'));
+}
+
+/** Whether a package is CommonJS for an `import`: no `"type": "module"`, no `import` condition. */
+function commonJs(spec: string): boolean {
+  const name = spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+  const pkg = JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { type?: string; exports?: unknown };
+  return pkg.type !== 'module' && !JSON.stringify(pkg.exports ?? {}).includes('"import"');
+}
+
+describe('what serve loads before it answers', () => {
+  const loaded = loadedByServe();
+
+  it('reaches the readers and the state database (the checks below would pass on a graph that found nothing)', () => {
+    expect(loaded).toContain('readers/openclaw/database.ts');
+    expect(loaded).toContain('state/db.ts');
+    expect(commonJs('better-sqlite3')).toBe(true);
+    expect(commonJs('chokidar')).toBe(false);
+  });
+
+  it('imports no CommonJS package: each is required', () => {
+    expect(loaded.flatMap((m) => packagesOf(m).filter(commonJs).map((p) => `${m} → ${p}`))).toEqual([]);
+  });
+
+  it('loads no zstd decompressor: OpenClaw\'s reader requires it on the first compressed event', () => {
+    expect(loaded.filter((m) => packagesOf(m).includes('fzstd'))).toEqual([]);
+  });
+});
