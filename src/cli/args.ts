@@ -5,6 +5,7 @@
 import { ConfigError, configFlags } from '../config/load.js';
 import { COMMANDS } from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
+import type { ReportOptions } from '../report/report.js';
 import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
@@ -30,16 +31,8 @@ export interface Parsed {
   rest: string[];
 }
 
-export interface ReportArgs {
+export interface ReportArgs extends ReportOptions {
   kind: Kind;
-  /** First and last day, YYYY-MM-DD. */
-  since?: string;
-  until?: string;
-  harness?: string;
-  project?: string;
-  model?: string;
-  breakdown?: Breakdown;
-  timeZone?: string;
 }
 
 // The flags of `report` alone (its --since is a day, not the sessions' duration).
