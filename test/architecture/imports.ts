@@ -33,6 +33,19 @@ export function importGraph(srcDir: string, { dynamic = true } = {}): ImportGrap
   return graph;
 }
 
+/** Every module loading `from` loads, `from` included. */
+export function reachable(graph: ImportGraph, from: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const todo = [...from];
+  while (todo.length > 0) {
+    const m = todo.pop()!;
+    if (seen.has(m)) continue;
+    seen.add(m);
+    todo.push(...(graph.get(m) ?? []));
+  }
+  return seen;
+}
+
 /** The layer a module belongs to: its top folder, or its own name for a file at the top. */
 export function layerOf(module: string): string {
   const slash = module.indexOf('/');

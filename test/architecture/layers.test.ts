@@ -3,7 +3,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cycles, forbiddenImports, importGraph, type ImportGraph } from './imports.js';
+import { cycles, forbiddenImports, importGraph, reachable, type ImportGraph } from './imports.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
@@ -41,18 +41,6 @@ const LAYERS: Record<string, readonly string[]> = {
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */
 const ENTRIES = ['main.ts', 'docs.ts'];
-
-function reachable(graph: ImportGraph, from: readonly string[]): Set<string> {
-  const seen = new Set<string>();
-  const todo = [...from];
-  while (todo.length > 0) {
-    const m = todo.pop()!;
-    if (seen.has(m)) continue;
-    seen.add(m);
-    todo.push(...(graph.get(m) ?? []));
-  }
-  return seen;
-}
 
 describe('the dependency rule', () => {
   const graph = importGraph(SRC);

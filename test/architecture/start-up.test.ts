@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importGraph } from './imports.js';
+import { importGraph, reachable } from './imports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = `${ROOT}src/`;
@@ -19,16 +19,7 @@ function loadedByServe(): string[] {
   const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'state/db.ts', 'version.ts', 'agent.ts', 'heap.ts'];
   for (const e of entries.slice(1)) expect(`${main}${agent}`).toContain(`'./${e.replace(/\.ts$/, '.js')}'`);
   expect(agent).toContain("import('./metrics/server.js')");
-  const graph = importGraph(SRC, { dynamic: false });
-  const seen = new Set<string>();
-  const todo = [...entries, 'metrics/server.ts'];
-  while (todo.length > 0) {
-    const m = todo.pop()!;
-    if (seen.has(m)) continue;
-    seen.add(m);
-    todo.push(...(graph.get(m) ?? []));
-  }
-  return [...seen].sort();
+  return [...reachable(importGraph(SRC, { dynamic: false }), [...entries, 'metrics/server.ts'])].sort();
 }
 
 /** The outside packages a module imports (not `node:` ones). */

@@ -4,22 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importGraph } from '../architecture/imports.js';
+import { importGraph, reachable } from '../architecture/imports.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|chokidar|better-sqlite3|convict)['"]/;
 
 function loadedWith(entry: string): string[] {
-  const graph = importGraph(SRC, { dynamic: false });
-  const seen = new Set<string>();
-  const todo = [entry];
-  while (todo.length > 0) {
-    const m = todo.pop()!;
-    if (seen.has(m)) continue;
-    seen.add(m);
-    todo.push(...(graph.get(m) ?? []));
-  }
-  return [...seen].sort();
+  return [...reachable(importGraph(SRC, { dynamic: false }), [entry])].sort();
 }
 
 describe('the hook entry', () => {
