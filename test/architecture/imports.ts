@@ -33,6 +33,14 @@ export function importGraph(srcDir: string, { dynamic = true } = {}): ImportGrap
   return graph;
 }
 
+/** A value import of a package (type-only imports are erased). */
+const PACKAGE_IMPORT = /^import\s+(?!type\s)[^'"]*?from\s*['"]([^.'"][^'"]*)['"]/gm;
+
+/** The outside packages a module of src/ imports by value (not `node:` ones). */
+export function packagesOf(srcDir: string, module: string): string[] {
+  return [...readFileSync(join(srcDir, module), 'utf8').matchAll(PACKAGE_IMPORT)].map((m) => m[1]!).filter((p) => !p.startsWith('node:'));
+}
+
 /** Every module loading `from` loads, `from` included. */
 export function reachable(graph: ImportGraph, from: readonly string[]): Set<string> {
   const seen = new Set<string>();

@@ -3,7 +3,7 @@
 // every message).
 
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { FALLBACK, statusLine } from '../../src/cli/statusline.js';
@@ -12,6 +12,7 @@ import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 import { readRecordedStatus, statusFile } from '../../src/state/statusline.js';
 import { SessionStore } from '../../src/store/store.js';
+import { importGraph, packagesOf, reachable } from '../architecture/imports.js';
 import { sinkOf } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -87,22 +88,9 @@ describe('statusline', () => {
 
   it('loads no reader but Claude Code\'s statusline, no collector, no OpenTelemetry, no watcher, no server', () => {
     // Static imports only (a dynamic import() runs only on its command's path), type-only ones left out (erased).
-    const STATIC = /^(?:import|export)\s+(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm;
-    const seen = new Set<string>();
-    const packages = new Set<string>();
-    const visit = (module: string) => {
-      if (seen.has(module)) return;
-      seen.add(module);
-      for (const m of readFileSync(join(SRC, module), 'utf8').matchAll(STATIC)) {
-        const spec = (m[1] ?? m[2])!;
-        if (spec.startsWith('.')) visit(relative(SRC, resolve(dirname(join(SRC, module)), spec)).replace(/\.js$/, '.ts'));
-        else packages.add(spec);
-      }
-    };
-    visit('main.ts');
     expect(readFileSync(join(SRC, 'main.ts'), 'utf8')).toContain("import('./cli/statusline.js')");
-    visit('cli/statusline.ts');
-    const modules = [...seen].sort();
+    const modules = [...reachable(importGraph(SRC, { dynamic: false }), ['main.ts', 'cli/statusline.ts'])].sort();
+    const packages = new Set(modules.flatMap((m) => packagesOf(SRC, m)));
     expect(modules.filter((m) => /^(agent|collectors\/|metrics\/|process\/|view\/|cli\/(help|top|demo))/.test(m))).toEqual([]);
     expect(modules.filter((m) => m.startsWith('readers/'))).toEqual(['readers/claude-code/statusline.ts', 'readers/fields.ts']);
     // Of the outside packages, at most the state database's and the configuration's (main loads the

@@ -5,10 +5,11 @@
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCorpus } from '../../bench/corpus.js';
+import { importGraph, reachable } from '../architecture/imports.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -106,19 +107,8 @@ describe('report', () => {
   });
 
   it('loads no reader, collector, output or agent when a state exists (the files are read only without one)', () => {
-    const STATIC = /^(?:import|export)\s+(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]|^import\s+['"]([^'"]+)['"]/gm;
-    const seen = new Set<string>();
-    const visit = (module: string) => {
-      if (seen.has(module)) return;
-      seen.add(module);
-      for (const m of readFileSync(join(SRC, module), 'utf8').matchAll(STATIC)) {
-        const spec = (m[1] ?? m[2])!;
-        if (spec.startsWith('.')) visit(relative(SRC, resolve(dirname(join(SRC, module)), spec)).replace(/\.js$/, '.ts'));
-      }
-    };
-    visit('main.ts');
     expect(readFileSync(join(SRC, 'main.ts'), 'utf8')).toContain("import('./cli/report.js')");
-    visit('cli/report.ts');
+    const seen = reachable(importGraph(SRC, { dynamic: false }), ['main.ts', 'cli/report.ts']);
     expect([...seen].filter((m) => /^(agent|collectors\/|metrics\/|process\/|readers\/|cli\/(help|top|demo|statusline))/.test(m))).toEqual([]);
   });
 });
