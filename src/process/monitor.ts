@@ -23,6 +23,13 @@ export const CPU_BUSY_RATIO = 0.15;
  */
 export const IDLE_SCAN_MS = { watched: 30_000, unwatched: 5_000 };
 
+/**
+ * With no agent running, how often the cheap watch lists the pids: a new agent is seen within this,
+ * or at once when it writes a session file (`wake`). A listing each second was most of what an idle
+ * exporter cost.
+ */
+export const IDLE_WATCH_MS = 5_000;
+
 export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
   private previous = new Map<string, number>();
@@ -41,6 +48,7 @@ export class ProcessMonitor {
   /** The pids the cheap watch has seen, and those new at its last look (looked at once more: a fork execs the agent a moment later). */
   private watchedPids = new Set<number>();
   private newPids: number[] = [];
+  private watchedAt = -Infinity;
   /** The registries the last scan joined, as JSON. */
   private registriesJoined = '[]';
   /**
@@ -61,13 +69,14 @@ export class ProcessMonitor {
   /**
    * Whether the table should be read now (asked every second). While an agent runs, always: its
    * CPU, tools and status change. Otherwise only when something may have started one: a new
-   * process whose command line is an agent's (the cheap watch: a listing of pids, and only new
-   * processes read), a session file that changed (`wake`), or IDLE_SCAN_MS gone by.
+   * process whose command line is an agent's (the cheap watch, every IDLE_WATCH_MS: a listing of
+   * pids, and only new processes read), a session file that changed (`wake`), or IDLE_SCAN_MS gone by.
    */
   due(now = Date.now()): boolean {
     if (this.agentsAlive || this.woken) return true;
     if (now - this.scannedAt >= (this.table.pids ? IDLE_SCAN_MS.watched : IDLE_SCAN_MS.unwatched)) return true;
-    if (!this.table.pids || !this.table.procs) return false;
+    if (!this.table.pids || !this.table.procs || now - this.watchedAt < IDLE_WATCH_MS) return false;
+    this.watchedAt = now;
     const pids = this.table.pids();
     const fresh = pids.filter((pid) => !this.watchedPids.has(pid));
     const look = [...new Set([...this.newPids, ...fresh])];

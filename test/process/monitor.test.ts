@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { IDLE_SCAN_MS, ProcessMonitor } from '../../src/process/monitor.js';
+import { IDLE_SCAN_MS, IDLE_WATCH_MS, ProcessMonitor } from '../../src/process/monitor.js';
 import { procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
@@ -416,7 +416,8 @@ describe('when the table is read', () => {
     const { proc, monitor, scan } = setup();
     proc.add(50, { argv: ['/bin/bash'] });
     let now = await scan(started + 60_000);
-    const due = () => monitor.due((now += 1000));
+    // Asked every second; with no agent, the pids are listed every IDLE_WATCH_MS.
+    const due = (after = IDLE_WATCH_MS) => monitor.due((now += after));
     expect(due()).toBe(false);
     expect(due()).toBe(false);
     // A new process that is no agent is looked at alone; the table is not read for it.
@@ -426,14 +427,15 @@ describe('when the table is read', () => {
     proc.add(60, codexTui[0]!.p);
     expect(due()).toBe(true);
     await scan(now);
-    expect(due()).toBe(true);
-    expect(due()).toBe(true);
+    expect(due(1000)).toBe(true);
+    expect(due(1000)).toBe(true);
     // The agent ends: back to watching.
     proc.exit(60);
     await scan(now);
-    expect(due()).toBe(false);
-    // An agent started as such.
+    expect(due(1000)).toBe(false);
+    // An agent started as such: seen at the next listing of the pids, not between two.
     proc.add(70, codexTui[0]!.p);
+    expect(due(1000)).toBe(false);
     expect(due()).toBe(true);
     proc.exit(70);
     await scan(now);
