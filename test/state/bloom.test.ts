@@ -13,6 +13,17 @@ describe('dedupe keys', () => {
     expect(false_).toBeLessThan(500);
   });
 
+  it('takes memory for the keys it holds, and grows past the keys it was sized for', () => {
+    const f = new BloomFilter(1_000);
+    expect(f.bytes).toBeLessThanOrEqual(32 * 1024);
+    for (let i = 0; i < 200_000; i++) f.add(`msg:msg_${i}`);
+    for (let i = 0; i < 200_000; i++) expect(f.mayHave(`msg:msg_${i}`)).toBe(true);
+    let false_ = 0;
+    for (let i = 0; i < 100_000; i++) if (f.mayHave(`msg:other_${i}`)) false_++;
+    expect(false_).toBeLessThan(1_000);
+    expect(f.bytes).toBeLessThan(2 * 200_000 * 16 / 8);
+  });
+
   it('knows committed keys after a restart', () => {
     const dir = tempDir();
     const db = new StateDb(dir);
