@@ -1,14 +1,14 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
-import type { FSWatcher } from 'chokidar';
 import { existsSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { READERS } from './collectors/registry.js';
 import { ReadThreads } from './collectors/read-threads.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
+import { FolderWatcher } from './files/watch.js';
 import type { Logger } from './log.js';
 import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
 import type { Push } from './metrics/otlp-push.js';
@@ -36,8 +36,6 @@ const TICK_MS = 5_000;
 
 // At most one read per collector per this window while its files keep changing.
 const READ_WINDOW_MS = 100;
-// A change of a file this soon after its last one is dropped by chokidar (its throttle), and a bit more.
-const CHANGE_THROTTLE_MS = 60;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -60,13 +58,12 @@ export class Agent {
   private readonly otlp?: { options: OtlpOptions; log: ExportLog };
   private server?: MetricsServer;
   private push?: Push;
-  private watchers: FSWatcher[] = [];
+  private watchers: FolderWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
   /** The read after a burst of changes (`startWatching`). */
-  private trailing?: NodeJS.Timeout;
   private tick?: NodeJS.Timeout;
-  private webWatcher?: { close(): Promise<void> };
+  private webWatcher?: { close(): void };
   private readonly self = new SelfMetrics();
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
@@ -243,7 +240,7 @@ export class Agent {
   /** Reads everything once, then keeps reading as files change (on changes and every rescan). */
   async follow(): Promise<void> {
     // Watching starts first, so that nothing written during the first scan waits for a rescan.
-    if (this.config.watch) this.startWatching((await import('chokidar')).watch);
+    if (this.config.watch) this.startWatching();
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     this.timer = setInterval(() => {
@@ -284,7 +281,7 @@ export class Agent {
    * recursively (names come and go there, nothing is read), and watched once it appears. The hook
    * spool is watched in the state folder.
    */
-  private startWatching(watch: typeof import('chokidar').watch): void {
+  private startWatching(): void {
     const collectors = [...this.collectors.values()];
     const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
     const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
@@ -293,7 +290,6 @@ export class Agent {
     let lastRead = -Infinity;
     const changed = (c: Collector<unknown> | undefined) => {
       if (!c) return;
-      clearTimeout(this.trailing);
       pending.add(c);
       // A session file changed: its agent (perhaps one just started) is looked for at once.
       this.monitor?.wake();
@@ -306,24 +302,36 @@ export class Agent {
         const todo = [...pending];
         pending.clear();
         for (const t of todo) void this.scan(t);
-        // chokidar drops a file's change that comes within 50 ms of its last one, and never tells
-        // it later (a registry rewritten twice in a row, a permission asked and granted, kept the
-        // first status until the next rescan): what a burst of changes ends with is read once more
-        // after that, unless more changes come first.
-        this.trailing = setTimeout(() => todo.forEach((t) => void this.scan(t)), CHANGE_THROTTLE_MS);
       }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
-    const deep = watch([], { ignoreInitial: true, depth: 5, ignorePermissionErrors: true });
-    const shallow = watch([], { ignoreInitial: true, depth: 0, ignorePermissionErrors: true });
-    // Its initial events too: a folder made between finding its parent and watching that is seen.
-    const parents = watch([], { ignoreInitial: false, depth: 0, ignorePermissionErrors: true });
+    const failed = (e: Error) => this.log.warn('watch error', { error: String(e) });
+    const deep = new FolderWatcher(5, (path) => changed(folders.find((r) => path.startsWith(r.path))?.c), failed);
+    const shallow = new FolderWatcher(0, (path) => {
+      if (path === this.hooks.file) this.readHooks();
+      else changed(files.find((r) => r.path === path)?.c);
+    }, failed);
+    // A burst of folders made at once is looked at once.
+    let recheck = false;
+    let missing: string[] = [];
+    const lookAgain = () => {
+      if (recheck) return;
+      recheck = true;
+      setImmediate(() => {
+        recheck = false;
+        this.watchNewFolders?.();
+      });
+    };
+    // In a parent, only an entry on the way to a missing folder matters (a home folder changes often).
+    const parents = new FolderWatcher(0, (path) => {
+      if (missing.some((m) => m === path || m.startsWith(`${path}${sep}`))) lookAgain();
+    }, failed);
     this.watchers = [deep, shallow, parents];
     const watched = new Set<string>();
     const waitedIn = new Set<string>();
-    const watchExisting = (watcher: FSWatcher, paths: string[]): string[] => {
+    const watchExisting = (watcher: FolderWatcher, paths: string[]): string[] => {
       const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
       for (const p of found) watched.add(p);
-      if (found.length > 0) watcher.add(found);
+      watcher.add(found);
       return found;
     };
     // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
@@ -337,46 +345,29 @@ export class Agent {
         for (const r of folders) if (r.path === f) changed(r.c);
         for (const r of files) if (dirname(r.path) === f) changed(r.c);
       }
-      const missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
+      missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
       // A parent is watched while a folder is still missing below it, and no longer.
       const needed = new Set(missing.map(nearestExisting));
       const done = [...waitedIn].filter((p) => !needed.has(p));
       const added = [...needed].filter((p) => !waitedIn.has(p));
       for (const p of done) waitedIn.delete(p);
       for (const p of added) waitedIn.add(p);
-      if (done.length > 0) parents.unwatch(done);
-      if (added.length > 0) parents.add(added);
+      parents.unwatch(done);
+      parents.add(added);
+      // A folder made between finding its parent and watching that is seen.
+      if (added.length > 0) lookAgain();
     };
     watchNew(false);
     this.watchNewFolders = () => watchNew(true);
-    // A burst of folders made at once (or a parent's initial listing) is looked at once.
-    let recheck = false;
-    parents.on('addDir', () => {
-      if (recheck) return;
-      recheck = true;
-      setImmediate(() => {
-        recheck = false;
-        this.watchNewFolders?.();
-      });
-    });
-    deep.on('all', (_event, path) => changed(folders.find((r) => path.startsWith(r.path))?.c));
-    shallow.on('all', (_event, path) => {
-      if (path === this.hooks.file) this.readHooks();
-      else changed(files.find((r) => r.path === path)?.c);
-    });
-    // A watcher sees changes only once it has listed its folders: what changed before is read now.
-    for (const w of [deep, shallow]) w.once('ready', () => collectors.forEach(changed));
-    for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    clearTimeout(this.trailing);
     if (this.tick) clearInterval(this.tick);
     this.self.stop();
-    await this.webWatcher?.close();
+    this.webWatcher?.close();
     if (this.processTimer) clearInterval(this.processTimer);
-    await Promise.all(this.watchers.map((w) => w.close()));
+    for (const w of this.watchers) w.close();
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();

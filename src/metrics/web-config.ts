@@ -3,11 +3,11 @@
 // response headers (checked by basic-auth.ts). Read at start-up (a bad file stops it, naming the key) and again whenever the
 // file or a certificate it names changes, so certificates can be renewed without a restart.
 
-import { watch } from 'chokidar';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createSecureContext, type SecureVersion } from 'node:tls';
 import YAML from 'yaml';
+import { FolderWatcher } from '../files/watch.js';
 
 const CLIENT_AUTH_TYPES = [
   'NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert',
@@ -153,11 +153,12 @@ export function loadWebConfig(path: string): WebConfig {
  * Calls `changed` with the file read again (or the Error that reading it gave) whenever it or a
  * file it names changes. A burst of changes (an editor's save, a certificate and its key) is one read.
  */
-export function watchWebConfig(path: string, first: WebConfig, changed: (c: WebConfig | Error) => void): { close(): Promise<void> } {
+export function watchWebConfig(path: string, first: WebConfig, changed: (c: WebConfig | Error) => void): { close(): void } {
   let files = first.files;
-  const watcher = watch(files, { ignoreInitial: true });
   let timer: NodeJS.Timeout | undefined;
-  watcher.on('all', () => {
+  // Their folders are watched, not the files: an editor saves by writing another file and renaming it.
+  const watcher = new FolderWatcher(0, (changedPath) => {
+    if (!files.includes(changedPath)) return;
     timer ??= setTimeout(() => {
       timer = undefined;
       let next: WebConfig | Error;
@@ -167,17 +168,24 @@ export function watchWebConfig(path: string, first: WebConfig, changed: (c: WebC
         next = e as Error;
       }
       if (!(next instanceof Error)) {
-        watcher.unwatch(files.filter((f) => !next.files.includes(f)));
-        watcher.add(next.files.filter((f) => !files.includes(f)));
+        const now = foldersOf(next.files);
+        watcher.unwatch(foldersOf(files).filter((f) => !now.includes(f)));
+        watcher.add(now);
         files = next.files;
       }
       changed(next);
     }, 100);
-  });
+    // Past the system's limit of watches, a change shows at the next start, as without a watcher.
+  }, () => {});
+  watcher.add(foldersOf(files));
   return {
-    async close() {
+    close() {
       if (timer) clearTimeout(timer);
-      await watcher.close();
+      watcher.close();
     },
   };
+}
+
+function foldersOf(files: readonly string[]): string[] {
+  return [...new Set(files.map((f) => dirname(f)))];
 }

@@ -31,10 +31,10 @@ const LAYERS: Record<string, readonly string[]> = {
   view: ['store', 'session', 'files'],
   // The reports of the ledger and the sessions (`report`), in the viewers' money format.
   report: ['state', 'store', 'session', 'view'],
-  metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads'],
+  metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads', 'files'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
-  agent: ['collectors', 'config', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
+  agent: ['collectors', 'config', 'files', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
   cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };

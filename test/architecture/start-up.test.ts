@@ -34,7 +34,7 @@ describe('what serve loads before it answers', () => {
     expect(loaded).toContain('readers/openclaw/database.ts');
     expect(loaded).toContain('state/db.ts');
     expect(commonJs('better-sqlite3')).toBe(true);
-    expect(commonJs('chokidar')).toBe(false);
+    expect(commonJs('bcryptjs')).toBe(false);
   });
 
   it('imports no CommonJS package: each is required', () => {

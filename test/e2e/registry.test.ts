@@ -1,7 +1,7 @@
 // A Claude Code process (a sleeping Node process named `claude`) rewrites its registry file twice in
 // quick succession, as when a permission is asked and granted at once: the real binary, following
-// with its process scan on, shows the last rewrite. chokidar drops a file's change that comes within
-// 50 ms of its last one; without a read after the burst the first status stayed until the next rescan.
+// with its process scan on, shows the last rewrite. chokidar, the watcher before, dropped a file's
+// change that came within 50 ms of its last one: the first status stayed until the next rescan.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
