@@ -13,6 +13,11 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSyn
 import { join } from 'node:path';
 import { BloomFilter } from './bloom.js';
 
+// better-sqlite3 reads SQLITE_USE_URI once per process, when it is first required: the harnesses'
+// databases are opened by URI (`immutable`, readers/sqlite.ts, which sets it too), and the readers
+// are loaded only once a harness's files are found, after the state database opened.
+process.env.SQLITE_USE_URI = '1';
+
 // A CommonJS package, required: Node's `import` of one first scans its source (and what it
 // re-exports) for named exports, which `require` does not: milliseconds of every start-up.
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
