@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { READERS } from '../src/collectors/registry.js';
+import { HARNESSES } from '../src/collectors/registry.js';
 import type { Tokens } from './totals.js';
 import { PACKAGE_ROOT } from '../src/files/package-root.js';
 import { MAIN } from './root.js';
@@ -84,7 +84,7 @@ export function runOnceEmpty(home: string, stateDir: string): Omit<ProcessRun, '
  * alone; `args`: more flags (`--read-threads 0`).
  */
 export function runOnce(home: string, stateDir: string, args: string[] = []): ProcessRun {
-  const only = Object.keys(READERS).filter((h) => h !== 'claude-code').map((h) => `--collector.${h}=false`);
+  const only = Object.keys(HARNESSES).filter((h) => h !== 'claude-code').map((h) => `--collector.${h}=false`);
   const { stdout, ...t } = timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir, ...only, ...args], home);
   const sum = (type: string) => [...stdout.matchAll(/^coding_agent_tokens_total\{([^}]*)\} (\S+)$/gm)]
     .filter((m) => m[1]!.includes('harness="claude-code"') && m[1]!.includes(`token_type="${type}"`))

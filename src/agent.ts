@@ -5,7 +5,7 @@ import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve, sep } from 'node:path';
 import { Collector, type CollectorStats } from './collectors/collector.js';
-import { READERS } from './collectors/registry.js';
+import { HARNESSES } from './collectors/registry.js';
 import { ReadThreads } from './collectors/read-threads.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import { FolderWatcher } from './files/watch.js';
@@ -94,18 +94,18 @@ export class Agent {
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);
     if (threads > 0 && !this.db.tracksFiles()) this.readThreads = new ReadThreads(threads);
-    for (const [name, reader] of Object.entries(READERS)) {
+    for (const [name, harness] of Object.entries(HARNESSES)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
       const configured = section.roots.length > 0;
-      const roots = configured ? section.roots.map((r) => resolve(r)) : reader.defaultRoots(env, home);
-      this.collectors.set(name, new Collector(name, reader, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
+      const roots = configured ? section.roots.map((r) => resolve(r)) : harness.defaultRoots(env, home);
+      this.collectors.set(name, new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
     if (config.processes.enabled) {
       const platform = platformTable(config.processes.procRoot);
       const table = platform && opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : platform;
       if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
-      const openFileSession = Object.fromEntries(Object.values(READERS).filter((r) => r.sessionOfOpenFile).map((r) => [r.harness, r.sessionOfOpenFile!]));
+      const openFileSession = Object.fromEntries(Object.values(HARNESSES).filter((h) => h.sessionOfOpenFile).map((h) => [h.harness, h.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
     }
     this.snapshotOptions = {
@@ -239,6 +239,9 @@ export class Agent {
 
   /** Reads everything once, then keeps reading as files change (on changes and every rescan). */
   async follow(): Promise<void> {
+    // The readers of the harnesses found are loaded first: loading one mid-scan would let the
+    // watchers' first listing of every folder run in the middle of the scan.
+    await Promise.all([...this.collectors.values()].map((c) => c.loadReader()));
     // Watching starts first, so that nothing written during the first scan waits for a rescan.
     if (this.config.watch) this.startWatching();
     await this.scanAll();

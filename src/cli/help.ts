@@ -2,7 +2,7 @@
 // from the configuration schema and the harness registry, so a key or a harness added there shows
 // here without anyone writing it down.
 
-import { READERS } from '../collectors/registry.js';
+import { HARNESSES } from '../collectors/registry.js';
 import { configKeys, type Leaf } from '../config/load.js';
 import { COMMANDS } from './commands.js';
 
@@ -39,7 +39,7 @@ function placeholder(l: Leaf): string {
 
 /** One line per key, with each harness's keys folded into one `<id>` line. */
 function foldHarnesses(leaves: Leaf[]): (Leaf & { ids?: string })[] {
-  const ids = Object.keys(READERS);
+  const ids = Object.keys(HARNESSES);
   const first = ids[0]!;
   const folded: (Leaf & { ids?: string })[] = [];
   for (const l of leaves) {

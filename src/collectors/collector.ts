@@ -2,9 +2,9 @@
 // appended since the last commit, feeds the records to the store, and commits. It knows nothing
 // of file formats. A failing collector reports itself in its stats and costs only its own data.
 
-import { statSync, type Stats } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { Reader, SessionFile, StoreReader } from '../readers/reader.js';
+import type { Harness, Reader, SessionFile, StoreReader, Where } from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
 import { listingFailures, readRegular, statListed } from '../files/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
@@ -65,10 +65,16 @@ export class Collector<S> {
    * read all their files (Droid's tokens are in a file beside its transcript).
    */
   private readonly readSessions = new Map<string, string>();
+  /** Where the harness looks: all that is needed before a root of it is found. */
+  private readonly where: Where;
+  private readonly load: () => Promise<Reader<S>>;
+  /** The reader, loaded by the first scan that finds a root (before any file is read). */
+  private reader!: Reader<S>;
 
   constructor(
     readonly name: string,
-    private readonly reader: Reader<S>,
+    /** The registry's harness, or a reader already loaded. */
+    source: Harness | Reader<S>,
     readonly roots: readonly string[],
     private readonly store: SessionStore,
     db: StateDb,
@@ -77,8 +83,10 @@ export class Collector<S> {
     private readonly rootsConfigured = false,
     private readonly readAhead: ReadAheadOptions = {},
   ) {
+    this.where = source;
+    this.load = 'load' in source ? () => source.load() as Promise<Reader<S>> : () => Promise.resolve(source);
     this.files = new FileIdentities(name, db.files(name), store, log);
-    if (reader.facts) store.harnessFacts.set(reader.harness, reader.facts);
+    if (source.facts) store.harnessFacts.set(source.harness, source.facts);
   }
 
   /**
@@ -101,14 +109,19 @@ export class Collector<S> {
     return this.running;
   }
 
+  /** Loads the reader now where a root of the harness is there (the first scan that finds one would). */
+  async loadReader(): Promise<void> {
+    if (this.roots.some((root) => existsSync(root))) this.reader ??= await this.load();
+  }
+
   /** The folders to watch for changes. */
   watchPaths(): string[] {
-    return this.roots.flatMap((root) => this.reader.watchPaths(root));
+    return this.roots.flatMap((root) => this.where.watchPaths(root));
   }
 
   /** The single files to watch (they may not exist yet). */
   watchFiles(): string[] {
-    return this.roots.flatMap((root) => this.reader.watchFiles?.(root) ?? []);
+    return this.roots.flatMap((root) => this.where.watchFiles?.(root) ?? []);
   }
 
   /** Resolves when no scan is running. */
@@ -132,7 +145,7 @@ export class Collector<S> {
       let lastYield = performance.now();
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
-        const reader = this.reader;
+        const reader = (this.reader ??= await this.load());
         if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
         const files = listing(() => reader.listFiles(root));
         const ahead = this.readBacklog(files);
@@ -388,7 +401,7 @@ export class Collector<S> {
     this.readSessions.clear();
     if (this.driftLogged) return;
     for (const [sessionId, path] of read) {
-      const s = this.store.sessions.get(`${this.reader.harness}/${sessionId}`);
+      const s = this.store.sessions.get(`${this.where.harness}/${sessionId}`);
       if (!s || !drifted(s)) continue;
       this.driftLogged = true;
       this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
@@ -398,12 +411,12 @@ export class Collector<S> {
 
   /** A session whose file the harness archived (a moved file is not read again, so its records cannot say). */
   private archive(sessionId: string): void {
-    this.store.archive(`${this.reader.harness}/${sessionId}`);
+    this.store.archive(`${this.where.harness}/${sessionId}`);
   }
 
   /** The store's event sink for records of the session `sessionOf` names. */
   private events(sessionOf: () => string): FileSink {
-    return fileSink(this.store, { harness: this.reader.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
+    return fileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
   }
 
   private skip(reason: string): void {

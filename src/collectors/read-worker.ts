@@ -6,7 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import type { LineReader, SessionFile } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 import { Claims } from './claims.js';
-import { READERS } from './registry.js';
+import { HARNESSES } from './registry.js';
 import { readWhole } from './read-whole.js';
 
 export interface ReadTask {
@@ -33,9 +33,12 @@ export interface ThreadDone {
   done: true;
 }
 
-parentPort!.on('message', ({ task, harness, files, claim, shared }: ReadTask) => {
+// The harness's reader is loaded by the first task of it (the registry loads readers lazily).
+parentPort!.on('message', (t: ReadTask) => void readTask(t));
+
+async function readTask({ task, harness, files, claim, shared }: ReadTask): Promise<void> {
   const claims = new Claims(shared, files.length);
-  const reader = READERS[harness] as LineReader<unknown>;
+  const reader = (await HARNESSES[harness].load()) as LineReader<unknown>;
   // Dedupe keys of the files read so far: a record repeated in a later file is not fresh there.
   const keys = new Set<string>();
   for (let index = 0; index < files.length; index++) {
@@ -46,4 +49,4 @@ parentPort!.on('message', ({ task, harness, files, claim, shared }: ReadTask) =>
     parentPort!.postMessage({ task, index, read } satisfies ReadPosted);
   }
   parentPort!.postMessage({ task, done: true } satisfies ThreadDone);
-});
+}

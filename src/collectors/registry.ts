@@ -1,57 +1,58 @@
 // Every harness the exporter reads: one line per reader. The collector name, the config section
-// `collectors.<name>` and the `harness` label are the same id.
+// `collectors.<name>` and the `harness` label are the same id. Only where each harness looks is
+// loaded here; its reader (the parser, most of the code) is imported once a root of it is found,
+// so a harness not on this machine costs no start-up.
 
-import { claudeCode } from '../readers/claude-code/reader.js';
-import { codex } from '../readers/codex/reader.js';
-import { kilo } from '../readers/kilo/reader.js';
-import { opencode } from '../readers/opencode/reader.js';
-import { qwenCode } from '../readers/qwen-code/reader.js';
-import { copilotCli } from '../readers/copilot-cli/reader.js';
-import { geminiCli } from '../readers/gemini-cli/reader.js';
-import { droid } from '../readers/droid/reader.js';
-import { pi } from '../readers/pi/reader.js';
-import { aider } from '../readers/aider/reader.js';
-import { cursorAgent } from '../readers/cursor-agent/reader.js';
-import { antigravityCli } from '../readers/antigravity-cli/reader.js';
-import { hermes } from '../readers/hermes/reader.js';
-import { goose } from '../readers/goose/reader.js';
-import { kodelet } from '../readers/kodelet/reader.js';
-import { crush } from '../readers/crush/reader.js';
-import { continueCli } from '../readers/continue-cli/reader.js';
-import { cline } from '../readers/cline/reader.js';
-import { rooCode } from '../readers/roo-code/reader.js';
-import { kimiCli } from '../readers/kimi-cli/reader.js';
-import { openclaw } from '../readers/openclaw/reader.js';
-import { amp } from '../readers/amp/reader.js';
-import { auggie } from '../readers/auggie/reader.js';
-import { junie } from '../readers/junie/reader.js';
-import type { Reader } from '../readers/reader.js';
+import { claudeCode } from '../readers/claude-code/where.js';
+import { codex } from '../readers/codex/where.js';
+import { kilo } from '../readers/kilo/where.js';
+import { opencode } from '../readers/opencode/where.js';
+import { qwenCode } from '../readers/qwen-code/where.js';
+import { copilotCli } from '../readers/copilot-cli/where.js';
+import { geminiCli } from '../readers/gemini-cli/where.js';
+import { droid } from '../readers/droid/where.js';
+import { pi } from '../readers/pi/where.js';
+import { aider } from '../readers/aider/where.js';
+import { cursorAgent } from '../readers/cursor-agent/where.js';
+import { antigravityCli } from '../readers/antigravity-cli/where.js';
+import { hermes } from '../readers/hermes/where.js';
+import { goose } from '../readers/goose/where.js';
+import { kodelet } from '../readers/kodelet/where.js';
+import { crush } from '../readers/crush/where.js';
+import { continueCli } from '../readers/continue-cli/where.js';
+import { cline } from '../readers/cline/where.js';
+import { rooCode } from '../readers/roo-code/where.js';
+import { kimiCli } from '../readers/kimi-cli/where.js';
+import { openclaw } from '../readers/openclaw/where.js';
+import { amp } from '../readers/amp/where.js';
+import { auggie } from '../readers/auggie/where.js';
+import { junie } from '../readers/junie/where.js';
+import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
-// Each reader has its own parser state: only the reader itself looks inside it.
-export const READERS: Record<HarnessId, Reader<unknown>> = {
-  'claude-code': claudeCode,
-  codex,
-  opencode,
-  kilo,
-  'qwen-code': qwenCode,
-  'copilot-cli': copilotCli,
-  'gemini-cli': geminiCli,
-  droid,
-  pi,
-  aider,
-  'cursor-agent': cursorAgent,
-  'antigravity-cli': antigravityCli,
-  hermes,
-  goose,
-  kodelet,
-  crush,
-  'continue-cli': continueCli,
-  cline,
-  'roo-code': rooCode,
-  'kimi-cli': kimiCli,
-  openclaw,
-  amp,
-  auggie,
-  junie,
+export const HARNESSES: Record<HarnessId, Harness> = {
+  'claude-code': { ...claudeCode, load: async () => (await import('../readers/claude-code/reader.js')).claudeCode },
+  codex: { ...codex, load: async () => (await import('../readers/codex/reader.js')).codex },
+  opencode: { ...opencode, load: async () => (await import('../readers/opencode/reader.js')).opencode },
+  kilo: { ...kilo, load: async () => (await import('../readers/kilo/reader.js')).kilo },
+  'qwen-code': { ...qwenCode, load: async () => (await import('../readers/qwen-code/reader.js')).qwenCode },
+  'copilot-cli': { ...copilotCli, load: async () => (await import('../readers/copilot-cli/reader.js')).copilotCli },
+  'gemini-cli': { ...geminiCli, load: async () => (await import('../readers/gemini-cli/reader.js')).geminiCli },
+  droid: { ...droid, load: async () => (await import('../readers/droid/reader.js')).droid },
+  pi: { ...pi, load: async () => (await import('../readers/pi/reader.js')).pi },
+  aider: { ...aider, load: async () => (await import('../readers/aider/reader.js')).aider },
+  'cursor-agent': { ...cursorAgent, load: async () => (await import('../readers/cursor-agent/reader.js')).cursorAgent },
+  'antigravity-cli': { ...antigravityCli, load: async () => (await import('../readers/antigravity-cli/reader.js')).antigravityCli },
+  hermes: { ...hermes, load: async () => (await import('../readers/hermes/reader.js')).hermes },
+  goose: { ...goose, load: async () => (await import('../readers/goose/reader.js')).goose },
+  kodelet: { ...kodelet, load: async () => (await import('../readers/kodelet/reader.js')).kodelet },
+  crush: { ...crush, load: async () => (await import('../readers/crush/reader.js')).crush },
+  'continue-cli': { ...continueCli, load: async () => (await import('../readers/continue-cli/reader.js')).continueCli },
+  cline: { ...cline, load: async () => (await import('../readers/cline/reader.js')).cline },
+  'roo-code': { ...rooCode, load: async () => (await import('../readers/roo-code/reader.js')).rooCode },
+  'kimi-cli': { ...kimiCli, load: async () => (await import('../readers/kimi-cli/reader.js')).kimiCli },
+  openclaw: { ...openclaw, load: async () => (await import('../readers/openclaw/reader.js')).openclaw },
+  amp: { ...amp, load: async () => (await import('../readers/amp/reader.js')).amp },
+  auggie: { ...auggie, load: async () => (await import('../readers/auggie/reader.js')).auggie },
+  junie: { ...junie, load: async () => (await import('../readers/junie/reader.js')).junie },
 };

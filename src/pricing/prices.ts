@@ -4,7 +4,7 @@
 // Google and many more, offline. Models are matched as the library matches them; a test checks
 // that every model of the table is found and priced as the library itself does.
 
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { Usage } from '../session/types.js';
 
 /** USD per million tokens: a flat price, or a base price with tiers by the request's prompt size. */
@@ -150,33 +150,53 @@ export function findInTable(table: Table, model: string): (Resolved & { id: stri
   return undefined;
 }
 
-let bundled: Table | undefined;
-
 /** The table bundled at build time (scripts/gen-prices.mjs). */
-export function bundledTable(): Table {
-  bundled ??= JSON.parse(readFileSync(new URL('./genai-prices.json', import.meta.url), 'utf8')) as Table;
-  return bundled;
+const BUNDLED = new URL('./genai-prices.json', import.meta.url);
+const parsed = new Map<string, Table>();
+
+/** A table as gen-prices writes it (the bundled one unless told), parsed once. */
+export function bundledTable(file: URL = BUNDLED): Table {
+  let table = parsed.get(file.href);
+  if (!table) parsed.set(file.href, (table = JSON.parse(readFileSync(file, 'utf8')) as Table));
+  return table;
 }
 
 /**
- * The bundled table, with `overrides` (model id → prices in the same shape, USD per million
- * tokens) taking precedence for exactly matching model ids.
+ * A table's source and version without parsing its 300 KB (6 ms or more of every start-up):
+ * gen-prices writes them first. A table of another shape is parsed.
  */
-export function createPriceTable(overrides: Record<string, ModelPrice & { context_window?: number }> = {}): PriceTable {
-  const table = bundledTable();
+function versionOf(file: URL): { source: string; version: string } {
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(256);
+  try {
+    const m = /^\{"source":"([^"\\]*)","version":"([^"\\]*)",/.exec(head.toString('utf8', 0, readSync(fd, head, 0, head.length, 0)));
+    if (m) return { source: m[1]!, version: m[2]! };
+  } finally {
+    closeSync(fd);
+  }
+  return bundledTable(file);
+}
+
+/**
+ * The bundled table (`file`: another gen-prices wrote), with `overrides` (model id → prices in the
+ * same shape, USD per million tokens) taking precedence for exactly matching model ids. The table
+ * is parsed when a model is first looked up: a restart that reads nothing new never parses it.
+ */
+export function createPriceTable(overrides: Record<string, ModelPrice & { context_window?: number }> = {}, file = BUNDLED): PriceTable {
+  const { source, version } = versionOf(file);
   const cache = new Map<string, Resolved>();
   const resolve = (model: string): Resolved => {
     let r = cache.get(model);
     if (!r) {
       const o = overrides[model];
-      r = o ? { prices: o, contextWindow: o.context_window } : (findInTable(table, model) ?? {});
+      r = o ? { prices: o, contextWindow: o.context_window } : (findInTable(bundledTable(file), model) ?? {});
       cache.set(model, r);
     }
     return r;
   };
   return {
-    source: Object.keys(overrides).length > 0 ? `${table.source}+overrides` : table.source,
-    version: table.version,
+    source: Object.keys(overrides).length > 0 ? `${source}+overrides` : source,
+    version,
     cost: (model, u, tierInput, at) => {
       const p = resolve(model).prices;
       return p ? priceRequest(pricesAt(p, at), u, tierInput) : undefined;

@@ -108,3 +108,15 @@ export function noLines(_line: Buffer, _state: unknown, _file: SessionFile, ev: 
 }
 
 export type Reader<State> = LineReader<State> | StoreReader<State>;
+
+/**
+ * Where a harness looks, and what else is known of it before any of its files is read: a reader
+ * folder's `where.ts`, which loads none of its parser (the registry loads that once a root is
+ * there), and which its reader spreads.
+ */
+export type Where = Pick<ReaderBase<unknown>, 'harness' | 'facts' | 'defaultRoots' | 'watchPaths' | 'watchFiles' | 'sessionOfOpenFile'>;
+
+/** A harness as the registry holds it: where it looks, and its reader, loaded when first needed. */
+export interface Harness extends Where {
+  load(): Promise<Reader<unknown>>;
+}

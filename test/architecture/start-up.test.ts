@@ -2,7 +2,7 @@
 // A CommonJS package is required, not imported (Node's import of one first scans its source for
 // named exports), and what only some homes need is loaded where it is first needed.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { importGraph, packagesOf, reachable } from './imports.js';
@@ -30,8 +30,8 @@ function commonJs(spec: string): boolean {
 describe('what serve loads before it answers', () => {
   const loaded = loadedByServe();
 
-  it('reaches the readers and the state database (the checks below would pass on a graph that found nothing)', () => {
-    expect(loaded).toContain('readers/openclaw/database.ts');
+  it('reaches the registry, where each harness looks, and the state database (the checks below would pass on a graph that found nothing)', () => {
+    expect(loaded).toContain('readers/openclaw/where.ts');
     expect(loaded).toContain('state/db.ts');
     expect(commonJs('better-sqlite3')).toBe(true);
     expect(commonJs('bcryptjs')).toBe(false);
@@ -39,6 +39,12 @@ describe('what serve loads before it answers', () => {
 
   it('imports no CommonJS package: each is required', () => {
     expect(loaded.flatMap((m) => packagesOf(SRC, m).filter(commonJs).map((p) => `${m} → ${p}`))).toEqual([]);
+  });
+
+  it('loads no reader\'s parser: the registry imports a harness\'s reader once a root of it is found', () => {
+    const folders = readdirSync(`${SRC}readers`, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `readers/${e.name}/`);
+    expect(folders.length).toBeGreaterThan(20);
+    expect(loaded.filter((m) => folders.some((f) => m.startsWith(f)) && !/\/(where|paths)\.ts$/.test(m))).toEqual([]);
   });
 
   it('loads no zstd decompressor: OpenClaw\'s reader requires it on the first compressed event', () => {

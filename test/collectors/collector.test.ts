@@ -5,6 +5,7 @@ import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, sy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
+import { HARNESSES } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
@@ -167,6 +168,24 @@ describe('collector', () => {
     await missing.scan();
     expect(missing.stats.success).toBe(true);
     expect(missing.stats.files).toBe(0);
+  });
+
+  it('loads the registry\'s reader of a harness only once a root of it is there, and reads with it', async () => {
+    const t = setup();
+    const root = join(tempDir(), 'claude');
+    let loads = 0;
+    const registered = HARNESSES['claude-code'];
+    const collector = new Collector('claude-code', { ...registered, load: () => (loads++, registered.load()) }, [root], t.store, t.db, quiet);
+    // Where it looks is known without the reader: the watchers start from it.
+    expect(collector.watchPaths()).toEqual([join(root, 'projects'), join(root, 'sessions')]);
+    await collector.loadReader();
+    await collector.scan();
+    expect([loads, collector.stats.success]).toEqual([0, true]);
+    mkdirSync(join(root, 'projects', '-src-app'), { recursive: true });
+    writeFileSync(join(root, 'projects', '-src-app', 's1.jsonl'), prompt('u1') + answer('m1', 100));
+    await collector.scan();
+    await collector.scan();
+    expect([loads, t.input()]).toEqual([1, 100]);
   });
 
   it('reports a folder it cannot list as a failure, naming it once at warn until it can be read again', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { RETAIN_GONE_MS } from '../../src/collectors/identity.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { codex } from '../../src/readers/codex/reader.js';

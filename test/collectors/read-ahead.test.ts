@@ -11,7 +11,7 @@ import { answersHold, EventLog, play } from '../../src/collectors/event-log.js';
 import { ReadAhead } from '../../src/collectors/read-ahead.js';
 import { ReadThreads } from '../../src/collectors/read-threads.js';
 import { readWhole } from '../../src/collectors/read-whole.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { READERS } from '../../src/collectors/registry.js';
+import { HARNESSES } from '../../src/collectors/registry.js';
 import { DEPLOY, GRAFANA, ROOT, read, walk, yaml, type Json } from './lib.js';
 
 // The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
@@ -131,7 +131,7 @@ describe('deploy/docker/compose.yml', () => {
   it('mounts a root of every harness read-only under /home/agent, and the state volume', () => {
     const vols = (compose.services.exporter.volumes as string[]).map(String);
     const env = (compose.services.exporter.environment ?? {}) as Record<string, string>;
-    for (const reader of Object.values(READERS)) {
+    for (const reader of Object.values(HARNESSES)) {
       // Roots named in the environment (Aider's: its default, the whole home, is not mounted).
       const named = env[`CODING_AGENT_EXPORTER_${reader.harness.toUpperCase().replace(/-/g, '_')}_ROOTS`]?.split(',');
       const roots: string[] = named ?? reader.defaultRoots({}, '/home/agent');
@@ -144,7 +144,7 @@ describe('deploy/docker/compose.yml', () => {
       expect(roots.some(mounted), `${reader.harness}: one of ${roots.join(', ')}`).toBe(true);
     }
     for (const name of Object.keys(env).filter((k) => k.endsWith('_ROOTS'))) {
-      expect(Object.keys(READERS).map((h) => `CODING_AGENT_EXPORTER_${h.toUpperCase().replace(/-/g, '_')}_ROOTS`), name).toContain(name);
+      expect(Object.keys(HARNESSES).map((h) => `CODING_AGENT_EXPORTER_${h.toUpperCase().replace(/-/g, '_')}_ROOTS`), name).toContain(name);
     }
     const state = vols.find((v) => v.endsWith(`:${STATE_DIR}`));
     expect(state).toBeDefined();

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/help.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { HARNESSES } from '../../src/collectors/registry.js';
 import { configKeys } from '../../src/config/load.js';
 import { envFor, MAIN, run, tempDir, until } from '../helpers/run.js';
 
@@ -25,7 +25,7 @@ describe('help', () => {
     }
     expect(r.stdout).toContain('--collector.<id> ');
     expect(r.stdout).toContain('CODING_AGENT_EXPORTER_<ID>_ROOTS');
-    for (const id of Object.keys(READERS)) expect(r.stdout).toMatch(new RegExp(`<id>: .*\\b${id}\\b`));
+    for (const id of Object.keys(HARNESSES)) expect(r.stdout).toMatch(new RegExp(`<id>: .*\\b${id}\\b`));
     expect(r.stdout).toContain('--config FILE');
   });
 

@@ -1,6 +1,7 @@
 import { calcPrice } from '@pydantic/genai-prices';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bundledTable, createPriceTable, findInTable, readOverrides } from '../../src/pricing/prices.js';
 import type { Usage } from '../../src/session/types.js';
@@ -91,5 +92,30 @@ describe('prices', () => {
     expect(() => readOverrides(bad)).toThrow(/m\.input_mtok/);
     writeFileSync(bad, JSON.stringify({ m: { inputs: 1 } }));
     expect(() => readOverrides(bad)).toThrow(/m\.inputs: unknown price key/);
+  });
+});
+
+describe('the price table at start-up', () => {
+  const text = readFileSync(new URL('../../src/pricing/genai-prices.json', import.meta.url), 'utf8');
+  const written = (name: string, body: string) => {
+    const path = join(tempDir(), name);
+    writeFileSync(path, body);
+    return pathToFileURL(path);
+  };
+
+  it('names its source and version without parsing the table, which is parsed when a model is first priced', () => {
+    const { source, version } = bundledTable();
+    // Only the table's head is good: a parse of the whole would fail.
+    const table = createPriceTable({}, written('cut.json', text.slice(0, text.length >> 1)));
+    expect([table.source, table.version]).toEqual([source, version]);
+    expect(() => table.cost('claude-sonnet-4-5', usage(10, 0, 0, 10), 10, AT)).toThrow(SyntaxError);
+  });
+
+  it('prices as the bundled table does, and reads the source and version of a table written in another order', () => {
+    const whole = createPriceTable({}, written('whole.json', text));
+    expect(whole.cost('claude-sonnet-4-5', usage(10, 0, 0, 10), 10, AT)).toBe(createPriceTable().cost('claude-sonnet-4-5', usage(10, 0, 0, 10), 10, AT));
+    const { source, version, providers } = bundledTable();
+    const reordered = createPriceTable({}, written('reordered.json', JSON.stringify({ providers, version, source })));
+    expect([reordered.source, reordered.version, reordered.contextWindow('claude-sonnet-4-5')]).toEqual([source, version, whole.contextWindow('claude-sonnet-4-5')]);
   });
 });

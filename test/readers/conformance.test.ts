@@ -25,7 +25,8 @@ import { auggie } from '../../src/readers/auggie/reader.js';
 import { junie } from '../../src/readers/junie/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
+import { HARNESSES } from '../../src/collectors/registry.js';
 import { describe, expect, it } from 'vitest';
 import { readerConformance } from './conformance.js';
 
@@ -66,5 +67,21 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
     expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kodelet', 'openclaw', 'opencode', 'pi', 'qwen-code', 'roo-code']);
+  });
+
+  // What the registry knows before a reader is loaded (its `where.ts`) is what the reader says once loaded.
+  it.each(Object.entries(HARNESSES))('%s: where it looks is where its reader looks', (id, where) => {
+    const reader = READERS[id as keyof typeof READERS];
+    const env = { CODEX_HOME: '/x/codex', XDG_DATA_HOME: '/x/data', OPENCODE_DB: 'o.db', KILO_DB: 'k.db', CLAUDE_CONFIG_DIR: '/x/claude' };
+    for (const home of [join(FIXTURES, 'home'), join(FIXTURES, 'longtail-home'), join(FIXTURES, 'wave3-home')]) {
+      const roots = where.defaultRoots(env, home);
+      expect(reader.defaultRoots(env, home)).toEqual(roots);
+      for (const root of [...roots, ...reader.defaultRoots({}, home)]) {
+        expect(reader.watchPaths(root)).toEqual(where.watchPaths(root));
+        expect(reader.watchFiles?.(root)).toEqual(where.watchFiles?.(root));
+      }
+    }
+    expect([reader.harness, reader.facts, reader.sessionOfOpenFile?.('/s/rollout-2026-01-01T00-00-00-0199a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl')])
+      .toEqual([id, where.facts, where.sessionOfOpenFile?.('/s/rollout-2026-01-01T00-00-00-0199a0b1-2c3d-7e4f-8a9b-0c1d2e3f4a5b.jsonl')]);
   });
 });

@@ -10,7 +10,7 @@ import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';

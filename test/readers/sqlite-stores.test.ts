@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
 import { statusOf } from '../../src/session/status.js';
 import type { HarnessId } from '../../src/session/types.js';
 import { countedTurns, recorder, type Recorded } from '../helpers/events.js';

@@ -5,7 +5,7 @@ import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { READERS } from '../../src/collectors/registry.js';
+import { READERS } from '../helpers/readers.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { tempDir } from '../helpers/run.js';

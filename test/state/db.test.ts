@@ -76,6 +76,16 @@ describe('state database', () => {
       other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
       other.close();
     }, /not a state database of this exporter/],
+    ['damaged past its header', (p) => {
+      const db = new StateDb(join(p, '..'));
+      db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: Array.from({ length: 5000 }, (_, i) => `key-${i}`) });
+      db.close();
+      // A page of the dedupe keys overwritten: the header and the schema still read.
+      const bytes = readFileSync(p);
+      expect(bytes.length).toBeGreaterThan(16 * 4096);
+      bytes.fill(7, 8 * 4096, 9 * 4096);
+      writeFileSync(p, bytes);
+    }, /is damaged/],
     ['of a newer version', (p) => {
       new StateDb(join(p, '..')).close();
       const db = new Database(p);

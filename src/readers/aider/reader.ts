@@ -21,9 +21,9 @@
 import { dirname, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import { listDir } from '../../files/dir.js';
 import { findInput, inputHistory } from './input-history.js';
 import type { Usage } from '../../session/types.js';
+import { listFiles, aider as where } from './where.js';
 
 export interface AiderState {
   /** The header time of the session being read (`YYYY-MM-DD HH:MM:SS`), once one was seen. */
@@ -50,22 +50,7 @@ export interface AiderState {
   pending?: { model: string; usage: Usage; sent: number };
 }
 
-const FILE = '.aider.chat.history.md';
 const INPUT_FILE = '.aider.input.history';
-// Folder levels below a root searched for history files (~/src/org/repo is 3).
-const DEPTH = 4;
-
-function listFiles(root: string): SessionFile[] {
-  const files: SessionFile[] = [];
-  const search = (dir: string, depth: number) => {
-    for (const e of listDir(dir)) {
-      if (e.isFile && e.name === FILE) files.push({ path: e.path, sessionId: e.path });
-      else if (e.isDirectory && depth < DEPTH && !e.name.startsWith('.') && e.name !== 'node_modules') search(e.path, depth + 1);
-    }
-  };
-  search(root, 0);
-  return files;
-}
 
 const HEADER = '# aider chat started at ';
 const PROMPT = '#### ';
@@ -202,15 +187,10 @@ function answered(state: AiderState, ev: SessionEvents, ts: number, sessionCost:
 }
 
 export const aider: LineReader<AiderState> = {
-  harness: 'aider',
+  ...where,
   kind: 'files',
   // Aider prints sent and received tokens only.
   unrecorded: ['reasoning'],
-  defaultRoots: (_env, home) => [home],
-  // The history files found are watched one by one (their folders are repositories, not watched
-  // whole); new ones are found by the rescan.
-  watchPaths: () => [],
-  watchFiles: (root) => listFiles(root).map((f) => f.path),
   listFiles,
   initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false }),
   readLine,

@@ -10,7 +10,7 @@
 // Cost is in Amp's credits, not dollars (not read); reasoning is not recorded (inside output).
 // Every record counts once by the thread and its `messageId`, whichever read first holds it.
 
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
@@ -18,16 +18,9 @@ import type { TurnOutcome } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { classifyTool } from './tools.js';
+import { amp as where } from './where.js';
 
 const THREAD = /^T-[0-9a-f-]+\.json$/i;
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const data = env.AMP_DATA_DIR
-    ? env.AMP_DATA_DIR.split(',').map((d) => d.trim()).filter(Boolean)
-    : [join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'amp')];
-  // The threads folder only: the data folder also holds the device id and the login.
-  return [...new Set(data.map((d) => join(d, 'threads')))];
-}
 
 function listFiles(root: string): SessionFile[] {
   return listDir(root)
@@ -134,10 +127,8 @@ function answer(m: Json, blocks: Json[], key: string, last: number, ev: SessionE
 }
 
 export const amp: LineReader<object> = {
-  harness: 'amp',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

@@ -23,6 +23,7 @@ import { readDatabase, storeChanged } from '../sqlite.js';
 import type { TodoState, TurnOutcome, Usage } from '../../session/types.js';
 import { classifyTool } from './tools.js';
 import { inFlight, readConversation, STEP_STATUS, STEP_TYPE, type Conversation, type Step } from './steps.js';
+import { antigravityCli as where } from './where.js';
 
 export interface AntigravityState {
   /** The database's signature at the last read (see storeChanged). */
@@ -38,12 +39,6 @@ export interface AntigravityState {
   turnOpen: boolean;
   /** The open turn was started by a prompt in history.jsonl whose step is not in the database yet. */
   promptPending?: true;
-}
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const gemini = env.GEMINI_HOME || join(home, '.gemini');
-  // The CLI's folder, and the ACP server's (the same format).
-  return [join(gemini, 'antigravity-cli'), join(gemini, 'antigravity-acp')];
 }
 
 function listFiles(root: string): SessionFile[] {
@@ -198,14 +193,10 @@ function outcomeOf(last: Step): TurnOutcome {
 }
 
 export const antigravityCli: StoreReader<AntigravityState> = {
-  harness: 'antigravity-cli',
+  ...where,
   kind: 'store',
   // The usage's cache-write field is deprecated and left empty (Gemini's caching writes nothing billed).
   unrecorded: ['cache_write'],
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'conversations')],
-  // A new prompt shows in the history before the conversation's database changes.
-  watchFiles: (root) => [join(root, 'history.jsonl')],
   listFiles,
   initialState: () => ({ turnOpen: false }),
   readStore,

@@ -7,16 +7,12 @@
 // exchanges are turns), tools, the working directory, reasoning and cost.
 // Every exchange counts once by its request id, whichever read first holds it.
 
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
-
-function defaultRoots(_env: NodeJS.ProcessEnv, home: string): string[] {
-  // The sessions folder only: `~/.augment` also holds the login.
-  return [join(home, '.augment', 'sessions')];
-}
+import { auggie as where } from './where.js';
 
 // Sessions are named by their uuid: nothing else in the folder is one.
 const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/i;
@@ -69,10 +65,8 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
 }
 
 export const auggie: LineReader<object> = {
-  harness: 'auggie',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

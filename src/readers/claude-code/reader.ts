@@ -8,8 +8,9 @@ import { minusUsage, plausibleUsage, type RegistryEntry, type Usage } from '../.
 import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
-import { defaultRoots, isSubagentFile, listFiles } from './paths.js';
+import { isSubagentFile, listFiles } from './paths.js';
 import { classifyTool } from './tools.js';
+import { claudeCode as where } from './where.js';
 
 export interface ClaudeState {
   /** A subagent transcript: its tokens and tools count for the parent; its turns do not. */
@@ -230,10 +231,8 @@ function registry(root: string): RegistryEntry[] {
 }
 
 export const claudeCode: LineReader<ClaudeState> = {
-  harness: 'claude-code',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'projects'), join(root, 'sessions')],
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file) }),
   readLine,

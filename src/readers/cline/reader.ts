@@ -18,6 +18,7 @@ import { fileStat, isFile, listDir } from '../../files/dir.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
 import { withExtensionTasks } from '../vscode-tasks/reader.js';
+import { cliSessions as cliWhere, CLINE_EXTENSION } from './where.js';
 
 export interface ClineState {
   /** Manifest: the end (`ended_at`) already reported, so that a rewrite ends no turn again. */
@@ -26,9 +27,6 @@ export interface ClineState {
 
 const MESSAGES = '.messages.json';
 
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [join(env.CLINE_DATA_DIR || join(home, '.cline', 'data'), 'sessions')];
-}
 
 // The sessions folder only: the data folder also holds the providers' settings, with API keys.
 function listFiles(root: string): SessionFile[] {
@@ -156,10 +154,8 @@ function registry(root: string): RegistryEntry[] {
 }
 
 const cliSessions: LineReader<ClineState> = {
-  harness: 'cline',
+  ...cliWhere,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,
@@ -168,4 +164,4 @@ const cliSessions: LineReader<ClineState> = {
 };
 
 /** The CLI's sessions and the VS Code extension's tasks (`saoudrizwan.claude-dev`, vscode-tasks/). */
-export const cline = withExtensionTasks(cliSessions, { harness: 'cline', extension: 'saoudrizwan.claude-dev', wholePrompt: false });
+export const cline = withExtensionTasks(cliSessions, CLINE_EXTENSION);

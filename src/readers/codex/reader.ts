@@ -2,7 +2,7 @@
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
 import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
@@ -11,6 +11,7 @@ import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str
 import { listDir } from '../../files/dir.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
+import { codex as where, ROLLOUT } from './where.js';
 
 export interface CodexState {
   model?: string;
@@ -64,12 +65,6 @@ function classify(type: string, p: Fields | undefined): string | undefined {
     default:
       return undefined;
   }
-}
-
-const ROLLOUT = /^rollout-.*-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/;
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [env.CODEX_HOME || join(home, '.codex')];
 }
 
 /** Rollouts under `sessions/` (by date) and `archived_sessions/` (flat). */
@@ -329,14 +324,10 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
 }
 
 export const codex: LineReader<CodexState> = {
-  harness: 'codex',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'sessions'), join(root, 'archived_sessions')],
   sessionOf: (file, state) => state.parent ?? file.sessionId,
   listFiles,
   initialState: () => ({ calls: {} }),
   readLine,
-  // The process that runs a thread's turns (the app-server daemon) holds its rollout open.
-  sessionOfOpenFile: (path) => ROLLOUT.exec(basename(path))?.[1],
 };

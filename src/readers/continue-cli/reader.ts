@@ -15,13 +15,14 @@
 
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { classifyTool } from './tools.js';
+import { continueCli as where } from './where.js';
 
 export interface ContinueState {
   /** The answer whose end of turn was reported (its usage key): a document read again ends nothing again. */
@@ -30,10 +31,6 @@ export interface ContinueState {
 
 // Sessions are named by their uuid: nothing else in the folder (the index `sessions.json`) is one.
 const SESSION = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json$/i;
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [join(env.CONTINUE_GLOBAL_DIR || join(home, '.continue'), 'sessions')];
-}
 
 // The sessions folder only: `~/.continue` also holds config.yaml, with API keys.
 function listFiles(root: string): SessionFile[] {
@@ -138,10 +135,8 @@ function answer(msg: Json, item: Json, session: string, ts: number, ev: SessionE
 }
 
 export const continueCli: LineReader<ContinueState> = {
-  harness: 'continue-cli',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

@@ -10,8 +10,9 @@ import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readSpan } from './otel.js';
-import { defaultRoots, listFiles, OTEL_PREFIX, registry, watchPaths } from './paths.js';
+import { listFiles, OTEL_PREFIX, registry } from './paths.js';
 import { classifyTool } from './tools.js';
+import { copilotCli as where } from './where.js';
 
 export interface CopilotState {
   /** A file of the OpenTelemetry export, and the session its last span named. */
@@ -357,12 +358,8 @@ function permissionCompleted(d: Json, state: CopilotState, ev: SessionEvents): v
 }
 
 export const copilotCli: LineReader<CopilotState> = {
-  harness: 'copilot-cli',
+  ...where,
   kind: 'files',
-  // permission.requested and permission.completed: an approval is over once its answer is written.
-  facts: { recordsPermissions: true },
-  defaultRoots,
-  watchPaths,
   listFiles,
   initialState: (file) => ({
     ...(file.sessionId.startsWith(OTEL_PREFIX) ? { otel: {} } : {}),

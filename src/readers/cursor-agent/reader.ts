@@ -20,6 +20,7 @@ import { jsonObject, num, str } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
+import { cursorAgent as where } from './where.js';
 
 export interface CursorState {
   /** A subagent's transcript: its tool calls count for the parent; its task is no prompt. */
@@ -31,11 +32,6 @@ export interface CursorState {
    * and at each prompt when they changed: the model may be another).
    */
   described?: string;
-}
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const roots = [env.CURSOR_CONFIG_DIR, join(home, '.cursor')].filter((r): r is string => Boolean(r));
-  return [...new Set(roots)];
 }
 
 function listFiles(root: string): SessionFile[] {
@@ -177,12 +173,10 @@ function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEve
 }
 
 export const cursorAgent: LineReader<CursorState> = {
-  harness: 'cursor-agent',
+  ...where,
   kind: 'files',
   // Cursor keeps no token counts on disk: no token (and so no cost) series at all.
   unrecorded: ['input', 'output', 'cache_read', 'cache_write'],
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'projects')],
   listFiles,
   initialState: (file) => ({ subagent: basename(dirname(file.path)) === 'subagents', promptAt: 0 }),
   readLine,

@@ -16,7 +16,7 @@
 // `~/.factory/settings.json` (the user's settings, with API keys) is never read: the root is the
 // sessions folder, and only its project folders are listed.
 
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
@@ -24,6 +24,7 @@ import { jsonObject, num, numberOf, obj, str, time, type Json } from '../fields.
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
+import { droid as where } from './where.js';
 
 export interface DroidState {
   /** Transcript: the time of the last timed record (turn outcomes have none). */
@@ -206,10 +207,8 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
 }
 
 export const droid: LineReader<DroidState> = {
-  harness: 'droid',
+  ...where,
   kind: 'files',
-  defaultRoots: (_env, home) => [join(home, '.factory', 'sessions')],
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({ lastTs: 0, counted: {} }),
   readLine,

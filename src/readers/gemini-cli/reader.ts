@@ -11,8 +11,9 @@ import { numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { configuredServers } from '../mcp.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
-import { defaultRoots, isSubagentFile, listFiles, projectRoot } from './paths.js';
+import { isSubagentFile, listFiles, projectRoot } from './paths.js';
 import { changedLines, classifyTool, toolFailed } from './tools.js';
+import { geminiCli as where } from './where.js';
 
 export interface GeminiState {
   /** A subagent's file: its tokens and tools count for the parent session, its turns do not. */
@@ -266,12 +267,10 @@ function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: Se
 }
 
 export const geminiCli: LineReader<GeminiState> = {
-  harness: 'gemini-cli',
+  ...where,
   kind: 'files',
   // The Gemini API reports no cache writes (cache storage is billed by the hour instead).
   unrecorded: ['cache_write'],
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'tmp')],
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file) }),
   readLine,

@@ -17,10 +17,7 @@ import type { SessionEvents } from '../../session/events.js';
 import { num, numberOf, obj, str } from '../fields.js';
 import { fileStat, listDir } from '../../files/dir.js';
 import { scanRecord, type Shape } from '../scan.js';
-
-function defaultRoots(_env: NodeJS.ProcessEnv, home: string): string[] {
-  return [join(home, '.junie', 'sessions')];
-}
+import { junie as where } from './where.js';
 
 function listFiles(root: string): SessionFile[] {
   return listDir(root).flatMap((e) => {
@@ -74,10 +71,8 @@ function readLine(line: Buffer, _state: object, file: SessionFile, ev: SessionEv
 }
 
 export const junie: LineReader<object> = {
-  harness: 'junie',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({}),
   readLine,

@@ -6,7 +6,6 @@
 
 import { openCodeFamily } from '../opencode/reader.js';
 import { withExtensionTasks } from '../vscode-tasks/reader.js';
+import { KILO, KILO_EXTENSION } from './where.js';
 
-export const kilo = withExtensionTasks(openCodeFamily({ harness: 'kilo', app: 'kilo', dbEnv: 'KILO_DB' }), {
-  harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true, settings: 'kilo-code',
-});
+export const kilo = withExtensionTasks(openCodeFamily(KILO), KILO_EXTENSION);

@@ -19,6 +19,7 @@ import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
 import { fileStat, listDir, ParsedFiles, readText } from '../../files/dir.js';
 import { secondsToMs } from '../sqlite.js';
 import { classifyTool } from './tools.js';
+import { kimiCli as where } from './where.js';
 
 export interface KimiState {
   /** The log is a subagent's. */
@@ -30,10 +31,6 @@ export interface KimiState {
 }
 
 const WIRE = 'wire.jsonl';
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [join(env.KIMI_SHARE_DIR || join(home, '.kimi'), 'sessions')];
-}
 
 // The sessions folder only: `~/.kimi` also holds config.toml, with API keys.
 function listFiles(root: string): SessionFile[] {
@@ -172,10 +169,8 @@ function statusUpdate(p: Json, ts: number, model: string, own: boolean, ev: Sess
 }
 
 export const kimiCli: LineReader<KimiState> = {
-  harness: 'kimi-cli',
+  ...where,
   kind: 'files',
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file), approvals: {} }),
   readLine,

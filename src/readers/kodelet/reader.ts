@@ -1,22 +1,17 @@
 // Kodelet: conversations in the SQLite database `storage.db` under `$KODELET_BASE_PATH`, else
 // `~/.kodelet`. Nothing else there (config, credentials) is opened.
 
-import { join } from 'node:path';
 import { isFile } from '../../files/dir.js';
 import type { StoreReader } from '../reader.js';
 import { readChangedDatabase } from '../sqlite.js';
 import { readKodelet, type KodeletState } from './database.js';
-
-const dbOf = (root: string) => join(root, 'storage.db');
+import { dbOf, kodelet as where } from './where.js';
 
 export const kodelet: StoreReader<KodeletState> = {
-  harness: 'kodelet',
+  ...where,
   kind: 'store',
   // Reasoning is inside output, not counted apart.
   unrecorded: ['reasoning'],
-  defaultRoots: (env, home) => [env.KODELET_BASE_PATH || join(home, '.kodelet')],
-  watchPaths: () => [],
-  watchFiles: (root) => [dbOf(root), `${dbOf(root)}-wal`],
   listFiles: (root) => (isFile(dbOf(root)) ? [{ path: dbOf(root), sessionId: 'storage.db' }] : []),
   initialState: () => ({ since: 0, marks: {}, convs: {} }),
   readStore(file, state, eventsOf) {

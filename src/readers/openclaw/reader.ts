@@ -20,6 +20,7 @@ import { readChangedDatabase, storeChanged } from '../sqlite.js';
 import { readLines } from '../lines.js';
 import { readTranscripts, type DbState } from './database.js';
 import { readEvent } from './events.js';
+import { agents, DB, dbOf, openclaw as where } from './where.js';
 
 export interface OpenClawState extends DbState {
   /** A JSONL file: how far its complete lines were read, and the file they were read in. */
@@ -27,12 +28,8 @@ export interface OpenClawState extends DbState {
   ino?: number;
 }
 
-const DB = 'openclaw-agent.sqlite';
 /** A session's file and the copies of it OpenClaw keeps; group 1 is the session id. */
 const SESSION_FILE = /^(.+)\.jsonl(\.(deleted|reset)\.[^/]+|\.full\.bak)?$/;
-
-const agents = (root: string) => listDir(join(root, 'agents')).filter((e) => e.isDirectory);
-const dbOf = (agent: string) => join(agent, 'agent', DB);
 
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
@@ -63,12 +60,8 @@ function readJsonl(file: SessionFile, state: OpenClawState, ev: SessionEvents): 
 }
 
 export const openclaw: StoreReader<OpenClawState> = {
-  harness: 'openclaw',
+  ...where,
   kind: 'store',
-  defaultRoots: (env, home) => [...new Set([env.OPENCLAW_STATE_DIR || join(home, '.openclaw'), join(home, '.openclaw')])],
-  // A new agent's folders show up under `agents/`; they are watched from the next scan.
-  watchPaths: (root) => agents(root).map((a) => join(a.path, 'sessions')),
-  watchFiles: (root) => agents(root).flatMap((a) => [dbOf(a.path), `${dbOf(a.path)}-wal`]),
   listFiles,
   initialState: () => ({ seqs: {} }),
   readStore(file, state, eventsOf) {

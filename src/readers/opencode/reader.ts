@@ -5,49 +5,25 @@
 // more store after the databases, which are preferred for the sessions 1.2 copied into them.
 // Credentials (`auth.json`) and everything else there are never opened.
 
-import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { isDirectory, isFile, listDir } from '../../files/dir.js';
+import { basename, dirname, join, sep } from 'node:path';
+import { isDirectory, isFile } from '../../files/dir.js';
 import type { SessionFile, StoreReader } from '../reader.js';
 import { configuredServers, upToRepository } from '../mcp.js';
 import { readChangedDatabase, readDatabase } from '../sqlite.js';
-import type { HarnessId } from '../../session/types.js';
 import { readDatabaseRows, sessionsIn } from './database.js';
 import { type DbState } from './records.js';
 import { readStorage } from './json-storage.js';
-
-export interface Family {
-  harness: HarnessId;
-  /** The folder name under the data folder, and the database's base name. */
-  app: string;
-  /** The environment variable that names another database. */
-  dbEnv: string;
-}
+import { databasesOf, OPENCODE, openCodeWhere, type Family } from './where.js';
 
 // The JSON storage's folder, listed as one store (a database is the other kind).
 const STORAGE = 'storage';
 
-export function openCodeFamily({ harness, app, dbEnv }: Family): StoreReader<DbState> {
-  const dbName = new RegExp(`^${app}(-[A-Za-z0-9._-]+)?\\.db$`);
-  const databases = (root: string): string[] =>
-    isFile(root) ? [root] : listDir(root).filter((e) => e.isFile && dbName.test(e.name)).map((e) => e.path);
+export function openCodeFamily(family: Family): StoreReader<DbState> {
+  const { app } = family;
+  const databases = databasesOf(app);
   return {
-    harness,
+    ...openCodeWhere(family),
     kind: 'store',
-    defaultRoots(env, home) {
-      const data = join(env.XDG_DATA_HOME || join(home, '.local', 'share'), app);
-      // A database named by the environment is a root of its own: a root may be a database file.
-      const named = env[dbEnv];
-      const extra = named && named !== ':memory:' ? [isAbsolute(named) ? named : join(data, named)] : [];
-      return [data, ...extra];
-    },
-    // The JSON storage is not watched (a tree of a file per part would exhaust inotify watches):
-    // rescans read it.
-    watchPaths: () => [],
-    // The databases and their write-ahead logs: rows land in the `-wal` first.
-    watchFiles: (root) => {
-      const dbs = isFile(root) ? [root] : [...new Set([join(root, `${app}.db`), ...databases(root)])];
-      return dbs.flatMap((db) => [db, `${db}-wal`]);
-    },
     // Databases first: of a session in both, the database's records are counted.
     listFiles: (root) => [
       ...databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
@@ -89,4 +65,4 @@ function mcpServers(dataDir: string, app: string): (directory: string | null) =>
   };
 }
 
-export const opencode = openCodeFamily({ harness: 'opencode', app: 'opencode', dbEnv: 'OPENCODE_DB' });
+export const opencode = openCodeFamily(OPENCODE);

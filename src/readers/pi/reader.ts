@@ -12,7 +12,7 @@
 // `length`) or was `aborted`; a failed API attempt is an answer with `stopReason: "error"`, which
 // pi retries itself: the turn fails only when its last answer did.
 
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall, Usage } from '../../session/types.js';
@@ -20,6 +20,7 @@ import { numberOf, obj, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
+import { pi as where } from './where.js';
 
 export interface PiState {
   /** Failed attempts since the turn's last good answer. */
@@ -30,12 +31,6 @@ export interface PiState {
 // `retry.maxRetries` times (default 3): after this many failed attempts in a row it has given up.
 const ATTEMPTS = 4;
 const RETRYABLE = /overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504)\b|service.?unavailable|server error|internal error|connection.?error|fetch failed|retry delay/i;
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  // The sessions folder only: its parent holds auth.json and models.json (API keys).
-  const roots = [env.PI_CODING_AGENT_DIR, join(home, '.pi', 'agent')].filter((r): r is string => Boolean(r));
-  return [...new Set(roots.map((r) => join(r, 'sessions')))];
-}
 
 /** The session uuid after the start time in `<time>_<uuid>.jsonl`. */
 function sessionIdOf(name: string): string {
@@ -174,12 +169,10 @@ function answer(msg: Fields, key: string, ts: number, state: PiState, ev: Sessio
 }
 
 export const pi: LineReader<PiState> = {
-  harness: 'pi',
+  ...where,
   kind: 'files',
   // pi's usage has no reasoning count (it is inside output).
   unrecorded: ['reasoning'],
-  defaultRoots,
-  watchPaths: (root) => [root],
   listFiles,
   initialState: () => ({ failedAttempts: 0 }),
   readLine,

@@ -18,6 +18,7 @@ import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
 import { classifyTool } from './tools.js';
+import { qwenCode as where } from './where.js';
 
 export interface QwenState {
   /** Failed attempts of the main agent's current request, which the CLI may still retry. */
@@ -27,11 +28,6 @@ export interface QwenState {
 // The CLI retries a request answered 429 or 5xx until this many attempts in all (retryWithBackoff's
 // default); any other failure, or the last attempt's, ends the turn. Only `api_error` records say so.
 const ATTEMPTS = 7;
-
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const roots = [env.QWEN_RUNTIME_DIR, env.QWEN_HOME, join(home, '.qwen')].filter((r): r is string => Boolean(r));
-  return [...new Set(roots)];
-}
 
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
@@ -222,12 +218,10 @@ function registry(root: string): RegistryEntry[] {
 }
 
 export const qwenCode: LineReader<QwenState> = {
-  harness: 'qwen-code',
+  ...where,
   kind: 'files',
   // Qwen Code's usage records carry no cache-write count.
   unrecorded: ['cache_write'],
-  defaultRoots,
-  watchPaths: (root) => [join(root, 'projects')],
   listFiles,
   initialState: () => ({ failedAttempts: 0 }),
   readLine,

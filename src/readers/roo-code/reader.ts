@@ -3,5 +3,6 @@
 // requests' `tokensIn` holds the cache reads and writes.
 
 import { extensionTasks } from '../vscode-tasks/reader.js';
+import { ROO_CODE } from './where.js';
 
-export const rooCode = extensionTasks({ harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true, settings: 'roo-cline' });
+export const rooCode = extensionTasks(ROO_CODE);

@@ -24,22 +24,13 @@
 import { join } from 'node:path';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { HarnessId, TokenType, Usage } from '../../session/types.js';
+import type { TokenType, Usage } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
 import { fileStat, listDir, ParsedFiles, readTail, readText } from '../../files/dir.js';
-import { editorTaskRoots, extensionDir, isTaskRoot } from './paths.js';
+import { extensionDir, isTaskRoot } from './paths.js';
+import { extensionTasksWhere, withExtensionTaskRoots, type TaskFamily } from './where.js';
 import { callOf } from './tools.js';
-
-export interface TaskFamily {
-  harness: HarnessId;
-  /** The extension's id, its folder under `globalStorage`. */
-  extension: string;
-  /** Roo Code and Kilo Code: `tokensIn` is the whole prompt (since 3.29.5 and 4.119.0). */
-  wholePrompt: boolean;
-  /** The settings key that moves the extension's storage (`<key>` of `<key>.customStoragePath`), where it has one. */
-  settings?: string;
-}
 
 export interface TaskState {
   /** The task's folder, once found (Cline's task history is read until it is). */
@@ -82,27 +73,16 @@ export function isTaskFile(file: SessionFile): boolean {
   return file.document === true && file.path.endsWith(`/${TRANSCRIPT}`);
 }
 
-/** The reading of one family member's task transcripts. */
-export function taskDocuments(family: TaskFamily) {
-  return {
-    defaultRoots: (env: NodeJS.ProcessEnv, home: string) => editorTaskRoots(env, home, family.extension, family.settings && `${family.settings}.customStoragePath`),
-    readDocument: (doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents) => readTranscript(family, doc, state, file, ev),
-  };
-}
-
 /** A harness whose only files are its extension's tasks (Roo Code). */
 export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
-  const docs = taskDocuments(family);
   return {
-    harness: family.harness,
+    ...extensionTasksWhere(family),
     kind: 'files',
-    defaultRoots: docs.defaultRoots,
-    watchPaths: (root) => [root],
     listFiles: taskFiles,
     initialState: () => ({}),
     // Every file is a document.
     readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
-    readDocument: docs.readDocument,
+    readDocument: (doc, state, file, ev) => readTranscript(family, doc, state, file, ev),
   };
 }
 
@@ -116,17 +96,14 @@ export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
 export function withExtensionTasks<S>(reader: LineReader<S>, family: TaskFamily): LineReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: StoreReader<S>, family: TaskFamily): StoreReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Reader<S | TaskState> {
-  const docs = taskDocuments(family);
   return {
     ...(reader as Reader<S | TaskState>),
-    defaultRoots: (env, home) => [...reader.defaultRoots(env, home), ...docs.defaultRoots(env, home)],
-    watchPaths: (root) => (isTaskRoot(root) ? [root] : reader.watchPaths(root)),
-    watchFiles: (root) => (isTaskRoot(root) ? [] : reader.watchFiles?.(root) ?? []),
+    ...withExtensionTaskRoots(reader, family),
     listFiles: (root) => (isTaskRoot(root) ? taskFiles(root) : reader.listFiles(root)),
     initialState: (file) => (isTaskFile(file) ? {} : reader.initialState(file)),
     registry: (root) => (isTaskRoot(root) ? [] : reader.registry?.(root) ?? []),
     readDocument: (doc, state, file, ev) =>
-      isTaskFile(file) ? docs.readDocument(doc, state as TaskState, file, ev) : reader.readDocument?.(doc, state as S, file, ev),
+      isTaskFile(file) ? readTranscript(family, doc, state as TaskState, file, ev) : reader.readDocument?.(doc, state as S, file, ev),
   };
 }
 
