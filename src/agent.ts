@@ -67,7 +67,7 @@ export class Agent {
   private trailing?: NodeJS.Timeout;
   private tick?: NodeJS.Timeout;
   private webWatcher?: { close(): Promise<void> };
-  private readonly self = new SelfMetrics();
+  private readonly self = new SelfMetrics(TICK_MS);
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
@@ -78,6 +78,7 @@ export class Agent {
   private readonly rendered = [this.served, this.views.sessions, this.views.summary];
   private ready = false;
   private processTimer?: NodeJS.Timeout;
+  private processDueAt = Infinity;
   private readonly monitor?: ProcessMonitor;
   /** The modification time of the statusline command's file when it was last read. */
   private statusMtime?: number;
@@ -131,7 +132,7 @@ export class Agent {
     this.readThreads?.close();
     this.readThreads = undefined;
     this.readHooks();
-    // While following, the process table is read on its own timer, once a second.
+    // While following, the process table is read on its own timer (`scheduleProcesses`).
     if (!this.processTimer) this.scanProcesses();
   }
 
@@ -251,15 +252,24 @@ export class Agent {
       void this.scanAll();
     }, this.config.rescanSeconds * 1000);
     this.timer.unref();
-    // Processes come and go without writing anything: every second the monitor says whether the
-    // table is to be read (always while an agent runs; with none, only what might be a new one).
+    this.scheduleProcesses();
+  }
+
+  /**
+   * Processes come and go without writing anything: the monitor is asked again when it says it is
+   * next due (every second while an agent runs; with none, only at its next cheap look for a new
+   * one), so that an exporter with no agent to watch does not wake every second for nothing.
+   */
+  private scheduleProcesses(): void {
     const monitor = this.monitor;
-    if (monitor) {
-      this.processTimer = setInterval(() => {
-        if (monitor.due()) this.scanProcesses();
-      }, 1000);
-      this.processTimer.unref();
-    }
+    if (!monitor) return;
+    clearTimeout(this.processTimer);
+    this.processDueAt = monitor.nextDue();
+    this.processTimer = setTimeout(() => {
+      if (monitor.due()) this.scanProcesses();
+      this.scheduleProcesses();
+    }, Math.max(0, this.processDueAt - Date.now()));
+    this.processTimer.unref();
   }
 
   /**
@@ -297,6 +307,7 @@ export class Agent {
       pending.add(c);
       // A session file changed: its agent (perhaps one just started) is looked for at once.
       this.monitor?.wake();
+      if (this.processTimer && (this.monitor?.nextDue() ?? Infinity) < this.processDueAt) this.scheduleProcesses();
       // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
       // waits for the end of the window and is read in one go, so that a scan of every file
       // runs at most once a window however fast lines arrive.
@@ -373,9 +384,10 @@ export class Agent {
     if (this.timer) clearInterval(this.timer);
     clearTimeout(this.trailing);
     if (this.tick) clearInterval(this.tick);
-    this.self.stop();
     await this.webWatcher?.close();
-    if (this.processTimer) clearInterval(this.processTimer);
+    clearTimeout(this.processTimer);
+    // A change seen while the watchers close schedules no scan again.
+    this.processDueAt = -Infinity;
     await Promise.all(this.watchers.map((w) => w.close()));
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
