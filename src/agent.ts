@@ -331,8 +331,10 @@ export class Agent {
     this.watchers = [deep, shallow, parents];
     const watched = new Set<string>();
     const waitedIn = new Set<string>();
+    // What was found of each folder during one look: the missing share their parents.
+    let exists = new Map<string, boolean>();
     const watchExisting = (watcher: FSWatcher, paths: string[]): string[] => {
-      const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
+      const found = [...new Set(paths)].filter((p) => !watched.has(p) && isThere(p, exists));
       for (const p of found) watched.add(p);
       if (found.length > 0) watcher.add(found);
       return found;
@@ -340,6 +342,7 @@ export class Agent {
     // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
     // first scan reads what was there at start).
     const watchNew = (read: boolean) => {
+      exists = new Map();
       const found = [
         ...watchExisting(deep, folders.map((r) => r.path)),
         ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),
@@ -348,9 +351,9 @@ export class Agent {
         for (const r of folders) if (r.path === f) changed(r.c);
         for (const r of files) if (dirname(r.path) === f) changed(r.c);
       }
-      const missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
+      const missing = [...new Set([...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))])].filter((p) => !watched.has(p));
       // A parent is watched while a folder is still missing below it, and no longer.
-      const needed = new Set(missing.map(nearestExisting));
+      const needed = new Set(missing.map((p) => nearestExisting(p, exists)));
       const done = [...waitedIn].filter((p) => !needed.has(p));
       const added = [...needed].filter((p) => !waitedIn.has(p));
       for (const p of done) waitedIn.delete(p);
@@ -403,10 +406,17 @@ export class Agent {
   }
 }
 
-/** The nearest folder at or above `path` that exists. */
-function nearestExisting(path: string): string {
+/** Whether `path` exists, asked once per look (`seen`). */
+function isThere(path: string, seen: Map<string, boolean>): boolean {
+  let e = seen.get(path);
+  if (e === undefined) seen.set(path, (e = existsSync(path)));
+  return e;
+}
+
+/** The nearest folder at or above `path` that exists; `seen` as for `isThere`. */
+function nearestExisting(path: string, seen: Map<string, boolean>): string {
   let p = path;
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  while (!isThere(p, seen) && dirname(p) !== p) p = dirname(p);
   return p;
 }
 
