@@ -38,6 +38,8 @@ const TICK_MS = 5_000;
 const READ_WINDOW_MS = 100;
 // A change of a file this soon after its last one is dropped by chokidar (its throttle), and a bit more.
 const CHANGE_THROTTLE_MS = 60;
+// While watching misses nothing, the rescan backs off to this many times `rescanSeconds` (`scheduleRescan`).
+const RESCAN_BACKOFF = 10;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -63,6 +65,9 @@ export class Agent {
   private watchers: FSWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
+  /** A watcher failed since the last rescan: the next is not put off. */
+  private watchFailed = false;
+  private stopping = false;
   /** The read after a burst of changes (`startWatching`). */
   private trailing?: NodeJS.Timeout;
   private tick?: NodeJS.Timeout;
@@ -247,12 +252,35 @@ export class Agent {
     if (this.config.watch) this.startWatching((await import('chokidar')).watch);
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
-    this.timer = setInterval(() => {
-      this.watchNewFolders?.();
-      void this.scanAll();
-    }, this.config.rescanSeconds * 1000);
-    this.timer.unref();
+    this.scheduleRescan(this.config.rescanSeconds * 1000);
     this.scheduleProcesses();
+  }
+
+  /**
+   * The rescan, which catches what watching misses. While watching misses nothing (no watch error,
+   * every collector read, and the rescan found nothing new: no file read, none come or gone), each
+   * rescan waits twice as long as the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything
+   * else brings it back to `rescanSeconds`. A no-change rescan of every file was most of what an
+   * exporter with nothing to do cost.
+   */
+  private scheduleRescan(ms: number): void {
+    const base = this.config.rescanSeconds * 1000;
+    this.timer = setTimeout(() => {
+      const before = this.readSoFar();
+      this.watchFailed = false;
+      this.watchNewFolders?.();
+      void this.scanAll().finally(() => {
+        const quiet = this.watchers.length > 0 && !this.watchFailed && this.readSoFar() === before
+          && [...this.collectors.values()].every((c) => c.stats.success);
+        if (!this.stopping) this.scheduleRescan(nextRescanMs(ms, base, quiet));
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** What the collectors read and list, summed: a rescan that leaves it as it was found nothing new. */
+  private readSoFar(): string {
+    return JSON.stringify([...this.collectors.values()].map((c) => [c.stats.readBytes, c.stats.files]));
   }
 
   /**
@@ -380,11 +408,17 @@ export class Agent {
     });
     // A watcher sees changes only once it has listed its folders: what changed before is read now.
     for (const w of [deep, shallow]) w.once('ready', () => collectors.forEach(changed));
-    for (const w of this.watchers) w.on('error', (e) => this.log.warn('watch error', { error: String(e) }));
+    for (const w of this.watchers) {
+      w.on('error', (e) => {
+        this.watchFailed = true;
+        this.log.warn('watch error', { error: String(e) });
+      });
+    }
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopping = true;
+    clearTimeout(this.timer);
     clearTimeout(this.trailing);
     if (this.tick) clearInterval(this.tick);
     await this.webWatcher?.close();
@@ -404,6 +438,14 @@ export class Agent {
     await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
+}
+
+/**
+ * The wait before the next rescan, after one that waited `last`: twice that (at most RESCAN_BACKOFF
+ * times `base`) where it found nothing new while watching works (`quiet`), else `base`.
+ */
+export function nextRescanMs(last: number, base: number, quiet: boolean): number {
+  return quiet ? Math.min(last * 2, base * RESCAN_BACKOFF) : base;
 }
 
 /** Whether `path` exists, asked once per look (`seen`). */
