@@ -66,9 +66,14 @@ function readSmall(path: string): string {
 /** /proc, or a folder laid out like it (tests; a host's /proc mounted into a container). */
 export function procTable(root: string): ProcessTable {
   const uid = process.getuid?.();
+  // The boot time, read once: /proc/stat's other lines (a count per interrupt) made reading it
+  // most of what a scan of three agents' processes cost.
+  let boot: number | undefined;
   const bootMs = (): number => {
+    if (boot !== undefined) return boot;
     const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
-    return m ? Number(m[1]) * 1000 : 0;
+    if (m) boot = Number(m[1]) * 1000;
+    return boot ?? 0;
   };
   const link = (path: string): string | undefined => {
     try {
