@@ -149,6 +149,9 @@ export class ProcessMonitor {
       // Said once, not every second, until a scan succeeds again.
       if (!this.failing) this.log.warn('process scan failed', { error: String(e) });
       this.failing = true;
+      // Tried again when a scan would next be due, not at once and again and again.
+      this.scannedAt = this.fullAt = now;
+      this.woken = false;
       return false;
     }
   }

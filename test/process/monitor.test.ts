@@ -468,6 +468,21 @@ describe('when the table is read', () => {
     expect(monitor.nextDue()).toBe(now + 8000 + IDLE_WATCH_MS);
   });
 
+  it('a scan that fails is tried again when a scan would next be due, not at once', async () => {
+    let failing = false;
+    const { proc, monitor, scan } = setup((table) => ({ ...table, list: () => (failing ? ((): never => { throw new Error('EACCES'); })() : table.list()) }));
+    proc.add(50, { argv: ['/bin/bash'] });
+    const now = await scan(started + 60_000);
+    failing = true;
+    const failedAt = now + FULL_SCAN_MS.watched;
+    expect(monitor.due(failedAt)).toBe(true);
+    expect(monitor.scan(failedAt)).toBe(false);
+    expect(monitor.due(failedAt)).toBe(false);
+    monitor.wake(failedAt);
+    expect(monitor.scan(failedAt + SCAN_MS)).toBe(false);
+    expect(monitor.due(failedAt + SCAN_MS)).toBe(false);
+  });
+
   it('while agents run, only their processes and new ones each second; the whole table at a wake or every FULL_SCAN_MS', async () => {
     const lists: number[] = [];
     const read: number[][] = [];
