@@ -50,17 +50,19 @@ export interface ProcessTable {
 // Linux's USER_HZ: 100 on every architecture Node runs on.
 const TICKS = 100;
 
-// One buffer for the small /proc files read at every scan (`stat`, `status`): an open, a read and a
-// close each, not readFileSync's fstat and read to the end into a new buffer.
+// One buffer for the small /proc files read at every scan (`stat`, `status`, a new process's
+// `cmdline`): an open, a read and a close each, not readFileSync's fstat and read to the end into
+// a new buffer. A file that fills it is read again whole.
 const small = Buffer.alloc(8192);
-function readSmall(path: string): string {
+function readSmall(path: string, encoding: BufferEncoding = 'latin1'): string {
   const fd = openSync(path, 'r');
+  let n: number;
   try {
-    const n = readSync(fd, small, 0, small.length, null);
-    return n < small.length ? small.toString('latin1', 0, n) : small.toString('latin1') + readFileSync(fd, 'latin1');
+    n = readSync(fd, small, 0, small.length, null);
   } finally {
     closeSync(fd);
   }
+  return n < small.length ? small.toString(encoding, 0, n) : readFileSync(path, encoding);
 }
 
 /** /proc, or a folder laid out like it (tests; a host's /proc mounted into a container). */
@@ -115,7 +117,7 @@ export function procTable(root: string): ProcessTable {
       const key = `${pid}@${startTicks}\0${image}`;
       let argv = known.get(key);
       if (argv === undefined) {
-        argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+        argv = readSmall(join(dir, 'cmdline'), 'utf8').split('\0');
         if (argv.at(-1) === '') argv.pop();
         // A kernel thread has no command line.
         if (argv.length === 0) argv = null;

@@ -215,6 +215,14 @@ describe('attribution', () => {
     expect(t.status('claude-code/c2')!.process).toBeUndefined();
   });
 
+  it('command-line: read whole however long (past the buffer small /proc files are read into)', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    t.proc.add(400, { argv: ['claude', '--append-system-prompt', 'é'.repeat(6000), '--resume', 'c1'], cwd: '/elsewhere' });
+    await t.scan();
+    expect(t.status('claude-code/c1')!.process).toMatchObject({ attribution: 'command-line', pid: 400 });
+  });
+
   it('cwd: the newest session in the folder, never one an exact method claimed', async () => {
     const t = setup();
     transcript(t.claudeRoot, 'older', '/src/app', 1);
