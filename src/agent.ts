@@ -38,7 +38,7 @@ const TICK_MS = 5_000;
 const READ_WINDOW_MS = 100;
 // A change of a file this soon after its last one is dropped by chokidar (its throttle), and a bit more.
 const CHANGE_THROTTLE_MS = 60;
-// While watching misses nothing, the rescan backs off to this many times `rescanSeconds` (`scheduleRescan`).
+// While watching misses nothing, a collector's rescan backs off to this many times `rescanSeconds` (`scheduleRescan`).
 const RESCAN_BACKOFF = 10;
 
 export interface AgentOptions {
@@ -67,6 +67,9 @@ export class Agent {
   private timer?: NodeJS.Timeout;
   /** A watcher failed since the last rescan: the next is not put off. */
   private watchFailed = false;
+  /** The collectors whose folders are watched; per collector, how long its rescan last waited and when it is next due (performance.now()). */
+  private watched = new Set<Collector<unknown>>();
+  private readonly rescans = new Map<Collector<unknown>, { wait: number; dueAt: number }>();
   private stopping = false;
   /** The read after a burst of changes (`startWatching`). */
   private trailing?: NodeJS.Timeout;
@@ -130,10 +133,10 @@ export class Agent {
     }
   }
 
-  /** Reads every collector, then the process table (which joins processes to what was read). */
-  async scanAll(): Promise<void> {
+  /** Reads every collector (or `only` those), then the process table (which joins processes to what was read). */
+  async scanAll(only = [...this.collectors.values()]): Promise<void> {
     this.readStatusline();
-    for (const c of this.collectors.values()) await this.scan(c);
+    for (const c of only) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
     this.readHooks();
@@ -252,35 +255,39 @@ export class Agent {
     if (this.config.watch) this.startWatching((await import('chokidar')).watch);
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
-    this.scheduleRescan(this.config.rescanSeconds * 1000);
+    this.scheduleRescan();
     this.scheduleProcesses();
   }
 
   /**
-   * The rescan, which catches what watching misses. While watching misses nothing (no watch error,
-   * every collector read, and the rescan found nothing new: no file read, none come or gone), each
-   * rescan waits twice as long as the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything
-   * else brings it back to `rescanSeconds`. A no-change rescan of every file was most of what an
+   * The rescan, which catches what watching misses, every `rescanSeconds`. A collector whose
+   * folders are watched, while watching misses nothing for it (no watch error, it read, and its
+   * rescan found nothing new: no file read, none come or gone), waits twice as long before each
+   * rescan as before the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything else brings it
+   * back to `rescanSeconds`. The others (Aider's files found by a search, databases named in a
+   * list) are found by rescans alone. A no-change rescan of every file was most of what an
    * exporter with nothing to do cost.
    */
-  private scheduleRescan(ms: number): void {
+  private scheduleRescan(): void {
     const base = this.config.rescanSeconds * 1000;
     this.timer = setTimeout(() => {
-      const before = this.readSoFar();
+      const now = performance.now();
+      // Due within half a period: rescanned now (the timer runs once a period).
+      const due = [...this.collectors.values()].filter((c) => (this.rescans.get(c)?.dueAt ?? 0) <= now + base / 2);
+      const failed = this.watchFailed;
       this.watchFailed = false;
-      this.watchNewFolders?.();
-      void this.scanAll().finally(() => {
-        const quiet = this.watchers.length > 0 && !this.watchFailed && this.readSoFar() === before
-          && [...this.collectors.values()].every((c) => c.stats.success);
-        if (!this.stopping) this.scheduleRescan(nextRescanMs(ms, base, quiet));
+      const before = new Map(due.map((c) => [c, readSoFar(c)]));
+      if (due.length > 0) this.watchNewFolders?.();
+      void this.scanAll(due).finally(() => {
+        for (const c of due) {
+          const quiet = this.watched.has(c) && !failed && !this.watchFailed && c.stats.success && readSoFar(c) === before.get(c);
+          const wait = nextRescanMs(this.rescans.get(c)?.wait ?? base, base, quiet);
+          this.rescans.set(c, { wait, dueAt: now + wait });
+        }
+        if (!this.stopping) this.scheduleRescan();
       });
-    }, ms);
+    }, base);
     this.timer.unref();
-  }
-
-  /** What the collectors read and list, summed: a rescan that leaves it as it was found nothing new. */
-  private readSoFar(): string {
-    return JSON.stringify([...this.collectors.values()].map((c) => [c.stats.readBytes, c.stats.files]));
   }
 
   /**
@@ -325,6 +332,7 @@ export class Agent {
   private startWatching(watch: typeof import('chokidar').watch): void {
     const collectors = [...this.collectors.values()];
     const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
+    this.watched = new Set(folders.map((f) => f.c));
     const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
@@ -438,6 +446,11 @@ export class Agent {
     await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
+}
+
+/** What a collector read and listed: a rescan that leaves it as it was found nothing new. */
+function readSoFar(c: Collector<unknown>): string {
+  return `${c.stats.readBytes}/${c.stats.files}`;
 }
 
 /**
