@@ -257,6 +257,9 @@ export function platformTable(procRoot: string): ProcessTable | undefined {
 export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
   return {
     ...table,
+    // No cheap watch: whose descendant a process is, only the whole table tells.
+    pids: undefined,
+    procs: undefined,
     list() {
       const all = table.list();
       const children = new Map<number, Proc[]>();

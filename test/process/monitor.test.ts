@@ -11,7 +11,7 @@ import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { FULL_SCAN_MS, IDLE_WATCH_MS, ProcessMonitor, SCAN_MS } from '../../src/process/monitor.js';
-import { procTable, type ProcessTable } from '../../src/process/table.js';
+import { descendantsOf, procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
@@ -474,6 +474,16 @@ describe('when the table is read', () => {
     proc.exit(60);
     await scan(now + 8000);
     expect(monitor.nextDue()).toBe(now + 8000 + IDLE_WATCH_MS);
+  });
+
+  it('of only the processes one started (the demo\'s), sees no other agent between full reads', async () => {
+    const { proc, scan, store } = setup((table) => descendantsOf(table, 10));
+    proc.add(10, { argv: ['node', 'demo'] });
+    proc.add(11, { ppid: 10, ...codexTui[0]!.p });
+    const now = await scan(started + 60_000);
+    proc.add(20, { argv: ['gemini'], cwd: '/src/web' });
+    await scan(now + SCAN_MS);
+    expect(store.processes.unowned.map((a) => a.pid)).toEqual([11]);
   });
 
   it('a scan that fails is tried again when a scan would next be due, not at once', async () => {
