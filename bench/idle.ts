@@ -3,7 +3,7 @@
 // the same window: a plain Node process with an HTTP server listening and nothing else, so that
 // what the machine's other load costs a process that only waits shows in the same run. Then the
 // same with three agents alive and idle (sleeping Node scripts named `claude`, which the process
-// scan finds and then reads every second).
+// scan finds, and whose processes it then reads every second).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -36,6 +36,8 @@ const TICK_MS = 5_000;
 
 // At most one read per collector per this window while its files keep changing.
 const READ_WINDOW_MS = 100;
+// While watching misses nothing, a collector's rescan backs off to this many times `rescanSeconds` (`scheduleRescan`).
+const RESCAN_BACKOFF = 10;
 
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
@@ -61,10 +63,15 @@ export class Agent {
   private watchers: FolderWatcher[] = [];
   private watchNewFolders?: () => void;
   private timer?: NodeJS.Timeout;
-  /** The read after a burst of changes (`startWatching`). */
+  /** A watcher failed since the last rescan: the next is not put off. */
+  private watchFailed = false;
+  /** The collectors whose folders are watched; per collector, how long its rescan last waited and when it is next due (performance.now()). */
+  private watched = new Set<Collector<unknown>>();
+  private readonly rescans = new Map<Collector<unknown>, { wait: number; dueAt: number }>();
+  private stopping = false;
   private tick?: NodeJS.Timeout;
   private webWatcher?: { close(): void };
-  private readonly self = new SelfMetrics();
+  private readonly self = new SelfMetrics(TICK_MS);
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
@@ -75,6 +82,7 @@ export class Agent {
   private readonly rendered = [this.served, this.views.sessions, this.views.summary];
   private ready = false;
   private processTimer?: NodeJS.Timeout;
+  private processDueAt = Infinity;
   private readonly monitor?: ProcessMonitor;
   /** The modification time of the statusline command's file when it was last read. */
   private statusMtime?: number;
@@ -121,14 +129,14 @@ export class Agent {
     }
   }
 
-  /** Reads every collector, then the process table (which joins processes to what was read). */
-  async scanAll(): Promise<void> {
+  /** Reads every collector (or `only` those), then the process table (which joins processes to what was read). */
+  async scanAll(only = [...this.collectors.values()]): Promise<void> {
     this.readStatusline();
-    for (const c of this.collectors.values()) await this.scan(c);
+    for (const c of only) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
     this.readHooks();
-    // While following, the process table is read on its own timer, once a second.
+    // While following, the process table is read on its own timer (`scheduleProcesses`).
     if (!this.processTimer) this.scanProcesses();
   }
 
@@ -246,20 +254,57 @@ export class Agent {
     if (this.config.watch) this.startWatching();
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
-    this.timer = setInterval(() => {
+    this.scheduleRescan();
+    this.scheduleProcesses();
+  }
+
+  /**
+   * The rescan, which catches what watching misses, every `rescanSeconds`. A collector whose
+   * folders are watched, while watching misses nothing for it (no watch error, it read, and its
+   * rescan found nothing new: no file read, none come or gone), waits twice as long before each
+   * rescan as before the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything else brings it
+   * back to `rescanSeconds`. The others (Aider's files found by a search, databases named in a
+   * list) are found by rescans alone. A no-change rescan of every file was most of what an
+   * exporter with nothing to do cost.
+   */
+  private scheduleRescan(): void {
+    const base = this.config.rescanSeconds * 1000;
+    this.timer = setTimeout(() => {
+      const now = performance.now();
+      // Due within half a period: rescanned now (the timer runs once a period).
+      const due = [...this.collectors.values()].filter((c) => (this.rescans.get(c)?.dueAt ?? 0) <= now + base / 2);
+      const failed = this.watchFailed;
+      this.watchFailed = false;
+      const before = new Map(due.map((c) => [c, readSoFar(c)]));
+      // Every period, however long the rescans wait: a folder that appeared is read at once.
       this.watchNewFolders?.();
-      void this.scanAll();
-    }, this.config.rescanSeconds * 1000);
+      void this.scanAll(due).finally(() => {
+        for (const c of due) {
+          const quiet = this.watched.has(c) && !failed && !this.watchFailed && c.stats.success && readSoFar(c) === before.get(c);
+          const wait = nextRescanMs(this.rescans.get(c)?.wait ?? base, base, quiet);
+          this.rescans.set(c, { wait, dueAt: now + wait });
+        }
+        if (!this.stopping) this.scheduleRescan();
+      });
+    }, base);
     this.timer.unref();
-    // Processes come and go without writing anything: every second the monitor says whether the
-    // table is to be read (always while an agent runs; with none, only what might be a new one).
+  }
+
+  /**
+   * Processes come and go without writing anything: the monitor is asked again when it says it is
+   * next due (every second while an agent runs; with none, only at its next cheap look for a new
+   * one), so that an exporter with no agent to watch does not wake every second for nothing.
+   */
+  private scheduleProcesses(): void {
     const monitor = this.monitor;
-    if (monitor) {
-      this.processTimer = setInterval(() => {
-        if (monitor.due()) this.scanProcesses();
-      }, 1000);
-      this.processTimer.unref();
-    }
+    if (!monitor) return;
+    clearTimeout(this.processTimer);
+    this.processDueAt = monitor.nextDue();
+    this.processTimer = setTimeout(() => {
+      if (monitor.due()) this.scanProcesses();
+      this.scheduleProcesses();
+    }, Math.max(0, this.processDueAt - Date.now()));
+    this.processTimer.unref();
   }
 
   /**
@@ -286,8 +331,9 @@ export class Agent {
    */
   private startWatching(): void {
     const collectors = [...this.collectors.values()];
-    const folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
-    const files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
+    // Asked again at each look: a reader's folders may grow (a new OpenClaw agent's).
+    let folders: { path: string; c: Collector<unknown> }[] = [];
+    let files: { path: string; c: Collector<unknown> }[] = [];
     const pending = new Set<Collector<unknown>>();
     let timer: NodeJS.Timeout | undefined;
     let lastRead = -Infinity;
@@ -296,6 +342,7 @@ export class Agent {
       pending.add(c);
       // A session file changed: its agent (perhaps one just started) is looked for at once.
       this.monitor?.wake();
+      if (this.processTimer && (this.monitor?.nextDue() ?? Infinity) < this.processDueAt) this.scheduleProcesses();
       // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
       // waits for the end of the window and is read in one go, so that a scan of every file
       // runs at most once a window however fast lines arrive.
@@ -307,7 +354,10 @@ export class Agent {
         for (const t of todo) void this.scan(t);
       }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
-    const failed = (e: Error) => this.log.warn('watch error', { error: String(e) });
+    const failed = (e: Error) => {
+      this.watchFailed = true;
+      this.log.warn('watch error', { error: String(e) });
+    };
     const deep = new FolderWatcher(5, (path) => changed(folders.find((r) => path.startsWith(r.path))?.c), failed);
     const shallow = new FolderWatcher(0, (path) => {
       if (path === this.hooks.file) this.readHooks();
@@ -331,8 +381,10 @@ export class Agent {
     this.watchers = [deep, shallow, parents];
     const watched = new Set<string>();
     const waitedIn = new Set<string>();
+    // What was found of each folder during one look: the missing share their parents.
+    let exists = new Map<string, boolean>();
     const watchExisting = (watcher: FolderWatcher, paths: string[]): string[] => {
-      const found = [...new Set(paths)].filter((p) => !watched.has(p) && existsSync(p));
+      const found = [...new Set(paths)].filter((p) => !watched.has(p) && isThere(p, exists));
       for (const p of found) watched.add(p);
       watcher.add(found);
       return found;
@@ -340,6 +392,10 @@ export class Agent {
     // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
     // first scan reads what was there at start).
     const watchNew = (read: boolean) => {
+      exists = new Map();
+      folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
+      files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
+      this.watched = new Set(folders.map((f) => f.c));
       const found = [
         ...watchExisting(deep, folders.map((r) => r.path)),
         ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),
@@ -348,9 +404,9 @@ export class Agent {
         for (const r of folders) if (r.path === f) changed(r.c);
         for (const r of files) if (dirname(r.path) === f) changed(r.c);
       }
-      missing = [...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))].filter((p) => !watched.has(p));
+      missing = [...new Set([...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))])].filter((p) => !watched.has(p));
       // A parent is watched while a folder is still missing below it, and no longer.
-      const needed = new Set(missing.map(nearestExisting));
+      const needed = new Set(missing.map((p) => nearestExisting(p, exists)));
       const done = [...waitedIn].filter((p) => !needed.has(p));
       const added = [...needed].filter((p) => !waitedIn.has(p));
       for (const p of done) waitedIn.delete(p);
@@ -365,11 +421,13 @@ export class Agent {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopping = true;
+    clearTimeout(this.timer);
     if (this.tick) clearInterval(this.tick);
-    this.self.stop();
     this.webWatcher?.close();
-    if (this.processTimer) clearInterval(this.processTimer);
+    clearTimeout(this.processTimer);
+    // A change seen while the watchers close schedules no scan again.
+    this.processDueAt = -Infinity;
     for (const w of this.watchers) w.close();
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
@@ -385,10 +443,30 @@ export class Agent {
   }
 }
 
-/** The nearest folder at or above `path` that exists. */
-function nearestExisting(path: string): string {
+/** What a collector read and listed: a rescan that leaves it as it was found nothing new. */
+function readSoFar(c: Collector<unknown>): string {
+  return `${c.stats.readBytes}/${c.stats.files}`;
+}
+
+/**
+ * The wait before the next rescan, after one that waited `last`: twice that (at most RESCAN_BACKOFF
+ * times `base`) where it found nothing new while watching works (`quiet`), else `base`.
+ */
+export function nextRescanMs(last: number, base: number, quiet: boolean): number {
+  return quiet ? Math.min(last * 2, base * RESCAN_BACKOFF) : base;
+}
+
+/** Whether `path` exists, asked once per look (`seen`). */
+function isThere(path: string, seen: Map<string, boolean>): boolean {
+  let e = seen.get(path);
+  if (e === undefined) seen.set(path, (e = existsSync(path)));
+  return e;
+}
+
+/** The nearest folder at or above `path` that exists; `seen` as for `isThere`. */
+function nearestExisting(path: string, seen: Map<string, boolean>): string {
   let p = path;
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  while (!isThere(p, seen) && dirname(p) !== p) p = dirname(p);
   return p;
 }
 

@@ -22,7 +22,7 @@ export class FolderWatcher {
    * `depth`: the levels of subfolders watched below each folder added (0: the folder's own entries).
    * `changed`: called with the path of each entry created, changed or removed (or of a folder whose
    * watch ended). `failed`: a folder that could not be watched for another reason (the system's
-   * limit of watches reached): changes there wait for the next rescan.
+   * limit of watches reached), or whose watch failed: changes there wait for the next rescan.
    */
   constructor(
     private readonly depth: number,
@@ -54,8 +54,9 @@ export class FolderWatcher {
       if (!UNWATCHABLE.has((e as NodeJS.ErrnoException).code ?? '')) this.failed(e as Error);
       return;
     }
-    watcher.on('error', () => {
+    watcher.on('error', (e) => {
       this.forget(folder);
+      this.failed(e);
       this.changed(folder);
     });
     this.folders.set(folder, { watcher, depth });

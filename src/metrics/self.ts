@@ -3,7 +3,6 @@
 // Sampled on a timer, never on the scrape path: reading /proc is I/O.
 
 import { readdirSync, readFileSync } from 'node:fs';
-import { monitorEventLoopDelay, type Histogram, type IntervalHistogram } from 'node:perf_hooks';
 import { catalog } from '../catalog.js';
 import type { Family } from './snapshot.js';
 
@@ -26,41 +25,26 @@ function openFds(): number | undefined {
   }
 }
 
-// The delay histogram's timer is asked to fire this often. prom-client's default is 10 ms: a timer
-// that woke the process 100 times a second, most of what an idle exporter cost (1 % of a core).
-// Once a second, the lag is still the mean lateness of a timer, from fewer samples.
-const RESOLUTION_MS = 1000;
-
-function monitored(): IntervalHistogram {
-  const delays = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  delays.enable();
-  return delays;
-}
-
 export class SelfMetrics {
   private readonly startTime = Date.now() / 1000 - process.uptime();
   private readonly maxFds = maxFds();
   private families: Family[] = [];
-  private monitor?: IntervalHistogram;
+  /** When the last sample ran (performance.now()). */
+  private sampledAt?: number;
+
+  /** `periodMs`: how often `sample` is asked to run (serve's tick; `once` and `top` never sample). */
+  constructor(private readonly periodMs: number) {}
 
   /**
-   * `recorded`: the times between two runs of a timer asked to fire every RESOLUTION_MS, in
-   * nanoseconds, that a test recorded; else this loop's, from monitorEventLoopDelay, which times
-   * the loop from the first sample on (serve: `once` and `top` never sample).
+   * Samples the process. The event loop lag is how late this sample ran: how long after its timer
+   * was due (a period after the previous sample) the loop got to it, which every timer due then
+   * waited too (as prom-client's nodejs_eventloop_lag_seconds is a timer's lateness). It is timed by
+   * the tick the exporter runs anyway: Node's delay histogram (monitorEventLoopDelay) kept a timer
+   * of its own, which woke an idle exporter every second for this alone. `now`: performance.now().
    */
-  constructor(private readonly recorded?: Histogram) {}
-
-  /**
-   * Samples the process. The event loop lag is how late, on average since the last sample, a timer
-   * ran (as prom-client's nodejs_eventloop_lag_mean_seconds, less the timer's own period). It was
-   * how long one unref'd setImmediate waited: on an idle loop, until something woke it, which read
-   * 0.4-0.8 s on an exporter doing nothing.
-   */
-  sample(): void {
-    const delays = this.recorded ?? (this.monitor ??= monitored());
-    // No timer has run yet on the first sample: nothing was late.
-    const lag = delays.count === 0 ? 0 : Math.max(0, delays.mean / 1e9 - RESOLUTION_MS / 1e3);
-    delays.reset();
+  sample(now = performance.now()): void {
+    const lag = this.sampledAt === undefined ? 0 : Math.max(0, (now - this.sampledAt - this.periodMs) / 1000);
+    this.sampledAt = now;
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
     const one = (def: Family['def'], value: number | undefined): Family[] => (value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }]);
@@ -77,11 +61,5 @@ export class SelfMetrics {
 
   current(): Family[] {
     return this.families;
-  }
-
-  /** Stops timing the loop (its timer would wake the process every RESOLUTION_MS for nothing). */
-  stop(): void {
-    this.monitor?.disable();
-    this.monitor = undefined;
   }
 }

@@ -12,6 +12,7 @@ import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
 import { BasicAuth } from './basic-auth.js';
+import { dropSlowClients } from './deadlines.js';
 import { hostAllowed } from './host.js';
 import type { TlsSettings, WebConfig } from './web-config.js';
 import { PAGE_HEADERS, pageRoutes, type Views } from '../view/page.js';
@@ -49,6 +50,8 @@ export interface MetricsServer {
 }
 
 const ALLOW = 'GET, HEAD';
+// The longest a Node timer waits (a longer one fires at once).
+const NEVER_MS = 2 ** 31 - 1;
 
 /** Whether an Accept-Encoding header accepts gzip (`gzip;q=0` refuses it). */
 function acceptsGzip(header: string | undefined): boolean {
@@ -153,11 +156,12 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
     });
   };
   const serverOptions = {
-    headersTimeout: timeouts.headersMs,
-    requestTimeout: timeouts.headersMs * 3,
+    // Node's deadlines off: its timer checking them would run every second, connections or not
+    // (`dropSlowClients` keeps the deadline per connection instead).
+    headersTimeout: 0,
+    requestTimeout: 0,
+    connectionsCheckingInterval: NEVER_MS,
     keepAliveTimeout: Math.min(5_000, timeouts.idleMs),
-    // How often the deadlines above are checked (Node's default, 30 s, would let a slow client stay that long).
-    connectionsCheckingInterval: Math.max(100, Math.min(1_000, timeouts.headersMs / 2)),
   };
   // The client certificate is asked for (and checked per request, from the current configuration)
   // when the configuration at start-up asks for one; a TLS handshake that stalls is dropped too.
@@ -168,6 +172,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       }, listener)
     : createHttpServer(serverOptions, listener);
   server.setTimeout(timeouts.idleMs, (socket) => socket.destroy());
+  dropSlowClients(server, timeouts.headersMs, Boolean(startedTls));
   server.on('close', () => void auth.close());
 
   const setWebConfig = (next: WebConfig | Error) => {

@@ -17,11 +17,14 @@ import type { Proc, ProcessTable } from './table.js';
 export const CPU_BUSY_RATIO = 0.15;
 
 /**
- * With no agent running, the whole table is read at least this often: what the cheap watch for new
- * processes cannot see (a process that became an agent by exec long after it started), or, where
- * there is no cheap watch (macOS's `ps`), anything at all.
+ * The whole table is read at least this often: what the cheap watch for new processes cannot see
+ * (a process that became an agent by exec long after it started, a pid reused within a second),
+ * or, where there is no cheap watch (macOS's `ps`), anything at all.
  */
-export const IDLE_SCAN_MS = { watched: 30_000, unwatched: 5_000 };
+export const FULL_SCAN_MS = { watched: 30_000, unwatched: 5_000 };
+
+/** While an agent runs, it is scanned this often: its CPU, tools and status change. */
+export const SCAN_MS = 1_000;
 
 /**
  * With no agent running, how often the cheap watch lists the pids: a new agent is seen within this,
@@ -40,14 +43,20 @@ export class ProcessMonitor {
   private failing = false;
   /** What the previous view held, to tell whether a scan changed anything. */
   private previousView = '';
-  /** Whether the last scan found an agent process: the table is then read every time. */
+  /** Whether the last scan found an agent process: it is then scanned every SCAN_MS. */
   private agentsAlive = false;
   private scannedAt = -Infinity;
+  /** When the whole table was last read, and what it held (with what scans since re-read of it). */
+  private fullAt = -Infinity;
+  private procs: Proc[] = [];
+  /** The pids of the agents' process trees at the last scan: what a scan between full ones re-reads. */
+  private trees = new Set<number>();
   /** Asked for by `wake`: a session file changed, whose agent may have just started. */
   private woken = false;
+  private wokenAt = -Infinity;
   /** The pids the cheap watch has seen, and those new at its last look (looked at once more: a fork execs the agent a moment later). */
   private watchedPids = new Set<number>();
-  private newPids: number[] = [];
+  private lastNew: number[] = [];
   private watchedAt = -Infinity;
   /** The registries the last scan joined, as JSON. */
   private registriesJoined = '[]';
@@ -67,22 +76,45 @@ export class ProcessMonitor {
   }
 
   /**
-   * Whether the table should be read now (asked every second). While an agent runs, always: its
-   * CPU, tools and status change. Otherwise only when something may have started one: a new
-   * process whose command line is an agent's (the cheap watch, every IDLE_WATCH_MS: a listing of
-   * pids, and only new processes read), a session file that changed (`wake`), or IDLE_SCAN_MS gone by.
+   * Whether a scan is due now (asked at `nextDue`). While an agent runs, always: its CPU, tools and
+   * status change. Otherwise only when something may have started one: a new process whose command
+   * line is an agent's (the cheap watch, every IDLE_WATCH_MS: a listing of pids, and only new
+   * processes read), a session file that changed (`wake`), or FULL_SCAN_MS gone by.
    */
   due(now = Date.now()): boolean {
     if (this.agentsAlive || this.woken) return true;
-    if (now - this.scannedAt >= (this.table.pids ? IDLE_SCAN_MS.watched : IDLE_SCAN_MS.unwatched)) return true;
+    if (now - this.fullAt >= this.fullScanMs()) return true;
     if (!this.table.pids || !this.table.procs || now - this.watchedAt < IDLE_WATCH_MS) return false;
+    return this.table.procs(this.newPids(now)).some((p) => harnessOf(p.argv) !== undefined);
+  }
+
+  /**
+   * When `due` is next worth asking (ms since the epoch), so that an idle exporter wakes only then,
+   * not every second: a SCAN_MS after the last scan while an agent runs, or after a wake; else at
+   * the next listing of pids or read of the whole table.
+   */
+  nextDue(): number {
+    const watch = this.table.pids && this.table.procs ? this.watchedAt + IDLE_WATCH_MS : Infinity;
+    return Math.min(this.fullAt + this.fullScanMs(), watch,
+      this.agentsAlive ? this.scannedAt + SCAN_MS : Infinity, this.woken ? this.wokenAt + SCAN_MS : Infinity);
+  }
+
+  private fullScanMs(): number {
+    return this.table.pids ? FULL_SCAN_MS.watched : FULL_SCAN_MS.unwatched;
+  }
+
+  /**
+   * The pids new since the last listing, and those new at the one before (looked at once more: a
+   * fork execs the agent a moment later).
+   */
+  private newPids(now: number): number[] {
     this.watchedAt = now;
-    const pids = this.table.pids();
+    const pids = this.table.pids!();
     const fresh = pids.filter((pid) => !this.watchedPids.has(pid));
-    const look = [...new Set([...this.newPids, ...fresh])];
+    const look = [...new Set([...this.lastNew, ...fresh])];
     this.watchedPids = new Set(pids);
-    this.newPids = fresh;
-    return this.table.procs(look).some((p) => harnessOf(p.argv) !== undefined);
+    this.lastNew = fresh;
+    return look;
   }
 
   /**
@@ -94,8 +126,12 @@ export class ProcessMonitor {
     return JSON.stringify(registryEntries(this.store)) !== this.registriesJoined;
   }
 
-  /** A session file changed: the next `due` reads the table (a new session's agent is joined at once). */
-  wake(): void {
+  /**
+   * A session file changed: the next scan, within SCAN_MS, reads the whole table (a new session's
+   * agent is joined at once).
+   */
+  wake(now = Date.now()): void {
+    if (!this.woken) this.wokenAt = now;
     this.woken = true;
   }
 
@@ -113,13 +149,16 @@ export class ProcessMonitor {
       // Said once, not every second, until a scan succeeds again.
       if (!this.failing) this.log.warn('process scan failed', { error: String(e) });
       this.failing = true;
+      // Tried again when a scan would next be due, not at once and again and again.
+      this.scannedAt = this.fullAt = now;
+      this.woken = false;
       return false;
     }
   }
 
   private scanOnce(now: number): boolean {
     const store = this.store;
-    const procs = this.table.list();
+    const procs = this.readTable(now);
     const registries = registryEntries(store);
     this.registriesJoined = JSON.stringify(registries);
     // A hosted session (an editor extension's task) is no process's: not even its harness's CLI's in its folder.
@@ -127,6 +166,7 @@ export class ProcessMonitor {
     const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
     this.facts = facts;
     this.agentsAlive = agents.length > 0;
+    this.trees = new Set(agents.flatMap((a) => a.tree.map((p) => p.pid)));
     this.scannedAt = now;
     this.woken = false;
 
@@ -217,6 +257,32 @@ export class ProcessMonitor {
     const changed = ended || seen !== this.previousView;
     this.previousView = seen;
     return changed;
+  }
+
+  /**
+   * The process table as this scan sees it. The whole table where something may be new to it (a
+   * wake, no agent running, FULL_SCAN_MS gone by, no cheap watch); else, each second while agents
+   * run, only the agents' process trees and the processes new since the last listing are read (a
+   * tool child started, an agent killed, are seen as soon): the rest is as the last full read
+   * found it, less the pids gone since. Every process is no longer read each second for three
+   * agents sitting idle.
+   */
+  private readTable(now: number): Proc[] {
+    if (this.woken || !this.agentsAlive || now - this.fullAt >= this.fullScanMs() || !this.table.pids || !this.table.procs) {
+      this.procs = this.table.list();
+      this.fullAt = now;
+      // What the cheap watch would find new is in this read: it looks again from here.
+      if (this.table.pids) {
+        this.watchedPids = new Set(this.table.pids());
+        this.lastNew = [];
+        this.watchedAt = now;
+      }
+      return this.procs;
+    }
+    const look = new Set([...this.trees, ...this.newPids(now)]);
+    const read = this.table.procs([...look]);
+    this.procs = [...this.procs.filter((p) => this.watchedPids.has(p.pid) && !look.has(p.pid)), ...read];
+    return this.procs;
   }
 
   /**

@@ -3,7 +3,7 @@
 // looked at: their environment and open files are not ours to read.
 
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { readText } from '../files/dir.js';
 import { join } from 'node:path';
 
@@ -50,12 +50,32 @@ export interface ProcessTable {
 // Linux's USER_HZ: 100 on every architecture Node runs on.
 const TICKS = 100;
 
+// One buffer for the small /proc files read at every scan (`stat`, `status`, a new process's
+// `cmdline`): an open, a read and a close each, not readFileSync's fstat and read to the end into
+// a new buffer. A file that fills it is read again whole.
+const small = Buffer.alloc(8192);
+function readSmall(path: string, encoding: BufferEncoding = 'latin1'): string {
+  const fd = openSync(path, 'r');
+  let n: number;
+  try {
+    n = readSync(fd, small, 0, small.length, null);
+  } finally {
+    closeSync(fd);
+  }
+  return n < small.length ? small.toString(encoding, 0, n) : readFileSync(path, encoding);
+}
+
 /** /proc, or a folder laid out like it (tests; a host's /proc mounted into a container). */
 export function procTable(root: string): ProcessTable {
   const uid = process.getuid?.();
+  // The boot time, read once: /proc/stat's other lines (a count per interrupt) made reading it
+  // most of what a scan of three agents' processes cost.
+  let boot: number | undefined;
   const bootMs = (): number => {
+    if (boot !== undefined) return boot;
     const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
-    return m ? Number(m[1]) * 1000 : 0;
+    if (m) boot = Number(m[1]) * 1000;
+    return boot ?? 0;
   };
   const link = (path: string): string | undefined => {
     try {
@@ -70,18 +90,26 @@ export function procTable(root: string): ProcessTable {
   // start and program: a scan every second reads only `stat` and `exe` of a process it knows.
   let known = new Map<string, string[] | null>();
   let seen = new Map<string, string[] | null>();
+  // The start of each pid found to be the user's, so that its owner is asked once, not every scan.
+  let ownKnown = new Map<number, number>();
+  let ownSeen = new Map<number, number>();
+  const ours = (dir: string) => uid === undefined || statSync(dir).uid === uid;
   const read = (pid: number, boot: number): Proc | undefined => {
     const dir = join(root, String(pid));
     try {
-      // Another user's process is not looked into at all.
-      if (uid !== undefined && statSync(dir).uid !== uid) return undefined;
-      const stat = readFileSync(join(dir, 'stat'), 'latin1');
+      // Another user's process is not looked into at all (but for the `stat` of a pid that was the
+      // user's, to tell it was reused).
+      const ownStart = ownKnown.get(pid) ?? ownSeen.get(pid);
+      if (ownStart === undefined && !ours(dir)) return undefined;
+      const stat = readSmall(join(dir, 'stat'));
       // The command name (field 2) is in parentheses and may hold spaces or parentheses itself.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // A zombie (or a process being torn down) has exited: it is gone, though its parent has not
       // reaped it yet. Its command line, known from before, must not keep it alive.
       if (f[0] === 'Z' || f[0] === 'X') return undefined;
       const startTicks = Number(f[19]);
+      if (ownStart !== undefined && ownStart !== startTicks && !ours(dir)) return undefined;
+      ownSeen.set(pid, startTicks);
       // Either alone may stay across an exec: the command name (the file exec'd) when a script
       // named like the harness execs it, the executable when one script execs another of the same
       // interpreter (pyenv's). `exe` only as a link: a copy of /proc may hold the program itself.
@@ -89,7 +117,7 @@ export function procTable(root: string): ProcessTable {
       const key = `${pid}@${startTicks}\0${image}`;
       let argv = known.get(key);
       if (argv === undefined) {
-        argv = readFileSync(join(dir, 'cmdline'), 'utf8').split('\0');
+        argv = readSmall(join(dir, 'cmdline'), 'utf8').split('\0');
         if (argv.at(-1) === '') argv.pop();
         // A kernel thread has no command line.
         if (argv.length === 0) argv = null;
@@ -112,12 +140,14 @@ export function procTable(root: string): ProcessTable {
       const boot = bootMs();
       const procs: Proc[] = [];
       seen = new Map();
+      ownSeen = new Map();
       for (const pid of pids()) {
         const p = read(pid, boot);
         if (p) procs.push(p);
       }
       // Processes gone since are forgotten.
       known = seen;
+      ownKnown = ownSeen;
       return procs;
     },
     pids,
@@ -127,7 +157,7 @@ export function procTable(root: string): ProcessTable {
     },
     residentBytes(pid) {
       try {
-        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(join(root, String(pid), 'status'), 'latin1'));
+        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(readSmall(join(root, String(pid), 'status')));
         return rss ? Number(rss[1]) * 1024 : 0;
       } catch {
         return 0;
@@ -227,6 +257,9 @@ export function platformTable(procRoot: string): ProcessTable | undefined {
 export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
   return {
     ...table,
+    // No cheap watch: whose descendant a process is, only the whole table tells.
+    pids: undefined,
+    procs: undefined,
     list() {
       const all = table.list();
       const children = new Map<number, Proc[]>();

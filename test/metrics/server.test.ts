@@ -2,6 +2,7 @@
 // shared by every scraper, the health endpoints, methods, content type, gzip, and slow clients
 // dropped without holding up the others.
 
+import { createHook } from 'node:async_hooks';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -148,6 +149,39 @@ describe('metrics server', () => {
       slow.destroy();
     }
     expect((await get(port, '/metrics')).status).toBe(200);
+  });
+
+  it('drops a kept-alive client that trickles its next request\'s headers', async () => {
+    const { port } = await serve(() => TEXT, { timeouts: { headersMs: 500, idleMs: 5_000 } });
+    const slow: Socket = connect(port, '127.0.0.1');
+    const closed = new Promise<void>((r) => slow.on('close', () => r()));
+    slow.on('error', () => {});
+    const answered = new Promise<void>((r) => slow.once('data', () => r()));
+    slow.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n');
+    await answered;
+    slow.resume();
+    const drip = setInterval(() => slow.write(`X-${Date.now()}: y\r\n`), 50);
+    try {
+      await closed;
+    } finally {
+      clearInterval(drip);
+    }
+  });
+
+  it('arms no timer while no connection is open: an idle exporter is not woken for its clients', async () => {
+    const armed: number[] = [];
+    const hook = createHook({
+      init(_id, type, _trigger, resource) {
+        if (type === 'Timeout') armed.push((resource as { _idleTimeout: number })._idleTimeout);
+      },
+    }).enable();
+    try {
+      await serve(() => TEXT);
+    } finally {
+      hook.disable();
+    }
+    // A day is as good as never.
+    expect(armed.filter((ms) => ms < 86_400_000)).toEqual([]);
   });
 
   it('closes a connection that sends nothing', { timeout: 5_000 }, async () => {

@@ -10,8 +10,8 @@ import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { liveSessions } from '../../src/store/live.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { IDLE_SCAN_MS, IDLE_WATCH_MS, ProcessMonitor } from '../../src/process/monitor.js';
-import { procTable, type ProcessTable } from '../../src/process/table.js';
+import { FULL_SCAN_MS, IDLE_WATCH_MS, ProcessMonitor, SCAN_MS } from '../../src/process/monitor.js';
+import { descendantsOf, procTable, type ProcessTable } from '../../src/process/table.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
@@ -213,6 +213,14 @@ describe('attribution', () => {
     await t.scan();
     expect(t.status('claude-code/c1')!.process).toMatchObject({ attribution: 'command-line', pid: 400 });
     expect(t.status('claude-code/c2')!.process).toBeUndefined();
+  });
+
+  it('command-line: read whole however long (past the buffer small /proc files are read into)', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    t.proc.add(400, { argv: ['claude', '--append-system-prompt', 'é'.repeat(6000), '--resume', 'c1'], cwd: '/elsewhere' });
+    await t.scan();
+    expect(t.status('claude-code/c1')!.process).toMatchObject({ attribution: 'command-line', pid: 400 });
   });
 
   it('cwd: the newest session in the folder, never one an exact method claimed', async () => {
@@ -446,6 +454,102 @@ describe('when the table is read', () => {
     await scan(now);
     expect(due()).toBe(false);
     // And the whole table now and then, for what the watch cannot see.
-    expect(monitor.due(now + IDLE_SCAN_MS.watched)).toBe(true);
+    expect(monitor.due(now + FULL_SCAN_MS.watched)).toBe(true);
+  });
+
+  it('is asked again only when due: each second while an agent runs or after a wake, else at the next listing of pids or full read', async () => {
+    const { proc, monitor, scan } = setup();
+    proc.add(50, { argv: ['/bin/bash'] });
+    const now = await scan(started + 60_000);
+    // The pids were listed with the table: the next listing is due IDLE_WATCH_MS later.
+    expect(monitor.nextDue()).toBe(now + IDLE_WATCH_MS);
+    expect(monitor.due(now + IDLE_WATCH_MS)).toBe(false);
+    expect(monitor.nextDue()).toBe(now + 2 * IDLE_WATCH_MS);
+    monitor.wake(now + 6000);
+    monitor.wake(now + 6500); // a second change does not put the scan off
+    expect(monitor.nextDue()).toBe(now + 6000 + SCAN_MS);
+    proc.add(60, codexTui[0]!.p);
+    await scan(now + 7000);
+    expect(monitor.nextDue()).toBe(now + 7000 + SCAN_MS);
+    proc.exit(60);
+    await scan(now + 8000);
+    expect(monitor.nextDue()).toBe(now + 8000 + IDLE_WATCH_MS);
+  });
+
+  it('of only the processes one started (the demo\'s), sees no other agent between full reads', async () => {
+    const { proc, scan, store } = setup((table) => descendantsOf(table, 10));
+    proc.add(10, { argv: ['node', 'demo'] });
+    proc.add(11, { ppid: 10, ...codexTui[0]!.p });
+    const now = await scan(started + 60_000);
+    proc.add(20, { argv: ['gemini'], cwd: '/src/web' });
+    await scan(now + SCAN_MS);
+    expect(store.processes.unowned.map((a) => a.pid)).toEqual([11]);
+  });
+
+  it('a scan that fails is tried again when a scan would next be due, not at once', async () => {
+    let failing = false;
+    const { proc, monitor, scan } = setup((table) => ({ ...table, list: () => (failing ? ((): never => { throw new Error('EACCES'); })() : table.list()) }));
+    proc.add(50, { argv: ['/bin/bash'] });
+    const now = await scan(started + 60_000);
+    failing = true;
+    const failedAt = now + FULL_SCAN_MS.watched;
+    expect(monitor.due(failedAt)).toBe(true);
+    expect(monitor.scan(failedAt)).toBe(false);
+    expect(monitor.due(failedAt)).toBe(false);
+    monitor.wake(failedAt);
+    expect(monitor.scan(failedAt + SCAN_MS)).toBe(false);
+    expect(monitor.due(failedAt + SCAN_MS)).toBe(false);
+  });
+
+  it('while agents run, only their processes and new ones each second; the whole table at a wake or every FULL_SCAN_MS', async () => {
+    const lists: number[] = [];
+    const read: number[][] = [];
+    const t = setup((table) => ({
+      ...table,
+      list: () => (lists.push(1), table.list()),
+      procs: (pids) => (read.push([...pids].sort()), table.procs!(pids)),
+    }));
+    const path = rollout(t.codexRoot, THREAD);
+    t.proc.add(50, { argv: ['/bin/bash'] });
+    t.proc.add(300, { argv: ['codex', 'app-server'], cwd: '/', open: [path] });
+    t.proc.add(301, { ppid: 300, argv: ['/usr/bin/mcp-server'] });
+    let now = await t.scan(started + 60_000);
+    expect(lists).toHaveLength(1);
+    const next = async (ms = SCAN_MS) => {
+      read.length = 0;
+      await t.scan((now += ms));
+      return read.flat();
+    };
+    // The agent's tree, and what is new since the last listing (nothing).
+    expect(await next()).toEqual([300, 301]);
+    expect(lists).toHaveLength(1);
+    expect(t.status(`codex/${THREAD}`, now)!.status).toEqual({ status: 'asking', reason: 'approval' });
+    // A tool child started: seen at the next scan, which reads it (new) and the tree.
+    t.proc.add(302, { ppid: 300, argv: ['/bin/bash', '-c', 'sleep 30'], env: { CODEX_SESSION_ID: THREAD } });
+    expect(await next()).toEqual([300, 301, 302]);
+    expect(t.status(`codex/${THREAD}`, now)!.status).toEqual({ status: 'working', reason: 'turn-open' });
+    // A process that was no agent and execs one (no new pid) waits for a full read of the table...
+    t.proc.add(50, { argv: ['gemini'], cwd: '/src/web' });
+    expect(await next()).toEqual([300, 301, 302]);
+    expect(t.store.processes.unowned.map((a) => a.pid)).toEqual([]);
+    // ...which a session file written asks for (the exporter wakes the monitor),
+    t.monitor.wake(now);
+    await next();
+    expect(lists).toHaveLength(2);
+    expect(t.store.processes.unowned.map((a) => a.pid)).toEqual([50]);
+    // as FULL_SCAN_MS gone by does.
+    await next();
+    expect(lists).toHaveLength(2);
+    await next(FULL_SCAN_MS.watched);
+    expect(lists).toHaveLength(3);
+    // The agent killed: seen at the next scan, which reads no more than the pids still listed.
+    t.proc.exit(302);
+    rmSync(join(t.proc.root, '302'), { recursive: true });
+    rmSync(join(t.proc.root, '301'), { recursive: true });
+    rmSync(join(t.proc.root, '300'), { recursive: true });
+    await next();
+    expect(lists).toHaveLength(3);
+    expect(t.turns('interrupted')).toBe(1);
+    expect(t.status(`codex/${THREAD}`, now)!.status).toEqual({ status: 'done', reason: 'recent' });
   });
 });
