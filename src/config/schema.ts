@@ -50,7 +50,7 @@ export function schema() {
     },
     logLevel: { doc: 'Log level.', format: ['debug', 'info', 'warn', 'error'], default: 'info', env: `${ENV_PREFIX}LOG_LEVEL`, arg: 'log-level' },
     rescanSeconds: {
-      doc: 'Seconds between full rescans, which catch what file watching misses.',
+      doc: 'Seconds between full rescans, which catch what file watching misses. A harness whose folders are watched is rescanned less often while its rescans find nothing new, up to 10 times this.',
       format: 'nat', default: 30, env: `${ENV_PREFIX}RESCAN_SECONDS`, arg: 'rescan-seconds',
     },
     readThreads: {
