@@ -146,16 +146,21 @@ describe('a backlog read on threads', () => {
 
   it('reads on the main thread a file whose thread was killed while reading it', async () => {
     const files = claudeCode.listFiles(join(corpus.home, '.claude'));
-    const threads = new ReadThreads(1);
-    const ahead = ReadAhead.start(threads, claudeCode, files)!;
-    const reading = await fileBeingRead(files.map((f) => f.path));
-    expect(reading).toBeDefined();
-    threads.close();
-    expect(await ahead.take(reading!)).toBeUndefined();
-    // Every other file is the caller's too, or was read whole before the thread died.
-    for (const f of files.filter((f) => f.path !== reading)) {
-      const read = await ahead.take(f.path);
-      if (read) expect(read.result.offset).toBe(read.result.bytesRead);
+    // The thread may finish the file it was seen reading before the kill lands (a busy machine):
+    // tried again until a kill lands mid-file. Whatever the thread hands over is always whole.
+    let killedMidFile = false;
+    for (let attempt = 0; attempt < 10 && !killedMidFile; attempt++) {
+      const threads = new ReadThreads(1);
+      const ahead = ReadAhead.start(threads, claudeCode, files)!;
+      const reading = await fileBeingRead(files.map((f) => f.path));
+      expect(reading).toBeDefined();
+      threads.close();
+      for (const f of files) {
+        const read = await ahead.take(f.path);
+        if (read) expect(read.result.offset).toBe(read.result.bytesRead);
+        else if (f.path === reading) killedMidFile = true;
+      }
     }
+    expect(killedMidFile).toBe(true);
   });
 });
