@@ -2,8 +2,8 @@
 // backlog a collector hands them (read-ahead.ts), one backlog at a time, and stopped after the
 // first scan. Started only then: a thread costs about as much CPU to start as the exporter itself.
 
-import { Worker } from 'node:worker_threads';
-import { threadScript } from '../threads.js';
+import type { Worker } from 'node:worker_threads';
+import { startThread, threadScript } from '../threads.js';
 import type { ReadPosted, ReadTask, ThreadDone } from './read-worker.js';
 
 const SCRIPT = threadScript('./read-worker.js', import.meta.url);
@@ -35,7 +35,7 @@ export class ReadThreads {
   private start(): void {
     this.started = true;
     for (let n = 0; n < this.threads; n++) {
-      const worker = new Worker(SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });
+      const worker = startThread(SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });
       worker.unref();
       const claim = FIRST_CLAIM + n;
       worker.on('message', (m: ReadPosted | ThreadDone) => {

@@ -2,8 +2,8 @@
 // (web-config.ts, which is loaded only when such a file is configured).
 
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
-import { threadScript } from '../threads.js';
+import type { Worker } from 'node:worker_threads';
+import { startThread, threadScript } from '../threads.js';
 import type { Compare, Compared } from './bcrypt-worker.js';
 
 // A hash of a password no one has, checked for unknown users so that an unknown user name takes
@@ -70,7 +70,7 @@ export class BasicAuth {
   }
 
   private start(): Worker {
-    const worker = new Worker(SCRIPT);
+    const worker = startThread(SCRIPT);
     // The thread never keeps the process alive: it only ever answers the server's requests.
     worker.unref();
     worker.on('message', ({ id, ok }: Compared) => {

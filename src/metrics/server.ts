@@ -6,7 +6,7 @@
 // arrive within a deadline and idle connections are closed.
 
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -80,7 +80,7 @@ function clientCertOk(req: IncomingMessage, tls: TlsSettings | undefined): boole
   }
 }
 
-export function startServer(opts: ServerOptions): Promise<MetricsServer> {
+export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
   let web: WebConfig | Error = opts.web ?? { users: new Map(), headers: {}, files: [] };
   const auth = new BasicAuth();
   const timeouts = opts.timeouts ?? TIMEOUTS;
@@ -165,8 +165,9 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
   };
   // The client certificate is asked for (and checked per request, from the current configuration)
   // when the configuration at start-up asks for one; a TLS handshake that stalls is dropped too.
+  // HTTPS's modules (TLS, crypto's) only when it is served: each module loaded is start-up time.
   const server: Server = startedTls
-    ? createHttpsServer({
+    ? (await import('node:https')).createServer({
         ...serverOptions, ...secureOptions(startedTls),
         requestCert: startedTls.clientAuth !== 'NoClientCert', rejectUnauthorized: false, handshakeTimeout: timeouts.headersMs,
       }, listener)
@@ -182,7 +183,7 @@ export function startServer(opts: ServerOptions): Promise<MetricsServer> {
       // HTTP or HTTPS, and whether clients are asked for a certificate, are fixed when the server starts.
       opts.log.warn('web configuration: switching TLS or client certificates on or off takes a restart; the rest applies now');
     }
-    if (!(next instanceof Error) && next.tls && startedTls) (server as ReturnType<typeof createHttpsServer>).setSecureContext(secureOptions(next.tls));
+    if (!(next instanceof Error) && next.tls && startedTls) (server as HttpsServer).setSecureContext(secureOptions(next.tls));
     if (!(next instanceof Error)) opts.log.info('web configuration read', { tls: Boolean(next.tls), users: next.users.size });
     web = next;
   };

@@ -2,8 +2,8 @@
 // it), macOS from `ps` (and `lsof` for a working directory). Other users' processes are never
 // looked at: their environment and open files are not ours to read.
 
-import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readText } from '../files/dir.js';
 import { join } from 'node:path';
 
@@ -196,6 +196,8 @@ export function procTable(root: string): ProcessTable {
  * the few processes asked about. No environment (macOS does not show it to `ps` reliably).
  */
 export function psTable(): ProcessTable {
+  // Loaded here: Linux never runs a command, and each module loaded is start-up time.
+  const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
   const run = (cmd: string, args: string[]) => {
     try {
       return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });

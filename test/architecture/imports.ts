@@ -36,9 +36,18 @@ export function importGraph(srcDir: string, { dynamic = true } = {}): ImportGrap
 /** A value import of a package (type-only imports are erased). */
 const PACKAGE_IMPORT = /^import\s+(?!type\s)[^'"]*?from\s*['"]([^.'"][^'"]*)['"]/gm;
 
+function valueImports(srcDir: string, module: string): string[] {
+  return [...readFileSync(join(srcDir, module), 'utf8').matchAll(PACKAGE_IMPORT)].map((m) => m[1]!);
+}
+
 /** The outside packages a module of src/ imports by value (not `node:` ones). */
 export function packagesOf(srcDir: string, module: string): string[] {
-  return [...readFileSync(join(srcDir, module), 'utf8').matchAll(PACKAGE_IMPORT)].map((m) => m[1]!).filter((p) => !p.startsWith('node:'));
+  return valueImports(srcDir, module).filter((p) => !p.startsWith('node:'));
+}
+
+/** The Node modules (`node:…`) a module of src/ imports by value. */
+export function builtinsOf(srcDir: string, module: string): string[] {
+  return valueImports(srcDir, module).filter((p) => p.startsWith('node:'));
 }
 
 /** Every module loading `from` loads, `from` included. */

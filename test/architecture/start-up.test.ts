@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importGraph, packagesOf, reachable } from './imports.js';
+import { builtinsOf, importGraph, packagesOf, reachable } from './imports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = `${ROOT}src/`;
@@ -45,6 +45,11 @@ describe('what serve loads before it answers', () => {
     const folders = readdirSync(`${SRC}readers`, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `readers/${e.name}/`);
     expect(folders.length).toBeGreaterThan(20);
     expect(loaded.filter((m) => folders.some((f) => m.startsWith(f)) && !/\/(where|paths)\.ts$/.test(m))).toEqual([]);
+  });
+
+  it('loads none of Node\'s modules for HTTPS, threads or commands: they are loaded where first needed (TLS configured, a first read, a password, macOS)', () => {
+    expect(loaded.flatMap((m) => builtinsOf(SRC, m).map((b) => `${m} → ${b}`))).toContain('metrics/server.ts → node:http');
+    expect(loaded.flatMap((m) => builtinsOf(SRC, m).filter((b) => /^node:(https|tls|worker_threads|child_process)$/.test(b)).map((b) => `${m} → ${b}`))).toEqual([]);
   });
 
   it('loads no zstd decompressor: OpenClaw\'s reader requires it on the first compressed event', () => {
