@@ -1,18 +1,14 @@
 // Configuration from defaults, a JSON file (--config), environment variables and flags, in that
 // order of precedence (flags win). Unknown keys and bad values stop start-up with a message that
-// names the key.
+// names the key. Merged and checked here against schema.ts: convict, used before, took 35 ms of
+// every start-up to load and run.
 
-import type Convict from 'convict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
 import { ENV_PREFIX, schema } from './schema.js';
-
-// A CommonJS package, required, not imported: see state/db.ts (convict's scan took ~20 ms of CPU).
-const convict = createRequire(import.meta.url)('convict') as typeof Convict;
 
 export interface Config {
   listenAddress: string;
@@ -44,20 +40,6 @@ export interface Config {
   collectors: Record<string, { enabled: boolean; roots: string[] }>;
 }
 
-// Convict's own Boolean takes any string ("yes" → true); ours takes true/false (or their text, from
-// environment variables and flags) and nothing else.
-convict.addFormat({
-  name: 'boolean',
-  validate(value: unknown) {
-    if (typeof value !== 'boolean') throw new Error('must be true or false');
-  },
-  coerce: (value: unknown) => (value === 'true' ? true : value === 'false' ? false : value),
-});
-
-function build(args: string[], env: NodeJS.ProcessEnv) {
-  return convict<Config>(schema() as unknown as Convict.Schema<Config>, { args, env });
-}
-
 export class ConfigError extends Error {}
 
 // Flags other exporters spell differently, taken as the flag they mean: Prometheus users type
@@ -66,7 +48,7 @@ const FLAG_ALIASES: Readonly<Record<string, string>> = { 'web.listen-address': '
 
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: string): Config {
-  const keys = configKeys();
+  const keys = leaves();
   const args = given.map((a) => a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)));
   const known = configFlags();
   args.forEach((a, i) => {
@@ -87,14 +69,23 @@ export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: strin
   for (const name of Object.keys(env)) {
     if (name.startsWith(ENV_PREFIX) && !variables.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
   }
-  const config = build(args, env);
+  const values = new Map(keys.map((l) => [l.key, l.default]));
+  const problems: string[] = [];
+  let json: unknown;
   try {
-    if (file) config.load(JSON.parse(readFileSync(file, 'utf8')));
-    config.validate({ allowed: 'strict' });
+    if (file) json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (e) {
-    throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}: ${(e as Error).message}`);
+    throw new ConfigError(`invalid configuration (${file}): ${(e as Error).message}`);
   }
-  const props = config.getProperties();
+  if (json !== undefined) overlay(values, schema(), json, '', problems);
+  for (const l of keys) if (l.env && env[l.env] !== undefined) values.set(l.key, coerce(l, env[l.env]!));
+  for (const [leaf, value] of flagValues(args, known)) values.set(leaf.key, coerce(leaf, value));
+  for (const l of keys) {
+    const problem = invalid(l, values.get(l.key));
+    if (problem) problems.push(`${l.key}: ${problem}: value was ${JSON.stringify(values.get(l.key))}`);
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}: ${problems.join('; ')}`);
+  const props = nested(values) as unknown as Config;
   const home = env.HOME ?? homedir();
   props.stateDir = expandHome(props.stateDir, home);
   props.pricing.overridesFile = expandHome(props.pricing.overridesFile, home);
@@ -118,19 +109,91 @@ function expandHome(path: string, home: string): string {
 
 /** The documented example configuration: every key with its default. */
 export function exampleConfig(): Config {
-  return { ...build([], {}).getProperties(), stateDir: '~/.local/state/coding-agent-exporter' };
+  return { ...nested(new Map(leaves().map((l) => [l.key, l.default]))) as unknown as Config, stateDir: '~/.local/state/coding-agent-exporter' };
 }
+
+/**
+ * What a key holds: String, Array (of strings; a comma-separated list in a variable or flag),
+ * Object (any JSON object, taken whole), 'nat' (a whole number, 0 or more), 'boolean' (true or
+ * false, their text too), or one of a list of words.
+ */
+export type Format = StringConstructor | ArrayConstructor | ObjectConstructor | 'nat' | 'boolean' | readonly string[];
 
 export interface Leaf {
   key: string;
   doc: string;
   default: unknown;
-  format: unknown;
+  format: Format;
   env?: string;
   arg?: string;
 }
 
-/** Flags convict knows (`listen-address` …) and the key each sets, for refusing misspelled ones. */
+/** A variable's or flag's text as the key's format reads it; left as it is where it does not read (the check then names the key). */
+function coerce(leaf: Leaf, value: string | true): unknown {
+  if (value === true || typeof leaf.format === 'function' && leaf.format !== Array) return value;
+  if (leaf.format === Array) return value.split(',');
+  if (leaf.format === 'nat') return /^\d+$/.test(value) ? Number(value) : value;
+  if (leaf.format === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  return value;
+}
+
+/** What is wrong with a key's value, or undefined. */
+function invalid(leaf: Leaf, value: unknown): string | undefined {
+  const f = leaf.format;
+  if (f === String) return typeof value === 'string' ? undefined : 'must be a string';
+  if (f === Array) return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must be a list of strings';
+  if (f === Object) return isObject(value) ? undefined : 'must be an object';
+  if (f === 'nat') return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a whole number, 0 or more';
+  if (f === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
+  return (f as readonly string[]).includes(value as string) ? undefined : `must be one of ${(f as readonly string[]).map((w) => JSON.stringify(w)).join(', ')}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A file's values over `values`, each key found in the schema (a leaf's own text read as a variable's would be); a key it lacks is a problem. */
+function overlay(values: Map<string, unknown>, node: Record<string, unknown>, json: unknown, prefix: string, problems: string[]): void {
+  if (!isObject(json)) {
+    problems.push(`${prefix ? prefix.slice(0, -1) : 'the file'}: must be an object: value was ${JSON.stringify(json)}`);
+    return;
+  }
+  for (const [k, v] of Object.entries(json)) {
+    const at = Object.hasOwn(node, k) ? node[k] as Record<string, unknown> : undefined;
+    if (!at) problems.push(`${prefix}${k}: not a configuration key`);
+    else if (!('doc' in at)) overlay(values, at, v, `${prefix}${k}.`, problems);
+    else values.set(`${prefix}${k}`, typeof v === 'string' ? coerce({ ...at, key: `${prefix}${k}` } as unknown as Leaf, v) : v);
+  }
+}
+
+/** The flags' values (`--flag value`, `--flag=value`, a bare true/false flag: true), in order: the last of a repeated flag wins. */
+function flagValues(args: string[], known: Map<string, Leaf>): [Leaf, string | true][] {
+  const out: [Leaf, string | true][] = [];
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([^=]+)(?:=([\s\S]*))?$/.exec(args[i]!);
+    const leaf = m && known.get(m[1]!);
+    if (!leaf) continue;
+    const next = args[i + 1];
+    if (m[2] !== undefined) out.push([leaf, m[2]]);
+    else if (next !== undefined && !next.startsWith('--') && (leaf.format !== 'boolean' || next === 'true' || next === 'false')) out.push([leaf, args[++i]!]);
+    else out.push([leaf, true]);
+  }
+  return out;
+}
+
+/** The nested configuration of dotted keys' values. */
+function nested(values: Map<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of values) {
+    const path = key.split('.');
+    let node = root;
+    for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+    node[path[path.length - 1]!] = value;
+  }
+  return root;
+}
+
+/** The flags (`listen-address` …) and the key each sets, for refusing misspelled ones. */
 export function configFlags(): Map<string, Leaf> {
   const flags = new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
   for (const [alias, flag] of Object.entries(FLAG_ALIASES)) flags.set(alias, flags.get(flag)!);
@@ -139,15 +202,20 @@ export function configFlags(): Map<string, Leaf> {
 
 /** Every key, for the README's configuration table. */
 export function configKeys(): Leaf[] {
+  return leaves().map((l) => (l.key === 'stateDir' ? { ...l, default: '$XDG_STATE_HOME/coding-agent-exporter' } : l));
+}
+
+/** Every key of the schema, with its default. */
+function leaves(): Leaf[] {
   const leaves: Leaf[] = [];
   const walk = (node: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(node)) {
       const o = v as Record<string, unknown>;
       if ('doc' in o) {
-        leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, format: o.format, env: o.env as string | undefined, arg: o.arg as string | undefined });
+        leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, format: o.format as Format, env: o.env as string | undefined, arg: o.arg as string | undefined });
       } else walk(o, `${prefix}${k}.`);
     }
   };
   walk(schema(), '');
-  return leaves.map((l) => (l.key === 'stateDir' ? { ...l, default: '$XDG_STATE_HOME/coding-agent-exporter' } : l));
+  return leaves;
 }

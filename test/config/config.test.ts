@@ -35,6 +35,25 @@ describe('configuration', () => {
     expect(() => loadConfig(['--web.listen-address'], {})).toThrow(/--web\.listen-address: a value is missing/);
   });
 
+  it('reads each format from variables and flags: lists split at commas, true/false words, whole numbers', () => {
+    const c = loadConfig(['--watch', 'false', '--processes=false', '--collector.codex'], {
+      CODING_AGENT_EXPORTER_CODEX_ROOTS: '/a,/b', CODING_AGENT_EXPORTER_PROJECT_MAX: '7', CODING_AGENT_EXPORTER_CLAUDE_CODE_ENABLED: 'false', CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug',
+    });
+    expect([c.watch, c.processes.enabled, c.collectors.codex?.enabled, c.collectors['claude-code']?.enabled]).toEqual([false, false, true, false]);
+    expect([c.collectors.codex?.roots, c.project.max, c.logLevel]).toEqual([['/a', '/b'], 7, 'debug']);
+    // A file's number written as text is read as a variable's would be; the last of a repeated flag wins.
+    expect(loadConfig(['--rescan-seconds', '5', '--rescan-seconds=6'], {}, withFile({ rescanSeconds: '9', ledger: { days: 3 } })))
+      .toMatchObject({ rescanSeconds: 6, ledger: { days: 3 } });
+  });
+
+  it('refuses what is not a whole number, a key that is not the schema\'s own, and names every bad key at once', () => {
+    expect(() => loadConfig([], { CODING_AGENT_EXPORTER_PROJECT_MAX: '7abc' })).toThrow(/project\.max: must be a whole number, 0 or more: value was "7abc"/);
+    expect(() => loadConfig([], {}, withFile(JSON.parse('{"__proto__": {"watch": false}}')))).toThrow(/__proto__: not a configuration key/);
+    expect(() => loadConfig([], {}, withFile({ toString: 1 }))).toThrow(/toString: not a configuration key/);
+    expect(() => loadConfig([], {}, withFile({ web: { allowedHosts: [5] }, model: [], tool: { max: 1.5 } })))
+      .toThrow(/model: must be an object.*; web\.allowedHosts: must be a list of strings.*; tool\.max: must be a whole number/);
+  });
+
   it.each([
     [['once', '--config', withFile({ sesions: {} })], /sesions/],
     [['once', '--config', withFile({ project: { mode: 'folder' } })], /project\.mode/],

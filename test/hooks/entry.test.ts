@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { importGraph, reachable } from '../architecture/imports.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|better-sqlite3|convict)['"]/;
+const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|better-sqlite3)['"]/;
 
 function loadedWith(entry: string): string[] {
   return [...reachable(importGraph(SRC, { dynamic: false }), [entry])].sort();
