@@ -25,7 +25,8 @@ import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerDaily, runReport, type DailyRun, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
-import { rawGet } from './raw-get.js';
+import { rawGet, rawRequest } from './raw-get.js';
+import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 import { idleFigures } from './idle.js';
 import { memoryFigures, type Resident } from './memory.js';
@@ -130,9 +131,11 @@ if (wanted('scrape')) {
   row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
     `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
     'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
-  for (const [path, times] of Object.entries(scrapes.api)) {
+  for (const [path, { times, floor }] of Object.entries(scrapes.api)) {
     row(`${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
       `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`, 'median <= 50 ms', median(times) <= 50);
+    row('  the same bytes from a Node server that does nothing else (the floor)',
+      `median ${median(floor).toFixed(0)} ms: the exporter takes ${(median(times) / median(floor)).toFixed(2)}x`);
   }
 }
 
@@ -335,9 +338,10 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
 /**
  * The time a scraper waits for /metrics (plain and gzip, as Prometheus asks) over a home of live
  * sessions (`liveHome`): `SCRAPES` scrapes one after another. Then
- * the live page's JSON: `API_REQUESTS` at once, three times, each timed; the first burst not counted.
+ * the live page's JSON: `API_REQUESTS` at once, three times, each timed; the first burst not counted;
+ * and the same of a Node server answering the same bytes (bytes-server.ts).
  */
-async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, number[]> }> {
+async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, { times: number[]; floor: number[] }> }> {
   const exporter = await startExporter(join(work, 'live-state'), home);
   try {
     const scrape = async (headers: Record<string, string>) => {
@@ -356,14 +360,25 @@ async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: numbe
       gzip.push((await scrape({ 'accept-encoding': 'gzip' })).ms);
     }
     // A connection each, asking for gzip as a browser does; the body read whole, not unzipped.
-    const get = (url: string) => rawGet(url, { 'accept-encoding': 'gzip' });
-    const api: Record<string, number[]> = {};
-    for (const path of ['/api/v1/sessions', '/api/v1/summary']) {
-      const url = exporter.url.replace(/\/metrics$/, path);
-      const burst = () => Promise.all(Array.from({ length: API_REQUESTS }, () => get(url)));
+    const gzipped = { 'accept-encoding': 'gzip' };
+    const bursts = async (url: string) => {
+      const burst = () => Promise.all(Array.from({ length: API_REQUESTS }, () => rawGet(url, gzipped)));
       // The first burst is the one after a start: the JIT of both ends still cold (4x slower here).
       await burst();
-      api[path] = [...await burst(), ...await burst()];
+      return [...await burst(), ...await burst()];
+    };
+    const api: Record<string, { times: number[]; floor: number[] }> = {};
+    for (const path of ['/api/v1/sessions', '/api/v1/summary']) {
+      const url = exporter.url.replace(/\/metrics$/, path);
+      const times = await bursts(url);
+      // The same bytes from a Node server that does nothing else, timed the same way.
+      const { text } = await rawRequest(url, gzipped);
+      const floor = await bytesServer(Buffer.from(text.slice(text.indexOf('\r\n\r\n') + 4), 'latin1'));
+      try {
+        api[path] = { times, floor: await bursts(floor.url) };
+      } finally {
+        floor.stop();
+      }
     }
     return { plain, gzip, bytes, api };
   } finally {
