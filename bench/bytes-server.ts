@@ -1,6 +1,7 @@
-// The floor of an answer: a plain Node HTTP server that answers every GET with the same bytes (a
-// body the exporter served, its headers alike), in a process of its own as the exporter is. What
-// the exporter takes above it is the exporter's own; what both take is Node's and the machine's.
+// What an answer costs Node itself: a plain Node HTTP server (its defaults, nothing else to do)
+// that answers every GET with the same bytes (a body the exporter served, its headers alike), in a
+// process of its own as the exporter is. What the exporter takes above it is the exporter's own;
+// what both take is Node's and the machine's.
 
 import { spawn } from 'node:child_process';
 
