@@ -1,12 +1,14 @@
 // What a `serve` keeps resident once settled: over a home of many live sessions, and after its first
 // read of the corpus (an empty state database), beside a plain Node process that only listens (what
-// Node itself costs). Resident memory as the kernel counts it, split into what is mapped from files
-// (the Node binary and its libraries, shared with every Node process) and the rest (V8's heaps,
-// buffers, SQLite's and the allocator's memory).
+// Node itself costs) and one that also opened a database with SQLite's binding. Resident memory as
+// the kernel counts it, split into what is mapped from files (the Node binary and its libraries,
+// shared with every Node process) and the rest (V8's heaps, buffers, SQLite's and the allocator's
+// memory).
 
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { residentMb, sleep, startExporter } from './exporter.js';
+import { PACKAGE_ROOT } from '../src/files/package-root.js';
 
 export interface Resident {
   rss: number;
@@ -20,6 +22,8 @@ export interface MemoryFigures {
   live: Resident;
   firstRead: Resident;
   node: Resident;
+  /** The same with SQLite's binding loaded and a database opened, as the exporter's state database is. */
+  nodeSqlite: Resident;
   /** The state database the first read left (a warm restart starts from it). */
   stateDir: string;
 }
@@ -37,14 +41,20 @@ async function settled(stateDir: string, home: string, settleSeconds: number): P
   }
 }
 
+const LISTEN = "require('node:http').createServer().listen(0, '127.0.0.1');";
+// SQLite's binding as the state database uses it: its calls into V8 touch megabytes more of the Node binary.
+const WITH_SQLITE = `require(${JSON.stringify(join(PACKAGE_ROOT, 'node_modules', 'better-sqlite3'))})(':memory:').prepare('SELECT 1').get();`;
+
 export async function memoryFigures(work: string, liveHome: string, corpusHome: string, settleSeconds: number): Promise<MemoryFigures> {
-  const node = spawn(process.execPath, ['-e', "require('node:http').createServer().listen(0, '127.0.0.1')"], { stdio: 'ignore' });
+  const node = spawn(process.execPath, ['-e', LISTEN], { stdio: 'ignore' });
+  const nodeSqlite = spawn(process.execPath, ['-e', WITH_SQLITE + LISTEN], { stdio: 'ignore' });
   try {
     const stateDir = join(work, 'memory-first-read');
     // Side by side: what is measured is memory, and the settling is most of the time.
     const [live, firstRead] = await Promise.all([settled(join(work, 'memory-live'), liveHome, settleSeconds), settled(stateDir, corpusHome, settleSeconds)]);
-    return { live, firstRead, node: residentMb(node.pid!), stateDir };
+    return { live, firstRead, node: residentMb(node.pid!), nodeSqlite: residentMb(nodeSqlite.pid!), stateDir };
   } finally {
     node.kill('SIGTERM');
+    nodeSqlite.kill('SIGTERM');
   }
 }
