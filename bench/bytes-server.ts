@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 
 const SCRIPT = `
-const body = Buffer.from(process.argv[1], 'base64');
+const body = require('node:fs').readFileSync(0);
 const server = require('node:http').createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'content-encoding': 'gzip', vary: 'Accept-Encoding' });
   res.end(body);
@@ -16,7 +16,8 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port +
 
 /** Serves `body` until stopped; resolves with its URL. */
 export async function bytesServer(body: Buffer): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ['-e', SCRIPT, body.toString('base64')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', SCRIPT], { stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(body);
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding('utf8').once('data', (d: string) => resolve(d.trim()));
     child.once('exit', () => reject(new Error('the baseline server exited')));
