@@ -50,20 +50,7 @@ const FLAG_ALIASES: Readonly<Record<string, string>> = { 'web.listen-address': '
 export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const keys = leaves();
   const args = given.map((a) => a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)));
-  const known = configFlags();
-  args.forEach((a, i) => {
-    const m = /^--([^=]+)(=?)/.exec(a);
-    if (!m) return;
-    const leaf = known.get(m[1]!);
-    // Messages name the flag as it was typed, an alias too.
-    const typed = /^--[^=]+/.exec(given[i]!)![0];
-    if (!leaf) throw new ConfigError(`unknown flag ${typed}`);
-    // A bare boolean flag means true; any other flag needs its value (`--listen-address` alone is not `true`).
-    const next = args[i + 1];
-    if (!m[2] && leaf.format !== 'boolean' && (next === undefined || next.startsWith('--'))) {
-      throw new ConfigError(`${typed}: a value is missing (${leaf.key}: ${leaf.doc})`);
-    }
-  });
+  const flags = flagValues(args, given, configFlags());
   // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.
   const variables = new Set(keys.flatMap((l) => (l.env ? [l.env] : [])));
   for (const name of Object.keys(env)) {
@@ -79,7 +66,7 @@ export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: strin
   }
   if (json !== undefined) overlay(values, schema(), json, '', problems);
   for (const l of keys) if (l.env && env[l.env] !== undefined) values.set(l.key, coerce(l, env[l.env]!));
-  for (const [leaf, value] of flagValues(args, known)) values.set(leaf.key, coerce(leaf, value));
+  for (const [leaf, value] of flags) values.set(leaf.key, coerce(leaf, value));
   for (const l of keys) {
     const problem = invalid(l, values.get(l.key));
     if (problem) problems.push(`${l.key}: ${problem}: value was ${JSON.stringify(values.get(l.key))}`);
@@ -166,17 +153,24 @@ function overlay(values: Map<string, unknown>, node: Record<string, unknown>, js
   }
 }
 
-/** The flags' values (`--flag value`, `--flag=value`, a bare true/false flag: true), in order: the last of a repeated flag wins. */
-function flagValues(args: string[], known: Map<string, Leaf>): [Leaf, string | true][] {
+/**
+ * The flags' values (`--flag value`, `--flag=value`, a bare true/false flag: true), in order: the
+ * last of a repeated flag wins. `typed`: the flags as given (an alias unresolved), for messages.
+ */
+function flagValues(args: string[], typed: string[], known: Map<string, Leaf>): [Leaf, string | true][] {
   const out: [Leaf, string | true][] = [];
   for (let i = 0; i < args.length; i++) {
     const m = /^--([^=]+)(?:=([\s\S]*))?$/.exec(args[i]!);
-    const leaf = m && known.get(m[1]!);
-    if (!leaf) continue;
+    if (!m) continue;
+    const flag = /^--[^=]+/.exec(typed[i]!)![0];
+    const leaf = known.get(m[1]!);
+    if (!leaf) throw new ConfigError(`unknown flag ${flag}`);
     const next = args[i + 1];
     if (m[2] !== undefined) out.push([leaf, m[2]]);
-    else if (next !== undefined && !next.startsWith('--') && (leaf.format !== 'boolean' || next === 'true' || next === 'false')) out.push([leaf, args[++i]!]);
-    else out.push([leaf, true]);
+    else if (leaf.format === 'boolean') out.push([leaf, next === 'true' || next === 'false' ? args[++i]! : true]);
+    // Any other flag needs its value (`--listen-address` alone is not `true`).
+    else if (next === undefined || next.startsWith('--')) throw new ConfigError(`${flag}: a value is missing (${leaf.key}: ${leaf.doc})`);
+    else out.push([leaf, args[++i]!]);
   }
   return out;
 }
