@@ -20,8 +20,8 @@ const providers = (await waitForUpdate()).map((p) => ({
   models: p.models.map((m) => ({ id: m.id, match: m.match, context_window: m.context_window, prices: m.prices })),
 }));
 const table = `${JSON.stringify({ source: 'genai-prices', version, providers })}\n`;
-// Into the source and the build, or the folders given (the bench's own build of the source).
-for (const dir of process.argv.length > 2 ? process.argv.slice(2) : ['src/pricing', 'dist/pricing']) {
+// Into the build (where the sources under the tests read it too), or the folders given.
+for (const dir of process.argv.length > 2 ? process.argv.slice(2) : ['dist/pricing']) {
   mkdirSync(join(root, dir), { recursive: true });
   writeFileSync(join(root, dir, 'genai-prices.json'), table);
 }

@@ -1,18 +1,18 @@
-// Worker threads: where a thread's script is (beside the module that starts it; Node runs no
-// TypeScript, so from the sources, the tests, threads run the built copy under dist/), and the
-// thread itself, whose module is loaded with the first one started: `serve` starts threads only
-// for a first read or a password, and every module loaded is start-up time.
+// Worker threads: where a thread's script is (in the build: Node runs no TypeScript, so from the
+// sources, the tests, threads run the built copy too), and the thread itself, whose module is
+// loaded with the first one started: `serve` starts threads only for a first read or a password,
+// and every module loaded is start-up time.
 
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { Worker, WorkerOptions } from 'node:worker_threads';
+import { BUILD } from './files/package-root.js';
 
 const require = createRequire(import.meta.url);
 
-/** The path of `relative` (`./x-worker.js`) beside the module at `moduleUrl` (its import.meta.url). */
-export function threadScript(relative: string, moduleUrl: string): string {
-  const path = fileURLToPath(new URL(relative, moduleUrl));
-  return moduleUrl.endsWith('.ts') ? path.replace(/\/src\/(?!.*\/src\/)/, '/dist/') : path;
+/** The path of a thread's script in the build (`collectors/read-worker.js`). */
+export function threadScript(module: string): string {
+  return join(BUILD, module);
 }
 
 /** A thread running `script` (a path from `threadScript`). */

@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import { startThread, threadScript } from '../threads.js';
 import type { ReadPosted, ReadTask, ThreadDone } from './read-worker.js';
 
-const SCRIPT = threadScript('./read-worker.js', import.meta.url);
+const SCRIPT = threadScript('collectors/read-worker.js');
 
 // A read thread's young generation, in MB: with V8's default for a thread the exporter's peak memory
 // reading 616 MB was 185 MB instead of 160 MB, for no measurable speed (1 to 16 MB all measure alike).

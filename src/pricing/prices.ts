@@ -5,6 +5,9 @@
 // that every model of the table is found and priced as the library itself does.
 
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BUILD } from '../files/package-root.js';
 import type { Usage } from '../session/types.js';
 
 /** USD per million tokens: a flat price, or a base price with tiers by the request's prompt size. */
@@ -150,8 +153,8 @@ export function findInTable(table: Table, model: string): (Resolved & { id: stri
   return undefined;
 }
 
-/** The table bundled at build time (scripts/gen-prices.mjs). */
-const BUNDLED = new URL('./genai-prices.json', import.meta.url);
+/** The table bundled at build time (scripts/gen-prices.mjs), in the build. */
+const BUNDLED = pathToFileURL(join(BUILD, 'pricing', 'genai-prices.json'));
 const parsed = new Map<string, Table>();
 
 /** A table as gen-prices writes it (the bundled one unless told), parsed once. */

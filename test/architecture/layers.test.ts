@@ -12,13 +12,13 @@ const LAYERS: Record<string, readonly string[]> = {
   // The base: the words, the reader contract and the session record; files, logging, threads, V8's heap.
   files: [],
   log: [],
-  threads: [],
+  threads: ['files'],
   heap: [],
   version: ['files'],
   session: ['files'],
   catalog: ['session'],
   // What the store is made of and what feeds it, each knowing only the base.
-  pricing: ['session'],
+  pricing: ['session', 'files'],
   state: [],
   readers: ['session', 'files'],
   store: ['session', 'files', 'catalog', 'pricing', 'state'],

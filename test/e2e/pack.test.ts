@@ -69,6 +69,8 @@ describe('the npm package', () => {
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'config.example.json', 'dist/main.js',
       'dist/pricing/genai-prices.json', 'deploy/grafana/dashboards/team.json', 'deploy/team/prometheus-agent.yml', 'docs/runbook.md']));
     expect(files.filter((f) => /\.map$|^(test|src|bench|scripts)\/|^dist\/(bench|scripts)\/|\.test\.|\.ts$/.test(f))).toEqual([]);
+    // The entry point is bundled (scripts/bundle.mjs), split where modules load on demand.
+    expect(files.filter((f) => f.startsWith('dist/chunks/')).length).toBeGreaterThan(10);
   });
 
   it('names the repository its runbook links point to', () => {
