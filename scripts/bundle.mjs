@@ -6,8 +6,12 @@
 // thread run them, and the price table is beside them (files/package-root.ts, BUILD).
 
 import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+// Chunks are named by their content's hash: those of an earlier build would stay, and be packed.
+rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
