@@ -65,8 +65,8 @@ export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: strin
     throw new ConfigError(`invalid configuration (${file}): ${(e as Error).message}`);
   }
   if (json !== undefined) overlay(values, schema(), json, '', problems);
-  for (const l of keys) if (l.env && env[l.env] !== undefined) values.set(l.key, coerce(l, env[l.env]!));
-  for (const [leaf, value] of flags) values.set(leaf.key, coerce(leaf, value));
+  for (const l of keys) if (l.env && env[l.env] !== undefined) values.set(l.key, coerce(l.format, env[l.env]!));
+  for (const [leaf, value] of flags) values.set(leaf.key, coerce(leaf.format, value));
   for (const l of keys) {
     const problem = invalid(l, values.get(l.key));
     if (problem) problems.push(`${l.key}: ${problem}: value was ${JSON.stringify(values.get(l.key))}`);
@@ -116,11 +116,11 @@ export interface Leaf {
 }
 
 /** A variable's or flag's text as the key's format reads it; left as it is where it does not read (the check then names the key). */
-function coerce(leaf: Leaf, value: string | true): unknown {
-  if (value === true || typeof leaf.format === 'function' && leaf.format !== Array) return value;
-  if (leaf.format === Array) return value.split(',');
-  if (leaf.format === 'nat') return /^\d+$/.test(value) ? Number(value) : value;
-  if (leaf.format === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+function coerce(format: Format, value: string | true): unknown {
+  if (value === true) return value;
+  if (format === Array) return value.split(',');
+  if (format === 'nat') return /^\d+$/.test(value) ? Number(value) : value;
+  if (format === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
   return value;
 }
 
@@ -149,7 +149,7 @@ function overlay(values: Map<string, unknown>, node: Record<string, unknown>, js
     const at = Object.hasOwn(node, k) ? node[k] as Record<string, unknown> : undefined;
     if (!at) problems.push(`${prefix}${k}: not a configuration key`);
     else if (!('doc' in at)) overlay(values, at, v, `${prefix}${k}.`, problems);
-    else values.set(`${prefix}${k}`, typeof v === 'string' ? coerce({ ...at, key: `${prefix}${k}` } as unknown as Leaf, v) : v);
+    else values.set(`${prefix}${k}`, typeof v === 'string' ? coerce(at.format as Format, v) : v);
   }
 }
 
