@@ -1,7 +1,7 @@
 // The real binary as the bench runs it: `serve` over a HOME on a free port, what it serves, and what
 // it holds in memory as the kernel counts it.
 
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { MAIN } from './root.js';
 
@@ -55,4 +55,9 @@ export function residentMb(pid: number): { rss: number; file: number; anon: numb
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
   return { rss: kb('VmRSS'), file: kb('RssFile') + kb('RssShmem'), anon: kb('RssAnon') };
+}
+
+/** A plain Node process with an HTTP server listening and nothing else (what Node itself costs), `first` run before it listens. */
+export function listeningNode(first = ''): ChildProcess {
+  return spawn(process.execPath, ['-e', `${first}require('node:http').createServer().listen(0, '127.0.0.1');`], { stdio: 'ignore' });
 }

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { listeningNode } from './exporter.js';
 
 export interface IdleFigures {
   seconds: number;
@@ -43,7 +44,7 @@ const stopped = (child: ChildProcess) => new Promise((r) => {
  * for start-up work (the JIT, GC, the watcher's first look, a new agent's first reads) to end.
  */
 export async function idleFigures(exporter: number, work: string, seconds: number, settleSeconds = 15): Promise<IdleFigures> {
-  const baseline = spawn(process.execPath, ['-e', "require('node:http').createServer().listen(0, '127.0.0.1')"], { stdio: 'ignore' });
+  const baseline = listeningNode();
   const bin = join(work, 'idle-agents', 'bin');
   mkdirSync(bin, { recursive: true });
   const claude = join(bin, 'claude');

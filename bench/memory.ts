@@ -5,9 +5,8 @@
 // shared with every Node process) and the rest (V8's heaps, buffers, SQLite's and the allocator's
 // memory).
 
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { residentMb, sleep, startExporter } from './exporter.js';
+import { listeningNode, residentMb, sleep, startExporter } from './exporter.js';
 import { PACKAGE_ROOT } from '../src/files/package-root.js';
 
 export interface Resident {
@@ -41,13 +40,12 @@ async function settled(stateDir: string, home: string, settleSeconds: number): P
   }
 }
 
-const LISTEN = "require('node:http').createServer().listen(0, '127.0.0.1');";
 // SQLite's binding as the state database uses it: its calls into V8 touch megabytes more of the Node binary.
 const WITH_SQLITE = `require(${JSON.stringify(join(PACKAGE_ROOT, 'node_modules', 'better-sqlite3'))})(':memory:').prepare('SELECT 1').get();`;
 
 export async function memoryFigures(work: string, liveHome: string, corpusHome: string, settleSeconds: number): Promise<MemoryFigures> {
-  const node = spawn(process.execPath, ['-e', LISTEN], { stdio: 'ignore' });
-  const nodeSqlite = spawn(process.execPath, ['-e', WITH_SQLITE + LISTEN], { stdio: 'ignore' });
+  const node = listeningNode();
+  const nodeSqlite = listeningNode(WITH_SQLITE);
   try {
     const stateDir = join(work, 'memory-first-read');
     // Side by side: what is measured is memory, and the settling is most of the time.
