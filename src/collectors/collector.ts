@@ -185,24 +185,31 @@ export class Collector<S> {
     if (ok) this.stats.lastSuccess = Date.now() / 1000;
   }
 
-  /** A missing root is normal (the harness is not installed); an unreadable one is a failure. */
+  /**
+   * A missing root is normal (the harness is not installed); an unreadable one is a failure. A
+   * missing one is told without an exception: most harnesses are not installed, and their roots
+   * are asked for at every rescan.
+   */
   private rootPresent(root: string, unreadable: Map<string, string>): boolean {
+    let st: Stats | undefined;
     try {
-      // A root is a folder, or a database file (a harness's store named by its environment).
-      const st = statSync(root);
-      if (!st.isDirectory() && !st.isFile()) throw Object.assign(new Error(`root ${root} is neither a folder nor a file`), { code: 'ENOTREG' });
-      this.missingRoots.delete(root);
-      return true;
+      st = statSync(root, { throwIfNoEntry: false });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') {
-        unreadable.set(root, code ?? String(e));
-        return false;
-      }
+      unreadable.set(root, (e as NodeJS.ErrnoException).code ?? String(e));
+      return false;
+    }
+    if (!st) {
       if (!this.missingRoots.has(root)) (this.rootsConfigured ? this.log.warn : this.log.debug)('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;
     }
+    // A root is a folder, or a database file (a harness's store named by its environment).
+    if (!st.isDirectory() && !st.isFile()) {
+      unreadable.set(root, 'ENOTREG');
+      return false;
+    }
+    this.missingRoots.delete(root);
+    return true;
   }
 
   /** Read threads for the files of a listing never read before, when they are a backlog. */
