@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve, sep } from 'node:path';
+import { Clock } from './clock.js';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { HARNESSES } from './collectors/registry.js';
 import { ReadThreads } from './collectors/read-threads.js';
@@ -21,18 +22,21 @@ import { spendByDay } from './store/ledger.js';
 import { liveSessions, type LiveSession } from './store/live.js';
 import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
-import { ProcessMonitor } from './process/monitor.js';
+import { IDLE_WATCH_MS, ProcessMonitor } from './process/monitor.js';
 import { descendantsOf, platformTable } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
-import { readRecordedStatus, recordedStatusMtime } from './state/statusline.js';
+import { readRecordedStatus, recordedStatusMtime, statusFile } from './state/statusline.js';
 import { viewRecords, type SessionRecord } from './view/records.js';
 import { summaryOf, type Summary } from './view/summary.js';
 import { VERSION } from './version.js';
 
 // How often time-based values are brought up to date in the served exposition: the process's
-// own metrics, and session statuses that change with time alone (done → idle, stale).
-const TICK_MS = 5_000;
+// own metrics, and session statuses that change with time alone (done → idle, stale). The process
+// monitor's look for new agents, with none running, has the same period (IDLE_WATCH_MS), and each
+// may run half a period early: they fall in step, one wake for both (`clock`).
+const TICK_MS = IDLE_WATCH_MS;
+const EARLY_MS = TICK_MS / 2;
 
 // At most one read per collector per this window while its files keep changing.
 const READ_WINDOW_MS = 100;
@@ -69,9 +73,8 @@ export class Agent {
   private watched = new Set<Collector<unknown>>();
   private readonly rescans = new Map<Collector<unknown>, { wait: number; dueAt: number }>();
   private stopping = false;
-  private tick?: NodeJS.Timeout;
   private webWatcher?: { close(): void };
-  private readonly self = new SelfMetrics(TICK_MS);
+  private readonly self = new SelfMetrics();
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
   private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
@@ -81,8 +84,26 @@ export class Agent {
   };
   private readonly rendered = [this.served, this.views.sessions, this.views.summary];
   private ready = false;
-  private processTimer?: NodeJS.Timeout;
-  private processDueAt = Infinity;
+  /**
+   * What runs on a clock: the sample every TICK_MS, and, once following, the process scan when the
+   * monitor says (every second while an agent runs or after a session file changed; with none, at
+   * its next cheap look for one or read of the whole table). Processes come and go without writing
+   * anything: the monitor is asked, not told.
+   */
+  private readonly clock = new Clock([
+    { next: () => this.sampleDueAt, earlyMs: EARLY_MS, run: (now, lateMs) => this.sample(now, lateMs) },
+    {
+      next: () => (this.following ? this.monitor?.nextDue() ?? Infinity : Infinity),
+      earlyMs: EARLY_MS,
+      run: (now) => {
+        if (this.monitor?.due(now, EARLY_MS)) this.scanProcesses();
+      },
+    },
+  ]);
+  /** When the next sample is due: never before `start` (`top` follows, and serves nothing). */
+  private sampleDueAt = Infinity;
+  /** Following (after the first scan): the process table is read on the clock. */
+  private following = false;
   private readonly monitor?: ProcessMonitor;
   /** The modification time of the statusline command's file when it was last read. */
   private statusMtime?: number;
@@ -136,8 +157,8 @@ export class Agent {
     this.readThreads?.close();
     this.readThreads = undefined;
     this.readHooks();
-    // While following, the process table is read on its own timer (`scheduleProcesses`).
-    if (!this.processTimer) this.scanProcesses();
+    // While following, the process table is read on the clock.
+    if (!this.following) this.scanProcesses();
   }
 
   /** Reads what changed for one collector; what is served changes with its data and its stats. */
@@ -145,13 +166,13 @@ export class Agent {
     await c.scan();
     this.invalidate();
     // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
-    if (this.processTimer && this.monitor?.registriesChanged()) this.scanProcesses();
+    if (this.following && this.monitor?.registriesChanged()) this.scanProcesses();
   }
 
   /**
    * Claude Code's usage-limit windows as the `statusline` command last recorded them (in the state
-   * folder), when it recorded anything new. Every rescan and every tick: the status bar records
-   * after every message.
+   * folder), when it recorded anything new: as the file changes (the state folder is watched), and
+   * at every rescan and sample, where watching is off or missed it.
    */
   private readStatusline(): void {
     const mtime = recordedStatusMtime(this.config.stateDir);
@@ -223,14 +244,8 @@ export class Agent {
     }
 
     this.store.onCommit = () => this.invalidate();
-    const sample = () => {
-      this.self.sample();
-      this.readStatusline();
-      this.invalidate();
-    };
-    sample();
-    this.tick = setInterval(sample, TICK_MS);
-    this.tick.unref();
+    this.sample(Date.now(), 0);
+    this.clock.schedule();
 
     await this.follow();
     // Pushes start once the first scan is done: the first one carries its totals, never a part.
@@ -255,7 +270,8 @@ export class Agent {
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     this.scheduleRescan();
-    this.scheduleProcesses();
+    this.following = true;
+    this.clock.schedule();
   }
 
   /**
@@ -290,21 +306,12 @@ export class Agent {
     this.timer.unref();
   }
 
-  /**
-   * Processes come and go without writing anything: the monitor is asked again when it says it is
-   * next due (every second while an agent runs; with none, only at its next cheap look for a new
-   * one), so that an exporter with no agent to watch does not wake every second for nothing.
-   */
-  private scheduleProcesses(): void {
-    const monitor = this.monitor;
-    if (!monitor) return;
-    clearTimeout(this.processTimer);
-    this.processDueAt = monitor.nextDue();
-    this.processTimer = setTimeout(() => {
-      if (monitor.due()) this.scanProcesses();
-      this.scheduleProcesses();
-    }, Math.max(0, this.processDueAt - Date.now()));
-    this.processTimer.unref();
+  /** The process's own metrics, and the statuses that change with time alone, brought up to date. */
+  private sample(now: number, lateMs: number): void {
+    this.sampleDueAt = now + TICK_MS;
+    this.self.sample(lateMs);
+    this.readStatusline();
+    this.invalidate();
   }
 
   /**
@@ -342,7 +349,7 @@ export class Agent {
       pending.add(c);
       // A session file changed: its agent (perhaps one just started) is looked for at once.
       this.monitor?.wake();
-      if (this.processTimer && (this.monitor?.nextDue() ?? Infinity) < this.processDueAt) this.scheduleProcesses();
+      if (this.following && this.clock.later(this.monitor?.nextDue() ?? Infinity)) this.clock.schedule();
       // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
       // waits for the end of the window and is read in one go, so that a scan of every file
       // runs at most once a window however fast lines arrive.
@@ -361,6 +368,7 @@ export class Agent {
     const deep = new FolderWatcher(5, (path) => changed(folders.find((r) => path.startsWith(r.path))?.c), failed);
     const shallow = new FolderWatcher(0, (path) => {
       if (path === this.hooks.file) this.readHooks();
+      else if (path === statusFile(this.config.stateDir)) this.readStatusline();
       else changed(files.find((r) => r.path === path)?.c);
     }, failed);
     // A burst of folders made at once is looked at once.
@@ -423,11 +431,9 @@ export class Agent {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    if (this.tick) clearInterval(this.tick);
     this.webWatcher?.close();
-    clearTimeout(this.processTimer);
     // A change seen while the watchers close schedules no scan again.
-    this.processDueAt = -Infinity;
+    this.clock.stop();
     for (const w of this.watchers) w.close();
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));

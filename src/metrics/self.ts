@@ -29,22 +29,17 @@ export class SelfMetrics {
   private readonly startTime = Date.now() / 1000 - process.uptime();
   private readonly maxFds = maxFds();
   private families: Family[] = [];
-  /** When the last sample ran (performance.now()). */
-  private sampledAt?: number;
-
-  /** `periodMs`: how often `sample` is asked to run (serve's tick; `once` and `top` never sample). */
-  constructor(private readonly periodMs: number) {}
 
   /**
-   * Samples the process. The event loop lag is how late this sample ran: how long after its timer
-   * was due (a period after the previous sample) the loop got to it, which every timer due then
-   * waited too (as prom-client's nodejs_eventloop_lag_seconds is a timer's lateness). It is timed by
-   * the tick the exporter runs anyway: Node's delay histogram (monitorEventLoopDelay) kept a timer
-   * of its own, which woke an idle exporter every second for this alone. `now`: performance.now().
+   * Samples the process (serve's clock does, every few seconds; `once` and `top` never sample).
+   * The event loop lag is `lateMs`: how long after the clock's timer was due the loop got to it,
+   * which every timer due then waited too (as prom-client's nodejs_eventloop_lag_seconds is a
+   * timer's lateness). It is timed by the timer the exporter runs anyway: Node's delay histogram
+   * (monitorEventLoopDelay) kept a timer of its own, which woke an idle exporter every second for
+   * this alone.
    */
-  sample(now = performance.now()): void {
-    const lag = this.sampledAt === undefined ? 0 : Math.max(0, (now - this.sampledAt - this.periodMs) / 1000);
-    this.sampledAt = now;
+  sample(lateMs: number): void {
+    const lag = Math.max(0, lateMs) / 1000;
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
     const one = (def: Family['def'], value: number | undefined): Family[] => (value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }]);

@@ -18,20 +18,23 @@ export const CPU_BUSY_RATIO = 0.15;
 
 /**
  * The whole table is read at least this often: what the cheap watch for new processes cannot see
- * (a process that became an agent by exec long after it started, a pid reused within a second),
- * or, where there is no cheap watch (macOS's `ps`), anything at all.
+ * (a process that became an agent by exec long after it started, a pid reused between two looks),
+ * or, where there is no cheap watch (macOS's `ps`), anything at all. An agent that writes a
+ * session file is read at once (`wake`): a minute is for one that writes nothing, and a read of
+ * the whole table was the largest part of what an idle exporter cost.
  */
-export const FULL_SCAN_MS = { watched: 30_000, unwatched: 5_000 };
+export const FULL_SCAN_MS = { watched: 60_000, unwatched: 5_000 };
 
 /** While an agent runs, it is scanned this often: its CPU, tools and status change. */
 export const SCAN_MS = 1_000;
 
 /**
  * With no agent running, how often the cheap watch lists the pids: a new agent is seen within this,
- * or at once when it writes a session file (`wake`). A listing each second was most of what an idle
- * exporter cost.
+ * or at once when it writes a session file (`wake`; most write one as they start, or at their first
+ * prompt). A listing each second was most of what an idle exporter cost; one every 5 s, with its
+ * wake, still a third.
  */
-export const IDLE_WATCH_MS = 5_000;
+export const IDLE_WATCH_MS = 10_000;
 
 export class ProcessMonitor {
   /** CPU seconds per process (by pid and start) at the previous scan, for the CPU used since. */
@@ -79,12 +82,13 @@ export class ProcessMonitor {
    * Whether a scan is due now (asked at `nextDue`). While an agent runs, always: its CPU, tools and
    * status change. Otherwise only when something may have started one: a new process whose command
    * line is an agent's (the cheap watch, every IDLE_WATCH_MS: a listing of pids, and only new
-   * processes read), a session file that changed (`wake`), or FULL_SCAN_MS gone by.
+   * processes read), a session file that changed (`wake`), or FULL_SCAN_MS gone by. `earlyMs`: how
+   * much sooner than that the watch or the full read may run, with a wake that happens anyway.
    */
-  due(now = Date.now()): boolean {
+  due(now = Date.now(), earlyMs = 0): boolean {
     if (this.agentsAlive || this.woken) return true;
-    if (now - this.fullAt >= this.fullScanMs()) return true;
-    if (!this.table.pids || !this.table.procs || now - this.watchedAt < IDLE_WATCH_MS) return false;
+    if (now + earlyMs - this.fullAt >= this.fullScanMs()) return true;
+    if (!this.table.pids || !this.table.procs || now + earlyMs - this.watchedAt < IDLE_WATCH_MS) return false;
     return this.table.procs(this.newPids(now)).some((p) => harnessOf(p.argv) !== undefined);
   }
 
@@ -246,7 +250,7 @@ export class ProcessMonitor {
     const view: ProcessView = { visible: VISIBLE, elsewhere: this.elsewhere(owners), owners, unowned, totals };
     store.processes = view;
     // What statuses are made of: its change is served at once. The CPU and memory measured change
-    // on nearly every scan while an agent runs; they are served at the next tick (every 5 s), so
+    // on nearly every scan while an agent runs; they are served at the next sample (every 5–10 s), so
     // that the exposition is not rendered again every second for them alone.
     const seen = JSON.stringify([
       [...owners].map(([key, o]) => [key, { ...o, cpuRatio: 0, residentBytes: 0 }]),

@@ -9,11 +9,12 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** What each layer (a folder of src/, or a file at its top) may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
-  // The base: the words, the reader contract and the session record; files, logging, threads, V8's heap.
+  // The base: the words, the reader contract and the session record; files, logging, threads, V8's heap, the clock.
   files: [],
   log: [],
   threads: ['files'],
   heap: [],
+  clock: [],
   version: ['files'],
   session: ['files'],
   catalog: ['session'],
@@ -34,7 +35,7 @@ const LAYERS: Record<string, readonly string[]> = {
   metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads', 'files'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
-  agent: ['collectors', 'config', 'files', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
+  agent: ['clock', 'collectors', 'config', 'files', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
   cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
