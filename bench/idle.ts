@@ -1,37 +1,49 @@
-// What a `serve` costs doing nothing: CPU ticks (utime + stime from /proc/<pid>/stat, 1/100 s)
-// over a window after its first scan, with the process scan on, beside a baseline measured over
+// What a `serve` costs doing nothing: CPU ticks (utime + stime from /proc/<pid>/stat, 1/100 s),
+// and the CPU time the scheduler counted (/proc/<pid>/task/*/schedstat, in ns: ticks are charged
+// to whoever runs when the clock ticks, a sample), over a window after its first scan, with the process scan on, beside a baseline measured over
 // the same window: a plain Node process with an HTTP server listening and nothing else, so that
 // what the machine's other load costs a process that only waits shows in the same run. Then the
 // same with three agents alive and idle (sleeping Node scripts named `claude`, which the process
 // scan finds, and whose processes it then reads every second).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listeningNode } from './exporter.js';
 
+/** CPU a process used: clock ticks (1/100 s), and ms as the scheduler counted them. */
+export interface Cpu {
+  ticks: number;
+  ms: number;
+}
+
 export interface IdleFigures {
   seconds: number;
-  /** The exporter's ticks over the window, with no agent running, and with three. */
-  none: number;
-  three: number;
+  /** The exporter's CPU over the window, with no agent running, and with three. */
+  none: Cpu;
+  three: Cpu;
   /** The baseline's over the same windows. */
-  baseNone: number;
-  baseThree: number;
+  baseNone: Cpu;
+  baseThree: Cpu;
 }
 
-/** utime + stime of a live process, in clock ticks. */
-function ticks(pid: number): number {
+/** A live process's CPU so far: utime + stime, and every thread's run time. */
+function cpu(pid: number): Cpu {
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(f[11]) + Number(f[12]);
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1').split(' ')[0]);
+  return { ticks: Number(f[11]) + Number(f[12]), ms: ns / 1e6 };
 }
 
-/** Ticks each process used over `seconds`. */
-async function window(pids: number[], seconds: number): Promise<number[]> {
-  const before = pids.map(ticks);
+/** The CPU each process used over `seconds`. */
+async function window(pids: number[], seconds: number): Promise<Cpu[]> {
+  const before = pids.map(cpu);
   await new Promise((r) => setTimeout(r, seconds * 1000));
-  return pids.map((pid, i) => ticks(pid) - before[i]!);
+  return pids.map((pid, i) => {
+    const after = cpu(pid);
+    return { ticks: after.ticks - before[i]!.ticks, ms: after.ms - before[i]!.ms };
+  });
 }
 
 const stopped = (child: ChildProcess) => new Promise((r) => {
