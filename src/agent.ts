@@ -269,6 +269,7 @@ export class Agent {
     if (this.config.watch) this.startWatching();
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
+    this.db.favourMemory();
     this.scheduleRescan();
     this.following = true;
     this.clock.schedule();
