@@ -1,9 +1,11 @@
 // Bundles the entry point (dist/main.js, over the one tsc wrote) for a faster start: Node loads
 // each module at a cost of its own (about half a millisecond here), and `serve` loaded about 100.
 // Split where a module is imported on demand (a command's own modules, a harness's reader once its
-// folder is found), so that what a start does not need is still not loaded. The packages stay
-// outside (installed beside it). The modules tsc built stay too: the read threads and the bcrypt
-// thread run them, and the price table is beside them (files/package-root.ts, BUILD).
+// folder is found), so that what a start does not need is still not loaded. The two thread scripts
+// (the read threads', the bcrypt thread's) are entry points too, over tsc's, sharing the chunks: the
+// package ships these, the chunks and the price table (files/package-root.ts, BUILD), not the
+// modules tsc built (the tests and the bench use those). The packages stay outside (installed
+// beside it).
 
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
@@ -15,7 +17,7 @@ rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
+  entryPoints: ['src/main.ts', 'src/collectors/read-worker.ts', 'src/metrics/bcrypt-worker.ts'],
   outdir: 'dist',
   outbase: 'src',
   chunkNames: 'chunks/[name]-[hash]',
