@@ -1,5 +1,5 @@
 // The real binary as the bench runs it: `serve` over a HOME on a free port, what it serves, and what
-// it holds in memory as the kernel counts it.
+// CPU and memory it uses as the kernel counts them.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,6 +48,13 @@ export async function startExporter(stateDir: string, home: string, args = ['--r
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The CPU time a live process used so far, in clock ticks (utime + stime from /proc/<pid>/stat, 1/100 s). */
+export function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(f[11]) + Number(f[12]);
 }
 
 /** A process's resident memory in MB: all of it, what is mapped from files (the Node binary, libraries), the rest (anonymous: heaps, buffers). */

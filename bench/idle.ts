@@ -1,7 +1,7 @@
 // What a `serve` costs doing nothing: CPU ticks (utime + stime from /proc/<pid>/stat, 1/100 s),
 // and the CPU time the scheduler counted (/proc/<pid>/task/*/schedstat, in ns: ticks are charged
-// to whoever runs when the clock ticks, a sample), over a window after its first scan, with the process scan on, beside a baseline measured over
-// the same window: a plain Node process with an HTTP server listening and nothing else, so that
+// to whoever runs when the clock ticks, a sample), over a window after its first scan, with the
+// process scan on, beside a baseline measured over the same window: a plain Node process with an HTTP server listening and nothing else, so that
 // what the machine's other load costs a process that only waits shows in the same run. Then the
 // same with three agents alive and idle (sleeping Node scripts named `claude`, which the process
 // scan finds, and whose processes it then reads every second).
@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listeningNode } from './exporter.js';
+import { cpuTicks, listeningNode } from './exporter.js';
 
 /** CPU a process used: clock ticks (1/100 s), and ms as the scheduler counted them. */
 export interface Cpu {
@@ -29,11 +29,9 @@ export interface IdleFigures {
 
 /** A live process's CPU so far: utime + stime, and every thread's run time. */
 function cpu(pid: number): Cpu {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   let ns = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1').split(' ')[0]);
-  return { ticks: Number(f[11]) + Number(f[12]), ms: ns / 1e6 };
+  return { ticks: cpuTicks(pid), ms: ns / 1e6 };
 }
 
 /** The CPU each process used over `seconds`. */

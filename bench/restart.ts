@@ -5,17 +5,9 @@
 // port cost the bench 30-50 ms more). Beside the wall time, the CPU time the process had used by
 // then (utime + stime, 1/100 s): what a loaded machine inflates least.
 
-import { readFileSync } from 'node:fs';
-import { sleep, startExporter } from './exporter.js';
+import { cpuTicks, sleep, startExporter } from './exporter.js';
 import { rawRequest } from './raw-get.js';
 import { diffTotals, totalsOfText, type Totals } from './totals.js';
-
-/** CPU time a live process used so far, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 /** Wall and CPU milliseconds of each of `runs` restarts; Infinity where the totals were not reached within 30 s. */
 export async function warmRestarts(stateDir: string, home: string, expected: Totals, runs: number): Promise<{ ms: number; cpuMs: number }[]> {
@@ -29,7 +21,7 @@ export async function warmRestarts(stateDir: string, home: string, expected: Tot
         const res = await rawRequest(exporter.url).catch(() => undefined);
         if (res && diffTotals(expected, totalsOfText(res.text)).length === 0) {
           ms = performance.now() - exporter.spawnedAt;
-          cpu = cpuMs(exporter.pid);
+          cpu = cpuTicks(exporter.pid) * 10;
           break;
         }
         await sleep(5);
