@@ -69,7 +69,11 @@ export class Agent {
   private timer?: NodeJS.Timeout;
   /** A watcher failed since the last rescan: the next is not put off. */
   private watchFailed = false;
-  /** The collectors whose folders are watched; per collector, how long its rescan last waited and when it is next due (performance.now()). */
+  /**
+   * The collectors whose new files are seen without a rescan: their folders are watched, or (a
+   * search's files) processes say where they are; per collector, how long its rescan last waited
+   * and when it is next due (performance.now()).
+   */
   private watched = new Set<Collector<unknown>>();
   private readonly rescans = new Map<Collector<unknown>, { wait: number; dueAt: number }>();
   private stopping = false;
@@ -96,7 +100,7 @@ export class Agent {
       next: () => (this.following ? this.monitor?.nextDue() ?? Infinity : Infinity),
       earlyMs: EARLY_MS,
       run: (now) => {
-        if (this.monitor?.due(now, EARLY_MS)) this.scanProcesses();
+        if (this.monitor?.due(now, EARLY_MS)) void this.scanProcesses();
       },
     },
   ]);
@@ -158,15 +162,15 @@ export class Agent {
     this.readThreads = undefined;
     this.readHooks();
     // While following, the process table is read on the clock.
-    if (!this.following) this.scanProcesses();
+    if (!this.following) await this.scanProcesses();
   }
 
-  /** Reads what changed for one collector; what is served changes with its data and its stats. */
-  private async scan(c: Collector<unknown>): Promise<void> {
-    await c.scan();
+  /** Reads what changed for one collector (`search`: as for `Collector.scan`); what is served changes with its data and its stats. */
+  private async scan(c: Collector<unknown>, search = true): Promise<void> {
+    await c.scan(search);
     this.invalidate();
     // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
-    if (this.following && this.monitor?.registriesChanged()) this.scanProcesses();
+    if (this.following && this.monitor?.registriesChanged()) await this.scanProcesses();
   }
 
   /**
@@ -194,9 +198,21 @@ export class Agent {
     if (this.hooks.read()) this.served.invalidate();
   }
 
-  /** Reads the process table, which joins live processes to what the collectors read. */
-  private scanProcesses(): void {
-    if (this.monitor?.scan()) this.invalidate();
+  /**
+   * Reads the process table, which joins live processes to what the collectors read. An agent no
+   * session is joined to may have started one whose files only a search finds (Aider's, which
+   * the rescan searches for): they are looked for where it works, and read, and watched, at once.
+   */
+  private async scanProcesses(): Promise<void> {
+    if (!this.monitor) return;
+    if (this.monitor.scan()) this.invalidate();
+    const found = new Set<Collector<unknown>>();
+    for (const { harness, cwd } of this.monitor.unplaced) {
+      for (const c of this.collectors.values()) if (c.harness === harness && c.lookNear(cwd)) found.add(c);
+    }
+    if (found.size === 0) return;
+    this.watchNewFolders?.();
+    await Promise.all([...found].map((c) => this.scan(c, false)));
   }
 
   families(now = Date.now()): Family[] {
@@ -270,7 +286,7 @@ export class Agent {
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     this.db.favourMemory();
-    this.scheduleRescan();
+    this.scheduleRescan(true);
     this.following = true;
     this.clock.schedule();
   }
@@ -280,12 +296,16 @@ export class Agent {
    * folders are watched, while watching misses nothing for it (no watch error, it read, and its
    * rescan found nothing new: no file read, none come or gone), waits twice as long before each
    * rescan as before the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything else brings it
-   * back to `rescanSeconds`. The others (Aider's files found by a search, databases named in a
-   * list) are found by rescans alone. A no-change rescan of every file was most of what an
-   * exporter with nothing to do cost.
+   * back to `rescanSeconds`. A search (Aider's of the home folder: a stat per folder) whose files
+   * are watched, and whose new files processes point to (`Collector.lookNear`), is the fallback
+   * for what both miss: it waits that longest from the first scan on. The others (databases named
+   * in a list) are found by rescans alone. A no-change rescan of every file was most of what an
+   * exporter with nothing to do cost; on a home of 6,000 folders, the search every 30 s was.
    */
-  private scheduleRescan(): void {
+  private scheduleRescan(first = false): void {
     const base = this.config.rescanSeconds * 1000;
+    const longest = base * RESCAN_BACKOFF;
+    if (first) for (const c of this.watched) if (c.searches) this.rescans.set(c, { wait: longest, dueAt: performance.now() + longest });
     this.timer = setTimeout(() => {
       const now = performance.now();
       // Due within half a period: rescanned now (the timer runs once a period).
@@ -298,7 +318,7 @@ export class Agent {
       void this.scanAll(due).finally(() => {
         for (const c of due) {
           const quiet = this.watched.has(c) && !failed && !this.watchFailed && c.stats.success && readSoFar(c) === before.get(c);
-          const wait = nextRescanMs(this.rescans.get(c)?.wait ?? base, base, quiet);
+          const wait = nextRescanMs(c.searches ? longest : this.rescans.get(c)?.wait ?? base, base, quiet);
           this.rescans.set(c, { wait, dueAt: now + wait });
         }
         if (!this.stopping) this.scheduleRescan();
@@ -359,7 +379,7 @@ export class Agent {
         lastRead = performance.now();
         const todo = [...pending];
         pending.clear();
-        for (const t of todo) void this.scan(t);
+        for (const t of todo) void this.scan(t, false);
       }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
     };
     const failed = (e: Error) => {
@@ -404,7 +424,7 @@ export class Agent {
       exists = new Map();
       folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
       files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
-      this.watched = new Set(folders.map((f) => f.c));
+      this.watched = new Set([...folders.map((f) => f.c), ...(this.monitor ? collectors.filter((c) => c.searches) : [])]);
       const found = [
         ...watchExisting(deep, folders.map((r) => r.path)),
         ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),

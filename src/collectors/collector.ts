@@ -6,7 +6,8 @@ import { existsSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import type { Harness, Reader, SessionFile, StoreReader, Where } from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
-import { listingFailures, readRegular, statListed } from '../files/dir.js';
+import type { HarnessId } from '../session/types.js';
+import { isFile, listingFailures, readRegular, statListed } from '../files/dir.js';
 import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
@@ -57,7 +58,14 @@ export class Collector<S> {
   /** Stores that could not be read at their last read, with why (logged once per cause). */
   private readonly storeErrors = new Map<string, string>();
   private running: Promise<void> | undefined;
-  private again = false;
+  /** Asked for while a scan ran: one more, searching if any call asked for a search. */
+  private again?: { search: boolean };
+  /**
+   * Where the listing is a search (`filesNear`): what the last search of each root found, and the
+   * files processes pointed to since (by path, with their root), read between searches.
+   */
+  private readonly searched = new Map<string, SessionFile[]>();
+  private readonly near = new Map<string, { root: string; file: SessionFile }>();
   /** The first drifted session was logged: one warning per collector is enough to act on. */
   private driftLogged = false;
   /**
@@ -92,21 +100,48 @@ export class Collector<S> {
   /**
    * Reads whatever changed under the roots. Never throws. Yields to the event loop between files
    * so scrapes are answered during a long first scan; overlapping calls run one more scan after
-   * the current one instead of a second one beside it.
+   * the current one instead of a second one beside it. `search`: false where a file changed, and
+   * the harness's listing is a search (`filesNear`): the files it found are read, not looked for.
    */
-  scan(): Promise<void> {
+  scan(search = true): Promise<void> {
     if (this.running) {
-      this.again = true;
+      this.again = { search: search || this.again?.search === true };
       return this.running;
     }
     this.running = (async () => {
-      do {
-        this.again = false;
-        await this.scanOnce();
-      } while (this.again);
+      for (let next: { search: boolean } | undefined = { search }; next; next = this.again) {
+        this.again = undefined;
+        await this.scanOnce(next.search);
+      }
       this.running = undefined;
     })();
     return this.running;
+  }
+
+  get harness(): HarnessId {
+    return this.where.harness;
+  }
+
+  /** Whether the harness's files are found by a search, and new ones where its processes work (`filesNear`). */
+  get searches(): boolean {
+    return this.where.filesNear !== undefined;
+  }
+
+  /**
+   * Looks where an agent working in `cwd`, with no session of its own, writes its files
+   * (`filesNear`); true when one was not known: the next scan reads it, with no search.
+   */
+  lookNear(cwd: string): boolean {
+    let found = false;
+    for (const root of this.roots) {
+      const known = new Set(this.searched.get(root)?.map((f) => f.path));
+      for (const file of this.where.filesNear?.(cwd, root) ?? []) {
+        if (known.has(file.path) || this.near.has(file.path)) continue;
+        this.near.set(file.path, { root, file });
+        found = true;
+      }
+    }
+    return found;
   }
 
   /** Loads the reader now where a root of the harness is there (the first scan that finds one would). */
@@ -119,9 +154,10 @@ export class Collector<S> {
     return this.roots.flatMap((root) => this.where.watchPaths(root));
   }
 
-  /** The single files to watch (they may not exist yet). */
+  /** The single files to watch (they may not exist yet), and those a search found (their folders are not watched whole). */
   watchFiles(): string[] {
-    return this.roots.flatMap((root) => this.where.watchFiles?.(root) ?? []);
+    return [...this.roots.flatMap((root) => this.where.watchFiles?.(root) ?? []),
+      ...[...this.searched.values()].flat().map((f) => f.path), ...this.near.keys()];
   }
 
   /** Resolves when no scan is running. */
@@ -129,7 +165,7 @@ export class Collector<S> {
     return this.running ?? Promise.resolve();
   }
 
-  private async scanOnce(): Promise<void> {
+  private async scanOnce(search: boolean): Promise<void> {
     const started = performance.now();
     let ok = true;
     const unreadable = new Map<string, string>();
@@ -147,7 +183,7 @@ export class Collector<S> {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = (this.reader ??= await this.load());
         if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
-        const files = listing(() => reader.listFiles(root));
+        const files = listing(() => this.list(reader, root, search));
         const ahead = this.readBacklog(files);
         try {
           for (const file of files) {
@@ -210,6 +246,21 @@ export class Collector<S> {
     }
     this.missingRoots.delete(root);
     return true;
+  }
+
+  /**
+   * A root's files: its listing; where that is a search (`filesNear`), the files the last search
+   * found unless `search`, and those processes pointed to that are still there.
+   */
+  private list(reader: Reader<S>, root: string, search: boolean): SessionFile[] {
+    if (!reader.filesNear) return reader.listFiles(root);
+    let found = this.searched.get(root);
+    if (search || !found) {
+      // A listing's stat is not kept: read again by it, a file would look unchanged for ever.
+      this.searched.set(root, (found = reader.listFiles(root).map((f) => ({ ...f, stat: undefined }))));
+      for (const [path, n] of this.near) if (n.root === root && !isFile(path)) this.near.delete(path);
+    }
+    return [...found, ...[...this.near.values()].filter((n) => n.root === root).map((n) => n.file)];
   }
 
   /** Read threads for the files of a listing never read before, when they are a backlog. */

@@ -61,6 +61,11 @@ export class ProcessMonitor {
   private watchedPids = new Set<number>();
   private lastNew: number[] = [];
   private watchedAt = -Infinity;
+  /**
+   * The agents of the last scan that no session is joined to, with the folder each works in: where
+   * its harness's files are found by a search, they are looked for there (`Collector.lookNear`).
+   */
+  unplaced: { harness: HarnessId; cwd: string }[] = [];
   /** The registries the last scan joined, as JSON. */
   private registriesJoined = '[]';
   /**
@@ -230,6 +235,7 @@ export class ProcessMonitor {
       return `${s.harness}\0${s.cwd}`;
     }));
     const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`) && !isDaemon(a.harness, a.proc.argv);
+    this.unplaced = agents.filter((a) => a.cwd !== undefined && standalone(a)).map((a) => ({ harness: a.harness, cwd: a.cwd! }));
     const unowned: UnownedAgent[] = agents.filter(standalone).map((a) => {
       const m = measured.get(a)!;
       return {

@@ -57,6 +57,13 @@ interface ReaderBase<State> {
   watchFiles?(root: string): string[];
   /** The session files (or stores) under a root; only directory listings, no file content. */
   listFiles(root: string): SessionFile[];
+  /**
+   * Where `listFiles` is a search of a tree too large to walk at every read (Aider's of the home
+   * folder): the files under `root` that a process of the harness working in `cwd` writes. The
+   * collector then searches only at a rescan, reads the files found as they change, and looks here
+   * for those of an agent the process scan found with no session of its own.
+   */
+  filesNear?(cwd: string, root: string): SessionFile[];
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */
   initialState(file: SessionFile): State;
   /** The live processes the harness registered in its files, where it does (no check that they run). */
@@ -114,7 +121,7 @@ export type Reader<State> = LineReader<State> | StoreReader<State>;
  * folder's `where.ts`, which loads none of its parser (the registry loads that once a root is
  * there), and which its reader spreads.
  */
-export type Where = Pick<ReaderBase<unknown>, 'harness' | 'facts' | 'defaultRoots' | 'watchPaths' | 'watchFiles' | 'sessionOfOpenFile'>;
+export type Where = Pick<ReaderBase<unknown>, 'harness' | 'facts' | 'defaultRoots' | 'watchPaths' | 'watchFiles' | 'filesNear' | 'sessionOfOpenFile'>;
 
 /** A harness as the registry holds it: where it looks, and its reader, loaded when first needed. */
 export interface Harness extends Where {

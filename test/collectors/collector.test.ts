@@ -8,6 +8,7 @@ import { Collector } from '../../src/collectors/collector.js';
 import { HARNESSES } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
+import { aider } from '../../src/readers/aider/reader.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
@@ -253,6 +254,51 @@ describe('symbolic links', () => {
     await again.collector.scan();
     expect(again.input()).toBe(106);
     expect(again.count('prompts')).toBe(3);
+  });
+});
+
+describe('a harness whose files are found by a search (Aider, in the home folder)', () => {
+  it('searches at a rescan only; between, reads what it found as it grows, and the files of a process working elsewhere', async () => {
+    const home = tempDir();
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('aider', aider, [home], store, db, quiet);
+    const sent = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    const history = (...p: string[]) => {
+      mkdirSync(join(home, ...p), { recursive: true });
+      return join(home, ...p, '.aider.chat.history.md');
+    };
+    const answer = (n: number) => `#### go\n\n> Tokens: ${n} sent, 1 received.\n\nDone.\n`;
+    const started = (time: string) => `# aider chat started at ${time}\n\n> Main model: gpt-5 with diff edit format\n\n`;
+    const app = history('src', 'app');
+    writeFileSync(app, `${started('2026-11-30 10:00:00')}${answer(100)}`);
+    await collector.scan();
+    expect(sent()).toBe(100);
+    expect(collector.watchFiles()).toEqual([app]);
+
+    // A file changed: what was found is read again, nothing is searched for.
+    appendFileSync(app, answer(50));
+    writeFileSync(history('src', 'api'), `${started('2026-11-30 11:00:00')}${answer(7)}`);
+    await collector.scan(false);
+    expect(sent()).toBe(150);
+
+    // An Aider with no session working deeper than the search goes: its folder and those above are looked in.
+    const deep = history('a', 'b', 'c', 'd', 'e', 'repo');
+    writeFileSync(deep, `${started('2026-11-30 12:00:00')}${answer(1000)}`);
+    expect(collector.lookNear(join(home, 'a', 'b', 'c', 'd', 'e', 'repo', 'lib'))).toBe(true);
+    expect(collector.lookNear(join(home, 'a', 'b', 'c', 'd', 'e', 'repo'))).toBe(false);
+    expect(collector.lookNear(join(home, 'src', 'app'))).toBe(false);
+    await collector.scan(false);
+    expect(sent()).toBe(1150);
+    expect(collector.watchFiles().sort()).toEqual([deep, app]);
+
+    // The rescan searches: what the search cannot reach is kept while it is there.
+    await collector.scan();
+    expect(sent()).toBe(1157);
+    rmSync(deep);
+    await collector.scan();
+    expect(collector.watchFiles()).toHaveLength(2);
+    expect(collector.stats.success).toBe(true);
   });
 });
 

@@ -226,6 +226,10 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     writeFileSync(join(root, '.aider.chat.history.md'), '');
     const found = aider.listFiles(root).map((f) => f.path.slice(root.length)).sort();
     expect(found).toEqual(['/.aider.chat.history.md', '/repo/.aider.chat.history.md', '/src/org/team/repo/.aider.chat.history.md']);
-    expect(aider.watchFiles!(root).sort()).toEqual(found.map((f) => root + f));
+    // What an Aider working in a folder writes is found at any depth: its folder's, and those above it up to the root.
+    const near = (cwd: string[], r = root) => aider.filesNear!(join(root, ...cwd), r).map((f) => f.path.slice(root.length));
+    expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
+    expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
+    expect(near(['repo'], join(root, 'src'))).toEqual([]);
   });
 });

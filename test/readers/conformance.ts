@@ -38,13 +38,16 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       for (const f of files) expect(f.sessionId).toMatch(/\S/);
     });
 
-    it('watches its session files or the folders they are in, under the root', () => {
+    // A search's files (`filesNear`) are watched one by one as it finds them (the collector's), and
+    // each is found where a process working in its folder looks.
+    it('watches its session files or the folders they are in, under the root, or finds each where its process works', () => {
       const folders = reader.watchPaths(root);
       const single = reader.watchFiles?.(root) ?? [];
       for (const w of [...folders, ...single]) expect(w.startsWith(root) || (opts.elsewhere !== undefined && w.startsWith(opts.elsewhere))).toBe(true);
       const unwatched = (opts.unwatched ?? []).map((p) => join(root, p));
       for (const f of files.filter((f) => !unwatched.includes(f.path))) {
-        expect(single.includes(f.path) || folders.some((w) => f.path.startsWith(`${w}/`))).toBe(true);
+        const near = reader.filesNear?.(dirname(f.path), root).some((n) => n.path === f.path) === true;
+        expect(near || single.includes(f.path) || folders.some((w) => f.path.startsWith(`${w}/`))).toBe(true);
       }
     });
 
