@@ -28,7 +28,7 @@ import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, w
 import { rawGet, rawRequest } from './raw-get.js';
 import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
-import { idleFigures, type Cpu } from './idle.js';
+import { developerHome, idleAlone, idleFigures, type Cpu } from './idle.js';
 import { memoryFigures, type Resident } from './memory.js';
 import { warmRestarts } from './restart.js';
 import { statusLatencies } from './status.js';
@@ -180,18 +180,28 @@ if (wanted('status')) {
 
 // --- an idle serve: CPU ticks over a window, beside a process that only waits ---------------------
 if (idleSeconds > 0 && wanted('idle')) {
+  const perMinute = (n: number) => (n * 60) / idleSeconds;
+  const share = (n: number) => `${((n / 100 / idleSeconds) * 100).toFixed(2)} % of a core`;
+  const shown = (c: Cpu, base: Cpu) => `${c.ticks} ticks = ${perMinute(c.ticks).toFixed(1)} a minute = ${share(c.ticks)}; `
+    + `${perMinute(c.ms).toFixed(0)} ms a minute by the scheduler's count (a Node process only listening: ${base.ticks} ticks, ${perMinute(base.ms).toFixed(0)} ms a minute)`;
   const exporter = await startExporter(join(work, 'idle-state'), corpus.home, []);
   try {
     const idle = await idleFigures(exporter.pid, work, idleSeconds);
-    const perMinute = (n: number) => (n * 60) / idle.seconds;
-    const share = (n: number) => `${((n / 100 / idle.seconds) * 100).toFixed(2)} % of a core`;
-    const shown = (c: Cpu, base: Cpu) => `${c.ticks} ticks = ${perMinute(c.ticks).toFixed(1)} a minute = ${share(c.ticks)}; `
-      + `${perMinute(c.ms).toFixed(0)} ms a minute by the scheduler's count (a Node process only listening: ${base.ticks} ticks, ${perMinute(base.ms).toFixed(0)} ms a minute)`;
-    row(`idle serve, no agent running (${idle.seconds} s after its first scan, process scan on)`, shown(idle.none, idle.baseNone),
+    row(`idle serve, no agent running (${idleSeconds} s after its first scan, process scan on)`, shown(idle.none, idle.baseNone),
       '<= 6 ticks a minute (0.1 %)', perMinute(idle.none.ticks) <= 6);
     row('idle serve, three agents alive and idle', shown(idle.three, idle.baseThree), '<= 30 ticks a minute (0.5 %)', perMinute(idle.three.ticks) <= 30);
   } finally {
     await exporter.stop();
+  }
+  const home = join(work, 'developer-home');
+  const folders = developerHome(home);
+  const developer = await startExporter(join(work, 'idle-developer-state'), home, []);
+  try {
+    const { cpu, base } = await idleAlone(developer.pid, idleSeconds);
+    row(`idle serve, no agent running, a developer's home of ${folders.toLocaleString('en-US')} folders (Aider's search walks them)`, shown(cpu, base),
+      '<= 6 ticks a minute (0.1 %)', perMinute(cpu.ticks) <= 6);
+  } finally {
+    await developer.stop();
   }
 }
 

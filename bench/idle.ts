@@ -4,7 +4,8 @@
 // process scan on, beside a baseline measured over the same window: a plain Node process with an HTTP server listening and nothing else, so that
 // what the machine's other load costs a process that only waits shows in the same run. Then the
 // same with three agents alive and idle (sleeping Node scripts named `claude`, which the process
-// scan finds, and whose processes it then reads every second).
+// scan finds, and whose processes it then reads every second). And on a developer's home of
+// thousands of folders, no session in it: what Aider's search of the home folder walks.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,6 @@ export interface Cpu {
 }
 
 export interface IdleFigures {
-  seconds: number;
   /** The exporter's CPU over the window, with no agent running, and with three. */
   none: Cpu;
   three: Cpu;
@@ -50,6 +50,35 @@ const stopped = (child: ChildProcess) => new Promise((r) => {
 });
 
 /**
+ * A developer's home: `repositories` repositories under `code/`, each 8 folders of 12 (a tree
+ * like this project's, down to the 4 levels Aider's search walks), and a `Library` of 300
+ * applications' folders. Returns the number of folders.
+ */
+export function developerHome(home: string, repositories = 60): number {
+  const tops = ['src', 'test', 'docs', 'scripts', 'bench', 'deploy', 'web', 'vendor'];
+  const parts = 12;
+  const apps = 300;
+  for (let r = 0; r < repositories; r++) {
+    for (const top of tops) for (let p = 0; p < parts; p++) mkdirSync(join(home, 'code', `repo-${r}`, top, `part-${p}`), { recursive: true });
+  }
+  for (let a = 0; a < apps; a++) for (const sub of ['Caches', 'Data']) mkdirSync(join(home, 'Library', 'Application Support', `app-${a}`, sub), { recursive: true });
+  // code, Library, Application Support; each repository, its tops and their parts; each application and its two.
+  return 3 + repositories * (1 + tops.length * (1 + parts)) + apps * 3;
+}
+
+/** The CPU of a running `serve` over `seconds`, `settleSeconds` after now, beside a plain Node process only listening. */
+export async function idleAlone(exporter: number, seconds: number, settleSeconds = 15): Promise<{ cpu: Cpu; base: Cpu }> {
+  const baseline = listeningNode();
+  try {
+    await new Promise((r) => setTimeout(r, settleSeconds * 1000));
+    const [cpu, base] = await window([exporter, baseline.pid!], seconds);
+    return { cpu: cpu!, base: base! };
+  } finally {
+    await stopped(baseline);
+  }
+}
+
+/**
  * `exporter`: a running `serve` (its pid) over some home. `settleSeconds`: waited before each window,
  * for start-up work (the JIT, GC, the watcher's first look, a new agent's first reads) to end.
  */
@@ -67,7 +96,7 @@ export async function idleFigures(exporter: number, work: string, seconds: numbe
     for (let i = 0; i < 3; i++) agents.push(spawn(claude, [], { stdio: 'ignore', cwd: work }));
     await new Promise((r) => setTimeout(r, settleSeconds * 1000));
     const [three, baseThree] = await window([exporter, baseline.pid!], seconds);
-    return { seconds, none: none!, three: three!, baseNone: baseNone!, baseThree: baseThree! };
+    return { none: none!, three: three!, baseNone: baseNone!, baseThree: baseThree! };
   } finally {
     await Promise.all([baseline, ...agents].map(stopped));
   }
