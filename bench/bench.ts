@@ -10,8 +10,8 @@
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
 //   BENCH_SETTLE_SECONDS how long a `serve` is left before its resident memory is read (default 30)
 //   BENCH_ONLY           the sections to run, comma-separated (default: all): cold, inprocess, scrape, memory,
-//                        restart, status, idle, droidpi, startup, peer, report (`report daily` against
-//                        `ccusage daily`, which `peer` also runs on each of its sizes)
+//                        restart, status, idle, droidpi, startup, install, peer, report (`report daily`
+//                        against `ccusage daily`, which `peer` also runs on each of its sizes)
 //
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
@@ -29,6 +29,7 @@ import { rawGet, rawRequest } from './raw-get.js';
 import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 import { developerHome, idleAlone, idleFigures, type Cpu } from './idle.js';
+import { installFigures } from './install.js';
 import { memoryFigures, type Resident } from './memory.js';
 import { warmRestarts } from './restart.js';
 import { statusLatencies } from './status.js';
@@ -215,6 +216,16 @@ if (canTime() && wanted('startup')) {
   const wall = Math.min(...startRuns.map((r) => r.wallMs));
   row(`once on an empty home (fastest of ${START_RUNS})`, `${sec(wall)} wall, ${sec(Math.min(...startRuns.map((r) => r.cpuMs)))} CPU, `
     + `peak RSS ${Math.max(...startRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 0.2 s wall', wall <= 200);
+}
+
+// --- what an install weighs: the package, its dependencies, and the gRPC exporter installed apart --
+if (wanted('install')) {
+  const w = installFigures();
+  const mb1 = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  row('what an install weighs: the package (npm pack), the dependencies npm installs beside it',
+    `${w.pack.files} files, ${mb1(w.pack.bytes)} unpacked; ${w.dependencies.packages} packages, ${mb1(w.dependencies.bytes)}; `
+    + `OpenTelemetry's gRPC exporter, installed apart by those who push over gRPC, adds ${w.grpc.packages} packages, ${mb1(w.grpc.bytes)}`,
+    'gRPC installed apart', w.grpcApart);
 }
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
