@@ -4,7 +4,8 @@
 //
 // Aider keeps no other record of its sessions, so the files are found by searching: each root
 // (by default the home folder) down to 4 folder levels below it, skipping `node_modules`, `.git`
-// and hidden folders. The listings are cached (dir.ts): a rescan costs one stat per folder.
+// and hidden folders. The listings are cached (dir.ts): a search costs one stat per folder. A new
+// one is also found where an Aider process works, at any depth (where.ts `filesNear`).
 //
 // Tokens come from the usage report Aider prints after each answer, `> Tokens: 1.7k sent, 328
 // cache write, 3.3k cache hit, 91 received. Cost: $0.0064 message, $0.0064 session.` (with both
