@@ -167,6 +167,9 @@ export class Agent {
 
   /** Reads what changed for one collector (`search`: as for `Collector.scan`); what is served changes with its data and its stats. */
   private async scan(c: Collector<unknown>, search = true): Promise<void> {
+    // Stopping: the state database is closed, or about to be (`stop` waits for the scans running, not
+    // for a read a burst put off, or a rescan's next collector).
+    if (this.stopping) return;
     await c.scan(search);
     this.invalidate();
     // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
