@@ -79,11 +79,11 @@ export async function idleAlone(exporter: number, seconds: number, settleSeconds
 }
 
 /**
- * `exporter`: a running `serve` (its pid) over some home. `settleSeconds`: waited before each window,
- * for start-up work (the JIT, GC, the watcher's first look, a new agent's first reads) to end.
+ * `exporter`: a running `serve` (its pid) over some home, with no agent running and then with three.
+ * `settleSeconds`: waited before each window, for start-up work (the JIT, GC, the watcher's first
+ * look, a new agent's first reads) to end.
  */
 export async function idleFigures(exporter: number, work: string, seconds: number, settleSeconds = 15): Promise<IdleFigures> {
-  const baseline = listeningNode();
   const bin = join(work, 'idle-agents', 'bin');
   mkdirSync(bin, { recursive: true });
   const claude = join(bin, 'claude');
@@ -91,13 +91,11 @@ export async function idleFigures(exporter: number, work: string, seconds: numbe
   chmodSync(claude, 0o755);
   const agents: ChildProcess[] = [];
   try {
-    await new Promise((r) => setTimeout(r, settleSeconds * 1000));
-    const [none, baseNone] = await window([exporter, baseline.pid!], seconds);
+    const none = await idleAlone(exporter, seconds, settleSeconds);
     for (let i = 0; i < 3; i++) agents.push(spawn(claude, [], { stdio: 'ignore', cwd: work }));
-    await new Promise((r) => setTimeout(r, settleSeconds * 1000));
-    const [three, baseThree] = await window([exporter, baseline.pid!], seconds);
-    return { none: none!, three: three!, baseNone: baseNone!, baseThree: baseThree! };
+    const three = await idleAlone(exporter, seconds, settleSeconds);
+    return { none: none.cpu, three: three.cpu, baseNone: none.base, baseThree: three.base };
   } finally {
-    await Promise.all([baseline, ...agents].map(stopped));
+    await Promise.all(agents.map(stopped));
   }
 }
