@@ -236,8 +236,9 @@ export class ProcessMonitor {
       return `${s.harness}\0${s.cwd}`;
     }));
     const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`) && !isDaemon(a.harness, a.proc.argv);
-    this.unplaced = agents.filter((a) => a.cwd !== undefined && standalone(a)).map((a) => ({ harness: a.harness, cwd: a.cwd! }));
-    const unowned: UnownedAgent[] = agents.filter(standalone).map((a) => {
+    const alone = agents.filter(standalone);
+    this.unplaced = alone.flatMap((a) => (a.cwd === undefined ? [] : [{ harness: a.harness, cwd: a.cwd }]));
+    const unowned: UnownedAgent[] = alone.map((a) => {
       const m = measured.get(a)!;
       return {
         harness: a.harness, project: a.cwd ? store.projectOf(a.cwd) : UNKNOWN_PROJECT, busy: m.cpu >= CPU_BUSY_RATIO,
