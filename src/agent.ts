@@ -208,7 +208,11 @@ export class Agent {
    */
   private async scanProcesses(): Promise<void> {
     if (!this.monitor) return;
-    if (this.monitor.scan()) this.invalidate();
+    if (this.monitor.scan()) {
+      // A turn the scan ended (its agent gone) is counted: served once committed (Counter.committed).
+      if (!this.stopping) this.store.commitIfChanged();
+      this.invalidate();
+    }
     const found = new Set<Collector<unknown>>();
     for (const { harness, cwd } of this.monitor.unplaced) {
       for (const c of this.collectors.values()) if (c.harness === harness && c.lookNear(cwd)) found.add(c);
@@ -269,7 +273,7 @@ export class Agent {
     await this.follow();
     // Pushes start once the first scan is done: the first one carries its totals, never a part.
     if (this.otlp) {
-      const inputs = () => ({ families: this.families(), requestTokens: this.store.requestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      const inputs = () => ({ families: this.families(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       const { startPush } = await import('./metrics/otlp-push.js');
       this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
         { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });

@@ -41,9 +41,11 @@ export function snapshot(
     points.push({ labels, value });
   };
 
+  // Counters as last committed (Counter.committed): what a restart resumes from, never more.
+  const counters = [...store.counters.values()].filter((c) => c.committed !== undefined);
   const present = new Set<string>();
-  for (const c of store.counters.values()) {
-    put(c.metric, c.labels, c.value);
+  for (const c of counters) {
+    put(c.metric, c.labels, c.committed!);
     present.add(seriesKey(c.metric, c.labels));
   }
   // A series a dashboard plots is there from the start, at 0, wherever its label values are known
@@ -55,7 +57,7 @@ export function snapshot(
     present.add(key);
     put(metric, labels, 0);
   };
-  for (const { metric, labels: l } of store.counters.values()) {
+  for (const { metric, labels: l } of counters) {
     if (metric === 'tokens') zero('unpricedTokens', { harness: l.harness!, model: l.model! });
     if (metric === 'toolCalls') zero('toolErrors', l);
     if (metric === 'turns') for (const outcome of TURN_OUTCOMES) zero('turns', { harness: l.harness!, project: l.project!, outcome });

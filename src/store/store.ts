@@ -54,6 +54,12 @@ export interface Counter {
   metric: MetricKey;
   labels: Record<string, string>;
   value: number;
+  /**
+   * The value as of the last commit, which is what is served: a restart resumes from the commit,
+   * so a value served before it could be served lower after a crash (read by Prometheus as a
+   * reset, the total counted again). Absent until the series is first committed.
+   */
+  committed?: number;
 }
 
 // Hook phases after an answer that say its turn went on: a tool about to run, asking, or done.
@@ -70,6 +76,8 @@ export class SessionStore implements Tally {
   readonly sessions = new Map<string, StoredSession>();
   readonly usageLimits = new Map<string, UsageLimit>();
   readonly requestTokens = new Map<string, RequestTokens>();
+  /** The histograms as of the last commit: what is served (see Counter.committed). */
+  readonly committedRequestTokens = new Map<string, RequestTokens>();
   readonly spend = new SpendByDay();
   /** What was used per hour, harness, project and model since the last commit (ledger.ts). */
   readonly ledger: Ledger;
@@ -118,7 +126,7 @@ export class SessionStore implements Tally {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
       // can never move again: it starts over, which Prometheus reads as a counter reset.
       const value = Number.isFinite(row.value) ? row.value : 0;
-      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels) as Record<string, string>, value });
+      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels) as Record<string, string>, value, committed: value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     for (const row of db.kv()) {
@@ -127,7 +135,10 @@ export class SessionStore implements Tally {
         const limit = JSON.parse(row.value) as UsageLimit;
         if (usageWindow(limit.window) === limit.window) this.usageLimits.set(row.key, limit);
       }
-      if (row.key.startsWith('reqtok:')) this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
+      if (row.key.startsWith('reqtok:')) {
+        this.requestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
+        this.committedRequestTokens.set(row.key, JSON.parse(row.value) as RequestTokens);
+      }
       this.spend.load(row.key, row.value);
       this.blocks.load(row.key, row.value);
     }
@@ -324,8 +335,19 @@ export class SessionStore implements Tally {
   }
 
   /**
+   * Commits what changed outside a file's read (a process scan ending a turn, settling one): such
+   * a change is served once committed, and a change there is rare, so it is not left waiting.
+   */
+  commitIfChanged(): void {
+    if (this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0) this.commit();
+  }
+
+  /**
    * Writes every change since the last commit together with the offsets of every file they came
-   * from, in one transaction: whatever was not committed is read again after a crash.
+   * from, in one transaction: whatever was not committed is read again after a crash. Only then
+   * are the counters served at their new values (Counter.committed): nothing is served that a
+   * restart would not resume from. The store is whole at every point a read yields (between
+   * files), so a commit may come from anywhere that runs then.
    */
   commit(): void {
     const ledger = this.ledger.changes();
@@ -347,6 +369,14 @@ export class SessionStore implements Tally {
       ],
     };
     this.db.commit(changes);
+    for (const key of this.dirtyCounters) {
+      const c = this.counters.get(key)!;
+      c.committed = c.value;
+    }
+    for (const key of this.dirtyRequestTokens) {
+      const h = this.requestTokens.get(key)!;
+      this.committedRequestTokens.set(key, { ...h, counts: [...h.counts] });
+    }
     this.stagedFiles.clear();
     this.stagedRemoved.clear();
     this.stagedBytes = 0;

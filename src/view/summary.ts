@@ -71,7 +71,7 @@ export function summaryOf(store: SessionStore, live: readonly LiveSession[], now
     for (const usd of Object.values(store.spend.days.get(localDay(now - d * 86_400_000)) ?? {})) week += usd;
   }
   let tokens = 0;
-  for (const c of store.counters.values()) if (c.metric === 'tokens') tokens += c.value;
+  for (const c of store.counters.values()) if (c.metric === 'tokens') tokens += c.committed ?? 0;
   const byStatus = Object.fromEntries(STATUSES.map((s) => [s, 0])) as Record<Status, number>;
   for (const { status } of countedSessions(store, live)) byStatus[status]++;
   return {

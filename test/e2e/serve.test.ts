@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { statusFile } from '../../src/state/statusline.js';
 import { envFor, FIXTURES, listening, MAIN, ready, run, sum, tempDir, until } from '../helpers/run.js';
 
 const children: ChildProcess[] = [];
@@ -34,6 +35,32 @@ function filesCommitted(stateDir: string): number {
 }
 
 const metrics = async (url: string) => (await fetch(`${url}/metrics`)).text();
+
+/** The tokens a state database has committed (what a restart resumes from). */
+function committedTokens(stateDir: string): number {
+  const db = new Database(join(stateDir, 'state.db'), { readonly: true });
+  try {
+    return (db.prepare("SELECT total(value) AS n FROM counters WHERE metric = 'tokens'").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+/** A home of `copies` sessions of the real Claude Code capture (80 MB for 300), ids made distinct per copy. */
+function copiesHome(copies: number): string {
+  const home = tempDir();
+  const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
+  const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
+  const text = readFileSync(join(src, name), 'utf8');
+  const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < copies; i++) {
+    const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
+    writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
+  }
+  return home;
+}
+
 
 describe('serve', () => {
   it('shows a row OpenCode writes to its database long before a rescan, the database open in WAL mode', async () => {
@@ -121,6 +148,27 @@ describe('serve', () => {
     expect(await status()).toMatchObject({ status: 'asking', reason: 'question' });
   });
 
+  it('never serves a count a kill -9 takes back: what /metrics shows mid-read is committed', async () => {
+    // 300 sessions of the real capture, read for seconds; while they are read, the statusline
+    // file rewritten again and again renders /metrics anew (as the sample, a process scan or the
+    // hook spool do) between the read's commits. Killed the moment a scrape shows tokens, the
+    // state database a restart resumes from must hold at least what was shown.
+    const home = copiesHome(300);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const dir = tempDir();
+      const url = await serve(home, dir);
+      const child = children.at(-1)!;
+      let shown = 0;
+      for (let i = 0; shown === 0; i++) {
+        writeFileSync(statusFile(dir), `{"n":${i}}`);
+        shown = sum(await metrics(url), 'coding_agent_tokens_total');
+      }
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      expect(committedTokens(dir)).toBeGreaterThanOrEqual(shown);
+    }
+  });
+
   // Watches the state database of a running `once` and says when to kill it: as soon as some, not
   // all, files are committed (between two commits), or as soon as the write-ahead log grows after a
   // first commit (while a commit is written: SQLite's write is under way or just done).
@@ -142,18 +190,8 @@ describe('serve', () => {
     ['between two commits', () => betweenCommits],
     ['while a commit is written', () => duringCommit()],
   ])('restarts to the same totals after kill -9 in the middle of its first scan, %s', async (_, trigger) => {
-    // 300 sessions of the real capture (80 MB), with ids made distinct per copy.
-    const home = tempDir();
-    const src = join(FIXTURES, 'captures/claude-code/tool/.claude/projects/-home-dev-src-demo-app');
-    const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
-    const text = readFileSync(join(src, name), 'utf8');
-    const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
-    mkdirSync(dir, { recursive: true });
     const copies = 300;
-    for (let i = 0; i < copies; i++) {
-      const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
-      writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
-    }
+    const home = copiesHome(copies);
     let state = '';
     for (let attempt = 0; attempt < 10 && !state; attempt++) {
       const dir = tempDir();

@@ -1,0 +1,57 @@
+// What is served is what is committed: a restart resumes from the last commit, so a counter
+// served above it would be served lower after a kill -9 (read by Prometheus as a reset, and the
+// total counted again). Counters and the request histograms move on what is served at a commit.
+
+import { describe, expect, it } from 'vitest';
+import { catalog, type MetricKey } from '../../src/catalog.js';
+import { snapshot } from '../../src/metrics/snapshot.js';
+import { createPriceTable } from '../../src/pricing/prices.js';
+import { StateDb } from '../../src/state/db.js';
+import { SessionStore } from '../../src/store/store.js';
+import { tempDir } from '../helpers/run.js';
+
+const OPTIONS = { perSessionMax: 0, version: 't', activeWindowMs: 86_400_000, status: { doneForMs: 1_800_000, staleAfterMs: 7_200_000 } };
+const open = (dir: string) => new SessionStore(new StateDb(dir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+const served = (store: SessionStore, metric: MetricKey) =>
+  snapshot(store, new Map(), OPTIONS).find((f) => f.def === catalog[metric])?.points.reduce((a, p) => a + p.value, 0);
+const prompts = 'prompts';
+
+describe('the store serves what is committed', () => {
+  it('serves a counter at its committed value, and a new series only once committed', () => {
+    const dir = tempDir();
+    const store = open(dir);
+    store.add('prompts', { harness: 'codex', project: 'p' }, 2);
+    expect(served(store, prompts)).toBeUndefined();
+    store.commit();
+    expect(served(store, prompts)).toBe(2);
+
+    store.add('prompts', { harness: 'codex', project: 'p' }, 3);
+    expect(served(store, prompts)).toBe(2);
+    // Killed here: a restart serves the commit, which is what was served.
+    const restarted = open(dir);
+    expect(served(restarted, prompts)).toBe(2);
+    store.commit();
+    expect(served(store, prompts)).toBe(5);
+  });
+
+  it('serves the request histograms as committed', () => {
+    const store = open(tempDir());
+    store.observeRequest('codex', 'gpt-5', 'input', 100);
+    expect([...store.committedRequestTokens.values()]).toEqual([]);
+    store.commit();
+    store.observeRequest('codex', 'gpt-5', 'input', 100);
+    expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([100]);
+    store.commit();
+    expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([200]);
+  });
+
+  it('commits what changed outside a read (a turn a process scan ended), and nothing when nothing did', () => {
+    const dir = tempDir();
+    const store = open(dir);
+    store.commitIfChanged();
+    store.add('turns', { harness: 'codex', project: 'p', outcome: 'interrupted' }, 1);
+    store.commitIfChanged();
+    expect(served(store, 'turns')).toBe(1);
+    expect(served(open(dir), 'turns')).toBe(1);
+  });
+});
