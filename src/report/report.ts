@@ -86,12 +86,17 @@ function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly'): string {
   return new Date(t - new Date(t).getUTCDay() * 86_400_000).toISOString().slice(0, 10);
 }
 
+/** A row whose every request moved to a later hour (a response streamed across it): no day of its own. */
+const holdsNothing = (r: LedgerRow) => r.requests === 0 && r.sessions === 0 && r.input === 0 && r.output === 0 && r.cacheRead === 0
+  && r.cacheWrite === 0 && r.turnsCompleted === 0 && r.turnsFailed === 0 && r.turnsInterrupted === 0;
+
 /** The ledger's rows the filters keep, each with its day in the report's time zone. */
 export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (LedgerRow & { day: string })[] {
   const days = new Map<number, string>();
   const out: (LedgerRow & { day: string })[] = [];
   for (const r of rows) {
     if ((o.harness && r.harness !== o.harness) || (o.project && r.project !== o.project) || (o.model && r.model !== o.model)) continue;
+    if (holdsNothing(r)) continue;
     let day = days.get(r.hour);
     if (day === undefined) days.set(r.hour, (day = dayOfHour(r.hour, o.timeZone)));
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;

@@ -3,6 +3,12 @@
 
 import type { TodoState, TokenType, ToolCall, TurnOutcome, Usage } from './types.js';
 
+/** What was reported of a request before: when, and its usage in all. */
+export interface EarlierPart {
+  at: number;
+  usage: Usage;
+}
+
 /** Events a reader reports for the session a file belongs to. */
 export interface SessionEvents {
   /**
@@ -17,9 +23,11 @@ export interface SessionEvents {
    * is the request's whole prompt size, which selects long-context price tiers. `costUsd` is the
    * request's cost as the harness recorded it, where it records one: it is used instead of the
    * list price. `unsaid`: token types this record does not give (0 in `delta` means unknown, and
-   * no series is made for them from it).
+   * no series is made for them from it). `earlier`: `delta` is more of a request reported before,
+   * at `at` with `usage` in all (a response streamed as several records): it is one request, of
+   * the time of its last record.
    */
-  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly TokenType[]): void;
+  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly TokenType[], earlier?: EarlierPart): void;
   context(model: string, tokens: number, limit?: number): void;
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;

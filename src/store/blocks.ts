@@ -93,6 +93,21 @@ export class UsageBlocks {
     this.dirty.add(harness);
   }
 
+  /**
+   * A request put at `from` is of the time `to` after all (more of a streamed response came):
+   * its `tokens` and `costUsd` move to the minute of `to`, an emptied minute goes.
+   */
+  move(harness: string, from: number, to: number, tokens: number, costUsd: number, now = Date.now()): void {
+    const byMinute = this.minutes.get(harness);
+    const m = byMinute?.get(Math.floor(from / 60_000));
+    if (!byMinute || !m || Math.floor(from / 60_000) === Math.floor(to / 60_000)) return;
+    m[2] -= tokens;
+    m[3] -= costUsd;
+    if (m[2] <= 0) byMinute.delete(Math.floor(from / 60_000));
+    this.dirty.add(harness);
+    this.add(harness, to, tokens, costUsd, now);
+  }
+
   /** The harnesses with requests in the last 10 hours. */
   harnesses(): string[] {
     return [...this.minutes.keys()];

@@ -33,6 +33,25 @@ export interface LedgerRequest {
 
 const TURN_COLUMN = { completed: 'turnsCompleted', failed: 'turnsFailed', interrupted: 'turnsInterrupted' } as const;
 
+/** Adds `q` to a row (`k` -1: takes it out); `request`: as a request (counted, and the session's first where it is). */
+function put(r: LedgerRow, q: LedgerRequest, k: 1 | -1, request: boolean): void {
+  r.input += k * q.input;
+  r.output += k * q.output;
+  r.cacheRead += k * q.cacheRead;
+  r.cacheWrite += k * q.cacheWrite;
+  r.reasoning += k * q.reasoning;
+  r.costUsd += k * (q.costUsd ?? 0);
+  if (!request) return;
+  r.requests += k;
+  if (q.firstOfSession) r.sessions += k;
+}
+
+/** A request's time in its row's first and last. */
+function stamp(r: LedgerRow, ts: number): void {
+  r.firstMs = r.firstMs === null ? ts : Math.min(r.firstMs, ts);
+  r.lastMs = r.lastMs === null ? ts : Math.max(r.lastMs, ts);
+}
+
 export class Ledger {
   private readonly pending = new Map<string, LedgerRow>();
   /** The row added to last: a file's requests come in runs of one hour, project and model (no key built for those). */
@@ -58,19 +77,27 @@ export class Ledger {
     return Math.floor(now / HOUR_MS) - this.days * DAY_HOURS;
   }
 
-  request(ts: number, harness: string, project: string, model: string, q: LedgerRequest): void {
+  /**
+   * A request at `ts`; with `earlier`, more of one put before at `earlier.at` (a response streamed
+   * as several records): one request, of the hour of its last part, where what was put before
+   * moves (as ccusage counts a response: once, at the time of its largest record). The rows of
+   * a commit are added to the table's, so a move out of an hour committed already subtracts.
+   */
+  request(ts: number, harness: string, project: string, model: string, q: LedgerRequest, earlier?: { at: number; part: LedgerRequest }): void {
+    if (earlier && Math.floor(earlier.at / HOUR_MS) !== Math.floor(ts / HOUR_MS)) {
+      const from = this.row(earlier.at, harness, project, model);
+      const to = this.row(ts, harness, project, model);
+      // An hour no longer kept: what it holds stays there.
+      if (from && to) {
+        put(from, earlier.part, -1, true);
+        put(to, earlier.part, 1, true);
+        stamp(to, ts);
+      }
+    }
     const r = this.row(ts, harness, project, model);
     if (!r) return;
-    r.input += q.input;
-    r.output += q.output;
-    r.cacheRead += q.cacheRead;
-    r.cacheWrite += q.cacheWrite;
-    r.reasoning += q.reasoning;
-    r.costUsd += q.costUsd ?? 0;
-    r.requests++;
-    if (q.firstOfSession) r.sessions++;
-    r.firstMs = r.firstMs === null ? ts : Math.min(r.firstMs, ts);
-    r.lastMs = r.lastMs === null ? ts : Math.max(r.lastMs, ts);
+    put(r, q, 1, !earlier);
+    stamp(r, ts);
   }
 
   turn(ts: number, harness: string, project: string, model: string, outcome: TurnOutcome): void {

@@ -5,7 +5,7 @@
 // see each other's.
 
 import type { SessionEvents } from '../session/events.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome, type UsagePart } from '../session/types.js';
+import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TokenType, type ToolCall, type TurnOutcome, type Usage, type UsagePart } from '../session/types.js';
 import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
@@ -133,11 +133,12 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       if (ts > s.lastActivityAt) s.lastActivityAt = ts;
       if (ts < s.startedAt) s.startedAt = ts;
     },
-    usage(model, u, tierInput, ts, recordedCost, unsaid) {
+    usage(model, u, tierInput, ts, recordedCost, unsaid, earlier) {
       if (muted) return;
       if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
       const s = session();
-      const firstOfSession = s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite === 0;
+      const total = (v: Usage) => v.input + v.output + v.cacheRead + v.cacheWrite;
+      const firstOfSession = total(s.tokens) === 0;
       const c = usageCounters(s.project, store.models.label(harness, model));
       addTokens(c, 'input', u.input, unsaid);
       addTokens(c, 'output', u.output, unsaid);
@@ -151,11 +152,20 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
       // The ledger counts what the counters count: no token type the harness or the record leaves unsaid.
       const counted = (t: TokenType, n: number) => (said(t) ? n : 0);
-      store.ledger.request(ts, harness, s.project, c.labels.model, {
-        input: counted('input', u.input), output: counted('output', u.output), cacheRead: counted('cache_read', u.cacheRead),
-        cacheWrite: counted('cache_write', u.cacheWrite), reasoning: c.reasoning ? u.reasoning : 0, costUsd: cost, firstOfSession,
+      const part = (v: Usage, costUsd: number | undefined, first: boolean) => ({
+        input: counted('input', v.input), output: counted('output', v.output), cacheRead: counted('cache_read', v.cacheRead),
+        cacheWrite: counted('cache_write', v.cacheWrite), reasoning: c.reasoning ? v.reasoning : 0, costUsd, firstOfSession: first,
       });
-      store.blocks.add(harness, ts, u.input + u.output + u.cacheRead + u.cacheWrite, cost ?? 0);
+      // More of a response put before (streamed as several records): one request, moved to the
+      // time of its last record, in the ledger, the blocks and the day's spend alike.
+      const before = earlier && (recordedCost === undefined ? store.prices.cost(model, earlier.usage, tierInput, earlier.at) : undefined);
+      if (earlier) {
+        store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
+        if (before !== undefined) store.spend.move(earlier.at, ts, `${harness}\0${s.project}`, before);
+      }
+      store.ledger.request(ts, harness, s.project, c.labels.model, part(u, cost, firstOfSession),
+        earlier && { at: earlier.at, part: part(earlier.usage, before, total(s.tokens) === total(u) + total(earlier.usage)) });
+      store.blocks.add(harness, ts, total(u), cost ?? 0);
       if (cost === undefined) {
         add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
         s.unpriced = true;

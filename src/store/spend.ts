@@ -45,6 +45,15 @@ export class SpendByDay {
     this.dirty.add(day);
   }
 
+  /** Spend put on the day of `from` is of the day of `to` after all (more of a streamed response came). */
+  move(from: number, to: number, key: string, usd: number): void {
+    const day = this.days.get(localDay(from));
+    if (!day || !(usd > 0) || localDay(from) === localDay(to) || day[key] === undefined) return;
+    day[key] -= usd;
+    this.dirty.add(localDay(from));
+    this.add(to, key, usd);
+  }
+
   /** The rows changed since the last commit; a day dropped from the week is written as null, which `load` skips. */
   changes(): { key: string; value: string }[] {
     return [...this.dirty].map((day) => ({ key: spendKey(day), value: JSON.stringify(this.days.get(day) ?? null) }));

@@ -1,13 +1,20 @@
 // The ledger: filled from the sink's events as the counters are (never from a muted replay), kept
 // `ledger.days` days, and the spend per day the viewers chart.
 
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
+import { selectRows } from '../../src/report/report.js';
 import { spendByDay } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
+import { tempDir } from '../helpers/run.js';
 
 const DAY = 86_400_000;
 const usage = { ...ZERO_USAGE, input: 100, output: 50, cacheRead: 1000, reasoning: 20 };
@@ -61,5 +68,56 @@ describe('ledger', () => {
     ]);
     // In Berlin (UTC+1 in March), 23:00 UTC is the next day.
     expect(spendByDay(ledger, '2026-03-01', '2026-03-02', 'Europe/Berlin')).toEqual([{ date: '2026-03-01', costUsd: 0 }, { date: '2026-03-02', costUsd: 3 }]);
+  });
+});
+
+describe('a response streamed as several lines (Claude Code)', () => {
+  // One response, its lines either side of midnight UTC, the last the largest (as Claude Code
+  // writes a streamed answer): ccusage counts it once, at its kept line's time.
+  const line = (ts: string, output: number) => JSON.stringify({
+    type: 'assistant', timestamp: ts, sessionId: 'cc1', cwd: '/src/app', uuid: `u-${ts}`,
+    message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'x' }],
+      usage: { input_tokens: 10, output_tokens: output, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } },
+  });
+  const home = (lines: string[]) => {
+    const dir = tempDir();
+    const folder = join(dir, '.claude/projects/-src-app');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'cc1.jsonl'), `${lines.join('\n')}\n`);
+    return dir;
+  };
+  const read = async (dir: string) => {
+    const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
+    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await agent.scanAll();
+    const rows = agent.store.ledgerRows(0, Number.MAX_SAFE_INTEGER).filter((r) => r.requests !== 0 || r.output !== 0);
+    await agent.stop();
+    return rows.map((r) => ({ day: new Date(r.hour * 3_600_000).toISOString().slice(0, 10), input: r.input, output: r.output, requests: r.requests, sessions: r.sessions }));
+  };
+
+  it('is one request of the day and hour of its last line, in one read', async () => {
+    const rows = await read(home([line('2026-03-01T23:59:59.500Z', 1), line('2026-03-02T00:00:01.000Z', 500)]));
+    expect(rows).toEqual([{ day: '2026-03-02', input: 10, output: 500, requests: 1, sessions: 1 }]);
+  });
+
+  it('is moved to the day of its last line when that line comes in a later read', async () => {
+    const dir = home([line('2026-03-01T23:59:59.500Z', 1)]);
+    const state = tempDir();
+    const config = loadConfig(['--state-dir', state], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
+    const first = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await first.scanAll();
+    await first.stop();
+    appendFileSync(join(dir, '.claude/projects/-src-app/cc1.jsonl'), `${line('2026-03-02T00:00:01.000Z', 500)}\n`);
+    const second = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await second.scanAll();
+    // The hour it left holds nothing now: a report lists no day for it.
+    const rows = selectRows(second.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC' });
+    await second.stop();
+    expect(rows.map((r) => [r.day, r.output, r.requests, r.sessions])).toEqual([['2026-03-02', 500, 1, 1]]);
+  });
+
+  it('counts lines repeating a response as one request', async () => {
+    const rows = await read(home([line('2026-03-02T10:00:00.000Z', 1), line('2026-03-02T10:00:01.000Z', 1), line('2026-03-02T10:00:02.000Z', 500)]));
+    expect(rows).toEqual([{ day: '2026-03-02', input: 10, output: 500, requests: 1, sessions: 1 }]);
   });
 });

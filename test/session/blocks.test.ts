@@ -118,4 +118,17 @@ describe('5-hour usage blocks', () => {
       expect(points(s, 'blockProjectedCost')?.[0]?.[1]).toBeCloseTo(9 + (9 / 110) * 30);
     }
   });
+
+  it('count a response streamed across an hour once, at the time of its last record', () => {
+    const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const ev = sinkOf(store, 'claude-code', () => 's1', 'claude-code', () => {});
+    ev.meta({ cwd: '/work/p' });
+    // Half a second before the hour, then a second after it: one request, of the new hour.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    const first = { ...ZERO_USAGE, input: 10, output: 1 };
+    ev.usage('m', first, 0, hour - 500);
+    ev.usage('m', { ...ZERO_USAGE, output: 499 }, 0, hour + 1000, undefined, undefined, { at: hour - 500, usage: first });
+    const block = store.blocks.current('claude-code', hour + 2000);
+    expect(block && [block.startMs, block.firstMs, block.tokens]).toEqual([hour, hour + 1000, 510]);
+  });
 });

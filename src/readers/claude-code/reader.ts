@@ -19,10 +19,11 @@ export interface ClaudeState {
   model?: string;
   /**
    * The response the last answer line belonged to: whether it was new (not written before in
-   * another file), the usage counted for it so far, and its usage as written (the raw bytes, to
+   * another file), the usage counted for it so far and the time of the line it was counted from
+   * last (absent in states of earlier versions), and its usage as written (the raw bytes, to
    * recognize lines that repeat it).
    */
-  lastMessage?: { id: string; fresh: boolean; counted?: Usage; usage?: string };
+  lastMessage?: { id: string; fresh: boolean; counted?: Usage; at?: number; usage?: string };
 }
 
 // Records never needed: only their time is read.
@@ -132,8 +133,10 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
     if (!plausibleUsage(usage)) {
       if (fresh) ev.skipped('implausible_value');
     } else if (fresh && (!prev || usage.output >= prev.output)) {
-      if (last) last.counted = usage;
-      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite, ts);
+      // More of a response counted before: one request, of the time of this (its largest) line.
+      const earlier = prev && { at: last.at ?? ts, usage: prev };
+      if (last) Object.assign(last, { counted: usage, at: ts });
+      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite, ts, undefined, undefined, earlier);
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
   }
