@@ -135,7 +135,7 @@ export function schema() {
       headers: { doc: 'Headers (gRPC metadata) sent with each push, e.g. {"authorization": "Bearer …"}; they win over OTEL_EXPORTER_OTLP_HEADERS.', format: Object, default: {} as Record<string, string> },
       intervalSeconds: { doc: 'Seconds between pushes; 0: OTEL_METRIC_EXPORT_INTERVAL (milliseconds), else 60.', format: 'nat', default: 0, env: `${ENV_PREFIX}OTLP_INTERVAL_SECONDS` },
       temporality: {
-        doc: 'Counter temporality: cumulative (safe to resend) or delta; empty: OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, else cumulative.',
+        doc: 'Counter temporality: cumulative (exact whatever is lost or resent) or delta (a push unanswered within the timeout counts as taken, see OTLP push); empty: OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE, else cumulative.',
         format: ['', 'cumulative', 'delta'], default: '', env: `${ENV_PREFIX}OTLP_TEMPORALITY`,
       },
       resourceAttributes: {

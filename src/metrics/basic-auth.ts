@@ -9,32 +9,53 @@ import type { Compare, Compared } from './bcrypt-worker.js';
 // A hash of a password no one has, checked for unknown users so that an unknown user name takes
 // as long to refuse as a wrong password (no user enumeration by timing).
 const NOBODY = '$2b$10$abcdefghijklmnopqrstuuul6SsDg0.IxU0aWee1oMEso3nHW3Ju.';
-const VERIFIED_MAX = 1024;
+const REMEMBERED_MAX = 1024;
 const SCRIPT = threadScript('metrics/bcrypt-worker.js');
 
-/** allowed: in; refused: no or wrong credentials (401); busy: too many passwords being compared already (503). */
+/** allowed: in; refused: no or wrong credentials (401); busy: too many passwords waiting to be compared (503). */
 export type Verdict = 'allowed' | 'refused' | 'busy';
+
+/** A credential waiting for its comparison; `done` gets undefined when it is turned away uncompared. */
+interface Waiting {
+  password: string;
+  hash: string;
+  done: (ok: boolean | undefined) => void;
+}
 
 /**
  * Checks `Authorization: Basic` headers against the users' bcrypt hashes. bcrypt is slow by design
- * (tens of milliseconds at cost 10, seconds at 14): a verified user, hash and password is remembered
- * (by a digest, not in clear), so a scraper pays it once, not on every scrape, as exporter-toolkit
- * does. The comparisons run on one thread of their own, a few at a time: bcryptjs's async compare
- * runs on the main thread (in 100 ms slices), where a flood of wrong passwords held up every
- * scrape for seconds. Beyond those few, a password is turned away uncompared (busy), so a flood
- * costs one core at most and never the main thread.
+ * (tens of milliseconds at cost 10, seconds at 14): a credential compared, right or wrong, is
+ * remembered (by a digest, not in clear), so a scraper pays it once, not on every scrape, as
+ * exporter-toolkit does, and a wrong password tried again costs nothing. The comparisons run one
+ * at a time on a thread of their own: bcryptjs's async compare runs on the main thread (in 100 ms
+ * slices), where a flood of wrong passwords held up every scrape for seconds.
+ *
+ * Credentials not yet compared wait their turn, never turned away while there is room: a flood of
+ * wrong passwords turned away every password beyond four at once, and with it a right one not yet
+ * verified (after a restart, say). The wait is fair across clients (their addresses take turns),
+ * the same credential waiting twice is compared once, and the room is bounded: when it is full,
+ * the client with the most waiting gives up its latest (503), so a flood from one address cannot
+ * keep out another's password.
  */
 export class BasicAuth {
-  /** Comparisons under way or waiting for the thread at most. */
-  static readonly COMPARES_AT_ONCE = 4;
-  /** Comparisons started (a verified password is not compared again). */
+  /** Credentials waiting for a comparison, all clients together, at most. */
+  static readonly WAITING_MAX = 64;
+  /** Comparisons started (a credential remembered is not compared again). */
   compares = 0;
   private readonly verified = new Set<string>();
-  private readonly pending = new Map<number, (ok: boolean) => void>();
+  private readonly wrong = new Set<string>();
+  /** Each credential's comparison under way or waiting, by digest: one for all who present it. */
+  private readonly comparing = new Map<string, Promise<boolean | undefined>>();
+  /** Waiting credentials by client, the clients in turn order (the next first). */
+  private readonly waiting = new Map<string, Waiting[]>();
+  private waitingCount = 0;
+  private running = false;
+  private readonly pending = new Map<number, (ok: boolean | undefined) => void>();
   private worker: Worker | undefined;
   private nextId = 0;
 
-  async check(users: ReadonlyMap<string, string>, authorization: string | undefined): Promise<Verdict> {
+  /** `client`: who asks (its address), for the turns. */
+  async check(users: ReadonlyMap<string, string>, authorization: string | undefined, client = ''): Promise<Verdict> {
     if (users.size === 0) return 'allowed';
     const m = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
     if (!m) return 'refused';
@@ -44,22 +65,66 @@ export class BasicAuth {
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = users.get(user);
+    // The user's hash is in the digest: a password changed in the file is compared again.
     const digest = createHash('sha256').update(`${user}\0${hash ?? ''}\0${password}`).digest('hex');
     if (hash && this.verified.has(digest)) return 'allowed';
-    if (this.pending.size >= BasicAuth.COMPARES_AT_ONCE) return 'busy';
-    const ok = await this.compare(password, hash ?? NOBODY);
-    if (!ok || !hash) return 'refused';
-    if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
-    this.verified.add(digest);
-    return 'allowed';
+    if (this.wrong.has(digest)) return 'refused';
+    let comparison = this.comparing.get(digest);
+    if (!comparison) {
+      comparison = this.enqueue(client, password, hash ?? NOBODY);
+      this.comparing.set(digest, comparison);
+      void comparison.then(() => this.comparing.delete(digest));
+    }
+    const ok = await comparison;
+    if (ok === undefined) return 'busy';
+    const remembered = ok && hash ? this.verified : this.wrong;
+    if (remembered.size >= REMEMBERED_MAX) remembered.clear();
+    remembered.add(digest);
+    return ok && hash ? 'allowed' : 'refused';
   }
 
-  /** Stops the thread (it is started again when needed); comparisons under way are refused. */
+  /** Stops the thread (it is started again when needed); comparisons under way are turned away (busy). */
   async close(): Promise<void> {
     await this.worker?.terminate();
   }
 
-  private compare(password: string, hash: string): Promise<boolean> {
+  private enqueue(client: string, password: string, hash: string): Promise<boolean | undefined> {
+    return new Promise((done) => {
+      if (this.waitingCount >= BasicAuth.WAITING_MAX) {
+        const longest = [...this.waiting.values()].reduce((a, b) => (b.length > a.length ? b : a));
+        // The newcomer's client would have the most waiting (ties go to those already waiting).
+        if ((this.waiting.get(client)?.length ?? 0) + 1 >= longest.length) return done(undefined);
+        longest.pop()!.done(undefined);
+        this.waitingCount--;
+      }
+      const queue = this.waiting.get(client) ?? [];
+      queue.push({ password, hash, done });
+      this.waiting.set(client, queue);
+      this.waitingCount++;
+      this.next();
+    });
+  }
+
+  /** Compares the next client's first credential, if none is being compared. */
+  private next(): void {
+    if (this.running) return;
+    const turn = this.waiting.entries().next();
+    if (turn.done) return;
+    const [client, queue] = turn.value;
+    const w = queue.shift()!;
+    this.waitingCount--;
+    // Its turn is over: it goes last, or leaves with nothing waiting.
+    this.waiting.delete(client);
+    if (queue.length > 0) this.waiting.set(client, queue);
+    this.running = true;
+    void this.compare(w.password, w.hash).then((ok) => {
+      this.running = false;
+      w.done(ok);
+      this.next();
+    });
+  }
+
+  private compare(password: string, hash: string): Promise<boolean | undefined> {
     this.compares++;
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
@@ -77,11 +142,11 @@ export class BasicAuth {
       this.pending.get(id)?.(ok);
       this.pending.delete(id);
     });
-    // Stopped or failed (an error is followed by its exit): what it was comparing is refused, and
-    // the next comparison starts a new thread.
+    // Stopped or failed (an error is followed by its exit): what it was comparing is not known
+    // (busy, and not remembered), and the next comparison starts a new thread.
     worker.on('error', () => {});
     worker.on('exit', () => {
-      for (const resolve of this.pending.values()) resolve(false);
+      for (const resolve of this.pending.values()) resolve(undefined);
       this.pending.clear();
       if (this.worker === worker) this.worker = undefined;
     });

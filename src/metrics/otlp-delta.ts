@@ -30,6 +30,13 @@ const seriesKey = (name: string, attributes: object) =>
 
 const earlier = (a: HrTime, b: HrTime) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
 
+/**
+ * No answer within the timeout to a push that was sent: OTLP/HTTP's timeout starts once the
+ * connection is open (a connection that never opens fails as ETIMEDOUT, not taken); gRPC's
+ * deadline (DEADLINE_EXCEEDED, code 4) also covers a connection still opening.
+ */
+const unanswered = (r: ExportResult) => r.error?.message === 'Request timed out' || (r.error as { code?: unknown } | undefined)?.code === 4;
+
 /** What one push would have the receiver take: each series' total, and the push's end. */
 interface Taken {
   totals: { key: string; value: number; perProcess: boolean }[];
@@ -61,7 +68,13 @@ export class DeltaExporter implements PushMetricExporter {
     const deltas = { ...metrics, scopeMetrics: metrics.scopeMetrics.map((sm) => ({ ...sm, metrics: sm.metrics.map((m) => this.delta(m, taken)) })) };
     this.inner.export(deltas, (result) => {
       this.sending = false;
-      done(result.code === ExportResultCode.SUCCESS ? this.advance(taken) : result);
+      if (result.code === ExportResultCode.SUCCESS) return done(this.advance(taken));
+      if (!unanswered(result)) return done(result);
+      const recorded = this.advance(taken);
+      done(recorded.code !== ExportResultCode.SUCCESS ? recorded : {
+        code: ExportResultCode.FAILED,
+        error: new Error(`${result.error!.message}: counted as taken, its gains are not sent again (a receiver that lost it misses them)`),
+      });
     });
   }
 

@@ -33,8 +33,24 @@ export async function startPush(
   settings: { otel: Config['otel']; resource: Record<string, string>; env: NodeJS.ProcessEnv; startMs: number; state: StateDb },
 ): Promise<Push> {
   const views = { ...settings.otel, genaiLatest: genaiLatest(settings.env) };
-  const reader = await otlpReader(new ViewsProducer(inputs, views, settings.startMs), opts, log, settings.state);
+  const starts = { totalsMs: totalsStart(settings.state, settings.startMs), processMs: settings.startMs };
+  const reader = await otlpReader(new ViewsProducer(inputs, views, starts), opts, log, settings.state);
   return new MeterProvider({ resource: resourceFromAttributes(settings.resource), readers: [reader] });
+}
+
+const TOTALS_START = 'otlp-start';
+
+/**
+ * The start time of the totals: the start of the first process that pushed them, kept in the
+ * state database until `--reset-state` starts the totals over. A start time that changed at each
+ * restart read as a reset to a receiver that turns totals into gains (the Collector's
+ * cumulativetodelta, Prometheus's created timestamps): it counted the whole total again.
+ */
+function totalsStart(db: StateDb, nowMs: number): number {
+  const kept = db.kv().find((k) => k.key === TOTALS_START);
+  if (kept) return JSON.parse(kept.value) as number;
+  db.commit({ files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [{ key: TOTALS_START, value: JSON.stringify(nowMs) }] });
+  return nowMs;
 }
 
 /** An exporter that tells `log` the result of every export before passing it on. */

@@ -18,11 +18,22 @@ export function hrTime(ms: number): HrTime {
   return [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 }
 
-export function toMetricData(families: Family[], startMs: number, nowMs: number): MetricData[] {
-  const startTime = hrTime(startMs);
+/**
+ * When the points' totals began: `totals`, the state database's (kept across restarts, so a
+ * receiver never reads a restart as a reset of totals that went on); `process`, this process's,
+ * for the counters of the process alone (the catalog's `perProcess`) and the gauges.
+ */
+export interface Starts {
+  totalsMs: number;
+  processMs: number;
+}
+
+export function toMetricData(families: Family[], starts: Starts, nowMs: number): MetricData[] {
+  const [totalsStart, processStart] = [hrTime(starts.totalsMs), hrTime(starts.processMs)];
   const endTime = hrTime(nowMs);
   return families.map(({ def, points }): MetricData => {
     const descriptor = { name: def.name, description: def.help, unit: def.unit, valueType: ValueType.DOUBLE };
+    const startTime = def.kind === 'counter' && !def.perProcess ? totalsStart : processStart;
     const dataPoints = points.map((p) => ({ startTime, endTime, attributes: p.labels, value: p.value }));
     return def.kind === 'counter'
       ? { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.SUM, isMonotonic: true, dataPoints }

@@ -129,9 +129,9 @@ export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
       respond(req, res, 403, 'a valid client certificate is required\n');
       return;
     }
-    const verdict = await auth.check(web.users, req.headers.authorization);
+    const verdict = await auth.check(web.users, req.headers.authorization, req.socket.remoteAddress);
     if (verdict === 'busy') {
-      respond(req, res, 503, 'too many passwords being checked at once; try again\n', { 'retry-after': 1 });
+      respond(req, res, 503, 'too many passwords waiting to be checked; try again\n', { 'retry-after': 1 });
       return;
     }
     if (verdict === 'refused') {

@@ -22,7 +22,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { RequestTokens } from '../store/store.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
-import { hrTime, resourceMetrics, toMetricData } from './producer.js';
+import { hrTime, resourceMetrics, toMetricData, type Starts } from './producer.js';
 import type { Family } from './snapshot.js';
 
 export interface Views {
@@ -156,7 +156,7 @@ export class ViewsProducer implements MetricProducer {
   constructor(
     private readonly inputs: () => ViewInputs,
     private readonly views: Views,
-    private readonly startMs: number,
+    private readonly starts: Starts,
     private readonly resource: Resource = resourceFromAttributes({}),
   ) {}
 
@@ -164,7 +164,8 @@ export class ViewsProducer implements MetricProducer {
     try {
       const now = Date.now();
       const inputs = this.inputs();
-      const metrics = [...toMetricData(inputs.families, this.startMs, now), ...viewMetrics(this.views, inputs, this.startMs, now)];
+      // The views are made of the database's totals.
+      const metrics = [...toMetricData(inputs.families, this.starts, now), ...viewMetrics(this.views, inputs, this.starts.totalsMs, now)];
       return { resourceMetrics: resourceMetrics(this.resource, metrics), errors: [] };
     } catch (e) {
       return { resourceMetrics: resourceMetrics(this.resource, []), errors: [e] };

@@ -104,6 +104,27 @@ describe('OTLP push', () => {
     expect(pushedSum(r.pushes.slice(before), 'coding_agent_exporter_read_bytes')).toBe(read);
   });
 
+  it('keeps the totals\' start time across restarts (a new one reads as a reset), the process\'s own counters\' is the process\'s', async () => {
+    const state = tempDir();
+    const r = await receive();
+    const env = { OTEL_METRIC_EXPORT_INTERVAL: '300', CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code' };
+    const startsOf = (push: Push, name: string) => new Set(push.metrics.find((m) => m.name === name)!.points.map((p) => p.start));
+    const runOnce = async () => {
+      const run = start(env, ['--otlp-endpoint', r.url], { state });
+      await pushedAfterScan(await run.url, r);
+      run.child.kill('SIGTERM');
+      await new Promise((res) => run.child.once('exit', res));
+      return r.pushes.at(-1)!;
+    };
+    const [first, second] = [await runOnce(), await runOnce()];
+    expect(tokenSum(second.metrics)).toBe(TOKENS); // cumulative, the default
+    expect([...startsOf(first, 'coding_agent_tokens')]).toHaveLength(1);
+    expect(startsOf(second, 'coding_agent_tokens')).toEqual(startsOf(first, 'coding_agent_tokens'));
+    expect(startsOf(second, 'claude_code.token.usage')).toEqual(startsOf(first, 'coding_agent_tokens'));
+    const [a, b] = [[...startsOf(first, 'coding_agent_exporter_read_bytes')][0]!, [...startsOf(second, 'coding_agent_exporter_read_bytes')][0]!];
+    expect(BigInt(b)).toBeGreaterThan(BigInt(a));
+  });
+
   it('sends what failed to push with the next push that works: the deltas taken add up to the total', async () => {
     const r = (await receive()) as HttpReceiver;
     r.refuseNext = 3;

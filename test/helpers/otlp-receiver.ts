@@ -8,7 +8,8 @@ import { createServer as createHttps } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
-export interface Point { attributes: Record<string, string>; value: number }
+/** `start`: the point's start time, in nanoseconds since the epoch. */
+export interface Point { attributes: Record<string, string>; value: number; start: string }
 export interface Metric { name: string; unit: string; kind: 'sum' | 'gauge' | 'histogram'; temporality?: number; points: Point[] }
 export interface Push {
   path: string;
@@ -47,7 +48,7 @@ function fromJson(body: Json): Pick<Push, 'resource' | 'metrics'> {
     const data = m[kind] as Json;
     return {
       name: m.name, unit: m.unit ?? '', kind, temporality: data.aggregationTemporality,
-      points: (data.dataPoints as Json[]).map((p) => ({ attributes: jsonAttrs(p.attributes), value: Number(p.asDouble ?? p.asInt ?? p.sum) })),
+      points: (data.dataPoints as Json[]).map((p) => ({ attributes: jsonAttrs(p.attributes), value: Number(p.asDouble ?? p.asInt ?? p.sum), start: String(p.startTimeUnixNano ?? 0) })),
     };
   });
   return { resource: jsonAttrs(rm.resource?.attributes), metrics };
@@ -109,7 +110,9 @@ function fromProtobuf(body: Buffer): Pick<Push, 'resource' | 'metrics'> {
       const double = msgs(p, kind === 'histogram' ? 5 : 4)[0];
       const int = msgs(p, 6)[0];
       const value = double ? double.readDoubleLE(0) : int ? Number(int.readBigInt64LE(0)) : 0;
-      return { attributes: protoAttrs(msgs(p, kind === 'histogram' ? 9 : 7)), value };
+      // Both data points: 2 start_time_unix_nano (fixed64).
+      const start = msgs(p, 2)[0]?.readBigUInt64LE(0).toString() ?? '0';
+      return { attributes: protoAttrs(msgs(p, kind === 'histogram' ? 9 : 7)), value, start };
     });
     const temporality = data.get(2)?.[0];
     return { name: str(m, 1), unit: str(m, 3), kind, temporality: temporality === undefined ? undefined : Number(temporality), points };

@@ -122,7 +122,7 @@ describe('the serializer', () => {
 
   it('writes what OpenTelemetry\'s Prometheus exporter wrote, byte for byte', () => {
     const serializer = new PrometheusSerializer(undefined, false, undefined, true, true);
-    const otel = serializer.serialize(resourceMetrics(resourceFromAttributes({}), toMetricData(families, 0, 1)));
+    const otel = serializer.serialize(resourceMetrics(resourceFromAttributes({}), toMetricData(families, { totalsMs: 0, processMs: 0 }, 1)));
     expect(exposition(families)).toBe(otel);
     expect(exposition([])).toBe(serializer.serialize(resourceMetrics(resourceFromAttributes({}), [])));
   });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { RenderedExposition } from '../../src/metrics/prometheus.js';
 import { startServer, type MetricsServer, type ServerOptions } from '../../src/metrics/server.js';
+import { until } from '../helpers/run.js';
 
 const servers: MetricsServer[] = [];
 afterEach(async () => {
@@ -190,5 +191,24 @@ describe('metrics server', () => {
     idle.on('error', () => {});
     idle.resume(); // read, so the server's end of the connection is seen
     await new Promise<void>((r) => idle.on('close', () => r()));
+  });
+
+  it('lets a right password not yet verified in under a flood of wrong ones from the same address', async () => {
+    // Cost 8 (made by bcryptjs): each comparison takes tens of milliseconds, the flood's loops keep the thread busy.
+    const users = new Map([['prom', '$2b$08$idaQDcBEXYWHZHswLrmcOOxloYVSqjDzew4jVFDJLSbZaXf831.gG']]);
+    const { port } = await serve(() => TEXT, { web: { users, headers: {}, files: [] } });
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`prom:${password}`).toString('base64')}` });
+    let [stop, guesses, answered] = [false, 0, 0];
+    const loops = Array.from({ length: 6 }, async () => {
+      while (!stop) {
+        await get(port, '/metrics', 'GET', basic(`guess${guesses++}`));
+        answered++;
+      }
+    });
+    await until(async () => (answered >= 6 ? true : undefined), 30_000, 'the flood under way');
+    const right = await get(port, '/metrics', 'GET', basic('s3cret'));
+    stop = true;
+    await Promise.all(loops);
+    expect(right.status).toBe(200);
   });
 });

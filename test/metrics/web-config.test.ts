@@ -39,29 +39,49 @@ describe('basic auth', () => {
     expect(await new BasicAuth().check(new Map(), undefined)).toBe('allowed');
   });
 
-  it('compares a password once: verified, it is answered from memory', async () => {
+  it('compares a credential once: verified or wrong, it is answered from memory', async () => {
     const auth = new BasicAuth();
     const users = new Map(vectors.slice(2, 3).map(([, hash]) => ['prom', hash]));
     for (let i = 0; i < 3; i++) expect(await auth.check(users, basic('prom', 's3cret'))).toBe('allowed');
     expect(auth.compares).toBe(1);
-    // A wrong password is compared each time (nothing about it is remembered).
+    // A wrong password tried again (a flood repeating itself) costs no comparison either.
     for (let i = 0; i < 2; i++) expect(await auth.check(users, basic('prom', 'wrong'))).toBe('refused');
+    expect(auth.compares).toBe(2);
+    // The same credential waiting many times at once is compared once for all.
+    expect(await Promise.all(Array.from({ length: 5 }, () => auth.check(users, basic('prom', 'other'))))).toEqual(Array(5).fill('refused'));
     expect(auth.compares).toBe(3);
+    // A password changed in the file is compared again.
+    expect(await auth.check(new Map([['prom', vectors[0]![1]]]), basic('prom', 's3cret'))).toBe('refused');
+    expect(auth.compares).toBe(4);
     await auth.close();
   });
 
-  it('compares a few passwords at once, off the main thread; a flood of others is turned away uncompared, a verified password still answered', async () => {
+  it('compares one password at a time, off the main thread; a verified password is answered meanwhile', async () => {
     const auth = new BasicAuth();
     const users = new Map([['prom', vectors[3]![1]]]);
     expect(await auth.check(users, basic('prom', 's3cret'))).toBe('allowed');
-    const flood = Array.from({ length: 20 }, (_, i) => auth.check(users, basic(i % 2 ? 'prom' : 'nobody', `guess${i}`)));
-    // While the flood's comparisons run, the verified scraper is let in without waiting for them.
+    const flood = Array.from({ length: 6 }, (_, i) => auth.check(users, basic(i % 2 ? 'prom' : 'nobody', `guess${i}`)));
     const first = await Promise.race([auth.check(users, basic('prom', 's3cret')), ...flood.map(async (f) => `flood: ${await f}`)]);
     expect(first).toBe('allowed');
+    expect(await Promise.all(flood)).toEqual(Array(6).fill('refused'));
+    await auth.close();
+  });
+
+  it('keeps a flood from one address within bounds, without keeping out another address\'s password', async () => {
+    const auth = new BasicAuth();
+    const users = new Map([['prom', vectors[2]![1]]]);
+    const flood = Array.from({ length: 3 * BasicAuth.WAITING_MAX }, (_, i) => auth.check(users, basic('prom', `guess${i}`), '10.0.0.66'));
+    let compared = 0;
+    for (const f of flood) void f.then((v) => (compared += v === 'refused' ? 1 : 0));
+    // Arriving after the room is full, it takes the place of the flood's latest; the addresses
+    // take turns, so it waits for the comparison under way and the flood's turn before its own.
+    expect(await auth.check(users, basic('prom', 's3cret'), '10.0.0.7')).toBe('allowed');
+    expect(compared).toBe(2);
     const verdicts = await Promise.all(flood);
-    expect(verdicts.filter((v) => v === 'refused')).toHaveLength(BasicAuth.COMPARES_AT_ONCE);
-    expect(verdicts.filter((v) => v === 'busy')).toHaveLength(20 - BasicAuth.COMPARES_AT_ONCE);
-    expect(auth.compares).toBe(1 + BasicAuth.COMPARES_AT_ONCE);
+    // One compared at once, WAITING_MAX waiting, one of them given up for the newcomer.
+    expect(verdicts.filter((v) => v === 'refused')).toHaveLength(BasicAuth.WAITING_MAX);
+    expect(verdicts.filter((v) => v === 'busy')).toHaveLength(2 * BasicAuth.WAITING_MAX);
+    expect(auth.compares).toBe(1 + BasicAuth.WAITING_MAX);
     await auth.close();
   });
 });
