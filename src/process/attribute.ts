@@ -160,7 +160,11 @@ export function attribute(input: AttributionInput): AttributionResult {
     // Without a start time (Copilot's lock files), only a process of the harness may be the one
     // that wrote it: a pid reused by anything else is not.
     if (procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined) continue;
-    claim(harness, entry.sessionId, { agent: agentOf(p, harness), attribution: 'registry', registry: entry });
+    const agent = agentOf(p, harness);
+    // Joined by its hook already, the same process's registry still says what it does.
+    const hooked = claims.get(`${harness}/${entry.sessionId}`);
+    if (hooked?.agent === agent) hooked.registry ??= entry;
+    claim(harness, entry.sessionId, { agent, attribution: 'registry', registry: entry });
   }
   // open-file: the process that runs the turns holds the session file open.
   for (const agent of agents.values()) {

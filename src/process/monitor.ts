@@ -223,7 +223,7 @@ export class ProcessMonitor {
       }
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
-        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
+        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor, ...(c.registry.statusAt ? { statusAt: c.registry.statusAt } : {}) } : {}),
         ...(hasMarker ? { toolRunning } : {}),
       });
     }

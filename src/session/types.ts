@@ -210,6 +210,8 @@ export interface RegistryEntry {
   procStart?: number;
   status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+  /** When the process set that status (ms since the epoch), where the registry says. */
+  statusAt?: number;
 }
 
 /** What the process table says of a session's owner. */
@@ -221,6 +223,8 @@ export interface ProcessState {
   /** What the harness's registry says the process does, where it says it. */
   status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+  /** When the registry's status was set (ms since the epoch): newer than a hook's event, it is the later word. */
+  statusAt?: number;
   /**
    * A live descendant of the agent carries the harness's tool marker (a tool runs), for harnesses
    * whose files cannot tell an approval prompt from a running tool; undefined elsewhere.

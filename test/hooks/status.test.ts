@@ -120,6 +120,21 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(statusOf({ ...filesOf('claude-code'), lastActivityAt: hook.at + 2000 }, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'working', reason: 'turn-open' });
   });
 
+  it('Claude Code: a permission refused with Esc (no hook fires) is over once the transcript records the turn\'s end or the registry says idle after the event', () => {
+    const hook = replay('claude-code', [ev('UserPromptSubmit'), ev('PreToolUse', bash), ev('PermissionRequest', bash), ev('Notification', { notification_type: 'permission_prompt' })])!;
+    const refused = { ...filesOf('claude-code'), turnStartedAt: undefined, pendingTools: {}, lastActivityAt: hook.at + 3000, lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 3000 } };
+    const waiting = { ...filesOf('claude-code'), pendingTools: { t1: { tool: 'Bash', kind: 'execute' as const } } };
+    const at = hook.at + 5000;
+    // Both the files and the registry say so.
+    expect(statusOf(refused, { ...alive({ status: 'idle', statusAt: hook.at + 3000 }), hook }, at, opts)).toEqual({ status: 'done', reason: 'process-idle' });
+    // The files alone (no registry joined).
+    expect(statusOf(refused, { ...alive(), hook }, at, opts)).toEqual({ status: 'done', reason: 'recent' });
+    // The registry alone (the transcript not read yet).
+    expect(statusOf(waiting, { ...alive({ status: 'idle', statusAt: hook.at + 3000 }), hook }, at, opts)).toEqual({ status: 'done', reason: 'process-idle' });
+    // A registry status set before the event is not the later word: the hook's wait stands.
+    expect(statusOf(waiting, { ...alive({ status: 'idle', statusAt: hook.at - 3000 }), hook }, at, opts)).toEqual({ status: 'asking', reason: 'approval' });
+  });
+
   it('an event older than the one kept changes nothing; one that says nothing a status needs is not written', () => {
     const hooks = new Map<string, HookState>();
     expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('Stop')[1], now)!)).toBe(true);

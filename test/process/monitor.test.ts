@@ -1,7 +1,7 @@
 // Processes joined to sessions by each attribution method, and the statuses they decide, on a
 // fake /proc (the machine's own processes are not the test's).
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -124,6 +124,31 @@ describe('attribution', () => {
     // Killed: no event fires, the process table says the agent is gone and the files decide.
     expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done' } });
     expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+
+  it('hook: a permission the person refused with Esc (no hook fires) ends with what the transcript and the registry say after the event', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    mkdirSync(join(t.claudeRoot, 'sessions'));
+    const reg = (status: object) => writeFileSync(join(t.claudeRoot, 'sessions', '400.json'), JSON.stringify({ pid: 400, sessionId: 'c1', procStart: '1000', cwd: '/src/app', ...status }));
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude'], cwd: '/src/app', startTicks: 1000 });
+    const state = tempDir();
+    const asked = started + 30_000;
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
+    new HookSource(state, t.store.hooks).read();
+    reg({ status: 'busy', statusUpdatedAt: asked - 5000 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
+    // Refused: the registry says idle since (the transcript not read yet), then the transcript records the refusal and the turn's end.
+    reg({ status: 'idle', statusUpdatedAt: asked + 4000 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done', reason: 'process-idle' }, process: { attribution: 'hook', statusAt: asked + 4000 } });
+    const file = join(t.claudeRoot, 'projects', '-src-app', 'c1.jsonl');
+    appendFileSync(file, `${JSON.stringify({ type: 'user', cwd: '/src/app', timestamp: at(24), message: { content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: 'rejected' }] } })}\n`
+      + `${JSON.stringify({ type: 'user', cwd: '/src/app', timestamp: at(24), message: { content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } })}\n`);
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done', reason: 'process-idle' } });
+    expect(t.turns('interrupted')).toBe(1);
   });
 
   it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {
