@@ -67,7 +67,8 @@ export function hookRecord(harness: HookHarness, payload: Payload, at: number, e
       phase = 'permission';
       waits = typeof details === 'object' && details?.type === 'ask_user' ? 'question' : 'approval';
     } else if (type === 'elicitation_dialog') {
-      phase = 'permission';
+      // Copilot CLI's question to the person (its ask_user tool): a question, not a permission.
+      phase = 'tool';
       waits = 'question';
     } else if (type === 'idle_prompt') phase = 'stop';
   } else if (phase === 'permission') waits = question ? 'question' : 'approval';

@@ -55,8 +55,9 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
   const hook = live.hook;
   if (hook && !ownerGone && hookStands(s, hook, proc, stale, now, opts)) {
-    // Where the files record a permission's answer, they say when its wait is over.
-    const byHook = hook.phase === 'permission' && facts.recordsPermissions ? undefined : hookStatus(hook, proc);
+    // Where the files record a permission's answer, one written after the event says its wait
+    // is over; until then (the file late, or silent) the event stands.
+    const byHook = hook.phase === 'permission' && facts.recordsPermissions && answeredSince(s, hook.at) ? undefined : hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
   }
@@ -101,6 +102,11 @@ function hookStands(s: Session, hook: HookState, proc: ProcessState | undefined,
   if (s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) > hook.at) return false;
   if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
   return !(stale && now - hook.at >= opts.staleAfterMs);
+}
+
+/** The files recorded something after `at` and leave no call waiting on the person. */
+function answeredSince(s: Session, at: number): boolean {
+  return s.lastActivityAt > at && !Object.values(s.pendingTools).some((t) => t.waits === 'approval' || t.waits === 'question');
 }
 
 /**

@@ -171,8 +171,9 @@ export interface HarnessFacts {
   /** The contract gives the harness no `error` status (Hermes): a failed turn shows as done. */
   noErrorStatus?: true;
   /**
-   * The harness's files record a permission request and its answer (Copilot CLI's events): they,
-   * not a hook's last event (approving fires none), say whether a call still waits for approval.
+   * The harness's files record a permission request and its answer (Copilot CLI's events): once
+   * written after a hook's permission event, they, not the event (approving fires none), say
+   * whether a call still waits for approval.
    */
   recordsPermissions?: true;
 }

@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setHook } from '../../src/hooks/source.js';
-import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { claudeCode } from '../../src/readers/claude-code/where.js';
+import { codex } from '../../src/readers/codex/where.js';
+import { copilotCli } from '../../src/readers/copilot-cli/where.js';
+import { geminiCli } from '../../src/readers/gemini-cli/where.js';
+import { qwenCode } from '../../src/readers/qwen-code/where.js';
 import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
@@ -20,6 +24,8 @@ const filesOf = (harness: HookHarness): Session => ({
   tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, costUsd: 0,
   ...(harness === 'gemini-cli' ? { lastTurn: { outcome: 'completed' as const, endedAt: now - 20_000 } } : { turnStartedAt: now - 30_000 }),
 });
+// What each harness's reader declares of its files (the store hands it to statusOf).
+const FACTS = Object.fromEntries([claudeCode, codex, copilotCli, geminiCli, qwenCode].map((w) => [w.harness, w.facts ?? {}]));
 const alive = (p: Partial<ProcessState> = {}): Liveness => ({ visible: true, proc: { attribution: 'hook', ...p } });
 const killed: Liveness = { visible: true };
 
@@ -84,16 +90,28 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
   it.each(cases)('%s (%s)', (_state, harness, events, live, status, reason) => {
     const hook = replay(harness, events);
     expect(hook).toBeDefined();
-    expect(statusOf(filesOf(harness), { ...live, hook }, now, opts)).toEqual({ status, reason });
+    expect(statusOf(filesOf(harness), { ...live, hook }, now, opts, FACTS[harness])).toEqual({ status, reason });
   });
 
-  it('Copilot CLI approved: its events record the permission\'s answer, which ends the wait its hook still shows (seen live)', () => {
-    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
+  it('Copilot CLI approved: its events record the permission\'s answer after the event, which ends the wait its hook still shows (seen live)', () => {
+    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })])!;
     const bashCall = { tool: 'bash', kind: 'execute' as const };
-    const waiting = { ...filesOf('copilot-cli'), pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
-    const approved = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    const waiting = { ...filesOf('copilot-cli'), lastActivityAt: hook.at + 100, pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
+    const approved = { ...filesOf('copilot-cli'), lastActivityAt: hook.at + 3000, pendingTools: { c1: bashCall } };
     expect(statusOf(waiting, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
     expect(statusOf(approved, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
+  it('Copilot CLI: where its events file is late or silent, the hook says asking, and its question is a question', () => {
+    const bashCall = { tool: 'bash', kind: 'execute' as const };
+    // The call's start written, not yet its permission request: the file says nothing after the event.
+    const late = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    const approval = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { hook_event_name: 'Notification', notification_type: 'permission_prompt' })]);
+    expect(statusOf(late, { ...alive(), hook: approval }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
+    const question = replay('copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { hook_event_name: 'Notification', notification_type: 'elicitation_dialog' })]);
+    expect(question).toMatchObject({ waits: 'question', tool: 'ask_user' });
+    expect(question?.phase).not.toBe('permission');
+    expect(statusOf(filesOf('copilot-cli'), { ...alive(), hook: question }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'question' });
   });
 
   it('Gemini CLI waiting for approval: without the hook, its files say done', () => {
@@ -171,6 +189,6 @@ describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
     ['killed', alive({ toolRunning: true }), 'working', expect.any(String)],
     ['killed', killed, expect.not.stringMatching(/^(working|asking)$/), expect.any(String)],
   ] as const)('%s', (state, live, status, reason) => {
-    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts)).toEqual({ status, reason });
+    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts, FACTS[harness])).toEqual({ status, reason });
   });
 });
