@@ -29,10 +29,19 @@ const FACTS = Object.fromEntries([claudeCode, codex, copilotCli, geminiCli, qwen
 const alive = (p: Partial<ProcessState> = {}): Liveness => ({ visible: true, proc: { attribution: 'hook', ...p } });
 const killed: Liveness = { visible: true };
 
-/** [event named on the command line, payload]; each a second after the one before, the last 10 s ago. */
+/**
+ * [event named on the command line, payload]; each a second after the one before, the last 10 s
+ * ago. The payloads have the fields the CLIs sent (test/fixtures/hooks, checked below): Claude
+ * Code, Codex, Gemini CLI and Qwen Code name the event and the session in snake case; Copilot CLI
+ * names its session `sessionId`, and its event only in a notification (`hook_event_name`) or a
+ * permission request (`hookName`): its command line names it.
+ */
 type Ev = [string, Record<string, unknown>];
-const ev = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { hook_event_name: name, session_id: 'S1', cwd: '/w', ...extra }];
-const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { sessionId: 'S1', cwd: '/w', ...extra }];
+const ev = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { hook_event_name: name, session_id: 'S1', transcript_path: '/t.jsonl', cwd: '/w', ...extra }];
+const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name, {
+  sessionId: 'S1', timestamp: now, cwd: '/w',
+  ...(name === 'notification' ? { hook_event_name: 'Notification' } : name === 'permissionRequest' ? { hookName: name } : {}), ...extra,
+}];
 
 function replay(harness: HookHarness, events: Ev[]): HookState | undefined {
   const hooks = new Map<string, HookState>();
@@ -71,10 +80,10 @@ const cases: Case[] = [
   ['killed', 'qwen-code', [ev('PermissionRequest', { tool_name: 'run_shell_command' })], killed, 'done', 'recent'],
   ['turn finished', 'qwen-code', [ev('PostToolUse'), ev('PostToolBatch'), ev('UserPromptSubmit', { prompt: '' }), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
   // Copilot CLI: camelCase events, named on the command line.
-  ['approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notificationType: 'permission_prompt' })], alive(), 'asking', 'approval'],
-  ['question', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' })], alive(), 'asking', 'question'],
+  ['approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'approval'],
+  ['question', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' })], alive(), 'asking', 'question'],
   ['tool running after approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], alive({ toolRunning: true }), 'working', 'process-busy'],
-  ['answer', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' }), copilot('postToolUse', { toolName: 'ask_user' })], alive(), 'working', 'turn-open'],
+  ['answer', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' }), copilot('postToolUse', { toolName: 'ask_user' })], alive(), 'working', 'turn-open'],
   ['killed', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], killed, 'done', 'recent'],
   ['turn finished', 'copilot-cli', [copilot('postToolUse', { toolName: 'bash' }), copilot('agentStop')], alive(), 'done', 'recent'],
   // Codex: a question is only a PreToolUse; the turn's end also comes by notify.
@@ -93,6 +102,25 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     expect(statusOf(filesOf(harness), { ...live, hook }, now, opts, FACTS[harness])).toEqual({ status, reason });
   });
 
+  it('reads no field name that no CLI sent', () => {
+    const invented = { hookEventName: 'Notification', notificationType: 'permission_prompt', thread_id: 'S1', transcriptPath: '/t.jsonl', cwd: '/w' };
+    expect(hookRecord('copilot-cli', { sessionId: 'S1', ...invented }, now, 'notification')).toBeUndefined();
+    expect(hookRecord('codex', { type: 'agent-turn-complete', ...invented }, now, 'notify')).toBeUndefined();
+    expect(hookRecord('copilot-cli', { sessionId: 'S1', ...invented }, now, 'preToolUse')).not.toHaveProperty('transcript');
+  });
+
+  it('sends only the fields the CLIs sent: each payload\'s names are among those its CLI sent with that event (with any event, where that one was not recorded)', () => {
+    for (const [, harness, events] of cases) {
+      const sent = recorded(harness);
+      const all = new Set(sent.flatMap((r) => Object.keys(r.payload)));
+      for (const [name, payload] of events) {
+        const same = sent.filter((r) => r.event === name);
+        const names = same.length > 0 ? new Set(same.flatMap((r) => Object.keys(r.payload))) : all;
+        expect(Object.keys(payload).filter((k) => !names.has(k)), `${harness} ${name}`).toEqual([]);
+      }
+    }
+  });
+
   it('Copilot CLI approved: its events record the permission\'s answer after the event, which ends the wait its hook still shows (seen live)', () => {
     const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })])!;
     const bashCall = { tool: 'bash', kind: 'execute' as const };
@@ -106,9 +134,9 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     const bashCall = { tool: 'bash', kind: 'execute' as const };
     // The call's start written, not yet its permission request: the file says nothing after the event.
     const late = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
-    const approval = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { hook_event_name: 'Notification', notification_type: 'permission_prompt' })]);
+    const approval = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
     expect(statusOf(late, { ...alive(), hook: approval }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
-    const question = replay('copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { hook_event_name: 'Notification', notification_type: 'elicitation_dialog' })]);
+    const question = replay('copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' })]);
     expect(question).toMatchObject({ waits: 'question', tool: 'ask_user' });
     expect(question?.phase).not.toBe('permission');
     expect(statusOf(filesOf('copilot-cli'), { ...alive(), hook: question }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'question' });
@@ -180,7 +208,13 @@ describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
   };
 
   it('every payload names its session; what a status needs is read from it', () => {
-    for (const e of events) expect(hookRecord(harness, e.payload, now, e.event), e.event).toMatchObject({ session: expect.any(String) });
+    for (const e of events) {
+      const r = hookRecord(harness, e.payload, now, e.event);
+      const p = e.payload;
+      expect(r, e.event).toMatchObject({ session: expect.any(String), ...(p.cwd ? { cwd: p.cwd } : {}), ...(p.transcript_path ? { transcript: p.transcript_path } : {}) });
+      const tool = p.tool_name ?? p.toolName;
+      if (tool && r?.phase !== 'stop') expect(r?.tool, e.event).toBe(tool);
+    }
   });
 
   it.each([
