@@ -228,7 +228,8 @@ export interface ProcessState {
   statusAt?: number;
   /**
    * A live descendant of the agent carries the harness's tool marker (a tool runs), for harnesses
-   * whose files cannot tell an approval prompt from a running tool; undefined elsewhere.
+   * whose files cannot tell an approval prompt from a running tool; elsewhere true where a
+   * descendant carrying the session id started after the session's last hook event, else undefined.
    */
   toolRunning?: boolean;
   /** CPU cores the agent's process tree used over the last interval, and its resident memory. */

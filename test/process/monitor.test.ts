@@ -151,6 +151,59 @@ describe('attribution', () => {
     expect(t.turns('interrupted')).toBe(1);
   });
 
+  it('hook: a running tool ends the wait where only the session id marks tools (Claude Code): a child carrying it started after the event, not an MCP server nor our next hook', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    // No registry: the hook is the only witness.
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude'], cwd: '/elsewhere', startTicks: 1000 });
+    // The event at 40 s after boot (4000 clock ticks): the processes started later have more ticks.
+    const asked = started + 30_000;
+    const env = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'c1' };
+    const state = tempDir();
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
+    new HookSource(state, t.store.hooks).read();
+    // An MCP server, started with the agent, carries the session id too.
+    t.proc.add(410, { ppid: 400, argv: ['npx', 'some-mcp-server'], env, startTicks: 1100 });
+    // The next event's hook, running through sh -c, before its line is read.
+    t.proc.add(420, { ppid: 400, argv: ['/bin/sh', '-c', 'coding-agent-exporter hook claude-code Notification'], env, startTicks: 4200 });
+    t.proc.add(421, { ppid: 420, argv: ['node', '/usr/lib/node_modules/coding-agent-exporter/dist/main.js', 'hook', 'claude-code', 'Notification'], env, startTicks: 4200 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'hook', pid: 400 } });
+    t.proc.exit(421);
+    t.proc.exit(420);
+    // Approved: the command runs.
+    t.proc.add(430, { ppid: 400, argv: ['/bin/bash', '-c', 'source snapshot.sh && eval make'], env, startTicks: 4500 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'working', reason: 'process-busy' }, process: { toolRunning: true } });
+  });
+
+  it('hook: the same for Copilot CLI, whose events file has not recorded the approval yet', async () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const root = tempDir();
+    const dir = join(root, 'session-state', 's1');
+    mkdirSync(dir, { recursive: true });
+    const event = (s: number, type: string, data: object) => `${JSON.stringify({ type, data, id: `e${s}`, timestamp: at(s), parentId: null })}\n`;
+    writeFileSync(join(dir, 'events.jsonl'), event(1, 'session.start', { sessionId: 's1', context: { cwd: '/src/app' } })
+      + event(2, 'user.message', { content: 'go' }) + event(3, 'assistant.turn_start', {})
+      + event(4, 'tool.execution_start', { toolCallId: 'c1', toolName: 'bash', arguments: {} }));
+    writeFileSync(join(dir, 'inuse.601.lock'), '601');
+    const proc = fakeProc();
+    proc.add(600, { argv: ['node', '/usr/lib/node_modules/@github/copilot/index.js'], cwd: '/src/app', startTicks: 1000 });
+    proc.add(601, { ppid: 600, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/src/app', startTicks: 1000 });
+    const state = tempDir();
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'copilot-cli', session: 's1', event: 'permissionRequest', phase: 'permission', waits: 'approval', tool: 'bash', at: started + 30_000, pid: 601 })}\n`);
+    new HookSource(state, store.hooks).read();
+    await new Collector('copilot-cli', copilotCli, [root], store, db, quiet).scan();
+    const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
+    const status = () => liveSessions(store, started + 60_000, { status: statusOpts, activeWindowMs: 86_400_000 })[0]?.status;
+    monitor.scan(started + 60_000);
+    expect(status()).toEqual({ status: 'asking', reason: 'approval' });
+    proc.add(650, { ppid: 601, argv: ['/bin/bash', '-c', 'make'], env: { COPILOT_AGENT_SESSION_ID: 's1' }, startTicks: 4500 });
+    monitor.scan(started + 61_000);
+    expect(status()).toEqual({ status: 'working', reason: 'process-busy' });
+  });
+
   it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {
     const t = setup();
     const proc = fakeProc({ snapshot: true });
