@@ -210,11 +210,7 @@ export class ProcessMonitor {
       const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
       const hook = store.hooks.get(key);
       const tools = c.agent.tools.filter((t) => t.session === undefined || t.session === id);
-      // A child carrying the session id that started after the session's last hook event ran for
-      // what that event waits on (approving fires nothing): the only word on a running tool where
-      // the session id alone marks tools (Claude Code, Copilot CLI), as Claude Code's MCP servers,
-      // and tools left running in the background, started before. Its absence says nothing there.
-      let toolRunning = (hasMarker && tools.some((t) => t.marked)) || (hook !== undefined && tools.some((t) => t.session !== undefined && t.startedAt > hook.at));
+      let toolRunning = hasMarker && tools.some((t) => t.marked);
       // A tool that ran for what the session still waits on was approved: gone before the harness
       // recorded its end, the agent is being torn down (a hang-up kills the tool first), not asking again.
       const waitsOn = waitingOn(s, hook);
@@ -222,6 +218,12 @@ export class ProcessMonitor {
         ran.set(key, waitsOn);
         toolRunning = true;
       }
+      // A child carrying the session id that started after the session's last hook event ran for
+      // what that event waits on (approving fires nothing): the only word on a running tool where
+      // the session id alone marks tools (Claude Code, Copilot CLI), as Claude Code's MCP servers,
+      // and tools left running in the background, started before. Only while it runs: another
+      // child the agent starts for a moment (a status line command) must not hold it.
+      if (hook !== undefined && tools.some((t) => t.session !== undefined && t.startedAt > hook.at)) toolRunning = true;
       // A tool running after the answer that seemed to end the turn: the turn went on (Gemini CLI).
       if (toolRunning && s.lastTurn?.unsure && !s.lastTurn.wentOn) {
         s.lastTurn.wentOn = true;

@@ -171,6 +171,12 @@ describe('attribution', () => {
     expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'hook', pid: 400 } });
     t.proc.exit(421);
     t.proc.exit(420);
+    // A child the agent runs for a moment (its status line command) does not hold the session working once it is gone.
+    t.proc.add(425, { ppid: 400, argv: ['/bin/sh', '-c', 'ccusage statusline'], env, startTicks: 4300 });
+    await t.scan();
+    t.proc.exit(425);
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
     // Approved: the command runs.
     t.proc.add(430, { ppid: 400, argv: ['/bin/bash', '-c', 'source snapshot.sh && eval make'], env, startTicks: 4500 });
     await t.scan();
