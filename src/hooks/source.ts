@@ -76,14 +76,15 @@ function readLines(path: string, offset: number, each: (r: HookRecord) => void):
 
 /**
  * A session's new hook event, merged with the one before where the new one says less: a
- * permission notification names no tool (the tool and what it waits for come from the event
- * before), and an idle notification after a finished turn does not move when the turn ended.
+ * permission or question notification names no tool (the tool and what it waits for come from
+ * the event before), and an idle notification after a finished turn does not move when the turn
+ * ended.
  */
 export function setHook(hooks: Map<string, HookState>, key: string, r: HookRecord): boolean {
   const prev = hooks.get(key);
   if (prev && prev.at > r.at) return false;
   let next: HookState = { phase: r.phase, at: r.at, ...(r.waits ? { waits: r.waits } : {}), ...(r.tool ? { tool: r.tool } : {}), ...(r.pid ? { pid: r.pid } : {}) };
-  if (prev && r.phase === 'permission' && !r.tool && (prev.phase === 'tool' || prev.phase === 'permission')) {
+  if (prev && (r.phase === 'permission' || r.phase === 'tool') && !r.tool && (prev.phase === 'tool' || prev.phase === 'permission')) {
     next = { ...next, ...(prev.tool ? { tool: prev.tool } : {}), waits: prev.waits ?? r.waits };
   }
   if (prev && r.phase === 'stop' && prev.phase === 'stop') next = { ...next, at: prev.at };

@@ -48,12 +48,14 @@ function text(p: Payload, ...keys: string[]): string | undefined {
 
 /**
  * The spool record of one hook payload, or undefined when the event says nothing a status needs.
+ * The field names are those the five CLIs sent live (test/fixtures/hooks): snake case, but
+ * Copilot CLI's `sessionId` and `toolName`, and Codex's notify's `thread-id`.
  * `event`: the event named on the command line, where the payload does not name it (Copilot CLI);
  * `pid`: the process the hook ran under.
  */
 export function hookRecord(harness: HookHarness, payload: Payload, at: number, event?: string, pid?: number): HookRecord | undefined {
-  const name = text(payload, 'hook_event_name', 'hookEventName') ?? event ?? (payload.type === 'agent-turn-complete' ? 'notify' : undefined);
-  const session = text(payload, 'session_id', 'sessionId', 'thread-id', 'thread_id');
+  const name = text(payload, 'hook_event_name') ?? event ?? (payload.type === 'agent-turn-complete' ? 'notify' : undefined);
+  const session = text(payload, 'session_id', 'sessionId', 'thread-id');
   if (!name || !session) return undefined;
   const tool = text(payload, 'tool_name', 'toolName');
   const question = tool !== undefined && QUESTION_TOOLS.has(tool);
@@ -61,13 +63,14 @@ export function hookRecord(harness: HookHarness, payload: Payload, at: number, e
   let waits: HookState['waits'];
   if (name === 'notify') phase = payload.type === 'agent-turn-complete' ? 'stop' : undefined;
   else if (name.toLowerCase() === 'notification') {
-    const type = text(payload, 'notification_type', 'notificationType');
+    const type = text(payload, 'notification_type');
     const details = payload.details as Payload | undefined;
     if (type === 'permission_prompt' || type === 'ToolPermission') {
       phase = 'permission';
       waits = typeof details === 'object' && details?.type === 'ask_user' ? 'question' : 'approval';
     } else if (type === 'elicitation_dialog') {
-      phase = 'permission';
+      // Copilot CLI's question to the person (its ask_user tool): a question, not a permission.
+      phase = 'tool';
       waits = 'question';
     } else if (type === 'idle_prompt') phase = 'stop';
   } else if (phase === 'permission') waits = question ? 'question' : 'approval';
@@ -77,7 +80,7 @@ export function hookRecord(harness: HookHarness, payload: Payload, at: number, e
   return {
     harness, session, event: name, phase, at,
     ...(waits ? { waits } : {}), ...(tool ? { tool } : {}), ...(pid ? { pid } : {}),
-    ...optional('transcript', text(payload, 'transcript_path', 'transcriptPath')), ...optional('cwd', text(payload, 'cwd')),
+    ...optional('transcript', text(payload, 'transcript_path')), ...optional('cwd', text(payload, 'cwd')),
   };
 }
 

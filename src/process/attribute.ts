@@ -5,7 +5,7 @@
 // session an exact method claimed.
 
 import type { Attribution, HarnessId, HookState, RegistryEntry } from '../session/types.js';
-import { HARNESS_PROCESSES, harnessOf, isDaemon, sessionArgs } from './harnesses.js';
+import { HARNESS_PROCESSES, harnessOf, isDaemon, runsHook, sessionArgs } from './harnesses.js';
 import type { Proc, ProcessTable } from './table.js';
 
 /** An agent process (the topmost of its harness in its tree) with its helper children. */
@@ -15,8 +15,12 @@ export interface Agent {
   /** The agent and every descendant (MCP servers, shells, tools). */
   tree: Proc[];
   cwd?: string;
-  /** Descendants that carry the harness's tool marker, with the session they name (if the marker is the session id). */
-  tools: { session?: string }[];
+  /**
+   * Descendants that carry the harness's tool marker (`marked`: every tool carries it) or its
+   * session id (so do MCP servers, started with the agent), with the session they name and when
+   * they started. Never our hook, which the agent runs on its events.
+   */
+  tools: { session?: string; marked: boolean; startedAt: number }[];
 }
 
 /** What stays the same while a process runs one program: its harness, and the marker variables of its environment once read. */
@@ -118,8 +122,10 @@ export function attribute(input: AttributionInput): AttributionResult {
       if (harnessByPid.has(p.pid)) continue;
       const f = factsOf(p);
       const env = (f.env ??= table.environ(p.pid, MARKER_ENV));
-      if (toolEnv && env[toolEnv] !== undefined) agent.tools.push(toolEnv === sessionEnv ? { session: env[toolEnv] } : {});
-      if (sessionEnv && env[sessionEnv]) envClaims.push({ agent, value: env[sessionEnv] });
+      const session = sessionEnv ? env[sessionEnv] || undefined : undefined;
+      if (session) envClaims.push({ agent, value: session });
+      const marked = toolEnv !== undefined && env[toolEnv] !== undefined;
+      if ((marked || session) && !runsHook(p.argv, harness)) agent.tools.push({ ...(session ? { session } : {}), marked, startedAt: p.startedAt });
     }
     return agent;
   };
@@ -160,7 +166,11 @@ export function attribute(input: AttributionInput): AttributionResult {
     // Without a start time (Copilot's lock files), only a process of the harness may be the one
     // that wrote it: a pid reused by anything else is not.
     if (procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined) continue;
-    claim(harness, entry.sessionId, { agent: agentOf(p, harness), attribution: 'registry', registry: entry });
+    const agent = agentOf(p, harness);
+    // Joined by its hook already, the same process's registry still says what it does.
+    const hooked = claims.get(`${harness}/${entry.sessionId}`);
+    if (hooked?.agent === agent) hooked.registry ??= entry;
+    claim(harness, entry.sessionId, { agent, attribution: 'registry', registry: entry });
   }
   // open-file: the process that runs the turns holds the session file open.
   for (const agent of agents.values()) {

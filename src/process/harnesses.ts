@@ -12,9 +12,11 @@ export interface HarnessProcess {
   /** The variable a harness puts into its tool processes' environment with the session id. */
   sessionEnv?: string;
   /**
-   * The variable every tool process of the harness carries: a child with it means a tool runs.
-   * Set for harnesses whose files look the same while a command waits for approval and while it
-   * runs; where the value is the session id (`sessionEnv`), it must name the session.
+   * The variable every tool process of the harness carries, and nothing else does: a child with
+   * it means a tool runs, none that none does. Set for harnesses whose files look the same while a
+   * command waits for approval and while it runs; where the value is the session id
+   * (`sessionEnv`), it must name the session. Where only `sessionEnv` marks the tools (Claude
+   * Code's MCP servers carry it too), a child with it started after a hook's event ran for it.
    */
   toolEnv?: string;
   /** The subcommand of a daemon that runs other processes' sessions (Codex's `app-server`): never a session of its own. */
@@ -83,6 +85,15 @@ export function harnessOf(argv: readonly string[]): HarnessId | undefined {
 export function isDaemon(harness: HarnessId, argv: readonly string[]): boolean {
   const { daemon } = HARNESS_PROCESSES[harness];
   return daemon !== undefined && argv.includes(daemon);
+}
+
+/**
+ * Our `hook <harness>` command (or the `sh -c` a harness runs it through): a child of the agent
+ * with its environment, for a moment on each event, and no tool of the agent's.
+ */
+export function runsHook(argv: readonly string[], harness: HarnessId): boolean {
+  const words = argv.flatMap((a) => a.split(/\s+/));
+  return words.some((w, i) => w === 'hook' && words[i + 1] === harness);
 }
 
 /** The session id a command line names (`--resume <id>`, `-r <id>`, `--session <id>`, `-s <id>`, `resume <id>`, or `--flag=<id>`). */

@@ -208,14 +208,22 @@ export class ProcessMonitor {
       const id = key.slice(key.indexOf('/') + 1);
       // Whether a tool runs is known only where tool processes' environment can be read.
       const hasMarker = this.table.environment && HARNESS_TOOL_ENV.has(c.agent.harness);
-      let toolRunning = hasMarker && c.agent.tools.some((t) => t.session === undefined || t.session === id);
+      const hook = store.hooks.get(key);
+      const tools = c.agent.tools.filter((t) => t.session === undefined || t.session === id);
+      let toolRunning = hasMarker && tools.some((t) => t.marked);
       // A tool that ran for what the session still waits on was approved: gone before the harness
       // recorded its end, the agent is being torn down (a hang-up kills the tool first), not asking again.
-      const waitsOn = waitingOn(s, store.hooks.get(key));
+      const waitsOn = waitingOn(s, hook);
       if (waitsOn !== undefined && (toolRunning || this.ran.get(key) === waitsOn)) {
         ran.set(key, waitsOn);
         toolRunning = true;
       }
+      // A child carrying the session id that started after the session's last hook event ran for
+      // what that event waits on (approving fires nothing): the only word on a running tool where
+      // the session id alone marks tools (Claude Code, Copilot CLI), as Claude Code's MCP servers,
+      // and tools left running in the background, started before. Only while it runs: another
+      // child the agent starts for a moment (a status line command) must not hold it.
+      if (hook !== undefined && tools.some((t) => t.session !== undefined && t.startedAt > hook.at)) toolRunning = true;
       // A tool running after the answer that seemed to end the turn: the turn went on (Gemini CLI).
       if (toolRunning && s.lastTurn?.unsure && !s.lastTurn.wentOn) {
         s.lastTurn.wentOn = true;
@@ -223,8 +231,8 @@ export class ProcessMonitor {
       }
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
-        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor } : {}),
-        ...(hasMarker ? { toolRunning } : {}),
+        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor, ...(c.registry.statusAt ? { statusAt: c.registry.statusAt } : {}) } : {}),
+        ...(hasMarker || toolRunning ? { toolRunning } : {}),
       });
     }
     this.ran = ran;

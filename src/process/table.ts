@@ -74,7 +74,7 @@ export function procTable(root: string): ProcessTable {
   const bootMs = (): number => {
     if (boot !== undefined) return boot;
     const m = /^btime (\d+)$/m.exec(readText(join(root, 'stat')) ?? '');
-    if (m) boot = Number(m[1]) * 1000;
+    if (m) boot = exactBoot(Number(m[1]) * 1000, readText(join(root, 'uptime')));
     return boot ?? 0;
   };
   const link = (path: string): string | undefined => {
@@ -189,6 +189,17 @@ export function procTable(root: string): ProcessTable {
       return out;
     },
   };
+}
+
+/**
+ * The boot time to the hundredth of a second: `btime` is whole seconds, which put every start up
+ * to a second early (a tool started just after a hook's event, before it). The uptime (in
+ * hundredths) places it, where it agrees with `btime` (a copy of /proc holds an uptime of then).
+ */
+function exactBoot(btimeMs: number, uptime: string | undefined, now = Date.now()): number {
+  const up = Number(/^(\d+(?:\.\d+)?)\s/.exec(uptime ?? '')?.[1]);
+  const exact = Math.round(now - up * 1000);
+  return exact > btimeMs - 50 && exact < btimeMs + 1050 ? exact : btimeMs;
 }
 
 /**

@@ -54,9 +54,10 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   const ownerGone = live.visible && proc === undefined;
   const stale = !live.visible && now - s.lastActivityAt >= opts.staleAfterMs;
   const hook = live.hook;
-  if (hook && !ownerGone && hookStands(s, hook, stale, now, opts)) {
-    // Where the files record a permission's answer, they say when its wait is over.
-    const byHook = hook.phase === 'permission' && facts.recordsPermissions ? undefined : hookStatus(hook, proc);
+  if (hook && !ownerGone && hookStands(s, hook, proc, stale, now, opts)) {
+    // Where the files record a permission's answer, one written after the event says its wait
+    // is over; until then (the file late, or silent) the event stands.
+    const byHook = hook.phase === 'permission' && facts.recordsPermissions && answeredSince(s, hook.at) ? undefined : hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
   }
@@ -90,25 +91,34 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
 
 /**
  * Whether a hook event is still the exact word on a session whose process lives (a kill fires
- * nothing: the process table says so). A turn it left open is over where the files record its
- * end after it (an interrupted turn fires no Stop), and goes stale as the files' do where
+ * nothing: the process table says so). What happened after it, by the files or the registry, is
+ * the later word: a turn's end the files record after it (an interrupted turn, a permission
+ * refused with Esc: neither fires a hook), or a status the registry set since (Claude Code's
+ * `idle` once the person refused). A turn it left open goes stale as the files' do where
  * processes cannot be seen; any other event stands until a record well after it.
  */
-function hookStands(s: Session, hook: HookState, stale: boolean, now: number, opts: StatusOptions): boolean {
-  if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
+function hookStands(s: Session, hook: HookState, proc: ProcessState | undefined, stale: boolean, now: number, opts: StatusOptions): boolean {
+  if ((proc?.statusAt ?? -Infinity) > hook.at) return false;
   if (s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) > hook.at) return false;
+  if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
   return !(stale && now - hook.at >= opts.staleAfterMs);
+}
+
+/** The files recorded something after `at` and leave no call waiting on the person. */
+function answeredSince(s: Session, at: number): boolean {
+  return s.lastActivityAt > at && !Object.values(s.pendingTools).some((t) => t.waits === 'approval' || t.waits === 'question');
 }
 
 /**
  * What a hook's last event says, where it decides alone: a turn under way, a person asked, the
  * session ended. Approving a command fires nothing (but in Qwen Code): a tool child running, or
- * a registry that says busy (Claude Code's), says the wait is over.
+ * a registry that says busy (Claude Code's) with no time to place it before the event, says the
+ * wait is over.
  */
 function hookStatus(hook: HookState, proc: ProcessState | undefined): SessionStatus | undefined {
   switch (hook.phase) {
     case 'permission':
-      if (proc?.toolRunning || proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
+      if (proc?.toolRunning || (proc?.status === 'busy' && proc.statusAt === undefined)) return { status: 'working', reason: 'process-busy' };
       return { status: 'asking', reason: hook.waits ?? 'approval' };
     case 'tool':
       if (hook.waits === 'question') return { status: 'asking', reason: 'question' };

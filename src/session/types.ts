@@ -171,8 +171,9 @@ export interface HarnessFacts {
   /** The contract gives the harness no `error` status (Hermes): a failed turn shows as done. */
   noErrorStatus?: true;
   /**
-   * The harness's files record a permission request and its answer (Copilot CLI's events): they,
-   * not a hook's last event (approving fires none), say whether a call still waits for approval.
+   * The harness's files record a permission request and its answer (Copilot CLI's events): once
+   * written after a hook's permission event, they, not the event (approving fires none), say
+   * whether a call still waits for approval.
    */
   recordsPermissions?: true;
 }
@@ -210,6 +211,8 @@ export interface RegistryEntry {
   procStart?: number;
   status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+  /** When the process set that status (ms since the epoch), where the registry says. */
+  statusAt?: number;
 }
 
 /** What the process table says of a session's owner. */
@@ -221,9 +224,12 @@ export interface ProcessState {
   /** What the harness's registry says the process does, where it says it. */
   status?: 'busy' | 'idle' | 'waiting';
   waitingFor?: string;
+  /** When the registry's status was set (ms since the epoch): newer than a hook's event, it is the later word. */
+  statusAt?: number;
   /**
    * A live descendant of the agent carries the harness's tool marker (a tool runs), for harnesses
-   * whose files cannot tell an approval prompt from a running tool; undefined elsewhere.
+   * whose files cannot tell an approval prompt from a running tool; elsewhere true where a
+   * descendant carrying the session id started after the session's last hook event, else undefined.
    */
   toolRunning?: boolean;
   /** CPU cores the agent's process tree used over the last interval, and its resident memory. */

@@ -6,7 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setHook } from '../../src/hooks/source.js';
-import { copilotCli } from '../../src/readers/copilot-cli/reader.js';
+import { claudeCode } from '../../src/readers/claude-code/where.js';
+import { codex } from '../../src/readers/codex/where.js';
+import { copilotCli } from '../../src/readers/copilot-cli/where.js';
+import { geminiCli } from '../../src/readers/gemini-cli/where.js';
+import { qwenCode } from '../../src/readers/qwen-code/where.js';
 import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
@@ -20,13 +24,24 @@ const filesOf = (harness: HookHarness): Session => ({
   tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, costUsd: 0,
   ...(harness === 'gemini-cli' ? { lastTurn: { outcome: 'completed' as const, endedAt: now - 20_000 } } : { turnStartedAt: now - 30_000 }),
 });
+// What each harness's reader declares of its files (the store hands it to statusOf).
+const FACTS = Object.fromEntries([claudeCode, codex, copilotCli, geminiCli, qwenCode].map((w) => [w.harness, w.facts ?? {}]));
 const alive = (p: Partial<ProcessState> = {}): Liveness => ({ visible: true, proc: { attribution: 'hook', ...p } });
 const killed: Liveness = { visible: true };
 
-/** [event named on the command line, payload]; each a second after the one before, the last 10 s ago. */
+/**
+ * [event named on the command line, payload]; each a second after the one before, the last 10 s
+ * ago. The payloads have the fields the CLIs sent (test/fixtures/hooks, checked below): Claude
+ * Code, Codex, Gemini CLI and Qwen Code name the event and the session in snake case; Copilot CLI
+ * names its session `sessionId`, and its event only in a notification (`hook_event_name`) or a
+ * permission request (`hookName`): its command line names it.
+ */
 type Ev = [string, Record<string, unknown>];
-const ev = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { hook_event_name: name, session_id: 'S1', cwd: '/w', ...extra }];
-const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { sessionId: 'S1', cwd: '/w', ...extra }];
+const ev = (name: string, extra: Record<string, unknown> = {}): Ev => [name, { hook_event_name: name, session_id: 'S1', transcript_path: '/t.jsonl', cwd: '/w', ...extra }];
+const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name, {
+  sessionId: 'S1', timestamp: now, cwd: '/w',
+  ...(name === 'notification' ? { hook_event_name: 'Notification' } : name === 'permissionRequest' ? { hookName: name } : {}), ...extra,
+}];
 
 function replay(harness: HookHarness, events: Ev[]): HookState | undefined {
   const hooks = new Map<string, HookState>();
@@ -65,10 +80,10 @@ const cases: Case[] = [
   ['killed', 'qwen-code', [ev('PermissionRequest', { tool_name: 'run_shell_command' })], killed, 'done', 'recent'],
   ['turn finished', 'qwen-code', [ev('PostToolUse'), ev('PostToolBatch'), ev('UserPromptSubmit', { prompt: '' }), ev('Stop'), ev('Notification', { notification_type: 'idle_prompt' })], alive(), 'done', 'recent'],
   // Copilot CLI: camelCase events, named on the command line.
-  ['approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notificationType: 'permission_prompt' })], alive(), 'asking', 'approval'],
-  ['question', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' })], alive(), 'asking', 'question'],
+  ['approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })], alive(), 'asking', 'approval'],
+  ['question', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' })], alive(), 'asking', 'question'],
   ['tool running after approval', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], alive({ toolRunning: true }), 'working', 'process-busy'],
-  ['answer', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notificationType: 'elicitation_dialog' }), copilot('postToolUse', { toolName: 'ask_user' })], alive(), 'working', 'turn-open'],
+  ['answer', 'copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' }), copilot('postToolUse', { toolName: 'ask_user' })], alive(), 'working', 'turn-open'],
   ['killed', 'copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' })], killed, 'done', 'recent'],
   ['turn finished', 'copilot-cli', [copilot('postToolUse', { toolName: 'bash' }), copilot('agentStop')], alive(), 'done', 'recent'],
   // Codex: a question is only a PreToolUse; the turn's end also comes by notify.
@@ -84,16 +99,47 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
   it.each(cases)('%s (%s)', (_state, harness, events, live, status, reason) => {
     const hook = replay(harness, events);
     expect(hook).toBeDefined();
-    expect(statusOf(filesOf(harness), { ...live, hook }, now, opts)).toEqual({ status, reason });
+    expect(statusOf(filesOf(harness), { ...live, hook }, now, opts, FACTS[harness])).toEqual({ status, reason });
   });
 
-  it('Copilot CLI approved: its events record the permission\'s answer, which ends the wait its hook still shows (seen live)', () => {
-    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
+  it('reads no field name that no CLI sent', () => {
+    const invented = { hookEventName: 'Notification', notificationType: 'permission_prompt', thread_id: 'S1', transcriptPath: '/t.jsonl', cwd: '/w' };
+    expect(hookRecord('copilot-cli', { sessionId: 'S1', ...invented }, now, 'notification')).toBeUndefined();
+    expect(hookRecord('codex', { type: 'agent-turn-complete', ...invented }, now, 'notify')).toBeUndefined();
+    expect(hookRecord('copilot-cli', { sessionId: 'S1', ...invented }, now, 'preToolUse')).not.toHaveProperty('transcript');
+  });
+
+  it('sends only the fields the CLIs sent: each payload\'s names are among those its CLI sent with that event (with any event, where that one was not recorded)', () => {
+    for (const [, harness, events] of cases) {
+      const sent = recorded(harness);
+      const all = new Set(sent.flatMap((r) => Object.keys(r.payload)));
+      for (const [name, payload] of events) {
+        const same = sent.filter((r) => r.event === name);
+        const names = same.length > 0 ? new Set(same.flatMap((r) => Object.keys(r.payload))) : all;
+        expect(Object.keys(payload).filter((k) => !names.has(k)), `${harness} ${name}`).toEqual([]);
+      }
+    }
+  });
+
+  it('Copilot CLI approved: its events record the permission\'s answer after the event, which ends the wait its hook still shows (seen live)', () => {
+    const hook = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })])!;
     const bashCall = { tool: 'bash', kind: 'execute' as const };
-    const waiting = { ...filesOf('copilot-cli'), pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
-    const approved = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    const waiting = { ...filesOf('copilot-cli'), lastActivityAt: hook.at + 100, pendingTools: { c1: { ...bashCall, waits: 'approval' as const } } };
+    const approved = { ...filesOf('copilot-cli'), lastActivityAt: hook.at + 3000, pendingTools: { c1: bashCall } };
     expect(statusOf(waiting, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
     expect(statusOf(approved, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
+  it('Copilot CLI: where its events file is late or silent, the hook says asking, and its question is a question', () => {
+    const bashCall = { tool: 'bash', kind: 'execute' as const };
+    // The call's start written, not yet its permission request: the file says nothing after the event.
+    const late = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    const approval = replay('copilot-cli', [copilot('preToolUse', { toolName: 'bash' }), copilot('permissionRequest', { toolName: 'bash' }), copilot('notification', { notification_type: 'permission_prompt' })]);
+    expect(statusOf(late, { ...alive(), hook: approval }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'approval' });
+    const question = replay('copilot-cli', [copilot('preToolUse', { toolName: 'ask_user' }), copilot('notification', { notification_type: 'elicitation_dialog' })]);
+    expect(question).toMatchObject({ waits: 'question', tool: 'ask_user' });
+    expect(question?.phase).not.toBe('permission');
+    expect(statusOf(filesOf('copilot-cli'), { ...alive(), hook: question }, now, opts, copilotCli.facts)).toEqual({ status: 'asking', reason: 'question' });
   });
 
   it('Gemini CLI waiting for approval: without the hook, its files say done', () => {
@@ -118,6 +164,21 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
     const interrupted = { ...filesOf('claude-code'), turnStartedAt: undefined, lastActivityAt: hook.at + 2000, lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 2000 } };
     expect(statusOf(interrupted, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'done', reason: 'recent' });
     expect(statusOf({ ...filesOf('claude-code'), lastActivityAt: hook.at + 2000 }, { ...alive(), hook }, hook.at + 5000, opts)).toEqual({ status: 'working', reason: 'turn-open' });
+  });
+
+  it('Claude Code: a permission refused with Esc (no hook fires) is over once the transcript records the turn\'s end or the registry says idle after the event', () => {
+    const hook = replay('claude-code', [ev('UserPromptSubmit'), ev('PreToolUse', bash), ev('PermissionRequest', bash), ev('Notification', { notification_type: 'permission_prompt' })])!;
+    const refused = { ...filesOf('claude-code'), turnStartedAt: undefined, pendingTools: {}, lastActivityAt: hook.at + 3000, lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 3000 } };
+    const waiting = { ...filesOf('claude-code'), pendingTools: { t1: { tool: 'Bash', kind: 'execute' as const } } };
+    const at = hook.at + 5000;
+    // Both the files and the registry say so.
+    expect(statusOf(refused, { ...alive({ status: 'idle', statusAt: hook.at + 3000 }), hook }, at, opts)).toEqual({ status: 'done', reason: 'process-idle' });
+    // The files alone (no registry joined).
+    expect(statusOf(refused, { ...alive(), hook }, at, opts)).toEqual({ status: 'done', reason: 'recent' });
+    // The registry alone (the transcript not read yet).
+    expect(statusOf(waiting, { ...alive({ status: 'idle', statusAt: hook.at + 3000 }), hook }, at, opts)).toEqual({ status: 'done', reason: 'process-idle' });
+    // A registry status set before the event is not the later word: the hook's wait stands.
+    expect(statusOf(waiting, { ...alive({ status: 'idle', statusAt: hook.at - 3000 }), hook }, at, opts)).toEqual({ status: 'asking', reason: 'approval' });
   });
 
   it('an event older than the one kept changes nothing; one that says nothing a status needs is not written', () => {
@@ -147,7 +208,13 @@ describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
   };
 
   it('every payload names its session; what a status needs is read from it', () => {
-    for (const e of events) expect(hookRecord(harness, e.payload, now, e.event), e.event).toMatchObject({ session: expect.any(String) });
+    for (const e of events) {
+      const r = hookRecord(harness, e.payload, now, e.event);
+      const p = e.payload;
+      expect(r, e.event).toMatchObject({ session: expect.any(String), ...(p.cwd ? { cwd: p.cwd } : {}), ...(p.transcript_path ? { transcript: p.transcript_path } : {}) });
+      const tool = p.tool_name ?? p.toolName;
+      if (tool && r?.phase !== 'stop') expect(r?.tool, e.event).toBe(tool);
+    }
   });
 
   it.each([
@@ -156,6 +223,6 @@ describe.each(HOOK_HARNESSES)('hooks as %s sent them live', (harness) => {
     ['killed', alive({ toolRunning: true }), 'working', expect.any(String)],
     ['killed', killed, expect.not.stringMatching(/^(working|asking)$/), expect.any(String)],
   ] as const)('%s', (state, live, status, reason) => {
-    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts)).toEqual({ status, reason });
+    expect(statusOf(filesOf(harness), { ...live, hook: after(state) }, now, opts, FACTS[harness])).toEqual({ status, reason });
   });
 });

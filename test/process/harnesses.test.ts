@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harnessOf, sessionArgs } from '../../src/process/harnesses.js';
+import { harnessOf, runsHook, sessionArgs } from '../../src/process/harnesses.js';
 
 describe('harness processes', () => {
   it.each([
@@ -38,5 +38,12 @@ describe('harness processes', () => {
     expect(sessionArgs(['opencode', '--session=c'])).toEqual(['c']);
     expect(sessionArgs(['codex', 'resume', 'd'])).toEqual(['d']);
     expect(sessionArgs(['claude', '-p', 'resume'])).toEqual([]);
+  });
+
+  it('tells our hook, run directly or through sh -c, from the agent\'s tools', () => {
+    expect(runsHook(['/bin/sh', '-c', 'coding-agent-exporter hook claude-code PreToolUse --state-dir /s'], 'claude-code')).toBe(true);
+    expect(runsHook(['node', '/opt/cae/dist/main.js', 'hook', 'copilot-cli', 'preToolUse'], 'copilot-cli')).toBe(true);
+    expect(runsHook(['/bin/bash', '-c', 'git hook list'], 'claude-code')).toBe(false);
+    expect(runsHook(['coding-agent-exporter', 'hook', 'codex', 'notify'], 'claude-code')).toBe(false);
   });
 });

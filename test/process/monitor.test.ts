@@ -1,7 +1,7 @@
 // Processes joined to sessions by each attribution method, and the statuses they decide, on a
 // fake /proc (the machine's own processes are not the test's).
 
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -124,6 +124,90 @@ describe('attribution', () => {
     // Killed: no event fires, the process table says the agent is gone and the files decide.
     expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done' } });
     expect(t.status('claude-code/c1')!.process).toBeUndefined();
+  });
+
+  it('hook: a permission the person refused with Esc (no hook fires) ends with what the transcript and the registry say after the event', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    mkdirSync(join(t.claudeRoot, 'sessions'));
+    const reg = (status: object) => writeFileSync(join(t.claudeRoot, 'sessions', '400.json'), JSON.stringify({ pid: 400, sessionId: 'c1', procStart: '1000', cwd: '/src/app', ...status }));
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude'], cwd: '/src/app', startTicks: 1000 });
+    const state = tempDir();
+    const asked = started + 30_000;
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
+    new HookSource(state, t.store.hooks).read();
+    reg({ status: 'busy', statusUpdatedAt: asked - 5000 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
+    // Refused: the registry says idle since (the transcript not read yet), then the transcript records the refusal and the turn's end.
+    reg({ status: 'idle', statusUpdatedAt: asked + 4000 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done', reason: 'process-idle' }, process: { attribution: 'hook', statusAt: asked + 4000 } });
+    const file = join(t.claudeRoot, 'projects', '-src-app', 'c1.jsonl');
+    appendFileSync(file, `${JSON.stringify({ type: 'user', cwd: '/src/app', timestamp: at(24), message: { content: [{ type: 'tool_result', tool_use_id: 't1', is_error: true, content: 'rejected' }] } })}\n`
+      + `${JSON.stringify({ type: 'user', cwd: '/src/app', timestamp: at(24), message: { content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }] } })}\n`);
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'done', reason: 'process-idle' } });
+    expect(t.turns('interrupted')).toBe(1);
+  });
+
+  it('hook: a running tool ends the wait where only the session id marks tools (Claude Code): a child carrying it started after the event, not an MCP server nor our next hook', async () => {
+    const t = setup();
+    transcript(t.claudeRoot, 'c1');
+    // No registry: the hook is the only witness.
+    t.proc.add(400, { argv: ['/home/u/.local/bin/claude'], cwd: '/elsewhere', startTicks: 1000 });
+    // The event at 40 s after boot (4000 clock ticks): the processes started later have more ticks.
+    const asked = started + 30_000;
+    const env = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'c1' };
+    const state = tempDir();
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
+    new HookSource(state, t.store.hooks).read();
+    // An MCP server, started with the agent, carries the session id too.
+    t.proc.add(410, { ppid: 400, argv: ['npx', 'some-mcp-server'], env, startTicks: 1100 });
+    // The next event's hook, running through sh -c, before its line is read.
+    t.proc.add(420, { ppid: 400, argv: ['/bin/sh', '-c', 'coding-agent-exporter hook claude-code Notification'], env, startTicks: 4200 });
+    t.proc.add(421, { ppid: 420, argv: ['node', '/usr/lib/node_modules/coding-agent-exporter/dist/main.js', 'hook', 'claude-code', 'Notification'], env, startTicks: 4200 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'hook', pid: 400 } });
+    t.proc.exit(421);
+    t.proc.exit(420);
+    // A child the agent runs for a moment (its status line command) does not hold the session working once it is gone.
+    t.proc.add(425, { ppid: 400, argv: ['/bin/sh', '-c', 'ccusage statusline'], env, startTicks: 4300 });
+    await t.scan();
+    t.proc.exit(425);
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
+    // Approved: the command runs.
+    t.proc.add(430, { ppid: 400, argv: ['/bin/bash', '-c', 'source snapshot.sh && eval make'], env, startTicks: 4500 });
+    await t.scan();
+    expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'working', reason: 'process-busy' }, process: { toolRunning: true } });
+  });
+
+  it('hook: the same for Copilot CLI, whose events file has not recorded the approval yet', async () => {
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const root = tempDir();
+    const dir = join(root, 'session-state', 's1');
+    mkdirSync(dir, { recursive: true });
+    const event = (s: number, type: string, data: object) => `${JSON.stringify({ type, data, id: `e${s}`, timestamp: at(s), parentId: null })}\n`;
+    writeFileSync(join(dir, 'events.jsonl'), event(1, 'session.start', { sessionId: 's1', context: { cwd: '/src/app' } })
+      + event(2, 'user.message', { content: 'go' }) + event(3, 'assistant.turn_start', {})
+      + event(4, 'tool.execution_start', { toolCallId: 'c1', toolName: 'bash', arguments: {} }));
+    writeFileSync(join(dir, 'inuse.601.lock'), '601');
+    const proc = fakeProc();
+    proc.add(600, { argv: ['node', '/usr/lib/node_modules/@github/copilot/index.js'], cwd: '/src/app', startTicks: 1000 });
+    proc.add(601, { ppid: 600, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/src/app', startTicks: 1000 });
+    const state = tempDir();
+    writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'copilot-cli', session: 's1', event: 'permissionRequest', phase: 'permission', waits: 'approval', tool: 'bash', at: started + 30_000, pid: 601 })}\n`);
+    new HookSource(state, store.hooks).read();
+    await new Collector('copilot-cli', copilotCli, [root], store, db, quiet).scan();
+    const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
+    const status = () => liveSessions(store, started + 60_000, { status: statusOpts, activeWindowMs: 86_400_000 })[0]?.status;
+    monitor.scan(started + 60_000);
+    expect(status()).toEqual({ status: 'asking', reason: 'approval' });
+    proc.add(650, { ppid: 601, argv: ['/bin/bash', '-c', 'make'], env: { COPILOT_AGENT_SESSION_ID: 's1' }, startTicks: 4500 });
+    monitor.scan(started + 61_000);
+    expect(status()).toEqual({ status: 'working', reason: 'process-busy' });
   });
 
   it('reads a copy of /proc taken as a snapshot (links as files holding their target)', async () => {

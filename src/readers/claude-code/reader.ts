@@ -226,9 +226,11 @@ function registry(root: string): RegistryEntry[] {
   return pidFiles(join(root, 'sessions')).map(({ pid, sessionId, rec }) => {
     const status = str(rec.status);
     const procStart = Number(str(rec.procStart) ?? rec.procStart);
+    const statusAt = rec.statusUpdatedAt;
     return {
       sessionId, pid, ...(Number.isFinite(procStart) && procStart > 0 ? { procStart } : {}),
       ...(status === 'busy' || status === 'idle' || status === 'waiting' ? { status, waitingFor: str(rec.waitingFor) } : {}),
+      ...(typeof statusAt === 'number' && Number.isFinite(statusAt) && statusAt > 0 ? { statusAt } : {}),
     };
   });
 }

@@ -5,7 +5,8 @@ import { defaultRoots, watchPaths } from './paths.js';
 
 export const copilotCli: Where = {
   harness: 'copilot-cli',
-  // permission.requested and permission.completed: an approval is over once its answer is written.
+  // permission.requested and permission.completed: an approval is over once its answer is written
+  // (a hook's permission event stands until the file records something after it).
   facts: { recordsPermissions: true },
   defaultRoots,
   watchPaths,
