@@ -48,6 +48,24 @@ describe('the hook command', () => {
     expect(spool(state)).toEqual([expect.objectContaining({ harness: 'codex', session: 'T1', event: 'notify', phase: 'stop' })]);
   });
 
+  it('skips Codex\'s notify for its hidden title thread (as recorded), and keeps a session\'s', () => {
+    const recorded = readFileSync(join(FIXTURES, 'hooks/codex.jsonl'), 'utf8').trim().split('\n')
+      .map((l) => JSON.parse(l) as { event: string; payload: Record<string, string> });
+    const notify = (payload: object) => {
+      const state = tempDir();
+      const r = spawnSync(process.execPath, [MAIN, 'hook', 'codex', 'notify', '--state-dir', state, JSON.stringify(payload)], { env: envFor(tempDir()), encoding: 'utf8', timeout: 30_000 });
+      expect(r).toMatchObject({ status: 0, stderr: '' });
+      return existsSync(join(state, 'hooks.jsonl')) ? spool(state) : [];
+    };
+    const titles = recorded.filter((e) => e.event === 'notify');
+    expect(titles).toHaveLength(2);
+    for (const e of titles) expect(notify(e.payload)).toEqual([]);
+    // The notify of a session's turn: its thread id, the turn its prompt started.
+    const prompt = recorded.find((e) => e.event === 'UserPromptSubmit')!.payload;
+    expect(notify({ ...titles[0]!.payload, 'thread-id': prompt.session_id, 'turn-id': prompt.turn_id }))
+      .toEqual([expect.objectContaining({ session: prompt.session_id, event: 'notify', phase: 'stop' })]);
+  });
+
   it.each([
     ['input that is not JSON', ['claude-code'], 'not json {', /the event is not a JSON object/],
     ['an unknown harness', ['claude'], preToolUse, /unknown harness "claude"/],
