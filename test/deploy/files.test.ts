@@ -298,6 +298,40 @@ describe('deploy/README.md', () => {
 
 });
 
+// The package is not on npm: its name is not claimed there, so a registry install would get
+// whatever someone else publishes under it first. The docs lead with the clone.
+describe('installing', () => {
+  const docs = () => ['README.md', ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`), ...walk(DEPLOY).map((f) => `deploy/${f}`)]
+    .filter((f) => /\.(md|ya?ml|service|plist)$/.test(f));
+  // `npx coding-agent-exporter`, `npm install [-g|--global --prefix P] coding-agent-exporter` (not `./coding-agent-exporter-<v>.tgz`).
+  const REGISTRY = /npx coding-agent-exporter|npm (?:install|i)(?:\s+-{1,2}[\w-]+(?:\s+~?[\w/.]+)?)*\s+coding-agent-exporter(?![\w.-])/;
+
+  it('from the registry only in a paragraph that says it is future, once it is published', () => {
+    const found: string[] = [];
+    for (const file of docs()) {
+      for (const paragraph of read(join(ROOT, file)).split(/\n\s*\n/)) {
+        if (!REGISTRY.test(paragraph.replace(/\s*\n\s*/g, ' '))) continue;
+        found.push(file);
+        expect(paragraph, file).toMatch(/once it is published/);
+      }
+    }
+    expect(found).toEqual(expect.arrayContaining(['README.md', 'deploy/README.md']));
+  });
+
+  it('leads with the clone: the first install command of the README and of deploy/README', () => {
+    for (const file of ['README.md', 'deploy/README.md']) {
+      const text = read(join(ROOT, file));
+      const first = text.slice(text.indexOf('\n```sh\n', text.search(/^(## Install|## 2\. )/m)) + 7).split('\n')[0];
+      expect(first, file).toBe('git clone https://github.com/coding-agent-exporter/coding-agent-exporter.git');
+    }
+  });
+
+  it('knows a registry install when it sees one (the check would pass on nothing)', () => {
+    for (const c of ['npm install -g coding-agent-exporter', 'npm install --global --prefix ~/.local coding-agent-exporter', 'npx coding-agent-exporter']) expect(c).toMatch(REGISTRY);
+    expect('npm install --global --prefix ~/.local ./coding-agent-exporter-*.tgz').not.toMatch(REGISTRY);
+  });
+});
+
 // The 30-day spend rules and panels need 30 days of data: every Prometheus the deploy files and the
 // docs start keeps what the Compose file keeps (Prometheus keeps 15 days by default), and not in
 // the folder it was started from (`./data` by default: the checkout).
