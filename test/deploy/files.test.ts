@@ -358,7 +358,7 @@ describe('every Prometheus we tell you to run', () => {
   const outside = (path: string | undefined) => path !== undefined && /^(\/|~\/|\$HOME\/|\$\{HOME\}\/)/.test(path);
 
   it('keeps 90 days, as the Compose file does, and stores them outside the checkout', () => {
-    const compose = { file: 'deploy/docker/compose.yml', args: (yaml(join(DEPLOY, 'docker/compose.yml')) as Json).services.prometheus.command as string[] };
+    const compose = { file: 'deploy/docker/compose.yml', args: yaml(join(DEPLOY, 'docker/compose.yml')).services.prometheus.command as string[] };
     const all = [compose, ...commands()];
     const servers = all.filter((c) => !c.args.includes('--enable-feature=agent'));
     expect(servers.map((c) => c.file)).toEqual(expect.arrayContaining(['deploy/docker/compose.yml', 'deploy/prometheus/prometheus.yml', 'deploy/README.md']));
