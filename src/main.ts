@@ -5,6 +5,7 @@
 // `statusline` runs after every message Claude Code shows, and `hook` on every event of an agent:
 // only the hook's own modules are loaded statically, the rest once another command is asked for.
 
+import { resolve } from 'node:path';
 import type { Agent } from './agent.js';
 import type { Config } from './config/load.js';
 import { runHook } from './hooks/command.js';
@@ -110,10 +111,11 @@ async function main(argv: string[]): Promise<number> {
     if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || args.words.length > 2) {
       return refused(new ConfigError(`usage: coding-agent-exporter hooks print HARNESS, HARNESS one of ${HOOK_HARNESSES.join(', ')}`));
     }
-    // The hook must write where this exporter reads: a state folder set here is set there too.
-    const flags = config.stateDir === schema().stateDir.default ? [] : ['--state-dir', config.stateDir];
-    const { hookSettings } = await import('./hooks/settings.js');
-    process.stdout.write(`${hookSettings(harness as HookHarness, flags)}\n`);
+    // The hook must write where this exporter reads: a state folder set here is set there too,
+    // absolute, as a hook runs in each project's folder.
+    const flags = config.stateDir === schema().stateDir.default ? [] : ['--state-dir', resolve(config.stateDir)];
+    const { hookSettings, selfCommand } = await import('./hooks/settings.js');
+    process.stdout.write(`${hookSettings(harness as HookHarness, selfCommand(process.argv[1]!, process.env, process.execPath), flags)}\n`);
     return 0;
   }
 

@@ -53,7 +53,8 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     usage: 'statusline [--format TEMPLATE] [options]',
     summary: "print Claude Code's status line and record its usage limits for the exporter",
     about: "For Claude Code's statusLine setting ({\"statusLine\": {\"type\": \"command\", \"command\":\n"
-      + '"coding-agent-exporter statusline"}}): reads the JSON Claude Code passes on stdin and prints one line: the\n'
+      + '"coding-agent-exporter statusline"}}; from a clone, the command `hooks print claude-code` prints):\n'
+      + 'reads the JSON Claude Code passes on stdin and prints one line: the\n'
       + "model, context used, the session's and today's spend, the 5-hour and weekly windows used and when they\n"
       + 'reset (else the 5-hour block running now). Records the windows and the context use in the state folder,\n'
       + 'which the exporter exports (coding_agent_usage_limit_*{harness="claude-code"}). Reads the state database\n'
@@ -70,8 +71,10 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     usage: 'hooks print HARNESS [options]',
     summary: 'print the hook settings to paste into a harness\'s settings file',
     about: 'Prints the settings that make HARNESS (claude-code, gemini-cli, qwen-code, copilot-cli, codex) run\n'
-      + '`coding-agent-exporter hook` on the events a status needs, and the file they go into. The exporter\n'
-      + 'never writes a harness\'s settings itself.',
+      + '`coding-agent-exporter hook` on the events a status needs, and the file they go into (for claude-code,\n'
+      + 'the statusLine setting too). The commands are those that run here: the name where PATH finds this\n'
+      + 'same script, else node and the script\'s absolute path (a clone); a --state-dir is made absolute. The\n'
+      + 'exporter never writes a harness\'s settings itself.',
   },
   help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };

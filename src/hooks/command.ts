@@ -27,7 +27,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv, stdin: Nod
     if (!HOOK_HARNESSES.includes(harness as HookHarness)) throw new Error(`unknown harness "${harness ?? ''}"; hooks: ${HOOK_HARNESSES.join(', ')}`);
     const raw = inline ?? (await readStdin(stdin));
     const payload = parse(raw);
-    const record = hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
+    const record = titleThread(harness, payload) ? undefined : hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
     if (record) append(join(stateDir, SPOOL_FILE), `${JSON.stringify(record)}\n`);
   } catch (e) {
     process.stderr.write(`coding-agent-exporter hook: ${(e as Error).message}\n`);
@@ -59,6 +59,24 @@ export function hookArgs(args: string[], env: NodeJS.ProcessEnv): { words: strin
   dir ??= key.default;
   const home = env.HOME ?? homedir();
   return { words, stateDir: dir === '~' || dir.startsWith('~/') ? join(home, dir.slice(1)) : dir };
+}
+
+// Codex's notify also reports the turn of the hidden thread that writes a session's title, a
+// session that does not exist. That thread is made for its one turn: its turn id (a UUIDv7, which
+// begins with its time in ms) follows its thread id by 0.09 s (as recorded), where a session's
+// thread is made before its first prompt is typed (43 s). A session started with its prompt
+// (`codex exec`) may look the same: its Stop hook has said the turn ended already.
+const TITLE_TURN_MS = 1000;
+
+function titleThread(harness: string | undefined, p: Record<string, unknown>): boolean {
+  if (harness !== 'codex' || p.type !== 'agent-turn-complete') return false;
+  const thread = uuid7Ms(p['thread-id']);
+  const turn = uuid7Ms(p['turn-id']);
+  return thread !== undefined && turn !== undefined && turn >= thread && turn - thread < TITLE_TURN_MS;
+}
+
+function uuid7Ms(id: unknown): number | undefined {
+  return typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id) ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined;
 }
 
 /** The event's JSON object; the error never quotes it (it holds the prompt or the tool's input). */

@@ -297,3 +297,84 @@ describe('deploy/README.md', () => {
   });
 
 });
+
+// The package is not on npm: its name is not claimed there, so a registry install would get
+// whatever someone else publishes under it first. The docs lead with the clone.
+describe('installing', () => {
+  const docs = () => ['README.md', ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`), ...walk(DEPLOY).map((f) => `deploy/${f}`)]
+    .filter((f) => /\.(md|ya?ml|service|plist)$/.test(f));
+  // `npx coding-agent-exporter`, `npm install [-g|--global --prefix P] coding-agent-exporter` (not `./coding-agent-exporter-<v>.tgz`).
+  const REGISTRY = /npx coding-agent-exporter|npm (?:install|i)(?:\s+-{1,2}[\w-]+(?:\s+~?[\w/.]+)?)*\s+coding-agent-exporter(?![\w.-])/;
+
+  it('from the registry only in a paragraph that says it is future, once it is published', () => {
+    const found: string[] = [];
+    for (const file of docs()) {
+      for (const paragraph of read(join(ROOT, file)).split(/\n\s*\n/)) {
+        if (!REGISTRY.test(paragraph.replace(/\s*\n\s*/g, ' '))) continue;
+        found.push(file);
+        expect(paragraph, file).toMatch(/once it is published/);
+      }
+    }
+    expect(found).toEqual(expect.arrayContaining(['README.md', 'deploy/README.md']));
+  });
+
+  it('leads with the clone: the first install command of the README and of deploy/README', () => {
+    for (const file of ['README.md', 'deploy/README.md']) {
+      const text = read(join(ROOT, file));
+      const first = text.slice(text.indexOf('\n```sh\n', text.search(/^(## Install|## 2\. )/m)) + 7).split('\n')[0];
+      expect(first, file).toBe('git clone https://github.com/coding-agent-exporter/coding-agent-exporter.git');
+    }
+  });
+
+  it('knows a registry install when it sees one (the check would pass on nothing)', () => {
+    for (const c of ['npm install -g coding-agent-exporter', 'npm install --global --prefix ~/.local coding-agent-exporter', 'npx coding-agent-exporter']) expect(c).toMatch(REGISTRY);
+    expect('npm install --global --prefix ~/.local ./coding-agent-exporter-*.tgz').not.toMatch(REGISTRY);
+  });
+});
+
+// The 30-day spend rules and panels need 30 days of data: every Prometheus the deploy files and the
+// docs start keeps what the Compose file keeps (Prometheus keeps 15 days by default), and not in
+// the folder it was started from (`./data` by default: the checkout).
+describe('every Prometheus we tell you to run', () => {
+  const RETENTION = '--storage.tsdb.retention.time=90d';
+  /** The `prometheus --…` command lines of the docs and the deploy files (comment marks cut, `\` continuations joined). */
+  const commands = (): { file: string; args: string[] }[] => {
+    const files = ['README.md', ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`), ...walk(DEPLOY).map((f) => `deploy/${f}`)]
+      .filter((f) => /\.(md|ya?ml)$/.test(f));
+    return files.flatMap((file) => {
+      const lines = read(join(ROOT, file)).split('\n').map((l) => l.replace(/^\s*#\s?/, ''));
+      const out: { file: string; args: string[] }[] = [];
+      lines.forEach((line, i) => {
+        if (!/^\s*prometheus\s+--/.test(line)) return;
+        let text = line;
+        for (let j = i; lines[j]!.trimEnd().endsWith('\\'); j++) text = `${text.trimEnd().slice(0, -1)} ${lines[j + 1]}`;
+        out.push({ file, args: text.trim().split(/\s+/).slice(1) });
+      });
+      return out;
+    });
+  };
+  const value = (args: string[], flag: string) => args.find((a) => a.startsWith(`${flag}=`))?.slice(flag.length + 1);
+  /** A path outside the checkout whatever folder the command runs in: absolute, or in the home folder. */
+  const outside = (path: string | undefined) => path !== undefined && /^(\/|~\/|\$HOME\/|\$\{HOME\}\/)/.test(path);
+
+  it('keeps 90 days, as the Compose file does, and stores them outside the checkout', () => {
+    const compose = { file: 'deploy/docker/compose.yml', args: yaml(join(DEPLOY, 'docker/compose.yml')).services.prometheus.command as string[] };
+    const all = [compose, ...commands()];
+    const servers = all.filter((c) => !c.args.includes('--enable-feature=agent'));
+    expect(servers.map((c) => c.file)).toEqual(expect.arrayContaining(['deploy/docker/compose.yml', 'deploy/prometheus/prometheus.yml', 'deploy/README.md']));
+    for (const c of servers) {
+      expect(c.args, c.file).toContain(RETENTION);
+      expect(outside(value(c.args, '--storage.tsdb.path')), `${c.file}: --storage.tsdb.path`).toBe(true);
+    }
+    // Agent mode keeps nothing but a write-ahead log until it is sent: no retention, the same rule for its folder.
+    const agents = all.filter((c) => c.args.includes('--enable-feature=agent'));
+    expect(agents.length).toBeGreaterThan(0);
+    for (const c of agents) expect(outside(value(c.args, '--storage.agent.path')), `${c.file}: --storage.agent.path`).toBe(true);
+  });
+
+  it('finds a command that keeps the default 15 days in ./data (the check would pass on nothing)', () => {
+    expect(outside(value(['--config.file=p.yml'], '--storage.tsdb.path'))).toBe(false);
+    expect(outside('data')).toBe(false);
+    expect(outside('$HOME/.local/state/prometheus')).toBe(true);
+  });
+});

@@ -2,7 +2,7 @@
 // The hook never fails the agent: whatever goes wrong, exit 0, `{}` on stdout, one line on stderr.
 
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, MAIN, run, tempDir } from '../helpers/run.js';
@@ -48,6 +48,24 @@ describe('the hook command', () => {
     expect(spool(state)).toEqual([expect.objectContaining({ harness: 'codex', session: 'T1', event: 'notify', phase: 'stop' })]);
   });
 
+  it('skips Codex\'s notify for its hidden title thread (as recorded), and keeps a session\'s', () => {
+    const recorded = readFileSync(join(FIXTURES, 'hooks/codex.jsonl'), 'utf8').trim().split('\n')
+      .map((l) => JSON.parse(l) as { event: string; payload: Record<string, string> });
+    const notify = (payload: object) => {
+      const state = tempDir();
+      const r = spawnSync(process.execPath, [MAIN, 'hook', 'codex', 'notify', '--state-dir', state, JSON.stringify(payload)], { env: envFor(tempDir()), encoding: 'utf8', timeout: 30_000 });
+      expect(r).toMatchObject({ status: 0, stderr: '' });
+      return existsSync(join(state, 'hooks.jsonl')) ? spool(state) : [];
+    };
+    const titles = recorded.filter((e) => e.event === 'notify');
+    expect(titles).toHaveLength(2);
+    for (const e of titles) expect(notify(e.payload)).toEqual([]);
+    // The notify of a session's turn: its thread id, the turn its prompt started.
+    const prompt = recorded.find((e) => e.event === 'UserPromptSubmit')!.payload;
+    expect(notify({ ...titles[0]!.payload, 'thread-id': prompt.session_id, 'turn-id': prompt.turn_id }))
+      .toEqual([expect.objectContaining({ session: prompt.session_id, event: 'notify', phase: 'stop' })]);
+  });
+
   it.each([
     ['input that is not JSON', ['claude-code'], 'not json {', /the event is not a JSON object/],
     ['an unknown harness', ['claude'], preToolUse, /unknown harness "claude"/],
@@ -86,17 +104,65 @@ describe('the hook command', () => {
 });
 
 describe('hooks print', () => {
+  /** A clone's build in a folder with a space: its dist/main.js (the packages are the checkout's). */
+  const clone = (): string => {
+    const dir = join(tempDir(), 'my clone');
+    cpSync(join(MAIN, '..'), join(dir, 'dist'), { recursive: true });
+    cpSync(join(MAIN, '../../package.json'), join(dir, 'package.json'));
+    symlinkSync(join(MAIN, '../../node_modules'), join(dir, 'node_modules'));
+    return realpathSync(join(dir, 'dist/main.js'));
+  };
+  /** `hooks print ARGS` run by `main` in `cwd`, with `bin` (a folder) first on PATH. */
+  const print = (main: string, args: string[], bin = tempDir(), cwd = tempDir()) => spawnSync(process.execPath, [main, 'hooks', 'print', ...args],
+    { cwd, env: envFor(tempDir(), { PATH: `${bin}:${process.env.PATH}` }), encoding: 'utf8', timeout: 30_000 });
+  /** What npm install -g (or npm link) leaves: the bin on PATH, a link to the executable main.js. */
+  const installed = (args: string[]) => {
+    const main = clone();
+    chmodSync(main, 0o755);
+    const bin = tempDir();
+    symlinkSync(main, join(bin, 'coding-agent-exporter'));
+    return print(main, args, bin);
+  };
+  type Settings = { hooks: Record<string, { hooks: { command: string; timeout: number }[] }[]> };
+  /** The JSON of hooks.json (or settings.json) in what `hooks print` printed. */
+  const settingsOf = (stdout: string): Settings => JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.indexOf('\n}\n') + 2)) as Settings;
+
   it('prints each harness\'s settings, naming the state folder where it is not the default', () => {
     const state = tempDir();
-    const r = run(['hooks', 'print', 'claude-code', '--state-dir', state], envFor(tempDir()));
+    const r = installed(['claude-code', '--state-dir', state]);
     expect(r.status).toBe(0);
-    const [comment, ...json] = r.stdout.trim().split('\n');
-    expect(comment).toContain('~/.claude/settings.json');
-    const settings = JSON.parse(json.join('\n')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    expect(r.stdout.split('\n')[0]).toContain('~/.claude/settings.json');
+    const settings = settingsOf(r.stdout);
     expect(Object.keys(settings.hooks)).toEqual(['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Notification', 'Stop', 'SessionEnd']);
     expect(settings.hooks.Stop![0]!.hooks[0]!.command).toBe(`coding-agent-exporter hook claude-code Stop --state-dir ${state}`);
-    expect(run(['hooks', 'print', 'codex'], envFor(tempDir())).stdout).toMatch(/notify = \["coding-agent-exporter", "hook", "codex", "notify"\][\s\S]*trust/);
+    expect(r.stdout).toContain('{"statusLine":{"type":"command","command":"coding-agent-exporter statusline"}}');
     expect(run(['hooks', 'print', 'aider'], envFor(tempDir()))).toMatchObject({ status: 2, stderr: expect.stringMatching(/HARNESS one of claude-code/) });
+  });
+
+  it('Codex: notify as a top-level key of config.toml, SessionEnd within the 3 s Codex allows it', () => {
+    const r = installed(['codex']);
+    expect(r.stdout).toMatch(/top-level key, so put it above the first \[table\]:\nnotify = \["coding-agent-exporter", "hook", "codex", "notify"\]\n[\s\S]*trust/);
+    const timeouts = Object.entries(settingsOf(r.stdout).hooks).map(([event, [group]]) => [event, group!.hooks[0]!.timeout]);
+    expect(Object.fromEntries(timeouts)).toEqual({ UserPromptSubmit: 10, PreToolUse: 10, PermissionRequest: 10, PostToolUse: 10, Stop: 10, SessionEnd: 3 });
+  });
+
+  it('from a clone (in a folder with a space), with a relative state folder: commands that run from any project folder', () => {
+    // No coding-agent-exporter on PATH but another program of that name.
+    const other = tempDir();
+    writeFileSync(join(other, 'coding-agent-exporter'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const cwd = realpathSync(tempDir());
+    const main = clone();
+    const r = print(main, ['codex', '--state-dir', 'state'], other, cwd);
+    expect(r.status).toBe(0);
+    const state = join(cwd, 'state');
+    mkdirSync(state);
+    const command = settingsOf(r.stdout).hooks.PreToolUse![0]!.hooks[0]!.command;
+    expect(command).toBe(`${process.execPath} '${main}' hook codex PreToolUse --state-dir ${state}`);
+    expect(r.stdout).toContain(`notify = [${JSON.stringify(process.execPath)}, ${JSON.stringify(main)}, "hook", "codex", "notify", "--state-dir", ${JSON.stringify(state)}]`);
+    // As the harness runs it: through sh, in a project's folder.
+    const ran = spawnSync('/bin/sh', ['-c', command], { cwd: tempDir(), input: preToolUse, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(ran).toMatchObject({ status: 0, stdout: '{}\n', stderr: '' });
+    expect(spool(state)).toEqual([expect.objectContaining({ harness: 'codex', session: 'S1', phase: 'tool' })]);
   });
 });
 
