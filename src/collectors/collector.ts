@@ -402,7 +402,8 @@ export class Collector<S> {
       const events = this.events(sessionOf);
       events.beginLine(rebuild);
       try {
-        reader.readDocument?.(bytes, state, file, events);
+        // With its stat: a document without times of its own is of the time it was written.
+        reader.readDocument?.(bytes, state, file.stat ? file : { ...file, stat: st }, events);
       } catch (e) {
         this.skip('reader_error');
         this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });

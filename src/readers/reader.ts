@@ -20,7 +20,8 @@ export interface SessionFile {
   archived?: true;
   /**
    * The file's stat, where the listing took one to know the file is there (`fileStat`): the
-   * collector reads by it instead of stat-ing the file a second time.
+   * collector reads by it instead of stat-ing the file a second time. Always there for
+   * `readDocument` (its mtime: when a document without times of its own was written).
    */
   stat?: Stats;
 }

@@ -1,7 +1,7 @@
 // The ledger: filled from the sink's events as the counters are (never from a muted replay), kept
 // `ledger.days` days, and the spend per day the viewers chart.
 
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent.js';
@@ -14,7 +14,7 @@ import { selectRows } from '../../src/report/report.js';
 import { spendByDay } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
-import { tempDir } from '../helpers/run.js';
+import { FIXTURES, tempDir } from '../helpers/run.js';
 
 const DAY = 86_400_000;
 const usage = { ...ZERO_USAGE, input: 100, output: 50, cacheRead: 1000, reasoning: 20 };
@@ -119,5 +119,21 @@ describe('a response streamed as several lines (Claude Code)', () => {
   it('counts lines repeating a response as one request', async () => {
     const rows = await read(home([line('2026-03-02T10:00:00.000Z', 1), line('2026-03-02T10:00:01.000Z', 1), line('2026-03-02T10:00:02.000Z', 500)]));
     expect(rows).toEqual([{ day: '2026-03-02', input: 10, output: 500, requests: 1, sessions: 1 }]);
+  });
+});
+
+describe("Droid's usage (its settings document has no times of its own)", () => {
+  it('is dated when the document was written, not when it is read', async () => {
+    const dir = tempDir();
+    cpSync(join(FIXTURES, 'captures/droid-anthropic/text'), dir, { recursive: true });
+    const written = Date.parse('2026-03-01T10:30:00Z');
+    const folder = join(dir, '.factory/sessions/-home-dev-src-demo-app');
+    for (const f of readdirSync(folder).filter((n) => n.endsWith('.settings.json'))) utimesSync(join(folder, f), written / 1000, written / 1000);
+    const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
+    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await agent.scanAll();
+    const rows = selectRows(agent.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC', harness: 'droid' }).filter((r) => r.requests > 0);
+    await agent.stop();
+    expect(rows.map((r) => [r.day, r.input, r.output])).toEqual([['2026-03-01', 1234, 56]]);
   });
 });

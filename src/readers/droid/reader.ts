@@ -200,8 +200,9 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
   const last = obj(s.lastCallTokenUsage);
   const prompt = last ? num(last.inputTokens) + num(last.cacheReadTokens) : 0;
   if (delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) {
-    // The document has no time of its own: its growth happened since the previous read, now.
-    ev.usage(model ?? 'unknown', delta, prompt || delta.input + delta.cacheRead + delta.cacheWrite, Date.now());
+    // The document has no time of its own: its growth was written when it was (its mtime), not
+    // when it is read (a first read, or one after the exporter was down, would date a history today).
+    ev.usage(model ?? 'unknown', delta, prompt || delta.input + delta.cacheRead + delta.cacheWrite, file.stat?.mtimeMs ?? Date.now());
   }
   if (prompt > 0) ev.context(model ?? 'unknown', prompt);
 }
