@@ -38,7 +38,7 @@ export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly'
 }
 
 export function sessionTable(rows: readonly SessionRow[]): string {
-  const cells = rows.map((r) => [r.sessionId, r.harness, r.projectPath, r.modelsUsed.join(', '), ...usageCells(r, r.totalCost), r.lastActivity.slice(0, 16).replace('T', ' ')]);
+  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.join(', '), ...usageCells(r, r.totalCost), r.lastActivity.slice(0, 16).replace('T', ' ')]);
   const t = totalsOf(rows);
   cells.push(['Total', '', '', '', ...usageCells(t, t.totalCost), '']);
   return table(['Session', 'Harness', 'Project', 'Models', ...USAGE_HEADER, 'Last Activity (UTC)'], cells,

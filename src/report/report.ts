@@ -7,6 +7,7 @@ import type { LedgerRow } from '../state/db.js';
 import { BLOCK_MS, groupBlocks, projection } from '../store/blocks.js';
 import { dayOfHour, HOUR_MS } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
+import type { ModelUse } from '../session/types.js';
 
 import type { Breakdown } from './words.js';
 
@@ -150,32 +151,50 @@ export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly
 export interface SessionRow extends Usage, Breakdowns {
   sessionId: string;
   harness: string;
+  /** The session's working folder, as ccusage gives it ('' where the harness records none). */
   projectPath: string;
+  /** Its project label, as the metrics name it. */
+  project: string;
   firstActivity: string;
   lastActivity: string;
 }
 
+/** A session's use of each model as ledger rows (its own split, or its whole use under its last model). */
+function sessionRows(s: StoredSession): LedgerRow[] {
+  const row = (model: string, m: ModelUse): LedgerRow => ({
+    hour: 0, harness: s.harness, project: s.project, model, ...m, sessions: 0,
+    turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
+  });
+  if (s.byModel) return Object.entries(s.byModel).map(([model, m]) => row(model, m));
+  const t = s.tokens;
+  return s.model ? [row(s.model, { ...t, costUsd: s.costUsd, requests: 0 })] : [];
+}
+
 /**
  * One row per session last active in the range, most recent last (as ccusage lists them). From the
- * session records: a session's tokens and cost over its whole life, under its last model.
+ * session records: a session's tokens and cost over its whole life, split by model, its requests,
+ * turns, and first and last request (sessions last read by versions before 0.2 have no split:
+ * their whole use under their last model, no requests or turns, their first and last record).
  */
 export function sessionReport(sessions: readonly StoredSession[], o: ReportOptions): SessionRow[] {
   const rows: SessionRow[] = [];
   for (const s of sessions) {
-    if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && s.model !== o.model)) continue;
+    if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && !(s.byModel ? o.model in s.byModel : s.model === o.model))) continue;
     const day = dayOfHour(Math.floor(s.lastActivityAt / HOUR_MS), o.timeZone);
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     const t = s.tokens;
     if (t.input + t.output + t.cacheRead + t.cacheWrite === 0) continue;
+    const turns = s.turnsByOutcome ?? {};
     const u: Usage = {
       ...zero(), inputTokens: t.input, outputTokens: t.output, cacheReadTokens: t.cacheRead, cacheCreationTokens: t.cacheWrite,
       totalTokens: t.input + t.output + t.cacheRead + t.cacheWrite, reasoningOutputTokens: t.reasoning, totalCost: s.costUsd, sessions: 1,
+      requests: Object.values(s.byModel ?? {}).reduce((n, m) => n + m.requests, 0),
+      turns: { completed: turns.completed ?? 0, failed: turns.failed ?? 0, interrupted: turns.interrupted ?? 0 },
     };
-    const { totalCost: _, ...rest } = u;
     rows.push({
-      sessionId: s.id, harness: s.harness, projectPath: s.project, ...u,
-      firstActivity: new Date(s.startedAt).toISOString(), lastActivity: new Date(s.lastActivityAt).toISOString(),
-      modelsUsed: s.model ? [s.model] : [], modelBreakdowns: s.model ? [{ modelName: s.model, cost: s.costUsd, ...rest }] : [],
+      sessionId: s.id, harness: s.harness, projectPath: s.cwd ?? '', project: s.project, ...u,
+      firstActivity: new Date(s.firstRequestAt ?? s.startedAt).toISOString(), lastActivity: new Date(s.lastRequestAt ?? s.lastActivityAt).toISOString(),
+      ...breakdowns(sessionRows(s), undefined),
     });
   }
   return rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity));

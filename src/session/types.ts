@@ -152,6 +152,16 @@ export interface Session {
   contextLimit?: number;
   tokens: Usage;
   costUsd: number;
+  /**
+   * What each model (by its label) of the session used, as the ledger counts it, for `report
+   * session` (sessions read before this was kept have none: their whole use under `model`).
+   */
+  byModel?: Record<string, ModelUse>;
+  /** Turns counted, by outcome (as `byModel`, kept from this version on). */
+  turnsByOutcome?: Partial<Record<TurnOutcome, number>>;
+  /** The first and the last model request's time (ms), as `byModel`. */
+  firstRequestAt?: number;
+  lastRequestAt?: number;
   /** Some of the session's tokens are of a model without a price: its cost is incomplete. */
   unpriced?: true;
   /** The harness records no tokens (Cursor): the session has no cost to show, not a cost of $0. */
@@ -161,6 +171,17 @@ export interface Session {
    * so the process view neither joins one to it nor takes its absence as the agent gone.
    */
   hosted?: true;
+}
+
+/** One model's use in a session: tokens by type, cost (USD, of priced requests) and requests. */
+export interface ModelUse {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+  costUsd: number;
+  requests: number;
 }
 
 /**

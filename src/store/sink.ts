@@ -10,6 +10,7 @@ import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
+import type { LedgerRequest } from './ledger.js';
 
 /** Where a sink's records come from and where what it cannot use is counted. */
 export interface SinkSource {
@@ -92,6 +93,21 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
     if (store.endTurn(s, outcome, ts, tally, unsure) && outcome === 'completed') didWork(s);
   };
 
+  /** A request at `ts` (or more of one put at `earlier`) in the session's own split by model, for `report session`. */
+  const useOf = (s: StoredSession, model: string, q: LedgerRequest, ts: number, earlier: number | undefined) => {
+    const m = ((s.byModel ??= {})[model] ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, costUsd: 0, requests: 0 });
+    m.input += q.input;
+    m.output += q.output;
+    m.cacheRead += q.cacheRead;
+    m.cacheWrite += q.cacheWrite;
+    m.reasoning += q.reasoning;
+    m.costUsd += q.costUsd ?? 0;
+    if (earlier === undefined) m.requests++;
+    else if (s.firstRequestAt === earlier) s.firstRequestAt = ts;
+    if (s.firstRequestAt === undefined || ts < s.firstRequestAt) s.firstRequestAt = ts;
+    if (s.lastRequestAt === undefined || ts > s.lastRequestAt) s.lastRequestAt = ts;
+  };
+
   const byModel = new Map<string, UsageCounters>();
   const toolCounters = new Map<string, Counter>();
   const usageCounters = (project: string, model: string) => {
@@ -163,8 +179,10 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
         store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
         if (before !== undefined) store.spend.move(earlier.at, ts, `${harness}\0${s.project}`, before);
       }
-      store.ledger.request(ts, harness, s.project, c.labels.model, part(u, cost, firstOfSession),
+      const q = part(u, cost, firstOfSession);
+      store.ledger.request(ts, harness, s.project, c.labels.model, q,
         earlier && { at: earlier.at, part: part(earlier.usage, before, total(s.tokens) === total(u) + total(earlier.usage)) });
+      useOf(s, c.labels.model, q, ts, earlier?.at);
       store.blocks.add(harness, ts, total(u), cost ?? 0);
       if (cost === undefined) {
         add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);

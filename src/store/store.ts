@@ -253,6 +253,7 @@ export class SessionStore implements Tally {
 
   private countTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): void {
     if (tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
+      (s.turnsByOutcome ??= {})[outcome] = (s.turnsByOutcome[outcome] ?? 0) + 1;
       this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
     }
   }

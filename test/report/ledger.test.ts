@@ -10,7 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
-import { selectRows } from '../../src/report/report.js';
+import { selectRows, sessionReport } from '../../src/report/report.js';
 import { spendByDay } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
@@ -135,5 +135,37 @@ describe("Droid's usage (its settings document has no times of its own)", () => 
     const rows = selectRows(agent.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC', harness: 'droid' }).filter((r) => r.requests > 0);
     await agent.stop();
     expect(rows.map((r) => [r.day, r.input, r.output])).toEqual([['2026-03-01', 1234, 56]]);
+  });
+});
+
+describe('a session row of report session', () => {
+  it('splits the session by every model it used, with its requests, turns, folder and first and last request', async () => {
+    const rec = (ts: string, id: string, model: string, output: number) => JSON.stringify({
+      type: 'assistant', timestamp: ts, sessionId: 'cc2', cwd: '/src/app', uuid: `u-${ts}`,
+      message: { id, role: 'assistant', model, content: [{ type: 'text', text: 'x' }], stop_reason: 'end_turn',
+        usage: { input_tokens: 10, output_tokens: output, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+    });
+    const prompt = (ts: string) => JSON.stringify({ type: 'user', timestamp: ts, sessionId: 'cc2', cwd: '/src/app', uuid: `p-${ts}`, message: { role: 'user', content: 'hi' } });
+    const dir = tempDir();
+    const folder = join(dir, '.claude/projects/-src-app');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'cc2.jsonl'), `${[
+      prompt('2026-03-02T09:59:00.000Z'),
+      rec('2026-03-02T10:00:00.000Z', 'msg_a', 'claude-sonnet-4-5', 1), rec('2026-03-02T10:00:01.000Z', 'msg_a', 'claude-sonnet-4-5', 20),
+      prompt('2026-03-02T10:05:00.000Z'),
+      rec('2026-03-02T10:06:00.000Z', 'msg_b', 'claude-opus-4-1', 30),
+    ].join('\n')}\n`);
+    const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
+    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await agent.scanAll();
+    const [row] = sessionReport([...agent.store.sessions.values()], { timeZone: 'UTC' });
+    await agent.stop();
+    expect(row).toMatchObject({
+      sessionId: 'cc2', projectPath: '/src/app', project: 'app', requests: 2, outputTokens: 50,
+      firstActivity: '2026-03-02T10:00:01.000Z', lastActivity: '2026-03-02T10:06:00.000Z',
+      modelsUsed: ['claude-opus-4-1', 'claude-sonnet-4-5'],
+    });
+    expect(row!.turns.completed).toBeGreaterThan(0);
+    expect(row!.modelBreakdowns.map((m) => [m.modelName, m.outputTokens, m.requests])).toEqual([['claude-opus-4-1', 30, 1], ['claude-sonnet-4-5', 20, 1]]);
   });
 });
