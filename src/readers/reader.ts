@@ -64,6 +64,11 @@ interface ReaderBase<State> {
    * for those of an agent the process scan found with no session of its own.
    */
   filesNear?(cwd: string, root: string): SessionFile[];
+  /**
+   * `listFiles` step by step, where it is such a search: it yields after each folder it lists, so
+   * that the collector answers scrapes during it, and returns what `listFiles` returns.
+   */
+  searchFiles?(root: string): Generator<void, SessionFile[], void>;
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */
   initialState(file: SessionFile): State;
   /** The live processes the harness registered in its files, where it does (no check that they run). */

@@ -300,6 +300,23 @@ describe('a harness whose files are found by a search (Aider, in the home folder
     expect(collector.watchFiles()).toHaveLength(2);
     expect(collector.stats.success).toBe(true);
   });
+
+  it('answers in between while it searches: the event loop turns during a search of many folders', async () => {
+    const home = tempDir();
+    for (let i = 0; i < 200; i++) mkdirSync(join(home, `p${i}`, 'src'), { recursive: true });
+    mkdirSync(join(home, 'p7', 'repo'));
+    writeFileSync(join(home, 'p7', 'repo', '.aider.chat.history.md'), '');
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('aider', aider, [home], store, db, quiet);
+    let done = false;
+    const scanned = collector.scan().then(() => (done = true));
+    // What a scrape needs: a turn of the event loop, before the search is over.
+    const answeredDuring = await new Promise<boolean>((r) => setImmediate(() => r(!done)));
+    await scanned;
+    expect(answeredDuring).toBe(true);
+    expect(collector.watchFiles()).toEqual([join(home, 'p7', 'repo', '.aider.chat.history.md')]);
+  });
 });
 
 describe('Claude Code process registry', () => {

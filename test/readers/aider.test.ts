@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
@@ -231,5 +231,30 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
     expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
     expect(near(['repo'], join(root, 'src'))).toEqual([]);
+  });
+
+  it('lists each real folder once in a maze of links (two folders of links to each other), by its own path first', () => {
+    const root = tempDir();
+    const K = 6;
+    for (const d of ['a', 'b']) {
+      mkdirSync(join(root, d));
+      writeFileSync(join(root, d, '.aider.chat.history.md'), '');
+    }
+    for (let i = 0; i < K; i++) {
+      symlinkSync(join(root, 'b'), join(root, 'a', `to-b-${i}`));
+      symlinkSync(join(root, 'a'), join(root, 'b', `to-a-${i}`));
+    }
+    // A link to a folder found nowhere else is followed, once.
+    mkdirSync(join(root, 'elsewhere', 'repo'), { recursive: true });
+    writeFileSync(join(root, 'elsewhere', 'repo', '.aider.chat.history.md'), '');
+    symlinkSync(join(root, 'elsewhere', 'repo'), join(root, 'a', 'linked'));
+    // Followed link by link, this maze has K^4 paths 4 levels down: every history file was found again under each.
+    expect(aider.listFiles(root).map((f) => f.path.slice(root.length)).sort())
+      .toEqual(['/a/.aider.chat.history.md', '/b/.aider.chat.history.md', '/elsewhere/repo/.aider.chat.history.md']);
+    // The search yields once per folder listed: the root, a, b, elsewhere and its repo (reached first by its own path).
+    const search = aider.searchFiles!(root);
+    let listed = 0;
+    while (search.next().done !== true) listed++;
+    expect(listed).toBe(5);
   });
 });

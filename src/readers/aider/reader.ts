@@ -4,8 +4,9 @@
 //
 // Aider keeps no other record of its sessions, so the files are found by searching: each root
 // (by default the home folder) down to 4 folder levels below it, skipping `node_modules`, `.git`
-// and hidden folders. The listings are cached (dir.ts): a search costs one stat per folder. A new
-// one is also found where an Aider process works, at any depth (where.ts `filesNear`).
+// and hidden folders, each real folder once (where.ts `searchFiles`). The listings are cached
+// (dir.ts): a search costs two stats per folder. A new one is also found where an Aider process
+// works, at any depth (where.ts `filesNear`).
 //
 // Tokens come from the usage report Aider prints after each answer, `> Tokens: 1.7k sent, 328
 // cache write, 3.3k cache hit, 91 received. Cost: $0.0064 message, $0.0064 session.` (with both
@@ -24,7 +25,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { findInput, inputHistory } from './input-history.js';
 import type { Usage } from '../../session/types.js';
-import { listFiles, aider as where } from './where.js';
+import { listFiles, searchFiles, aider as where } from './where.js';
 
 export interface AiderState {
   /** The header time of the session being read (`YYYY-MM-DD HH:MM:SS`), once one was seen. */
@@ -193,6 +194,7 @@ export const aider: LineReader<AiderState> = {
   // Aider prints sent and received tokens only.
   unrecorded: ['reasoning'],
   listFiles,
+  searchFiles,
   initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false }),
   readLine,
   sessionOf: (file, state) => (state.started === undefined ? file.sessionId : `${file.path}#${state.started}`),
