@@ -150,7 +150,15 @@ export class Collector<S> {
 
   /** Loads the reader now where a root of the harness is there (the first scan that finds one would). */
   async loadReader(): Promise<void> {
-    if (this.roots.some((root) => existsSync(root))) this.reader ??= await this.load();
+    if (this.roots.some((root) => existsSync(root))) await this.loaded();
+  }
+
+  /** The reader, loaded once; its sessions persisted under an older release's ids are renamed first. */
+  private async loaded(): Promise<Reader<S>> {
+    if (this.reader) return this.reader;
+    const reader = await this.load();
+    if (!this.reader && reader.renamedSession) this.store.renameSessions(reader.harness, reader.renamedSession);
+    return (this.reader ??= reader);
   }
 
   /** The folders to watch for changes. */
@@ -185,7 +193,7 @@ export class Collector<S> {
       let lastYield = performance.now();
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
-        const reader = (this.reader ??= await this.load());
+        const reader = await this.loaded();
         if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
         const files = await this.list(reader, root, search, listing);
         const ahead = this.readBacklog(files);

@@ -46,6 +46,12 @@ interface ReaderBase<State> {
    * reader without it reads its store again from the start, deduplicated by its `firstTime` keys.
    */
   migrateState?(old: unknown, from: number): State | undefined;
+  /**
+   * The id this reader gives a session an older release persisted under `id`, where they differ
+   * (Aider's ids were their history file's path): the collector has the store rename it before
+   * the reader reads anything, so that the session goes on under its new id.
+   */
+  renamedSession?(id: string): string | undefined;
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
   /** The folders under a root where session files change (watched; nothing else is). */

@@ -96,6 +96,7 @@ export class SessionStore implements Tally {
   readonly tools: LabelCap;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
+  private readonly removedSessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<string>();
   private readonly pendingSeen = new Set<string>();
@@ -173,6 +174,28 @@ export class SessionStore implements Tally {
   /** A session changed (or is about to): committed with the next commit. */
   changed(s: StoredSession): void {
     this.dirtySessions.add(`${s.harness}/${s.id}`);
+  }
+
+  /**
+   * Renames the sessions of `harness` that `rename` gives another id (ids of an older release,
+   * its reader's `renamedSession`): what a session holds goes on under its new id, and the old
+   * one is deleted with the next commit. Where the new id is taken, the old session is dropped.
+   */
+  renameSessions(harness: HarnessId, rename: (id: string) => string | undefined): void {
+    for (const [key, s] of [...this.sessions]) {
+      if (s.harness !== harness) continue;
+      const id = rename(s.id);
+      if (id === undefined || id === s.id) continue;
+      this.sessions.delete(key);
+      this.dirtySessions.delete(key);
+      this.removedSessions.add(key);
+      const to = `${harness}/${id}`;
+      if (this.sessions.has(to)) continue;
+      s.id = id;
+      this.sessions.set(to, s);
+      this.removedSessions.delete(to);
+      this.changed(s);
+    }
   }
 
   /** The harness archived a session (its file moved away, so its records cannot say). */
@@ -333,6 +356,7 @@ export class SessionStore implements Tally {
       ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
+      removedSessions: [...this.removedSessions],
       sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
       counters: [...this.dirtyCounters].map((key): CounterRow => {
         const c = this.counters.get(key)!;
@@ -353,6 +377,7 @@ export class SessionStore implements Tally {
     this.lastCommit = Date.now();
     this.dirtyCounters.clear();
     this.dirtySessions.clear();
+    this.removedSessions.clear();
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
     this.spend.committed();

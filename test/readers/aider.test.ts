@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
+import { sessionIdOf } from '../../src/readers/aider/where.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import { countedTurns, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
-const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: '/src/app/.aider.chat.history.md' };
+const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: sessionIdOf('/src/app/.aider.chat.history.md') };
 
 /** Reads a history's text line by line; every event with the session it was reported for. */
 function read(text: string) {
@@ -154,17 +156,15 @@ ${header('2026-11-30 11:00:00')}
     expect(countedTurns(log, sessions)).toEqual(['interrupted']);
   });
 
-  it('names each session after the file and its header time; its records take that (local) time', () => {
+  it('names each session after a short hash of the file\'s path (no path in an id) and its header time; its records take that (local) time', () => {
     const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### a  
 ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 #### b  
 `);
     const p = log.map(([e], i) => [e, sessions[i]]).filter(([e]) => e === 'prompt');
-    expect(p).toEqual([
-      ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 10:00:00'],
-      ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 11:30:00'],
-    ]);
+    const fileId = createHash('sha256').update('/src/app/.aider.chat.history.md').digest('hex').slice(0, 12);
+    expect(p).toEqual([['prompt', `${fileId}#2026-11-30T10:00:00`], ['prompt', `${fileId}#2026-11-30T11:30:00`]]);
     // without an input history beside it, a prompt takes its session's start
     expect(of(log, 'prompt').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
     expect(of(log, 'meta')).toContainEqual(['meta', { cwd: '/src/app' }]);
@@ -175,7 +175,7 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 
   it('gives each prompt, and the records after it, the time the input history says it was typed', () => {
     const dir = tempDir();
-    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: join(dir, '.aider.chat.history.md') };
+    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: sessionIdOf(join(dir, '.aider.chat.history.md')) };
     writeFileSync(join(dir, '.aider.input.history'), [
       '# 2026-11-29 09:00:00.100000', '+fix it', // an earlier session's
       '# 2026-11-30 10:00:05.250000', '+fix it',
@@ -231,6 +231,13 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
     expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
     expect(near(['repo'], join(root, 'src'))).toEqual([]);
+  });
+
+  it('gives the sessions an earlier release named by their path their id of now, and no other id another', () => {
+    const fileId = sessionIdOf('/home/u/src/app#1/.aider.chat.history.md');
+    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md#2026-11-30 10:00:00')).toBe(`${fileId}#2026-11-30T10:00:00`);
+    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md')).toBe(fileId);
+    expect(aider.renamedSession!(`${fileId}#2026-11-30T10:00:00`)).toBeUndefined();
   });
 
   it('lists each real folder once in a maze of links (two folders of links to each other), by its own path first', () => {

@@ -1,8 +1,9 @@
 // Where Aider's chat histories are (its parser, reader.ts, is loaded once a root is there).
 
 import { statSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { isFile, listDir } from '../../files/dir.js';
+import { shortHash } from '../../session/labels.js';
 import type { SessionFile, Where } from '../reader.js';
 
 const FILE = '.aider.chat.history.md';
@@ -13,7 +14,25 @@ const DEPTH = 4;
 const MAX_FOLDERS = 50_000;
 const MAX_ENTRIES = 1_000_000;
 
-const history = (path: string): SessionFile => ({ path, sessionId: path });
+/**
+ * The id of a history's sessions: a short hash of its path (a path, the user's name in it, is no
+ * id to export), and of each session the header time Aider wrote, `#2026-11-30T10:00:00`.
+ */
+export function sessionIdOf(path: string, started?: string): string {
+  const file = shortHash(path, 12);
+  return started === undefined ? file : `${file}#${started.replace(' ', 'T')}`;
+}
+
+// The ids earlier releases gave: the history's path, and `#` and the header time as written.
+const PATH_ID = new RegExp(`^(.*${FILE.replaceAll('.', '\\.')})(?:#(.*))?$`, 's');
+
+/** A session id an earlier release gave (a path), as this one gives it; undefined for one of this release. */
+export function renamedSession(id: string): string | undefined {
+  const old = isAbsolute(id) ? PATH_ID.exec(id) : null;
+  return old ? sessionIdOf(old[1]!, old[2]) : undefined;
+}
+
+const history = (path: string): SessionFile => ({ path, sessionId: sessionIdOf(path) });
 
 /** A folder's identity (device and inode), the same whatever link it is reached by; undefined when it is not there. */
 function folderId(dir: string): string | undefined {
