@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
-import { sessionIdOf } from '../../src/readers/aider/where.js';
+import { searchFiles, sessionIdOf } from '../../src/readers/aider/where.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import { countedTurns, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
@@ -231,6 +231,22 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
     expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
     expect(near(['repo'], join(root, 'src'))).toEqual([]);
+  });
+
+  it('lists no more folders and entries a search than its budget, the shallowest first', () => {
+    const root = tempDir();
+    for (const d of ['a', 'b', 'c']) mkdirSync(join(root, d, 'deeper', 'still'), { recursive: true });
+    writeFileSync(join(root, 'a', '.aider.chat.history.md'), '');
+    writeFileSync(join(root, 'c', 'deeper', '.aider.chat.history.md'), '');
+    const search = (budget: { folders: number; entries: number }) => {
+      const steps = searchFiles(root, budget);
+      let listed = 0;
+      for (let step = steps.next(); ; step = steps.next(), listed++) if (step.done === true) return { listed, found: step.value.map((f) => f.path.slice(root.length)) };
+    };
+    expect(search({ folders: 100, entries: 100 })).toEqual({ listed: 10, found: ['/a/.aider.chat.history.md', '/c/deeper/.aider.chat.history.md'] });
+    expect(search({ folders: 4, entries: 100 })).toEqual({ listed: 4, found: ['/a/.aider.chat.history.md'] });
+    // The root's 3 entries and a's 2 spend a budget of 5 entries.
+    expect(search({ folders: 100, entries: 5 })).toEqual({ listed: 2, found: ['/a/.aider.chat.history.md'] });
   });
 
   it('gives the sessions an earlier release named by their path their id of now, and no other id another', () => {

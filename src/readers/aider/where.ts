@@ -47,10 +47,10 @@ function folderId(dir: string): string | undefined {
 /**
  * The history files under `root`, searched level by level: each real folder is listed once, at the
  * least depth any path reaches it, by its own path before a link's (links may make the tree
- * endless); at most MAX_FOLDERS folders and MAX_ENTRIES entries. It yields after each folder
- * listed, so that the caller can answer scrapes between folders.
+ * endless); at most `budget.folders` folders and `budget.entries` entries. It yields after each
+ * folder listed, so that the caller can answer scrapes between folders.
  */
-export function* searchFiles(root: string): Generator<void, SessionFile[], void> {
+export function* searchFiles(root: string, budget = { folders: MAX_FOLDERS, entries: MAX_ENTRIES }): Generator<void, SessionFile[], void> {
   const files: SessionFile[] = [];
   const listed = new Set<string>();
   let entries = 0;
@@ -61,7 +61,7 @@ export function* searchFiles(root: string): Generator<void, SessionFile[], void>
     for (const dir of level) {
       const id = folderId(dir);
       if (id === undefined || listed.has(id)) continue;
-      if (listed.size >= MAX_FOLDERS || entries >= MAX_ENTRIES) return files;
+      if (listed.size >= budget.folders || entries >= budget.entries) return files;
       listed.add(id);
       const list = listDir(dir);
       entries += list.length;
