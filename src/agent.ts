@@ -122,6 +122,11 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max }, config.ledger.days);
+    // Told by the exporter that owns the state database, not by a view of a copy of it (`top`).
+    if (this.store.projectNamingWas !== undefined && !opts.privateState) {
+      log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
+        { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
+    }
     this.hooks = new HookSource(config.stateDir, this.store.hooks);
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).

@@ -45,6 +45,10 @@ export interface ReadAheadOptions {
   mainReads?: boolean;
 }
 
+// Folders a search lists between two turns of the event loop: each costs a stat and, when it
+// changed, a listing (tens of microseconds), so a scrape waits a few milliseconds at most.
+const SEARCH_STEPS = 32;
+
 /** Removed since it was listed (its listing's stat said it was there): as if it had not been listed. */
 const removed = (e: unknown) => (e as NodeJS.ErrnoException).code === 'ENOENT';
 
@@ -146,7 +150,15 @@ export class Collector<S> {
 
   /** Loads the reader now where a root of the harness is there (the first scan that finds one would). */
   async loadReader(): Promise<void> {
-    if (this.roots.some((root) => existsSync(root))) this.reader ??= await this.load();
+    if (this.roots.some((root) => existsSync(root))) await this.loaded();
+  }
+
+  /** The reader, loaded once; its sessions persisted under an older release's ids are renamed first. */
+  private async loaded(): Promise<Reader<S>> {
+    if (this.reader) return this.reader;
+    const reader = await this.load();
+    if (!this.reader && reader.renamedSession) this.store.renameSessions(reader.harness, reader.renamedSession);
+    return (this.reader ??= reader);
   }
 
   /** The folders to watch for changes. */
@@ -181,9 +193,9 @@ export class Collector<S> {
       let lastYield = performance.now();
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
-        const reader = (this.reader ??= await this.load());
+        const reader = await this.loaded();
         if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
-        const files = listing(() => this.list(reader, root, search));
+        const files = await this.list(reader, root, search, listing);
         const ahead = this.readBacklog(files);
         try {
           for (const file of files) {
@@ -252,15 +264,29 @@ export class Collector<S> {
    * A root's files: its listing; where that is a search (`filesNear`), the files the last search
    * found unless `search`, and those processes pointed to that are still there.
    */
-  private list(reader: Reader<S>, root: string, search: boolean): SessionFile[] {
-    if (!reader.filesNear) return reader.listFiles(root);
+  private async list(reader: Reader<S>, root: string, search: boolean, listing: <T>(f: () => T) => T): Promise<SessionFile[]> {
+    if (!reader.filesNear) return listing(() => reader.listFiles(root));
     let found = this.searched.get(root);
     if (search || !found) {
       // A listing's stat is not kept: read again by it, a file would look unchanged for ever.
-      this.searched.set(root, (found = reader.listFiles(root).map((f) => ({ ...f, stat: undefined }))));
+      this.searched.set(root, (found = (await this.search(reader, root, listing)).map((f) => ({ ...f, stat: undefined }))));
       for (const [path, n] of this.near) if (n.root === root && !isFile(path)) this.near.delete(path);
     }
     return [...found, ...[...this.near.values()].filter((n) => n.root === root).map((n) => n.file)];
+  }
+
+  /**
+   * A search of a root (a home folder: thousands of folders), step by step where the reader can
+   * (`searchFiles`): the event loop turns every SEARCH_STEPS folders, so scrapes are answered during it.
+   */
+  private async search(reader: Reader<S>, root: string, listing: <T>(f: () => T) => T): Promise<SessionFile[]> {
+    if (!reader.searchFiles) return listing(() => reader.listFiles(root));
+    const steps = reader.searchFiles(root);
+    for (let n = 1; ; n++) {
+      const step = listing(() => steps.next());
+      if (step.done) return step.value;
+      if (n % SEARCH_STEPS === 0) await new Promise((r) => setImmediate(r));
+    }
   }
 
   /** Read threads for the files of a listing never read before, when they are a backlog. */

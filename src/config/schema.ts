@@ -60,10 +60,10 @@ export function schema() {
     watch: { doc: 'Watch the harness folders for changes (new records show within a second).', format: 'boolean', default: true, env: `${ENV_PREFIX}WATCH`, arg: 'watch' },
     project: {
       mode: {
-        doc: 'How the project label is written: name (folder name), path (full path), hash (short hash of the path), none (one label "all").',
+        doc: 'How the project label is written: name (folder name), path (full path), hash (short hash of the path), none (one label "all"). A change applies to sessions first seen after it: what was counted keeps the label it was counted under (a counter is kept per label, and a name may hold two folders, which no other mode can split), so old and new labels show side by side; only --reset-state relabels everything, and it starts every counter from 0.',
         format: ['name', 'path', 'hash', 'none'], default: 'name', env: `${ENV_PREFIX}PROJECT_MODE`, arg: 'project-mode',
       },
-      aliases: { doc: 'Project labels to rename: {"<name or path>": "<label>"}.', format: Object, default: {} as Record<string, string> },
+      aliases: { doc: 'Project labels to rename: {"<name or path>": "<label>"}. Like project.mode, a change applies to sessions first seen after it.', format: Object, default: {} as Record<string, string> },
       max: { doc: 'Distinct projects exported at most; the rest fold into "other".', format: 'nat', default: 50, env: `${ENV_PREFIX}PROJECT_MAX` },
     },
     model: {

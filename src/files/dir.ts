@@ -16,6 +16,8 @@ export interface Entry {
   path: string;
   isFile: boolean;
   isDirectory: boolean;
+  /** A symbolic link (`isFile` and `isDirectory` say what it points to). */
+  isLink?: true;
 }
 
 // A listing taken within this long of its folder's last change may have missed an entry created
@@ -87,7 +89,7 @@ function entry(dir: string, e: Dirent): Entry {
     if ((e as NodeJS.ErrnoException).code === 'EACCES') listingFailed(path, e);
   }
   const isDirectory = st?.isDirectory() === true && !inside(dir, path);
-  return { name: e.name, path, isFile: st?.isFile() === true, isDirectory };
+  return { name: e.name, path, isFile: st?.isFile() === true, isDirectory, isLink: true };
 }
 
 /** Whether `dir` is the folder `link` points to, or inside it: following the link would go round. */

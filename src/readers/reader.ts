@@ -47,6 +47,12 @@ interface ReaderBase<State> {
    * reader without it reads its store again from the start, deduplicated by its `firstTime` keys.
    */
   migrateState?(old: unknown, from: number): State | undefined;
+  /**
+   * The id this reader gives a session an older release persisted under `id`, where they differ
+   * (Aider's ids were their history file's path): the collector has the store rename it before
+   * the reader reads anything, so that the session goes on under its new id.
+   */
+  renamedSession?(id: string): string | undefined;
   /** Where the harness keeps its files when no root is configured. */
   defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
   /** The folders under a root where session files change (watched; nothing else is). */
@@ -65,6 +71,11 @@ interface ReaderBase<State> {
    * for those of an agent the process scan found with no session of its own.
    */
   filesNear?(cwd: string, root: string): SessionFile[];
+  /**
+   * `listFiles` step by step, where it is such a search: it yields after each folder it lists, so
+   * that the collector answers scrapes during it, and returns what `listFiles` returns.
+   */
+  searchFiles?(root: string): Generator<void, SessionFile[], void>;
   /** Parser state for a file read from its start. Must survive JSON round trips (it is persisted). */
   initialState(file: SessionFile): State;
   /** The live processes the harness registered in its files, where it does (no check that they run). */

@@ -13,6 +13,11 @@ export const OTHER = 'other';
 export const MAX_LABEL_LENGTH = 128;
 const HASH_LENGTH = 8;
 
+/** The first `length` hex digits of a value's SHA-256: a name for it that does not say it (a folder, a path). */
+export function shortHash(value: string, length: number): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, length);
+}
+
 /**
  * A label value at most MAX_LABEL_LENGTH long: a longer one is cut and ends in `~` and a short
  * hash of the whole value, so that two long values sharing their beginning stay two series.
@@ -23,7 +28,7 @@ export function boundLabel(value: string): string {
   // Never half a surrogate pair: that is no character, and no valid UTF-8.
   const c = value.charCodeAt(cut - 1);
   if (c >= 0xd800 && c <= 0xdbff) cut--;
-  return `${value.slice(0, cut)}~${createHash('sha256').update(value).digest('hex').slice(0, HASH_LENGTH)}`;
+  return `${value.slice(0, cut)}~${shortHash(value, HASH_LENGTH)}`;
 }
 
 export class LabelCap {

@@ -1,11 +1,10 @@
 // The `project` label: the repository a session works in, named so that it is useful and bounded.
 // A worktree counts under its main repository; outside a repository the working directory counts.
 
-import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve, sep } from 'node:path';
 import { readText } from '../files/dir.js';
-import { boundLabel, OTHER } from './labels.js';
+import { boundLabel, OTHER, shortHash } from './labels.js';
 
 export interface ProjectOptions {
   /** name: the folder's name; path: its full path; hash: a short hash of the path; none: one label for all. */
@@ -85,7 +84,7 @@ export class ProjectNamer {
     switch (mode) {
       case 'name': return basename(root) || root;
       case 'path': return root;
-      case 'hash': return createHash('sha256').update(root).digest('hex').slice(0, 12);
+      case 'hash': return shortHash(root, 12);
       case 'none': return 'all';
     }
   }

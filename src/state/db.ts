@@ -147,6 +147,8 @@ export interface Changes {
   files: FileRow[];
   removedFiles: string[];
   sessions: { key: string; data: string }[];
+  /** Sessions gone by another key (renamed). */
+  removedSessions?: string[];
   counters: CounterRow[];
   /** Dedupe keys first seen (each `<collector>\0<key>`). */
   seen: string[];
@@ -182,6 +184,7 @@ export class StateDb {
       VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength, @goneMs, @stateVersion)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
     const putSession = this.db.prepare('INSERT OR REPLACE INTO sessions (key, data) VALUES (@key, @data)');
+    const delSession = this.db.prepare('DELETE FROM sessions WHERE key = ?');
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
@@ -196,6 +199,7 @@ export class StateDb {
     this.commitTx = this.db.transaction((c: Changes) => {
       for (const f of c.files) putFile.run({ head: null, headLength: null, goneMs: null, stateVersion: null, ...f });
       for (const p of c.removedFiles) delFile.run(p);
+      for (const k of c.removedSessions ?? []) delSession.run(k);
       for (const s of c.sessions) putSession.run(s);
       for (const r of c.counters) putCounter.run(r);
       for (const key of c.seen) {

@@ -19,6 +19,9 @@ import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
 const COMMIT_BYTES = 32 << 20;
 const COMMIT_MS = 1000;
 
+// The project naming the counters were labelled by (kv): a change of it is told at start.
+const NAMING_KEY = 'project:naming';
+
 /** A session as stored: the normalized record plus its project label, fixed when first seen. */
 export interface StoredSession extends Session {
   project: string;
@@ -100,10 +103,18 @@ export class SessionStore implements Tally {
    */
   readonly hooks = new Map<string, HookState>();
   private readonly projects: ProjectNamer;
+  /**
+   * The project naming (`project.mode` and `project.aliases`, as JSON) what was counted was
+   * labelled by, where it is not the one now: those series keep their labels (see `projectOf`).
+   */
+  readonly projectNamingWas?: string;
+  /** The project naming to persist with the next commit (it changed, or none was persisted). */
+  private namingToCommit?: string;
   readonly models: LabelCap;
   readonly tools: LabelCap;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
+  private readonly removedSessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<string>();
   private readonly pendingSeen = new Set<string>();
@@ -129,7 +140,9 @@ export class SessionStore implements Tally {
       this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels) as Record<string, string>, value, committed: value });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
+    let namingWas: string | undefined;
     for (const row of db.kv()) {
+      if (row.key === NAMING_KEY) namingWas = row.value;
       if (row.key.startsWith('limit:')) {
         // Windows outside the bounded set, kept by older versions, are not exported again.
         const limit = JSON.parse(row.value) as UsageLimit;
@@ -141,6 +154,11 @@ export class SessionStore implements Tally {
       }
       this.spend.load(row.key, row.value);
       this.blocks.load(row.key, row.value);
+    }
+    const naming = JSON.stringify({ mode: projectOptions.mode, aliases: projectOptions.aliases });
+    if (namingWas !== naming) {
+      this.namingToCommit = naming;
+      if (namingWas !== undefined && this.counters.size > 0) this.projectNamingWas = namingWas;
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
@@ -161,7 +179,13 @@ export class SessionStore implements Tally {
     this.pendingSeen.add(key);
   }
 
-  /** The project label of a folder (for processes no session file names). */
+  /**
+   * The project label of a folder (for processes no session file names). A session's label is
+   * fixed when it is first seen, and a counter is kept per label, not per folder: after a change
+   * of `project.mode` or of the aliases, what was counted keeps its label (a `name` label may hold
+   * two repositories of one name, which no later mode could split: a counter never goes
+   * backwards), and only sessions first seen after it take the new one.
+   */
   projectOf(cwd: string): string {
     return this.projects.label(cwd);
   }
@@ -184,6 +208,28 @@ export class SessionStore implements Tally {
   /** A session changed (or is about to): committed with the next commit. */
   changed(s: StoredSession): void {
     this.dirtySessions.add(`${s.harness}/${s.id}`);
+  }
+
+  /**
+   * Renames the sessions of `harness` that `rename` gives another id (ids of an older release,
+   * its reader's `renamedSession`): what a session holds goes on under its new id, and the old
+   * one is deleted with the next commit. Where the new id is taken, the old session is dropped.
+   */
+  renameSessions(harness: HarnessId, rename: (id: string) => string | undefined): void {
+    for (const [key, s] of [...this.sessions]) {
+      if (s.harness !== harness) continue;
+      const id = rename(s.id);
+      if (id === undefined || id === s.id) continue;
+      this.sessions.delete(key);
+      this.dirtySessions.delete(key);
+      this.removedSessions.add(key);
+      const to = `${harness}/${id}`;
+      if (this.sessions.has(to)) continue;
+      s.id = id;
+      this.sessions.set(to, s);
+      this.removedSessions.delete(to);
+      this.changed(s);
+    }
   }
 
   /** The harness archived a session (its file moved away, so its records cannot say). */
@@ -356,6 +402,7 @@ export class SessionStore implements Tally {
       ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
+      removedSessions: [...this.removedSessions],
       sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
       counters: [...this.dirtyCounters].map((key): CounterRow => {
         const c = this.counters.get(key)!;
@@ -367,6 +414,7 @@ export class SessionStore implements Tally {
         ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
         ...this.spend.changes(),
         ...this.blocks.changes(),
+        ...(this.namingToCommit !== undefined ? [{ key: NAMING_KEY, value: this.namingToCommit }] : []),
       ],
     };
     this.db.commit(changes);
@@ -384,12 +432,14 @@ export class SessionStore implements Tally {
     this.lastCommit = Date.now();
     this.dirtyCounters.clear();
     this.dirtySessions.clear();
+    this.removedSessions.clear();
     this.dirtyLimits.clear();
     this.dirtyRequestTokens.clear();
     this.spend.committed();
     this.blocks.committed();
     this.ledger.committed(ledger);
     this.pendingSeen.clear();
+    this.namingToCommit = undefined;
     this.onCommit?.();
   }
 }

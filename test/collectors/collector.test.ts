@@ -1,6 +1,7 @@
 // Incremental reading against a real state database: what a long-running exporter sees when
 // harnesses append, rewrite and delete files, and when it restarts.
 
+import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { Collector } from '../../src/collectors/collector.js';
 import { HARNESSES } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import { aider } from '../../src/readers/aider/reader.js';
+import { aider, type AiderState } from '../../src/readers/aider/reader.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
@@ -299,6 +300,57 @@ describe('a harness whose files are found by a search (Aider, in the home folder
     await collector.scan();
     expect(collector.watchFiles()).toHaveLength(2);
     expect(collector.stats.success).toBe(true);
+  });
+
+  it('renames the sessions an earlier release named by their history\'s path: they go on under the new id, nothing counted twice', async () => {
+    const home = tempDir();
+    const stateDir = tempDir();
+    mkdirSync(join(home, 'src', 'app'), { recursive: true });
+    const path = join(home, 'src', 'app', '.aider.chat.history.md');
+    const answer = (n: number) => `#### go\n\n> Tokens: ${n} sent, 1 received. Cost: $0.01 message, $${n / 1000} session.\n\nDone.\n`;
+    writeFileSync(path, `# aider chat started at 2026-11-30 10:00:00\n\n> Main model: gpt-5 with diff edit format\n\n${answer(100)}`);
+    // The release before: a session's id was its history's path and its header time.
+    const before: LineReader<AiderState> = {
+      ...aider, renamedSession: undefined, searchFiles: undefined,
+      listFiles: (root) => aider.listFiles(root).map((f) => ({ ...f, sessionId: f.path })),
+      sessionOf: (f, s) => (s.started === undefined ? f.path : `${f.path}#${s.started}`),
+    };
+    const run = async (reader: LineReader<AiderState>) => {
+      const db = new StateDb(stateDir);
+      const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+      await new Collector('aider', reader, [home], store, db, quiet).scan();
+      const sent = [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+      const sessions = [...store.sessions.values()].map((s) => [s.id, s.tokens.input]);
+      db.close();
+      const again = new StateDb(stateDir);
+      const stored = again.sessions().map((r) => r.key);
+      again.close();
+      return { sent, sessions, stored };
+    };
+    expect((await run(before)).sessions).toEqual([[`${path}#2026-11-30 10:00:00`, 100]]);
+    appendFileSync(path, answer(300));
+    const after = await run(aider);
+    const id = `${createHash('sha256').update(path).digest('hex').slice(0, 12)}#2026-11-30T10:00:00`;
+    expect(after.sent).toBe(400);
+    expect(after.sessions).toEqual([[id, 400]]);
+    expect(after.stored).toEqual([`aider/${id}`]);
+  });
+
+  it('answers in between while it searches: the event loop turns during a search of many folders', async () => {
+    const home = tempDir();
+    for (let i = 0; i < 200; i++) mkdirSync(join(home, `p${i}`, 'src'), { recursive: true });
+    mkdirSync(join(home, 'p7', 'repo'));
+    writeFileSync(join(home, 'p7', 'repo', '.aider.chat.history.md'), '');
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('aider', aider, [home], store, db, quiet);
+    let done = false;
+    const scanned = collector.scan().then(() => (done = true));
+    // What a scrape needs: a turn of the event loop, before the search is over.
+    const answeredDuring = await new Promise<boolean>((r) => setImmediate(() => r(!done)));
+    await scanned;
+    expect(answeredDuring).toBe(true);
+    expect(collector.watchFiles()).toEqual([join(home, 'p7', 'repo', '.aider.chat.history.md')]);
   });
 });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/help.js';
 import { HARNESSES } from '../../src/collectors/registry.js';
 import { configKeys } from '../../src/config/load.js';
-import { envFor, MAIN, run, tempDir, until } from '../helpers/run.js';
+import { envFor, MAIN, run, samples, tempDir, until } from '../helpers/run.js';
 
 const home = tempDir();
 
@@ -147,5 +147,24 @@ describe('once', () => {
     const piped = spawnSync('sh', ['-c', `"${process.execPath}" "${MAIN}" once --state-dir "${tempDir()}" | (sleep 1; cat)`], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
     expect(piped.stdout.split('\n').length).toBe(direct.stdout.split('\n').length);
     expect(piped.stdout.slice(-200)).toBe(direct.stdout.slice(-200));
+  });
+});
+
+describe('a change of project.mode', () => {
+  it('keeps the labels of what was counted, and the next start says so once', () => {
+    const h = tempDir();
+    const state = tempDir();
+    const now = new Date().toISOString();
+    const dir = join(h, '.claude', 'projects', '-work-app');
+    mkdirSync(dir, { recursive: true });
+    const base = { timestamp: now, cwd: '/work/app', sessionId: 's1' };
+    writeFileSync(join(dir, 's1.jsonl'), `${JSON.stringify({ ...base, type: 'user', uuid: 'u1', message: { role: 'user', content: 'hello' } })}\n`);
+    const prompts = (out: string) => samples(out).filter((s) => s.name === 'coding_agent_prompts_total').map((s) => [s.labels.project, s.value]);
+    const once = (mode: string) => run(['once', '--state-dir', state, '--project-mode', mode], envFor(h));
+    expect(prompts(once('name').stdout)).toEqual([['app', 1]]);
+    const changed = once('hash');
+    expect(prompts(changed.stdout)).toEqual([['app', 1]]);
+    expect(changed.stderr).toContain('project.mode or project.aliases changed');
+    expect(once('hash').stderr).not.toContain('project.mode or project.aliases changed');
   });
 });

@@ -1,12 +1,14 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
+import { searchFiles, sessionIdOf } from '../../src/readers/aider/where.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import { countedTurns, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
-const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: '/src/app/.aider.chat.history.md' };
+const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: sessionIdOf('/src/app/.aider.chat.history.md') };
 
 /** Reads a history's text line by line; every event with the session it was reported for. */
 function read(text: string) {
@@ -154,17 +156,15 @@ ${header('2026-11-30 11:00:00')}
     expect(countedTurns(log, sessions)).toEqual(['interrupted']);
   });
 
-  it('names each session after the file and its header time; its records take that (local) time', () => {
+  it('names each session after a short hash of the file\'s path (no path in an id) and its header time; its records take that (local) time', () => {
     const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### a  
 ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 #### b  
 `);
     const p = log.map(([e], i) => [e, sessions[i]]).filter(([e]) => e === 'prompt');
-    expect(p).toEqual([
-      ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 10:00:00'],
-      ['prompt', '/src/app/.aider.chat.history.md#2026-11-30 11:30:00'],
-    ]);
+    const fileId = createHash('sha256').update('/src/app/.aider.chat.history.md').digest('hex').slice(0, 12);
+    expect(p).toEqual([['prompt', `${fileId}#2026-11-30T10:00:00`], ['prompt', `${fileId}#2026-11-30T11:30:00`]]);
     // without an input history beside it, a prompt takes its session's start
     expect(of(log, 'prompt').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
     expect(of(log, 'meta')).toContainEqual(['meta', { cwd: '/src/app' }]);
@@ -175,7 +175,7 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 
   it('gives each prompt, and the records after it, the time the input history says it was typed', () => {
     const dir = tempDir();
-    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: join(dir, '.aider.chat.history.md') };
+    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: sessionIdOf(join(dir, '.aider.chat.history.md')) };
     writeFileSync(join(dir, '.aider.input.history'), [
       '# 2026-11-29 09:00:00.100000', '+fix it', // an earlier session's
       '# 2026-11-30 10:00:05.250000', '+fix it',
@@ -231,5 +231,53 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
     expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
     expect(near(['repo'], join(root, 'src'))).toEqual([]);
+  });
+
+  it('lists no more folders and entries a search than its budget, the shallowest first', () => {
+    const root = tempDir();
+    for (const d of ['a', 'b', 'c']) mkdirSync(join(root, d, 'deeper', 'still'), { recursive: true });
+    writeFileSync(join(root, 'a', '.aider.chat.history.md'), '');
+    writeFileSync(join(root, 'c', 'deeper', '.aider.chat.history.md'), '');
+    const search = (budget: { folders: number; entries: number }) => {
+      const steps = searchFiles(root, budget);
+      let listed = 0;
+      for (let step = steps.next(); ; step = steps.next(), listed++) if (step.done === true) return { listed, found: step.value.map((f) => f.path.slice(root.length)) };
+    };
+    expect(search({ folders: 100, entries: 100 })).toEqual({ listed: 10, found: ['/a/.aider.chat.history.md', '/c/deeper/.aider.chat.history.md'] });
+    expect(search({ folders: 4, entries: 100 })).toEqual({ listed: 4, found: ['/a/.aider.chat.history.md'] });
+    // The root's 3 entries and a's 2 spend a budget of 5 entries.
+    expect(search({ folders: 100, entries: 5 })).toEqual({ listed: 2, found: ['/a/.aider.chat.history.md'] });
+  });
+
+  it('gives the sessions an earlier release named by their path their id of now, and no other id another', () => {
+    const fileId = sessionIdOf('/home/u/src/app#1/.aider.chat.history.md');
+    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md#2026-11-30 10:00:00')).toBe(`${fileId}#2026-11-30T10:00:00`);
+    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md')).toBe(fileId);
+    expect(aider.renamedSession!(`${fileId}#2026-11-30T10:00:00`)).toBeUndefined();
+  });
+
+  it('lists each real folder once in a maze of links (two folders of links to each other), by its own path first', () => {
+    const root = tempDir();
+    const K = 6;
+    for (const d of ['a', 'b']) {
+      mkdirSync(join(root, d));
+      writeFileSync(join(root, d, '.aider.chat.history.md'), '');
+    }
+    for (let i = 0; i < K; i++) {
+      symlinkSync(join(root, 'b'), join(root, 'a', `to-b-${i}`));
+      symlinkSync(join(root, 'a'), join(root, 'b', `to-a-${i}`));
+    }
+    // A link to a folder found nowhere else is followed, once.
+    mkdirSync(join(root, 'elsewhere', 'repo'), { recursive: true });
+    writeFileSync(join(root, 'elsewhere', 'repo', '.aider.chat.history.md'), '');
+    symlinkSync(join(root, 'elsewhere', 'repo'), join(root, 'a', 'linked'));
+    // Followed link by link, this maze has K^4 paths 4 levels down: every history file was found again under each.
+    expect(aider.listFiles(root).map((f) => f.path.slice(root.length)).sort())
+      .toEqual(['/a/.aider.chat.history.md', '/b/.aider.chat.history.md', '/elsewhere/repo/.aider.chat.history.md']);
+    // The search yields once per folder listed: the root, a, b, elsewhere and its repo (reached first by its own path).
+    const search = aider.searchFiles!(root);
+    let listed = 0;
+    while (search.next().done !== true) listed++;
+    expect(listed).toBe(5);
   });
 });

@@ -51,6 +51,13 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       }
     });
 
+    it('names its sessions without a path: no folder separator, nothing of the root in an id', () => {
+      for (const id of sessionIds(reader, files)) {
+        expect(id).not.toMatch(/[/\\]/);
+        expect(id.includes(root)).toBe(false);
+      }
+    });
+
     it('finds nothing (and does not throw) under a missing root', () => {
       expect(reader.listFiles(join(tempDir(), 'missing'))).toEqual([]);
     });
@@ -77,6 +84,32 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
       if (others.length > 0) lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
     } else if (others.length > 0) storeConformance(reader, others);
   });
+}
+
+/**
+ * Every session id a reader gives its files' records: the files' own, and those their records name
+ * (a store's, its records' alone: the store's own `sessionId` is not a session's).
+ */
+function sessionIds<S>(reader: Reader<S>, files: SessionFile[]): Set<string> {
+  const ids = new Set<string>();
+  for (const f of files) {
+    if (reader.kind === 'store' && !f.document) {
+      reader.readStore(f, reader.initialState(f), (id) => (ids.add(id), recorder().events));
+      continue;
+    }
+    ids.add(f.sessionId);
+    const state = reader.initialState(f);
+    const sessionOf = () => (reader.kind === 'files' ? reader.sessionOf?.(f, state) : undefined) ?? f.sessionId;
+    if (f.document) reader.readDocument!(readFileSync(f.path), state, f, recorder().events);
+    else {
+      for (const l of linesOf(f.path)) {
+        (reader as LineReader<S>).readLine(l, state, f, recorder().events);
+        ids.add(sessionOf());
+      }
+    }
+    ids.add(sessionOf());
+  }
+  return ids;
 }
 
 /** What a reader of append-only lines guarantees. */

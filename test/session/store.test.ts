@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
@@ -208,5 +209,45 @@ describe('usage-limit windows', () => {
     db.close();
     const again = new SessionStore(new StateDb(stateDir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     expect([...again.usageLimits.values()].map((l) => `${l.harness}/${l.window}`).sort()).toEqual(windows());
+  });
+});
+
+describe('a change of project.mode', () => {
+  it('keeps the label of what was counted (no counter moves back or splits), gives the new one to sessions first seen after it, and says it changed', () => {
+    const stateDir = tempDir();
+    const app = tempDir();
+    const open = (mode: 'name' | 'hash') => {
+      const db = new StateDb(stateDir);
+      return { db, store: new SessionStore(db, createPriceTable(), { mode, aliases: {}, max: 50 }) };
+    };
+    const prompt = (store: SessionStore, session: string) => {
+      const ev = sinkOf(store, 'codex', () => session, 'codex', () => {});
+      ev.beginLine(false);
+      ev.meta({ cwd: app });
+      ev.prompt(1000);
+    };
+    const prompts = (store: SessionStore) => Object.fromEntries([...store.counters.values()].filter((c) => c.metric === 'prompts').map((c) => [c.labels.project, c.value]));
+    const hashed = createHash('sha256').update(app).digest('hex').slice(0, 12);
+
+    const first = open('name');
+    prompt(first.store, 's1');
+    first.store.commit();
+    expect(first.store.projectNamingWas).toBeUndefined();
+    first.db.close();
+
+    const second = open('hash');
+    expect(JSON.parse(second.store.projectNamingWas!)).toEqual({ mode: 'name', aliases: {} });
+    // The session counted under `name` counts on there; a new one in the same folder takes the hash.
+    prompt(second.store, 's1');
+    prompt(second.store, 's2');
+    expect(prompts(second.store)).toEqual({ [basename(app)]: 2, [hashed]: 1 });
+    second.store.commit();
+    second.db.close();
+
+    // Told once: the naming of now is what the state database holds from then on.
+    const third = open('hash');
+    expect(third.store.projectNamingWas).toBeUndefined();
+    expect(prompts(third.store)).toEqual({ [basename(app)]: 2, [hashed]: 1 });
+    third.db.close();
   });
 });

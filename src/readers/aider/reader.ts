@@ -1,11 +1,13 @@
 // Aider's chat history: `.aider.chat.history.md` in each repository it ran in, an append-only
 // markdown transcript of every session in that repository. A session is the part of the file
-// after a `# aider chat started at <local time>` header; its id is the file's path and that time.
+// after a `# aider chat started at <local time>` header; its id is a short hash of the file's path
+// and that time (where.ts `sessionIdOf`).
 //
 // Aider keeps no other record of its sessions, so the files are found by searching: each root
 // (by default the home folder) down to 4 folder levels below it, skipping `node_modules`, `.git`
-// and hidden folders. The listings are cached (dir.ts): a search costs one stat per folder. A new
-// one is also found where an Aider process works, at any depth (where.ts `filesNear`).
+// and hidden folders, each real folder once (where.ts `searchFiles`). The listings are cached
+// (dir.ts): a search costs two stats per folder. A new one is also found where an Aider process
+// works, at any depth (where.ts `filesNear`).
 //
 // Tokens come from the usage report Aider prints after each answer, `> Tokens: 1.7k sent, 328
 // cache write, 3.3k cache hit, 91 received. Cost: $0.0064 message, $0.0064 session.` (with both
@@ -24,7 +26,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { findInput, inputHistory } from './input-history.js';
 import type { Usage } from '../../session/types.js';
-import { listFiles, aider as where } from './where.js';
+import { listFiles, renamedSession, searchFiles, sessionIdOf, aider as where } from './where.js';
 
 export interface AiderState {
   /** The header time of the session being read (`YYYY-MM-DD HH:MM:SS`), once one was seen. */
@@ -193,7 +195,9 @@ export const aider: LineReader<AiderState> = {
   // Aider prints sent and received tokens only.
   unrecorded: ['reasoning'],
   listFiles,
+  searchFiles,
   initialState: () => ({ at: 0, inputFrom: 0, sessionCost: 0, inPrompt: false }),
   readLine,
-  sessionOf: (file, state) => (state.started === undefined ? file.sessionId : `${file.path}#${state.started}`),
+  sessionOf: (file, state) => (state.started === undefined ? file.sessionId : sessionIdOf(file.path, state.started)),
+  renamedSession,
 };
