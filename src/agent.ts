@@ -23,7 +23,7 @@ import { liveSessions, type LiveSession } from './store/live.js';
 import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { IDLE_WATCH_MS, ProcessMonitor } from './process/monitor.js';
-import { descendantsOf, platformTable } from './process/table.js';
+import { descendantsOf, platformTable, withoutDemos } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
 import { readRecordedStatus, recordedStatusMtime, statusFile } from './state/statusline.js';
@@ -141,7 +141,7 @@ export class Agent {
     }
     if (config.processes.enabled) {
       const platform = platformTable(config.processes.procRoot);
-      const table = platform && opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : platform;
+      const table = platform && (opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : withoutDemos(platform));
       if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
       const openFileSession = Object.fromEntries(Object.values(HARNESSES).filter((h) => h.sessionOfOpenFile).map((h) => [h.harness, h.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);

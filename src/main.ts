@@ -60,9 +60,9 @@ async function main(argv: string[]): Promise<number> {
     } catch (e) {
       return statusFailed(e);
     }
-    const { readStdin, statusLine } = await import('./cli/statusline.js');
+    const { statusLineOfStdin } = await import('./cli/statusline.js');
     // NO_COLOR: any value but the empty one (no-color.org).
-    process.stdout.write(`${statusLine(readStdin(), { stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`);
+    process.stdout.write(`${await statusLineOfStdin({ stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`);
     return 0;
   }
   if (args.command === 'report') {

@@ -54,11 +54,11 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
     summary: "print Claude Code's status line and record its usage limits for the exporter",
     about: "For Claude Code's statusLine setting ({\"statusLine\": {\"type\": \"command\", \"command\":\n"
       + '"coding-agent-exporter statusline"}}; from a clone, the command `hooks print claude-code` prints):\n'
-      + 'reads the JSON Claude Code passes on stdin and prints one line: the\n'
-      + "model, context used, the session's and today's spend, the 5-hour and weekly windows used and when they\n"
-      + 'reset (else the 5-hour block running now). Records the windows and the context use in the state folder,\n'
-      + 'which the exporter exports (coding_agent_usage_limit_*{harness="claude-code"}). Reads the state database\n'
-      + 'read-only, reads no session file, and always exits 0. NO_COLOR turns colours off.',
+      + 'reads the JSON Claude Code passes on stdin, to its end (at most 4 MB; 10 s where stdin is never closed),\n'
+      + "and prints one line: the model, context used, the session's and today's spend, the 5-hour and weekly\n"
+      + 'windows used and when they reset (else the 5-hour block running now). Records the windows and the context\n'
+      + 'use in the state folder, which the exporter exports (coding_agent_usage_limit_*{harness="claude-code"}).\n'
+      + 'Reads the state database read-only, reads no session file, and always exits 0. NO_COLOR turns colours off.',
   },
   hook: {
     usage: 'hook HARNESS [EVENT] [options]',

@@ -7,12 +7,13 @@
 
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from '../agent.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
+import { DEMO_FOLDER } from '../process/harnesses.js';
 
 const TICK_MS = 2000;
 const ASKING = 'demo-asking-0000-4000-8000-000000000001';
@@ -208,9 +209,42 @@ function startAgents(home: string): ChildProcess[] {
   ];
 }
 
+/**
+ * Removes the sample homes demos killed with kill -9 left behind (a signal no process can catch):
+ * each is named with its demo's pid, and removed once that pid is gone. Only the user's own
+ * folders, never through a link.
+ */
+function removeLeftovers(tmp: string): void {
+  const named = new RegExp(`^${DEMO_FOLDER}(\\d+)-`);
+  for (const name of readdirSync(tmp)) {
+    const pid = Number(named.exec(name)?.[1]);
+    if (!pid || running(pid)) continue;
+    const dir = join(tmp, name);
+    try {
+      const st = lstatSync(dir);
+      if (st.isDirectory() && st.uid === process.getuid?.()) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile (another demo starting), or not ours to remove.
+    }
+  }
+}
+
+/** Whether a process runs (one of another user's too: signalling it is refused, not failed). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Starts the demo: the sample home, the exporter serving it, and the sessions moving. */
 export async function startDemo(config: Config, log: Logger): Promise<{ stop(): Promise<void> }> {
-  const home = mkdtempSync(join(tmpdir(), 'coding-agent-exporter-demo-'));
+  removeLeftovers(tmpdir());
+  // Named with this pid: a demo killed with kill -9 leaves it, and the next demo removes it. Its
+  // stand-in agents run from it, which tells an exporter beside the demo they are no real agents.
+  const home = mkdtempSync(join(tmpdir(), `${DEMO_FOLDER}${process.pid}-`));
   // However the process ends (stopped, refused at start-up, crashed), the sample home goes with it.
   process.once('exit', () => rmSync(home, { recursive: true, force: true }));
   const { advance, close } = seedDemo(home);

@@ -4,6 +4,7 @@
 // a private state that is never written (like `top`). Without that, it loads the state database,
 // the report and the money formatter, and nothing else.
 
+import { join } from 'node:path';
 import type { Config } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow } from '../state/db.js';
@@ -16,7 +17,16 @@ import type { ReportArgs } from './args.js';
 async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
   const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session');
-  if (state) return { ledger: state.ledger, sessions: state.sessions.map((s) => JSON.parse(s.data) as StoredSession) };
+  if (state) {
+    const sessions = state.sessions.map((s) => storedSession(s.data)).filter((s) => s !== undefined);
+    const skipped = state.skipped + state.sessions.length - sessions.length;
+    // Left out, not summed as they are: a report is exact or says what it could not count.
+    if (skipped > 0) {
+      process.stderr.write(`coding-agent-exporter: report: ${skipped} rows of ${join(config.stateDir, 'state.db')} skipped: `
+        + 'not as the exporter writes them (a count that is no number, a time no date holds)\n');
+    }
+    return { ledger: state.ledger, sessions };
+  }
   const { Agent } = await import('../agent.js');
   const agent = new Agent(config, createLogger('warn'), { privateState: true });
   try {
@@ -26,6 +36,25 @@ async function readState(config: Config, r: ReportArgs): Promise<{ ledger: Ledge
   } finally {
     await agent.stop();
   }
+}
+
+// The last time a date holds (ms).
+const LAST_MS = 8.64e15;
+
+/** A session record read back, or undefined where it is none the exporter writes (what a report sums and dates is checked). */
+function storedSession(data: string): StoredSession | undefined {
+  let s: Partial<StoredSession> | null;
+  try {
+    s = JSON.parse(data) as Partial<StoredSession> | null;
+  } catch {
+    return undefined;
+  }
+  const t = s?.tokens;
+  const sums = [t?.input, t?.output, t?.cacheRead, t?.cacheWrite, t?.reasoning, s?.costUsd];
+  const times = [s?.startedAt, s?.lastActivityAt];
+  return typeof s?.id === 'string' && typeof s.harness === 'string' && typeof s.project === 'string' && (s.model === undefined || typeof s.model === 'string')
+    && sums.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)
+    && times.every((ms) => typeof ms === 'number' && Math.abs(ms) <= LAST_MS) ? s as StoredSession : undefined;
 }
 
 /** The report's text: a table, or JSON with `json`. */

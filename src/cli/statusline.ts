@@ -4,7 +4,7 @@
 // OpenTelemetry, no server; test/cli/statusline.test.ts keeps its imports few). It records the
 // usage-limit windows and the session's context use for the exporter (state/statusline.ts).
 
-import { readFileSync } from 'node:fs';
+import { readStdin } from '../files/stdin.js';
 import { parseStatusInput, type StatusInput } from '../readers/claude-code/statusline.js';
 import { readKvValue } from '../state/db.js';
 import { recordStatus } from '../state/statusline.js';
@@ -65,14 +65,20 @@ function fields(input: StatusInput, state: ReturnType<typeof fromState>, color: 
   return f;
 }
 
-/** What Claude Code wrote on stdin ('' from a terminal, which would wait for a person). */
-export function readStdin(): string {
-  if (process.stdin.isTTY) return '';
+// Claude Code writes a few kilobytes and closes stdin: a writer that never closes it is given
+// 10 s (generous for a line shown after each message, and a status bar must not hang), and more
+// than 4 MB is no status, refused unread.
+const STDIN = { maxBytes: 4 << 20, waitMs: 10_000 };
+
+/** The status line for what Claude Code wrote on stdin, read to its end (statusLine). */
+export async function statusLineOfStdin(opts: StatuslineOptions, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<string> {
+  let text: string;
   try {
-    return readFileSync(0, 'utf8');
-  } catch {
-    return '';
+    text = await readStdin(stdin, STDIN);
+  } catch (e) {
+    return `${FALLBACK} (${(e as Error).message})`;
   }
+  return statusLine(text, opts);
 }
 
 /**

@@ -10,12 +10,12 @@ import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { schema } from '../config/schema.js';
+import { readStdin } from '../files/stdin.js';
 import { HOOK_HARNESSES, hookRecord, SPOOL_FILE, SPOOL_MAX_BYTES, type HookHarness } from './spool.js';
 
-// A payload carries the tool's input (a file written whole): read this much at most.
-const MAX_PAYLOAD_BYTES = 16 << 20;
-// Where stdin is never closed, the hook gives up rather than hold the agent.
-const STDIN_WAIT_MS = 2000;
+// A payload carries the tool's input (a file written whole): read this much at most. Where stdin
+// is never closed, the hook gives up rather than hold the agent.
+const STDIN = { maxBytes: 16 << 20, waitMs: 2000 };
 
 /** Runs the hook for `args` (the words and flags after `hook`); the exit code is always 0. */
 export async function runHook(args: string[], env: NodeJS.ProcessEnv, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<number> {
@@ -25,7 +25,7 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv, stdin: Nod
   if (event !== 'notify') process.stdout.write('{}\n');
   try {
     if (!HOOK_HARNESSES.includes(harness as HookHarness)) throw new Error(`unknown harness "${harness ?? ''}"; hooks: ${HOOK_HARNESSES.join(', ')}`);
-    const raw = inline ?? (await readStdin(stdin));
+    const raw = inline ?? (await readStdin(stdin, STDIN));
     const payload = parse(raw);
     const record = titleThread(harness, payload) ? undefined : hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
     if (record) append(join(stateDir, SPOOL_FILE), `${JSON.stringify(record)}\n`);
@@ -89,29 +89,6 @@ function parse(raw: string): Record<string, unknown> {
   }
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error('the event is not a JSON object');
   return payload as Record<string, unknown>;
-}
-
-function readStdin(stdin: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<string> {
-  if (stdin.isTTY) return Promise.reject(new Error('no event on stdin'));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (e?: Error) => {
-      clearTimeout(timer);
-      stdin.removeAllListeners();
-      (stdin as NodeJS.ReadStream).destroy?.();
-      if (e) reject(e);
-      else resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const timer = setTimeout(() => done(new Error('stdin was not closed')), STDIN_WAIT_MS);
-    stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_PAYLOAD_BYTES) done(new Error('the event is too large'));
-      else chunks.push(c);
-    });
-    stdin.on('end', () => done());
-    stdin.on('error', (e: Error) => done(e));
-  });
 }
 
 /**

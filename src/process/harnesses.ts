@@ -79,6 +79,19 @@ export function harnessOf(argv: readonly string[]): HarnessId | undefined {
 }
 
 /**
+ * The folder a `demo` writes its sample home into (under the temporary folder), followed by the
+ * demo's pid and a random tail: its stand-in agents run from `<folder>/bin/<agent>`.
+ */
+export const DEMO_FOLDER = 'coding-agent-exporter-demo-';
+// (Of a demo of any version: before the pid, the random tail alone.)
+const DEMO_STAND_IN = new RegExp(`/${DEMO_FOLDER}[^/]+/bin/[^/]+$`);
+
+/** Whether a command line is one of a `demo`'s stand-in agents (by its executable's path): no agent of the user's. */
+export function isDemoStandIn(argv: readonly string[]): boolean {
+  return DEMO_STAND_IN.test(argv[0] ?? '');
+}
+
+/**
  * A harness's daemon, or a helper of it (Codex's `app-server daemon pid-update-loop`): it runs
  * other processes' sessions, or none, never one of its own.
  */

@@ -6,6 +6,7 @@ import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync,
 import { createRequire } from 'node:module';
 import { readText } from '../files/dir.js';
 import { join } from 'node:path';
+import { isDemoStandIn } from './harnesses.js';
 
 export interface Proc {
   pid: number;
@@ -282,4 +283,14 @@ export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
       return out;
     },
   };
+}
+
+/**
+ * The table without a running `demo`'s stand-in agents (isDemoStandIn): an exporter beside the demo
+ * counts none of them as the user's agents (each demo's sample home would be a new project).
+ */
+export function withoutDemos(table: ProcessTable): ProcessTable {
+  const real = (p: Proc) => !isDemoStandIn(p.argv);
+  const { procs } = table;
+  return { ...table, list: () => table.list().filter(real), ...(procs ? { procs: (pids: readonly number[]) => procs(pids).filter(real) } : {}) };
 }

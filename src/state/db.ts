@@ -70,7 +70,8 @@ const SCHEMA = `
   PRAGMA user_version = ${VERSION};
 `;
 
-// Every table and the columns it must have (of the oldest schema that is upgraded).
+// Every table and the columns it must have (of the oldest schema that is upgraded), and the
+// ledger's, which a database of version 4 and later must have.
 const TABLES: Record<string, string[]> = {
   files: ['path', 'collector', 'ino', 'size', 'mtime_ms', 'offset', 'state', 'head', 'head_length'],
   sessions: ['key', 'data'],
@@ -78,6 +79,7 @@ const TABLES: Record<string, string[]> = {
   seen: ['key'],
   kv: ['key', 'value'],
 };
+const LEDGER_TABLE = { ledger: ['hour', 'harness', 'project', 'model', ...LEDGER_SUMS, 'first_ms', 'last_ms'] };
 
 /** A state database that cannot be used as it is: start-up stops with this message. */
 export class StateError extends Error {
@@ -138,6 +140,10 @@ export interface LedgerRow {
   firstMs: number | null;
   lastMs: number | null;
 }
+
+// The sums of LedgerRow (its names of LEDGER_SUMS).
+type LedgerSum = Exclude<{ [K in keyof LedgerRow]: LedgerRow[K] extends number ? K : never }[keyof LedgerRow], 'hour'>;
+const LEDGER_KEYS = LEDGER_SUMS.map((c) => c.replace(/_(\w)/g, (_, x: string) => x.toUpperCase())) as LedgerSum[];
 
 const LEDGER_SELECT = `SELECT hour, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
@@ -302,16 +308,29 @@ function openFile(dir: string, reset: boolean): BetterSqlite3.Database {
     db.close();
     renameSync(fresh, path);
   }
-  if (statSync(path).size === 0) throw new StateError(path, 'is empty (0 bytes)');
-  let db: BetterSqlite3.Database | undefined;
+  const { db, version } = openChecked(path, {});
   try {
-    db = connect(path, { fileMustExist: true });
     // Nothing is written to a database before it is known to be ours.
-    const version = check(db, path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     migrate(db, version);
     return db;
+  } catch (e) {
+    db.close();
+    throw new StateError(path, `cannot be read (${(e as Error).message})`);
+  }
+}
+
+/**
+ * The state database at `path` opened and checked (check): every command that reads it (`serve`,
+ * `once`, `top`, `report`) refuses one it cannot use with the same StateError, naming the file.
+ */
+function openChecked(path: string, options: BetterSqlite3.Options): { db: BetterSqlite3.Database; version: number } {
+  if (statSync(path).size === 0) throw new StateError(path, 'is empty (0 bytes)');
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    db = connect(path, { ...options, fileMustExist: true });
+    return { db, version: check(db, path) };
   } catch (e) {
     db?.close();
     if (e instanceof StateError) throw e;
@@ -337,17 +356,21 @@ export function readKvValue(dir: string, key: string): string | undefined {
 
 /**
  * What the `report` command reads of the state database in `dir`, read-only and beside a running
- * exporter (which owns the file): the ledger's rows of the hours from `fromHour` up to `toHour`
- * and, when asked, the sessions. Undefined when there is no database, or one older than the ledger.
+ * exporter (which owns the file), checked as at start-up (a StateError for one it cannot use): the
+ * ledger's rows of the hours from `fromHour` up to `toHour` and, when asked, the sessions.
+ * Undefined when there is no database, or one older than the ledger. `skipped`: the ledger's rows
+ * left out as no row this exporter writes (plausibleLedgerRow).
  */
-export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
+export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[] } | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
-  const db = connect(path, { readonly: true, fileMustExist: true });
+  const { db, version } = openChecked(path, { readonly: true });
   try {
-    if ((db.pragma('user_version', { simple: true }) as number) < 4) return undefined;
+    if (version < 4) return undefined;
+    const rows = db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[];
+    const ledger = rows.filter(plausibleLedgerRow);
     return {
-      ledger: db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[],
+      ledger, skipped: rows.length - ledger.length,
       sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
     };
   } finally {
@@ -355,14 +378,28 @@ export function readReportState(dir: string, fromHour: number, toHour: number, w
   }
 }
 
+// The last hour a date can hold (8.64e15 ms).
+const LAST_HOUR = 8.64e15 / 3_600_000;
+const inDateRange = (ms: unknown) => typeof ms === 'number' && Math.abs(ms) <= 8.64e15;
+
+/**
+ * Whether a ledger row read back is one the exporter writes: SQLite keeps whatever a column is
+ * given (a damaged or edited file), and a count of '0abc' or an hour no date holds printed
+ * `"totalTokens": "0abc1e+300-5150"` and a day of NaN-NaN-NaN.
+ */
+function plausibleLedgerRow(r: LedgerRow): boolean {
+  return Number.isInteger(r.hour) && r.hour >= 0 && r.hour <= LAST_HOUR
+    && [r.harness, r.project, r.model].every((v) => typeof v === 'string')
+    && LEDGER_KEYS.every((k) => k === 'costUsd' ? Number.isFinite(r[k]) && r[k] >= 0 : Number.isSafeInteger(r[k]) && r[k] >= 0)
+    && (r.firstMs === null || inDateRange(r.firstMs)) && (r.lastMs === null || inDateRange(r.lastMs));
+}
+
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
 function memoryCopy(dir: string): BetterSqlite3.Database {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return memoryDb();
-  let file: BetterSqlite3.Database | undefined;
+  const { db: file, version } = openChecked(path, { readonly: true });
   try {
-    file = connect(path, { readonly: true, fileMustExist: true });
-    const version = check(file, path);
     const image = file.serialize();
     // The header's read and write versions say WAL (2), which an in-memory database cannot be: 1 is the rollback journal.
     image[18] = image[19] = 1;
@@ -370,10 +407,9 @@ function memoryCopy(dir: string): BetterSqlite3.Database {
     migrate(db, version);
     return db;
   } catch (e) {
-    if (e instanceof StateError) throw e;
     throw new StateError(path, `cannot be read (${(e as Error).message})`);
   } finally {
-    file?.close();
+    file.close();
   }
 }
 
@@ -390,7 +426,7 @@ function migrate(db: BetterSqlite3.Database, version: number): void {
 function check(db: BetterSqlite3.Database, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > VERSION) throw new StateError(path, `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`);
-  for (const [table, columns] of Object.entries(TABLES)) {
+  for (const [table, columns] of Object.entries(version >= 4 ? { ...TABLES, ...LEDGER_TABLE } : TABLES)) {
     const have = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((r) => r.name));
     const missing = columns.filter((c) => !have.has(c));
     if (missing.length > 0) throw new StateError(path, `is not a state database of this exporter (table ${table} lacks ${missing.join(', ')})`);

@@ -1,17 +1,30 @@
 // `demo` serves live sample sessions: every status a dashboard shows, moving counters.
 
-import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listening, ready, samples, sum, tempDir, until } from '../helpers/run.js';
+import { envFor, listening, ready, run, samples, sum, tempDir, until } from '../helpers/run.js';
+
+/** The sample home a demo logs it runs in. */
+function homeOf(demo: ChildProcess): Promise<string> {
+  return new Promise((resolve) => {
+    let err = '';
+    demo.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /"msg":"demo running","home":"([^"]+)"/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+  });
+}
 
 describe('demo', () => {
   // An agent of the user's, running before the demo starts: not one of the demo's.
   const outside = join(tempDir(), 'intruder');
   mkdirSync(outside);
   const intruder = spawn('/bin/sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`], { argv0: join(outside, 'aider'), cwd: outside, stdio: 'ignore' });
-  const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], { PATH: process.env.PATH, HOME: '/nonexistent' });
+  const env = { PATH: process.env.PATH, HOME: '/nonexistent' };
+  const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], env);
   afterAll(() => {
     child.kill('SIGTERM');
     intruder.kill();
@@ -52,5 +65,32 @@ describe('demo', () => {
     }, 30_000, 'counters that grow and a session delegating', 200);
     expect(sum(later, 'coding_agent_session_todos', { harness: 'opencode' })).toBe(4);
     expect(sum(later, 'coding_agent_cost_usd_total')).toBeGreaterThan(0);
+  });
+
+  it('runs no agent an exporter beside it counts as the user\'s', async () => {
+    await ready(await url);
+    // The demo's agents are running (joined above); an exporter of the same user reads the process table.
+    const beside = run(['once', '--state-dir', tempDir()], envFor(tempDir(), { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true' }));
+    expect(beside.status).toBe(0);
+    const labels = samples(beside.stdout).flatMap((s) => Object.values(s.labels));
+    expect(labels).toContain('intruder'); // the user's agent is seen
+    expect(labels.filter((v) => v.startsWith('coding-agent-exporter-demo-') || v === 'chat-bot')).toEqual([]);
+  });
+
+  it('leaves no sample home behind when killed with kill -9: the next demo removes it', async () => {
+    const killed = listening(['demo', '--listen-address', '127.0.0.1:0'], env);
+    const home = await homeOf(killed.child);
+    const gone = new Promise((resolve) => killed.child.on('exit', resolve));
+    killed.url.catch(() => undefined);
+    killed.child.kill('SIGKILL');
+    await gone;
+    expect(existsSync(home)).toBe(true);
+    const next = listening(['demo', '--listen-address', '127.0.0.1:0'], env);
+    const stopped = new Promise((resolve) => next.child.on('exit', resolve));
+    const nextHome = await homeOf(next.child);
+    expect(existsSync(home)).toBe(false);
+    next.child.kill('SIGTERM');
+    await stopped;
+    expect(existsSync(nextHome)).toBe(false);
   });
 });

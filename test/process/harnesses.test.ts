@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harnessOf, runsHook, sessionArgs } from '../../src/process/harnesses.js';
+import { harnessOf, isDemoStandIn, runsHook, sessionArgs } from '../../src/process/harnesses.js';
 
 describe('harness processes', () => {
   it.each([
@@ -30,6 +30,13 @@ describe('harness processes', () => {
     expect(harnessOf(['node', '/home/u/src/tools/gemini.js'])).toBeUndefined();
     expect(harnessOf(['python3', 'scripts/aider.py', '--check'])).toBeUndefined();
     expect(harnessOf(['bun', '/tmp/claude.mjs'])).toBeUndefined();
+  });
+
+  it('tells a demo\'s stand-in agents (run from its sample home) from the user\'s, by the executable\'s path alone', () => {
+    expect(isDemoStandIn(['/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude', '-c', 'while …', 'claude', '--resume', 'x'])).toBe(true);
+    expect(isDemoStandIn(['/tmp/coding-agent-exporter-demo-Ab12Cd/bin/aider'])).toBe(true); // a demo of an earlier version
+    expect(isDemoStandIn(['/home/u/.local/bin/claude', '/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude'])).toBe(false);
+    expect(isDemoStandIn(['/home/u/coding-agent-exporter-demo-notes/claude'])).toBe(false);
   });
 
   it('reads a session id after --resume, -r, --session, -s, resume, or --flag=id', () => {

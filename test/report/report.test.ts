@@ -3,6 +3,7 @@
 // a bad flag is named, an empty state is an empty table, and the command loads no reader when a
 // state exists.
 
+import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -77,6 +78,36 @@ describe('report', () => {
     expect(table.stdout).toMatch(/^Date +Models +Input +Output +Cache Read +Cache Write +Total Tokens +Cost\n─+.*\n─+.*\nTotal +0 +0 +0 +0 +0 +\$0\.00\n$/);
     expect(report(['--state-dir', state], empty)).toMatchObject({ daily: [], totals: { inputTokens: 0, totalTokens: 0, totalCost: 0 } });
     for (const kind of ['weekly', 'monthly', 'session', 'blocks']) expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
+  });
+
+  it('skips and counts the rows of a state database that are not as the exporter writes them', () => {
+    const empty = envFor(tempDir());
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state], empty).status).toBe(0);
+    const hour = 490_000; // 2025-11-24
+    const db = new Database(join(state, 'state.db'));
+    const add = db.prepare(`INSERT INTO ledger (hour, harness, project, model, input, output, cache_read, requests, first_ms, last_ms)
+      VALUES (?, 'claude-code', 'p', ?, ?, ?, ?, 1, ?, ?)`);
+    add.run(hour, 'good', 100, 50, 0, hour * 3_600_000, hour * 3_600_000 + 60_000);
+    add.run(hour, 'bad-counts', '0abc', 1e300, -5150, hour * 3_600_000, hour * 3_600_000);
+    add.run(1e12, 'bad-hour', 5, 5, 0, null, null);
+    const put = db.prepare('INSERT INTO sessions (key, data) VALUES (?, ?)');
+    const session = { id: 's-1', harness: 'claude-code', project: 'p', model: 'good', startedAt: hour * 3_600_000, lastActivityAt: hour * 3_600_000 + 60_000, tokens: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0 };
+    put.run('a', JSON.stringify(session));
+    put.run('b', 'not json');
+    put.run('c', JSON.stringify({ ...session, id: 's-2', startedAt: 'yesterday', tokens: { ...session.tokens, input: '0abc' } }));
+    db.close();
+
+    const daily = run(['report', '--json', '-z', 'UTC', '--state-dir', state], empty);
+    expect(daily.status).toBe(0);
+    expect(daily.stderr).toMatch(/^coding-agent-exporter: report: 2 rows of .*state\.db skipped: not as the exporter writes them/);
+    expect(JSON.parse(daily.stdout)).toMatchObject({ daily: [{ date: '2025-11-24', totalTokens: 150, modelsUsed: ['good'] }], totals: { totalTokens: 150 } });
+    expect(run(['report', 'blocks', '--json', '--state-dir', state], empty).stdout).not.toMatch(/NaN|abc/);
+
+    const sessions = run(['report', 'session', '--json', '--state-dir', state], empty);
+    expect(sessions.status).toBe(0);
+    expect(sessions.stderr).toMatch(/: 4 rows of .*skipped/); // the ledger's two and the sessions' two
+    expect(JSON.parse(sessions.stdout)).toMatchObject({ sessions: [{ sessionId: 's-1', totalTokens: 150 }], totals: { totalTokens: 150 } });
   });
 
   it.each([

@@ -92,8 +92,14 @@ describe('state database', () => {
       db.pragma('user_version = 99');
       db.close();
     }, /newer version/],
+    ['without its ledger', (p) => {
+      new StateDb(join(p, '..')).close();
+      const db = new Database(p);
+      db.exec('DROP TABLE ledger');
+      db.close();
+    }, /not a state database of this exporter \(table ledger lacks hour, /],
   ];
-  it.each(refusals)('that is %s stops start-up, naming the file and --reset-state; --reset-state starts over', (_name, make, message) => {
+  it.each(refusals)('that is %s stops start-up and `report`, naming the file and --reset-state; --reset-state starts over', (_name, make, message) => {
     const stateDir = tempDir();
     const path = join(stateDir, 'state.db');
     make(path);
@@ -105,6 +111,13 @@ describe('state database', () => {
     expect(r.stderr).toContain(path);
     expect(r.stderr).toContain('--reset-state');
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    // `report` reads it with the same checks: the same message, no stack trace.
+    for (const kind of ['daily', 'session']) {
+      const report = run(['report', kind, '--state-dir', stateDir], env);
+      expect(report.status).toBe(2);
+      expect(report.stderr).toMatch(message);
+      expect(report.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    }
     expect(readFileSync(path)).toEqual(before); // never replaced in silence
     const reset = run(['once', '--state-dir', stateDir, '--reset-state'], env);
     expect(reset.status).toBe(0);
