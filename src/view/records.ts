@@ -3,6 +3,7 @@
 import type { ProjectOptions } from '../session/project.js';
 import type { LiveSession } from '../store/live.js';
 import type { UnownedAgent } from '../store/processes.js';
+import { printable, printableJson } from './terminal.js';
 
 /** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
 export function compact(n: number): string {
@@ -73,7 +74,7 @@ export function formatSessions(records: readonly SessionRecord[], now: number, w
   });
   if (rows.length === 0) return nothingIn(windowSeconds);
   const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION'];
-  const all = [header, ...rows];
+  const all = [header, ...rows.map((r) => r.map(printable))];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const lines = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
   return `${lines.join('\n')}\n`;
@@ -152,5 +153,5 @@ export function viewRecords(sessions: readonly LiveSession[], unowned: readonly 
 }
 
 export function sessionsJson(records: readonly SessionRecord[]): string {
-  return `${JSON.stringify(records, null, 2)}\n`;
+  return `${printableJson(records)}\n`;
 }

@@ -6,6 +6,7 @@
 import { timeLeft, usedLevel } from '../store/limits.js';
 import { compact, costText, usd, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
+import { printable } from './terminal.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -102,7 +103,7 @@ function limitLines(limits: Summary['limits'], lineWidth: number, now: number, p
   const width = Math.max(1, lineWidth - head.length);
   const shown = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now);
   if (shown.length === 0) return [];
-  const label = (l: Summary['limits'][number]) => `${l.harness} ${l.window}`;
+  const label = (l: Summary['limits'][number]) => printable(`${l.harness} ${l.window}`);
   const left = (l: Summary['limits'][number]) => (l.resets_at === null ? undefined : timeLeft(Date.parse(l.resets_at), now));
   const labelWidth = Math.max(...shown.map((l) => label(l).length));
   const resetWidth = Math.max(...shown.map((l) => { const t = left(l); return t === undefined ? 0 : ` resets in ${t}`.length; }));
@@ -125,8 +126,9 @@ function limitLines(limits: Summary['limits'], lineWidth: number, now: number, p
   return lines;
 }
 
-/** Exactly `width` characters: cut with an ellipsis, or padded. */
-function fit(text: string, width: number, right = false): string {
+/** Exactly `width` characters, made printable: cut with an ellipsis, or padded. */
+function fit(raw: string, width: number, right = false): string {
+  const text = printable(raw);
   const chars = [...text];
   if (chars.length > width) return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
   return right ? text.padStart(width) : text.padEnd(width);
