@@ -21,7 +21,7 @@ const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--breakdown model|project|harness', doc: 'a row per model, project or harness under each period', command: 'report' },
   { flag: '--timezone ZONE, -z ZONE', doc: 'the time zone days are cut in (IANA, e.g. UTC, Europe/Berlin); default: the system\'s', command: 'report' },
   { flag: '--json', doc: 'print JSON (ccusage\'s field names) instead of a table', command: 'report' },
-  { flag: '--url URL', doc: 'a running exporter to show (http://host:10477; user:password@ for basic auth)', command: 'top' },
+  { flag: '--url URL', doc: 'a running exporter to show (http://host:10477, or host:10477; user:password@ for basic auth)', command: 'top' },
   { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },
   { flag: '--version, -v', doc: 'print the version' },

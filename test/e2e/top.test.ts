@@ -84,16 +84,25 @@ describe('top', () => {
       const { stdout: r } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) });
       expect(r).toContain(base);
       expect(r.split('\n').find((l) => /^claude-code\s/.test(l))).toMatch(/webshop\s+asking\s+question/);
+      // An address without a scheme is http's.
+      const { stdout: bare } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base.replace('http://', '')], { env: envFor(home) });
+      expect(bare).toContain(base);
     } finally {
       child.kill('SIGKILL');
     }
-    const refused = run(['top', '--url', 'http://127.0.0.1:1'], envFor(home));
+    // 127.0.0.1:1 is a port fetch refuses to try (`bad port`); the exporter's, once it is gone, is dead.
+    const dead = await url;
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    const refused = run(['top', '--url', dead], envFor(home));
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^coding-agent-exporter: --url http:\/\/127.0.0.1:1: /);
+    // Which address failed, and why (not fetch's `fetch failed`).
+    const [, address, why] = /^coding-agent-exporter: --url (\S+): \/api\/v1\/\w+: (.*)\n$/.exec(refused.stderr) ?? [];
+    expect([address, why]).toEqual([dead, `connect ECONNREFUSED ${dead.replace('http://', '')}`]);
   });
 
-  it('never prints the password of --url, whether the URL is refused, unreachable or not a URL', () => {
-    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1']) {
+  it('never prints the password or token of --url, whether the URL is refused, unreachable or not a URL', () => {
+    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1',
+      'prom:s3cret@127.0.0.1:1', 'http://127.0.0.1:1/?token=s3cret', '127.0.0.1:1?api_key=s3cret']) {
       const r = run(['top', '--url', url], envFor(home));
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/127\.0\.0\.1:1/);
