@@ -51,7 +51,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // `hook` after a flag (`--state-dir x hook claude-code`): the same hook, after a slower start.
   if (args.command === 'hook') return runHook(argv.filter((w, i) => i !== argv.indexOf('hook')), process.env);
-  if (args.format !== undefined && args.command !== 'statusline') return refused(new ConfigError('--format: only the statusline command takes it'));
   if (args.command === 'statusline') {
     let config: Config;
     try {
@@ -65,7 +64,6 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.command === 'report') {
-    if (args.resetState) return refused(new ConfigError('--reset-state: the report command never writes the state'));
     try {
       const config = loadConfig(args.rest, process.env, args.configFile);
       const { report } = await import('./cli/report.js');
@@ -75,8 +73,6 @@ async function main(argv: string[]): Promise<number> {
       return refused(e);
     }
   }
-  if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
-  if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
   if (args.command === 'top' && args.url !== undefined) {
     try {
       const { remoteSource, runTop } = await import('./cli/top.js');

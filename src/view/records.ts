@@ -19,11 +19,13 @@ function ago(ms: number): string {
   return `${Math.floor(s / 86400)}d ago`;
 }
 
-/** A window as a person says it: 86400 → "24h", 604800 → "7d". */
+/** A window as a person says it: 86400 → "24h", 604800 → "7d", since a day's start 527818 → "6d2h". */
 function span(seconds: number): string {
   for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60]] as const) {
     if (seconds % size === 0 && seconds / size >= (unit === 'd' ? 2 : 1)) return `${seconds / size}${unit}`;
   }
+  if (seconds >= 2 * 86400) return `${Math.floor(seconds / 86400)}d${Math.floor((seconds % 86400) / 3600)}h`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
   return `${seconds}s`;
 }
 
