@@ -90,7 +90,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
-    const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
+    // `top` is no server: what a server logs at info (the first scan done, …) is not for its user
+    // (printed after it quits, or into its pipe); warnings are, and debug when asked for.
+    const level = args.command === 'top' && config.logLevel === 'info' ? 'warn' : config.logLevel;
+    const log = holdLog ? createLogger(level, (l) => held.push(l)) : createLogger(level);
     const agent = args.command === 'demo' || args.command === 'hooks' ? undefined
       : new (await import('./agent.js')).Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
     setup = { config, log, agent };

@@ -98,10 +98,11 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
     }
   };
 
+  // A source that does not answer is refused before the screen is taken: a blank screen says nothing.
+  await refresh();
+  if (!data) throw new Error(problem ?? 'no data');
   if (!stdout.isTTY) {
     // Not a terminal (a pipe, a file): one screen, like `top -b -n 1`.
-    await refresh();
-    if (!data) throw new Error(problem ?? 'no data');
     const lines = renderScreen(data.summary, data.sessions, { ...state, width: 200, height: 10_000, color: false, now: Date.now(), source: source.name });
     stdout.write(`${lines.slice(0, -1).map((l) => l.trimEnd()).filter((l) => l !== '').join('\n')}\n`);
     return 0;
@@ -140,6 +141,6 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
     stdout.on('resize', draw);
     process.once('SIGTERM', quit);
     process.once('SIGHUP', quit);
-    tick();
+    draw();
   });
 }

@@ -44,6 +44,9 @@ describe('top', () => {
   it('prints one screen when its output is not a terminal, the session waiting on the user first', () => {
     const r = run(['top', '--state-dir', stateDir], envFor(home));
     expect(r.status).toBe(0);
+    // No log line (a server's `first scan done`), and the screen's last line ends.
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/\n$/);
     const rows = r.stdout.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
@@ -153,6 +156,8 @@ describe('top', () => {
     const after = await until(async () => (paneFlag('alternate_on') === '0' ? screen() : undefined), 5000, 'top to quit');
     expect(after).toContain('shell-before-top');
     expect(after).not.toContain('coding-agent-exporter top');
+    // Nothing logged after it quits (the log lines held while it ran were a server's info).
+    expect(after).not.toContain('"level"');
     expect(paneFlag('cursor_flag')).toBe('1');
     // The shell has its terminal back: it echoes what is typed (raw mode is off).
     tmux('send-keys', '-t', 'top', 'echo back-in-the-shell', 'Enter');
