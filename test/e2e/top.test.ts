@@ -4,6 +4,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +125,7 @@ describe('top', () => {
     const first = await until(async () => {
       const s = screen();
       // The whole frame: tmux may show a frame half drawn, its last line (the keys) not yet there.
-      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit/.test(s) ? s : undefined;
+      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit\s+s sort\s+\/ filter\s+i idle/.test(s) ? s : undefined;
     }, 15_000, 'the top screen');
     expect(paneFlag('alternate_on')).toBe('1');
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -162,5 +163,19 @@ describe('top', () => {
     // The shell has its terminal back: it echoes what is typed (raw mode is off).
     tmux('send-keys', '-t', 'top', 'echo back-in-the-shell', 'Enter');
     await until(async () => (screen().includes('back-in-the-shell\n') ? true : undefined), 5000, 'the shell again');
+
+    // An exporter that does not answer is named with why before the screen is taken (it was a blank screen).
+    const dead = await new Promise<number>((r) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => r(port));
+      });
+    });
+    tmux('send-keys', '-t', 'top', `env -i PATH="${env.PATH}" TERM=xterm-256color ${process.execPath} ${MAIN} top --url 127.0.0.1:${dead}; echo exit=$?`, 'Enter');
+    const refused = await until(async () => (/exit=\d/.test(screen()) ? screen() : undefined), 10_000, 'top to refuse the address');
+    expect(refused).toContain(`coding-agent-exporter: --url 127.0.0.1:${dead}: /api/v1/`);
+    expect(refused).toContain(`connect ECONNREFUSED 127.0.0.1:${dead}`);
+    expect(refused).toContain('exit=2');
+    expect(paneFlag('alternate_on')).toBe('0');
   });
 });
