@@ -2,7 +2,7 @@
 // or as ccusage's JSON. Costs in the one format every viewer uses (view/records.ts's `usd`).
 
 import { usd } from '../view/records.js';
-import { printable, printableJson } from '../view/terminal.js';
+import { printable, printableJson } from '../terminal.js';
 import { totalsOf, type BlockRow, type PeriodRow, type SessionRow, type Usage } from './report.js';
 import type { Breakdown, Kind } from './words.js';
 

@@ -3,7 +3,7 @@
 import type { ProjectOptions } from '../session/project.js';
 import type { LiveSession } from '../store/live.js';
 import type { UnownedAgent } from '../store/processes.js';
-import { printable, printableJson } from './terminal.js';
+import { printable, printableJson } from '../terminal.js';
 
 /** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
 export function compact(n: number): string {

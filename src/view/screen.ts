@@ -6,7 +6,7 @@
 import { timeLeft, usedLevel } from '../store/limits.js';
 import { compact, costText, usd, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
-import { printable } from './terminal.js';
+import { printable } from '../terminal.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;
 export type Sort = (typeof SORTS)[number];

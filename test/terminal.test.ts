@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printable, printableJson } from '../../src/view/terminal.js';
+import { printable, printableJson } from '../src/terminal.js';
 
 describe('printable', () => {
   it('shows each control, C1 and bidi character as one U+FFFD, and keeps the rest', () => {
@@ -16,5 +16,6 @@ describe('printableJson', () => {
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     expect(text).toContain('x\\u001b\\u009b\\u2066\\u202ey');
     expect(JSON.parse(text)).toEqual(value);
+    expect(printableJson(value, 0)).toBe('{"model":"x\\u001b\\u009b\\u2066\\u202ey","n":1}');
   });
 });
