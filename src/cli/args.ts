@@ -167,6 +167,7 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
     throw new ConfigError(`${flag}: only the ${by.length === 1 ? `${by[0]} command takes` : `${by.slice(0, -1).join(', ')} and ${by.at(-1)} commands take`} it`);
   }
   if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
+  if (parsed.url !== undefined && since !== undefined) throw new ConfigError('--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)');
   if (parsed.command === 'report') parsed.report = reportArgs(more.shift(), since, reportFlags, now);
   else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);

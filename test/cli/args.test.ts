@@ -40,6 +40,7 @@ describe('parseArgs', () => {
     // The start of one flag alone, not the flag two edits away (--collector.cline).
     [['--collector.claude'], 'unknown flag --collector.claude (did you mean --collector.claude-code?)'],
     [['sessions', '--since', 'yesterday'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "yesterday"'],
+    [['top', '--url', 'http://h:1', '--since', '2h'], '--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)'],
     [['report', '--since', '3x'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "3x"'],
   ])('refuses %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(message);
@@ -47,7 +48,8 @@ describe('parseArgs', () => {
 
   it('takes the flags of every command, and --help or the version whatever else is there', () => {
     expect(parseArgs(['report', '--json', '--since', '2026-01-01']).json).toBe(true);
-    expect(parseArgs(['top', '--url', 'http://h:1', '--since', '2h'])).toMatchObject({ url: 'http://h:1', since: 7200 });
+    expect(parseArgs(['top', '--url', 'http://h:1'])).toMatchObject({ url: 'http://h:1' });
+    expect(parseArgs(['top', '--since', '2h'])).toMatchObject({ since: 7200 });
     expect(parseArgs(['serve', '--json', '--help']).help).toBe(true);
   });
 
