@@ -52,7 +52,6 @@ async function main(argv: string[]): Promise<number> {
   }
   // `hook` after a flag (`--state-dir x hook claude-code`): the same hook, after a slower start.
   if (args.command === 'hook') return runHook(argv.filter((w, i) => i !== argv.indexOf('hook')), process.env);
-  if (args.format !== undefined && args.command !== 'statusline') return refused(new ConfigError('--format: only the statusline command takes it'));
   if (args.command === 'statusline') {
     let config: Config;
     try {
@@ -66,7 +65,6 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.command === 'report') {
-    if (args.resetState) return refused(new ConfigError('--reset-state: the report command never writes the state'));
     try {
       const config = loadConfig(args.rest, process.env, args.configFile);
       const { report } = await import('./cli/report.js');
@@ -76,8 +74,6 @@ async function main(argv: string[]): Promise<number> {
       return refused(e);
     }
   }
-  if (args.since !== undefined && args.command !== 'sessions') return refused(new ConfigError('--since: only the sessions command takes it'));
-  if (args.url !== undefined && args.command !== 'top') return refused(new ConfigError('--url: only the top command takes it'));
   if (args.command === 'top' && args.url !== undefined) {
     try {
       const { remoteSource, runTop } = await import('./cli/top.js');
@@ -95,7 +91,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const config = loadConfig(args.rest, process.env, args.configFile);
     if (args.since !== undefined) config.sessions.activeWindowSeconds = args.since;
-    const log = holdLog ? createLogger(config.logLevel, (l) => held.push(l)) : createLogger(config.logLevel);
+    // `top` is no server: what a server logs at info (the first scan done, …) is not for its user
+    // (printed after it quits, or into its pipe); warnings are, and debug when asked for.
+    const level = args.command === 'top' && config.logLevel === 'info' ? 'warn' : config.logLevel;
+    const log = holdLog ? createLogger(level, (l) => held.push(l)) : createLogger(level);
     const agent = args.command === 'demo' || args.command === 'hooks' ? undefined
       : new (await import('./agent.js')).Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
     setup = { config, log, agent };

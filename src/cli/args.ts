@@ -3,9 +3,10 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
-import { COMMANDS } from './commands.js';
+import { COMMANDS, REPORT_FLAGS } from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
+import { dayOfHour } from '../store/ledger.js';
 import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
@@ -17,7 +18,7 @@ export interface Parsed {
   json: boolean;
   resetState: boolean;
   configFile?: string;
-  /** `sessions --since 7d`: the activity window, in seconds. */
+  /** `sessions --since 7d` (or a day): the activity window, in seconds. */
   since?: number;
   /** `hook <harness> [event]`, `hooks print <harness>`: the words after the command. */
   words: string[];
@@ -35,15 +36,39 @@ export interface ReportArgs extends ReportOptions {
   kind: Kind;
 }
 
-// The flags of `report` alone (its --since is a day, not the sessions' duration).
-const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '-z'];
-
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
 
 /** `30m`, `12h`, `7d` in seconds; undefined when it is not a duration. */
 function duration(text: string | undefined): number | undefined {
   const m = /^(\d+)([smhdw])$/.exec(text ?? '');
   return m ? Number(m[1]) * UNIT_SECONDS[m[2]!]! : undefined;
+}
+
+const SINCE_FORMS = 'a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD';
+const got = (value: string) => (value === '' ? 'nothing' : `"${value}"`);
+
+/**
+ * `--since` of `sessions` and `top`, a duration or a day, as the activity window in seconds: from
+ * the day's start (local time) to `now`.
+ */
+function sinceSeconds(value: string, now: number): number {
+  const seconds = duration(value);
+  if (seconds !== undefined) return seconds;
+  const day = parseDay(value);
+  if (day === undefined) throw new ConfigError(`--since: expected ${SINCE_FORMS}, got ${got(value)}`);
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const start = new Date(y, m - 1, d).getTime();
+  if (start > now) throw new ConfigError(`--since ${day} is in the future`);
+  return Math.ceil((now - start) / 1000);
+}
+
+/** `report --since`, a day or a duration, as the first day (the day the duration reaches back to in `timeZone`). */
+function sinceDay(value: string, timeZone: string | undefined, now: number): string {
+  const day = parseDay(value);
+  if (day !== undefined) return day;
+  const seconds = duration(value);
+  if (seconds === undefined) throw new ConfigError(`--since: expected ${SINCE_FORMS}, got ${got(value)}`);
+  return dayOfHour(Math.floor((now - seconds * 1000) / 3_600_000), timeZone);
 }
 
 // Flags that are not configuration keys: those that take a value, and those that do not.
@@ -66,8 +91,14 @@ function distance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** ` (did you mean X?)` when one candidate is a few edits from `word` (one per three letters); else ''. */
+/**
+ * ` (did you mean X?)` when `word` is the start of one candidate alone (`--collector.claude`, of
+ * `--collector.claude-code`, not the two edits away `--collector.cline`), else when one candidate
+ * is a few edits from it (one per three letters); else ''.
+ */
 function didYouMean(word: string, candidates: Iterable<string>): string {
+  const longer = [...candidates].filter((c) => c.startsWith(word) && c !== word);
+  if (longer.length === 1) return ` (did you mean ${longer[0]}?)`;
   let best: { name: string; edits: number } | undefined;
   for (const name of candidates) {
     const edits = distance(word, name);
@@ -76,10 +107,12 @@ function didYouMean(word: string, candidates: Iterable<string>): string {
   return best && best.edits <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean ${best.name}?)` : '';
 }
 
-export function parseArgs(argv: string[]): Parsed {
+export function parseArgs(argv: string[], now = Date.now()): Parsed {
   const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, words: [], rest: [] };
   const flags = configFlags();
   const words: string[] = [];
+  // The flags that are not configuration keys, checked against the command once it is known.
+  const own = new Set<string>();
   // Read once the command is known: --since is a day to `report`, a duration to `sessions`.
   let since: string | undefined;
   const reportFlags = new Map<string, string>();
@@ -91,6 +124,7 @@ export function parseArgs(argv: string[]): Parsed {
     }
     const eq = a.indexOf('=');
     const name = eq === -1 ? a : a.slice(0, eq);
+    if (SWITCHES.includes(name) || VALUED.includes(name)) own.add(name === '-z' ? '--timezone' : name);
     if (SWITCHES.includes(name)) {
       if (eq !== -1) throw new ConfigError(`${name} takes no value`);
       if (a === '--help' || a === '-h') parsed.help = true;
@@ -125,22 +159,23 @@ export function parseArgs(argv: string[]): Parsed {
   const [command, ...more] = words;
   if (command !== undefined) parsed.command = known(command);
   if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
-  if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
-  if (parsed.command === 'report') parsed.report = reportArgs(more.shift(), since, reportFlags);
-  else {
-    const [flag] = reportFlags.keys();
-    if (flag !== undefined) throw new ConfigError(`${flag}: only the report command takes it`);
-    if (since !== undefined) {
-      parsed.since = duration(since);
-      if (parsed.since === undefined) throw new ConfigError(`--since: expected a duration such as 30m, 12h or 7d, got ${since === '' ? 'nothing' : `"${since}"`}`);
-    }
+  // Help and the version ignore the rest; a hook never fails its harness (runHook reads its own words).
+  const takes = parsed.help || parsed.version || ['help', 'hook'].includes(parsed.command) ? [...own] : COMMANDS[parsed.command]!.flags;
+  for (const flag of own) {
+    if (['--config', '--help', '-h', '--version', '-v'].includes(flag) || takes.includes(flag)) continue;
+    const by = Object.keys(COMMANDS).filter((c) => COMMANDS[c]!.flags.includes(flag));
+    throw new ConfigError(`${flag}: only the ${by.length === 1 ? `${by[0]} command takes` : `${by.slice(0, -1).join(', ')} and ${by.at(-1)} commands take`} it`);
   }
+  if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
+  if (parsed.url !== undefined && since !== undefined) throw new ConfigError('--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)');
+  if (parsed.command === 'report') parsed.report = reportArgs(more.shift(), since, reportFlags, now);
+  else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
   return parsed;
 }
 
 /** `report [KIND]` and its flags, each checked: a bad one is named with what it takes. */
-function reportArgs(kind: string | undefined, since: string | undefined, flags: Map<string, string>): ReportArgs {
+function reportArgs(kind: string | undefined, since: string | undefined, flags: Map<string, string>, now: number): ReportArgs {
   if (kind !== undefined && !(KINDS as readonly string[]).includes(kind)) {
     throw new ConfigError(`report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}`);
   }
@@ -148,12 +183,10 @@ function reportArgs(kind: string | undefined, since: string | undefined, flags: 
   const day = (flag: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     const d = parseDay(value);
-    if (d === undefined) throw new ConfigError(`${flag}: expected a date as YYYY-MM-DD or YYYYMMDD, got ${value === '' ? 'nothing' : `"${value}"`}`);
+    if (d === undefined) throw new ConfigError(`${flag}: expected a date as YYYY-MM-DD or YYYYMMDD, got ${got(value)}`);
     return d;
   };
-  r.since = day('--since', since);
   r.until = day('--until', flags.get('--until'));
-  if (r.since && r.until && r.since > r.until) throw new ConfigError(`--since ${r.since} is after --until ${r.until}`);
   const harness = flags.get('--harness');
   if (harness !== undefined) {
     if (!(HARNESSES as readonly string[]).includes(harness)) throw new ConfigError(`--harness: unknown harness "${harness}"${didYouMean(harness, HARNESSES)}; the harnesses are ${HARNESSES.join(', ')}`);
@@ -171,6 +204,9 @@ function reportArgs(kind: string | undefined, since: string | undefined, flags: 
     if (!knownTimeZone(zone)) throw new ConfigError(`--timezone: unknown time zone "${zone}" (an IANA name such as UTC, Europe/Berlin or America/New_York)`);
     r.timeZone = zone;
   }
+  // A duration reaches back from today in the report's time zone.
+  if (since !== undefined) r.since = sinceDay(since, r.timeZone, now);
+  if (r.since && r.until && r.since > r.until) throw new ConfigError(`--since ${r.since} is after --until ${r.until}`);
   return r;
 }
 

@@ -1,8 +1,16 @@
 // The commands, their usage and what each does: what the command line accepts (args.ts) and what
 // help prints (help.ts). Apart from both, so that parsing a command line loads no reader.
 
-export const COMMANDS: Record<string, { usage: string; summary: string; about: string }> = {
+// The flags of `report` alone, besides --json and --since.
+export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '-z'];
+
+/**
+ * `flags`: the flags a command takes besides the configuration keys, --config, --help and
+ * --version (every command takes those); any other is refused, not ignored.
+ */
+export const COMMANDS: Record<string, { usage: string; summary: string; about: string; flags: readonly string[] }> = {
   serve: {
+    flags: ['--reset-state'],
     usage: '[serve] [options]',
     summary: 'serve /metrics (the default), push OTLP if otlp.endpoint is set',
     about: 'Reads the session files of AI coding-agent harnesses and serves their metrics on\n'
@@ -10,13 +18,15 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'over OTLP when otlp.endpoint is set. The default command.',
   },
   once: {
+    flags: ['--reset-state'],
     usage: 'once [options]',
     summary: 'read once and print the metrics as Prometheus text',
     about: 'Reads the session files once and prints the metrics as Prometheus text, then exits (for cron and\n'
       + "node_exporter's textfile collector). Uses the state database, so counters stay monotonic.",
   },
   sessions: {
-    usage: 'sessions [--json] [--since DURATION] [options]',
+    flags: ['--json', '--since', '--reset-state'],
+    usage: 'sessions [--json] [--since DURATION|DAY] [options]',
     summary: 'print the live sessions: status and why, model, tokens, cost, context',
     about: 'Reads the session files and prints the sessions active in the activity window (24 h unless\n'
       + '--since says otherwise): harness, project, status and why, model, tokens (DRIFT when none were counted\n'
@@ -24,7 +34,8 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'then the agent processes no session file is joined to.',
   },
   top: {
-    usage: 'top [--url URL] [options]',
+    flags: ['--url', '--since'],
+    usage: 'top [--url URL] [--since DURATION|DAY] [options]',
     summary: 'a live view of every session in the terminal',
     about: 'A live view of every session in the terminal, redrawn every second: spend today and this week,\n'
       + 'tokens per minute, sessions by status, then one row per session (status and why, model, context,\n'
@@ -35,6 +46,7 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'running exporter\'s sessions with --url.',
   },
   demo: {
+    flags: [],
     usage: 'demo [options]',
     summary: 'serve metrics from bundled sample sessions, no agent needed',
     about: 'Serves metrics from bundled sample sessions replayed into a temporary home: sessions that keep\n'
@@ -42,7 +54,8 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
   },
   report: {
-    usage: 'report [daily|weekly|monthly|session|blocks] [--since DAY] [--until DAY] [--json] [options]',
+    flags: ['--json', '--since', ...REPORT_FLAGS],
+    usage: 'report [daily|weekly|monthly|session|blocks] [--since DAY|DURATION] [--until DAY] [--json] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
     about: 'Prints what was used per day (the default), week (from Sunday), month, session or 5-hour block: tokens\n'
       + 'by type, cost and the models, with a totals row, or as JSON with ccusage\'s field names (--json). Reads the\n'
@@ -50,6 +63,7 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.',
   },
   statusline: {
+    flags: ['--format'],
     usage: 'statusline [--format TEMPLATE] [options]',
     summary: "print Claude Code's status line and record its usage limits for the exporter",
     about: "For Claude Code's statusLine setting ({\"statusLine\": {\"type\": \"command\", \"command\":\n"
@@ -61,6 +75,7 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'Reads the state database read-only, reads no session file, and always exits 0. NO_COLOR turns colours off.',
   },
   hook: {
+    flags: [],
     usage: 'hook HARNESS [EVENT] [options]',
     summary: 'what a harness\'s hook runs: records the event for exact statuses',
     about: 'Run by a harness on its lifecycle events (set up with `hooks print`): reads the event\'s JSON on stdin,\n'
@@ -68,6 +83,7 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'hooks.jsonl in the state folder, where the running exporter reads it, and prints {}. Always exits 0.',
   },
   hooks: {
+    flags: [],
     usage: 'hooks print HARNESS [options]',
     summary: 'print the hook settings to paste into a harness\'s settings file',
     about: 'Prints the settings that make HARNESS (claude-code, gemini-cli, qwen-code, copilot-cli, codex) run\n'
@@ -76,5 +92,5 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'same script, else node and the script\'s absolute path (a clone); a --state-dir is made absolute. The\n'
       + 'exporter never writes a harness\'s settings itself.',
   },
-  help: { usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
+  help: { flags: [], usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };

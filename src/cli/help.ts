@@ -8,20 +8,22 @@ import { COMMANDS } from './commands.js';
 
 export { COMMANDS };
 
-// Options that are not configuration keys, by the command they belong to (none: every command).
+// Options that are not configuration keys, by the command they belong to (none: every command
+// that takes it, as COMMANDS says).
 const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--config FILE', doc: 'JSON configuration file (every key: config.example.json)' },
   { flag: '--json', doc: 'print JSON instead of a table', command: 'sessions' },
-  { flag: '--since DURATION', doc: 'the activity window to list, e.g. 30m, 12h, 7d (sessions.activeWindowSeconds)', command: 'sessions' },
+  { flag: '--since DURATION|DAY', doc: 'the activity window to list: a duration (30m, 12h, 7d) or since a day\'s start (YYYY-MM-DD) (sessions.activeWindowSeconds)', command: 'sessions' },
   { flag: '--format TEMPLATE', doc: 'the line to print, with {model} {context} {session} {today} {5h} {5h_resets} {7d} {7d_resets} {7d_opus} {7d_sonnet} {block} {block_ends}', command: 'statusline' },
-  { flag: '--since DAY, --until DAY', doc: 'the first and last day to report (YYYY-MM-DD or YYYYMMDD), both included', command: 'report' },
+  { flag: '--since DAY, --until DAY', doc: 'the first and last day to report (YYYY-MM-DD or YYYYMMDD), both included; --since also takes a duration (7d: the day 7 days ago)', command: 'report' },
   { flag: '--harness ID', doc: 'only this harness (claude-code, codex, …)', command: 'report' },
   { flag: '--project NAME', doc: 'only this project (its label, as the metrics name it)', command: 'report' },
   { flag: '--model NAME', doc: 'only this model (its label, as the metrics name it)', command: 'report' },
   { flag: '--breakdown model|project|harness', doc: 'a row per model, project or harness under each period', command: 'report' },
   { flag: '--timezone ZONE, -z ZONE', doc: 'the time zone days are cut in (IANA, e.g. UTC, Europe/Berlin); default: the system\'s', command: 'report' },
   { flag: '--json', doc: 'print JSON (ccusage\'s field names) instead of a table', command: 'report' },
-  { flag: '--url URL', doc: 'a running exporter to show (http://host:10477; user:password@ for basic auth)', command: 'top' },
+  { flag: '--url URL', doc: 'a running exporter to show (http://host:10477, or host:10477; user:password@ for basic auth)', command: 'top' },
+  { flag: '--since DURATION|DAY', doc: 'the activity window to show: a duration (30m, 12h, 7d) or since a day\'s start (YYYY-MM-DD) (sessions.activeWindowSeconds)', command: 'top' },
   { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },
   { flag: '--version, -v', doc: 'print the version' },
@@ -66,7 +68,8 @@ export function help(command = 'serve'): string {
   const flags: [string, string][] = [
     ...keys.filter((l) => l.arg).map((l): [string, string] => [`--${l.arg} ${placeholder(l)}`,
       `${l.doc}${defaults(l)}${l.ids ? ` <id>: ${l.ids}.` : ''}`]),
-    ...EXTRA.filter((e) => !e.command || e.command === command).map((e): [string, string] => [e.flag, e.doc]),
+    ...EXTRA.filter((e) => (e.command ? e.command === command : ['--config', '--help', '--version'].includes(e.flag.split(/[ ,]/)[0]!) || COMMANDS[command]!.flags.includes(e.flag)))
+      .map((e): [string, string] => [e.flag, e.doc]),
   ];
   const envOnly: [string, string][] = keys.filter((l) => !l.arg && l.env).map((l) => [l.env!, `${l.key}: ${l.doc}`]);
   const commands: [string, string][] = Object.entries(COMMANDS).map(([name, c]) => [name, c.summary]);

@@ -27,16 +27,24 @@ export function localSource(agent: Agent): ViewSource {
   };
 }
 
-/** A running exporter's JSON; a user and password in the URL go into a basic-auth header. */
+/**
+ * A running exporter's JSON; a user and password in the URL go into a basic-auth header. An
+ * address without a scheme is http's (`prom:pw@host:10477` is a user and password, not a scheme).
+ */
 export function remoteSource(address: string): ViewSource {
-  const url = new URL(address);
+  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('expected an http:// or https:// URL');
   const headers: Record<string, string> = {};
   if (url.username || url.password) {
     headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
     url.username = url.password = '';
   }
   const get = async (path: string) => {
-    const r = await fetch(new URL(path, url), { headers, signal: AbortSignal.timeout(5000) });
+    const r = await fetch(new URL(path, url), { headers, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => {
+      // fetch says `fetch failed`; why is in its cause (`connect ECONNREFUSED 127.0.0.1:1`).
+      const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
+      throw new Error(`${path}: ${why}`);
+    });
     if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
     return r.json() as Promise<unknown>;
   };
@@ -90,10 +98,11 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
     }
   };
 
+  // A source that does not answer is refused before the screen is taken: a blank screen says nothing.
+  await refresh();
+  if (!data) throw new Error(problem ?? 'no data');
   if (!stdout.isTTY) {
     // Not a terminal (a pipe, a file): one screen, like `top -b -n 1`.
-    await refresh();
-    if (!data) throw new Error(problem ?? 'no data');
     const lines = renderScreen(data.summary, data.sessions, { ...state, width: 200, height: 10_000, color: false, now: Date.now(), source: source.name });
     stdout.write(`${lines.slice(0, -1).map((l) => l.trimEnd()).filter((l) => l !== '').join('\n')}\n`);
     return 0;
@@ -132,6 +141,6 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
     stdout.on('resize', draw);
     process.once('SIGTERM', quit);
     process.once('SIGHUP', quit);
-    tick();
+    draw();
   });
 }

@@ -122,17 +122,26 @@ function envTemporality(value: string | undefined): Temporality | undefined {
   throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`);
 }
 
+// A query parameter (or a fragment's, as OAuth puts a token there) whose name says it holds a
+// secret: `token`, `access_token`, `api_key`, `apikey`, `password`, `X-Amz-Signature`, `sig`, ….
+const SECRET_PARAM = /([?&;#][^=&;#]*?(?:token|key|pass|pwd|secret|auth|sig|credential)[^=&;#]*=)[^&;#]*/gi;
+
 /**
- * A URL for logs and messages: without a user name or password written into it. Text that is not
- * a URL loses everything up to its last `@` (`http://u:pa/ss@host` is no URL: its password would show).
+ * A URL for logs and messages: without a user name or password written into it, nor the value of
+ * a parameter named as a secret. Text that is not a `scheme://` URL loses everything up to its
+ * last `@` (`http://u:pa/ss@host` is no URL, and `prom:pass@host` is one whose scheme is `prom`:
+ * either way its password would show).
  */
 export function shownUrl(url: string): string {
-  const u = URL.parse(url);
-  if (!u) return url.replace(/^.*@/s, '…@');
-  if (!u.username && !u.password) return url;
-  u.username = '';
-  u.password = '';
-  return u.toString();
+  const u = /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? URL.parse(url) : null;
+  let shown = url;
+  if (!u) shown = url.replace(/^.*@/s, '…@');
+  else if (u.username || u.password) {
+    u.username = '';
+    u.password = '';
+    shown = u.toString();
+  }
+  return shown.replace(SECRET_PARAM, '$1…');
 }
 
 export type ExportOutcome = 'success' | 'failure';

@@ -2,13 +2,15 @@
 // or as ccusage's JSON. Costs in the one format every viewer uses (view/records.ts's `usd`).
 
 import { usd } from '../view/records.js';
+import { printable, printableJson } from '../terminal.js';
 import { totalsOf, type BlockRow, type PeriodRow, type SessionRow, type Usage } from './report.js';
 import type { Breakdown, Kind } from './words.js';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-/** Columns padded to their widest cell; numbers to the right. */
-function table(header: string[], rows: string[][], numeric: boolean[]): string {
+/** Columns padded to their widest cell (each made printable); numbers to the right. */
+function table(header: string[], cells: string[][], numeric: boolean[]): string {
+  const rows = cells.map((r) => r.map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const rule = widths.map((w) => '─'.repeat(w)).join('  ');
@@ -60,10 +62,10 @@ export function blocksTable(rows: readonly BlockRow[]): string {
 
 /** ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`, `blocks[]`; `totals`. */
 export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[]): string {
-  if (kind === 'blocks') return `${JSON.stringify({ blocks: rows }, null, 2)}\n`;
+  if (kind === 'blocks') return `${printableJson({ blocks: rows })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);
-  if (kind === 'session') return `${JSON.stringify({ sessions: rows, totals }, null, 2)}\n`;
+  if (kind === 'session') return `${printableJson({ sessions: rows, totals })}\n`;
   const name = { daily: 'date', weekly: 'week', monthly: 'month' }[kind];
   // `period` too: the name ccusage's report of every agent (`ccusage daily`) gives it.
-  return `${JSON.stringify({ [kind]: (rows as readonly PeriodRow[]).map((r) => ({ [name]: r.period, ...r })), totals }, null, 2)}\n`;
+  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => ({ [name]: r.period, ...r })), totals })}\n`;
 }

@@ -3,6 +3,7 @@
 import type { ProjectOptions } from '../session/project.js';
 import type { LiveSession } from '../store/live.js';
 import type { UnownedAgent } from '../store/processes.js';
+import { printable, printableJson } from '../terminal.js';
 
 /** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
 export function compact(n: number): string {
@@ -18,11 +19,13 @@ function ago(ms: number): string {
   return `${Math.floor(s / 86400)}d ago`;
 }
 
-/** A window as a person says it: 86400 → "24h", 604800 → "7d". */
+/** A window as a person says it: 86400 → "24h", 604800 → "7d", since a day's start 527818 → "6d2h". */
 function span(seconds: number): string {
   for (const [unit, size] of [['d', 86400], ['h', 3600], ['m', 60]] as const) {
     if (seconds % size === 0 && seconds / size >= (unit === 'd' ? 2 : 1)) return `${seconds / size}${unit}`;
   }
+  if (seconds >= 2 * 86400) return `${Math.floor(seconds / 86400)}d${Math.floor((seconds % 86400) / 3600)}h`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
   return `${seconds}s`;
 }
 
@@ -73,7 +76,7 @@ export function formatSessions(records: readonly SessionRecord[], now: number, w
   });
   if (rows.length === 0) return nothingIn(windowSeconds);
   const header = ['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION'];
-  const all = [header, ...rows];
+  const all = [header, ...rows.map((r) => r.map(printable))];
   const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   const lines = all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
   return `${lines.join('\n')}\n`;
@@ -152,5 +155,5 @@ export function viewRecords(sessions: readonly LiveSession[], unowned: readonly 
 }
 
 export function sessionsJson(records: readonly SessionRecord[]): string {
-  return `${JSON.stringify(records, null, 2)}\n`;
+  return `${printableJson(records)}\n`;
 }

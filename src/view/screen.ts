@@ -6,6 +6,7 @@
 import { timeLeft, usedLevel } from '../store/limits.js';
 import { compact, costText, usd, type SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
+import { printable } from '../terminal.js';
 
 export const SORTS = ['status', 'cost', 'activity'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -39,29 +40,34 @@ const SGR: Record<string, string> = {
 
 interface Column {
   head: string;
-  /** Lower is kept longer when the terminal is narrow. */
+  /** Lower is kept longer when the terminal is narrow, and widened first when it is wide. */
   priority: number;
+  /** The least it takes. */
   width: number;
+  /** The most its cells widen it to where the terminal has room (none: `width`). */
+  max?: number;
   right?: true;
-  /** Takes the width left over. */
-  grow?: true;
   cell(s: SessionRecord, now: number): string;
 }
 
+// What is kept longest: which session (harness, project) and what it needs (status, why); what it
+// costs and when it last did something; its model; how full its context is; the tool it is running
+// and for how long; its process's CPU and memory; how the process was joined to it.
 const COLUMNS: Column[] = [
-  { head: 'HARNESS', priority: 1, width: 11, cell: (s) => s.harness },
-  { head: 'PROJECT', priority: 0, width: 10, grow: true, cell: (s) => s.project },
+  { head: 'HARNESS', priority: 1, width: 11, max: 15, cell: (s) => s.harness },
+  { head: 'PROJECT', priority: 0, width: 10, max: 40, cell: (s) => s.project },
   { head: 'STATUS', priority: 0, width: 10, cell: (s) => s.status },
-  { head: 'REASON', priority: 1, width: 12, cell: (s) => s.reason },
-  { head: 'MODEL', priority: 5, width: 18, cell: (s) => s.model ?? '-' },
-  { head: 'CONTEXT', priority: 3, width: 17, cell: (s) => contextBar(s) },
+  { head: 'REASON', priority: 1, width: 12, max: 20, cell: (s) => s.reason },
+  { head: 'MODEL', priority: 3, width: 18, max: 30, cell: (s) => s.model ?? '-' },
+  { head: 'CONTEXT', priority: 4, width: 17, cell: (s) => contextBar(s) },
   { head: 'COST', priority: 2, width: 9, right: true, cell: costText },
-  { head: 'TOOL', priority: 4, width: 14, cell: (s) => s.running_tool?.tool ?? '-' },
+  { head: 'TOOL', priority: 5, width: 14, max: 30, cell: (s) => s.running_tool?.tool ?? '-' },
   // How long the running tool has run ("Bash for 12m").
-  { head: 'FOR', priority: 4, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? ago(now - Date.parse(s.running_tool.started_at)) : '-') },
+  { head: 'FOR', priority: 5, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? ago(now - Date.parse(s.running_tool.started_at)) : '-') },
   // The live agent process with its children, and how it was joined to the session.
   { head: 'CPU', priority: 6, width: 5, right: true, cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-') },
-  { head: 'MEM', priority: 6, width: 6, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
+  // `999.9MB`: seven characters, the unit never cut off.
+  { head: 'MEM', priority: 6, width: 7, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
   { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
   { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => (s.last_activity_at ? ago(now - Date.parse(s.last_activity_at)) : 'now') },
 ];
@@ -102,7 +108,7 @@ function limitLines(limits: Summary['limits'], lineWidth: number, now: number, p
   const width = Math.max(1, lineWidth - head.length);
   const shown = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now);
   if (shown.length === 0) return [];
-  const label = (l: Summary['limits'][number]) => `${l.harness} ${l.window}`;
+  const label = (l: Summary['limits'][number]) => printable(`${l.harness} ${l.window}`);
   const left = (l: Summary['limits'][number]) => (l.resets_at === null ? undefined : timeLeft(Date.parse(l.resets_at), now));
   const labelWidth = Math.max(...shown.map((l) => label(l).length));
   const resetWidth = Math.max(...shown.map((l) => { const t = left(l); return t === undefined ? 0 : ` resets in ${t}`.length; }));
@@ -125,8 +131,9 @@ function limitLines(limits: Summary['limits'], lineWidth: number, now: number, p
   return lines;
 }
 
-/** Exactly `width` characters: cut with an ellipsis, or padded. */
-function fit(text: string, width: number, right = false): string {
+/** Exactly `width` characters, made printable: cut with an ellipsis, or padded. */
+function fit(raw: string, width: number, right = false): string {
+  const text = printable(raw);
   const chars = [...text];
   if (chars.length > width) return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
   return right ? text.padStart(width) : text.padEnd(width);
@@ -148,8 +155,12 @@ export function visibleSessions(sessions: readonly SessionRecord[], o: Pick<Scre
     .sort(by[o.sort]);
 }
 
-/** The columns that fit `width`, the growing one widened to fill it. */
-function layout(width: number): Column[] {
+/**
+ * The columns that fit `width` at their least, dropped by priority (the rightmost of the least
+ * kept first); then the room left widens each, by priority, to its widest cell (up to its `max`).
+ * Room left after that stays empty: a wide terminal does not stretch a column past what it shows.
+ */
+function layout(width: number, rows: readonly SessionRecord[], now: number): Column[] {
   let cols = COLUMNS;
   const total = (cs: Column[]) => cs.reduce((a, c) => a + c.width, 0) + cs.length - 1;
   while (total(cols) > width && cols.length > 1) {
@@ -158,8 +169,16 @@ function layout(width: number): Column[] {
     const i = cols.map((c) => c.priority).lastIndexOf(drop);
     cols = cols.filter((_, j) => j !== i);
   }
-  const spare = Math.max(0, width - total(cols));
-  return cols.map((c) => (c.grow ? { ...c, width: c.width + spare } : c));
+  let spare = Math.max(0, width - total(cols));
+  const widths = new Map(cols.map((c) => [c, c.width]));
+  for (const c of [...cols].sort((a, b) => a.priority - b.priority)) {
+    if (!c.max || spare === 0) continue;
+    const widest = Math.min(c.max, Math.max(c.head.length, ...rows.map((s) => [...printable(c.cell(s, now))].length)));
+    const wider = Math.min(spare, Math.max(0, widest - c.width));
+    widths.set(c, c.width + wider);
+    spare -= wider;
+  }
+  return cols.map((c) => ({ ...c, width: widths.get(c)! }));
 }
 
 export function renderScreen(summary: Summary, sessions: readonly SessionRecord[], o: ScreenOptions): string[] {
@@ -178,11 +197,12 @@ export function renderScreen(summary: Summary, sessions: readonly SessionRecord[
     line(`sessions: ${counts}`),
     o.problem ? paint(SGR.error!, line(`refresh failed: ${o.problem}`)) : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
   ];
-  const cols = layout(o.width);
-  out.push(paint(SGR.head!, line(cols.map((c) => fit(c.head, c.width, c.right)).join(' '))));
   const rows = visibleSessions(sessions, o);
-  const room = Math.max(0, o.height - out.length - 1);
-  for (const s of rows.slice(0, room)) {
+  const room = Math.max(0, o.height - out.length - 2);
+  const shown = rows.slice(0, room);
+  const cols = layout(o.width, shown, o.now);
+  out.push(paint(SGR.head!, line(cols.map((c) => fit(c.head, c.width, c.right)).join(' '))));
+  for (const s of shown) {
     const code = SGR[s.status] ?? '';
     out.push(cols.map((c) => {
       const text = fit(c.cell(s, o.now), c.width, c.right);

@@ -9,9 +9,11 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** What each layer (a folder of src/, or a file at its top) may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
-  // The base: the words, the reader contract and the session record; files, logging, threads, V8's heap, the clock.
+  // The base: the words, the reader contract and the session record; files, text for a terminal,
+  // logging, threads, V8's heap, the clock.
   files: [],
-  log: [],
+  terminal: [],
+  log: ['terminal'],
   threads: ['files'],
   heap: [],
   clock: [],
@@ -29,9 +31,9 @@ const LAYERS: Record<string, readonly string[]> = {
   // The hook command (which loads nothing but its spool and the configuration schema) and the spool's reader.
   hooks: ['session', 'config', 'files'],
   // What is shown: the views of the store, and the outputs that serialize it.
-  view: ['store', 'session', 'files'],
+  view: ['store', 'session', 'files', 'terminal'],
   // The reports of the ledger and the sessions (`report`), in the viewers' money format.
-  report: ['state', 'store', 'session', 'view'],
+  report: ['state', 'store', 'session', 'view', 'terminal'],
   metrics: ['catalog', 'store', 'session', 'state', 'collectors', 'config', 'view', 'log', 'threads', 'files'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.

@@ -31,7 +31,37 @@ describe('parseArgs', () => {
     [['-x'], 'unknown flag -x'],
     [['--colector.codex'], 'unknown flag --colector.codex (did you mean --collector.codex?)'],
     [['help', 'once', 'top'], 'unexpected argument "top": help takes no more words (see coding-agent-exporter help help)'],
+    // A flag of another command is refused, not ignored.
+    [['serve', '--json'], '--json: only the sessions and report commands take it'],
+    [['once', '--json'], '--json: only the sessions and report commands take it'],
+    [['--url', 'http://h:1', 'sessions'], '--url: only the top command takes it'],
+    [['top', '--reset-state'], '--reset-state: only the serve, once and sessions commands take it'],
+    [['once', '--since', '7d'], '--since: only the sessions, top and report commands take it'],
+    // The start of one flag alone, not the flag two edits away (--collector.cline).
+    [['--collector.claude'], 'unknown flag --collector.claude (did you mean --collector.claude-code?)'],
+    [['sessions', '--since', 'yesterday'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "yesterday"'],
+    [['top', '--url', 'http://h:1', '--since', '2h'], '--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)'],
+    [['report', '--since', '3x'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "3x"'],
   ])('refuses %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(message);
+  });
+
+  it('takes the flags of every command, and --help or the version whatever else is there', () => {
+    expect(parseArgs(['report', '--json', '--since', '2026-01-01']).json).toBe(true);
+    expect(parseArgs(['top', '--url', 'http://h:1'])).toMatchObject({ url: 'http://h:1' });
+    expect(parseArgs(['top', '--since', '2h'])).toMatchObject({ since: 7200 });
+    expect(parseArgs(['serve', '--json', '--help']).help).toBe(true);
+  });
+
+  it('takes --since as a duration or a day in every command that has it', () => {
+    const now = new Date(2026, 11, 7, 10, 30).getTime(); // 7 December 2026, 10:30 local time
+    expect(parseArgs(['sessions', '--since', '2026-12-06'], now).since).toBe((24 + 10.5) * 3600);
+    expect(parseArgs(['top', '--since', '20261207'], now).since).toBe(10.5 * 3600);
+    expect(parseArgs(['sessions', '--since', '3d'], now).since).toBe(3 * 86400);
+    expect(() => parseArgs(['sessions', '--since', '2026-12-08'], now)).toThrow('--since 2026-12-08 is in the future');
+    const utcNoon = Date.parse('2026-12-07T12:00:00Z');
+    expect(parseArgs(['report', '--since', '7d', '-z', 'UTC'], utcNoon).report?.since).toBe('2026-11-30');
+    expect(parseArgs(['report', '--since', '12h', '-z', 'Pacific/Kiritimati'], utcNoon).report?.since).toBe('2026-12-07');
+    expect(parseArgs(['report', '--since', '2026-12-01'], utcNoon).report?.since).toBe('2026-12-01');
   });
 });

@@ -68,6 +68,9 @@ describe('command words', () => {
     [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
     [['once', '--listen-adress', '127.0.0.1:1'], 'unknown flag --listen-adress (did you mean --listen-address?)'],
     [['sessions', '--jsno'], 'unknown flag --jsno (did you mean --json?)'],
+    [['serve', '--json'], '--json: only the sessions and report commands take it'],
+    [['once', '--json'], '--json: only the sessions and report commands take it'],
+    [['--collector.claude', 'false', 'once'], 'unknown flag --collector.claude (did you mean --collector.claude-code?)'],
     [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
   ])('refuses %j in one line', (args, message) => {
     const r = run(args, envFor(home));
@@ -123,6 +126,11 @@ describe('sessions', () => {
     expect(r.stdout).toBe('no sessions active in the last 24h (the activity window, sessions.activeWindowSeconds); look further back with --since 7d\n');
     const week = run(['sessions', '--since', '7d', '--state-dir', tempDir()], envFor(home));
     expect(week.stdout).toMatch(/^no sessions active in the last 7d .*--since 30d\n$/);
+    // Since a day's start (local time).
+    const d = new Date();
+    const today = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    const day = run(['sessions', '--since', today, '--state-dir', tempDir()], envFor(home));
+    expect(day.stdout).toMatch(/^no sessions active in the last (\d+h\d+m|\d+[smh]) .*--since 7d\n$/);
   });
 });
 

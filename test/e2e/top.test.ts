@@ -4,6 +4,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +45,9 @@ describe('top', () => {
   it('prints one screen when its output is not a terminal, the session waiting on the user first', () => {
     const r = run(['top', '--state-dir', stateDir], envFor(home));
     expect(r.status).toBe(0);
+    // No log line (a server's `first scan done`), and the screen's last line ends.
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/\n$/);
     const rows = r.stdout.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
@@ -84,16 +88,25 @@ describe('top', () => {
       const { stdout: r } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) });
       expect(r).toContain(base);
       expect(r.split('\n').find((l) => /^claude-code\s/.test(l))).toMatch(/webshop\s+asking\s+question/);
+      // An address without a scheme is http's.
+      const { stdout: bare } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base.replace('http://', '')], { env: envFor(home) });
+      expect(bare).toContain(base);
     } finally {
       child.kill('SIGKILL');
     }
-    const refused = run(['top', '--url', 'http://127.0.0.1:1'], envFor(home));
+    // 127.0.0.1:1 is a port fetch refuses to try (`bad port`); the exporter's, once it is gone, is dead.
+    const dead = await url;
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    const refused = run(['top', '--url', dead], envFor(home));
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^coding-agent-exporter: --url http:\/\/127.0.0.1:1: /);
+    // Which address failed, and why (not fetch's `fetch failed`).
+    const [, address, why] = /^coding-agent-exporter: --url (\S+): \/api\/v1\/\w+: (.*)\n$/.exec(refused.stderr) ?? [];
+    expect([address, why]).toEqual([dead, `connect ECONNREFUSED ${dead.replace('http://', '')}`]);
   });
 
-  it('never prints the password of --url, whether the URL is refused, unreachable or not a URL', () => {
-    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1']) {
+  it('never prints the password or token of --url, whether the URL is refused, unreachable or not a URL', () => {
+    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1',
+      'prom:s3cret@127.0.0.1:1', 'http://127.0.0.1:1/?token=s3cret', '127.0.0.1:1?api_key=s3cret']) {
       const r = run(['top', '--url', url], envFor(home));
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/127\.0\.0\.1:1/);
@@ -112,7 +125,7 @@ describe('top', () => {
     const first = await until(async () => {
       const s = screen();
       // The whole frame: tmux may show a frame half drawn, its last line (the keys) not yet there.
-      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit/.test(s) ? s : undefined;
+      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit\s+s sort\s+\/ filter\s+i idle/.test(s) ? s : undefined;
     }, 15_000, 'the top screen');
     expect(paneFlag('alternate_on')).toBe('1');
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -144,9 +157,25 @@ describe('top', () => {
     const after = await until(async () => (paneFlag('alternate_on') === '0' ? screen() : undefined), 5000, 'top to quit');
     expect(after).toContain('shell-before-top');
     expect(after).not.toContain('coding-agent-exporter top');
+    // Nothing logged after it quits (the log lines held while it ran were a server's info).
+    expect(after).not.toContain('"level"');
     expect(paneFlag('cursor_flag')).toBe('1');
     // The shell has its terminal back: it echoes what is typed (raw mode is off).
     tmux('send-keys', '-t', 'top', 'echo back-in-the-shell', 'Enter');
     await until(async () => (screen().includes('back-in-the-shell\n') ? true : undefined), 5000, 'the shell again');
+
+    // An exporter that does not answer is named with why before the screen is taken (it was a blank screen).
+    const dead = await new Promise<number>((r) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => r(port));
+      });
+    });
+    tmux('send-keys', '-t', 'top', `env -i PATH="${env.PATH}" TERM=xterm-256color ${process.execPath} ${MAIN} top --url 127.0.0.1:${dead}; echo exit=$?`, 'Enter');
+    const refused = await until(async () => (/exit=\d/.test(screen()) ? screen() : undefined), 10_000, 'top to refuse the address');
+    expect(refused).toContain(`coding-agent-exporter: --url 127.0.0.1:${dead}: /api/v1/`);
+    expect(refused).toContain(`connect ECONNREFUSED 127.0.0.1:${dead}`);
+    expect(refused).toContain('exit=2');
+    expect(paneFlag('alternate_on')).toBe('0');
   });
 });

@@ -4,7 +4,7 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { userInfo } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { ExportLog, otlpOptions, otlpResource } from '../../src/metrics/otlp.js';
+import { ExportLog, otlpOptions, otlpResource, shownUrl } from '../../src/metrics/otlp.js';
 
 const ours = (args: string[] = [], env: NodeJS.ProcessEnv = {}) => loadConfig(['--state-dir', '/tmp/x', ...args], env).otlp;
 
@@ -116,5 +116,21 @@ describe('Failed pushes', () => {
     const logger = { debug() {}, info() {}, warn: (_m: string, f: Record<string, unknown> = {}) => lines.push(String(f.url)), error() {} };
     new ExportLog(logger, 'https://alice:s3cret@collector:4318/v1/metrics').record(failure, 0);
     expect(lines).toEqual(['https://collector:4318/v1/metrics']);
+  });
+});
+
+describe('shownUrl', () => {
+  it.each([
+    ['http://prom:s3cret@host:10477/', 'http://host:10477/'],
+    // No scheme: `prom` would be read as one, and the password as a path.
+    ['prom:s3cret@host:10477', '…@host:10477'],
+    ['http://prom:s3cr/et@host', '…@host'],
+    ['https://host/v1/metrics?token=s3cret&x=1', 'https://host/v1/metrics?token=…&x=1'],
+    ['https://host/?api_key=s3cret&access_token=s3cret&X-Amz-Signature=s3cret&password=s3cret', 'https://host/?api_key=…&access_token=…&X-Amz-Signature=…&password=…'],
+    ['https://u:s3cret@host/#access_token=s3cret', 'https://host/#access_token=…'],
+    ['host:10477?secret=s3cret', 'host:10477?secret=…'],
+    ['http://127.0.0.1:10477', 'http://127.0.0.1:10477'],
+  ])('%s is shown as %s', (url, shown) => {
+    expect(shownUrl(url)).toBe(shown);
   });
 });

@@ -111,7 +111,7 @@ describe('report', () => {
   });
 
   it.each([
-    [['report', '--since', '2026-13-01'], /--since: expected a date as YYYY-MM-DD or YYYYMMDD, got "2026-13-01"/],
+    [['report', '--since', '2026-13-01'], /--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "2026-13-01"/],
     [['report', '--until', 'yesterday'], /--until: expected a date/],
     [['report', '--since', '20260301', '--until', '2026-02-01'], /--since 2026-03-01 is after --until 2026-02-01/],
     [['report', '--breakdown', 'day'], /--breakdown: expected one of model, project, harness, got "day"/],
@@ -120,7 +120,7 @@ describe('report', () => {
     [['report', 'weekley'], /unknown report "weekley" \(did you mean weekly\?\)/],
     [['report', 'daily', 'more'], /unexpected argument "more"/],
     [['sessions', '--until', '2026-01-01'], /--until: only the report command takes it/],
-    [['report', '--reset-state'], /--reset-state: the report command never writes the state/],
+    [['report', '--reset-state'], /--reset-state: only the serve, once and sessions commands take it/],
   ])('refuses %j, naming the flag', (args, message) => {
     const r = run([...args, '--state-dir', tempDir()], env);
     expect(r.status).toBe(2);

@@ -82,6 +82,34 @@ describe('top screen', () => {
     expect(narrow[4]).toMatch(/PROJECT.*STATUS/);
   });
 
+  it('on a wide terminal widens each column to what it shows, not the project to fill the line', () => {
+    const wide = [
+      ...sessions,
+      session('g', 'working', 'turn-open', {
+        harness: 'antigravity-cli', attribution: 'registry', process: { pid: 9, cpu_ratio: 0.5, resident_memory_bytes: 310_500_000 },
+        running_tool: { tool: 'mcp:github/search_code', kind: 'other', started_at: new Date(now - 60_000).toISOString() },
+      }),
+    ];
+    for (const width of [190, 200]) {
+      const lines = renderScreen(summary, wide, { ...opts, width });
+      const head = lines[4]!;
+      // Its least (10 columns: every project here is shorter), not the 50-58 columns left over.
+      expect(head.indexOf('STATUS') - head.indexOf('PROJECT')).toBe(10 + 1);
+      const row = lines.find((l) => l.includes('project-g'))!;
+      expect(row).toMatch(/^antigravity-cli project-g /);
+      expect(row).toMatch(/ mcp:github\/search_code +1m +50% +310\.5MB registry /);
+      for (const l of lines) expect([...l].length).toBeLessThanOrEqual(width);
+    }
+  });
+
+  it('keeps the model longer than the running tool, the tool longer than the process', () => {
+    const header = (width: number) => renderScreen(summary, sessions, { ...opts, width })[4]!;
+    expect(header(120)).toMatch(/MODEL.*TOOL/);
+    expect(header(120)).not.toMatch(/CPU|MEM|VIA/);
+    expect(header(110)).toContain('MODEL');
+    expect(header(110)).not.toContain('TOOL');
+  });
+
   it('colours asking and error rows, and nothing at all when colour is off', () => {
     const coloured = renderScreen(summary, sessions, { ...opts, color: true });
     // eslint-disable-next-line no-control-regex -- ANSI colour codes are what is stripped
