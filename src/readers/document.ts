@@ -2,7 +2,7 @@
 // a parse costs is the document's values, not its bytes: 32 MB of `{},` is 11 million objects,
 // 1.1 GB and half a minute of JSON.parse and reading on the thread that answers scrapes. A
 // document is parsed only where it holds at most one value per 16 bytes (the densest real ones,
-// small metadata documents of Cline and OpenHands, hold one per 24 to 26; transcripts, mostly
+// small metadata documents such as a Cline task's, hold one per 24 to 26; transcripts, mostly
 // text, far fewer), so that its parse takes memory in proportion to its size (32 MB at that
 // density: 250 MB), and time with it; a denser one is skipped as `file_too_large`, unparsed.
 
