@@ -8,7 +8,7 @@ import { jsonObject, type Json } from './fields.js';
 
 const CHUNK = 1 << 20;
 // A line longer than this is skipped (counted), so that no file is ever held in memory whole.
-const MAX_LINE = 16 << 20;
+export const MAX_LINE = 16 << 20;
 let shared = Buffer.allocUnsafe(CHUNK);
 
 export interface ReadResult {

@@ -222,6 +222,23 @@ function stringEnd(b: Buffer, i: number): number {
 }
 
 /**
+ * Whether the JSON text `b` holds at most `max` values, told without decoding it (a bound: the
+ * commas and opening brackets outside strings). What parsing it would cost is in its values.
+ */
+export function valuesAtMost(b: Buffer, max: number): boolean {
+  let values = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    if (c === 34) {
+      const end = stringEnd(b, i);
+      if (end === -1) return true; // cut: no JSON, which the parse tells
+      i = end - 1;
+    } else if ((c === 44 || c === 91 || c === 123) && ++values > max) return false;
+  }
+  return true;
+}
+
+/**
  * The end of the value starting at `i` (not asked for: only its balance is checked, and that its
  * numbers and literals are JSON's); -1 if malformed.
  */

@@ -1,5 +1,6 @@
 // What a harness's folders may hold besides what the harness writes there: FIFOs where files are
-// expected (a read would block the whole process), a database another process holds locked.
+// expected (a read would block the whole process), a database another process holds locked, a
+// document under the size cap that would take gigabytes to parse.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import Database from 'better-sqlite3';
@@ -90,5 +91,19 @@ describe('a database another process holds locked', () => {
       if (db.inTransaction) db.exec('COMMIT');
       db.close();
     }
+  }, 60_000);
+});
+
+describe('a whole document of tiny values, under the 32 MB cap', () => {
+  it('is skipped as file_too_large in a heap of 256 MB: parsed, its 11 million objects took 1.1 GB', () => {
+    const home = tempDir();
+    const threads = join(home, '.local/share/amp/threads');
+    mkdirSync(threads, { recursive: true });
+    const n = Math.floor((32 << 20) / 3) - 100;
+    writeFileSync(join(threads, 'T-0123.json'), `{"id":"T-0123","messages":[${'{},'.repeat(n)}{}]}`);
+    const r = run(['once', '--state-dir', tempDir()], envFor(home, { NODE_OPTIONS: '--max-old-space-size=256' }));
+    expect(r.status).toBe(0);
+    expect(sum(r.stdout, 'coding_agent_exporter_skipped_records_total', { collector: 'amp', reason: 'file_too_large' })).toBe(1);
+    expect(sum(r.stdout, 'coding_agent_exporter_skipped_records_total', { collector: 'amp' })).toBe(1);
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import type { SessionFile } from '../../src/readers/reader.js';
 import { harnessOf } from '../../src/process/harnesses.js';
 import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { zstdFrame } from '../helpers/zstd.js';
 
 const DB = '.openclaw/agents/main/agent/openclaw-agent.sqlite';
 
@@ -57,6 +58,25 @@ describe('OpenClaw reader', () => {
     const { log } = read(join(dir, '.openclaw'));
     expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'parse_error']]);
     expect(usages(log)).toEqual([]);
+  });
+
+  it('skips a compressed event that decompresses past 16 MB (a zstd bomb: 32 kB for 1 GB), with a reason, and reads on', () => {
+    const dir = home('text');
+    const db = new Database(join(dir, DB));
+    db.pragma('ignore_check_constraints = ON');
+    // The session's answer, padded with a gigabyte of text OpenClaw's own limits would refuse.
+    const { event_json: answer } = db.prepare('SELECT event_json FROM transcript_events WHERE seq = 5').get() as { event_json: string };
+    const bomb = zstdFrame([Buffer.from(`${answer.slice(0, -1)},"pad":"`), { byte: 0x61, times: 1 << 30 }, Buffer.from('"}')]);
+    expect(bomb.length).toBeLessThan(40_000);
+    db.prepare('UPDATE transcript_events SET event_json = NULL, event_zstd = ? WHERE seq = 5').run(bomb);
+    db.close();
+    const states = new Map<string, OpenClawState>();
+    const { log } = read(join(dir, '.openclaw'), new Set(), states);
+    expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'line_too_long']]);
+    expect(usages(log)).toEqual([]);
+    expect(eventsNamed(log, 'prompt')).toHaveLength(1);
+    // Read past: the next read does not meet it again.
+    expect(Object.values(states.get(join(dir, DB))!.seqs)).toEqual([5]);
   });
 
   it('reads only the events a session appended since its last read, and counts each once', () => {

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome } from '../../session/types.js';
-import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
+import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { classifyTool } from './tools.js';
 import { amp as where } from './where.js';
@@ -48,8 +49,9 @@ const FINISHED = new Set(['done', 'error', 'cancelled', 'rejected-by-user']);
 const ENDS = new Map<string, TurnOutcome>([['cancelled', 'interrupted']]);
 
 function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): void {
-  const d = jsonObject(doc.toString('utf8'));
-  if (!d || !Array.isArray(d.messages)) return ev.skipped(d ? 'unknown_shape' : 'parse_error');
+  const d = documentObject(doc, ev);
+  if (!d) return;
+  if (!Array.isArray(d.messages)) return ev.skipped('unknown_shape');
   const thread = str(d.id) ?? file.sessionId;
   const created = time(d.created);
   if (created !== undefined) ev.activity(created);

@@ -10,7 +10,8 @@
 import { basename } from 'node:path';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
+import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { auggie as where } from './where.js';
 
@@ -24,8 +25,9 @@ function listFiles(root: string): SessionFile[] {
 }
 
 function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): void {
-  const d = jsonObject(doc.toString('utf8'));
-  if (!d || !Array.isArray(d.chatHistory)) return ev.skipped(d ? 'unknown_shape' : 'parse_error');
+  const d = documentObject(doc, ev);
+  if (!d) return;
+  if (!Array.isArray(d.chatHistory)) return ev.skipped('unknown_shape');
   const session = str(d.sessionId) ?? file.sessionId;
   const created = time(d.created);
   const modified = time(d.modified) ?? created;

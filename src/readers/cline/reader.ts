@@ -13,7 +13,8 @@ import { dirname, join } from 'node:path';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome } from '../../session/types.js';
-import { jsonObject, numberOf, obj, str, time, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
+import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { fileStat, isFile, listDir } from '../../files/dir.js';
 import { readDatabase } from '../sqlite.js';
 import { classifyTool } from './tools.js';
@@ -50,8 +51,8 @@ const OUTCOMES = new Map<string, TurnOutcome>([
 ]);
 
 function readDocument(doc: Buffer, state: ClineState, file: SessionFile, ev: SessionEvents): void {
-  const d = jsonObject(doc.toString('utf8'));
-  if (!d) return ev.skipped('parse_error');
+  const d = documentObject(doc, ev);
+  if (!d) return;
   if (file.path.endsWith(MESSAGES)) return conversation(d, file.sessionId, ev);
   manifest(d, state, ev);
 }

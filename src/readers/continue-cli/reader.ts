@@ -19,7 +19,8 @@ import { basename } from 'node:path';
 import { noLines, type LineReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt } from '../../session/types.js';
-import { jsonObject, numberOf, obj, str, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
+import { numberOf, obj, str, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { classifyTool } from './tools.js';
 import { continueCli as where } from './where.js';
@@ -43,8 +44,9 @@ function listFiles(root: string): SessionFile[] {
 const FINISHED = new Map([['done', false], ['errored', true], ['canceled', true]]);
 
 function readDocument(doc: Buffer, state: ContinueState, file: SessionFile, ev: SessionEvents): void {
-  const s = jsonObject(doc.toString('utf8'));
-  if (!s || !Array.isArray(s.history)) return ev.skipped(s ? 'unknown_shape' : 'parse_error');
+  const s = documentObject(doc, ev);
+  if (!s) return;
+  if (!Array.isArray(s.history)) return ev.skipped('unknown_shape');
   // The document's only time: when it was last rewritten.
   const ts = statSync(file.path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
   ev.activity(ts);

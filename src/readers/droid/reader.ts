@@ -20,7 +20,8 @@ import { basename } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
-import { jsonObject, num, numberOf, obj, str, time, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
+import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { classifyTool } from './tools.js';
@@ -164,8 +165,8 @@ function usageOf(u: Json): Usage {
 }
 
 function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: SessionEvents): void {
-  const s = jsonObject(doc.toString('utf8'));
-  if (!s) return ev.skipped('parse_error');
+  const s = documentObject(doc, ev);
+  if (!s) return;
   // The session's model now (also of a session whose every request failed).
   const model = str(s.model);
   if (model) ev.meta({ model });

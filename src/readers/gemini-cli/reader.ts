@@ -7,6 +7,7 @@ import { join, sep } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { maxUsage, minusUsage, plausibleUsage, type TurnOutcome, type Usage } from '../../session/types.js';
+import { documentObject } from '../document.js';
 import { numberOf, obj, planOf, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { configuredServers } from '../mcp.js';
@@ -250,8 +251,8 @@ function key(state: GeminiState): string {
  * attached to it after the fact (the dedupe of tokens and tool calls makes that safe).
  */
 function readDocument(doc: Buffer, state: GeminiState, file: SessionFile, ev: SessionEvents): void {
-  const rec = parseJson(doc);
-  if (!rec) return ev.skipped('parse_error');
+  const rec = documentObject(doc, ev);
+  if (!rec) return;
   if (!Array.isArray(rec.messages)) return ev.skipped('unknown_shape');
   header(rec, state, file, ev);
   const from = state.until ?? -Infinity;

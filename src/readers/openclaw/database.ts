@@ -4,9 +4,10 @@
 // large for the row is zstd-compressed in `event_zstd` instead of `event_json`. The cursor is the
 // last `seq` read of each session (exact: a session's rows are only appended).
 
-import { createRequire } from 'node:module';
 import type { SessionEvents } from '../../session/events.js';
 import { requireColumns, type Db } from '../sqlite.js';
+import { MAX_LINE } from '../lines.js';
+import { unzstd } from '../zstd.js';
 import { readEvent } from './events.js';
 
 export interface DbState {
@@ -29,25 +30,21 @@ export function readTranscripts(db: Db, state: DbState, eventsOf: (id: string) =
     const ev = eventsOf(head.session_id);
     for (const row of after.iterate(head.session_id, from) as IterableIterator<Row>) {
       const bytes = eventBytes(row);
-      if (bytes) readEvent(bytes, ev);
-      else ev.skipped('parse_error');
+      if (typeof bytes === 'string') ev.skipped(bytes);
+      else readEvent(bytes, ev);
       state.seqs[head.session_id] = row.seq;
     }
   }
 }
 
-// The decompressor is loaded on the first compressed event: every other start-up goes without it.
-let decompress: typeof import('fzstd').decompress | undefined;
-
-/** The event's JSON: as stored, or decompressed; undefined for a blob that is not zstd. */
-function eventBytes(row: Row): Buffer | undefined {
+/**
+ * The event's JSON: as stored, or decompressed. A compressed event is held to a JSONL line's
+ * limit (the same events, in OpenClaw's files before 2026.9): a blob under OpenClaw's own 4 MB
+ * can decompress to 100 GB.
+ */
+function eventBytes(row: Row): Buffer | 'parse_error' | 'line_too_long' {
   if (typeof row.event_json === 'string') return Buffer.from(row.event_json, 'utf8');
-  if (!(row.event_zstd instanceof Uint8Array)) return undefined;
-  decompress ??= (createRequire(import.meta.url)('fzstd') as typeof import('fzstd')).decompress;
-  try {
-    const out = decompress(row.event_zstd);
-    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
-  } catch {
-    return undefined;
-  }
+  if (!(row.event_zstd instanceof Uint8Array)) return 'parse_error';
+  const out = unzstd(row.event_zstd, MAX_LINE);
+  return out === 'invalid' ? 'parse_error' : out === 'too_large' ? 'line_too_long' : out;
 }

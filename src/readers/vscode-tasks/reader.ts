@@ -26,6 +26,7 @@ import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js'
 import type { SessionEvents } from '../../session/events.js';
 import type { TokenType, Usage } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
+import { documentValue } from '../document.js';
 import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
 import { fileStat, listDir, ParsedFiles, readTail, readText } from '../../files/dir.js';
 import { extensionDir, isTaskRoot } from './paths.js';
@@ -172,8 +173,8 @@ function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefine
 }
 
 function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
-  const messages = jsonValue(doc.toString('utf8'));
-  if (messages === undefined) return ev.skipped('parse_error');
+  const messages = documentValue(doc, ev);
+  if (messages === undefined) return;
   // A task's transcript starts with its task: none is no transcript.
   if (!Array.isArray(messages) || messages.length === 0) return ev.skipped('unknown_shape');
   const meta = taskMeta(family, state, file);
