@@ -5,7 +5,7 @@
 
 import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { openRegular } from '../files/dir.js';
+import { openRegular } from '../files/open.js';
 import type { HookState } from '../session/types.js';
 import { parseSpoolLine, SPOOL_FILE, SPOOL_MAX_BYTES, type HookRecord } from './spool.js';
 
