@@ -7,8 +7,13 @@
 import type { HarnessId, HookPhase, HookState } from '../session/types.js';
 
 export const SPOOL_FILE = 'hooks.jsonl';
-/** Past this size the hook moves the spool to `hooks.jsonl.1` (replacing the one before) and starts a new one. */
+/** Past this size a hook moves the spool aside (hooks/append.ts), and the next one starts a new one. */
 export const SPOOL_MAX_BYTES = 1 << 20;
+/**
+ * The line the exporter appends to a spool moved aside before it reads it to the end: what is
+ * written after it is not read, and the hook that wrote it writes it again (hooks/append.ts).
+ */
+export const SPOOL_SEAL = '{"sealed":true}';
 /** The harnesses whose hooks we know (docs: README, "Exact statuses"). */
 export const HOOK_HARNESSES = ['claude-code', 'gemini-cli', 'qwen-code', 'copilot-cli', 'codex'] as const satisfies readonly HarnessId[];
 export type HookHarness = (typeof HOOK_HARNESSES)[number];
