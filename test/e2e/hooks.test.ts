@@ -2,7 +2,7 @@
 // The hook never fails the agent: whatever goes wrong, exit 0, `{}` on stdout, one line on stderr.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, MAIN, run, tempDir } from '../helpers/run.js';
@@ -78,10 +78,14 @@ describe('the hook command', () => {
     expect(existsSync(join(state, 'hooks.jsonl'))).toBe(false);
   });
 
-  it('the spool is readable by its owner alone', () => {
+  it('the spool is readable by its owner alone, one an earlier version made too', () => {
     const state = tempDir();
+    const spool = join(state, 'hooks.jsonl');
     expect(hook(['claude-code', '--state-dir', state], preToolUse).status).toBe(0);
-    expect(statSync(join(state, 'hooks.jsonl')).mode & 0o777).toBe(0o600);
+    expect(statSync(spool).mode & 0o777).toBe(0o600);
+    chmodSync(spool, 0o644);
+    expect(hook(['claude-code', '--state-dir', state], preToolUse).status).toBe(0);
+    expect(statSync(spool).mode & 0o777).toBe(0o600);
   });
 
   // A FIFO would hold the hook (and its agent) until the harness's own timeout; a link would write where it points.
