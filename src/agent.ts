@@ -48,7 +48,7 @@ export interface AgentOptions {
   home?: string;
   /** Start over with an empty state database (`--reset-state`). */
   resetState?: boolean;
-  /** Start from the state database but never write it (a viewer beside a running exporter). */
+  /** Start from the state database but never write it, nor put away a spool moved aside (a viewer beside a running exporter). */
   privateState?: boolean;
   /** Only the processes this one started are looked at (the demo's agents, not the user's). */
   ownProcessesOnly?: boolean;
@@ -122,7 +122,7 @@ export class Agent {
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
       { model: config.model.max, tool: config.tool.max }, config.ledger.days);
-    this.hooks = new HookSource(config.stateDir, this.store.hooks);
+    this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);

@@ -29,8 +29,8 @@ export class HookSource {
   private readonly spool: SpoolReader;
 
   /** `hooks`: where the freshest state of each session goes (the store's). */
-  constructor(stateDir: string, private readonly hooks: Map<string, HookState>) {
-    this.spool = new SpoolReader(stateDir);
+  constructor(stateDir: string, private readonly hooks: Map<string, HookState>, opts?: SpoolOptions) {
+    this.spool = new SpoolReader(stateDir, opts);
   }
 
   /** The file the source follows (for a watcher). */
@@ -48,6 +48,14 @@ export class HookSource {
   }
 }
 
+export interface SpoolOptions {
+  /**
+   * Whether spools moved aside are sealed and put away once read (the default); a viewer beside a
+   * running exporter leaves them to it, reads them to their end or seal, and looks for them at each read.
+   */
+  putAway?: boolean;
+}
+
 /** Reads each line of the spool once: the spools moved aside (oldest first), then the spool. */
 export class SpoolReader {
   readonly file: string;
@@ -58,8 +66,11 @@ export class SpoolReader {
   /** Whether the moved spools are to be looked for at the next read (the first, or one could not be put away). */
   private look = true;
 
-  constructor(private readonly stateDir: string) {
+  private readonly putAway: boolean;
+
+  constructor(private readonly stateDir: string, opts: SpoolOptions = {}) {
     this.file = join(stateDir, SPOOL_FILE);
+    this.putAway = opts.putAway ?? true;
   }
 
   /** Hands each record appended since the last read to `each`. Never throws. */
@@ -100,17 +111,17 @@ export class SpoolReader {
     for (const name of names) {
       const path = join(this.stateDir, name);
       // Sealing writes: where it may not, the file is read as far as it goes, and again later.
-      const fd = open(path, SEAL) ?? open(path, READ);
+      const fd = (this.putAway ? open(path, SEAL) : undefined) ?? open(path, READ);
       if (fd === undefined) continue;
       try {
         const ino = fstatSync(fd).ino;
         seen.add(ino);
         moved ||= ino === spoolIno;
         let at = readLines(fd, this.offsets.get(ino) ?? 0, each);
-        if (!at.sealed && sealed(fd)) at = readLines(fd, at.offset, each);
+        if (this.putAway && !at.sealed && sealed(fd)) at = readLines(fd, at.offset, each);
         this.offsets.set(ino, at.offset);
         if (name === KEPT) kept = ino;
-        else if (at.sealed && put(path, join(this.stateDir, KEPT))) {
+        else if (this.putAway && at.sealed && put(path, join(this.stateDir, KEPT))) {
           if (kept !== undefined) this.offsets.delete(kept);
           kept = ino;
         } else this.look = true;

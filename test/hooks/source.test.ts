@@ -63,6 +63,25 @@ describe('the hook spool source', () => {
     expect(again).toEqual(['c']);
   });
 
+  it('a viewer beside the exporter (top) leaves a moved spool as it is, and still reads each line once', () => {
+    const dir = tempDir();
+    const spool = join(dir, 'hooks.jsonl');
+    const moved = `${spool}.1765000000000-42-1`;
+    const read: string[] = [];
+    const viewer = new SpoolReader(dir, { putAway: false });
+    appendFileSync(spool, line('a', 'prompt', 1));
+    viewer.read((r) => read.push(r.session));
+    renameSync(spool, moved);
+    appendFileSync(moved, line('b', 'tool', 2));
+    viewer.read((r) => read.push(r.session));
+    appendFileSync(moved, line('late', 'tool', 3));
+    viewer.read((r) => read.push(r.session));
+    viewer.read((r) => read.push(r.session));
+    expect(read).toEqual(['a', 'b', 'late']);
+    expect(readdirSync(dir)).toEqual(['hooks.jsonl.1765000000000-42-1']);
+    expect(readFileSync(moved, 'utf8')).toBe(line('a', 'prompt', 1) + line('b', 'tool', 2) + line('late', 'tool', 3));
+  });
+
   it('opens no symbolic link (reads nothing through it, seals nothing where it points) and waits for no FIFO', () => {
     const dir = tempDir();
     const elsewhere = join(tempDir(), 'elsewhere.jsonl');
