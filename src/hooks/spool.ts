@@ -1,8 +1,9 @@
 // The hook spool: one line per lifecycle event a harness's hook reported, appended by
 // `coding-agent-exporter hook` in the state folder and read by the running exporter. A line holds
 // what a status needs (the event, the session, the tool's name, the time, the transcript and the
-// folder), never a prompt or a tool's input. The hook command loads this module and the
-// configuration schema, nothing else of the exporter: it runs on every event of every agent.
+// folder), never a prompt or a tool's input. The hook command loads this module, its appending
+// (append.ts, files/open.ts) and the configuration schema, nothing else of the exporter: it runs
+// on every event of every agent.
 
 import type { HarnessId, HookPhase, HookState } from '../session/types.js';
 
