@@ -48,7 +48,7 @@ export interface AgentOptions {
   home?: string;
   /** Start over with an empty state database (`--reset-state`). */
   resetState?: boolean;
-  /** Start from the state database but never write it (a viewer beside a running exporter). */
+  /** Start from the state database but never write it, nor put away a spool moved aside (a viewer beside a running exporter). */
   privateState?: boolean;
   /** Only the processes this one started are looked at (the demo's agents, not the user's). */
   ownProcessesOnly?: boolean;
@@ -127,7 +127,7 @@ export class Agent {
       log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
         { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
     }
-    this.hooks = new HookSource(config.stateDir, this.store.hooks);
+    this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import { openRegular } from '../files/dir.js';
+import { openRegular } from '../files/open.js';
 import type { FileRow } from '../state/db.js';
 import type { SessionStore } from '../store/store.js';
 

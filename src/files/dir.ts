@@ -4,12 +4,13 @@
 // per file.
 //
 // Every path here comes from a harness's folders, where anything can be: a file is opened only
-// when it is a regular file (a FIFO or a device would block a read, and with it every scrape).
+// when it is a regular file (files/open.ts).
 // A symbolic link counts as what it points to (a dotfiles manager links folders and files into
 // place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { dirname, sep } from 'node:path';
+import { openRegular, openRegularSized } from './open.js';
 
 export interface Entry {
   name: string;
@@ -139,28 +140,6 @@ export function isDirectory(path: string): boolean {
     return statSync(path).isDirectory();
   } catch {
     return false;
-  }
-}
-
-/**
- * Opens a file for reading, only if it is a regular file (error `ENOTREG` otherwise). It is opened
- * non-blocking, so that a FIFO put where a file was expected fails at once instead of waiting
- * for a writer; on a regular file the flag changes nothing.
- */
-export function openRegular(path: string): number {
-  return openRegularSized(path).fd;
-}
-
-/** `openRegular`, with the file's size from the same fstat that checked it. */
-function openRegularSized(path: string): { fd: number; size: number } {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTREG' });
-    return { fd, size: st.size };
-  } catch (e) {
-    closeSync(fd);
-    throw e;
   }
 }
 

@@ -6,12 +6,13 @@
 // flag, variable, --config key and default the configuration uses (the whole configuration loader
 // costs more start-up than the hook's work).
 
-import { appendFileSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { schema } from '../config/schema.js';
 import { readStdin } from '../files/stdin.js';
-import { HOOK_HARNESSES, hookRecord, SPOOL_FILE, SPOOL_MAX_BYTES, type HookHarness } from './spool.js';
+import { appendToSpool } from './append.js';
+import { HOOK_HARNESSES, hookRecord, type HookHarness } from './spool.js';
 
 // A payload carries the tool's input (a file written whole): read this much at most. Where stdin
 // is never closed, the hook gives up rather than hold the agent.
@@ -28,7 +29,8 @@ export async function runHook(args: string[], env: NodeJS.ProcessEnv, stdin: Nod
     const raw = inline ?? (await readStdin(stdin, STDIN));
     const payload = parse(raw);
     const record = titleThread(harness, payload) ? undefined : hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
-    if (record) append(join(stateDir, SPOOL_FILE), `${JSON.stringify(record)}\n`);
+    // Never creates the state folder: a missing one is an error to report.
+    if (record) appendToSpool(stateDir, `${JSON.stringify(record)}\n`);
   } catch (e) {
     process.stderr.write(`coding-agent-exporter hook: ${(e as Error).message}\n`);
   }
@@ -91,14 +93,3 @@ function parse(raw: string): Record<string, unknown> {
   return payload as Record<string, unknown>;
 }
 
-/**
- * Appends one line (one write with O_APPEND: hooks running at once do not interleave), moving a
- * full spool aside first. Never creates the state folder: a missing one is an error to report.
- */
-function append(path: string, line: string): void {
-  const size = statSync(path, { throwIfNoEntry: false })?.size ?? 0;
-  // Two hooks may both move it: the second moves a nearly empty spool over the first's, losing a
-  // few events of a megabyte, which the next event of each session replaces anyway.
-  if (size >= SPOOL_MAX_BYTES) renameSync(path, `${path}.1`);
-  appendFileSync(path, line);
-}

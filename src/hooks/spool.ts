@@ -1,14 +1,20 @@
 // The hook spool: one line per lifecycle event a harness's hook reported, appended by
 // `coding-agent-exporter hook` in the state folder and read by the running exporter. A line holds
 // what a status needs (the event, the session, the tool's name, the time, the transcript and the
-// folder), never a prompt or a tool's input. The hook command loads this module and the
-// configuration schema, nothing else of the exporter: it runs on every event of every agent.
+// folder), never a prompt or a tool's input. The hook command loads this module, its appending
+// (append.ts, files/open.ts) and the configuration schema, nothing else of the exporter: it runs
+// on every event of every agent.
 
 import type { HarnessId, HookPhase, HookState } from '../session/types.js';
 
 export const SPOOL_FILE = 'hooks.jsonl';
-/** Past this size the hook moves the spool to `hooks.jsonl.1` (replacing the one before) and starts a new one. */
+/** Past this size a hook moves the spool aside (hooks/append.ts), and the next one starts a new one. */
 export const SPOOL_MAX_BYTES = 1 << 20;
+/**
+ * The line the exporter appends to a spool moved aside before it reads it to the end: what is
+ * written after it is not read, and the hook that wrote it writes it again (hooks/append.ts).
+ */
+export const SPOOL_SEAL = '{"sealed":true}';
 /** The harnesses whose hooks we know (docs: README, "Exact statuses"). */
 export const HOOK_HARNESSES = ['claude-code', 'gemini-cli', 'qwen-code', 'copilot-cli', 'codex'] as const satisfies readonly HarnessId[];
 export type HookHarness = (typeof HOOK_HARNESSES)[number];

@@ -3,7 +3,7 @@
 // on large histories). A half-written last line is left for the next read.
 
 import { closeSync, readSync } from 'node:fs';
-import { openRegular } from '../files/dir.js';
+import { openRegular } from '../files/open.js';
 import { jsonObject, type Json } from './fields.js';
 
 const CHUNK = 1 << 20;

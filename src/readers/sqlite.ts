@@ -23,7 +23,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { closeSync, readSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { openRegular } from '../files/dir.js';
+import { openRegular } from '../files/open.js';
 
 // better-sqlite3 reads this once, when its native part loads (on the first connection of the
 // process): URI file names are how SQLite takes `immutable`. Plain paths keep their meaning.

@@ -1,8 +1,8 @@
 // `coding-agent-exporter hook` as a harness runs it, and what the exporter makes of its spool.
 // The hook never fails the agent: whatever goes wrong, exit 0, `{}` on stdout, one line on stderr.
 
-import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envFor, FIXTURES, MAIN, run, tempDir } from '../helpers/run.js';
@@ -95,6 +95,30 @@ describe('the hook command', () => {
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/EACCES/)]);
     expect(existsSync(join(state, 'hooks.jsonl'))).toBe(false);
   });
+
+  it('the spool is readable by its owner alone, one an earlier version made too', () => {
+    const state = tempDir();
+    const spool = join(state, 'hooks.jsonl');
+    expect(hook(['claude-code', '--state-dir', state], preToolUse).status).toBe(0);
+    expect(statSync(spool).mode & 0o777).toBe(0o600);
+    chmodSync(spool, 0o644);
+    expect(hook(['claude-code', '--state-dir', state], preToolUse).status).toBe(0);
+    expect(statSync(spool).mode & 0o777).toBe(0o600);
+  });
+
+  // A FIFO would hold the hook (and its agent) until the harness's own timeout; a link would write where it points.
+  it.each([
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+    ['a symbolic link', (path: string) => symlinkSync(join(tempDir(), 'elsewhere'), path)],
+  ])('%s at the spool: exit 0 at once, nothing written, one line on stderr', (_, make) => {
+    const state = tempDir();
+    const spool = join(state, 'hooks.jsonl');
+    make(spool);
+    const r = hook(['claude-code', '--state-dir', state], preToolUse);
+    expect(r).toMatchObject({ status: 0, stdout: '{}\n' });
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/not a regular file|ELOOP/)]);
+    expect(existsSync(spool) && statSync(spool).isFile()).toBe(false);
+  }, 60_000);
 
   it('the command word after a flag runs the same hook', () => {
     const state = tempDir();

@@ -14,9 +14,9 @@ function loadedWith(entry: string): string[] {
 }
 
 describe('the hook entry', () => {
-  it('loads only the hook, its spool, its stdin reader and the configuration schema (no reader, store, state database, watcher or OTel SDK)', () => {
+  it('loads only the hook, its spool, the safe open, its stdin reader and the configuration schema (no reader, store, state database, watcher or OTel SDK)', () => {
     const loaded = loadedWith('main.ts');
-    expect(loaded).toEqual(['config/schema.ts', 'files/stdin.ts', 'hooks/command.ts', 'hooks/spool.ts', 'main.ts', 'session/vocabulary.ts']);
+    expect(loaded).toEqual(['config/schema.ts', 'files/open.ts', 'files/stdin.ts', 'hooks/append.ts', 'hooks/command.ts', 'hooks/spool.ts', 'main.ts', 'session/vocabulary.ts']);
     for (const m of loaded) expect(readFileSync(`${SRC}${m}`, 'utf8')).not.toMatch(HEAVY_PACKAGES);
   });
 
