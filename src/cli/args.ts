@@ -3,7 +3,7 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
-import { COMMANDS, REPORT_FLAGS } from './commands.js';
+import { COMMANDS, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS } from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
 import { dayOfHour } from '../store/ledger.js';
@@ -73,7 +73,7 @@ function sinceDay(value: string, timeZone: string | undefined, now: number): str
 
 // Flags that are not configuration keys: those that take a value, and those that do not.
 const VALUED = ['--config', '--url', '--since', '--format', ...REPORT_FLAGS];
-const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state'];
+const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state', ...REPORT_SWITCHES];
 
 /**
  * Optimal string alignment distance: edits (insert, delete, replace, swap two neighbours) from
@@ -97,6 +97,11 @@ function distance(a: string, b: string): number {
  * is a few edits from it (one per three letters); else ''.
  */
 function didYouMean(word: string, candidates: Iterable<string>): string {
+  // A short flag is one letter: any other is an edit away, so only another case is a likely slip.
+  if (/^-[^-]$/.test(word)) {
+    const other = [...candidates].find((c) => c !== word && c.toLowerCase() === word.toLowerCase());
+    return other ? ` (did you mean ${other}?)` : '';
+  }
   const longer = [...candidates].filter((c) => c.startsWith(word) && c !== word);
   if (longer.length === 1) return ` (did you mean ${longer[0]}?)`;
   let best: { name: string; edits: number } | undefined;
@@ -123,29 +128,33 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       continue;
     }
     const eq = a.indexOf('=');
-    const name = eq === -1 ? a : a.slice(0, eq);
-    if (SWITCHES.includes(name) || VALUED.includes(name)) own.add(name === '-z' ? '--timezone' : name);
+    const name = SHORT_FLAGS[eq === -1 ? a : a.slice(0, eq)] ?? (eq === -1 ? a : a.slice(0, eq));
+    if (SWITCHES.includes(name) || VALUED.includes(name)) own.add(name);
     if (SWITCHES.includes(name)) {
       if (eq !== -1) throw new ConfigError(`${name} takes no value`);
-      if (a === '--help' || a === '-h') parsed.help = true;
-      else if (a === '--version' || a === '-v') parsed.version = true;
-      else if (a === '--json') parsed.json = true;
-      else parsed.resetState = true;
+      if (name === '--help' || name === '-h') parsed.help = true;
+      else if (name === '--version' || name === '-v') parsed.version = true;
+      else if (name === '--json') parsed.json = true;
+      else if (name === '--reset-state') parsed.resetState = true;
+      else reportFlags.set(name, '');
+    } else if (name === '--breakdown' && eq === -1 && switchHere(argv[i + 1])) {
+      // ccusage's -b is a switch: by model.
+      reportFlags.set(name, 'model');
     } else if (VALUED.includes(name)) {
       // A value never starts with `--`: `--config --json` lacks one rather than reading a file named --json.
       const value = eq !== -1 ? a.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
       if (name === '--since') since = value ?? '';
       else if (value === undefined) throw new ConfigError(`${name}: a value is missing`);
-      else if (REPORT_FLAGS.includes(name)) reportFlags.set(name === '-z' ? '--timezone' : name, value);
+      else if (REPORT_FLAGS.includes(name)) reportFlags.set(name, value);
       else if (name === '--config') parsed.configFile = value;
       else if (name === '--format') parsed.format = value;
       else parsed.url = value;
     } else {
       const leaf = flags.get(name.slice(2));
       if (!name.startsWith('--') || !leaf) {
-        throw new ConfigError(`unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...[...flags.keys()].map((f) => `--${f}`)])}`);
+        throw new ConfigError(`unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`);
       }
-      parsed.rest.push(a);
+      parsed.rest.push(eq === -1 ? name : `${name}${a.slice(eq)}`);
       // The word after a flag is its value: for a true/false flag only true or false (`--watch once`
       // is `--watch` and the command once); for any other, unless it is the next flag (loadConfig
       // then says the value is missing).
@@ -168,18 +177,31 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
   }
   if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
   if (parsed.url !== undefined && since !== undefined) throw new ConfigError('--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)');
-  if (parsed.command === 'report') parsed.report = reportArgs(more.shift(), since, reportFlags, now);
+  if (parsed.command === 'report') parsed.report = reportArgs(more, since, reportFlags, now);
   else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
   return parsed;
 }
 
-/** `report [KIND]` and its flags, each checked: a bad one is named with what it takes. */
-function reportArgs(kind: string | undefined, since: string | undefined, flags: Map<string, string>, now: number): ReportArgs {
+/** Whether `--breakdown` followed by `next` is ccusage's switch: nothing after it, a flag, or a word of the command. */
+const switchHere = (next: string | undefined) =>
+  next === undefined || next.startsWith('-') || (KINDS as readonly string[]).includes(next) || agentOf(next) !== undefined;
+
+/** ccusage's per-agent form (`ccusage claude daily`): its agent names, and every harness id, as `--harness`. */
+const AGENTS: Readonly<Record<string, string>> = { claude: 'claude-code', gemini: 'gemini-cli', qwen: 'qwen-code', copilot: 'copilot-cli' };
+const agentOf = (word: string | undefined) =>
+  word === undefined ? undefined : AGENTS[word] ?? ((HARNESSES as readonly string[]).includes(word) ? word : undefined);
+
+/** `report [AGENT] [KIND]` and its flags (taken from `words`), each checked: a bad one is named with what it takes. */
+function reportArgs(words: string[], since: string | undefined, flags: Map<string, string>, now: number): ReportArgs {
+  const agent = agentOf(words[0]);
+  if (agent !== undefined) words.shift();
+  const kind = words.shift();
   if (kind !== undefined && !(KINDS as readonly string[]).includes(kind)) {
-    throw new ConfigError(`report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}`);
+    throw new ConfigError(`report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}, after a harness or one of ccusage's agents (claude, codex, …) or not`);
   }
   const r: ReportArgs = { kind: (kind ?? 'daily') as Kind };
+  if (agent !== undefined) r.harness = agent;
   const day = (flag: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     const d = parseDay(value);
@@ -188,6 +210,7 @@ function reportArgs(kind: string | undefined, since: string | undefined, flags: 
   };
   r.until = day('--until', flags.get('--until'));
   const harness = flags.get('--harness');
+  if (harness !== undefined && agent !== undefined && harness !== agent) throw new ConfigError(`--harness ${harness}: the report is of ${agent} already`);
   if (harness !== undefined) {
     if (!(HARNESSES as readonly string[]).includes(harness)) throw new ConfigError(`--harness: unknown harness "${harness}"${didYouMean(harness, HARNESSES)}; the harnesses are ${HARNESSES.join(', ')}`);
     r.harness = harness;
@@ -200,9 +223,23 @@ function reportArgs(kind: string | undefined, since: string | undefined, flags: 
     r.breakdown = breakdown as Breakdown;
   }
   const zone = flags.get('--timezone');
-  if (zone !== undefined) {
+  // ccusage's `local`: the system's zone, as without the flag.
+  if (zone !== undefined && zone !== 'local') {
     if (!knownTimeZone(zone)) throw new ConfigError(`--timezone: unknown time zone "${zone}" (an IANA name such as UTC, Europe/Berlin or America/New_York)`);
     r.timeZone = zone;
+  }
+  const order = flags.get('--order');
+  if (order !== undefined) {
+    if (order !== 'asc' && order !== 'desc') throw new ConfigError(`--order: expected asc or desc, got ${got(order)}`);
+    r.order = order;
+  }
+  if (flags.has('--compact')) r.compact = true;
+  const last = flags.get('--last');
+  if (last !== undefined) {
+    if (!/^[1-9]\d{0,4}$/.test(last)) throw new ConfigError(`--last: expected a number of periods from 1, got ${got(last)}`);
+    if (since !== undefined || r.until !== undefined) throw new ConfigError('--last: not with --since or --until (it sets them)');
+    if (r.kind === 'session' || r.kind === 'blocks') throw new ConfigError(`--last: only for daily, weekly and monthly, not ${r.kind}`);
+    r.last = Number(last);
   }
   // A duration reaches back from today in the report's time zone.
   if (since !== undefined) r.since = sinceDay(since, r.timeZone, now);

@@ -2,7 +2,14 @@
 // help prints (help.ts). Apart from both, so that parsing a command line loads no reader.
 
 // The flags of `report` alone, besides --json and --since.
-export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '-z'];
+export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '--order', '--last'];
+/** ccusage's switches `report` takes: `--offline` means nothing here (no price is ever fetched), `--compact` the narrow table. */
+export const REPORT_SWITCHES = ['--offline', '--compact'];
+/** ccusage's short flags, for `report` as for ccusage (`-z` for the others' `--timezone` too). */
+export const SHORT_FLAGS: Readonly<Record<string, string>> = {
+  '-s': '--since', '-u': '--until', '-j': '--json', '-z': '--timezone', '-o': '--order', '-O': '--offline', '-b': '--breakdown',
+  '-w': '--start-of-week',
+};
 
 /**
  * `flags`: the flags a command takes besides the configuration keys, --config, --help and
@@ -54,13 +61,15 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + '(a shell loop under the agent\'s name) while processes.enabled is on. No agent needs to be installed.',
   },
   report: {
-    flags: ['--json', '--since', ...REPORT_FLAGS],
-    usage: 'report [daily|weekly|monthly|session|blocks] [--since DAY|DURATION] [--until DAY] [--json] [options]',
+    flags: ['--json', '--since', ...REPORT_FLAGS, ...REPORT_SWITCHES],
+    usage: 'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [--last N] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
-    about: 'Prints what was used per day (the default), week (from Sunday), month, session or 5-hour block: tokens\n'
+    about: 'Prints what was used per day (the default), week (from Sunday; -w monday), month, session or 5-hour block: tokens\n'
       + 'by type, cost and the models, with a totals row, or as JSON with ccusage\'s field names (--json). Reads the\n'
       + "ledger a running (or earlier) exporter keeps in the state database, read-only; where there is no state\n"
-      + 'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.',
+      + 'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.\n'
+      + "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n"
+      + '-o asc|desc, --last N, -O (nothing is fetched anyway), --compact. blocks lists Claude Code\'s unless --harness.',
   },
   statusline: {
     flags: ['--format'],

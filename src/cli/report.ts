@@ -10,8 +10,8 @@ import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow } from '../state/db.js';
 import { hoursOfDays } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
-import { blocksReport, periodReport, sessionReport } from '../report/report.js';
-import { blocksTable, periodTable, reportJson, sessionTable } from '../report/render.js';
+import { blocksReport, lastSince, periodReport, sessionReport } from '../report/report.js';
+import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
 import type { ReportArgs } from './args.js';
 
 async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
@@ -57,17 +57,27 @@ function storedSession(data: string): StoredSession | undefined {
     && times.every((ms) => typeof ms === 'number' && Math.abs(ms) <= LAST_MS) ? s as StoredSession : undefined;
 }
 
+/** A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes, plain. */
+function terminalLayout(r: ReportArgs): Layout {
+  const tty = process.stdout.isTTY === true;
+  return { ...(tty ? { width: process.stdout.columns } : {}), colour: tty && !process.env.NO_COLOR, ...(r.compact ? { compact: true } : {}) };
+}
+
 /** The report's text: a table, or JSON with `json`. */
-export async function report(config: Config, r: ReportArgs, json: boolean, now = Date.now()): Promise<string> {
+export async function report(config: Config, args: ReportArgs, json: boolean, now = Date.now(), layout: Layout = terminalLayout(args)): Promise<string> {
+  const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
+  if (r.last !== undefined && r.kind !== 'session' && r.kind !== 'blocks') r.since = lastSince(r.kind, r.last, r, now);
   const { ledger, sessions } = await readState(config, r);
   if (r.kind === 'session') {
     const rows = sessionReport(sessions, r);
-    return json ? reportJson('session', rows) : sessionTable(rows);
+    return json ? reportJson('session', rows) : sessionTable(rows, layout);
   }
   if (r.kind === 'blocks') {
-    const rows = blocksReport(ledger, r, now);
-    return json ? reportJson('blocks', rows) : blocksTable(rows);
+    // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
+    // blocks overlap, and their gaps would not be gaps.
+    const rows = blocksReport(ledger, { ...r, harness: r.harness ?? 'claude-code' }, now);
+    return json ? reportJson('blocks', rows) : blocksTable(rows, layout);
   }
   const rows = periodReport(ledger, r.kind, r);
-  return json ? reportJson(r.kind, rows) : periodTable(rows, r.kind, r.breakdown);
+  return json ? reportJson(r.kind, rows) : periodTable(rows, r.kind, r.breakdown, layout);
 }

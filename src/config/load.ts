@@ -24,6 +24,7 @@ export interface Config {
   model: { max: number };
   tool: { max: number };
   ledger: { days: number };
+  report: { startOfWeek: 'sunday' | 'monday' };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   processes: { enabled: boolean; procRoot: string };
   pricing: { overridesFile: string };

@@ -90,6 +90,12 @@ export function schema() {
         format: 'nat', default: 7200, env: `${ENV_PREFIX}SESSIONS_STALE_AFTER_SECONDS`,
       },
     },
+    report: {
+      startOfWeek: {
+        doc: 'The day `report weekly` starts its weeks on (Sunday, as `ccusage claude weekly`).',
+        format: ['sunday', 'monday'], default: 'sunday', env: `${ENV_PREFIX}REPORT_START_OF_WEEK`, arg: 'start-of-week',
+      },
+    },
     ledger: {
       days: {
         doc: 'Days the state database keeps of the per-hour ledger (tokens, cost, requests, sessions and turns per harness, project and model) that `report` reads; older hours are deleted.',

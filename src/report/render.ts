@@ -8,14 +8,41 @@ import type { Breakdown, Kind } from './words.js';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-/** Columns padded to their widest cell (each made printable); numbers to the right. */
-function table(header: string[], cells: string[][], numeric: boolean[]): string {
-  const rows = cells.map((r) => r.map(printable));
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const rule = widths.map((w) => '─'.repeat(w)).join('  ');
-  const body = rows.slice(0, -1);
-  return [line(header), rule, ...body.map(line), rule, line(rows.at(-1)!)].join('\n') + '\n';
+/** Where a table is drawn: the terminal's width (none: a pipe, as wide as it takes), colour, the narrow form. */
+export interface Layout {
+  width?: number;
+  colour?: boolean;
+  compact?: boolean;
+}
+
+/**
+ * Columns padded to their widest cell (each made printable, a cell's lines one under the other:
+ * a model a line); numbers to the right. Where the table is wider than `layout.width`, columns go
+ * in the order of `drop` (indexes) until it fits; with `compact`, the first `compact` of them
+ * whatever the width. The header in cyan and the totals in yellow where `colour`.
+ */
+function table(header: string[], cells: string[][], numeric: boolean[], layout: Layout = {}, drop: number[] = [], compact = 0): string {
+  const split = cells.map((r) => r.map((c) => c.split('\n').map(printable)));
+  const widthOf = (i: number) => Math.max(header[i]!.length, ...split.map((r) => Math.max(...r[i]!.map((l) => l.length))));
+  const widths = header.map((_, i) => widthOf(i));
+  const shown = new Set(header.map((_, i) => i));
+  const total = () => [...shown].reduce((a, i) => a + widths[i]! + 2, -2);
+  drop.forEach((i, k) => {
+    if ((layout.compact && k < compact) || (layout.width !== undefined && total() > layout.width)) shown.delete(i);
+  });
+  const keep = <T>(row: T[]) => row.filter((_, i) => shown.has(i));
+  const w = keep(widths);
+  const num = keep(numeric);
+  const line = (cols: string[]) => cols.map((c, i) => (num[i] ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ').trimEnd();
+  const lines = (row: string[][]) => {
+    const cols = keep(row);
+    const height = Math.max(...cols.map((c) => c.length));
+    return Array.from({ length: height }, (_, k) => line(cols.map((c) => c[k] ?? '')));
+  };
+  const paint = (code: number, text: string) => (layout.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const rule = w.map((n) => '─'.repeat(n)).join('  ');
+  const body = split.slice(0, -1);
+  return [paint(36, line(keep(header))), rule, ...body.flatMap(lines), rule, ...lines(split.at(-1)!).map((l) => paint(33, l))].join('\n') + '\n';
 }
 
 const usageCells = (u: Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens' | 'totalTokens'>, cost: number): string[] =>
@@ -25,10 +52,14 @@ const USAGE_NUMERIC = USAGE_HEADER.map(() => true);
 
 const PERIOD_NAME = { daily: 'Date', weekly: 'Week', monthly: 'Month' } as const;
 
-export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: Breakdown): string {
+// Of the usage columns, dropped first where a table is too wide (and with --compact, as ccusage's
+// compact table): the total, then the cache writes and reads.
+const USAGE_DROP = [4, 3, 2];
+
+export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: Breakdown, layout?: Layout): string {
   const cells: string[][] = [];
   for (const r of rows) {
-    cells.push([r.period, r.modelsUsed.join(', '), ...usageCells(r, r.totalCost)]);
+    cells.push([r.period, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, r.totalCost)]);
     const parts = breakdown === 'project' ? r.projectBreakdowns?.map((b) => ({ name: b.projectName, b }))
       : breakdown === 'harness' ? r.harnessBreakdowns?.map((b) => ({ name: b.harnessName, b }))
         : breakdown === 'model' ? r.modelBreakdowns.map((b) => ({ name: b.modelName, b })) : undefined;
@@ -36,28 +67,31 @@ export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly'
   }
   const t = totalsOf(rows);
   cells.push(['Total', '', ...usageCells(t, t.totalCost)]);
-  return table([PERIOD_NAME[kind], 'Models', ...USAGE_HEADER], cells, [false, false, ...USAGE_NUMERIC]);
+  return table([PERIOD_NAME[kind], 'Models', ...USAGE_HEADER], cells, [false, false, ...USAGE_NUMERIC], layout, [...USAGE_DROP.map((i) => i + 2), 1], USAGE_DROP.length);
 }
 
-export function sessionTable(rows: readonly SessionRow[]): string {
-  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.join(', '), ...usageCells(r, r.totalCost), r.lastActivity.slice(0, 16).replace('T', ' ')]);
+export function sessionTable(rows: readonly SessionRow[], layout?: Layout): string {
+  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, r.totalCost), r.lastActivity.slice(0, 16).replace('T', ' ')]);
   const t = totalsOf(rows);
   cells.push(['Total', '', '', '', ...usageCells(t, t.totalCost), '']);
   return table(['Session', 'Harness', 'Project', 'Models', ...USAGE_HEADER, 'Last Activity (UTC)'], cells,
-    [false, false, false, false, ...USAGE_NUMERIC, false]);
+    [false, false, false, false, ...USAGE_NUMERIC, false], layout, [...USAGE_DROP.map((i) => i + 4), 10, 1, 3], USAGE_DROP.length);
 }
 
-export function blocksTable(rows: readonly BlockRow[]): string {
-  const minutes = (r: BlockRow) => Math.round((Date.parse(r.actualEndTime) - Date.parse(r.startTime)) / 60_000);
-  const cells = rows.map((r) => [
-    r.startTime.slice(0, 16).replace('T', ' '), r.harness, r.isActive ? `ACTIVE, ${r.projection?.remainingMinutes ?? 0}m left` : `${Math.floor(minutes(r) / 60)}h${String(minutes(r) % 60).padStart(2, '0')}m`,
-    r.models.join(', '), int(r.entries), int(r.totalTokens), usd(r.costUSD),
-    r.projection ? usd(r.projection.totalCost) : '',
-  ]);
+export function blocksTable(rows: readonly BlockRow[], layout?: Layout): string {
+  const minutes = (r: BlockRow) => Math.round((Date.parse(r.actualEndTime ?? r.endTime) - Date.parse(r.startTime)) / 60_000);
+  const span = (r: BlockRow) => `${Math.floor(minutes(r) / 60)}h${String(minutes(r) % 60).padStart(2, '0')}m`;
+  const cells = rows.map((r) => (r.isGap
+    ? [r.startTime.slice(0, 16).replace('T', ' '), r.harness, `${span(r)} gap`, '', '', '', '', '']
+    : [
+      r.startTime.slice(0, 16).replace('T', ' '), r.harness, r.isActive ? `ACTIVE, ${r.projection?.remainingMinutes ?? 0}m left` : span(r),
+      r.models.map((m) => `- ${m}`).join('\n'), int(r.entries), int(r.totalTokens), usd(r.costUSD),
+      r.projection ? usd(r.projection.totalCost) : '',
+    ]));
   cells.push(['Total', '', '', '', int(rows.reduce((a, r) => a + r.entries, 0)), int(rows.reduce((a, r) => a + r.totalTokens, 0)),
     usd(rows.reduce((a, r) => a + r.costUSD, 0)), '']);
   return table(['Block Start (UTC)', 'Harness', 'Duration', 'Models', 'Requests', 'Tokens', 'Cost', 'Projected'], cells,
-    [false, false, false, false, true, true, true, true]);
+    [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]);
 }
 
 /** ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`, `blocks[]`; `totals`. */

@@ -21,6 +21,14 @@ export interface ReportOptions {
   breakdown?: Breakdown;
   /** An IANA time zone; undefined: the system's. */
   timeZone?: string;
+  /** Rows oldest first (`asc`, the default) or newest first. */
+  order?: 'asc' | 'desc';
+  /** The narrow table: period, models, input, output, cost (ccusage's `--compact`). */
+  compact?: true;
+  /** The last N days, weeks or months, today's included (sets `since`). */
+  last?: number;
+  /** The day weeks start on (`report.startOfWeek`); Sunday as `ccusage claude weekly`. */
+  startOfWeek?: 'sunday' | 'monday';
 }
 
 /** Usage summed, as ccusage names it. */
@@ -80,12 +88,26 @@ export function totalsOf(rows: readonly Usage[]): Usage {
 }
 
 /** The period of a day: itself, its week (the Sunday it starts on, as ccusage's weeks), or its month. */
-function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly'): string {
+function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly', startOfWeek: ReportOptions['startOfWeek']): string {
   if (kind === 'daily') return day;
   if (kind === 'monthly') return day.slice(0, 7);
   const t = Date.parse(`${day}T00:00:00Z`);
-  return new Date(t - new Date(t).getUTCDay() * 86_400_000).toISOString().slice(0, 10);
+  const back = startOfWeek === 'monday' ? (new Date(t).getUTCDay() + 6) % 7 : new Date(t).getUTCDay();
+  return new Date(t - back * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** The first day of the last `n` days, weeks or months up to today (in `o.timeZone`), as `--last` reaches back. */
+export function lastSince(kind: 'daily' | 'weekly' | 'monthly', n: number, o: ReportOptions, now: number): string {
+  const today = dayOfHour(Math.floor(now / HOUR_MS), o.timeZone);
+  const t = Date.parse(`${today}T00:00:00Z`);
+  if (kind === 'daily') return new Date(t - (n - 1) * 86_400_000).toISOString().slice(0, 10);
+  if (kind === 'weekly') return new Date(Date.parse(`${periodOf(today, 'weekly', o.startOfWeek)}T00:00:00Z`) - (n - 1) * 7 * 86_400_000).toISOString().slice(0, 10);
+  const d = new Date(t);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (n - 1), 1)).toISOString().slice(0, 10);
+}
+
+/** Rows oldest first, or newest first with `--order desc`. */
+const ordered = <T>(rows: T[], o: ReportOptions): T[] => (o.order === 'desc' ? rows.reverse() : rows);
 
 /** A row whose every request moved to a later hour (a response streamed across it): no day of its own. */
 const holdsNothing = (r: LedgerRow) => r.requests === 0 && r.sessions === 0 && r.input === 0 && r.output === 0 && r.cacheRead === 0
@@ -131,21 +153,21 @@ function breakdowns(rows: readonly LedgerRow[], by: Breakdown | undefined): Brea
   return b;
 }
 
-/** Daily, weekly or monthly rows, oldest first. */
+/** Daily, weekly or monthly rows, oldest first (`order`). */
 export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions): PeriodRow[] {
   const byPeriod = new Map<string, LedgerRow[]>();
   for (const r of selectRows(rows, o)) {
-    const p = periodOf(r.day, kind);
+    const p = periodOf(r.day, kind, o.startOfWeek);
     let list = byPeriod.get(p);
     if (!list) byPeriod.set(p, (list = []));
     list.push(r);
   }
-  return [...byPeriod.keys()].sort().map((period) => {
+  return ordered([...byPeriod.keys()].sort().map((period) => {
     const list = byPeriod.get(period)!;
     const u = zero();
     for (const r of list) addRow(u, r);
     return { period, ...u, ...breakdowns(list, o.breakdown) };
-  });
+  }), o);
 }
 
 export interface SessionRow extends Usage, Breakdowns {
@@ -197,7 +219,7 @@ export function sessionReport(sessions: readonly StoredSession[], o: ReportOptio
       ...breakdowns(sessionRows(s), undefined),
     });
   }
-  return rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity));
+  return ordered(rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)), o);
 }
 
 export interface BlockRow {
@@ -205,9 +227,11 @@ export interface BlockRow {
   harness: string;
   startTime: string;
   endTime: string;
-  actualEndTime: string;
+  /** The last request's time; null in a gap. */
+  actualEndTime: string | null;
   isActive: boolean;
-  isGap: false;
+  /** A gap: from 5 hours after a block's last request to the next block's first, nothing used (as ccusage lists it). */
+  isGap: boolean;
   /** Model requests (ccusage: entries). */
   entries: number;
   tokenCounts: { inputTokens: number; outputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number };
@@ -218,10 +242,21 @@ export interface BlockRow {
   projection: { totalCost: number; remainingMinutes: number } | null;
 }
 
+/** A gap between two blocks of a harness, as ccusage writes one (id `gap-<start>`). */
+function gapRow(harness: string, startMs: number, endMs: number): BlockRow {
+  const start = new Date(startMs).toISOString();
+  return {
+    id: `gap-${start}`, harness, startTime: start, endTime: new Date(endMs).toISOString(), actualEndTime: null, isActive: false, isGap: true, entries: 0,
+    tokenCounts: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+    totalTokens: 0, costUSD: 0, models: [], burnRate: null, projection: null,
+  };
+}
+
 /**
- * Each harness's 5-hour blocks (store/blocks.ts: as ccusage computes them), oldest first: the
- * ledger keeps each hour's first and last request time, and a block's bounds are whole hours, so
- * the blocks are those of the single requests.
+ * Each harness's 5-hour blocks (store/blocks.ts: as ccusage computes them), oldest first, with the
+ * gaps between them where a block's last request was more than 5 hours before the next's first:
+ * the ledger keeps each hour's first and last request time, and a block's bounds are whole
+ * hours, so the blocks are those of the single requests.
  */
 export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: number): BlockRow[] {
   type Hour = { firstMs: number; lastMs: number; rows: LedgerRow[] };
@@ -239,7 +274,10 @@ export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: 
   }
   const out: BlockRow[] = [];
   for (const [harness, hours] of byHarness) {
+    let before: { lastMs: number } | undefined;
     for (const b of groupBlocks([...hours.values()])) {
+      if (before && b.firstMs - before.lastMs > BLOCK_MS) out.push(gapRow(harness, before.lastMs + BLOCK_MS, b.firstMs));
+      before = b;
       const u = zero();
       const list = b.spans.flatMap((s) => s.rows);
       for (const r of list) addRow(u, r);
@@ -256,5 +294,5 @@ export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: 
       });
     }
   }
-  return out.sort((a, b) => a.startTime.localeCompare(b.startTime) || a.harness.localeCompare(b.harness));
+  return ordered(out.sort((a, b) => a.startTime.localeCompare(b.startTime) || a.harness.localeCompare(b.harness)), o);
 }

@@ -64,4 +64,22 @@ describe('parseArgs', () => {
     expect(parseArgs(['report', '--since', '12h', '-z', 'Pacific/Kiritimati'], utcNoon).report?.since).toBe('2026-12-07');
     expect(parseArgs(['report', '--since', '2026-12-01'], utcNoon).report?.since).toBe('2026-12-01');
   });
+
+  it("takes ccusage's command lines for report unchanged", () => {
+    const argv = ['report', 'claude', 'daily', '-s', '20260301', '-u', '20260302', '-j', '-b', '-z', 'local', '-o', 'desc', '-O', '--compact'];
+    expect(parseArgs(argv)).toMatchObject({
+      json: true,
+      report: { kind: 'daily', harness: 'claude-code', since: '2026-03-01', until: '2026-03-02', breakdown: 'model', order: 'desc', compact: true },
+    });
+    expect(parseArgs(argv).report?.timeZone).toBeUndefined();
+    expect(parseArgs(['report', 'codex', 'monthly', '--breakdown', 'project']).report).toMatchObject({ kind: 'monthly', harness: 'codex', breakdown: 'project' });
+    expect(parseArgs(['report', 'claude', 'weekly', '-w', 'monday']).rest).toEqual(['--start-of-week', 'monday']);
+    expect(parseArgs(['report', '--last', '3']).report).toMatchObject({ kind: 'daily', last: 3 });
+    expect(() => parseArgs(['report', '--last', '3', '-s', '20260301'])).toThrow('--last: not with --since or --until');
+    expect(() => parseArgs(['report', 'session', '--last', '3'])).toThrow('--last: only for daily, weekly and monthly');
+    expect(() => parseArgs(['report', '-o', 'up'])).toThrow('--order: expected asc or desc, got "up"');
+    expect(() => parseArgs(['report', '--jsno'])).toThrow('(did you mean --json?)');
+    expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions and report commands take it');
+  });
 });
+
