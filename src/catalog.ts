@@ -97,7 +97,7 @@ export const catalog = {
   blockCost: def('coding_agent_usage_block_cost_usd', 'gauge', '{USD}', ['harness'],
     'Estimated cost in US dollars of the 5-hour block running now (see coding_agent_usage_block_tokens); 0 when none runs.'),
   blockBurnRate: def('coding_agent_usage_block_burn_rate_tokens_per_minute', 'gauge', '{token/min}', ['harness'],
-    'Tokens per minute of the 5-hour block running now, between its first and its last request.'),
+    'Tokens per minute of the 5-hour block running now, between its first and its last request, once they are a minute apart or more (no series before).'),
   blockProjectedCost: def('coding_agent_usage_block_projected_cost_usd', 'gauge', '{USD}', ['harness'],
     'Cost in US dollars the 5-hour block running now reaches at its end, at its burn rate so far.'),
   blockEnd: def('coding_agent_usage_block_end_timestamp_seconds', 'gauge', 's', ['harness'],

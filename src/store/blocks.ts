@@ -31,10 +31,14 @@ export interface Block {
   costUsd: number;
 }
 
-/** A block's burn rate and projected cost at its end, as ccusage gives them (none within its first request's minute). */
+/**
+ * A block's burn rate and projected cost at its end, as ccusage gives them, once its requests span
+ * a minute: a rate over less is no rate (two requests milliseconds apart made 631 M tokens a
+ * minute of a few thousand), and a minute is what the blocks keep of a request's time anyway.
+ */
 export function projection(b: Block, now: number): { tokensPerMinute: number; projectedCostUsd: number } | undefined {
   const minutes = (b.lastMs - b.firstMs) / 60_000;
-  if (!(minutes > 0)) return undefined;
+  if (!(minutes >= 1)) return undefined;
   const remaining = Math.max(0, (b.endMs - now) / 60_000);
   return { tokensPerMinute: b.tokens / minutes, projectedCostUsd: b.costUsd + (b.costUsd / minutes) * remaining };
 }

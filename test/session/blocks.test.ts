@@ -131,4 +131,12 @@ describe('5-hour usage blocks', () => {
     const block = store.blocks.current('claude-code', hour + 2000);
     expect(block && [block.startMs, block.firstMs, block.tokens]).toEqual([hour, hour + 1000, 510]);
   });
+
+  it('give a burn rate only once the requests span a minute', () => {
+    const block = (spanMs: number) => ({ startMs: 0, endMs: 5 * 3_600_000, firstMs: 1000, lastMs: 1000 + spanMs, tokens: 6000, costUsd: 1 });
+    expect(projection(block(5), 2000)).toBeUndefined();
+    expect(projection(block(59_999), 61_000)).toBeUndefined();
+    expect(projection(block(120_000), 121_000)?.tokensPerMinute).toBe(3000);
+  });
 });
+
