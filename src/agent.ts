@@ -115,6 +115,8 @@ export class Agent {
   private readonly hooks: HookSource;
   /** Threads reading the history for the first time, until the first scan is done. */
   private readThreads?: ReadThreads;
+  /** The first read of this process is to come (marked in the state database: `report` says it is partial meanwhile). */
+  private firstRead: boolean;
 
   constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
     const env = (this.env = opts.env ?? process.env);
@@ -128,6 +130,7 @@ export class Agent {
         { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
     }
     this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
+    this.firstRead = !opts.privateState;
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its).
     const threads = Math.min(config.readThreads, availableParallelism() - 1);
@@ -161,8 +164,12 @@ export class Agent {
 
   /** Reads every collector (or `only` those), then the process table (which joins processes to what was read). */
   async scanAll(only = [...this.collectors.values()]): Promise<void> {
+    const first = this.firstRead;
+    this.firstRead = false;
+    if (first) this.store.markFirstRead(true);
     this.readStatusline();
     for (const c of only) await this.scan(c);
+    if (first && !this.stopping) this.store.markFirstRead(false);
     this.readThreads?.close();
     this.readThreads = undefined;
     this.readHooks();

@@ -14,7 +14,7 @@ import { blocksReport, lastSince, periodReport, sessionReport } from '../report/
 import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
 import type { ReportArgs } from './args.js';
 
-async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
+async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[]; complete: boolean }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
   const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session');
   if (state) {
@@ -25,14 +25,19 @@ async function readState(config: Config, r: ReportArgs): Promise<{ ledger: Ledge
       process.stderr.write(`coding-agent-exporter: report: ${skipped} rows of ${join(config.stateDir, 'state.db')} skipped: `
         + 'not as the exporter writes them (a count that is no number, a time no date holds)\n');
     }
-    return { ledger: state.ledger, sessions };
+    // A first read under way (or killed): what it committed is a part, said on stderr and in the JSON.
+    if (state.firstReadSince !== undefined) {
+      process.stderr.write(`coding-agent-exporter: report: the exporter's first read of the session files, begun ${new Date(state.firstReadSince).toISOString()}, `
+        + 'is not done (or was stopped): these totals are partial\n');
+    }
+    return { ledger: state.ledger, sessions, complete: state.firstReadSince === undefined };
   }
   const { Agent } = await import('../agent.js');
   const agent = new Agent(config, createLogger('warn'), { privateState: true });
   try {
     await agent.scanAll();
     agent.store.commit();
-    return { ledger: agent.store.ledgerRows(fromHour, toHour), sessions: [...agent.store.sessions.values()] };
+    return { ledger: agent.store.ledgerRows(fromHour, toHour), sessions: [...agent.store.sessions.values()], complete: true };
   } finally {
     await agent.stop();
   }
@@ -67,17 +72,17 @@ function terminalLayout(r: ReportArgs): Layout {
 export async function report(config: Config, args: ReportArgs, json: boolean, now = Date.now(), layout: Layout = terminalLayout(args)): Promise<string> {
   const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
   if (r.last !== undefined && r.kind !== 'session' && r.kind !== 'blocks') r.since = lastSince(r.kind, r.last, r, now);
-  const { ledger, sessions } = await readState(config, r);
+  const { ledger, sessions, complete } = await readState(config, r);
   if (r.kind === 'session') {
     const rows = sessionReport(sessions, r);
-    return json ? reportJson('session', rows) : sessionTable(rows, layout);
+    return json ? reportJson('session', rows, complete) : sessionTable(rows, layout);
   }
   if (r.kind === 'blocks') {
     // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
     // blocks overlap, and their gaps would not be gaps.
     const rows = blocksReport(ledger, { ...r, harness: r.harness ?? 'claude-code' }, now);
-    return json ? reportJson('blocks', rows) : blocksTable(rows, layout);
+    return json ? reportJson('blocks', rows, complete) : blocksTable(rows, layout);
   }
   const rows = periodReport(ledger, r.kind, r);
-  return json ? reportJson(r.kind, rows) : periodTable(rows, r.kind, r.breakdown, layout);
+  return json ? reportJson(r.kind, rows, complete) : periodTable(rows, r.kind, r.breakdown, layout);
 }

@@ -94,12 +94,16 @@ export function blocksTable(rows: readonly BlockRow[], layout?: Layout): string 
     [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]);
 }
 
-/** ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`, `blocks[]`; `totals`. */
-export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[]): string {
-  if (kind === 'blocks') return `${printableJson({ blocks: rows })}\n`;
+/**
+ * ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`,
+ * `blocks[]`; `totals`; and `"complete": false` where the exporter's first read is not done.
+ */
+export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[], complete = true): string {
+  const partial = complete ? {} : { complete: false };
+  if (kind === 'blocks') return `${printableJson({ blocks: rows, ...partial })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);
-  if (kind === 'session') return `${printableJson({ sessions: rows, totals })}\n`;
+  if (kind === 'session') return `${printableJson({ sessions: rows, totals, ...partial })}\n`;
   const name = { daily: 'date', weekly: 'week', monthly: 'month' }[kind];
   // `period` too: the name ccusage's report of every agent (`ccusage daily`) gives it.
-  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => ({ [name]: r.period, ...r })), totals })}\n`;
+  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => ({ [name]: r.period, ...r })), totals, ...partial })}\n`;
 }

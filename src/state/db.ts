@@ -355,13 +355,19 @@ export function readKvValue(dir: string, key: string): string | undefined {
 }
 
 /**
+ * The key-value row that says a first read of the session files is under way (its start, in ms;
+ * '' once done): what is committed then is a part, and `report` says so.
+ */
+export const FIRST_READ_KEY = 'first-read';
+
+/**
  * What the `report` command reads of the state database in `dir`, read-only and beside a running
  * exporter (which owns the file), checked as at start-up (a StateError for one it cannot use): the
  * ledger's rows of the hours from `fromHour` up to `toHour` and, when asked, the sessions.
  * Undefined when there is no database, or one older than the ledger. `skipped`: the ledger's rows
  * left out as no row this exporter writes (plausibleLedgerRow).
  */
-export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[] } | undefined {
+export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number } | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
   const { db, version } = openChecked(path, { readonly: true });
@@ -369,7 +375,9 @@ export function readReportState(dir: string, fromHour: number, toHour: number, w
     if (version < 4) return undefined;
     const rows = db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[];
     const ledger = rows.filter(plausibleLedgerRow);
+    const reading = Number(db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(FIRST_READ_KEY) || 0);
     return {
+      ...(reading > 0 ? { firstReadSince: reading } : {}),
       ledger, skipped: rows.length - ledger.length,
       sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
     };

@@ -8,7 +8,7 @@ import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import { ZERO_USAGE, type HarnessFacts, type HarnessId, type HookState, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
-import type { Changes, CounterRow, FileRow, LedgerRow, StateDb } from '../state/db.js';
+import { FIRST_READ_KEY, type Changes, type CounterRow, type FileRow, type LedgerRow, type StateDb } from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
 import type { LimitWindow } from './limits.js';
@@ -122,6 +122,8 @@ export class SessionStore implements Tally {
   private readonly stagedRemoved = new Set<string>();
   private stagedBytes = 0;
   private lastCommit = Date.now();
+  /** Rows of the key-value table written with the next commit. */
+  private readonly pendingKv = new Map<string, string>();
   /** Called after each commit: what is served is rendered again. */
   onCommit?: () => void;
 
@@ -382,6 +384,15 @@ export class SessionStore implements Tally {
   }
 
   /**
+   * A first read of the files starts (`underWay`) or is done: committed at once, so that `report`,
+   * reading beside, says its totals are a part while it runs (or after it was killed).
+   */
+  markFirstRead(underWay: boolean): void {
+    this.pendingKv.set(FIRST_READ_KEY, underWay ? String(Date.now()) : '');
+    this.commit();
+  }
+
+  /**
    * Commits what changed outside a file's read (a process scan ending a turn, settling one): such
    * a change is served once committed, and a change there is rare, so it is not left waiting.
    */
@@ -415,6 +426,7 @@ export class SessionStore implements Tally {
         ...this.spend.changes(),
         ...this.blocks.changes(),
         ...(this.namingToCommit !== undefined ? [{ key: NAMING_KEY, value: this.namingToCommit }] : []),
+        ...[...this.pendingKv].map(([key, value]) => ({ key, value })),
       ],
     };
     this.db.commit(changes);
@@ -440,6 +452,7 @@ export class SessionStore implements Tally {
     this.ledger.committed(ledger);
     this.pendingSeen.clear();
     this.namingToCommit = undefined;
+    this.pendingKv.clear();
     this.onCommit?.();
   }
 }

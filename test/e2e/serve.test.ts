@@ -169,6 +169,25 @@ describe('serve', () => {
     }
   });
 
+  it('has report say its totals are partial while the first read is not done, and whole once it is', async () => {
+    const home = copiesHome(300);
+    const dir = tempDir();
+    await serve(home, dir);
+    const child = children.at(-1)!;
+    // Killed in its first read, once it has committed some of it.
+    await until(async () => (filesCommitted(dir) > 0 ? true : undefined), 60_000, 'a first commit');
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const partial = run(['report', '--json', '--state-dir', dir], envFor(home));
+    expect(partial.status).toBe(0);
+    expect(JSON.parse(partial.stdout)).toMatchObject({ complete: false });
+    expect(partial.stderr).toContain('these totals are partial');
+    expect(run(['once', '--state-dir', dir], envFor(home)).status).toBe(0);
+    const whole = run(['report', '--json', '--state-dir', dir], envFor(home));
+    expect(JSON.parse(whole.stdout)).not.toHaveProperty('complete');
+    expect(whole.stderr).toBe('');
+  });
+
   // Watches the state database of a running `once` and says when to kill it: as soon as some, not
   // all, files are committed (between two commits), or as soon as the write-ahead log grows after a
   // first commit (while a commit is written: SQLite's write is under way or just done).
