@@ -5,7 +5,7 @@
 
 import type { LedgerRow } from '../state/db.js';
 import { BLOCK_MS, groupBlocks, projection } from '../store/blocks.js';
-import { dayOfHour, HOUR_MS } from '../store/ledger.js';
+import { dayOf, rowStart } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 
 import type { Breakdown } from './words.js';
@@ -86,19 +86,23 @@ function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly'): string {
   return new Date(t - new Date(t).getUTCDay() * 86_400_000).toISOString().slice(0, 10);
 }
 
-/** A row whose every request moved to a later hour (a response streamed across it): no day of its own. */
+/** A row whose every request moved to a later quarter hour (a response streamed across it): no day of its own. */
 const holdsNothing = (r: LedgerRow) => r.requests === 0 && r.sessions === 0 && r.input === 0 && r.output === 0 && r.cacheRead === 0
   && r.cacheWrite === 0 && r.turnsCompleted === 0 && r.turnsFailed === 0 && r.turnsInterrupted === 0;
 
-/** The ledger's rows the filters keep, each with its day in the report's time zone. */
+/**
+ * The ledger's rows the filters keep, each with its day in the report's time zone: the day its
+ * quarter hour falls on, exact in every zone (their offsets are whole quarters).
+ */
 export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (LedgerRow & { day: string })[] {
   const days = new Map<number, string>();
   const out: (LedgerRow & { day: string })[] = [];
   for (const r of rows) {
     if ((o.harness && r.harness !== o.harness) || (o.project && r.project !== o.project) || (o.model && r.model !== o.model)) continue;
     if (holdsNothing(r)) continue;
-    let day = days.get(r.hour);
-    if (day === undefined) days.set(r.hour, (day = dayOfHour(r.hour, o.timeZone)));
+    const start = rowStart(r);
+    let day = days.get(start);
+    if (day === undefined) days.set(start, (day = dayOf(start, o.timeZone)));
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     out.push({ ...r, day });
   }
@@ -163,7 +167,7 @@ export function sessionReport(sessions: readonly StoredSession[], o: ReportOptio
   const rows: SessionRow[] = [];
   for (const s of sessions) {
     if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && s.model !== o.model)) continue;
-    const day = dayOfHour(Math.floor(s.lastActivityAt / HOUR_MS), o.timeZone);
+    const day = dayOf(s.lastActivityAt, o.timeZone);
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     const t = s.tokens;
     if (t.input + t.output + t.cacheRead + t.cacheWrite === 0) continue;
@@ -201,8 +205,8 @@ export interface BlockRow {
 
 /**
  * Each harness's 5-hour blocks (store/blocks.ts: as ccusage computes them), oldest first: the
- * ledger keeps each hour's first and last request time, and a block's bounds are whole hours, so
- * the blocks are those of the single requests.
+ * ledger keeps each quarter hour's first and last request time, summed here per hour, and a
+ * block's bounds are whole hours, so the blocks are those of the single requests.
  */
 export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: number): BlockRow[] {
   type Hour = { firstMs: number; lastMs: number; rows: LedgerRow[] };

@@ -43,20 +43,23 @@ function connect(name: string | Buffer, options: BetterSqlite3.Options = {}): Be
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
 // written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
-// reader state it holds is of version 1); version 3 has no `ledger`. All are upgraded in place.
-const VERSION = 4;
+// reader state it holds is of version 1); version 3 has no `ledger`; version 4's ledger has whole
+// hours (no `quarter`: its rows become each hour's first quarter). All are upgraded in place.
+const VERSION = 5;
 
 // The page cache (KB) where few pages are wanted at a time: the start-up check, and everything after
 // the first read. SQLite's default is 2 MB.
 const SMALL_CACHE_KB = 64;
 
-// The ledger: what was used per hour (UTC, so that a day can be cut in any time zone), harness,
-// project and model, added to at each commit. Its columns after the key, in the order of LedgerRow.
+// The ledger: what was used per quarter hour (UTC hour and quarter 0-3, so that a day can be cut
+// in any time zone: every zone's offset is whole quarters), harness, project and model, added to at
+// each commit. Its columns after the key, in the order of LedgerRow.
 const LEDGER_SUMS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'requests', 'sessions',
   'turns_completed', 'turns_failed', 'turns_interrupted'] as const;
-const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
-    ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
-    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model)) WITHOUT ROWID`;
+const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, quarter INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL,
+    model TEXT NOT NULL, ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
+    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, quarter, harness, project, model)) WITHOUT ROWID`;
+const LEDGER_COLUMNS = `harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms`;
 
 const SCHEMA = `
   CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
@@ -113,7 +116,7 @@ export interface CounterRow {
 }
 
 /**
- * One hour of one harness, project and model in the ledger: what it used (tokens as the counters
+ * One quarter hour of one harness, project and model in the ledger: what it used (tokens as the counters
  * count them: input without cache, output with reasoning), cost (USD, priced models only), model
  * requests, sessions whose first request it holds, turns ended by outcome, and the first and last
  * request's time (ms; null without requests). In a commit's changes: what to add.
@@ -121,6 +124,8 @@ export interface CounterRow {
 export interface LedgerRow {
   /** Hours since the epoch (UTC). */
   hour: number;
+  /** The quarter of the hour (0-3); 0 in the whole hours of a database of schema 4. */
+  quarter: number;
   harness: string;
   project: string;
   model: string;
@@ -139,9 +144,11 @@ export interface LedgerRow {
   lastMs: number | null;
 }
 
-const LEDGER_SELECT = `SELECT hour, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
+/** The ledger's rows of some hours; `quarter`: that column, or `0` in a ledger of whole hours (schema 4). */
+const ledgerSelect = (quarter: string) => `SELECT hour, ${quarter} AS quarter, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
   turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
+const LEDGER_SELECT = ledgerSelect('quarter');
 
 export interface Changes {
   files: FileRow[];
@@ -151,7 +158,7 @@ export interface Changes {
   /** Dedupe keys first seen (each `<collector>\0<key>`). */
   seen: string[];
   kv: { key: string; value: string }[];
-  /** What to add to the ledger, by hour, harness, project and model. */
+  /** What to add to the ledger, by hour, quarter, harness, project and model. */
   ledger?: LedgerRow[];
   /** Ledger hours before this one are deleted (the kept days, `ledger.days`). */
   ledgerBefore?: number;
@@ -185,10 +192,10 @@ export class StateDb {
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
-    const addLedger = this.db.prepare(`INSERT INTO ledger (hour, harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms)
-      VALUES (@hour, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
+    const addLedger = this.db.prepare(`INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS})
+      VALUES (@hour, @quarter, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
         @turnsCompleted, @turnsFailed, @turnsInterrupted, @firstMs, @lastMs)
-      ON CONFLICT (hour, harness, project, model) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
+      ON CONFLICT (hour, quarter, harness, project, model) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
         first_ms = CASE WHEN first_ms IS NULL OR excluded.first_ms < first_ms THEN excluded.first_ms ELSE first_ms END,
         last_ms = CASE WHEN last_ms IS NULL OR excluded.last_ms > last_ms THEN excluded.last_ms ELSE last_ms END`);
     const pruneLedger = this.db.prepare('DELETE FROM ledger WHERE hour < ?');
@@ -341,9 +348,11 @@ export function readReportState(dir: string, fromHour: number, toHour: number, w
   if (!existsSync(path)) return undefined;
   const db = connect(path, { readonly: true, fileMustExist: true });
   try {
-    if ((db.pragma('user_version', { simple: true }) as number) < 4) return undefined;
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version < 4) return undefined;
     return {
-      ledger: db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[],
+      // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
+      ledger: db.prepare(ledgerSelect(version < 5 ? '0' : 'quarter')).all(fromHour, toHour) as LedgerRow[],
       sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
     };
   } finally {
@@ -373,13 +382,20 @@ function memoryCopy(dir: string): BetterSqlite3.Database {
   }
 }
 
-/** Brings a database of an older schema up to this one. */
+/** Brings a database of an older schema up to this one, in one transaction. */
 function migrate(db: BetterSqlite3.Database, version: number): void {
   if (version >= VERSION) return;
-  if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
-  if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
-  if (version < 4) db.exec(LEDGER);
-  db.exec(`PRAGMA user_version = ${VERSION}`);
+  db.transaction(() => {
+    if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
+    if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
+    if (version < 4) db.exec(LEDGER);
+    // A key cannot be altered: the ledger of whole hours is copied into a new one, each hour as its first quarter.
+    else if (version < 5) {
+      db.exec(`ALTER TABLE ledger RENAME TO ledger_hours; ${LEDGER};
+        INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS}) SELECT hour, 0, ${LEDGER_COLUMNS} FROM ledger_hours; DROP TABLE ledger_hours`);
+    }
+    db.exec(`PRAGMA user_version = ${VERSION}`);
+  })();
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */
