@@ -7,7 +7,7 @@
 import type { Config } from '../config/load.js';
 import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow } from '../state/db.js';
-import { hoursOfDays } from '../store/ledger.js';
+import { hoursOfDays, quartersPerRow } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 import { blocksReport, periodReport, sessionReport } from '../report/report.js';
 import { blocksTable, periodTable, reportJson, sessionTable } from '../report/render.js';
@@ -15,7 +15,8 @@ import type { ReportArgs } from './args.js';
 
 async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
-  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session');
+  // An hour's quarters summed where the zone's midnight cuts none: a whole-hour zone reads no more rows than hours.
+  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session', (first, last) => quartersPerRow(r.timeZone, first, last));
   if (state) return { ledger: state.ledger, sessions: state.sessions.map((s) => JSON.parse(s.data) as StoredSession) };
   const { Agent } = await import('../agent.js');
   const agent = new Agent(config, createLogger('warn'), { privateState: true });

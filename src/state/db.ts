@@ -53,12 +53,13 @@ const SMALL_CACHE_KB = 64;
 
 // The ledger: what was used per quarter hour (UTC hour and quarter 0-3, so that a day can be cut
 // in any time zone: every zone's offset is whole quarters), harness, project and model, added to at
-// each commit. Its columns after the key, in the order of LedgerRow.
+// each commit (the quarter last in the key: a report sums an hour's quarters in the key's order, no
+// sort). Its columns after the key, in the order of LedgerRow.
 const LEDGER_SUMS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'requests', 'sessions',
   'turns_completed', 'turns_failed', 'turns_interrupted'] as const;
 const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, quarter INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL,
     model TEXT NOT NULL, ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
-    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, quarter, harness, project, model)) WITHOUT ROWID`;
+    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model, quarter)) WITHOUT ROWID`;
 const LEDGER_COLUMNS = `harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms`;
 
 const SCHEMA = `
@@ -149,6 +150,10 @@ const ledgerSelect = (quarter: string) => `SELECT hour, ${quarter} AS quarter, h
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
   turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
 const LEDGER_SELECT = ledgerSelect('quarter');
+/** The same, each `n` quarters of an hour (2 or 4) summed into one row, of the first of them. */
+const ledgerSums = (n: number) => `SELECT hour, quarter / ${n} * ${n} AS quarter, harness, project, model,
+  ${LEDGER_SUMS.map((c) => `sum(${c}) AS ${c.replace(/_(\w)/g, (_, l: string) => l.toUpperCase())}`).join(', ')},
+  min(first_ms) AS firstMs, max(last_ms) AS lastMs FROM ledger WHERE hour >= ? AND hour < ? GROUP BY hour, harness, project, model, quarter / ${n}`;
 
 export interface Changes {
   files: FileRow[];
@@ -195,7 +200,7 @@ export class StateDb {
     const addLedger = this.db.prepare(`INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS})
       VALUES (@hour, @quarter, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
         @turnsCompleted, @turnsFailed, @turnsInterrupted, @firstMs, @lastMs)
-      ON CONFLICT (hour, quarter, harness, project, model) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
+      ON CONFLICT (hour, harness, project, model, quarter) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
         first_ms = CASE WHEN first_ms IS NULL OR excluded.first_ms < first_ms THEN excluded.first_ms ELSE first_ms END,
         last_ms = CASE WHEN last_ms IS NULL OR excluded.last_ms > last_ms THEN excluded.last_ms ELSE last_ms END`);
     const pruneLedger = this.db.prepare('DELETE FROM ledger WHERE hour < ?');
@@ -342,17 +347,22 @@ export function readKvValue(dir: string, key: string): string | undefined {
  * What the `report` command reads of the state database in `dir`, read-only and beside a running
  * exporter (which owns the file): the ledger's rows of the hours from `fromHour` up to `toHour`
  * and, when asked, the sessions. Undefined when there is no database, or one older than the ledger.
+ * `quartersPerRow`: how many quarters of an hour may be summed into one row, given the first and
+ * last hour the rows span (store/ledger.ts: as many as never straddle the report's midnight).
  */
-export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
+export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean,
+  quartersPerRow: (firstHour: number, lastHour: number) => number = () => 1): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
   const db = connect(path, { readonly: true, fileMustExist: true });
   try {
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version < 4) return undefined;
+    const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM ledger WHERE hour >= ? AND hour < ?').get(fromHour, toHour) as { first: number | null; last: number | null };
+    const n = version < 5 || span.first === null || span.last === null ? 1 : quartersPerRow(span.first, span.last);
     return {
       // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
-      ledger: db.prepare(ledgerSelect(version < 5 ? '0' : 'quarter')).all(fromHour, toHour) as LedgerRow[],
+      ledger: db.prepare(version < 5 ? ledgerSelect('0') : n > 1 ? ledgerSums(n) : LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[],
       sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
     };
   } finally {

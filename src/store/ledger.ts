@@ -129,6 +129,37 @@ export class Ledger {
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes past the whole hour of `timeZone`'s offset from UTC at `ts` (undefined: the system's); -1 with seconds (none today). */
+function offsetMinutes(ts: number, timeZone?: string): number {
+  if (timeZone === undefined) return Math.abs(new Date(ts).getTimezoneOffset()) % 60;
+  let f = offsetFormats.get(timeZone);
+  if (!f) offsetFormats.set(timeZone, (f = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' })));
+  // GMT, GMT+05:30, GMT-09:30, GMT+05:53:28.
+  const m = /[+-]\d\d:(\d\d)(:\d\d)?$/.exec(f.formatToParts(ts).find((p) => p.type === 'timeZoneName')?.value ?? '');
+  return m ? (m[2] ? -1 : Number(m[1])) : 0;
+}
+
+/**
+ * How many quarters of an hour a report in `timeZone` (undefined: the system's) may sum into one
+ * row over the hours from `firstHour` to `lastHour`: 4 where every offset the zone had is whole
+ * hours (UTC, Europe, the Americas: no more rows than a ledger of hours), 2 where some is a half
+ * (Kolkata, Adelaide), 1 otherwise (Kathmandu): so many never straddle a midnight. One look a day
+ * sees every offset: each lasts months.
+ */
+export function quartersPerRow(timeZone: string | undefined, firstHour: number, lastHour: number): number {
+  if (timeZone === 'UTC') return 4;
+  const end = (lastHour + 1) * HOUR_MS - 1;
+  let n = 4;
+  for (let t = firstHour * HOUR_MS; ; t = Math.min(t + DAY_HOURS * HOUR_MS, end)) {
+    const minutes = offsetMinutes(t, timeZone);
+    if (minutes % 30 !== 0) return 1;
+    if (minutes !== 0) n = 2;
+    if (t === end) return n;
+  }
+}
+
 /** When a row of the ledger starts (ms): its hour's quarter. */
 export const rowStart = (r: Pick<LedgerRow, 'hour' | 'quarter'>): number => r.hour * HOUR_MS + r.quarter * QUARTER_MS;
 

@@ -12,7 +12,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 import { periodReport, selectRows } from '../../src/report/report.js';
-import { spendByDay } from '../../src/store/ledger.js';
+import { quartersPerRow, spendByDay } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
@@ -95,6 +95,15 @@ describe('days in a time zone a half or three quarters of an hour off UTC', () =
   ])('are cut at midnight in %s: %s and %s fall on two days', (zone, before, after, day) => {
     const next = new Date(Date.parse(`${day}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
     expect(daily([before, after], zone)).toEqual([[day, 1], [next, 1]]);
+  });
+
+  it('sum as many quarters of an hour into a report\'s row as never straddle its midnight', () => {
+    const year = [Date.parse('2026-01-01T00:00:00Z') / 3_600_000, Date.parse('2026-12-31T23:00:00Z') / 3_600_000] as const;
+    const zones = ['UTC', 'Europe/Berlin', 'America/St_Johns', 'Asia/Kolkata', 'Australia/Adelaide', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham'];
+    expect(zones.map((z) => quartersPerRow(z, ...year))).toEqual([4, 4, 2, 2, 2, 2, 1, 1]);
+    // Lord Howe is +10:30 in its winter, +11 in its summer: a July alone is whole halves, a January whole hours.
+    expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-07-01T00:00:00Z') / 3_600_000, Date.parse('2026-07-31T00:00:00Z') / 3_600_000)).toBe(2);
+    expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-01-01T00:00:00Z') / 3_600_000, Date.parse('2026-01-31T00:00:00Z') / 3_600_000)).toBe(4);
   });
 
   it('are exact in every IANA zone: every offset from UTC is whole quarters of an hour, over the kept days and the year ahead', () => {
