@@ -6,8 +6,8 @@
 
 import type { Config } from '../config/load.js';
 import { createLogger } from '../log.js';
-import { readReportState, type LedgerRow } from '../state/db.js';
-import { hoursOfDays, quartersPerRow } from '../store/ledger.js';
+import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
+import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 import { blocksReport, periodReport, sessionReport } from '../report/report.js';
 import { blocksTable, periodTable, reportJson, sessionTable } from '../report/render.js';
@@ -15,8 +15,13 @@ import type { ReportArgs } from './args.js';
 
 async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[] }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
-  // An hour's quarters summed where the zone's midnight cuts none: a whole-hour zone reads no more rows than hours.
-  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session', (first, last) => quartersPerRow(r.timeZone, first, last));
+  // Summed by the database as far as the report needs: a row per day for days, weeks and months;
+  // for blocks, which need hours, an hour's quarters unless a day that cuts one is asked for.
+  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session', (first, last): LedgerSum => {
+    if (r.kind === 'blocks') return { quarters: r.since || r.until ? quartersPerRow(r.timeZone, first, last) : 4 };
+    const days = zoneOffsets(r.timeZone, first, last);
+    return days ? { days } : { quarters: 1 };
+  });
   if (state) return { ledger: state.ledger, sessions: state.sessions.map((s) => JSON.parse(s.data) as StoredSession) };
   const { Agent } = await import('../agent.js');
   const agent = new Agent(config, createLogger('warn'), { privateState: true });

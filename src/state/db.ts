@@ -150,10 +150,31 @@ const ledgerSelect = (quarter: string) => `SELECT hour, ${quarter} AS quarter, h
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
   turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
 const LEDGER_SELECT = ledgerSelect('quarter');
-/** The same, each `n` quarters of an hour (2 or 4) summed into one row, of the first of them. */
-const ledgerSums = (n: number) => `SELECT hour, quarter / ${n} * ${n} AS quarter, harness, project, model,
-  ${LEDGER_SUMS.map((c) => `sum(${c}) AS ${c.replace(/_(\w)/g, (_, l: string) => l.toUpperCase())}`).join(', ')},
-  min(first_ms) AS firstMs, max(last_ms) AS lastMs FROM ledger WHERE hour >= ? AND hour < ? GROUP BY hour, harness, project, model, quarter / ${n}`;
+const SUMS = `${LEDGER_SUMS.map((c) => `sum(${c}) AS ${c.replace(/_(\w)/g, (_, l: string) => l.toUpperCase())}`).join(', ')},
+  min(first_ms) AS firstMs, max(last_ms) AS lastMs`;
+const QUARTER = 'hour * 4 + quarter';
+
+/**
+ * How `report` has the ledger's rows summed: each `quarters` quarters of an hour into one row (1,
+ * 2 or 4), or a row per calendar day of a zone whose offsets from UTC, in quarters, start at the
+ * quarters (since the epoch) of `days` (store/ledger.ts, zoneOffsets). A row is of its first quarter.
+ */
+export type LedgerSum = { quarters: number } | { days: { from: number; quarters: number }[] };
+
+function ledgerSumSelect(sum: LedgerSum): string {
+  if ('quarters' in sum) {
+    const n = Math.trunc(sum.quarters);
+    if (n <= 1) return LEDGER_SELECT;
+    return `SELECT hour, quarter / ${n} * ${n} AS quarter, harness, project, model, ${SUMS}
+      FROM ledger WHERE hour >= ? AND hour < ? GROUP BY hour, harness, project, model, quarter / ${n}`;
+  }
+  // The local quarter's day: 96 quarters a day, from the local midnight.
+  const [first, ...changes] = sum.days;
+  const offset = changes.length === 0 ? `${Math.trunc(first!.quarters)}`
+    : `CASE ${changes.reverse().map((d) => `WHEN ${QUARTER} >= ${Math.trunc(d.from)} THEN ${Math.trunc(d.quarters)}`).join(' ')} ELSE ${Math.trunc(first!.quarters)} END`;
+  return `SELECT min(${QUARTER}) / 4 AS hour, min(${QUARTER}) % 4 AS quarter, harness, project, model, ${SUMS}
+    FROM ledger WHERE hour >= ? AND hour < ? GROUP BY (${QUARTER} + ${offset}) / 96, harness, project, model`;
+}
 
 export interface Changes {
   files: FileRow[];
@@ -347,11 +368,10 @@ export function readKvValue(dir: string, key: string): string | undefined {
  * What the `report` command reads of the state database in `dir`, read-only and beside a running
  * exporter (which owns the file): the ledger's rows of the hours from `fromHour` up to `toHour`
  * and, when asked, the sessions. Undefined when there is no database, or one older than the ledger.
- * `quartersPerRow`: how many quarters of an hour may be summed into one row, given the first and
- * last hour the rows span (store/ledger.ts: as many as never straddle the report's midnight).
+ * `sum`: how the rows are summed (none by default), given the first and last hour they span.
  */
 export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean,
-  quartersPerRow: (firstHour: number, lastHour: number) => number = () => 1): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
+  sum: (firstHour: number, lastHour: number) => LedgerSum = () => ({ quarters: 1 })): { ledger: LedgerRow[]; sessions: { key: string; data: string }[] } | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
   const db = connect(path, { readonly: true, fileMustExist: true });
@@ -359,10 +379,10 @@ export function readReportState(dir: string, fromHour: number, toHour: number, w
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version < 4) return undefined;
     const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM ledger WHERE hour >= ? AND hour < ?').get(fromHour, toHour) as { first: number | null; last: number | null };
-    const n = version < 5 || span.first === null || span.last === null ? 1 : quartersPerRow(span.first, span.last);
+    // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
+    const select = version < 5 ? ledgerSelect('0') : span.first === null || span.last === null ? LEDGER_SELECT : ledgerSumSelect(sum(span.first, span.last));
     return {
-      // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
-      ledger: db.prepare(version < 5 ? ledgerSelect('0') : n > 1 ? ledgerSums(n) : LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[],
+      ledger: db.prepare(select).all(fromHour, toHour) as LedgerRow[],
       sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
     };
   } finally {

@@ -131,33 +131,55 @@ const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
-/** Minutes past the whole hour of `timeZone`'s offset from UTC at `ts` (undefined: the system's); -1 with seconds (none today). */
-function offsetMinutes(ts: number, timeZone?: string): number {
-  if (timeZone === undefined) return Math.abs(new Date(ts).getTimezoneOffset()) % 60;
+/** `timeZone`'s offset from UTC at `ts` in minutes (undefined: the system's); NaN with seconds (none today). */
+function offsetAt(ts: number, timeZone?: string): number {
+  if (timeZone === undefined) return -new Date(ts).getTimezoneOffset();
+  if (timeZone === 'UTC') return 0;
   let f = offsetFormats.get(timeZone);
   if (!f) offsetFormats.set(timeZone, (f = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' })));
   // GMT, GMT+05:30, GMT-09:30, GMT+05:53:28.
-  const m = /[+-]\d\d:(\d\d)(:\d\d)?$/.exec(f.formatToParts(ts).find((p) => p.type === 'timeZoneName')?.value ?? '');
-  return m ? (m[2] ? -1 : Number(m[1])) : 0;
+  const m = /([+-])(\d\d):(\d\d)(:\d\d)?$/.exec(f.formatToParts(ts).find((p) => p.type === 'timeZoneName')?.value ?? '');
+  return !m ? 0 : m[4] ? Number.NaN : (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+}
+
+/**
+ * `timeZone`'s offsets from UTC (undefined: the system's) over the hours from `firstHour` to
+ * `lastHour`, in quarters of an hour, each from the quarter (since the epoch) it starts at: the
+ * first from `firstHour`'s. Undefined where one is not whole quarters (none today). One look a
+ * day finds each change (an offset lasts months), then its quarter.
+ */
+export function zoneOffsets(timeZone: string | undefined, firstHour: number, lastHour: number): { from: number; quarters: number }[] | undefined {
+  const quartersAt = (q: number) => offsetAt(q * QUARTER_MS, timeZone) / 15;
+  const first = firstHour * 4;
+  const last = lastHour * 4 + 3;
+  const offsets = [{ from: first, quarters: quartersAt(first) }];
+  for (let q = first; q < last;) {
+    const next = Math.min(q + DAY_HOURS * 4, last);
+    const quarters = quartersAt(next);
+    if (quarters !== offsets.at(-1)!.quarters) {
+      let [lo, hi] = [q, next]; // the change is after lo, at or before hi
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if (quartersAt(mid) === quarters) hi = mid;
+        else lo = mid;
+      }
+      offsets.push({ from: hi, quarters });
+    }
+    q = next;
+  }
+  return offsets.every((o) => Number.isInteger(o.quarters)) ? offsets : undefined;
 }
 
 /**
  * How many quarters of an hour a report in `timeZone` (undefined: the system's) may sum into one
  * row over the hours from `firstHour` to `lastHour`: 4 where every offset the zone had is whole
  * hours (UTC, Europe, the Americas: no more rows than a ledger of hours), 2 where some is a half
- * (Kolkata, Adelaide), 1 otherwise (Kathmandu): so many never straddle a midnight. One look a day
- * sees every offset: each lasts months.
+ * (Kolkata, Adelaide), 1 otherwise (Kathmandu): so many never straddle a midnight.
  */
 export function quartersPerRow(timeZone: string | undefined, firstHour: number, lastHour: number): number {
-  if (timeZone === 'UTC') return 4;
-  const end = (lastHour + 1) * HOUR_MS - 1;
-  let n = 4;
-  for (let t = firstHour * HOUR_MS; ; t = Math.min(t + DAY_HOURS * HOUR_MS, end)) {
-    const minutes = offsetMinutes(t, timeZone);
-    if (minutes % 30 !== 0) return 1;
-    if (minutes !== 0) n = 2;
-    if (t === end) return n;
-  }
+  const offsets = zoneOffsets(timeZone, firstHour, lastHour);
+  if (!offsets) return 1;
+  return offsets.every((o) => o.quarters % 4 === 0) ? 4 : offsets.every((o) => o.quarters % 2 === 0) ? 2 : 1;
 }
 
 /** When a row of the ledger starts (ms): its hour's quarter. */

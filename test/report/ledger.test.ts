@@ -12,7 +12,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
 import { periodReport, selectRows } from '../../src/report/report.js';
-import { quartersPerRow, spendByDay } from '../../src/store/ledger.js';
+import { quartersPerRow, spendByDay, zoneOffsets } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
@@ -104,6 +104,19 @@ describe('days in a time zone a half or three quarters of an hour off UTC', () =
     // Lord Howe is +10:30 in its winter, +11 in its summer: a July alone is whole halves, a January whole hours.
     expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-07-01T00:00:00Z') / 3_600_000, Date.parse('2026-07-31T00:00:00Z') / 3_600_000)).toBe(2);
     expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-01-01T00:00:00Z') / 3_600_000, Date.parse('2026-01-31T00:00:00Z') / 3_600_000)).toBe(4);
+  });
+
+  it('know a zone\'s offsets over a span, each from the quarter hour it starts at (the report sums a day in the database)', () => {
+    const q = (iso: string) => Date.parse(iso) / 900_000;
+    const h = (iso: string) => Date.parse(iso) / 3_600_000;
+    // Adelaide: +10:30 until 3:00 on 5 April 2026, +9:30 until 2:00 on 4 October.
+    expect(zoneOffsets('Australia/Adelaide', h('2026-01-01T00:00:00Z'), h('2026-12-31T23:00:00Z'))).toEqual([
+      { from: q('2026-01-01T00:00:00Z'), quarters: 42 }, { from: q('2026-04-04T16:30:00Z'), quarters: 38 }, { from: q('2026-10-03T16:30:00Z'), quarters: 42 },
+    ]);
+    expect(zoneOffsets('America/St_Johns', h('2026-01-01T00:00:00Z'), h('2026-01-31T00:00:00Z'))).toEqual([{ from: q('2026-01-01T00:00:00Z'), quarters: -14 }]);
+    expect(zoneOffsets('UTC', h('2026-01-01T00:00:00Z'), h('2026-12-31T00:00:00Z'))).toEqual([{ from: q('2026-01-01T00:00:00Z'), quarters: 0 }]);
+    // In 1850 Kolkata kept its local mean time, 5:53:28 off: not whole quarters, no sum by day.
+    expect(zoneOffsets('Asia/Kolkata', h('1850-01-01T00:00:00Z'), h('1850-02-01T00:00:00Z'))).toBeUndefined();
   });
 
   it('are exact in every IANA zone: every offset from UTC is whole quarters of an hour, over the kept days and the year ahead', () => {
