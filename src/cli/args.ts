@@ -6,7 +6,7 @@ import { ConfigError, configFlags } from '../config/load.js';
 import { COMMANDS, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS } from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
-import { dayOfHour } from '../store/ledger.js';
+import { dayOf } from '../store/ledger.js';
 import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
@@ -68,7 +68,7 @@ function sinceDay(value: string, timeZone: string | undefined, now: number): str
   if (day !== undefined) return day;
   const seconds = duration(value);
   if (seconds === undefined) throw new ConfigError(`--since: expected ${SINCE_FORMS}, got ${got(value)}`);
-  return dayOfHour(Math.floor((now - seconds * 1000) / 3_600_000), timeZone);
+  return dayOf(now - seconds * 1000, timeZone);
 }
 
 // Flags that are not configuration keys: those that take a value, and those that do not.

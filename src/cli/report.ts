@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import type { Config } from '../config/load.js';
 import { createLogger } from '../log.js';
-import { readReportState, type LedgerRow } from '../state/db.js';
-import { hoursOfDays } from '../store/ledger.js';
+import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
+import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 import { blocksReport, lastSince, periodReport, sessionReport } from '../report/report.js';
 import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
@@ -16,7 +16,13 @@ import type { ReportArgs } from './args.js';
 
 async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[]; complete: boolean }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
-  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session');
+  // Summed by the database as far as the report needs: a row per day for days, weeks and months;
+  // for blocks, which need hours, an hour's quarters unless a day that cuts one is asked for.
+  const state = readReportState(config.stateDir, fromHour, toHour, r.kind === 'session', (first, last): LedgerSum => {
+    if (r.kind === 'blocks') return { quarters: r.since || r.until ? quartersPerRow(r.timeZone, first, last) : 4 };
+    const days = zoneOffsets(r.timeZone, first, last);
+    return days ? { days } : { quarters: 1 };
+  });
   if (state) {
     const sessions = state.sessions.map((s) => storedSession(s.data)).filter((s) => s !== undefined);
     const skipped = state.skipped + state.sessions.length - sessions.length;

@@ -98,7 +98,7 @@ export function schema() {
     },
     ledger: {
       days: {
-        doc: 'Days the state database keeps of the per-hour ledger (tokens, cost, requests, sessions and turns per harness, project and model) that `report` reads; older hours are deleted.',
+        doc: 'Days the state database keeps of the ledger (tokens, cost, requests, sessions and turns per quarter hour, harness, project and model) that `report` reads; older hours are deleted.',
         format: 'nat', default: 400, env: `${ENV_PREFIX}LEDGER_DAYS`, arg: 'ledger.days',
       },
     },

@@ -5,7 +5,7 @@
 
 import type { LedgerRow } from '../state/db.js';
 import { BLOCK_MS, groupBlocks, projection } from '../store/blocks.js';
-import { dayOfHour, HOUR_MS } from '../store/ledger.js';
+import { dayOf, rowStart } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 import type { ModelUse } from '../session/types.js';
 
@@ -98,7 +98,7 @@ function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly', startOfWeek
 
 /** The first day of the last `n` days, weeks or months up to today (in `o.timeZone`), as `--last` reaches back. */
 export function lastSince(kind: 'daily' | 'weekly' | 'monthly', n: number, o: ReportOptions, now: number): string {
-  const today = dayOfHour(Math.floor(now / HOUR_MS), o.timeZone);
+  const today = dayOf(now, o.timeZone);
   const t = Date.parse(`${today}T00:00:00Z`);
   if (kind === 'daily') return new Date(t - (n - 1) * 86_400_000).toISOString().slice(0, 10);
   if (kind === 'weekly') return new Date(Date.parse(`${periodOf(today, 'weekly', o.startOfWeek)}T00:00:00Z`) - (n - 1) * 7 * 86_400_000).toISOString().slice(0, 10);
@@ -109,19 +109,23 @@ export function lastSince(kind: 'daily' | 'weekly' | 'monthly', n: number, o: Re
 /** Rows oldest first, or newest first with `--order desc`. */
 const ordered = <T>(rows: T[], o: ReportOptions): T[] => (o.order === 'desc' ? rows.reverse() : rows);
 
-/** A row whose every request moved to a later hour (a response streamed across it): no day of its own. */
+/** A row whose every request moved to a later quarter hour (a response streamed across it): no day of its own. */
 const holdsNothing = (r: LedgerRow) => r.requests === 0 && r.sessions === 0 && r.input === 0 && r.output === 0 && r.cacheRead === 0
   && r.cacheWrite === 0 && r.turnsCompleted === 0 && r.turnsFailed === 0 && r.turnsInterrupted === 0;
 
-/** The ledger's rows the filters keep, each with its day in the report's time zone. */
+/**
+ * The ledger's rows the filters keep, each with its day in the report's time zone: the day its
+ * quarter hour falls on, exact in every zone (their offsets are whole quarters).
+ */
 export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (LedgerRow & { day: string })[] {
   const days = new Map<number, string>();
   const out: (LedgerRow & { day: string })[] = [];
   for (const r of rows) {
     if ((o.harness && r.harness !== o.harness) || (o.project && r.project !== o.project) || (o.model && r.model !== o.model)) continue;
     if (holdsNothing(r)) continue;
-    let day = days.get(r.hour);
-    if (day === undefined) days.set(r.hour, (day = dayOfHour(r.hour, o.timeZone)));
+    const start = rowStart(r);
+    let day = days.get(start);
+    if (day === undefined) days.set(start, (day = dayOf(start, o.timeZone)));
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     out.push({ ...r, day });
   }
@@ -184,7 +188,7 @@ export interface SessionRow extends Usage, Breakdowns {
 /** A session's use of each model as ledger rows (its own split, or its whole use under its last model). */
 function sessionRows(s: StoredSession): LedgerRow[] {
   const row = (model: string, m: ModelUse): LedgerRow => ({
-    hour: 0, harness: s.harness, project: s.project, model, ...m, sessions: 0,
+    hour: 0, quarter: 0, harness: s.harness, project: s.project, model, ...m, sessions: 0,
     turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
   });
   if (s.byModel) return Object.entries(s.byModel).map(([model, m]) => row(model, m));
@@ -202,7 +206,7 @@ export function sessionReport(sessions: readonly StoredSession[], o: ReportOptio
   const rows: SessionRow[] = [];
   for (const s of sessions) {
     if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && !(s.byModel ? o.model in s.byModel : s.model === o.model))) continue;
-    const day = dayOfHour(Math.floor(s.lastActivityAt / HOUR_MS), o.timeZone);
+    const day = dayOf(s.lastActivityAt, o.timeZone);
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     const t = s.tokens;
     if (t.input + t.output + t.cacheRead + t.cacheWrite === 0) continue;
@@ -255,8 +259,8 @@ function gapRow(harness: string, startMs: number, endMs: number): BlockRow {
 /**
  * Each harness's 5-hour blocks (store/blocks.ts: as ccusage computes them), oldest first, with the
  * gaps between them where a block's last request was more than 5 hours before the next's first:
- * the ledger keeps each hour's first and last request time, and a block's bounds are whole
- * hours, so the blocks are those of the single requests.
+ * the ledger keeps each quarter hour's first and last request time, summed here per hour, and a
+ * block's bounds are whole hours, so the blocks are those of the single requests.
  */
 export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: number): BlockRow[] {
   type Hour = { firstMs: number; lastMs: number; rows: LedgerRow[] };

@@ -43,20 +43,24 @@ function connect(name: string | Buffer, options: BetterSqlite3.Options = {}): Be
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
 // written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
-// reader state it holds is of version 1); version 3 has no `ledger`. All are upgraded in place.
-const VERSION = 4;
+// reader state it holds is of version 1); version 3 has no `ledger`; version 4's ledger has whole
+// hours (no `quarter`: its rows become each hour's first quarter). All are upgraded in place.
+const VERSION = 5;
 
 // The page cache (KB) where few pages are wanted at a time: the start-up check, and everything after
 // the first read. SQLite's default is 2 MB.
 const SMALL_CACHE_KB = 64;
 
-// The ledger: what was used per hour (UTC, so that a day can be cut in any time zone), harness,
-// project and model, added to at each commit. Its columns after the key, in the order of LedgerRow.
+// The ledger: what was used per quarter hour (UTC hour and quarter 0-3, so that a day can be cut
+// in any time zone: every zone's offset is whole quarters), harness, project and model, added to at
+// each commit (the quarter last in the key: a report sums an hour's quarters in the key's order, no
+// sort). Its columns after the key, in the order of LedgerRow.
 const LEDGER_SUMS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'requests', 'sessions',
   'turns_completed', 'turns_failed', 'turns_interrupted'] as const;
-const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
-    ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
-    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model)) WITHOUT ROWID`;
+const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, quarter INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL,
+    model TEXT NOT NULL, ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
+    first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model, quarter)) WITHOUT ROWID`;
+const LEDGER_COLUMNS = `harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms`;
 
 const SCHEMA = `
   CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
@@ -115,7 +119,7 @@ export interface CounterRow {
 }
 
 /**
- * One hour of one harness, project and model in the ledger: what it used (tokens as the counters
+ * One quarter hour of one harness, project and model in the ledger: what it used (tokens as the counters
  * count them: input without cache, output with reasoning), cost (USD, priced models only), model
  * requests, sessions whose first request it holds, turns ended by outcome, and the first and last
  * request's time (ms; null without requests). In a commit's changes: what to add.
@@ -123,6 +127,8 @@ export interface CounterRow {
 export interface LedgerRow {
   /** Hours since the epoch (UTC). */
   hour: number;
+  /** The quarter of the hour (0-3); 0 in the whole hours of a database of schema 4. */
+  quarter: number;
   harness: string;
   project: string;
   model: string;
@@ -141,13 +147,40 @@ export interface LedgerRow {
   lastMs: number | null;
 }
 
-// The sums of LedgerRow (its names of LEDGER_SUMS).
-type LedgerSum = Exclude<{ [K in keyof LedgerRow]: LedgerRow[K] extends number ? K : never }[keyof LedgerRow], 'hour'>;
-const LEDGER_KEYS = LEDGER_SUMS.map((c) => c.replace(/_(\w)/g, (_, x: string) => x.toUpperCase())) as LedgerSum[];
+// The counts of LedgerRow (its names of LEDGER_SUMS).
+type LedgerCount = Exclude<{ [K in keyof LedgerRow]: LedgerRow[K] extends number ? K : never }[keyof LedgerRow], 'hour' | 'quarter'>;
+const LEDGER_KEYS = LEDGER_SUMS.map((c) => c.replace(/_(\w)/g, (_, x: string) => x.toUpperCase())) as LedgerCount[];
 
-const LEDGER_SELECT = `SELECT hour, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
+/** The ledger's rows of some hours; `quarter`: that column, or `0` in a ledger of whole hours (schema 4). */
+const ledgerSelect = (quarter: string) => `SELECT hour, ${quarter} AS quarter, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
   turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
+const LEDGER_SELECT = ledgerSelect('quarter');
+const SUMS = `${LEDGER_SUMS.map((c) => `sum(${c}) AS ${c.replace(/_(\w)/g, (_, l: string) => l.toUpperCase())}`).join(', ')},
+  min(first_ms) AS firstMs, max(last_ms) AS lastMs`;
+const QUARTER = 'hour * 4 + quarter';
+
+/**
+ * How `report` has the ledger's rows summed: each `quarters` quarters of an hour into one row (1,
+ * 2 or 4), or a row per calendar day of a zone whose offsets from UTC, in quarters, start at the
+ * quarters (since the epoch) of `days` (store/ledger.ts, zoneOffsets). A row is of its first quarter.
+ */
+export type LedgerSum = { quarters: number } | { days: { from: number; quarters: number }[] };
+
+function ledgerSumSelect(sum: LedgerSum): string {
+  if ('quarters' in sum) {
+    const n = Math.trunc(sum.quarters);
+    if (n <= 1) return LEDGER_SELECT;
+    return `SELECT hour, quarter / ${n} * ${n} AS quarter, harness, project, model, ${SUMS}
+      FROM ledger WHERE hour >= ? AND hour < ? GROUP BY hour, harness, project, model, quarter / ${n}`;
+  }
+  // The local quarter's day: 96 quarters a day, from the local midnight.
+  const [first, ...changes] = sum.days;
+  const offset = changes.length === 0 ? `${Math.trunc(first!.quarters)}`
+    : `CASE ${changes.reverse().map((d) => `WHEN ${QUARTER} >= ${Math.trunc(d.from)} THEN ${Math.trunc(d.quarters)}`).join(' ')} ELSE ${Math.trunc(first!.quarters)} END`;
+  return `SELECT min(${QUARTER}) / 4 AS hour, min(${QUARTER}) % 4 AS quarter, harness, project, model, ${SUMS}
+    FROM ledger WHERE hour >= ? AND hour < ? GROUP BY (${QUARTER} + ${offset}) / 96, harness, project, model`;
+}
 
 export interface Changes {
   files: FileRow[];
@@ -159,7 +192,7 @@ export interface Changes {
   /** Dedupe keys first seen (each `<collector>\0<key>`). */
   seen: string[];
   kv: { key: string; value: string }[];
-  /** What to add to the ledger, by hour, harness, project and model. */
+  /** What to add to the ledger, by hour, quarter, harness, project and model. */
   ledger?: LedgerRow[];
   /** Ledger hours before this one are deleted (the kept days, `ledger.days`). */
   ledgerBefore?: number;
@@ -194,10 +227,10 @@ export class StateDb {
     const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
-    const addLedger = this.db.prepare(`INSERT INTO ledger (hour, harness, project, model, ${LEDGER_SUMS.join(', ')}, first_ms, last_ms)
-      VALUES (@hour, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
+    const addLedger = this.db.prepare(`INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS})
+      VALUES (@hour, @quarter, @harness, @project, @model, @input, @output, @cacheRead, @cacheWrite, @reasoning, @costUsd, @requests, @sessions,
         @turnsCompleted, @turnsFailed, @turnsInterrupted, @firstMs, @lastMs)
-      ON CONFLICT (hour, harness, project, model) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
+      ON CONFLICT (hour, harness, project, model, quarter) DO UPDATE SET ${LEDGER_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')},
         first_ms = CASE WHEN first_ms IS NULL OR excluded.first_ms < first_ms THEN excluded.first_ms ELSE first_ms END,
         last_ms = CASE WHEN last_ms IS NULL OR excluded.last_ms > last_ms THEN excluded.last_ms ELSE last_ms END`);
     const pruneLedger = this.db.prepare('DELETE FROM ledger WHERE hour < ?');
@@ -364,16 +397,23 @@ export const FIRST_READ_KEY = 'first-read';
  * What the `report` command reads of the state database in `dir`, read-only and beside a running
  * exporter (which owns the file), checked as at start-up (a StateError for one it cannot use): the
  * ledger's rows of the hours from `fromHour` up to `toHour` and, when asked, the sessions.
- * Undefined when there is no database, or one older than the ledger. `skipped`: the ledger's rows
- * left out as no row this exporter writes (plausibleLedgerRow).
+ * Undefined when there is no database, or one older than the ledger. `sum`: how the rows are
+ * summed (none by default), given the first and last hour they span. `skipped`: the ledger's rows
+ * left out as no row this exporter writes (plausibleLedgerRow). `firstReadSince`: a first read of
+ * the files under way (or killed) since then.
  */
-export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number } | undefined {
+export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean,
+  sum: (firstHour: number, lastHour: number) => LedgerSum = () => ({ quarters: 1 }),
+): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number } | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
   const { db, version } = openChecked(path, { readonly: true });
   try {
     if (version < 4) return undefined;
-    const rows = db.prepare(LEDGER_SELECT).all(fromHour, toHour) as LedgerRow[];
+    const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM ledger WHERE hour >= ? AND hour < ?').get(fromHour, toHour) as { first: number | null; last: number | null };
+    // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
+    const select = version < 5 ? ledgerSelect('0') : span.first === null || span.last === null ? LEDGER_SELECT : ledgerSumSelect(sum(span.first, span.last));
+    const rows = db.prepare(select).all(fromHour, toHour) as LedgerRow[];
     const ledger = rows.filter(plausibleLedgerRow);
     const reading = Number(db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(FIRST_READ_KEY) || 0);
     return {
@@ -396,7 +436,7 @@ const inDateRange = (ms: unknown) => typeof ms === 'number' && Math.abs(ms) <= 8
  * `"totalTokens": "0abc1e+300-5150"` and a day of NaN-NaN-NaN.
  */
 function plausibleLedgerRow(r: LedgerRow): boolean {
-  return Number.isInteger(r.hour) && r.hour >= 0 && r.hour <= LAST_HOUR
+  return Number.isInteger(r.hour) && r.hour >= 0 && r.hour <= LAST_HOUR && Number.isInteger(r.quarter) && r.quarter >= 0 && r.quarter <= 3
     && [r.harness, r.project, r.model].every((v) => typeof v === 'string')
     && LEDGER_KEYS.every((k) => k === 'costUsd' ? Number.isFinite(r[k]) && r[k] >= 0 : Number.isSafeInteger(r[k]) && r[k] >= 0)
     && (r.firstMs === null || inDateRange(r.firstMs)) && (r.lastMs === null || inDateRange(r.lastMs));
@@ -421,13 +461,20 @@ function memoryCopy(dir: string): BetterSqlite3.Database {
   }
 }
 
-/** Brings a database of an older schema up to this one. */
+/** Brings a database of an older schema up to this one, in one transaction. */
 function migrate(db: BetterSqlite3.Database, version: number): void {
   if (version >= VERSION) return;
-  if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
-  if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
-  if (version < 4) db.exec(LEDGER);
-  db.exec(`PRAGMA user_version = ${VERSION}`);
+  db.transaction(() => {
+    if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
+    if (version < 3) db.exec('ALTER TABLE files ADD COLUMN state_version INTEGER');
+    if (version < 4) db.exec(LEDGER);
+    // A key cannot be altered: the ledger of whole hours is copied into a new one, each hour as its first quarter.
+    else if (version < 5) {
+      db.exec(`ALTER TABLE ledger RENAME TO ledger_hours; ${LEDGER};
+        INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS}) SELECT hour, 0, ${LEDGER_COLUMNS} FROM ledger_hours; DROP TABLE ledger_hours`);
+    }
+    db.exec(`PRAGMA user_version = ${VERSION}`);
+  })();
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */

@@ -82,7 +82,7 @@ export class SessionStore implements Tally {
   /** The histograms as of the last commit: what is served (see Counter.committed). */
   readonly committedRequestTokens = new Map<string, RequestTokens>();
   readonly spend = new SpendByDay();
-  /** What was used per hour, harness, project and model since the last commit (ledger.ts). */
+  /** What was used per quarter hour, harness, project and model since the last commit (ledger.ts). */
   readonly ledger: Ledger;
   /** Where the status contract treats a harness differently, as its reader declared it. */
   readonly harnessFacts = new Map<HarnessId, HarnessFacts>();

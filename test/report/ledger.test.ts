@@ -1,5 +1,6 @@
 // The ledger: filled from the sink's events as the counters are (never from a muted replay), kept
-// `ledger.days` days, and the spend per day the viewers chart.
+// `ledger.days` days, per quarter hour so that a day is cut exactly in every time zone, and the
+// spend per day the viewers chart.
 
 import { appendFileSync, cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
-import { selectRows, sessionReport } from '../../src/report/report.js';
-import { spendByDay } from '../../src/store/ledger.js';
+import { periodReport, selectRows, sessionReport } from '../../src/report/report.js';
+import { quartersPerRow, spendByDay, zoneOffsets } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
@@ -34,7 +35,7 @@ describe('ledger', () => {
     ev.usage('gpt-5', usage, 0, now + 3000, 1);
     store.commit();
     expect(store.ledgerRows(0, Number.MAX_SAFE_INTEGER)).toEqual([{
-      hour: Math.floor(now / 3_600_000), harness: 'codex', project: 'app', model: 'gpt-5', input: 200, output: 100, cacheRead: 2000, cacheWrite: 0,
+      hour: Math.floor(now / 3_600_000), quarter: Math.floor(now / 900_000) % 4, harness: 'codex', project: 'app', model: 'gpt-5', input: 200, output: 100, cacheRead: 2000, cacheWrite: 0,
       reasoning: 40, costUsd: 0.75, requests: 2, sessions: 1, turnsCompleted: 1, turnsFailed: 0, turnsInterrupted: 0, firstMs: now, lastMs: now + 1000,
     }]);
   });
@@ -43,7 +44,7 @@ describe('ledger', () => {
     const db = new StateDb(':memory:');
     const old = Date.now() - 10 * DAY;
     db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [], ledger: [{
-      hour: Math.floor(old / 3_600_000), harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
+      hour: Math.floor(old / 3_600_000), quarter: 0, harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
       costUsd: 0, requests: 1, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: old, lastMs: old,
     }] });
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, 7);
@@ -57,7 +58,7 @@ describe('ledger', () => {
   it('gives the spend of every day of a range in a time zone, 0 where nothing was spent', () => {
     const db = new StateDb(':memory:');
     const row = (iso: string, costUsd: number) => ({
-      hour: Date.parse(iso) / 3_600_000, harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
+      hour: Date.parse(iso) / 3_600_000, quarter: 0, harness: 'codex', project: 'app', model: 'm', input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0,
       costUsd, requests: 1, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: Date.parse(iso), lastMs: Date.parse(iso),
     });
     db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [],
@@ -68,6 +69,69 @@ describe('ledger', () => {
     ]);
     // In Berlin (UTC+1 in March), 23:00 UTC is the next day.
     expect(spendByDay(ledger, '2026-03-01', '2026-03-02', 'Europe/Berlin')).toEqual([{ date: '2026-03-01', costUsd: 0 }, { date: '2026-03-02', costUsd: 3 }]);
+  });
+});
+
+describe('days in a time zone a half or three quarters of an hour off UTC', () => {
+  // Requests through the real sink and ledger, then the daily report's requests per day.
+  const daily = (times: string[], timeZone: string) => {
+    const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, 100_000);
+    const ev = sinkOf(store, 'codex', () => 's1', 'codex', () => {});
+    ev.beginLine(false);
+    for (const t of times) ev.usage('gpt-5', usage, 0, Date.parse(t), 1);
+    store.commit();
+    return periodReport(store.ledgerRows(0, Number.MAX_SAFE_INTEGER), 'daily', { timeZone }).map((d) => [d.period, d.requests]);
+  };
+
+  it.each([
+    // Midnight at 18:30 UTC (+5:30).
+    ['Asia/Kolkata', '2026-03-01T18:20:00Z', '2026-03-01T18:40:00Z', '2026-03-01'],
+    // Midnight at 18:15 UTC (+5:45).
+    ['Asia/Kathmandu', '2026-03-01T18:10:00Z', '2026-03-01T18:20:00Z', '2026-03-01'],
+    // Daylight saving time (+10:30): midnight at 13:30 UTC.
+    ['Australia/Adelaide', '2026-01-15T13:20:00Z', '2026-01-15T13:40:00Z', '2026-01-15'],
+    // Standard time (+9:30): midnight at 14:30 UTC.
+    ['Australia/Adelaide', '2026-07-15T14:20:00Z', '2026-07-15T14:40:00Z', '2026-07-15'],
+  ])('are cut at midnight in %s: %s and %s fall on two days', (zone, before, after, day) => {
+    const next = new Date(Date.parse(`${day}T00:00:00Z`) + DAY).toISOString().slice(0, 10);
+    expect(daily([before, after], zone)).toEqual([[day, 1], [next, 1]]);
+  });
+
+  it('sum as many quarters of an hour into a report\'s row as never straddle its midnight', () => {
+    const year = [Date.parse('2026-01-01T00:00:00Z') / 3_600_000, Date.parse('2026-12-31T23:00:00Z') / 3_600_000] as const;
+    const zones = ['UTC', 'Europe/Berlin', 'America/St_Johns', 'Asia/Kolkata', 'Australia/Adelaide', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham'];
+    expect(zones.map((z) => quartersPerRow(z, ...year))).toEqual([4, 4, 2, 2, 2, 2, 1, 1]);
+    // Lord Howe is +10:30 in its winter, +11 in its summer: a July alone is whole halves, a January whole hours.
+    expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-07-01T00:00:00Z') / 3_600_000, Date.parse('2026-07-31T00:00:00Z') / 3_600_000)).toBe(2);
+    expect(quartersPerRow('Australia/Lord_Howe', Date.parse('2026-01-01T00:00:00Z') / 3_600_000, Date.parse('2026-01-31T00:00:00Z') / 3_600_000)).toBe(4);
+  });
+
+  it('know a zone\'s offsets over a span, each from the quarter hour it starts at (the report sums a day in the database)', () => {
+    const q = (iso: string) => Date.parse(iso) / 900_000;
+    const h = (iso: string) => Date.parse(iso) / 3_600_000;
+    // Adelaide: +10:30 until 3:00 on 5 April 2026, +9:30 until 2:00 on 4 October.
+    expect(zoneOffsets('Australia/Adelaide', h('2026-01-01T00:00:00Z'), h('2026-12-31T23:00:00Z'))).toEqual([
+      { from: q('2026-01-01T00:00:00Z'), quarters: 42 }, { from: q('2026-04-04T16:30:00Z'), quarters: 38 }, { from: q('2026-10-03T16:30:00Z'), quarters: 42 },
+    ]);
+    expect(zoneOffsets('America/St_Johns', h('2026-01-01T00:00:00Z'), h('2026-01-31T00:00:00Z'))).toEqual([{ from: q('2026-01-01T00:00:00Z'), quarters: -14 }]);
+    expect(zoneOffsets('UTC', h('2026-01-01T00:00:00Z'), h('2026-12-31T00:00:00Z'))).toEqual([{ from: q('2026-01-01T00:00:00Z'), quarters: 0 }]);
+    // In 1850 Kolkata kept its local mean time, 5:53:28 off: not whole quarters, no sum by day.
+    expect(zoneOffsets('Asia/Kolkata', h('1850-01-01T00:00:00Z'), h('1850-02-01T00:00:00Z'))).toBeUndefined();
+  });
+
+  it('are exact in every IANA zone: every offset from UTC is whole quarters of an hour, over the kept days and the year ahead', () => {
+    const odd: string[] = [];
+    for (const timeZone of Intl.supportedValuesOf('timeZone')) {
+      const offset = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' });
+      for (let t = Date.now() - 400 * DAY; t < Date.now() + 365 * DAY; t += 14 * DAY) {
+        // GMT, GMT+05:30, GMT-09:30 (seconds too where there are any).
+        const name = offset.formatToParts(t).find((p) => p.type === 'timeZoneName')!.value;
+        const m = /^GMT(?:[+-](\d\d):(\d\d)(?::(\d\d))?)?$/.exec(name);
+        if (!m || Number(m[2] ?? 0) % 15 !== 0 || Number(m[3] ?? 0) !== 0) odd.push(`${timeZone} ${name}`);
+      }
+    }
+    expect(Intl.supportedValuesOf('timeZone').length).toBeGreaterThan(300);
+    expect([...new Set(odd)]).toEqual([]);
   });
 });
 
@@ -112,6 +176,21 @@ describe('a response streamed as several lines (Claude Code)', () => {
     await second.scanAll();
     // The hour it left holds nothing now: a report lists no day for it.
     const rows = selectRows(second.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC' });
+    await second.stop();
+    expect(rows.map((r) => [r.day, r.output, r.requests, r.sessions])).toEqual([['2026-03-02', 500, 1, 1]]);
+  });
+
+  it('is moved to the quarter hour of its last line: a day cut at half past in Kolkata', async () => {
+    const dir = home([line('2026-03-01T18:29:59.500Z', 1)]);
+    const state = tempDir();
+    const config = loadConfig(['--state-dir', state, '--ledger.days', '100000'], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
+    const first = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await first.scanAll();
+    await first.stop();
+    appendFileSync(join(dir, '.claude/projects/-src-app/cc1.jsonl'), `${line('2026-03-01T18:30:01.000Z', 500)}\n`);
+    const second = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    await second.scanAll();
+    const rows = selectRows(second.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'Asia/Kolkata' });
     await second.stop();
     expect(rows.map((r) => [r.day, r.output, r.requests, r.sessions])).toEqual([['2026-03-02', 500, 1, 1]]);
   });

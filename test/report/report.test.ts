@@ -1,11 +1,11 @@
 // `report`: its numbers are the counters' (the same events fill both), they are ccusage's on the
-// same files (where the two price a model the same), a --reset-state rebuilds them from the files,
+// same files (where the two price a model the same; days in any time zone), a --reset-state rebuilds them from the files,
 // a bad flag is named, an empty state is an empty table, and the command loads no reader when a
 // state exists.
 
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -86,8 +86,8 @@ describe('report', () => {
     expect(run(['once', '--state-dir', state], empty).status).toBe(0);
     const hour = 490_000; // 2025-11-24
     const db = new Database(join(state, 'state.db'));
-    const add = db.prepare(`INSERT INTO ledger (hour, harness, project, model, input, output, cache_read, requests, first_ms, last_ms)
-      VALUES (?, 'claude-code', 'p', ?, ?, ?, ?, 1, ?, ?)`);
+    const add = db.prepare(`INSERT INTO ledger (hour, quarter, harness, project, model, input, output, cache_read, requests, first_ms, last_ms)
+      VALUES (?, 0, 'claude-code', 'p', ?, ?, ?, ?, 1, ?, ?)`);
     add.run(hour, 'good', 100, 50, 0, hour * 3_600_000, hour * 3_600_000 + 60_000);
     add.run(hour, 'bad-counts', '0abc', 1e300, -5150, hour * 3_600_000, hour * 3_600_000);
     add.run(1e12, 'bad-hour', 5, 5, 0, null, null);
@@ -200,5 +200,35 @@ describe('report against ccusage on the same files', () => {
     expect(ours.filter((b) => b.isGap).length).toBeGreaterThan(0);
     expect(ours.map(pick)).toEqual(theirs.map(pick));
     ours.forEach((b, i) => expect(b.costUSD as number).toBeCloseTo(theirs[i]!.costUSD as number, 9));
+  });
+});
+
+describe('report in a time zone a half or three quarters of an hour off UTC, against ccusage', () => {
+  // Claude Code requests either side of midnight in Kolkata (18:30 UTC), Kathmandu (18:15 UTC)
+  // and Adelaide (13:30 UTC in its summer, 14:30 UTC in its winter).
+  const times = ['2026-03-01T18:10:00Z', '2026-03-01T18:20:00Z', '2026-03-01T18:40:00Z', '2026-01-15T13:20:00Z', '2026-01-15T13:40:00Z',
+    '2026-07-15T14:20:00Z', '2026-07-15T14:40:00Z'];
+  const home = tempDir();
+  const state = tempDir();
+  beforeAll(() => {
+    const folder = join(home, '.claude/projects/-src-app');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, 'cc1.jsonl'), times.map((ts, i) => `${JSON.stringify({
+      type: 'assistant', timestamp: ts, sessionId: 'cc1', cwd: '/src/app', uuid: `u-${i}`, requestId: `req_${i}`,
+      message: { id: `msg_${i}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'x' }],
+        usage: { input_tokens: 10 + i, output_tokens: 100 * (i + 1), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
+    })}\n`).join(''));
+    expect(run(['once', '--state-dir', state, ...KEEP], envFor(home)).status).toBe(0);
+  }, 60_000);
+
+  it.each(['Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide'])('%s: the same tokens per day as `ccusage claude daily`', (zone) => {
+    const r = spawnSync(CCUSAGE, ['claude', 'daily', '--json', '--offline', '--timezone', zone], {
+      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), TZ: zone },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const theirs = (JSON.parse(r.stdout) as { daily: Day[] }).daily;
+    const ours = report(['--state-dir', state, '-z', zone], envFor(home)).daily;
+    expect(ours.length).toBeGreaterThan(3);
+    expect(ours.map((d) => [d.date, d.inputTokens, d.outputTokens])).toEqual(theirs.map((d) => [d.date, d.inputTokens, d.outputTokens]));
   });
 });

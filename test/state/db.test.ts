@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { StateDb } from '../../src/state/db.js';
+import { readReportState, StateDb } from '../../src/state/db.js';
 import { envFor, FIXTURES, run, tempDir } from '../helpers/run.js';
 
 const row = { path: '/h/a.jsonl', collector: 'c', ino: 1, size: 10, mtimeMs: 1, offset: 10, state: '{}' };
@@ -54,7 +54,7 @@ describe('state database', () => {
     const db = new StateDb(dir);
     expect(db.counters()).toMatchObject([{ key: 'k', value: 42 }]);
     expect(db.ledger()).toEqual([]);
-    const hour = { harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1, costUsd: 0.5,
+    const hour = { quarter: 0, harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1, costUsd: 0.5,
       requests: 1, sessions: 1, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0 };
     const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] };
     db.commit({ ...empty, ledger: [{ ...hour, hour: 10, firstMs: 36_000_500, lastMs: 36_000_900 }, { ...hour, hour: 11, firstMs: 39_600_000, lastMs: 39_600_000 }] });
@@ -64,7 +64,45 @@ describe('state database', () => {
     expect(db.ledger().map((r) => r.hour)).toEqual([11]);
     db.close();
     const file = new Database(join(dir, 'state.db'), { readonly: true });
-    expect(file.pragma('user_version', { simple: true })).toBe(4);
+    expect(file.pragma('user_version', { simple: true })).toBe(5);
+    file.close();
+  });
+
+  it('upgrades a ledger of whole hours (version 4) to quarter hours, each hour its first quarter; report reads either', () => {
+    const dir = tempDir();
+    const old = new Database(join(dir, 'state.db'));
+    old.exec(`CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
+        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER,
+        gone_ms REAL, state_version INTEGER);
+      CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+      CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
+      CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+      CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
+        input INTEGER NOT NULL DEFAULT 0, output INTEGER NOT NULL DEFAULT 0, cache_read INTEGER NOT NULL DEFAULT 0,
+        cache_write INTEGER NOT NULL DEFAULT 0, reasoning INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
+        requests INTEGER NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 0, turns_completed INTEGER NOT NULL DEFAULT 0,
+        turns_failed INTEGER NOT NULL DEFAULT 0, turns_interrupted INTEGER NOT NULL DEFAULT 0, first_ms REAL, last_ms REAL,
+        PRIMARY KEY (hour, harness, project, model)) WITHOUT ROWID;
+      INSERT INTO ledger VALUES (10, 'codex', 'p', 'm', 1, 2, 3, 4, 1, 0.5, 1, 1, 1, 0, 0, 36000500, 36002000);
+      PRAGMA user_version = 4;`);
+    old.close();
+    const whole = { hour: 10, quarter: 0, harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1,
+      costUsd: 0.5, requests: 1, sessions: 1, turnsCompleted: 1, turnsFailed: 0, turnsInterrupted: 0, firstMs: 36_000_500, lastMs: 36_002_000 };
+    // Beside an exporter that has not upgraded it yet.
+    expect(readReportState(dir, 0, 100, false)?.ledger).toEqual([whole]);
+    const db = new StateDb(dir);
+    expect(db.ledger()).toEqual([whole]);
+    const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] };
+    db.commit({ ...empty, ledger: [{ ...whole, quarter: 2, sessions: 0, turnsCompleted: 0, firstMs: 37_900_000, lastMs: 37_900_000 }, { ...whole, sessions: 0, turnsCompleted: 0 }] });
+    expect(db.ledger()).toEqual([
+      { ...whole, input: 2, output: 4, cacheRead: 6, cacheWrite: 8, reasoning: 2, costUsd: 1, requests: 2 },
+      { ...whole, quarter: 2, sessions: 0, turnsCompleted: 0, firstMs: 37_900_000, lastMs: 37_900_000 },
+    ]);
+    db.close();
+    expect(readReportState(dir, 0, 100, false)?.ledger.map((r) => r.quarter)).toEqual([0, 2]);
+    const file = new Database(join(dir, 'state.db'), { readonly: true });
+    expect(file.pragma('user_version', { simple: true })).toBe(5);
     file.close();
   });
 
