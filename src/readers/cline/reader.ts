@@ -156,6 +156,7 @@ function registry(root: string): RegistryEntry[] {
 const cliSessions: LineReader<ClineState> = {
   ...cliWhere,
   kind: 'files',
+  unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,
