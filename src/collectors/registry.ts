@@ -28,6 +28,7 @@ import { amp } from '../readers/amp/where.js';
 import { auggie } from '../readers/auggie/where.js';
 import { junie } from '../readers/junie/where.js';
 import { traeCli } from '../readers/trae-cli/where.js';
+import { grok } from '../readers/grok/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -57,4 +58,5 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   auggie: { ...auggie, load: async () => (await import('../readers/auggie/reader.js')).auggie },
   junie: { ...junie, load: async () => (await import('../readers/junie/reader.js')).junie },
   'trae-cli': { ...traeCli, load: async () => (await import('../readers/trae-cli/reader.js')).traeCli },
+  grok: { ...grok, load: async () => (await import('../readers/grok/reader.js')).grok },
 };

@@ -55,6 +55,7 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // `traex` (not `trae-cli`: that is ByteDance's unrelated trae-agent). Whether it keeps Codex's
   // tool environment variable is not known: none is assumed.
   'trae-cli': { names: ['traex'] },
+  grok: { names: ['grok'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.
