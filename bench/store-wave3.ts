@@ -1,5 +1,6 @@
 // The readers of Cline (its VS Code extension's tasks and its CLI), Roo Code, Kilo Code's
-// extension tasks, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie in `npm run
+// extension tasks, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie (and of the fourth wave,
+// TRAE CLI and Grok Build) in `npm run
 // bench:store`: for each, a seeded HOME holding only that harness's files in its format (as the
 // fixtures and captures have them, test/fixtures/wave3-home and test/fixtures/captures), read by
 // a plain baseline that parses everything (every JSON document whole, every line of a JSONL file,
@@ -447,6 +448,101 @@ function junie(home: string, rng: Rng, text: Text): Corpus {
   };
 }
 
+// ---- TRAE CLI (wave 4): Codex's rollouts under ~/.trae/cli, no cache writes -----------------------
+
+function traeCli(home: string, rng: Rng, text: Text): Corpus {
+  const root = join(home, '.trae', 'cli', 'sessions', '2026', '09', '21');
+  let expected = 0;
+  let first: { path: string; at: number; total: Req } | undefined;
+  const line = (at: number, type: string, payload: object) => `${JSON.stringify({ timestamp: iso(at), type, payload })}\n`;
+  const tokens = (at: number, last: Req, total: Req) => {
+    const u = (r: Req) => ({ input_tokens: r.input + r.cacheRead, cached_input_tokens: r.cacheRead, output_tokens: r.output, reasoning_output_tokens: 0, total_tokens: r.input + r.cacheRead + r.output });
+    return line(at, 'event_msg', { type: 'token_count', info: { last_token_usage: u(last), total_token_usage: u(total), model_context_window: 272000 }, rate_limits: null, context: { used_tokens: 0 } });
+  };
+  const add = (a: Req, b: Req): Req => ({ input: a.input + b.input, output: a.output + b.output, cacheRead: a.cacheRead + b.cacheRead, cacheWrite: 0 });
+  for (let s = 0; s < SESSIONS; s++) {
+    const id = `01a2${rng.hex(4)}-${rng.hex(4)}-7${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}`;
+    const path = join(root, `rollout-2026-09-21T10-00-00-${id}.jsonl`);
+    let at = T0 + s * 60_000;
+    let total: Req = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+    let out = line(at, 'session_meta', { id, timestamp: iso(at), cwd: CWD, originator: 'codex-tui', cli_version: '0.200.19', source: 'cli', model_provider: 'trae' });
+    for (const [k, t] of turnsOf(rng, text).entries()) {
+      out += line((at += 1000), 'turn_context', { turn_id: `turn-${k}`, cwd: CWD, model: 'doubao-seed-code', model_provider: 'trae' })
+        + line((at += 1000), 'event_msg', { type: 'task_started', turn_id: `turn-${k}` })
+        + line((at += 1000), 'event_msg', { type: 'user_message', message: t.prompt, images: [] })
+        + line((at += 1000), 'response_item', { type: 'function_call', name: 'exec_command', arguments: '{"cmd":"ls"}', call_id: `call_${s}_${k}` })
+        + line((at += 1000), 'response_item', { type: 'function_call_output', call_id: `call_${s}_${k}`, output: t.toolOutput });
+      for (const r of t.reqs) {
+        const req = { ...r, cacheWrite: 0 };
+        total = add(total, req);
+        expected += r.output;
+        out += tokens((at += 1000), req, total);
+      }
+      out += line((at += 1000), 'event_msg', { type: 'agent_message', message: t.answer, phase: null })
+        + line((at += 1000), 'event_msg', { type: 'task_complete', turn_id: `turn-${k}`, last_agent_message: t.answer });
+    }
+    mkdirSync(root, { recursive: true });
+    writeFileSync(path, out);
+    if (s === 0) first = { path, at, total };
+  }
+  return {
+    name: 'trae-cli', harness: 'trae-cli', home, expected,
+    outputOf: (v) => {
+      const p = o(o(v).payload);
+      return p.type === 'token_count' ? n(o(o(p.info).last_token_usage).output_tokens) : 0;
+    },
+    call: () => {
+      const t = first!;
+      const req = { input: 10, output: ADDED, cacheRead: 0, cacheWrite: 0 };
+      t.total = add(t.total, req);
+      appendFileSync(t.path, tokens((t.at += 1000), req, t.total));
+    },
+  };
+}
+
+// ---- Grok Build (wave 4): updates.jsonl, usage per prompt and model ----------------------------------
+
+function grok(home: string, rng: Rng, text: Text): Corpus {
+  const root = join(home, '.grok', 'sessions', encodeURIComponent(CWD));
+  let expected = 0;
+  let first: { path: string; at: number; id: string } | undefined;
+  const line = (at: number, id: string, method: string, update: object) =>
+    `${JSON.stringify({ timestamp: Math.floor(at / 1000), method, params: { sessionId: id, update } })}\n`;
+  const completed = (at: number, id: string, prompt: string, r: Req) => {
+    const u = { inputTokens: r.input + r.cacheRead + r.cacheWrite, outputTokens: r.output, totalTokens: r.input + r.cacheRead + r.cacheWrite + r.output,
+      cachedReadTokens: r.cacheRead, cacheCreationTokens: r.cacheWrite, reasoningTokens: 0, modelCalls: 2, apiDurationMs: 900, costUsdTicks: 12_345_000 };
+    return line(at, id, '_x.ai/session/update', { sessionUpdate: 'turn_completed', prompt_id: prompt, stop_reason: 'end_turn', usage: { ...u, modelUsage: { 'grok-code-fast-1': u }, numTurns: 2 } });
+  };
+  for (let s = 0; s < SESSIONS; s++) {
+    const id = `01a2${rng.hex(4)}-${rng.hex(4)}-7${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}`;
+    const path = join(root, id, 'updates.jsonl');
+    let at = T0 + s * 60_000;
+    let out = '';
+    for (const [k, t] of turnsOf(rng, text).entries()) {
+      // One usage record per prompt: the two requests' counts summed, as Grok's ledger does.
+      const r = { input: t.reqs[0].input + t.reqs[1].input, output: t.reqs[0].output + t.reqs[1].output, cacheRead: t.reqs[0].cacheRead + t.reqs[1].cacheRead, cacheWrite: t.reqs[0].cacheWrite + t.reqs[1].cacheWrite };
+      expected += r.output;
+      out += line((at += 1000), id, 'session/update', { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: t.prompt } })
+        + line((at += 1000), id, 'session/update', { sessionUpdate: 'tool_call', toolCallId: `call_${k}`, title: 'bash', kind: 'execute', status: 'pending', rawInput: { command: 'ls' } })
+        + line((at += 1000), id, 'session/update', { sessionUpdate: 'tool_call_update', toolCallId: `call_${k}`, status: 'completed', rawOutput: t.toolOutput })
+        + line((at += 1000), id, 'session/update', { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: t.answer } })
+        + completed((at += 1000), id, `p-${k}`, r);
+    }
+    json(join(root, id, 'summary.json'), { info: { id, cwd: CWD }, session_summary: 'x', created_at: iso(T0), updated_at: iso(at), num_messages: 6, current_model_id: 'grok-code-fast-1' });
+    writeFileSync(path, out);
+    if (s === 0) first = { path, at, id };
+  }
+  return {
+    name: 'grok', harness: 'grok', home, expected,
+    outputOf: (v) => Object.values(o(o(o(o(o(v).params).update).usage).modelUsage)).reduce<number>((a, m) => a + n(o(m).outputTokens), 0),
+    call: () => {
+      const t = first!;
+      appendFileSync(t.path, line((t.at += 1000), t.id, 'session/update', { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'more' } })
+        + completed((t.at += 1000), t.id, 'p-more', { input: 10, output: ADDED, cacheRead: 0, cacheWrite: 0 }));
+    },
+  };
+}
+
 // ---- measuring --------------------------------------------------------------------------------------
 
 /** Every file under a folder. */
@@ -491,7 +587,7 @@ export async function benchWave3Readers(seed: number): Promise<void> {
     clineCli,
     (h, r, t) => extensionTasks('roo-code', { harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true }, h, r, t),
     (h, r, t) => extensionTasks('kilo (VS Code extension)', { harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true }, h, r, t),
-    continueCli, kimiCli, openclaw, amp, auggie, junie,
+    continueCli, kimiCli, openclaw, amp, auggie, junie, traeCli, grok,
   ];
   for (const [i, make] of makers.entries()) {
     const rng = new Rng(seed);

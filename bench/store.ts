@@ -93,9 +93,9 @@ await longtailSection();
 // The stores of Hermes, Kodelet, goose and Crush, small ones, each against its own baseline.
 await benchSqliteStores(seed);
 
-// The readers of Cline, Roo Code, Kilo's extension, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie
-// and Junie, each on a small HOME of its own against its own baseline.
+// The readers of Cline, Roo Code, Kilo's extension, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie,
+// Junie, TRAE CLI and Grok Build, each on a small HOME of its own against its own baseline.
 await benchWave3Readers(seed);
 
-printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie; baselines and exporter ran in this run on the same page-cached files.`);
+printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI and Grok Build; baselines and exporter ran in this run on the same page-cached files.`);
 finishRun();

@@ -38,7 +38,7 @@ export const catalog = {
   tokens: def('coding_agent_tokens', 'counter', '{token}', ['harness', 'project', 'model', 'token_type'],
     'Tokens used, by type: input (prompt tokens excluding cache reads and writes), output (all generated tokens, reasoning included), cache_read, cache_write.'),
   reasoningTokens: def('coding_agent_reasoning_tokens', 'counter', '{token}', ['harness', 'project', 'model'],
-    'The reasoning part of output tokens (already included in token_type="output"); no series for harnesses that record none (Aider, goose, Kodelet, pi).'),
+    'The reasoning part of output tokens (already included in token_type="output"); no series for harnesses that record none (Aider, Amp, Auggie, Cline, goose, Junie, Kimi CLI, Kodelet, pi, Roo Code, the Kilo Code extension, OpenClaw before 2026.9).'),
   cost: def('coding_agent_cost_usd', 'counter', '{USD}', ['harness', 'project', 'model'],
     'Estimated cost in US dollars: as the harness recorded it where it records one (OpenCode, Kilo, pi, Aider, Hermes, Kodelet, goose, Crush), else at list prices (API-equivalent for subscription users).'),
   premiumRequests: def('coding_agent_premium_requests', 'counter', '{request}', ['harness', 'project', 'model'],

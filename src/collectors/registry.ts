@@ -27,6 +27,8 @@ import { openclaw } from '../readers/openclaw/where.js';
 import { amp } from '../readers/amp/where.js';
 import { auggie } from '../readers/auggie/where.js';
 import { junie } from '../readers/junie/where.js';
+import { traeCli } from '../readers/trae-cli/where.js';
+import { grok } from '../readers/grok/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -55,4 +57,6 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   amp: { ...amp, load: async () => (await import('../readers/amp/reader.js')).amp },
   auggie: { ...auggie, load: async () => (await import('../readers/auggie/reader.js')).auggie },
   junie: { ...junie, load: async () => (await import('../readers/junie/reader.js')).junie },
+  'trae-cli': { ...traeCli, load: async () => (await import('../readers/trae-cli/reader.js')).traeCli },
+  grok: { ...grok, load: async () => (await import('../readers/grok/reader.js')).grok },
 };

@@ -52,6 +52,10 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   amp: { names: [] },
   auggie: { names: ['auggie'], packages: ['@augmentcode/auggie'] },
   junie: { names: ['junie'] },
+  // `traex` (not `trae-cli`: that is ByteDance's unrelated trae-agent). Whether it keeps Codex's
+  // tool environment variable is not known: none is assumed.
+  'trae-cli': { names: ['traex'] },
+  grok: { names: ['grok'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

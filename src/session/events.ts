@@ -1,7 +1,7 @@
 // The contract between a reader and the store: the events a reader reports about the session a
 // file belongs to. Readers call them; the store's per-file sink (src/store/sink.ts) applies them.
 
-import type { TodoState, TokenType, ToolCall, TurnOutcome, Usage } from './types.js';
+import type { TodoState, ToolCall, TurnOutcome, Usage, UsagePart } from './types.js';
 
 /** What was reported of a request before: when, and its usage in all. */
 export interface EarlierPart {
@@ -27,7 +27,7 @@ export interface SessionEvents {
    * at `at` with `usage` in all (a response streamed as several records): it is one request, of
    * the time of its last record.
    */
-  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly TokenType[], earlier?: EarlierPart): void;
+  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly UsagePart[], earlier?: EarlierPart): void;
   context(model: string, tokens: number, limit?: number): void;
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;

@@ -6,10 +6,12 @@
 export const HARNESSES = [
   'claude-code', 'codex', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'gemini-cli', 'droid', 'pi', 'aider',
   'cursor-agent', 'antigravity-cli', 'hermes', 'goose', 'kodelet', 'crush',
-  'continue-cli', 'cline', 'roo-code', 'kimi-cli', 'openclaw', 'amp', 'auggie', 'junie',
+  'continue-cli', 'cline', 'roo-code', 'kimi-cli', 'openclaw', 'amp', 'auggie', 'junie', 'trae-cli', 'grok',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;
+/** A record's `unsaid` where it gives every token type but reasoning (no reasoning series from it, never a false 0). */
+export const NO_REASONING = ['reasoning'] as const;
 /**
  * Bucket boundaries of the tokens of one model request (input with cache, output), as the OTel
  * GenAI conventions give them for gen_ai.client.token.usage: powers of 4 from 1 to 4^13.

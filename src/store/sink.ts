@@ -40,7 +40,8 @@ export interface FileSink extends SessionEvents {
 interface UsageCounters {
   labels: LabelsOf<'cost'>;
   tokens: Partial<Record<TokenType, Counter>>;
-  reasoning?: Counter;
+  /** Made when a record first says reasoning (a harness or record that does not gets no series). */
+  reasoning: () => Counter;
   cost: () => Counter;
 }
 
@@ -116,14 +117,13 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
     if (!c) {
       const labels = { harness, project, model };
       let cost: Counter | undefined;
-      // Reasoning is a part of output: a harness that records no output records no reasoning.
-      const reasoning = unrecorded.includes('output') || unrecorded.includes('reasoning') ? undefined : store.counter('reasoningTokens', labels);
-      c = { labels, tokens: {}, reasoning, cost: () => (cost ??= store.counter('cost', labels)) };
+      let reasoning: Counter | undefined;
+      c = { labels, tokens: {}, reasoning: () => (reasoning ??= store.counter('reasoningTokens', labels)), cost: () => (cost ??= store.counter('cost', labels)) };
       byModel.set(k, c);
     }
     return c;
   };
-  const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly TokenType[] | undefined) => {
+  const addTokens = (c: UsageCounters, type: TokenType, n: number, unsaid: readonly UsagePart[] | undefined) => {
     if (unrecorded.includes(type) || unsaid?.includes(type)) return;
     bump((c.tokens[type] ??= store.counter('tokens', { ...c.labels, token_type: type })), n);
   };
@@ -160,8 +160,11 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       addTokens(c, 'output', u.output, unsaid);
       addTokens(c, 'cache_read', u.cacheRead, unsaid);
       addTokens(c, 'cache_write', u.cacheWrite, unsaid);
-      if (c.reasoning) bump(c.reasoning, u.reasoning);
-      const said = (t: TokenType) => !unrecorded.includes(t) && !unsaid?.includes(t);
+      const said = (t: UsagePart) => !unrecorded.includes(t) && !unsaid?.includes(t);
+      // Reasoning is a part of output: a harness that records no output records no reasoning; a
+      // record that does not say it makes no series (never a false 0).
+      const saysReasoning = said('output') && said('reasoning');
+      if (saysReasoning) bump(c.reasoning(), u.reasoning);
       if (said('input')) store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
       if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
       s.tokens = addUsage(s.tokens, u);
@@ -170,7 +173,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       const counted = (t: TokenType, n: number) => (said(t) ? n : 0);
       const part = (v: Usage, costUsd: number | undefined, first: boolean) => ({
         input: counted('input', v.input), output: counted('output', v.output), cacheRead: counted('cache_read', v.cacheRead),
-        cacheWrite: counted('cache_write', v.cacheWrite), reasoning: c.reasoning ? v.reasoning : 0, costUsd, firstOfSession: first,
+        cacheWrite: counted('cache_write', v.cacheWrite), reasoning: saysReasoning ? v.reasoning : 0, costUsd, firstOfSession: first,
       });
       // More of a response put before (streamed as several records): one request, moved to the
       // time of its last record, in the ledger, the blocks and the day's spend alike.

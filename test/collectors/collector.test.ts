@@ -416,7 +416,9 @@ describe('Codex subagent rollouts', () => {
     writeFileSync(join(day, `rollout-2026-11-30T10-00-00-${parent}.jsonl`), line(0, { type: 'session_meta', payload: { id: parent, cwd: '/src/app' } })
       + line(1, { type: 'event_msg', payload: { type: 'user_message', message: 'go' } }) + line(2, total(100)));
     writeFileSync(join(day, `rollout-2026-11-30T10-00-05-${child}.jsonl`), line(5, { type: 'session_meta', payload: { id: child, cwd: '/src/app',
-      source: { subagent: { thread_spawn: { parent_thread_id: parent } } } } }) + line(9, total(30)));
+      source: { subagent: { thread_spawn: { parent_thread_id: parent } } } } })
+      // Its own first turn: what comes before it replays the parent's history.
+      + line(8, { type: 'turn_context', payload: { cwd: '/src/app', model: 'gpt-5' } }) + line(9, total(30)));
     await collector.scan();
     expect([...store.sessions.keys()]).toEqual([`codex/${parent}`]);
     expect(count('sessionsStarted')).toBe(1);

@@ -23,6 +23,8 @@ import { openclaw } from '../../src/readers/openclaw/reader.js';
 import { amp } from '../../src/readers/amp/reader.js';
 import { auggie } from '../../src/readers/auggie/reader.js';
 import { junie } from '../../src/readers/junie/reader.js';
+import { traeCli } from '../../src/readers/trae-cli/reader.js';
+import { grok } from '../../src/readers/grok/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../helpers/readers.js';
@@ -54,6 +56,8 @@ readerConformance(openclaw, join(FIXTURES, 'wave3-home/.openclaw'));
 readerConformance(amp, join(FIXTURES, 'wave3-home/.local/share/amp/threads'));
 readerConformance(auggie, join(FIXTURES, 'wave3-home/.augment/sessions'));
 readerConformance(junie, join(FIXTURES, 'wave3-home/.junie/sessions'), { noCwd: true });
+readerConformance(traeCli, join(FIXTURES, 'wave4-home/.trae/cli'));
+readerConformance(grok, join(FIXTURES, 'wave4-home/.grok'));
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -66,14 +70,14 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kodelet', 'openclaw', 'opencode', 'pi', 'qwen-code', 'roo-code']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'grok', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kodelet', 'openclaw', 'opencode', 'pi', 'qwen-code', 'roo-code', 'trae-cli']);
   });
 
   // What the registry knows before a reader is loaded (its `where.ts`) is what the reader says once loaded.
   it.each(Object.entries(HARNESSES))('%s: where it looks is where its reader looks', (id, where) => {
     const reader = READERS[id as keyof typeof READERS];
     const env = { CODEX_HOME: '/x/codex', XDG_DATA_HOME: '/x/data', OPENCODE_DB: 'o.db', KILO_DB: 'k.db', CLAUDE_CONFIG_DIR: '/x/claude' };
-    for (const home of [join(FIXTURES, 'home'), join(FIXTURES, 'longtail-home'), join(FIXTURES, 'wave3-home')]) {
+    for (const home of [join(FIXTURES, 'home'), join(FIXTURES, 'longtail-home'), join(FIXTURES, 'wave3-home'), join(FIXTURES, 'wave4-home')]) {
       const roots = where.defaultRoots(env, home);
       expect(reader.defaultRoots(env, home)).toEqual(roots);
       for (const root of [...roots, ...reader.defaultRoots({}, home)]) {

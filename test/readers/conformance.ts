@@ -3,12 +3,49 @@
 
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
+import type { HarnessId, UsagePart } from '../../src/session/types.js';
+import { TOKEN_TYPES } from '../../src/session/vocabulary.js';
 import { recorder } from '../helpers/events.js';
 import { pythonJsonLines } from '../helpers/json.js';
 import { tempDir } from '../helpers/run.js';
+import { readHome } from '../helpers/tally.js';
+
+const README = resolve(__dirname, '../../README.md');
+
+/**
+ * The token types the README's harness table says a harness does not record, where it says so of
+ * every record (a clause of its own in the row's last column: `reasoning tokens (inside output)`,
+ * `cache writes`, `tokens`), not of some (`reasoning tokens before 2026.9`, `cache writes of
+ * OpenAI-compatible providers`).
+ */
+export function notRecorded(harness: HarnessId, readme = readFileSync(README, 'utf8')): UsagePart[] {
+  const row = readme.split('\n').find((l) => l.startsWith('|') && l.split('|')[2]?.trim() === `\`${harness}\``);
+  if (!row) return [];
+  const cells = row.split('|');
+  const column = cells[cells.length - 2]!.replaceAll('**', '').toLowerCase();
+  // Clauses split at commas and semicolons outside parentheses.
+  const clauses: string[] = [];
+  let depth = 0;
+  let clause = '';
+  for (const ch of column) {
+    depth += ch === '(' ? 1 : ch === ')' ? -1 : 0;
+    if (depth === 0 && (ch === ',' || ch === ';')) {
+      clauses.push(clause.trim());
+      clause = '';
+    } else clause += ch;
+  }
+  clauses.push(clause.trim());
+  const types = new Set<UsagePart>();
+  for (const c of clauses) {
+    if (/^reasoning( tokens)?( \(inside output\))?$/.test(c)) types.add('reasoning');
+    if (/^cache writes( \(inside input\))?$/.test(c)) types.add('cache_write');
+    if (/^(all token counts\b|tokens$)/.test(c)) for (const t of [...TOKEN_TYPES, 'reasoning'] as const) types.add(t);
+  }
+  return [...types];
+}
 
 function readAll<S>(reader: LineReader<S>, file: SessionFile, lines: Buffer[], state = reader.initialState(file)) {
   const r = recorder();
@@ -56,6 +93,16 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
         expect(id).not.toMatch(/[/\\]/);
         expect(id.includes(root)).toBe(false);
       }
+    });
+
+    // The README's facts and the reader's `unrecorded` are what a user is told: a token type either
+    // says the harness does not record shows no series, not a series of 0.
+    it('exports no series of a token type its facts say the harness does not record', async () => {
+      const unrecorded = new Set([...(reader.unrecorded ?? []), ...notRecorded(reader.harness)]);
+      const { store } = await readHome(reader, root);
+      const exported = [...store.counters.values()].flatMap((c) =>
+        c.metric === 'reasoningTokens' ? ['reasoning'] : c.metric === 'tokens' ? [c.labels.token_type!] : []);
+      expect([...new Set(exported)].filter((t) => unrecorded.has(t as UsagePart))).toEqual([]);
     });
 
     it('finds nothing (and does not throw) under a missing root', () => {

@@ -30,12 +30,13 @@ interface Home {
 
 const LONGTAIL = join(FIXTURES, 'longtail-home');
 const WAVE3 = join(FIXTURES, 'wave3-home');
+const WAVE4 = join(FIXTURES, 'wave4-home');
 const CRUSH = crushHome();
 
 /**
  * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
  * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose), the wave-3 home (the
- * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie) and the Crush home its
+ * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok) and the Crush home its
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {
@@ -45,6 +46,7 @@ function homesOf(reader: Reader<unknown>): Home[] {
     ...capturesOf(reader).map(({ home, files }) => ({ files, copyTo: copy(home) })),
     { files: filesIn(LONGTAIL), copyTo: copy(LONGTAIL) },
     { files: filesIn(WAVE3), copyTo: copy(WAVE3) },
+    { files: filesIn(WAVE4), copyTo: copy(WAVE4) },
     { files: filesIn(CRUSH), copyTo: (dir: string) => void crushHome(dir) },
   ].filter((h) => h.files.length > 0);
 }

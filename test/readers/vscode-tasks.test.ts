@@ -12,6 +12,8 @@ import { eventsNamed, recorder } from '../helpers/events.js';
 import { StateDb } from '../../src/state/db.js';
 import { SessionStore } from '../../src/store/store.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readHome } from '../helpers/tally.js';
+import { statusOf } from '../../src/session/status.js';
 
 const TASK = '5b70f775-a2cc-457f-9876-ac743c8eef90';
 const req = (ts: number, counts: object) => ({ ts, type: 'say', say: 'api_req_started', text: JSON.stringify({ apiProtocol: 'anthropic', ...counts }) });
@@ -48,6 +50,24 @@ describe('VS Code extension tasks (Roo Code)', () => {
     await collector.scan();
     expect(collector.stats.skipped.get('file_too_large')).toBe(1);
     expect(collector.stats.success).toBe(true);
+  });
+
+  it('ends a subtask\'s turn with its result, which Roo says with no ask after it when it returns to its parent task', async () => {
+    const root = tempDir();
+    cpSync(join(FIXTURES, 'wave3-home/.vscode-server/data/User/globalStorage/rooveterinaryinc.roo-cline/tasks'), root, { recursive: true });
+    const child = '134d688c-9205-4a24-8aaf-cdf6d93f2822';
+    const T = 1796039216088;
+    writeFileSync(join(root, child, 'ui_messages.json'), JSON.stringify([{ ts: T, type: 'say', say: 'text', text: 'Audit the test suite' },
+      req(T + 10, { tokensIn: 100, tokensOut: 10, cacheReads: 0, cacheWrites: 0 }), { ts: T + 20, type: 'say', say: 'completion_result', text: 'Audited.' }]));
+    const { store } = await readHome(rooCode, root);
+    const s = store.sessions.get(`roo-code/${child}`)!;
+    expect(s.lastTurn?.outcome).toBe('completed');
+    expect(statusOf(s, undefined, T + 60_000, { doneForMs: 1800_000, staleAfterMs: 7200_000 }, rooCode.facts).status).toBe('done');
+    // A top-level task's ask to accept the result after it is the same turn's end, counted once.
+    writeFileSync(join(root, child, 'ui_messages.json'), JSON.stringify([{ ts: T, type: 'say', say: 'text', text: 'x' },
+      { ts: T + 20, type: 'say', say: 'completion_result', text: 'Done.' }, { ts: T + 21, type: 'ask', ask: 'completion_result', text: '' }]));
+    const again = await readHome(rooCode, root);
+    expect(again.store.bySession.get(`roo-code/${child}`)?.get('turns:completed')).toBe(1);
   });
 
   it('finds the tasks in every editor user dir on Linux and macOS, and VS Code server', () => {

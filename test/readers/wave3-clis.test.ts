@@ -59,6 +59,12 @@ describe.each([
     expect(read.collector.stats.skipped).toEqual(new Map());
   });
 
+  // Not a series of 0: none at all (OpenClaw before 2026.9, Amp, Auggie, Junie write no reasoning).
+  it('makes no reasoning series where the harness records none', () => {
+    expect(sessions.every((s) => s.tokens.reasoning === null)).toBe(true);
+    expect([...read.store.counters.values()].filter((c) => c.metric === 'reasoningTokens')).toEqual([]);
+  });
+
   it.each(sessions.map((s) => [s.session_id, s] as const))('session %s', (_, t) => {
     const s = read.store.sessions.get(`${reader.harness}/${t.session_id}`);
     expect(s, 'the session is found').toBeDefined();

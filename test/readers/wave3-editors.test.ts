@@ -54,6 +54,12 @@ describe.each([
     for (const r of roots) expect(defaults).toContain(r);
   });
 
+  // Not a series of 0: none at all (the extensions and Kimi CLI write no reasoning).
+  it('makes no reasoning series where the harness records none', () => {
+    expect(all.every((s) => s.tokens.reasoning === null)).toBe(true);
+    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens')).toEqual([]);
+  });
+
   it.each(sessions.map((s) => [s.session_id, s] as const))('session %s', (_, t) => {
     const s = store.sessions.get(`${reader.harness}/${t.session_id}`)!;
     const tally = store.bySession.get(`${reader.harness}/${t.session_id}`) ?? new Map<string, number>();

@@ -131,6 +131,7 @@ function answer(m: Json, blocks: Json[], key: string, last: number, ev: SessionE
 export const amp: LineReader<object> = {
   ...where,
   kind: 'files',
+  unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

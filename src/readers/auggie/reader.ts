@@ -69,6 +69,7 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
 export const auggie: LineReader<object> = {
   ...where,
   kind: 'files',
+  unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

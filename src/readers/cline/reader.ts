@@ -157,6 +157,7 @@ function registry(root: string): RegistryEntry[] {
 const cliSessions: LineReader<ClineState> = {
   ...cliWhere,
   kind: 'files',
+  unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
   readLine: noLines,

@@ -17,6 +17,13 @@ export interface CodexState {
   model?: string;
   /** In a forked or subagent rollout: until when lines replay the parent's history (ms). */
   replayUntil?: number;
+  /**
+   * In a forked or subagent rollout, until its own first turn (a `turn_context` after the first
+   * second): the lines replay the parent's history, also those written later than the first second.
+   */
+  prefix?: true;
+  /** `total` is the replayed parent's: the rollout's own totals may or may not go on from it. */
+  totalReplayed?: true;
   /** Prompts are `user_message` events in older versions, `UserMessage` items in newer ones. */
   promptRecord?: 'user_message' | 'UserMessage';
   /** Tool calls by call id, to name the tool whose output reports a failure. */
@@ -178,7 +185,10 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   // First, as it may say which session the rollout's records belong to.
   if (type === 'session_meta') sessionMeta(p, ts, state, ev);
   ev.activity(ts);
-  const replay = state.replayUntil !== undefined && ts <= state.replayUntil;
+  const inFirstSecond = state.replayUntil !== undefined && ts <= state.replayUntil;
+  // The rollout's own first turn (the parent's turn contexts are copied within the first second).
+  if (state.prefix && !inFirstSecond && (type === 'turn_context' || (type === 'event_msg' && p.text('type') === 'task_started'))) delete state.prefix;
+  const replay = inFirstSecond || state.prefix === true;
   switch (type) {
     case 'turn_context': {
       const model = p.text('model');
@@ -200,6 +210,7 @@ function sessionMeta(p: Fields, ts: number, state: CodexState, ev: SessionEvents
   // second: those lines were counted in the parent's own rollout.
   if (state.replayUntil === undefined && (source?.subagent !== undefined || p.text('forked_from_id'))) {
     state.replayUntil = ts + 1000;
+    state.prefix = true;
   }
 }
 
@@ -239,7 +250,13 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
       // A damaged total is skipped: kept as the highest total, it would stop all later counting.
       if (now && !plausibleUsage(now)) ev.skipped('implausible_value');
       else if (now) {
-        // Totals are cumulative for the thread: count what exceeds the highest total counted.
+        // Totals are cumulative for the thread: count what exceeds the highest total counted. A
+        // child's first own total below the replayed parent's does not go on from it (TRAE's).
+        if (replay) state.totalReplayed = true;
+        else if (state.totalReplayed) {
+          delete state.totalReplayed;
+          if (state.total && (now.input + now.cacheRead < state.total.input + state.total.cacheRead || now.output < state.total.output)) delete state.total;
+        }
         const prev = state.total;
         state.total = prev ? maxUsage(prev, now) : now;
         const last = obj(info?.last_token_usage);

@@ -14,6 +14,7 @@
 import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
+import { NO_REASONING } from '../../session/vocabulary.js';
 import { num, numberOf, obj, str } from '../fields.js';
 import { fileStat, listDir } from '../../files/dir.js';
 import { scanRecord, type Shape } from '../scan.js';
@@ -63,7 +64,9 @@ function readLine(line: Buffer, _state: object, file: SessionFile, ev: SessionEv
     if (!ev.firstTime(`usage:${file.sessionId}:${ts}:${model}:${usage.input}:${usage.output}:${usage.cacheRead}:${usage.cacheWrite}:${i}`)) return;
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     const cost = num(u.cost);
-    ev.usage(model, usage, prompt, ts, cost > 0 ? cost : undefined);
+    // Reasoning only where a spelling of it is written (never seen yet): else no series, not 0.
+    const saysReasoning = ['reasoningTokens', 'reasoningOutputTokens', 'thinkingTokens'].some((k) => k in u);
+    ev.usage(model, usage, prompt, ts, cost > 0 ? cost : undefined, saysReasoning ? undefined : NO_REASONING);
     if (prompt > 0) ev.context(model, prompt);
   });
   ev.turnReopened('completed');

@@ -171,6 +171,7 @@ function statusUpdate(p: Json, ts: number, model: string, own: boolean, ev: Sess
 export const kimiCli: LineReader<KimiState> = {
   ...where,
   kind: 'files',
+  unrecorded: ['reasoning'],
   listFiles,
   initialState: (file) => ({ subagent: isSubagentFile(file), approvals: {} }),
   readLine,

@@ -9,6 +9,7 @@
 // the turn as failed. Entries are deduplicated by id and time (a reset's or fork's copy).
 
 import type { SessionEvents } from '../../session/events.js';
+import { NO_REASONING } from '../../session/vocabulary.js';
 import { numberOf, obj, time } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { countAnswer } from '../pi/reader.js';
@@ -91,7 +92,8 @@ function answer(msg: Fields, key: string, ts: number, ev: SessionEvents): void {
   const model = msg.text('model') ?? 'unknown';
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
-    countAnswer(u, content, model, ts, ev, classifyTool, numberOf(u.reasoningTokens));
+    // Written from 2026.9 on: an answer without it says nothing of reasoning (no series, not 0).
+    countAnswer(u, content, model, ts, ev, classifyTool, numberOf(u.reasoningTokens), u.reasoningTokens === undefined ? NO_REASONING : undefined);
   }
   const stop = msg.text('stopReason');
   const outcome = stop === 'error' ? 'failed' : stop === 'aborted' ? 'interrupted' : stop === 'toolUse' ? undefined : 'completed';

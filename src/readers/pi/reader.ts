@@ -15,7 +15,7 @@
 import { basename } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { ToolCall, Usage } from '../../session/types.js';
+import type { ToolCall, Usage, UsagePart } from '../../session/types.js';
 import { numberOf, obj, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -124,6 +124,7 @@ function toolResult(msg: Fields, key: string, ev: SessionEvents): void {
  */
 export function countAnswer(
   u: Json, content: Fields[], model: string, ts: number, ev: SessionEvents, classify: (name: string) => ToolCall, reasoning: number,
+  unsaid?: readonly UsagePart[],
 ): void {
   const usage: Usage = {
     input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning,
@@ -134,7 +135,7 @@ export function countAnswer(
   const cost = numberOf(obj(u.cost)?.total);
   // Not `> 0`: a count or cost that is no number (NaN) goes to the store, which skips and counts it.
   if (prompt + usage.output !== 0) {
-    ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost);
+    ev.usage(model, usage, prompt, ts, cost === 0 ? undefined : cost, unsaid);
     ev.context(model, prompt);
   }
   for (const block of content) {

