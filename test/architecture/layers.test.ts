@@ -20,7 +20,7 @@ const LAYERS: Record<string, readonly string[]> = {
   catalog: ['session'],
   // What the store is made of and what feeds it, each knowing only the base.
   pricing: ['session', 'files'],
-  state: [],
+  state: ['files'],
   readers: ['session', 'files'],
   store: ['session', 'files', 'catalog', 'pricing', 'state'],
   process: ['session', 'files', 'log', 'store'],
@@ -36,7 +36,7 @@ const LAYERS: Record<string, readonly string[]> = {
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['clock', 'collectors', 'config', 'files', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['agent', 'collectors', 'config', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
+  cli: ['agent', 'collectors', 'config', 'files', 'log', 'view', 'readers', 'report', 'session', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
 

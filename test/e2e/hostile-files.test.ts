@@ -2,7 +2,7 @@
 // expected (a read would block the whole process), a database another process holds locked.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
