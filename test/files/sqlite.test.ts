@@ -17,7 +17,8 @@ describe(`SQLite through ${engine}`, () => {
     const wanted = process.env.CODING_AGENT_EXPORTER_SQLITE;
     let hasSerialize = false;
     try {
-      const sqlite = (await import('node:sqlite' as string)) as { DatabaseSync: { prototype: { serialize?: unknown } } };
+      const name = 'node:sqlite'; // not a literal: Node 20's type definitions have no such module
+      const sqlite = (await import(name)) as { DatabaseSync: { prototype: { serialize?: unknown } } };
       hasSerialize = typeof sqlite.DatabaseSync.prototype.serialize === 'function';
     } catch {
       // Node 20
