@@ -45,6 +45,7 @@ const require = createRequire(import.meta.url);
 
 // What is used of `node:sqlite` (Node 20's type definitions, which the exporter builds with, have none).
 interface NodeStatementSync {
+  setReadBigInts(enabled: boolean): void;
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
@@ -136,7 +137,8 @@ export function openDatabase(name: string | Uint8Array, options: OpenOptions = {
   }
   // better-sqlite3's default busy timeout, 5 s.
   const sqlite = builtIn;
-  return new NodeDb(guard(() => new sqlite.DatabaseSync(name, { readOnly: options.readonly ?? false, timeout: options.timeout ?? 5000 })));
+  const readonly = options.readonly ?? false;
+  return new NodeDb(guard(() => new sqlite.DatabaseSync(name, { readOnly: readonly, timeout: options.timeout ?? 5000 })), readonly);
 }
 
 // SQLite's primary result codes by number: node:sqlite gives the number, better-sqlite3 the name,
@@ -181,13 +183,18 @@ function bindable(params: unknown[]): unknown[] {
   });
 }
 
-/** A row as better-sqlite3 gives it: a BLOB as a Buffer (Node's SQLite gives a Uint8Array). */
+/**
+ * A row as better-sqlite3 gives it: a BLOB as a Buffer (Node's SQLite gives a Uint8Array), an
+ * integer past 2^53 as the nearest number (read as a BigInt: Node's SQLite throws on it as a number,
+ * and one damaged row of a harness's database would fail the whole read).
+ */
 function row(value: unknown): unknown {
   if (value === undefined) return value;
   const cells = value as Record<string, unknown>;
   for (const k in cells) {
     const cell = cells[k];
-    if (cell instanceof Uint8Array) cells[k] = Buffer.from(cell.buffer, cell.byteOffset, cell.byteLength);
+    if (typeof cell === 'bigint') cells[k] = Number(cell);
+    else if (cell instanceof Uint8Array) cells[k] = Buffer.from(cell.buffer, cell.byteOffset, cell.byteLength);
   }
   return cells;
 }
@@ -227,10 +234,13 @@ class NodeStatement implements Statement {
 }
 
 class NodeDb implements Db {
-  constructor(private readonly db: DatabaseSync) {}
+  /** `bigInts`: integers read as BigInt (see row()): a harness's database, read-only, may hold any. */
+  constructor(private readonly db: DatabaseSync, private readonly bigInts = false) {}
 
   prepare(sql: string): Statement {
-    return new NodeStatement(guard(() => this.db.prepare(sql)));
+    const stmt = guard(() => this.db.prepare(sql));
+    if (this.bigInts) stmt.setReadBigInts(true);
+    return new NodeStatement(stmt);
   }
 
   exec(sql: string): void {

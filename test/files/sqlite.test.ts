@@ -51,6 +51,17 @@ describe(`SQLite through ${engine}`, () => {
     db.close();
   });
 
+  it('reads an integer past 2^53 of a read-only database as the nearest number, not an error', () => {
+    const path = join(tmp(), 'a.db');
+    const w = openDatabase(path);
+    w.exec('CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (9223372036854775807), (-9223372036854775808), (7)');
+    w.close();
+    const r = openDatabase(path, { readonly: true });
+    expect(r.prepare('SELECT n FROM t').pluck().all()).toEqual([9223372036854775807, -9223372036854775808, 7]);
+    expect(r.prepare('SELECT n FROM t').all()).toEqual([{ n: 9223372036854775807 }, { n: -9223372036854775808 }, { n: 7 }]);
+    r.close();
+  });
+
   it('commits a transaction whole, or rolls it back whole when it throws', () => {
     const db = openDatabase(':memory:');
     db.exec('CREATE TABLE t (a INTEGER PRIMARY KEY)');
