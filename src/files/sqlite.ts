@@ -65,24 +65,31 @@ interface NodeSqlite {
 }
 
 /**
- * `node:sqlite`, where it has everything used here; loaded with its ExperimentalWarning (Node 22
- * prints one at the first load) kept from the user's terminal, every other warning passed on.
+ * `load()`, with the ExperimentalWarning about SQLite it may emit (Node 22 prints one at the first
+ * load of `node:sqlite`) kept from the user's terminal; every other warning passed on.
  */
-function nodeSqlite(): NodeSqlite | undefined {
+export function withoutSqliteWarning<T>(load: () => T): T {
   const emitWarning = process.emitWarning;
   process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
     const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: string } | undefined)?.type;
-    if (type === 'ExperimentalWarning' && /SQLite/i.test(String(warning))) return;
+    if ((type ?? (warning as Error).name) === 'ExperimentalWarning' && /SQLite/i.test(String(warning))) return;
     (emitWarning as (...a: unknown[]) => void).call(this, warning, ...rest);
   };
   try {
-    const sqlite = require('node:sqlite') as NodeSqlite;
+    return load();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/** `node:sqlite`, where it has everything used here. */
+function nodeSqlite(): NodeSqlite | undefined {
+  try {
+    const sqlite = withoutSqliteWarning(() => require('node:sqlite') as NodeSqlite);
     const db = sqlite.DatabaseSync.prototype;
     return typeof db.serialize === 'function' && typeof db.deserialize === 'function' && typeof sqlite.StatementSync.prototype.iterate === 'function' ? sqlite : undefined;
   } catch {
     return undefined; // Node 20, or 22 before 22.13
-  } finally {
-    process.emitWarning = emitWarning;
   }
 }
 

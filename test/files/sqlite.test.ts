@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { engine, openDatabase } from '../../src/files/sqlite.js';
+import { engine, openDatabase, withoutSqliteWarning } from '../../src/files/sqlite.js';
 import { CHILD_OPEN } from '../helpers/sqlite.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'cae-sqlite-'));
@@ -24,6 +24,28 @@ describe(`SQLite through ${engine}`, () => {
       // Node 20
     }
     expect(engine).toBe(wanted === 'better' || !hasSerialize ? 'better-sqlite3' : 'node:sqlite');
+  });
+
+  it('loads without printing SQLite\'s ExperimentalWarning (Node 22), every other warning passed on', async () => {
+    const seen: string[] = [];
+    const listen = (w: Error) => seen.push(`${w.name}: ${w.message}`);
+    process.on('warning', listen);
+    try {
+      withoutSqliteWarning(() => {
+        process.emitWarning('SQLite is an experimental feature and might change at any time', 'ExperimentalWarning');
+        process.emitWarning('Something else is experimental', 'ExperimentalWarning');
+        process.emitWarning('SQLite: something else', 'DeprecationWarning');
+      });
+      process.emitWarning('SQLite is an experimental feature and might change at any time', 'ExperimentalWarning');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listen);
+    }
+    expect(seen).toEqual([
+      'ExperimentalWarning: Something else is experimental',
+      'DeprecationWarning: SQLite: something else',
+      'ExperimentalWarning: SQLite is an experimental feature and might change at any time',
+    ]);
   });
 
   it('binds named parameters from an object (undefined as NULL), positional ones in order', () => {
