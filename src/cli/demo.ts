@@ -5,11 +5,11 @@
 // and sees each live session's agent process (and one agent with no session file) in the process table,
 // of which it sees only the processes it started.
 
-import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '../files/sqlite.js';
 import { Agent } from '../agent.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
@@ -100,7 +100,7 @@ function codex(home: string, thread: string, project: string, start: number) {
 function opencode(home: string, session: string, project: string) {
   const dir = join(home, '.local', 'share', 'opencode');
   mkdirSync(dir, { recursive: true });
-  const db = new Database(join(dir, 'opencode.db'));
+  const db = openDatabase(join(dir, 'opencode.db'));
   db.pragma('journal_mode = WAL');
   db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, directory TEXT NOT NULL, title TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL);
     CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);

@@ -19,20 +19,12 @@
 // scrape. It is given a few milliseconds, which a writer's checkpoint takes; a database a writer
 // holds locked for longer fails the read, and the next scan tries again.
 
-import type BetterSqlite3 from 'better-sqlite3';
-import { createRequire } from 'node:module';
 import { closeSync, readSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { openRegular } from '../files/open.js';
+import { openDatabase, type Db } from '../files/sqlite.js';
 
-// better-sqlite3 reads this once, when its native part loads (on the first connection of the
-// process): URI file names are how SQLite takes `immutable`. Plain paths keep their meaning.
-process.env.SQLITE_USE_URI = '1';
-
-// Required, not imported: see state/db.ts.
-const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-
-export type Db = BetterSqlite3.Database;
+export type { Db };
 
 // A change within this long of a read may share its mtime with an earlier one (coarse file system
 // clocks), and a write into a reused WAL does not change its size: such a store is read again.
@@ -124,7 +116,7 @@ function readOnce<T>(path: string, read: (db: Db) => T): T {
   const quiescent = mode === 'immutable';
   const before = quiescent ? storeChanged(path, undefined).signature : undefined;
   const name = mode === 'plain' ? path : `${pathToFileURL(path).href}?${quiescent ? 'immutable' : 'readonly_shm'}=1`;
-  const db = new Database(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
+  const db = openDatabase(name, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
   try {
     const result = db.transaction(() => read(db))();
     // A writer that started (and checkpointed) during an immutable read may have torn it.

@@ -7,39 +7,10 @@
 // another schema is never silently replaced (counters would restart from 0 and go backwards for
 // files the harnesses deleted since). Start-up stops and names the file and `--reset-state`.
 
-import type BetterSqlite3 from 'better-sqlite3';
-import { createRequire } from 'node:module';
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { openDatabase, type Db, type Statement } from '../files/sqlite.js';
 import { BloomFilter } from './bloom.js';
-
-// better-sqlite3 reads SQLITE_USE_URI once per process, when it is first required: the harnesses'
-// databases are opened by URI (`immutable`, readers/sqlite.ts, which sets it too), and the readers
-// are loaded only once a harness's files are found, after the state database opened.
-process.env.SQLITE_USE_URI = '1';
-
-// A CommonJS package, required: Node's `import` of one first scans its source (and what it
-// re-exports) for named exports, which `require` does not: milliseconds of every start-up.
-const require = createRequire(import.meta.url);
-const Database = require('better-sqlite3') as typeof BetterSqlite3;
-
-/**
- * better-sqlite3's native part where its install builds or downloads it, loaded by that path rather
- * than found by the `bindings` package (two more modules, and a dozen paths tried: 10 ms of every
- * start here); undefined elsewhere, where it is found as before.
- */
-const nativeBinding = ((): string | undefined => {
-  try {
-    return require.resolve('better-sqlite3/build/Release/better_sqlite3.node');
-  } catch {
-    return undefined;
-  }
-})();
-
-/** A connection to a database, its native part loaded as above. */
-function connect(name: string | Buffer, options: BetterSqlite3.Options = {}): BetterSqlite3.Database {
-  return new Database(name, { ...options, nativeBinding });
-}
 
 // `PRAGMA user_version` of the schema below. Version 1 is the schema before versions were
 // written (user_version 0, no `files.gone_ms`); version 2 has no `files.state_version` (every
@@ -199,9 +170,9 @@ export interface Changes {
 }
 
 export class StateDb {
-  private readonly db: BetterSqlite3.Database;
-  private readonly seenGet: BetterSqlite3.Statement<[string], unknown>;
-  private readonly ledgerGet: BetterSqlite3.Statement<[number, number], LedgerRow>;
+  private readonly db: Db;
+  private readonly seenGet: Statement;
+  private readonly ledgerGet: Statement;
   private readonly commitTx: (c: Changes) => void;
   /**
    * Every key in `seen`, so that lookups of new keys need no query; read at the first lookup, not
@@ -280,7 +251,7 @@ export class StateDb {
 
   /** The ledger's rows of the hours from `fromHour` up to (not including) `toHour`. */
   ledger(fromHour = 0, toHour = Number.MAX_SAFE_INTEGER): LedgerRow[] {
-    return this.ledgerGet.all(fromHour, toHour);
+    return this.ledgerGet.all(fromHour, toHour) as LedgerRow[];
   }
 
   /** Whether a dedupe key was committed. */
@@ -292,8 +263,8 @@ export class StateDb {
     if (this.seenKeys) return this.seenKeys;
     const { n } = this.db.prepare('SELECT count(*) AS n FROM seen').get() as { n: number };
     const filter = (this.seenKeys = new BloomFilter(2 * n));
-    const keys = this.db.prepare('SELECT key FROM seen').pluck() as BetterSqlite3.Statement<[], string>;
-    for (const key of keys.iterate()) filter.add(key);
+    const keys = this.db.prepare('SELECT key FROM seen').pluck();
+    for (const key of keys.iterate() as IterableIterator<string>) filter.add(key);
     return filter;
   }
 
@@ -316,8 +287,8 @@ export class StateDb {
   }
 }
 
-function memoryDb(): BetterSqlite3.Database {
-  const db = connect(':memory:');
+function memoryDb(): Db {
+  const db = openDatabase(':memory:');
   db.exec(SCHEMA);
   return db;
 }
@@ -327,7 +298,7 @@ function memoryDb(): BetterSqlite3.Database {
  * name and renamed into place once its schema is written, so that a crash never leaves an empty
  * `state.db` behind: an empty one was emptied by something else, and stops start-up.
  */
-function openFile(dir: string, reset: boolean): BetterSqlite3.Database {
+function openFile(dir: string, reset: boolean): Db {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, 'state.db');
   if (reset) for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
@@ -335,7 +306,7 @@ function openFile(dir: string, reset: boolean): BetterSqlite3.Database {
     const fresh = `${path}.new`;
     for (const p of [fresh, `${fresh}-wal`, `${fresh}-shm`]) rmSync(p, { force: true });
     closeSync(openSync(fresh, 'wx', 0o600)); // SQLite gives its -wal and -shm the same mode
-    const db = connect(fresh);
+    const db = openDatabase(fresh);
     db.pragma('journal_mode = WAL');
     db.exec(SCHEMA);
     db.close();
@@ -358,11 +329,11 @@ function openFile(dir: string, reset: boolean): BetterSqlite3.Database {
  * The state database at `path` opened and checked (check): every command that reads it (`serve`,
  * `once`, `top`, `report`) refuses one it cannot use with the same StateError, naming the file.
  */
-function openChecked(path: string, options: BetterSqlite3.Options): { db: BetterSqlite3.Database; version: number } {
+function openChecked(path: string, options: { readonly?: boolean }): { db: Db; version: number } {
   if (statSync(path).size === 0) throw new StateError(path, 'is empty (0 bytes)');
-  let db: BetterSqlite3.Database | undefined;
+  let db: Db | undefined;
   try {
-    db = connect(path, { ...options, fileMustExist: true });
+    db = openDatabase(path, { ...options, fileMustExist: true });
     return { db, version: check(db, path) };
   } catch (e) {
     db?.close();
@@ -379,7 +350,7 @@ function openChecked(path: string, options: BetterSqlite3.Options): { db: Better
 export function readKvValue(dir: string, key: string): string | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
-  const db = connect(path, { readonly: true, fileMustExist: true });
+  const db = openDatabase(path, { readonly: true, fileMustExist: true });
   try {
     return (db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(key) as string | undefined);
   } finally {
@@ -443,7 +414,7 @@ function plausibleLedgerRow(r: LedgerRow): boolean {
 }
 
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
-function memoryCopy(dir: string): BetterSqlite3.Database {
+function memoryCopy(dir: string): Db {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return memoryDb();
   const { db: file, version } = openChecked(path, { readonly: true });
@@ -451,7 +422,7 @@ function memoryCopy(dir: string): BetterSqlite3.Database {
     const image = file.serialize();
     // The header's read and write versions say WAL (2), which an in-memory database cannot be: 1 is the rollback journal.
     image[18] = image[19] = 1;
-    const db = connect(image);
+    const db = openDatabase(image);
     migrate(db, version);
     return db;
   } catch (e) {
@@ -462,7 +433,7 @@ function memoryCopy(dir: string): BetterSqlite3.Database {
 }
 
 /** Brings a database of an older schema up to this one, in one transaction. */
-function migrate(db: BetterSqlite3.Database, version: number): void {
+function migrate(db: Db, version: number): void {
   if (version >= VERSION) return;
   db.transaction(() => {
     if (version < 2) db.exec('ALTER TABLE files ADD COLUMN gone_ms REAL');
@@ -478,7 +449,7 @@ function migrate(db: BetterSqlite3.Database, version: number): void {
 }
 
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */
-function check(db: BetterSqlite3.Database, path: string): number {
+function check(db: Db, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > VERSION) throw new StateError(path, `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`);
   for (const [table, columns] of Object.entries(version >= 4 ? { ...TABLES, ...LEDGER_TABLE } : TABLES)) {

@@ -22,7 +22,7 @@ const LAYERS: Record<string, readonly string[]> = {
   catalog: ['session'],
   // What the store is made of and what feeds it, each knowing only the base.
   pricing: ['session', 'files'],
-  state: [],
+  state: ['files'],
   readers: ['session', 'files'],
   store: ['session', 'files', 'catalog', 'pricing', 'state'],
   process: ['session', 'files', 'log', 'store'],

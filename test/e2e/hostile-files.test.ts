@@ -3,7 +3,7 @@
 // document under the size cap that would take gigabytes to parse.
 
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

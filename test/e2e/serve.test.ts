@@ -2,7 +2,7 @@
 // kill -9 in the middle of a first scan that restarts to the same totals.
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';

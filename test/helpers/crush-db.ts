@@ -3,7 +3,7 @@
 // from its repository) and filled as Crush fills them, with the truth of every session. Crush
 // does not install here (its npm package downloads a binary), so there is no capture.
 
-import Database from 'better-sqlite3';
+import { Database } from './sqlite.js';
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crushSchema } from '../../bench/crush-schema.js';
@@ -18,7 +18,7 @@ const at = (hhmmss: string) => {
 };
 
 /** An empty database with Crush's schema, in WAL mode as Crush opens it. */
-export function crushDb(path: string): Database.Database {
+export function crushDb(path: string): Database {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   crushSchema(db);
@@ -34,7 +34,7 @@ const result = (id: string, name: string, isError = false): Part => ({ type: 'to
 /** Writes sessions into a database the way Crush's services do. */
 export class CrushWriter {
   private n = 0;
-  constructor(readonly db: Database.Database) {}
+  constructor(readonly db: Database) {}
 
   session(id: string, created: number, opts: { parent?: string; cost?: number; prompt?: number; completion?: number } = {}): void {
     this.db.prepare(`INSERT INTO sessions (id, parent_session_id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at)

@@ -1,7 +1,7 @@
 // Builds OpenCode databases row by row for reader tests, with the columns OpenCode 1.x and 2.x
 // write (only those the tests need; OpenCode's own tables have more).
 
-import Database from 'better-sqlite3';
+import { Database } from './sqlite.js';
 import { join } from 'node:path';
 import { tempDir } from './run.js';
 
@@ -31,7 +31,7 @@ export const tokens = (input: number, output: number, reasoning: number, read: n
 
 export class OpenCodeDb {
   readonly path: string;
-  readonly db: Database.Database;
+  readonly db: Database;
 
   constructor(opts: { v2?: boolean; wal?: boolean; schema?: string; path?: string } = {}) {
     this.path = opts.path ?? join(tempDir(), 'opencode.db');

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { importGraph, reachable } from '../architecture/imports.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|better-sqlite3)['"]/;
+// OpenTelemetry's SDK, and SQLite (through files/sqlite.ts: Node's own or better-sqlite3).
+const HEAVY_PACKAGES = /from\s+['"](?:@opentelemetry\/[^'"]+|better-sqlite3|node:sqlite|(?:\.\.?\/)+files\/sqlite\.js)['"]/;
 
 function loadedWith(entry: string): string[] {
   return [...reachable(importGraph(SRC, { dynamic: false }), [entry])].sort();

@@ -6,7 +6,7 @@
 
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent.js';
 import { loadConfig } from '../../src/config/load.js';

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { appendFileSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

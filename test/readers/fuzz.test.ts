@@ -5,7 +5,7 @@
 // fixture homes (`homesOf`) with a seeded generator: deterministic, and a few seconds in all. A
 // reader added to the registry is fuzzed without a line here, once a fixture home holds its files.
 
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // Kodelet's conversation row as it is rewritten over a session: saved after each model call (a
 // trailing tool call dropped), after each tool round, at the turn's end, and compacted.
 
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@
 // while they are read, read again after the exporter was killed, and damaged (a value that is no
 // count, a column gone).
 
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ const DBS: Record<'hermes' | 'kodelet' | 'goose' | 'crush', string> = {
 const hash = (p: string) => (existsSync(p) ? createHash('sha1').update(readFileSync(p)).digest('hex') : '-');
 
 /** One more model call, written by the harness's own writer (its usage: 1000 output tokens). */
-const CALL: Record<keyof typeof DBS, (db: Database.Database) => void> = {
+const CALL: Record<keyof typeof DBS, (db: Database) => void> = {
   hermes: (db) => {
     db.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, estimated_cost_usd = estimated_cost_usd + 0.01, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'").run();
     db.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'again', 1796039990, NULL)").run();

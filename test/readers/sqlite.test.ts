@@ -13,6 +13,7 @@ import { readDatabase } from '../../src/readers/sqlite.js';
 import type { Usage } from '../../src/session/types.js';
 import { recorder } from '../helpers/events.js';
 import { OpenCodeDb, T0, tokens } from '../helpers/opencode-db.js';
+import { CHILD_OPEN } from '../helpers/sqlite.js';
 
 const hash = (p: string) => createHash('sha1').update(readFileSync(p)).digest('hex');
 const count = (path: string) => readDatabase(path, (db) => db.prepare('SELECT count(*) FROM part').pluck().get());
@@ -66,8 +67,8 @@ describe('read-only SQLite access', () => {
     db.close();
     // Another process takes the database for itself (rollback journal: readers cannot read).
     const locker = spawn(process.execPath, ['-e', `
-      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-      const db = new Database(${JSON.stringify(db.path)});
+      ${CHILD_OPEN}
+      const db = open(${JSON.stringify(db.path)});
       db.exec('BEGIN EXCLUSIVE');
       console.log('locked');
       process.stdin.once('data', () => { db.exec('COMMIT'); process.exit(0); });
@@ -122,8 +123,8 @@ describe('read-only SQLite access', () => {
     // The writer has no busy timeout: any lock a read held in its way would fail an insert. It
     // writes until told to stop, a row every millisecond or so.
     const writer = spawn(process.execPath, ['-e', `
-      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-      const db = new Database(${JSON.stringify(db.path)}, { timeout: 0 });
+      ${CHILD_OPEN}
+      const db = open(${JSON.stringify(db.path)}, { timeout: 0 });
       db.pragma('journal_mode = WAL');
       const insert = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)');
       const data = JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } });
@@ -190,8 +191,8 @@ describe.runIf(existsSync('/proc/self/fdinfo'))('what a read opens of a WAL data
     db.close();
     // The harness, in a process of its own (SQLite shares one -shm handle between a process's connections).
     const writer = spawn(process.execPath, ['-e', `
-      const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-      const db = new Database(${JSON.stringify(db.path)});
+      ${CHILD_OPEN}
+      const db = open(${JSON.stringify(db.path)});
       db.pragma('journal_mode = WAL');
       db.pragma('wal_autocheckpoint = 0');
       const data = JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } } });

@@ -3,7 +3,7 @@
 // a bad flag is named, an empty state is an empty table, and the command loads no reader when a
 // state exists.
 
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 // The state database is the only memory of what was counted: it is created private, an older one
 // is upgraded, and one that cannot be used stops start-up instead of being replaced in silence.
 
-import Database from 'better-sqlite3';
+import { Database } from '../helpers/sqlite.js';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -26,10 +26,11 @@ const PART_FIELDS = `'type', $d ->> '$.type', 'synthetic', $d -> '$.synthetic', 
 const MESSAGE_FIELDS = `'role', $d ->> '$.role', 'time', $d -> '$.time', 'modelID', $d ->> '$.modelID', 'finish', $d ->> '$.finish',
   'error', CASE WHEN $d -> '$.error' IS NOT NULL THEN json_object('name', $d ->> '$.error.name') END, 'parentID', $d ->> '$.parentID'`;
 // Diffs only where they are a list, fields only of a diff that is an object (`->` on any other
-// text fails the whole query: "malformed JSON"), as turnLines reads them.
-const SUMMARY_FIELDS = `'summary', json_object('diffs', CASE WHEN json_type($d, '$.summary.diffs') = 'array' THEN (SELECT json_group_array(
+// text fails the whole query: "malformed JSON"), as turnLines reads them. The list passes through
+// `json()`: SQLite 3.54 (Node's) no longer carries a subquery's JSON subtype, and the list came out as a string.
+const SUMMARY_FIELDS = `'summary', json_object('diffs', CASE WHEN json_type($d, '$.summary.diffs') = 'array' THEN json((SELECT json_group_array(
   CASE WHEN type = 'object' THEN json_object('additions', value -> '$.additions', 'deletions', value -> '$.deletions') END)
-  FROM json_each($d, '$.summary.diffs')) END)`;
+  FROM json_each($d, '$.summary.diffs'))) END)`;
 
 /** The ids of `ids` that are sessions of this database. */
 export function sessionsIn(db: Db, ids: readonly string[]): string[] {
