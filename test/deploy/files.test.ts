@@ -286,7 +286,7 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
       expect(p).toMatch(/^__HOME__\//);
       expect(mkdir, p).toContain(p.replace('__HOME__', '~'));
     }
-    expect(plist.EnvironmentVariables.PATH.split(':')).toContain(dirname(program));
+    expect(plist.EnvironmentVariables.PATH.split(':')).toContain(dirname(program!));
   });
 
   it('is checked by a parser that fails on what plutil -lint fails on', () => {
