@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/run.js';
-import { HARNESSES } from '../../src/collectors/registry.js';
+import { HARNESSES, rootsOf } from '../../src/collectors/registry.js';
 import type { HarnessId } from '../../src/session/types.js';
 
 const HOME = '/Users/me';
@@ -43,5 +43,12 @@ describe('harness roots on macOS', () => {
     mkdirSync(userDir, { recursive: true });
     writeFileSync(join(userDir, 'settings.json'), '{\n  // moved\n  "roo-cline.customStoragePath": "/Volumes/data/roo",\n}\n');
     expect(HARNESSES['roo-code'].defaultRoots({}, home)).toContain('/Volumes/data/roo/tasks');
+  });
+});
+
+describe('rootsOf', () => {
+  it('takes the configured roots (resolved) over the harness\'s defaults, and says which', () => {
+    expect(rootsOf(HARNESSES.codex, ['rel/codex'], {}, HOME)).toEqual({ roots: [join(process.cwd(), 'rel/codex')], configured: true });
+    expect(rootsOf(HARNESSES.codex, [], { CODEX_HOME: '/c' }, HOME)).toEqual({ roots: ['/c'], configured: false });
   });
 });
