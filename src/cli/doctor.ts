@@ -170,7 +170,9 @@ export function doctorText(r: DoctorReport): string {
     if (!h.enabled) lines.push(`${h.harness}: disabled${how}`);
     else if (present.length === 0) lines.push(`${h.harness}: not found${how} (looked in ${notThere(missing)})`);
     else {
-      lines.push(`${h.harness}: ${h.files} file${h.files === 1 ? '' : 's'}${how}`);
+      const unreadable = present.filter((x) => x.state === 'unreadable').length;
+      const cannot = unreadable === 0 ? '' : `, ${unreadable === 1 ? 'a root' : `${unreadable} roots`} cannot be read`;
+      lines.push(`${h.harness}: ${h.files} file${h.files === 1 ? '' : 's'}${cannot}${how}`);
       for (const x of present) lines.push(`  ${x.path.padEnd(width)}  ${rootLine(x)}`);
       if (missing.length > 0) lines.push(`  not there: ${notThere(missing)}`);
     }

@@ -90,5 +90,8 @@ describe.skipIf(!canDrop)('doctor where a folder cannot be read', () => {
     expect(of('codex').roots).toEqual([{ path: join(dir, '.codex'), state: 'unreadable', errors: { EACCES: 1 } }]);
     expect(of('claude-code').roots[0]).toEqual({ path: join(dir, '.claude'), state: 'present', files: 6, errors: { EACCES: 1 } });
     expect(r.stdout).not.toContain('secret');
+    const text = spawnSync('setpriv', [...DROP, process.execPath, MAIN, 'doctor', '--state-dir', tempDir()], { env: envFor(dir), encoding: 'utf8', timeout: 60_000 });
+    expect(text.stdout).toMatch(new RegExp(`^codex: 0 files, a root cannot be read\\n  ${join(dir, '.codex')} +cannot be read: EACCES$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^  ${join(dir, '.claude')} +6 files; folders under it that cannot be read: EACCES$`, 'm'));
   });
 });
