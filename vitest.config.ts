@@ -17,6 +17,8 @@ export const E2E = [
   'test/readers/droid.test.ts',
   'test/readers/pi.test.ts',
   'test/readers/sqlite.test.ts',
+  // Runs ps and lsof, which `npm test` installs (scripts/test-deps.mjs).
+  'test/process/ps-table.test.ts',
   'test/report/report.test.ts',
 ];
 

@@ -16,6 +16,10 @@ const NEEDED = {
   openssl: { apt: 'openssl', brew: 'openssl' },
   tmux: { apt: 'tmux', brew: 'tmux' },
   chromium: { apt: 'chromium', brew: '--cask chromium' },
+  // The macOS process table's programs (test/process/ps-table.test.ts), run here as Linux's: a
+  // slim Debian has neither. macOS has both in its base system.
+  ps: { apt: 'procps', brew: 'procps' },
+  lsof: { apt: 'lsof', brew: 'lsof' },
 };
 
 const onPath = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;

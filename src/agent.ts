@@ -3,10 +3,10 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import { Clock } from './clock.js';
 import { Collector, type CollectorStats } from './collectors/collector.js';
-import { HARNESSES } from './collectors/registry.js';
+import { HARNESSES, rootsOf } from './collectors/registry.js';
 import { ReadThreads } from './collectors/read-threads.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import { FolderWatcher } from './files/watch.js';
@@ -138,8 +138,7 @@ export class Agent {
     for (const [name, harness] of Object.entries(HARNESSES)) {
       const section = config.collectors[name]!;
       if (!section.enabled) continue;
-      const configured = section.roots.length > 0;
-      const roots = configured ? section.roots.map((r) => resolve(r)) : harness.defaultRoots(env, home);
+      const { roots, configured } = rootsOf(harness, section.roots, env, home);
       this.collectors.set(name, new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
     if (config.processes.enabled) {

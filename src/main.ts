@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 // Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `statusline`,
-// `hooks` and `hook`. A command's own modules (the agent and its readers, the demo, the terminal
-// view) are imported when it runs: each module loaded is start-up time for every command.
+// `hooks`, `hook`, `report` and `doctor`. A command's own modules (the agent and its readers, the
+// demo, the terminal view) are imported when it runs: each module loaded is start-up time for every command.
 // `statusline` runs after every message Claude Code shows, and `hook` on every event of an agent:
 // only the hook's own modules are loaded statically, the rest once another command is asked for.
 
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Agent } from './agent.js';
 import type { Config } from './config/load.js';
 import { runHook } from './hooks/command.js';
-import { HOOK_HARNESSES, type HookHarness } from './hooks/spool.js';
+import { HOOK_HARNESSES, SPOOL_FILE, type HookHarness } from './hooks/spool.js';
 import { schema } from './config/schema.js';
 import type { Logger } from './log.js';
 import type { Parsed } from './cli/args.js';
@@ -69,6 +69,17 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig(args.rest, process.env, args.configFile);
       const { report } = await import('./cli/report.js');
       process.stdout.write(await report(config, args.report!, args.json));
+      return 0;
+    } catch (e) {
+      return refused(e);
+    }
+  }
+  if (args.command === 'doctor') {
+    try {
+      const config = loadConfig(args.rest, process.env, args.configFile);
+      const [{ doctor, doctorText }, { homedir }] = await Promise.all([import('./cli/doctor.js'), import('node:os')]);
+      const report = await doctor(config, { version: VERSION, spool: join(config.stateDir, SPOOL_FILE), env: process.env, home: process.env.HOME ?? homedir() });
+      process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : doctorText(report));
       return 0;
     } catch (e) {
       return refused(e);

@@ -101,5 +101,15 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'same script, else node and the script\'s absolute path (a clone); a --state-dir is made absolute. The\n'
       + 'exporter never writes a harness\'s settings itself.',
   },
+  doctor: {
+    flags: ['--json'],
+    usage: 'doctor [--json] [options]',
+    summary: 'what to paste into a bug report: where each harness was looked for, what was found, what runs',
+    about: 'Prints, per harness, the roots it looks in (paths on this machine: check them before you paste), the\n'
+      + 'session files the listing finds under each and what could not be listed and why (error codes; no path\n'
+      + 'below a root); the Node.js and SQLite that run; whether the process table is read, and how many agent\n'
+      + 'processes run now; whether hooks report (the spool, and when it was last written). Lists folders only,\n'
+      + 'reads no session file, and writes nothing. --json for the same as JSON.',
+  },
   help: { flags: [], usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
 };

@@ -24,6 +24,7 @@ const EXTRA: { flag: string; doc: string; command?: string }[] = [
   { flag: '--json', doc: 'print JSON (ccusage\'s field names) instead of a table', command: 'report' },
   { flag: '--url URL', doc: 'a running exporter to show (http://host:10477, or host:10477; user:password@ for basic auth)', command: 'top' },
   { flag: '--since DURATION|DAY', doc: 'the activity window to show: a duration (30m, 12h, 7d) or since a day\'s start (YYYY-MM-DD) (sessions.activeWindowSeconds)', command: 'top' },
+  { flag: '--json', doc: 'print JSON instead of text', command: 'doctor' },
   { flag: '--reset-state', doc: 'start over with an empty state database (every counter restarts from 0)' },
   { flag: '--help, -h', doc: 'this help' },
   { flag: '--version, -v', doc: 'print the version' },

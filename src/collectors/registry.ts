@@ -3,6 +3,7 @@
 // loaded here; its reader (the parser, most of the code) is imported once a root of it is found,
 // so a harness not on this machine costs no start-up.
 
+import { resolve } from 'node:path';
 import { claudeCode } from '../readers/claude-code/where.js';
 import { codex } from '../readers/codex/where.js';
 import { kilo } from '../readers/kilo/where.js';
@@ -60,3 +61,12 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   'trae-cli': { ...traeCli, load: async () => (await import('../readers/trae-cli/reader.js')).traeCli },
   grok: { ...grok, load: async () => (await import('../readers/grok/reader.js')).grok },
 };
+
+/**
+ * The roots a harness is read under: those configured (`collectors.<name>.roots`), else where the
+ * harness keeps its files by default; and whether they were configured (a missing one is then worth
+ * a warning).
+ */
+export function rootsOf(harness: Harness, configured: readonly string[], env: NodeJS.ProcessEnv, home: string): { roots: string[]; configured: boolean } {
+  return configured.length > 0 ? { roots: configured.map((r) => resolve(r)), configured: true } : { roots: harness.defaultRoots(env, home), configured: false };
+}

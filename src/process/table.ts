@@ -4,7 +4,7 @@
 
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { readText } from '../files/dir.js';
+import { isFile, readText } from '../files/dir.js';
 import { join } from 'node:path';
 import { isDemoStandIn } from './harnesses.js';
 
@@ -203,22 +203,58 @@ function exactBoot(btimeMs: number, uptime: string | undefined, now = Date.now()
   return exact > btimeMs - 50 && exact < btimeMs + 1050 ? exact : btimeMs;
 }
 
+/** Runs a program and gives its output ('' when it fails): how `psTable` asks `ps` and `lsof`. */
+export type Run = (cmd: string, args: string[]) => string;
+
+// The columns asked of `ps`, the same options on macOS (BSD) and Linux (procps): `state` to leave
+// out zombies, `time` (CPU: BSD's `m:ss.hh`, procps's `[dd-]hh:mm:ss`) and `lstart` (a fixed-width
+// date, the same at every scan: a start computed from the elapsed time would drift by a second).
+export const PS_ARGS = ['-x', '-o', 'pid=,ppid=,state=,rss=,time=,lstart=,command='];
+const PS_LINE = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\s+(.*)$/;
+
+/** A CPU time as `ps` prints it, `[dd-][hh:]mm:ss[.hh]` (BSD's minutes may pass 59), in seconds. */
+export function cpuSeconds(t: string): number {
+  return t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
+}
+
 /**
- * macOS: `ps` for the user's own processes, `lsof` for the working directory and open files of
- * the few processes asked about. No environment (macOS does not show it to `ps` reliably).
+ * A command line as `ps` shows it, its arguments joined with spaces, split back at spaces: but an
+ * absolute program path that holds spaces (`~/Library/Application Support/…`, `… .app/Contents/…`)
+ * is one argument, the shortest run of words that is a file. Asked once per process.
  */
-export function psTable(): ProcessTable {
+function argvOf(command: string): string[] {
+  const words = command.split(' ');
+  if (!words[0]!.startsWith('/') || words.length === 1 || isFile(words[0]!)) return words;
+  for (let k = 2; k <= words.length; k++) {
+    if (isFile(words.slice(0, k).join(' '))) return [words.slice(0, k).join(' '), ...words.slice(k)];
+  }
+  return words;
+}
+
+export const runInCLocale = (): Run => {
   // Loaded here: Linux never runs a command, and each module loaded is start-up time.
   const { execFileSync } = createRequire(import.meta.url)('node:child_process') as typeof import('node:child_process');
-  const run = (cmd: string, args: string[]) => {
+  // The C locale: `lstart` is a date in the user's language otherwise, and BSD's `time` has the
+  // locale's decimal comma (`0:01,23`), neither of which would parse.
+  const env = { ...process.env, LC_ALL: 'C' };
+  return (cmd, args) => {
     try {
-      return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+      return execFileSync(cmd, args, { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
     } catch {
       return '';
     }
   };
+};
+
+/**
+ * macOS: `ps` for the user's own processes, `lsof` for the working directory and open files of
+ * the few processes asked about. No environment (macOS does not show it to `ps` reliably).
+ */
+export function psTable(run: Run = runInCLocale()): ProcessTable {
   const rss = new Map<number, number>();
   const cwds = new Map<number, string | undefined>();
+  // Each process's arguments, by pid, start and command line (a file is looked for only once).
+  let known = new Map<string, string[]>();
   const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
     .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
   return {
@@ -227,20 +263,21 @@ export function psTable(): ProcessTable {
     list() {
       const procs: Proc[] = [];
       rss.clear();
-      // cputime ([dd-][hh:]mm:ss with fractions) is a duration; lstart a fixed-width date, the same
-      // at every scan (a start computed from the elapsed time would drift by a second).
-      const seconds = (t: string) => t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
-      const live = new Set<number>();
-      for (const line of run('ps', ['-x', '-o', 'pid=,ppid=,rss=,time=,lstart=,command=']).split('\n')) {
-        const m = /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4})\s+(.*)$/.exec(line);
-        const startedAt = m ? Date.parse(m[5]!) : NaN;
-        if (!m || Number.isNaN(startedAt)) continue;
-        // ps shows the command line joined with spaces: arguments are split back at spaces.
-        rss.set(Number(m[1]), Number(m[3]) * 1024);
-        procs.push({ pid: Number(m[1]), ppid: Number(m[2]), argv: m[6]!.split(' '), startTicks: startedAt / 1000, image: m[6]!, startedAt, cpuSeconds: seconds(m[4]!) });
-        live.add(Number(m[1]));
+      const seen = new Map<string, string[]>();
+      for (const line of run('ps', PS_ARGS).split('\n')) {
+        const m = PS_LINE.exec(line);
+        const startedAt = m ? Date.parse(m[6]!) : NaN;
+        // A zombie has exited (its parent has not reaped it yet): gone, as on Linux.
+        if (!m || Number.isNaN(startedAt) || m[3]!.startsWith('Z')) continue;
+        const pid = Number(m[1]);
+        const key = `${pid}@${startedAt}\0${m[7]}`;
+        const argv = known.get(key) ?? argvOf(m[7]!);
+        seen.set(key, argv);
+        rss.set(pid, Number(m[4]) * 1024);
+        procs.push({ pid, ppid: Number(m[2]), argv, startTicks: startedAt / 1000, image: m[7]!, startedAt, cpuSeconds: cpuSeconds(m[5]!) });
       }
-      for (const pid of cwds.keys()) if (!live.has(pid)) cwds.delete(pid);
+      known = seen;
+      for (const pid of cwds.keys()) if (!rss.has(pid)) cwds.delete(pid);
       return procs;
     },
     residentBytes: (pid) => rss.get(pid) ?? 0,

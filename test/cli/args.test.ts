@@ -32,8 +32,8 @@ describe('parseArgs', () => {
     [['--colector.codex'], 'unknown flag --colector.codex (did you mean --collector.codex?)'],
     [['help', 'once', 'top'], 'unexpected argument "top": help takes no more words (see coding-agent-exporter help help)'],
     // A flag of another command is refused, not ignored.
-    [['serve', '--json'], '--json: only the sessions and report commands take it'],
-    [['once', '--json'], '--json: only the sessions and report commands take it'],
+    [['serve', '--json'], '--json: only the sessions, report and doctor commands take it'],
+    [['once', '--json'], '--json: only the sessions, report and doctor commands take it'],
     [['--url', 'http://h:1', 'sessions'], '--url: only the top command takes it'],
     [['top', '--reset-state'], '--reset-state: only the serve, once and sessions commands take it'],
     [['once', '--since', '7d'], '--since: only the sessions, top and report commands take it'],
@@ -79,7 +79,7 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['report', 'session', '--last', '3'])).toThrow('--last: only for daily, weekly and monthly');
     expect(() => parseArgs(['report', '-o', 'up'])).toThrow('--order: expected asc or desc, got "up"');
     expect(() => parseArgs(['report', '--jsno'])).toThrow('(did you mean --json?)');
-    expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions and report commands take it');
+    expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions, report and doctor commands take it');
   });
 });
 

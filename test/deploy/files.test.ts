@@ -5,10 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HARNESSES } from '../../src/collectors/registry.js';
-import { DEPLOY, GRAFANA, ROOT, read, walk, yaml, type Json } from './lib.js';
+import { DEPLOY, GRAFANA, parsePlist, ROOT, read, walk, yaml, type Json } from './lib.js';
 
 // The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
 const FLAGS_WITH_VALUE = new Set(['--listen-address', '--state-dir', '--config', '--otlp-endpoint', '--log-level', '--pricing-overrides']);
@@ -251,23 +251,57 @@ describe('deploy/systemd/coding-agent-exporter.service', () => {
 
 describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
   const path = join(DEPLOY, 'launchd', 'io.github.coding-agent-exporter.plist');
-  const text = read(path);
+  const plist = parsePlist(read(path)) as Json;
 
-  it('is a valid plist whose label matches the file name (checked with Python plistlib when available)', () => {
-    expect(text).toMatch(/<key>Label<\/key>\s*<string>io\.github\.coding-agent-exporter<\/string>/);
-    expect(text.replace(/<!--[\s\S]*?-->/g, (c) => (c.slice(4, -3).includes('--') ? 'BAD' : '')), 'no -- inside XML comments').not.toContain('BAD');
-    const py = spawnSync('python3', ['-c', 'import json,plistlib,sys; print(json.dumps(plistlib.load(open(sys.argv[1],"rb"))))', path], { encoding: 'utf8' });
-    if (py.status === null || /No module named|not found/.test(py.stderr ?? '')) return;
-    expect(py.status, py.stderr).toBe(0);
-    const plist = JSON.parse(py.stdout);
+  it('is a property list launchd takes: a dict with its Label (the file\'s name) and ProgramArguments, every key of its type', () => {
+    expect(typeof plist === 'object' && !Array.isArray(plist)).toBe(true);
     expect(plist.Label).toBe('io.github.coding-agent-exporter');
+    expect(`${plist.Label}.plist`).toBe(basename(path));
+    expect(Array.isArray(plist.ProgramArguments) && plist.ProgramArguments.length > 0).toBe(true);
+    for (const a of plist.ProgramArguments) expect(typeof a).toBe('string');
+    // launchd.plist(5)'s types for the keys the file uses; a key it does not know is a typo.
+    const TYPES: Record<string, string> = {
+      Label: 'string', ProgramArguments: 'object', EnvironmentVariables: 'object', RunAtLoad: 'boolean', KeepAlive: 'object',
+      ThrottleInterval: 'number', ProcessType: 'string', LowPriorityIO: 'boolean', Umask: 'number', StandardOutPath: 'string', StandardErrorPath: 'string',
+    };
+    for (const [k, v] of Object.entries(plist)) expect(typeof v, k).toBe(TYPES[k]);
+    for (const v of Object.values(plist.EnvironmentVariables)) expect(typeof v).toBe('string');
     expect(plist.RunAtLoad).toBe(true);
     expect(plist.KeepAlive).toEqual({ SuccessfulExit: false });
+    expect(plist.ProcessType).toMatch(/^(Background|Standard|Adaptive|Interactive)$/);
+    expect(plist.Umask).toBe(0o077);
+  });
+
+  it('runs the package\'s command where deploy/README.md installs it, with flags it takes, in folders the README makes', () => {
     const [program, ...args] = plist.ProgramArguments as string[];
-    expect(program).toBe('__HOME__/.local/bin/coding-agent-exporter');
+    const pkg = JSON.parse(read(join(ROOT, 'package.json')));
+    expect(program).toBe(`__HOME__/.local/bin/${Object.keys(pkg.bin)[0]}`);
+    const readme = read(join(DEPLOY, 'README.md'));
+    expect(readme).toContain('npm install --global --prefix ~/.local');
     const flags = checkArgs(args, 'ProgramArguments');
     expect(flags.get('--listen-address')).toBe(`127.0.0.1:${PORT}`);
-    expect(flags.get('--state-dir')).toMatch(/^__HOME__\//);
+    // Each folder the service writes in (its state, its log's) is made by the README's mkdir.
+    const mkdir = /^mkdir -p (.*)$/m.exec(readme.slice(readme.indexOf('### macOS (launchd)')))![1]!.replaceAll('$HOME', '~').replaceAll('"', '');
+    for (const p of [flags.get('--state-dir')!, dirname(plist.StandardOutPath), dirname(plist.StandardErrorPath)]) {
+      expect(p).toMatch(/^__HOME__\//);
+      expect(mkdir, p).toContain(p.replace('__HOME__', '~'));
+    }
+    expect(plist.EnvironmentVariables.PATH.split(':')).toContain(dirname(program!));
+  });
+
+  it('is checked by a parser that fails on what plutil -lint fails on', () => {
+    const ok = '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>A</key><string>x &amp; y</string></dict></plist>\n';
+    expect(parsePlist(ok)).toEqual({ A: 'x & y' });
+    for (const bad of [
+      ok.replace('</string>', ''), // unclosed
+      ok.replace('<key>A</key><string>x &amp; y</string>', '<key>A</key><string>1</string><key>A</key><string>2</string>'), // key twice
+      ok.replace('<string>x &amp; y</string>', ''), // key without value
+      ok.replace('&amp;', '&'), // bare ampersand
+      ok.replace('<dict>', '<!-- a -- b --><dict>'), // -- in a comment
+      ok.replace('<string>x &amp; y</string>', '<integer>1.5</integer>'),
+      ok.replace('</plist>', '</plist><dict/>'),
+      ok.replace('<plist version="1.0">', '<plist>'),
+    ]) expect(() => parsePlist(bad), bad).toThrow(/^plist: /);
   });
 });
 

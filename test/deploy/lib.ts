@@ -198,3 +198,108 @@ export function anchors(markdown: string): Set<string> {
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// XML property lists (launchd)
+
+export type PlistValue = string | number | boolean | Date | Buffer | PlistValue[] | { [key: string]: PlistValue };
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * An XML property list as `plutil -lint` checks it: well-formed XML (a declaration, a DOCTYPE,
+ * comments without `--`), one `<plist>` holding one value, dicts of unique keys each followed by
+ * a value, and typed scalars that read as their type. Throws naming what is wrong and where.
+ */
+export function parsePlist(text: string): PlistValue {
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new Error(`plist: ${what} at line ${text.slice(0, i).split('\n').length}`);
+  };
+  // Whitespace, comments and (before the root) the declaration and DOCTYPE.
+  const skip = (prolog = false) => {
+    for (;;) {
+      const rest = text.slice(i);
+      const ws = /^\s+/.exec(rest);
+      if (ws) i += ws[0].length;
+      else if (rest.startsWith('<!--')) {
+        const end = text.indexOf('-->', i + 4);
+        if (end < 0) fail('an unclosed comment');
+        if (text.slice(i + 4, end).includes('--')) fail('"--" inside a comment');
+        i = end + 3;
+      } else if (prolog && /^<\?xml\s[^?]*\?>/.test(rest)) i += /^<\?xml\s[^?]*\?>/.exec(rest)![0].length;
+      else if (prolog && /^<!DOCTYPE\s+plist\s[^>]*>/.test(rest)) i += /^<!DOCTYPE\s+plist\s[^>]*>/.exec(rest)![0].length;
+      else return;
+    }
+  };
+  const tag = (): { name: string; close: boolean; empty: boolean; attrs: string } => {
+    const m = /^<(\/?)([A-Za-z]+)((?:\s+[A-Za-z]+="[^"<]*")*)\s*(\/?)>/.exec(text.slice(i));
+    if (!m) fail('a malformed or missing tag');
+    i += m![0].length;
+    return { name: m![2]!, close: m![1] === '/', empty: m![4] === '/', attrs: m![3]! };
+  };
+  const expectClose = (name: string) => {
+    skip();
+    const t = tag();
+    if (!t.close || t.name !== name) fail(`</${name}> expected, <${t.close ? '/' : ''}${t.name}> found`);
+  };
+  const textUntilClose = (name: string): string => {
+    const end = text.indexOf('<', i);
+    const raw = text.slice(i, end < 0 ? text.length : end);
+    i += raw.length;
+    const decoded = raw.replace(/&([a-z]+);|&/g, (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`));
+    const t = tag();
+    if (!t.close || t.name !== name) fail(`</${name}> expected`);
+    return decoded;
+  };
+  const value = (): PlistValue => {
+    skip();
+    const t = tag();
+    if (t.close) fail(`an unexpected </${t.name}>`);
+    const scalar = (parse: (s: string) => PlistValue | undefined): PlistValue => {
+      const s = t.empty ? '' : textUntilClose(t.name);
+      return parse(s) ?? fail(`<${t.name}> holding "${s}"`);
+    };
+    switch (t.name) {
+      case 'true': case 'false':
+        if (!t.empty) expectClose(t.name);
+        return t.name === 'true';
+      case 'string': return scalar((s) => s);
+      case 'integer': return scalar((s) => (/^\s*[+-]?\d+\s*$/.test(s) ? Number(s) : undefined));
+      case 'real': return scalar((s) => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : undefined));
+      case 'date': return scalar((s) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(s) ? new Date(s) : undefined));
+      case 'data': return scalar((s) => (/^[A-Za-z0-9+/=\s]*$/.test(s) ? Buffer.from(s, 'base64') : undefined));
+      case 'array': {
+        const out: PlistValue[] = [];
+        if (t.empty) return out;
+        for (skip(); !text.startsWith('</', i); skip()) out.push(value());
+        expectClose('array');
+        return out;
+      }
+      case 'dict': {
+        const out: Record<string, PlistValue> = {};
+        if (t.empty) return out;
+        for (skip(); !text.startsWith('</', i); skip()) {
+          const k = tag();
+          if (k.close || k.empty || k.name !== 'key') fail(`<key> expected in a dict, <${k.name}> found`);
+          const key = textUntilClose('key');
+          if (Object.hasOwn(out, key)) fail(`the key ${key} twice`);
+          skip();
+          if (text.startsWith('</', i)) fail(`the key ${key} without a value`);
+          out[key] = value();
+        }
+        expectClose('dict');
+        return out;
+      }
+      default: return fail(`an unknown element <${t.name}>`);
+    }
+  };
+  skip(true);
+  const root = tag();
+  if (root.name !== 'plist' || root.close || root.empty || !/\sversion="1\.0"/.test(root.attrs)) fail('<plist version="1.0"> expected');
+  const v = value();
+  expectClose('plist');
+  skip();
+  if (i < text.length) fail('text after </plist>');
+  return v;
+}

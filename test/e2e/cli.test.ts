@@ -63,15 +63,15 @@ describe('command words', () => {
 
   it.each([
     [['once', 'extra'], 'unexpected argument "extra": once takes no more words (see coding-agent-exporter help once)'],
-    [['onse'], 'unknown command "onse" (did you mean once?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
-    [['--state-dir', '/tmp/x', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
-    [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
+    [['onse'], 'unknown command "onse" (did you mean once?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, doctor, help'],
+    [['--state-dir', '/tmp/x', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, doctor, help'],
+    [['bogus'], 'unknown command "bogus"; the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, doctor, help'],
     [['once', '--listen-adress', '127.0.0.1:1'], 'unknown flag --listen-adress (did you mean --listen-address?)'],
     [['sessions', '--jsno'], 'unknown flag --jsno (did you mean --json?)'],
-    [['serve', '--json'], '--json: only the sessions and report commands take it'],
-    [['once', '--json'], '--json: only the sessions and report commands take it'],
+    [['serve', '--json'], '--json: only the sessions, report and doctor commands take it'],
+    [['once', '--json'], '--json: only the sessions, report and doctor commands take it'],
     [['--collector.claude', 'false', 'once'], 'unknown flag --collector.claude (did you mean --collector.claude-code?)'],
-    [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, help'],
+    [['help', 'sesions'], 'unknown command "sesions" (did you mean sessions?); the commands are serve, once, sessions, top, demo, report, statusline, hook, hooks, doctor, help'],
   ])('refuses %j in one line', (args, message) => {
     const r = run(args, envFor(home));
     expect(r.status).toBe(2);

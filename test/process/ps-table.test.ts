@@ -1,16 +1,14 @@
 // The macOS process table (ps, and lsof for a few pids), run here against Linux's ps and lsof,
-// which take the same options.
+// which take the same options (scripts/test-deps.mjs installs them: this test never skips).
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { psTable } from '../../src/process/table.js';
 import { tempDir, until } from '../helpers/run.js';
 
-const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-
-describe.skipIf(!has('ps') || !has('lsof'))('ps table', () => {
+describe('ps table', () => {
   const dir = tempDir();
   const held = join(dir, 'held.jsonl');
   writeFileSync(held, '');
