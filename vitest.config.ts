@@ -18,6 +18,7 @@ export const E2E = [
   'test/readers/pi.test.ts',
   'test/readers/sqlite.test.ts',
   'test/report/report.test.ts',
+  'test/cli/store.test.ts',
 ];
 
 export default defineConfig({

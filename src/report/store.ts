@@ -61,19 +61,20 @@ export function daysFrom(since: string, until: string): string[] {
  * bound i (undefined: no sample since the bound before, or, for bound 0, none in the look back
  * before it). No sample in a day is no growth (an exporter asleep over midnight is not counted
  * again); a series with no value before is counted from 0 (a series appears at its first
- * increment); a drop is a reset, the new value all growth.
+ * increment); a drop is a reset, the new value all growth. `samples[i]`, where a day had a reset
+ * inside it, are that day's samples (from bound i to bound i + 1): each step is counted, so that
+ * what grew before the reset is too.
  */
-export function growth(values: readonly (number | undefined)[]): number[] {
+export function growth(values: readonly (number | undefined)[], samples: readonly (readonly number[] | undefined)[] = []): number[] {
   const out: number[] = [];
   let before = values[0] ?? 0;
   for (let i = 1; i < values.length; i++) {
-    const v = values[i];
-    if (v === undefined) {
-      out.push(0);
-      continue;
+    let grew = 0;
+    for (const v of samples[i - 1] ?? (values[i] === undefined ? [] : [values[i]!])) {
+      grew += v >= before ? v - before : v;
+      before = v;
     }
-    out.push(v >= before ? v - before : v);
-    before = v;
+    out.push(grew);
   }
   return out;
 }
@@ -83,6 +84,8 @@ export interface StoreSeries {
   counter: StoreCounter;
   labels: Readonly<Record<string, string>>;
   values: (number | undefined)[];
+  /** The samples of each day with a reset inside it (see `growth`). */
+  samples?: (number[] | undefined)[];
 }
 
 /** A day's usage of one set of labels (the token type left out), as the ledger's rows, with every label kept. */
@@ -101,7 +104,7 @@ export function storeRows(series: readonly StoreSeries[], days: readonly string[
     const field: Field | undefined = typeof into === 'string' ? into : tokenType !== undefined ? (into as Record<string, Field>)[tokenType] : undefined;
     if (field === undefined) continue;
     const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
-    growth(s.values).forEach((grew, i) => {
+    growth(s.values, s.samples).forEach((grew, i) => {
       if (grew === 0) return;
       const id = `${days[i]}\n${key}`;
       let row = rows.get(id);

@@ -30,6 +30,9 @@ describe('a day of a store', () => {
     expect(growth([10, 15, 15, 40])).toEqual([5, 0, 25]);
     // Reset to 0 by --reset-state and grown to 7 by the end of the day: 7.
     expect(growth([100, 120, 7, 9])).toEqual([20, 7, 2]);
+    // A day with a reset inside it, read sample by sample: 10 before the reset, 3 and 5 after.
+    expect(growth([150, 8, 9], [[160, 3, 8]])).toEqual([18, 1]);
+    expect(growth([150, 8], [])).toEqual([8]);
     // An exporter asleep for a day is not counted again when it wakes.
     expect(growth([100, undefined, 130])).toEqual([0, 30]);
     // No sample before the first day: the series began with that day's first increment.
