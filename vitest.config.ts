@@ -20,6 +20,7 @@ export const E2E = [
   // Runs ps and lsof, which `npm test` installs (scripts/test-deps.mjs).
   'test/process/ps-table.test.ts',
   'test/report/report.test.ts',
+  'test/cli/store.test.ts',
 ];
 
 export default defineConfig({

@@ -71,6 +71,12 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(await report(config, args.report!, args.json));
       return 0;
     } catch (e) {
+      // A store that does not answer, or refuses: said with its address (never its password), as top --url.
+      if (args.report?.from !== undefined && !(e instanceof ConfigError || e instanceof StateError)) {
+        const { shownUrl } = await import('./metrics/otlp.js');
+        process.stderr.write(`coding-agent-exporter: report --from ${shownUrl(args.report.from)}: ${(e as Error).message}\n`);
+        return 2;
+      }
       return refused(e);
     }
   }

@@ -7,6 +7,7 @@ import { COMMANDS, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS } from './commands
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
 import { dayOf } from '../store/ledger.js';
+import { httpClient } from './http.js';
 import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
@@ -34,6 +35,10 @@ export interface Parsed {
 
 export interface ReportArgs extends ReportOptions {
   kind: Kind;
+  /** `--from`: a store's Prometheus query API, the team's report instead of this machine's. */
+  from?: string;
+  /** `--by`: with --from, the label a period is split by (user, instance, harness, project, model, …). */
+  by?: string;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
@@ -240,6 +245,22 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
     if (since !== undefined || r.until !== undefined) throw new ConfigError('--last: not with --since or --until (it sets them)');
     if (r.kind === 'session' || r.kind === 'blocks') throw new ConfigError(`--last: only for daily, weekly and monthly, not ${r.kind}`);
     r.last = Number(last);
+  }
+  const from = flags.get('--from');
+  const by = flags.get('--by');
+  if (from !== undefined) {
+    if (r.kind === 'session' || r.kind === 'blocks') throw new ConfigError(`--from: only for daily, weekly and monthly, not ${r.kind} (the store has no sessions or requests, only the counters)`);
+    try {
+      httpClient(from);
+    } catch (e) {
+      throw new ConfigError(`--from: expected a Prometheus query API's http:// or https:// URL, got ${got(from)} (${(e as Error).message})`);
+    }
+    r.from = from;
+  }
+  if (by !== undefined) {
+    if (from === undefined) throw new ConfigError('--by: only with --from (this machine\'s report splits with --breakdown)');
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(by)) throw new ConfigError(`--by: expected a label name such as user, instance, harness, project or model, got ${got(by)}`);
+    r.by = by;
   }
   // A duration reaches back from today in the report's time zone.
   if (since !== undefined) r.since = sinceDay(since, r.timeZone, now);

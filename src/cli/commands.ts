@@ -2,7 +2,7 @@
 // help prints (help.ts). Apart from both, so that parsing a command line loads no reader.
 
 // The flags of `report` alone, besides --json and --since.
-export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '--order', '--last'];
+export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '--order', '--last', '--from', '--by'];
 /** ccusage's switches `report` takes: `--offline` means nothing here (no price is ever fetched), `--compact` the narrow table. */
 export const REPORT_SWITCHES = ['--offline', '--compact'];
 /** ccusage's short flags, for `report` as for ccusage (`-z` for the others' `--timezone` too). */
@@ -62,14 +62,18 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
   },
   report: {
     flags: ['--json', '--since', ...REPORT_FLAGS, ...REPORT_SWITCHES],
-    usage: 'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [--last N] [options]',
+    usage: 'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [--last N] [--from URL [--by LABEL]] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
     about: 'Prints what was used per day (the default), week (from Sunday; -w monday), month, session or 5-hour block: tokens\n'
       + 'by type, cost and the models, with a totals row, or as JSON with ccusage\'s field names (--json). Reads the\n'
       + "ledger a running (or earlier) exporter keeps in the state database, read-only; where there is no state\n"
       + 'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.\n'
       + "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n"
-      + '-o asc|desc, --last N, -O (nothing is fetched anyway), --compact. blocks lists Claude Code\'s unless --harness.',
+      + '-o asc|desc, --last N, -O (nothing is fetched anyway), --compact. blocks lists Claude Code\'s unless --harness.\n'
+      + 'With --from URL (a Prometheus query API: Prometheus, VictoriaMetrics; user:password@ for basic auth),\n'
+      + 'daily, weekly and monthly are the team\'s, from the counters every exporter\'s samples put in the store\n'
+      + '(the last 30 days unless -s or --last), split with --by user|instance|harness|project|model (any label):\n'
+      + 'tokens and cost only (no requests, sessions or turns). How exact a day is: docs/reports.md.',
   },
   statusline: {
     flags: ['--format'],

@@ -10,7 +10,7 @@ import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
 import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
-import { blocksReport, lastSince, periodReport, sessionReport } from '../report/report.js';
+import { blocksReport, lastSince, periodReport, periodRows, sessionReport } from '../report/report.js';
 import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
 import type { ReportArgs } from './args.js';
 
@@ -78,6 +78,12 @@ function terminalLayout(r: ReportArgs): Layout {
 export async function report(config: Config, args: ReportArgs, json: boolean, now = Date.now(), layout: Layout = terminalLayout(args)): Promise<string> {
   const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
   if (r.last !== undefined && r.kind !== 'session' && r.kind !== 'blocks') r.since = lastSince(r.kind, r.last, r, now);
+  if (r.from !== undefined && r.kind !== 'session' && r.kind !== 'blocks') {
+    const { readStore } = await import('./store.js');
+    const by = r.by ?? r.breakdown;
+    const rows = periodRows(await readStore({ ...r, from: r.from }, now), r.kind, r, by);
+    return json ? reportJson(r.kind, rows, true, false) : periodTable(rows, r.kind, by, layout);
+  }
   const { ledger, sessions, complete } = await readState(config, r);
   if (r.kind === 'session') {
     const rows = sessionReport(sessions, r);

@@ -8,6 +8,7 @@ import type { Agent } from '../agent.js';
 import type { SessionRecord } from '../view/records.js';
 import { renderScreen, SORTS, type Sort } from '../view/screen.js';
 import type { Summary } from '../view/summary.js';
+import { httpClient } from './http.js';
 
 export interface ViewSource {
   /** Where the data comes from, shown in the header. */
@@ -27,29 +28,11 @@ export function localSource(agent: Agent): ViewSource {
   };
 }
 
-/**
- * A running exporter's JSON; a user and password in the URL go into a basic-auth header. An
- * address without a scheme is http's (`prom:pw@host:10477` is a user and password, not a scheme).
- */
+/** A running exporter's JSON (cli/http.ts: a user and password in the URL are basic auth). */
 export function remoteSource(address: string): ViewSource {
-  const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `http://${address}`);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('expected an http:// or https:// URL');
-  const headers: Record<string, string> = {};
-  if (url.username || url.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-    url.username = url.password = '';
-  }
-  const get = async (path: string) => {
-    const r = await fetch(new URL(path, url), { headers, signal: AbortSignal.timeout(5000) }).catch((e: unknown) => {
-      // fetch says `fetch failed`; why is in its cause (`connect ECONNREFUSED 127.0.0.1:1`).
-      const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
-      throw new Error(`${path}: ${why}`);
-    });
-    if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
-    return r.json() as Promise<unknown>;
-  };
+  const { origin, get } = httpClient(address);
   return {
-    name: url.origin,
+    name: origin,
     read: async () => {
       const [sessions, summary] = await Promise.all([get('/api/v1/sessions'), get('/api/v1/summary')]);
       // An exporter older than the limits and the spend history serves neither.

@@ -4,7 +4,7 @@
 import { usd } from '../view/records.js';
 import { printable, printableJson } from '../terminal.js';
 import { totalsOf, type BlockRow, type PeriodRow, type SessionRow, type Usage } from './report.js';
-import type { Breakdown, Kind } from './words.js';
+import type { Kind } from './words.js';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
@@ -56,13 +56,14 @@ const PERIOD_NAME = { daily: 'Date', weekly: 'Week', monthly: 'Month' } as const
 // compact table): the total, then the cache writes and reads.
 const USAGE_DROP = [4, 3, 2];
 
-export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: Breakdown, layout?: Layout): string {
+export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: string, layout?: Layout): string {
   const cells: string[][] = [];
   for (const r of rows) {
     cells.push([r.period, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, r.totalCost)]);
-    const parts = breakdown === 'project' ? r.projectBreakdowns?.map((b) => ({ name: b.projectName, b }))
-      : breakdown === 'harness' ? r.harnessBreakdowns?.map((b) => ({ name: b.harnessName, b }))
-        : breakdown === 'model' ? r.modelBreakdowns.map((b) => ({ name: b.modelName, b })) : undefined;
+    // `<label>Breakdowns` of `<label>Name`s (report.ts's breakdowns), the models' always there.
+    type Part = Omit<Usage, 'totalCost'> & { cost: number } & Record<string, unknown>;
+    const parts = breakdown === undefined ? undefined
+      : ((r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`])?.map((b) => ({ name: String(b[`${breakdown}Name`]), b }));
     for (const { name, b } of parts ?? []) cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, b.cost)]);
   }
   const t = totalsOf(rows);
@@ -94,16 +95,25 @@ export function blocksTable(rows: readonly BlockRow[], layout?: Layout): string 
     [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]);
 }
 
+/** Usage without the requests, sessions and turns (a store's report: it has none of them by model), nested splits too. */
+function withoutCounts<T extends object>(u: T): T {
+  const { requests: _r, sessions: _s, turns: _t, ...rest } = u as T & Partial<Usage>;
+  for (const [k, v] of Object.entries(rest)) if (k.endsWith('Breakdowns') && Array.isArray(v)) (rest as Record<string, unknown>)[k] = v.map((b: object) => withoutCounts(b));
+  return rest as T;
+}
+
 /**
  * ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`,
  * `blocks[]`; `totals`; and `"complete": false` where the exporter's first read is not done.
+ * Without `counts` (a store's report), no requests, sessions or turns: the store has none by model.
  */
-export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[], complete = true): string {
+export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[], complete = true, counts = true): string {
   const partial = complete ? {} : { complete: false };
   if (kind === 'blocks') return `${printableJson({ blocks: rows, ...partial })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);
   if (kind === 'session') return `${printableJson({ sessions: rows, totals, ...partial })}\n`;
   const name = { daily: 'date', weekly: 'week', monthly: 'month' }[kind];
+  const shown = (u: object) => (counts ? u : withoutCounts(u));
   // `period` too: the name ccusage's report of every agent (`ccusage daily`) gives it.
-  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => ({ [name]: r.period, ...r })), totals, ...partial })}\n`;
+  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => shown({ [name]: r.period, ...r })), totals: shown(totals), ...partial })}\n`;
 }

@@ -132,11 +132,15 @@ export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (Ledge
   return out;
 }
 
+/** A row's value of a label: the ledger's own three, or any other a store's series carries ('' where it has none). */
+const labelOf = (r: LedgerRow & { labels?: Readonly<Record<string, string>> }, label: string): string =>
+  label === 'harness' || label === 'project' || label === 'model' ? r[label] : r.labels?.[label] ?? '';
+
 /** The split of some rows by one label, largest cost first (then name). */
-function split(rows: readonly LedgerRow[], by: Breakdown): { name: string; cost: number; usage: Usage }[] {
+function split(rows: readonly LedgerRow[], by: string): { name: string; cost: number; usage: Usage }[] {
   const groups = new Map<string, Usage>();
   for (const r of rows) {
-    const name = r[by];
+    const name = labelOf(r, by);
     let u = groups.get(name);
     if (!u) groups.set(name, (u = zero()));
     addRow(u, r);
@@ -145,22 +149,32 @@ function split(rows: readonly LedgerRow[], by: Breakdown): { name: string; cost:
     .sort((a, b) => b.cost - a.cost || a.name.localeCompare(b.name));
 }
 
-function breakdowns(rows: readonly LedgerRow[], by: Breakdown | undefined): Breakdowns {
+/**
+ * The models, and with a breakdown by another label its split too, as `<label>Breakdowns` of
+ * `<label>Name`s (projectBreakdowns, harnessBreakdowns; from a store userBreakdowns, instanceBreakdowns, …).
+ */
+function breakdowns(rows: readonly LedgerRow[], by: string | undefined): Breakdowns {
   // A model of '' holds a session's turns ended before any of its requests named a model.
   const models = split(rows, 'model').filter((m) => m.name !== '');
   const b: Breakdowns = {
     modelsUsed: models.map((m) => m.name).sort(),
     modelBreakdowns: models.map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ modelName: name, cost, ...u })),
   };
-  if (by === 'project') b.projectBreakdowns = split(rows, 'project').map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ projectName: name, cost, ...u }));
-  if (by === 'harness') b.harnessBreakdowns = split(rows, 'harness').map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ harnessName: name, cost, ...u }));
+  if (by !== undefined && by !== 'model') {
+    (b as unknown as Record<string, unknown>)[`${by}Breakdowns`] = split(rows, by).map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ [`${by}Name`]: name, cost, ...u }));
+  }
   return b;
 }
 
 /** Daily, weekly or monthly rows, oldest first (`order`). */
 export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions): PeriodRow[] {
+  return periodRows(selectRows(rows, o), kind, o, o.breakdown);
+}
+
+/** The rows of some dated rows (the ledger's as selectRows dates them, or a store's), split by `by` too. */
+export function periodRows(rows: readonly (LedgerRow & { day: string })[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions, by?: string): PeriodRow[] {
   const byPeriod = new Map<string, LedgerRow[]>();
-  for (const r of selectRows(rows, o)) {
+  for (const r of rows) {
     const p = periodOf(r.day, kind, o.startOfWeek);
     let list = byPeriod.get(p);
     if (!list) byPeriod.set(p, (list = []));
@@ -170,7 +184,7 @@ export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly
     const list = byPeriod.get(period)!;
     const u = zero();
     for (const r of list) addRow(u, r);
-    return { period, ...u, ...breakdowns(list, o.breakdown) };
+    return { period, ...u, ...breakdowns(list, by) };
   }), o);
 }
 

@@ -81,5 +81,17 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['report', '--jsno'])).toThrow('(did you mean --json?)');
     expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions, report and doctor commands take it');
   });
+
+  it("takes a team's store for daily, weekly and monthly reports, split by any label, and refuses it elsewhere", () => {
+    expect(parseArgs(['report', 'weekly', '--from', 'http://u:p@vm:8428', '--by', 'user']).report)
+      .toMatchObject({ kind: 'weekly', from: 'http://u:p@vm:8428', by: 'user' });
+    expect(parseArgs(['report', '--from', 'vm:8428']).report).toMatchObject({ kind: 'daily', from: 'vm:8428' });
+    expect(() => parseArgs(['report', 'session', '--from', 'http://vm:8428'])).toThrow('--from: only for daily, weekly and monthly, not session');
+    expect(() => parseArgs(['report', 'blocks', '--from', 'http://vm:8428'])).toThrow('--from: only for daily, weekly and monthly, not blocks');
+    expect(() => parseArgs(['report', '--from', 'ftp://vm'])).toThrow('--from: expected a Prometheus query API\'s http:// or https:// URL, got "ftp://vm"');
+    expect(() => parseArgs(['report', '--by', 'user'])).toThrow('--by: only with --from');
+    expect(() => parseArgs(['report', '--from', 'http://vm:8428', '--by', 'a-b'])).toThrow('--by: expected a label name');
+    expect(() => parseArgs(['once', '--from', 'http://vm:8428'])).toThrow('--from: only the report command takes it');
+  });
 });
 

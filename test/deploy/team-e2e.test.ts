@@ -13,6 +13,10 @@
 // The spend panels use increase(): VictoriaMetrics counts a counter that appears with a small
 // first value as grown from 0 (Prometheus would need a sample before it), so the whole fixture
 // spend shows within the window.
+//
+// `report --from` reads the same store: its report of today (when every exporter counted its
+// fixture history) is the sum of each machine's own `report` over all the fixtures' days, per
+// person, per machine and per model.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -21,7 +25,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { freePort, Processes } from '../helpers/processes.js';
-import { envFor, FIXTURES, listening, ready, sum, tempDir, until } from '../helpers/run.js';
+import { envFor, FIXTURES, listening, ready, run, sum, tempDir, until } from '../helpers/run.js';
 import { DASHBOARDS, DEPLOY, PROM, read } from './lib.js';
 
 const MACHINES = [
@@ -44,6 +48,10 @@ let vmalert: string;
 const notified: { labels: Record<string, string> }[] = [];
 /** What each machine's exporter shows: spend, and sessions asking or in error. */
 const truth = new Map<string, { spend: number; needing: number }>();
+/** Each machine's state folder and environment, for its own `report`. */
+const machineRuns = new Map<string, { stateDir: string; env: NodeJS.ProcessEnv }>();
+// The fixtures' records stay in the ledger however long after they were written the test runs.
+const KEEP = ['--ledger.days', '100000'];
 const spendOf = (user: string) => MACHINES.filter((m) => m.user === user).reduce((a, m) => a + truth.get(m.instance)!.spend, 0);
 
 interface Vector { status: string; error?: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } }
@@ -73,13 +81,16 @@ beforeAll(async () => {
   processes.onStop(async () => clearInterval(flusher));
 
   const exporters = await Promise.all(MACHINES.map(async (p) => {
-    const run = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()], envFor(p.home, {
+    const stateDir = tempDir();
+    const env = envFor(p.home, {
       CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: String(10 * 365 * 86400),
       CODING_AGENT_EXPORTER_IDENTITY_USER: p.user,
       CODING_AGENT_EXPORTER_IDENTITY_TEAM: p.team,
-    }));
-    processes.add(run.child);
-    const url = await run.url;
+    });
+    machineRuns.set(p.instance, { stateDir, env });
+    const exporter = listening(['--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...KEEP], env);
+    processes.add(exporter.child);
+    const url = await exporter.url;
     // The truth is what the whole first scan counted: a scrape during it sees part of the spend.
     await ready(url);
     const text = await (await fetch(`${url}/metrics`)).text();
@@ -185,6 +196,72 @@ describe('team path: three people on four machines, their agents, VictoriaMetric
       expect(one.alice, instance).toBeLessThan(1);
     }
     expect(total(await byTitle('Sessions needing someone'))).toBe(MACHINES.reduce((a, m) => a + truth.get(m.instance)!.needing, 0));
+  });
+
+  it("reports from the store what each machine's own report says, summed over the people, the machines and the models", async () => {
+    interface Use { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; totalTokens: number; totalCost: number }
+    type Split = Use & Record<string, unknown>;
+    interface Report { daily: (Use & { date: string; modelBreakdowns: (Use & { modelName: string; cost: number })[] } & Record<string, unknown>)[]; totals: Use & Record<string, unknown> }
+    const report = (args: string[], env: NodeJS.ProcessEnv = envFor(dir)) => {
+      const r = run(['report', 'daily', '--json', '-z', 'UTC', ...args], env);
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      return JSON.parse(r.stdout) as Report;
+    };
+    const FIELDS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheCreationTokens', 'totalTokens'] as const;
+    const add = (into: Record<string, number>, u: Use, cost = u.totalCost) => {
+      for (const f of FIELDS) into[f] = (into[f] ?? 0) + u[f];
+      into.totalCost = (into.totalCost ?? 0) + cost;
+    };
+    const expectSame = (got: Record<string, number> | undefined, want: Record<string, number>, what: string) => {
+      expect(got, what).toBeDefined();
+      for (const f of FIELDS) expect(got![f], `${what}: ${f}`).toBe(want[f]);
+      expect(got!.totalCost, `${what}: cost`).toBeCloseTo(want.totalCost!, 9);
+    };
+    const cost = (u: Split) => (u.totalCost ?? u.cost);
+
+    // Each machine's own report of every day, summed by person, by machine and by model.
+    const perUser: Record<string, Record<string, number>> = {};
+    const perInstance: Record<string, Record<string, number>> = {};
+    const perModel: Record<string, Record<string, number>> = {};
+    const all: Record<string, number> = {};
+    for (const m of MACHINES) {
+      const { stateDir, env } = machineRuns.get(m.instance)!;
+      const own = report(['--since', '2000-01-01', '--state-dir', stateDir, ...KEEP], env);
+      expect(own.totals.totalTokens, m.instance).toBeGreaterThan(0);
+      add(all, own.totals);
+      add((perUser[m.user] ??= {}), own.totals);
+      add((perInstance[m.instance] ??= {}), own.totals);
+      for (const d of own.daily) for (const b of d.modelBreakdowns) add((perModel[b.modelName] ??= {}), b, b.cost);
+    }
+    expect(all.totalCost).toBeCloseTo(MACHINES.reduce((a, m) => a + truth.get(m.instance)!.spend, 0), 9);
+
+    // The store's: every exporter counted its history today, so today holds it all.
+    const byUser = report(['--from', vm, '--by', 'user']);
+    expect(byUser.daily.map((d) => d.date)).toEqual([new Date().toISOString().slice(0, 10)]);
+    expectSame(byUser.totals as unknown as Record<string, number>, all, 'the team');
+    // No requests, sessions or turns: the store has none by model.
+    expect(Object.keys(byUser.totals).filter((k) => ['requests', 'sessions', 'turns'].includes(k))).toEqual([]);
+    const splits = (r: Report, label: string) => Object.fromEntries((r.daily[0]![`${label}Breakdowns`] as Split[]).map((b) => {
+      const u: Record<string, number> = {};
+      add(u, b, cost(b));
+      return [b[`${label}Name`] as string, u];
+    }));
+    const users = splits(byUser, 'user');
+    expect(Object.keys(users).sort()).toEqual(PEOPLE);
+    for (const user of PEOPLE) expectSame(users[user], perUser[user]!, user);
+    const instances = splits(report(['--from', vm, '--by', 'instance']), 'instance');
+    expect(Object.keys(instances).sort()).toEqual(MACHINES.map((m) => m.instance).sort());
+    for (const m of MACHINES) expectSame(instances[m.instance], perInstance[m.instance]!, m.instance);
+    const models = splits(report(['--from', vm, '--by', 'model']), 'model');
+    expect(Object.keys(models).sort()).toEqual(Object.keys(perModel).sort());
+    for (const model of Object.keys(perModel)) expectSame(models[model], perModel[model]!, model);
+    // A filter that matches nothing is nothing; a week's and a month's report hold the same.
+    expectSame(report(['--from', vm, '--project', 'no-such-project']).totals as unknown as Record<string, number>, { ...Object.fromEntries(FIELDS.map((f) => [f, 0])), totalCost: 0 }, 'no project');
+    for (const kind of ['weekly', 'monthly']) {
+      const r = run(['report', kind, '--json', '-z', 'UTC', '--from', vm], envFor(dir));
+      expectSame((JSON.parse(r.stdout) as Report).totals as unknown as Record<string, number>, all, kind);
+    }
   });
 
   it('fires the daily-budget alert in vmalert for the person whose machines together are over budget, and only for them', async () => {
