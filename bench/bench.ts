@@ -251,19 +251,23 @@ function racePeer(peer: string, c: typeof corpus): void {
   const peerRuns: ProcessRun[] = [];
   const onceRuns: ProcessRun[] = [];
   const aloneRuns: ProcessRun[] = [];
+  const reportRuns: DailyRun[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     peerRuns.push(runPeer(peer, c.home));
     onceRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}`)));
     aloneRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}-alone`), ['--read-threads', '0']));
+    // ccusage's command line, no state database: the report reads Claude Code's files itself.
+    reportRuns.push(runReport(c.home, join(work, `peer-${c.sizeMb}-${i}-report`), 'claude'));
   }
   const label = `${c.sizeMb} MB corpus`;
   const expected = { ...zeroTotals(), 'claude-code': c.expected['claude-code'] };
   const only = (r: ProcessRun) => ({ ...zeroTotals(), 'claude-code': r.claude });
   check(`once, Claude Code only, ${label} = generator`, expected, ...onceRuns.map(only), ...aloneRuns.map(only));
+  check(`report claude daily, cold, ${label} = generator`, expected, ...reportRuns.map((r) => ({ ...zeroTotals(), 'claude-code': r.tokens })));
   const peerDiff = diffTotals(expected, only(peerRuns[0]!));
   row(`totals: ${PEER} = generator`, peerDiff.length === 0 ? 'equal' : peerDiff.join('; '));
-  const best = (runs: ProcessRun[], k: 'wallMs' | 'cpuMs') => Math.min(...runs.map((r) => r[k]));
-  const runs = (rs: ProcessRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
+  const best = (runs: Omit<ProcessRun, 'claude'>[], k: 'wallMs' | 'cpuMs') => Math.min(...runs.map((r) => r[k]));
+  const runs = (rs: Omit<ProcessRun, 'claude'>[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
   row(`${label}: Claude Code files`, `${claude.length} files, ${mb(claude.reduce((a, f) => a + f.size, 0))}`);
   row(`  ${PEER} claude daily --json --offline`, `${sec(best(peerRuns, 'wallMs'))} wall, ${sec(best(peerRuns, 'cpuMs'))} CPU (runs: ${runs(peerRuns)})`);
   row('  exporter once (Claude Code collector only), cold', `${sec(best(onceRuns, 'wallMs'))} wall, ${sec(best(onceRuns, 'cpuMs'))} CPU (runs: ${runs(onceRuns)})`);
@@ -274,6 +278,9 @@ function racePeer(peer: string, c: typeof corpus): void {
   const wallTarget = c.sizeMb >= 1024 ? 0.7 : 0.8;
   row('  wall, exporter / ccusage', `${wall.toFixed(2)}x`, `<= ${wallTarget}x`, wall <= wallTarget);
   row('  CPU, exporter / ccusage', `${cpu.toFixed(2)}x`, '<= 1.0x', cpu <= 1);
+  row('  exporter report claude daily --json, cold (no state database)', `${sec(best(reportRuns, 'wallMs'))} wall, ${sec(best(reportRuns, 'cpuMs'))} CPU (runs: ${runs(reportRuns)})`);
+  const cold = best(reportRuns, 'wallMs') / best(peerRuns, 'wallMs');
+  row('  wall, cold report claude daily / ccusage claude daily', `${cold.toFixed(2)}x`, c.sizeMb >= 1024 ? '<= 1.5x' : '', c.sizeMb >= 1024 ? cold <= 1.5 : undefined);
   const rss = Math.max(...onceRuns.map((r) => r.maxRssMb));
   row('  peak RSS, exporter / ccusage', `${rss.toFixed(0)} MB / ${Math.max(...peerRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 150 MB', rss <= 150);
   raceReport(peer, c);
