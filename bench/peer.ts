@@ -106,9 +106,12 @@ export function runPeerDaily(peer: string, home: string): DailyRun {
   return { ...t, tokens: dailyTokens(stdout) };
 }
 
-/** The exporter's `report daily --json` from a state folder a `once` filled (a warm state). */
-export function runReport(home: string, stateDir: string): DailyRun {
-  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', 'daily', '--json', '--state-dir', stateDir], home);
+/**
+ * The exporter's `report daily --json` from a state folder a `once` filled (a warm state), or from
+ * none (cold: it reads the files); `agent`: ccusage's per-agent form (`report claude daily`).
+ */
+export function runReport(home: string, stateDir: string, agent?: string): DailyRun {
+  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', ...(agent ? [agent] : []), 'daily', '--json', '--state-dir', stateDir], home);
   return { ...t, tokens: dailyTokens(stdout) };
 }
 

@@ -52,6 +52,12 @@ export interface AgentOptions {
   privateState?: boolean;
   /** Only the processes this one started are looked at (the demo's agents, not the user's). */
   ownProcessesOnly?: boolean;
+  /**
+   * A report's own read (`report` with no state database; with `privateState`): only the usage a
+   * report sums, read by `readUsage`: no process table, hook spool or statusline; only `harness`'s
+   * collector where one is asked for; on every core (unless `readThreads` is 0).
+   */
+  reportRead?: { harness?: string };
 }
 
 export class Agent {
@@ -132,16 +138,18 @@ export class Agent {
     this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
     this.firstRead = !opts.privateState;
     // A history read for the first time is read on threads too (the main thread reads as well: one
-    // core is its).
-    const threads = Math.min(config.readThreads, availableParallelism() - 1);
+    // core is its); a report's read, all that process does, on every core.
+    const report = opts.reportRead;
+    const cores = availableParallelism() - 1;
+    const threads = report ? (config.readThreads > 0 ? cores : 0) : Math.min(config.readThreads, cores);
     if (threads > 0 && !this.db.tracksFiles()) this.readThreads = new ReadThreads(threads);
     for (const [name, harness] of Object.entries(HARNESSES)) {
       const section = config.collectors[name]!;
-      if (!section.enabled) continue;
+      if (!section.enabled || (report?.harness !== undefined && name !== report.harness)) continue;
       const { roots, configured } = rootsOf(harness, section.roots, env, home);
       this.collectors.set(name, new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
     }
-    if (config.processes.enabled) {
+    if (config.processes.enabled && !report) {
       const platform = platformTable(config.processes.procRoot);
       const table = platform && (opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : withoutDemos(platform));
       if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
@@ -174,6 +182,13 @@ export class Agent {
     this.readHooks();
     // While following, the process table is read on the clock.
     if (!this.following) await this.scanProcesses();
+  }
+
+  /** A report's read (`reportRead`): every collector once, the usage alone (no process table, hooks or statusline). */
+  async readUsage(): Promise<void> {
+    for (const c of this.collectors.values()) await this.scan(c);
+    this.readThreads?.close();
+    this.readThreads = undefined;
   }
 
   /** Reads what changed for one collector (`search`: as for `Collector.scan`); what is served changes with its data and its stats. */

@@ -39,9 +39,10 @@ async function readState(config: Config, r: ReportArgs): Promise<{ ledger: Ledge
     return { ledger: state.ledger, sessions, complete: state.firstReadSince === undefined };
   }
   const { Agent } = await import('../agent.js');
-  const agent = new Agent(config, createLogger('warn'), { privateState: true });
+  // Only the harness asked for is read (a report of one sums no other's files).
+  const agent = new Agent(config, createLogger('warn'), { privateState: true, reportRead: r.harness === undefined ? {} : { harness: r.harness } });
   try {
-    await agent.scanAll();
+    await agent.readUsage();
     agent.store.commit();
     return { ledger: agent.store.ledgerRows(fromHour, toHour), sessions: [...agent.store.sessions.values()], complete: true };
   } finally {
@@ -84,15 +85,16 @@ export async function report(config: Config, args: ReportArgs, json: boolean, no
     const rows = periodRows(await readStore({ ...r, from: r.from }, now), r.kind, r, by);
     return json ? reportJson(r.kind, rows, true, false) : periodTable(rows, r.kind, by, layout);
   }
+  // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
+  // blocks overlap, and their gaps would not be gaps.
+  if (r.kind === 'blocks') r.harness ??= 'claude-code';
   const { ledger, sessions, complete } = await readState(config, r);
   if (r.kind === 'session') {
     const rows = sessionReport(sessions, r);
     return json ? reportJson('session', rows, complete) : sessionTable(rows, layout);
   }
   if (r.kind === 'blocks') {
-    // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
-    // blocks overlap, and their gaps would not be gaps.
-    const rows = blocksReport(ledger, { ...r, harness: r.harness ?? 'claude-code' }, now);
+    const rows = blocksReport(ledger, r, now);
     return json ? reportJson('blocks', rows, complete) : blocksTable(rows, layout);
   }
   const rows = periodReport(ledger, r.kind, r);

@@ -5,7 +5,7 @@
 
 import { Database } from '../helpers/sqlite.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -153,9 +153,9 @@ describe('report against ccusage on the same files', () => {
     expect(run(['once', '--state-dir', state, ...KEEP], envFor(home)).status).toBe(0);
   }, 120_000);
 
-  const ccusage = (args: string[], kind = 'daily') => {
+  const ccusage = (args: string[], kind = 'daily', at = home) => {
     const r = spawnSync(CCUSAGE, [...args, kind, '--json', '--offline', '--timezone', 'UTC'], {
-      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), CODEX_HOME: join(home, '.codex'), TZ: 'UTC' },
+      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: at, CLAUDE_CONFIG_DIR: join(at, '.claude'), CODEX_HOME: join(at, '.codex'), TZ: 'UTC' },
     });
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as { blocks: Record<string, unknown>[]; daily: (Omit<Day, 'modelBreakdowns'> & { costUSD?: number; models?: Record<string, { cacheCreationTokens: number }>; modelBreakdowns?: Day['modelBreakdowns'] })[] };
@@ -171,21 +171,48 @@ describe('report against ccusage on the same files', () => {
     ours.forEach((d, i) => expect(d.totalCost).toBeCloseTo(theirs[i]!.totalCost, 9));
   });
 
-  it('Codex: the same tokens per day as `ccusage codex daily`; the cost too but for the cache writes ccusage prices higher for gpt-5 (README)', () => {
-    const theirs = ccusage(['codex']).daily;
-    const ours = report(['--state-dir', state, '-z', 'UTC', '--harness', 'codex'], envFor(home)).daily;
+  // ccusage's price table (LiteLLM's) gives these OpenAI models a cache-write price of 1.25 times
+  // their input price; the exporter's (genai-prices) gives none, so a cache write costs the input
+  // price, as OpenAI bills it (it publishes input, cached input and output prices, no cache write).
+  // ccusage's cost is higher by this much per cache-write token (README); every other model the
+  // same (gpt-5.1-codex among them).
+  const CACHE_WRITE_GAP: Record<string, number> = {
+    'gpt-5': 0.3125e-6, // $1.5625 against $1.25 a million
+    'gpt-5-codex': 0.3125e-6, // the same
+    'gpt-5.1-codex-mini': 0.0625e-6, // $0.3125 against $0.25
+    'gpt-4.1': 0.5e-6, // $2.50 against $2.00
+  };
+
+  /** Codex's days as ccusage and the report give them: equal tokens, ccusage's cost higher by the cache-write gap; the models that differed. */
+  const sameCodexDays = (at: string, state: string[]) => {
+    const theirs = ccusage(['codex'], 'daily', at).daily;
+    const ours = report([...state, '-z', 'UTC', '--harness', 'codex', ...KEEP], envFor(at)).daily;
     expect(ours.length).toBeGreaterThan(1);
     expect(ours.map((d) => [d.date, tokens(d)])).toEqual(theirs.map((d) => [d.date, tokens(d)]));
-    let differs = 0;
+    const differed = new Set<string>();
     ours.forEach((d, i) => {
       const models = theirs[i]!.models!;
-      // ccusage's table gives gpt-5 and gpt-5-codex a cache-write price of $1.5625 per million
-      // (1.25 times the input price); the exporter's gives none, so they cost the input price, $1.25.
-      const written = ['gpt-5', 'gpt-5-codex'].reduce((a, m) => a + (models[m]?.cacheCreationTokens ?? 0), 0);
-      if (written > 0) differs++;
-      expect(theirs[i]!.costUSD! - d.totalCost).toBeCloseTo(written * 0.3125e-6, 9);
+      const gap = Object.entries(models).reduce((a, [m, u]) => a + u.cacheCreationTokens * (CACHE_WRITE_GAP[m] ?? 0), 0);
+      for (const [m, u] of Object.entries(models)) if (u.cacheCreationTokens > 0 && CACHE_WRITE_GAP[m]) differed.add(m);
+      expect(theirs[i]!.costUSD! - d.totalCost).toBeCloseTo(gap, 9);
     });
-    expect(differs).toBeGreaterThan(0);
+    return differed;
+  };
+
+  it('Codex: the same tokens per day as `ccusage codex daily`; the cost too but for the cache writes ccusage prices higher for gpt-5 (README)', () => {
+    expect(sameCodexDays(home, ['--state-dir', state]).size).toBeGreaterThan(0);
+  });
+
+  it('Codex with gpt-5.1-codex-mini and gpt-4.1: ccusage prices their cache writes higher too, by $0.0625 and $0.50 a million (README)', () => {
+    // The corpus's Codex sessions, each given one of the two models.
+    const at = tempDir();
+    cpSync(join(home, '.codex'), join(at, '.codex'), { recursive: true });
+    const rollouts = readdirSync(join(at, '.codex'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).sort();
+    rollouts.forEach((f, i) => {
+      const path = join(at, '.codex', f);
+      writeFileSync(path, readFileSync(path, 'utf8').replaceAll(/"model":"[^"]+"/g, `"model":"${i % 2 === 0 ? 'gpt-5.1-codex-mini' : 'gpt-4.1'}"`));
+    });
+    expect(sameCodexDays(at, ['--state-dir', join(tempDir(), 'none')])).toEqual(new Set(['gpt-5.1-codex-mini', 'gpt-4.1']));
   });
 
   it('Claude Code: the same 5-hour blocks as `ccusage claude blocks` (start, last request, tokens, cost), and the same gaps between them', () => {
