@@ -136,6 +136,9 @@ async function main(argv: string[]): Promise<number> {
   }
 
   if (!agent) {
+    // Listened for before the demo starts (which takes a moment): a signal meanwhile still stops
+    // it and removes its sample home, where with no listener yet it ended the process at once.
+    const signalled = waitForSignal();
     let demo;
     try {
       demo = await (await import('./cli/demo.js')).startDemo(config, log);
@@ -143,7 +146,7 @@ async function main(argv: string[]): Promise<number> {
     } catch (e) {
       return refused(e);
     }
-    await waitForSignal();
+    await signalled;
     await demo.stop();
     return 0;
   }
