@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Config } from '../config/load.js';
 import { HARNESSES, rootsOf } from '../collectors/registry.js';
 import { listingFailures } from '../files/dir.js';
+import { engine, openDatabase } from '../files/sqlite.js';
 import type { Reader } from '../readers/reader.js';
 import { harnessOf } from '../process/harnesses.js';
 import { platformTable, withoutDemos } from '../process/table.js';
@@ -61,16 +62,18 @@ const stat = (path: string): Stats | undefined => {
   }
 };
 
-/** The SQLite engine the state database and the SQLite readers run on, and its SQLite. */
+/**
+ * The SQLite engine the state database and the SQLite readers run on (files/sqlite.ts: Node's own
+ * where it has one, else better-sqlite3), its version (Node's for node:sqlite), and its SQLite.
+ */
 function sqliteEngine(): DoctorReport['sqlite'] {
   try {
-    const require = createRequire(import.meta.url);
-    const { version } = require('better-sqlite3/package.json') as { version: string };
-    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
-    const db = new Database(':memory:');
+    const version = engine === 'node:sqlite' ? process.versions.node
+      : (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version;
+    const db = openDatabase(':memory:');
     try {
-      const { v } = db.prepare('select sqlite_version() as v').get() as { v: string };
-      return { engine: 'better-sqlite3', engineVersion: version, sqlite: v };
+      const v = db.prepare('select sqlite_version() as v').pluck().get() as string;
+      return { engine, engineVersion: version, sqlite: v };
     } finally {
       db.close();
     }
