@@ -1,7 +1,7 @@
 // The configuration's paths on Windows, through node:path's win32 rules (the module is replaced by
 // `path.win32` for this file, as node:path is on Windows).
 
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 
 vi.mock('node:path', async () => {
@@ -15,5 +15,17 @@ describe('configuration on Windows', () => {
     expect(loadConfig(['--state-dir', '~\\exporter'], env).stateDir).toBe('C:\\Users\\me\\exporter');
     expect(loadConfig(['--state-dir', '~/exporter'], env).stateDir).toBe('C:\\Users\\me\\exporter');
     expect(loadConfig(['--state-dir', 'D:\\exporter'], env).stateDir).toBe('D:\\exporter');
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('keeps its state under %LOCALAPPDATA% by default, under XDG_STATE_HOME where that is set', () => {
+    vi.stubEnv('XDG_STATE_HOME', '');
+    vi.stubEnv('LOCALAPPDATA', 'C:\\Users\\me\\AppData\\Local');
+    expect(loadConfig([], { HOME: 'C:\\Users\\me' }).stateDir).toBe('C:\\Users\\me\\AppData\\Local\\coding-agent-exporter');
+    vi.stubEnv('XDG_STATE_HOME', 'D:\\state');
+    expect(loadConfig([], { HOME: 'C:\\Users\\me' }).stateDir).toBe('D:\\state\\coding-agent-exporter');
   });
 });
