@@ -23,7 +23,7 @@ import { liveSessions, type LiveSession } from './store/live.js';
 import { HookSource } from './hooks/source.js';
 import { createPriceTable, readOverrides } from './pricing/prices.js';
 import { IDLE_WATCH_MS, ProcessMonitor } from './process/monitor.js';
-import { descendantsOf, platformTable, withoutDemos } from './process/table.js';
+import { descendantsOf, noTableNote, platformTable, withoutDemos } from './process/table.js';
 import { SessionStore } from './store/store.js';
 import { StateDb } from './state/db.js';
 import { readRecordedStatus, recordedStatusMtime, statusFile } from './state/statusline.js';
@@ -115,6 +115,8 @@ export class Agent {
   /** Following (after the first scan): the process table is read on the clock. */
   private following = false;
   private readonly monitor?: ProcessMonitor;
+  /** Said by `sessions` and the page where the process table is on but there is none here (Windows). */
+  readonly processNote?: string;
   /** The modification time of the statusline command's file when it was last read. */
   private statusMtime?: number;
   /** The hook spool in the state folder: what harnesses' hooks reported, where they are set up. */
@@ -152,7 +154,10 @@ export class Agent {
     if (config.processes.enabled && !report) {
       const platform = platformTable(config.processes.procRoot);
       const table = platform && (opts.ownProcessesOnly ? descendantsOf(platform, process.pid) : withoutDemos(platform));
-      if (!table) log.info('no process table on this platform: statuses come from session files alone', { platform: process.platform });
+      if (!table) {
+        this.processNote = noTableNote();
+        log.info(this.processNote, { platform: process.platform });
+      }
       const openFileSession = Object.fromEntries(Object.values(HARNESSES).filter((h) => h.sessionOfOpenFile).map((h) => [h.harness, h.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
     }
@@ -281,6 +286,7 @@ export class Agent {
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,
       views: this.views,
+      processNote: this.processNote,
     });
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));

@@ -166,6 +166,8 @@ async function main(argv: string[]): Promise<number> {
       const { formatSessions, sessionsJson } = await import('./view/records.js');
       const records = agent.records();
       process.stdout.write(args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds));
+      // Where no process can be seen (Windows), the statuses are the files' alone: said under the table.
+      if (!args.json && agent.processNote) process.stdout.write(`${agent.processNote}\n`);
     }
     await agent.stop();
     return 0;

@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
 import { ENV_PREFIX, schema } from './schema.js';
@@ -91,8 +91,9 @@ export function splitAddress(address: string): [string, number] {
   return [address.slice(0, i).replace(/^\[|\]$/g, ''), i === -1 ? NaN : Number(address.slice(i + 1))];
 }
 
+/** `~`, `~/…` and, on Windows, `~\\…` under the home. */
 function expandHome(path: string, home: string): string {
-  return path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : path;
+  return path === '~' || path.startsWith('~/') || path.startsWith(`~${sep}`) ? join(home, path.slice(1)) : path;
 }
 
 /** The documented example configuration: every key with its default. */

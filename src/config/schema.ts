@@ -2,14 +2,15 @@
 // `collectors` section has one block per harness.
 
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { HARNESSES } from '../session/vocabulary.js';
 
 export const ENV_PREFIX = 'CODING_AGENT_EXPORTER_';
 
 function defaultStateDir(): string {
-  const xdg = process.env.XDG_STATE_HOME;
-  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.local', 'state'), 'coding-agent-exporter');
+  const { XDG_STATE_HOME: xdg, LOCALAPPDATA } = process.env;
+  // LOCALAPPDATA, Windows's folder for a program's local state, is set on Windows alone.
+  return join(xdg && isAbsolute(xdg) ? xdg : LOCALAPPDATA || join(homedir(), '.local', 'state'), 'coding-agent-exporter');
 }
 
 function collectorsSchema() {
@@ -45,7 +46,7 @@ export function schema() {
     },
     metricsPath: { doc: 'Path of the metrics endpoint.', format: String, default: '/metrics', env: `${ENV_PREFIX}METRICS_PATH`, arg: 'metrics-path' },
     stateDir: {
-      doc: 'Folder of the state database (offsets, dedupe keys, counter totals).',
+      doc: 'Folder of the state database (offsets, dedupe keys, counter totals); on Windows %LOCALAPPDATA%\\coding-agent-exporter unless XDG_STATE_HOME is set.',
       format: String, default: defaultStateDir(), env: `${ENV_PREFIX}STATE_DIR`, arg: 'state-dir',
     },
     logLevel: { doc: 'Log level.', format: ['debug', 'info', 'warn', 'error'], default: 'info', env: `${ENV_PREFIX}LOG_LEVEL`, arg: 'log-level' },

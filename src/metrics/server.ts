@@ -39,6 +39,8 @@ export interface ServerOptions {
   timeouts?: Timeouts;
   /** The live page and its JSON (at `/` and `/api/v1/…`). */
   views?: Views;
+  /** Said on the page where there is no process table (Windows). */
+  processNote?: string;
   /** Host names answered besides addresses, loopback names and `host` (host.ts). */
   allowedHosts?: readonly string[];
 }
@@ -107,7 +109,7 @@ export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
     }],
   ]);
   if (opts.views) {
-    for (const [path, content] of pageRoutes(opts.views, { version: opts.version, metricsPath: opts.path })) {
+    for (const [path, content] of pageRoutes(opts.views, { version: opts.version, metricsPath: opts.path, processNote: opts.processNote })) {
       routes.set(path, (req, res) => {
         const { type, body, gzipped } = content(acceptsGzip(req.headers['accept-encoding']));
         respond(req, res, 200, body, { 'content-type': type, ...PAGE_HEADERS, ...(gzipped ? { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } : {}) });

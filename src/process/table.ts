@@ -292,13 +292,20 @@ export function psTable(run: Run = runInCLocale()): ProcessTable {
 }
 
 /** The process table of this platform, or undefined where there is none we can read. */
-export function platformTable(procRoot: string): ProcessTable | undefined {
+export function platformTable(procRoot: string, platform: NodeJS.Platform = process.platform): ProcessTable | undefined {
+  // Windows has neither /proc nor ps (a `/proc` there is a folder of drive C:).
+  if (platform === 'win32') return undefined;
   try {
     if (readdirSync(procRoot).some((n) => /^\d+$/.test(n))) return procTable(procRoot);
   } catch {
     // no /proc here
   }
-  return process.platform === 'darwin' ? psTable() : undefined;
+  return platform === 'darwin' ? psTable() : undefined;
+}
+
+/** What `sessions` and the page say where the process table is on but this platform has none. */
+export function noTableNote(platform: NodeJS.Platform = process.platform): string {
+  return `no process table on this platform (${platform}): statuses come from session files and hooks alone`;
 }
 
 /**

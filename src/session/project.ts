@@ -42,6 +42,17 @@ export function repositoryRoot(cwd: string): string {
   }
 }
 
+/**
+ * One spelling of a Windows folder: without the `\\?\` long-path prefix (which Rust's canonicalize
+ * writes, so Codex records it) and with its drive letter in capitals (VS Code writes `c:\`), so
+ * that `hash` and `path` modes give a folder one label however a harness wrote it. A path that is
+ * not a Windows one (every path on Linux and macOS) is returned as it is.
+ */
+export function windowsFolder(path: string): string {
+  const plain = path.startsWith('\\\\?\\UNC\\') ? `\\\\${path.slice(8)}` : path.startsWith('\\\\?\\') ? path.slice(4) : path;
+  return /^[a-z]:\\/.test(plain) ? plain[0]!.toUpperCase() + plain.slice(1) : plain;
+}
+
 /** A folder's real path (links followed, no trailing slash), or the path as given where it does not exist here. */
 function realPath(path: string): string {
   try {
@@ -71,7 +82,7 @@ export class ProjectNamer {
     if (!cwd || !isAbsolute(cwd)) return UNKNOWN_PROJECT;
     let label = this.cache.get(cwd);
     if (label === undefined) {
-      label = this.admit(boundLabel(this.name(repositoryRoot(cwd))));
+      label = this.admit(boundLabel(this.name(repositoryRoot(windowsFolder(cwd)))));
       this.cache.set(cwd, label);
     }
     return label;

@@ -42,9 +42,11 @@ export const PAGE_HEADERS = {
 } as const;
 
 /** The page's paths and their content (its files, read once, and its JSON, rendered once per change). */
-export function pageRoutes(views: Views, about: { version: string; metricsPath: string }): Map<string, Content> {
+export function pageRoutes(views: Views, about: { version: string; metricsPath: string; processNote?: string }): Map<string, Content> {
+  const note = about.processNote ? `<p id="process-note" class="note">${escapeHtml(about.processNote)}</p>` : '';
   const fill = (text: string) => text
-    .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath));
+    .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath))
+    .replaceAll('{{process_note}}', note);
   const routes = new Map<string, Content>();
   for (const [path, a] of Object.entries(ASSETS)) {
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };

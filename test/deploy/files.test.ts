@@ -1,5 +1,5 @@
 // Static checks of the files that run the exporter for real: Dockerfile, compose.yml, Grafana
-// provisioning, systemd and launchd units, the OpenTelemetry Collector config and the README.
+// provisioning, systemd and launchd units, the Windows Task Scheduler task, the OpenTelemetry Collector config and the README.
 // (Docker cannot run in CI here; these checks catch wrong paths, flags and mounts.)
 
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HARNESSES } from '../../src/collectors/registry.js';
-import { DEPLOY, GRAFANA, parsePlist, ROOT, read, walk, yaml, type Json } from './lib.js';
+import { DEPLOY, GRAFANA, parsePlist, parseXml, ROOT, read, walk, yaml, type Json, type XmlElement } from './lib.js';
 
 // The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
 const FLAGS_WITH_VALUE = new Set(['--listen-address', '--state-dir', '--config', '--otlp-endpoint', '--log-level', '--pricing-overrides']);
@@ -410,5 +410,86 @@ describe('every Prometheus we tell you to run', () => {
     expect(outside(value(['--config.file=p.yml'], '--storage.tsdb.path'))).toBe(false);
     expect(outside('data')).toBe(false);
     expect(outside('$HOME/.local/state/prometheus')).toBe(true);
+  });
+});
+
+describe('deploy/windows/coding-agent-exporter.xml', () => {
+  const task = parseXml(read(join(DEPLOY, 'windows', 'coding-agent-exporter.xml')));
+  const child = (el: XmlElement, name: string): XmlElement => {
+    const found = el.children.filter((c) => c.name === name);
+    expect(found, `<${name}> once in <${el.name}>`).toHaveLength(1);
+    return found[0]!;
+  };
+  const path = (...names: string[]): XmlElement => names.reduce(child, task);
+  // Command-line words as Windows splits them: double quotes group, and are removed.
+  const words = (line: string): string[] => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+
+  it('is a Task Scheduler task (schema 1.2) of the elements the schema has where it has them', () => {
+    expect(task.name).toBe('Task');
+    expect(task.attrs).toEqual({ version: '1.2', xmlns: 'http://schemas.microsoft.com/windows/2004/02/mit/task' });
+    // The task schema's children of each element the file uses; a name it does not know is a typo.
+    const SCHEMA: Record<string, string[]> = {
+      Task: ['RegistrationInfo', 'Triggers', 'Principals', 'Settings', 'Actions', 'Data'],
+      RegistrationInfo: ['URI', 'SecurityDescriptor', 'Source', 'Date', 'Author', 'Version', 'Description', 'Documentation'],
+      Triggers: ['BootTrigger', 'RegistrationTrigger', 'IdleTrigger', 'TimeTrigger', 'EventTrigger', 'LogonTrigger', 'SessionStateChangeTrigger', 'CalendarTrigger'],
+      LogonTrigger: ['Enabled', 'StartBoundary', 'EndBoundary', 'Repetition', 'ExecutionTimeLimit', 'Delay', 'UserId'],
+      Principals: ['Principal'],
+      Principal: ['UserId', 'GroupId', 'LogonType', 'RunLevel', 'DisplayName', 'ProcessTokenSidType', 'RequiredPrivileges'],
+      Settings: ['AllowStartOnDemand', 'RestartOnFailure', 'MultipleInstancesPolicy', 'DisallowStartIfOnBatteries', 'StopIfGoingOnBatteries',
+        'AllowHardTerminate', 'StartWhenAvailable', 'NetworkProfileName', 'RunOnlyIfNetworkAvailable', 'WakeToRun', 'Enabled', 'Hidden',
+        'DeleteExpiredTaskAfter', 'IdleSettings', 'NetworkSettings', 'ExecutionTimeLimit', 'Priority', 'RunOnlyIfIdle', 'UseUnifiedSchedulingEngine', 'DisallowStartOnRemoteAppSession'],
+      IdleSettings: ['Duration', 'WaitTimeout', 'StopOnIdleEnd', 'RestartOnIdle'],
+      RestartOnFailure: ['Interval', 'Count'],
+      Actions: ['Exec', 'ComHandler', 'SendEmail', 'ShowMessage'],
+      Exec: ['Command', 'Arguments', 'WorkingDirectory'],
+    };
+    const visit = (el: XmlElement) => {
+      // Only triggers and actions may repeat.
+      if (el.name !== 'Triggers' && el.name !== 'Actions') expect(new Set(el.children.map((c) => c.name)).size, `<${el.name}>'s children once each`).toBe(el.children.length);
+      for (const c of el.children) {
+        expect(SCHEMA[el.name], `<${c.name}> in <${el.name}>`).toContain(c.name);
+        visit(c);
+      }
+    };
+    visit(task);
+    for (const [el, value] of [[path('Settings', 'Enabled'), 'true'], [path('Triggers', 'LogonTrigger', 'Enabled'), 'true']] as const) expect(el.text).toBe(value);
+  });
+
+  it('starts at logon, as you, runs for ever, restarts after a failure, once at a time, on battery too', () => {
+    path('Triggers', 'LogonTrigger');
+    const principal = path('Principals', 'Principal');
+    expect(path('Actions').attrs.Context).toBe(principal.attrs.id);
+    expect(child(principal, 'LogonType').text).toMatch(/^(S4U|InteractiveToken|Password)$/);
+    expect(child(principal, 'RunLevel').text).toBe('LeastPrivilege');
+    expect(path('Settings', 'ExecutionTimeLimit').text).toBe('PT0S');
+    expect(path('Settings', 'MultipleInstancesPolicy').text).toBe('IgnoreNew');
+    expect(path('Settings', 'DisallowStartIfOnBatteries').text).toBe('false');
+    expect(path('Settings', 'StopIfGoingOnBatteries').text).toBe('false');
+    // The schema's bounds: a restart interval of 1 minute to 31 days, a count of at least 1.
+    expect(path('Settings', 'RestartOnFailure', 'Interval').text).toMatch(/^PT([1-9]\d*)M$/);
+    expect(Number(path('Settings', 'RestartOnFailure', 'Count').text)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('runs the command npm installs, with flags it takes, its state where deploy/README.md makes the folder', () => {
+    const pkg = JSON.parse(read(join(ROOT, 'package.json')));
+    expect(words(path('Actions', 'Exec', 'Command').text)).toEqual([`%APPDATA%\\npm\\${Object.keys(pkg.bin)[0]}.cmd`]);
+    const flags = checkArgs(words(path('Actions', 'Exec', 'Arguments').text), 'Arguments');
+    expect(flags.get('--listen-address')).toBe(`127.0.0.1:${PORT}`);
+    const readme = read(join(DEPLOY, 'README.md'));
+    const section = readme.slice(readme.indexOf('### Windows (Task Scheduler)'));
+    expect(section).toContain('npm install --global');
+    expect(section).toContain('Register-ScheduledTask');
+    expect(section).toContain('deploy\\windows\\coding-agent-exporter.xml');
+    expect(section).toMatch(/not yet run on Windows/i);
+    const state = flags.get('--state-dir')!.replace('%LOCALAPPDATA%', '$env:LOCALAPPDATA');
+    expect(/^New-Item .*$/m.exec(section)?.[0], 'the state folder is made').toContain(state);
+  });
+
+  it('is checked by a parser that fails on malformed XML', () => {
+    const ok = '<?xml version="1.0"?>\n<Task a="1"><B>x &amp; y</B><C/></Task>\n';
+    expect(parseXml(ok)).toEqual({ name: 'Task', attrs: { a: '1' }, text: '', children: [{ name: 'B', attrs: {}, children: [], text: 'x & y' }, { name: 'C', attrs: {}, children: [], text: '' }] });
+    for (const bad of [ok.replace('</B>', ''), ok.replace('</B>', '</C>'), ok.replace('&amp;', '&'), ok.replace('a="1"', 'a="1" a="2"'), ok.replace('<B>', '<!-- a -- b --><B>'), `${ok}<D/>`]) {
+      expect(() => parseXml(bad), bad).toThrow(/^xml: /);
+    }
   });
 });

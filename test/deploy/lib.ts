@@ -303,3 +303,63 @@ export function parsePlist(text: string): PlistValue {
   if (i < text.length) fail('text after </plist>');
   return v;
 }
+
+/** An XML element: its name, attributes, child elements and text (entities decoded). */
+export interface XmlElement { name: string; attrs: Record<string, string>; children: XmlElement[]; text: string }
+
+/**
+ * Well-formed XML as a tree (a declaration, comments without `--`, one root, every tag closed in
+ * order, attributes quoted and unique, no bare `&`). Throws naming what is wrong and where.
+ */
+export function parseXml(text: string): XmlElement {
+  let i = 0;
+  const fail = (what: string): never => {
+    throw new Error(`xml: ${what} at line ${text.slice(0, i).split('\n').length}`);
+  };
+  const decode = (s: string) => s.replace(/&([a-z]+);|&/g, (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`));
+  const skip = (prolog = false) => {
+    for (;;) {
+      const rest = text.slice(i);
+      const ws = /^\s+/.exec(rest);
+      if (ws) i += ws[0].length;
+      else if (rest.startsWith('<!--')) {
+        const end = text.indexOf('-->', i + 4);
+        if (end < 0) fail('an unclosed comment');
+        if (text.slice(i + 4, end).includes('--')) fail('"--" inside a comment');
+        i = end + 3;
+      } else if (prolog && /^<\?xml\s[^?]*\?>/.test(rest)) i += /^<\?xml\s[^?]*\?>/.exec(rest)![0].length;
+      else return;
+    }
+  };
+  const element = (): XmlElement => {
+    const m = /^<([A-Za-z][\w.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>/.exec(text.slice(i));
+    if (!m) return fail('a malformed or missing tag');
+    i += m[0].length;
+    const attrs: Record<string, string> = {};
+    for (const [, k, v] of m[2]!.matchAll(/([\w:.-]+)="([^"<]*)"/g)) {
+      if (Object.hasOwn(attrs, k!)) fail(`the attribute ${k} twice`);
+      attrs[k!] = decode(v!);
+    }
+    const el: XmlElement = { name: m[1]!, attrs, children: [], text: '' };
+    if (m[3] === '/') return el;
+    for (;;) {
+      const end = text.indexOf('<', i);
+      if (end < 0) fail(`</${el.name}> missing`);
+      el.text += decode(text.slice(i, end));
+      i = end;
+      if (text.startsWith('<!--', i)) skip();
+      else if (text.startsWith('</', i)) {
+        const close = /^<\/([A-Za-z][\w.-]*)\s*>/.exec(text.slice(i));
+        if (close?.[1] !== el.name) fail(`</${el.name}> expected`);
+        i += close![0].length;
+        el.text = el.text.trim();
+        return el;
+      } else el.children.push(element());
+    }
+  };
+  skip(true);
+  const root = element();
+  skip();
+  if (i < text.length) fail('text after the root element');
+  return root;
+}

@@ -120,6 +120,14 @@ describe('flags and variables', () => {
 });
 
 describe('sessions', () => {
+  it('says under the table that statuses come from files and hooks alone where there is no process table (as on Windows)', () => {
+    const env = envFor(home, { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true', CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: tempDir() });
+    const r = run(['sessions', '--state-dir', tempDir()], env);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^no sessions active .*\nno process table on this platform \(linux\): statuses come from session files and hooks alone\n$/);
+    expect(run(['sessions', '--json', '--state-dir', tempDir()], env).stdout).toBe('[]\n');
+  });
+
   it('says how far back it looked and how to look further when it finds nothing', () => {
     const r = run(['sessions', '--state-dir', tempDir()], envFor(home));
     expect(r.status).toBe(0);

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { procTable } from '../../src/process/table.js';
+import { noTableNote, platformTable, procTable } from '../../src/process/table.js';
 import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
 
 /** A table of one process started 10 s after boot, the machine booted 0.63 s after `btime`'s second, its uptime read `agoMs` ago. */
@@ -24,5 +24,15 @@ describe('the /proc table', () => {
   it('by btime alone where the uptime is missing or from another moment (a copy of /proc)', () => {
     expect(startOf(undefined)).toBe(BOOT_SECONDS * 1000 + 10_000);
     expect(startOf(3600_000)).toBe(BOOT_SECONDS * 1000 + 10_000);
+  });
+});
+
+describe('the platform\'s table', () => {
+  it('is none on Windows, even where a /proc-like folder is there: statuses from files and hooks alone, said', () => {
+    const proc = fakeProc();
+    proc.add(500, { argv: ['sleep', '30'] });
+    expect(platformTable(proc.root, 'linux')).toBeDefined();
+    expect(platformTable(proc.root, 'win32')).toBeUndefined();
+    expect(noTableNote('win32')).toBe('no process table on this platform (win32): statuses come from session files and hooks alone');
   });
 });

@@ -29,6 +29,13 @@ const total = (log: unknown[][]) =>
   }, { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
 
 describe('Claude Code reader', () => {
+  it('takes a Windows session\'s folder from its records, never from the lossy project slug (`C--Users-…`)', () => {
+    const file: SessionFile = { path: 'C:\\Users\\me\\.claude\\projects\\C--Users-me-src-my-shop\\s1.jsonl', sessionId: 's1' };
+    const cwd = 'C:\\Users\\me\\src\\my-shop';
+    const r = read(file, [JSON.stringify({ type: 'user', uuid: 'u1', timestamp: ts(0), cwd, gitBranch: 'main', message: { role: 'user', content: 'go' } })]);
+    expect(r.log.filter(([e]) => e === 'meta')).toEqual([['meta', { cwd, gitBranch: 'main' }]]);
+  });
+
   it('reports the plan a TodoWrite call writes, items by state', () => {
     const todos = [{ content: 'a', status: 'completed' }, { content: 'b', status: 'in_progress' }, { content: 'c', status: 'pending' }];
     const r = read(main, [assistant('m9', { input_tokens: 1, output_tokens: 1 }, {}, [{ type: 'tool_use', id: 't1', name: 'TodoWrite', input: { todos } }])]);

@@ -16,7 +16,8 @@ export const hermes: Where = {
   harness: 'hermes',
   // The contract's Hermes reader shows a failed turn as done: Hermes's picker marks no errors.
   facts: { noErrorStatus: true },
-  defaultRoots: (env, home) => [...new Set([env.HERMES_HOME || join(home, '.hermes'), join(home, '.hermes')])],
+  // Windows: `%LOCALAPPDATA%\hermes` by default (LOCALAPPDATA is set on Windows alone).
+  defaultRoots: (env, home) => [...new Set([env.HERMES_HOME || (env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'hermes') : join(home, '.hermes')), join(home, '.hermes')])],
   // A new profile's folder shows up in `profiles/`; its database is watched from the next scan.
   watchPaths: () => [],
   watchFiles: (root) => [join(root, DB), ...databases(root).map((f) => f.path)]

@@ -1,6 +1,6 @@
 // Where VS Code and its forks keep an extension's tasks: `<user dir>/User/globalStorage/<extension
 // id>/tasks/<task id>/`, for each editor's user dir on Linux (`$XDG_CONFIG_HOME` or `~/.config`)
-// and macOS (`~/Library/Application Support`), and for VS Code's remote server (`~/.vscode-server/data`).
+// macOS (`~/Library/Application Support`) and Windows (`%APPDATA%`), and for VS Code's remote server (`~/.vscode-server/data`).
 // Roo Code and Kilo Code keep them in `<customStoragePath>/tasks/` instead where the editor's
 // settings set one (`roo-cline.customStoragePath`, `kilo-code.customStoragePath`: the extensions'
 // `getStorageBasePath`), read from each user dir's `User/settings.json` (JSONC) when the roots are.
@@ -22,6 +22,8 @@ export function editorTaskRoots(env: NodeJS.ProcessEnv, home: string, extension:
   const userDirs = [
     ...EDITORS.map((e) => join(config, e)),
     ...EDITORS.map((e) => join(home, 'Library', 'Application Support', e)),
+    // Windows: `%APPDATA%\<editor>` (APPDATA is set on Windows alone).
+    ...(env.APPDATA ? EDITORS.map((e) => join(env.APPDATA!, e)) : []),
     ...REMOTE.map((r) => join(home, r, 'data')),
   ];
   const moved = setting ? userDirs.flatMap((d) => {
