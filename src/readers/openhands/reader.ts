@@ -91,7 +91,8 @@ function readEvent(e: Json, state: OpenHandsState, session: string, ev: SessionE
       const call = str(e.tool_call_id);
       if (!call) return ev.skipped('unknown_shape');
       ev.toolCall(call, classifyTool(str(e.tool_name) ?? ''));
-      state.pending.push(call);
+      // Bounded: a call whose result was never written is not kept for ever.
+      state.pending = [...state.pending, call].slice(-64);
       return;
     }
     case 'ObservationEvent':
