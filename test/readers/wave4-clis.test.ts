@@ -50,13 +50,21 @@ describe.each([
   // Grok: a subagent is a session of its own whose usage is counted in its parent's prompt.
   { reader: grok, root: join(HOME, '.grok'), childrenInParent: false },
   // OpenHands: a subagent is a conversation of its own whose metrics its parent holds a copy of.
-  { reader: openhands, root: join(HOME, '.openhands/conversations'), childrenInParent: false },
-])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent }) => {
+  // Its event times are the writing machine's local time, and the sample's machine was in UTC.
+  { reader: openhands, root: join(HOME, '.openhands/conversations'), childrenInParent: false, zone: 'UTC' },
+])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
   let read: Awaited<ReturnType<typeof readHome>>;
   beforeAll(async () => {
-    read = await readHome(reader, root);
+    const tz = process.env.TZ;
+    if (zone) process.env.TZ = zone;
+    try {
+      read = await readHome(reader, root);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it('reads every file without skipping anything, and its default root is where the files are', () => {
