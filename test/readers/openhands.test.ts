@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/run.js';
 
 const MODEL = 'litellm_proxy/claude-sonnet-4-5-20250929';
 const call = (prompt: number, completion: number, cacheRead: number) => ({
-  model: MODEL, prompt_tokens: prompt, completion_tokens: completion, cache_read_tokens: cacheRead, cache_write_tokens: 0, reasoning_tokens: 0, response_id: `r${prompt}`,
+  model: MODEL, prompt_tokens: prompt, completion_tokens: completion, cache_read_tokens: cacheRead, cache_write_tokens: 0, reasoning_tokens: 0, context_window: 200_000, response_id: `r${prompt}`,
 });
 
 /** A conversation folder as OpenHands writes it, and the state file as the collector hands it over. */
@@ -52,6 +52,8 @@ describe('OpenHands reader', () => {
       [MODEL, { input: 60, output: 10, cacheRead: 40, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, 0.01],
       [MODEL, { input: 50, output: 20, cacheRead: 150, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, expect.closeTo(0.02, 12)],
     ]);
+    // The context is the main model's last call's prompt, of the window it names.
+    expect(eventsNamed(r.log, 'context').at(-1)).toEqual(['context', MODEL, 200, 200_000]);
     // A reasoning count of 0 is the SDK's default: not recorded.
     expect(eventsNamed(r.log, 'usage').map((e) => e[6])).toEqual([['reasoning'], ['reasoning']]);
     expect(r.log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult'].includes(e)).map(([e, a, b]) => [e, e === 'toolCall' ? a : e === 'turnEnded' || e === 'toolResult' ? [a, b] : undefined])).toEqual([

@@ -161,8 +161,21 @@ function byModel(m: Json, key: string, ev: SessionEvents): Map<string, { totals:
   return out;
 }
 
+/** The context the main model's last call filled, of the window it names. */
+function context(agent: Json | undefined, ev: SessionEvents): void {
+  const calls = Array.isArray(agent?.token_usages) ? agent.token_usages : [];
+  const last = obj(calls.at(-1));
+  const prompt = last?.prompt_tokens;
+  const model = str(last?.model) ?? str(agent?.model_name);
+  const limit = last?.context_window;
+  if (!model || typeof prompt !== 'number' || !(prompt > 0) || !Number.isSafeInteger(prompt)) return;
+  ev.context(model, prompt, typeof limit === 'number' && limit > 0 && Number.isSafeInteger(limit) ? limit : undefined);
+}
+
 function countUsage(d: Json, state: OpenHandsState, session: string, ts: number, ev: SessionEvents): void {
-  for (const [usageId, raw] of Object.entries(obj(obj(d.stats)?.usage_to_metrics) ?? {})) {
+  const metrics = obj(obj(d.stats)?.usage_to_metrics);
+  context(obj(metrics?.agent), ev);
+  for (const [usageId, raw] of Object.entries(metrics ?? {})) {
     const m = obj(raw);
     if (!m) {
       ev.skipped('unknown_shape');
