@@ -1,6 +1,6 @@
 // The readers of Cline (its VS Code extension's tasks and its CLI), Roo Code, Kilo Code's
 // extension tasks, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie (and of the fourth wave,
-// TRAE CLI and Grok Build) in `npm run
+// TRAE CLI, Grok Build and OpenHands) in `npm run
 // bench:store`: for each, a seeded HOME holding only that harness's files in its format (as the
 // fixtures and captures have them, test/fixtures/wave3-home and test/fixtures/captures), read by
 // a plain baseline that parses everything (every JSON document whole, every line of a JSONL file,
@@ -550,6 +550,61 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }
 
+// ---- OpenHands CLI (wave 4): base_state.json running totals, one event a file -------------------
+
+function openhands(home: string, rng: Rng, text: Text): Corpus {
+  const root = join(home, '.openhands', 'conversations');
+  let expected = 0;
+  let first: { dir: string; at: number; state: Record<string, unknown>; usages: object[]; next: number } | undefined;
+  const usageOf = (r: Req, k: string) => ({
+    model: MODEL, prompt_tokens: r.input + r.cacheRead + r.cacheWrite, completion_tokens: r.output, cache_read_tokens: r.cacheRead,
+    cache_write_tokens: r.cacheWrite, reasoning_tokens: 0, context_window: 200_000, per_turn_token: r.input + r.output, response_id: `chatcmpl-${k}`,
+  });
+  const stateOf = (id: string, usages: object[]) => ({
+    id, agent: { kind: 'Agent', llm: { model: MODEL, usage_id: 'agent' } }, workspace: { kind: 'LocalWorkspace', working_dir: CWD },
+    execution_status: 'finished', confirmation_policy: { kind: 'NeverConfirm' },
+    stats: { usage_to_metrics: { agent: { model_name: MODEL, accumulated_cost: 0.01 * usages.length, token_usages: usages, costs: usages.map(() => ({ model: MODEL, cost: 0.01, timestamp: T0 / 1000 })) } } },
+    tags: {},
+  });
+  const event = (dir: string, k: number, at: number, e: object) => {
+    const id = `${rng.hex(8)}-${rng.hex(4)}-4${rng.hex(3)}-8${rng.hex(3)}-${rng.hex(12)}`;
+    json(join(dir, 'events', `event-${String(k).padStart(5, '0')}-${id}.json`), { id, timestamp: new Date(at).toISOString().slice(0, -1), ...e });
+  };
+  const message = (source: string, content: string) => ({ kind: 'MessageEvent', source, llm_message: { role: source === 'user' ? 'user' : 'assistant', content: [{ type: 'text', text: content }] } });
+  for (let s = 0; s < SESSIONS; s++) {
+    const hex = rng.hex(32);
+    const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const dir = join(root, hex);
+    let at = T0 + s * 60_000;
+    let k = 0;
+    const usages: object[] = [];
+    event(dir, k++, at, { kind: 'SystemPromptEvent', source: 'agent', system_prompt: { type: 'text', text: 'You are OpenHands agent' }, tools: [] });
+    for (const [j, t] of turnsOf(rng, text).entries()) {
+      expected += t.reqs[0].output + t.reqs[1].output;
+      usages.push(usageOf(t.reqs[0], `${s}-${j}-0`), usageOf(t.reqs[1], `${s}-${j}-1`));
+      event(dir, k++, (at += 1000), message('user', t.prompt));
+      event(dir, k++, (at += 1000), { kind: 'ActionEvent', source: 'agent', tool_name: 'terminal', tool_call_id: `toolu_${j}`, action: { kind: 'TerminalAction', command: 'ls' }, llm_response_id: `chatcmpl-${s}-${j}-0` });
+      event(dir, k++, (at += 1000), { kind: 'ObservationEvent', source: 'environment', tool_name: 'terminal', tool_call_id: `toolu_${j}`, observation: { kind: 'TerminalObservation', content: [{ type: 'text', text: t.toolOutput }], is_error: false, exit_code: 0 } });
+      event(dir, k++, (at += 1000), { ...message('agent', t.answer), llm_response_id: `chatcmpl-${s}-${j}-1` });
+    }
+    const state = stateOf(id, usages);
+    json(join(dir, 'base_state.json'), state);
+    if (s === 0) first = { dir, at, state, usages, next: k };
+  }
+  return {
+    name: 'openhands', harness: 'openhands', home, expected,
+    outputOf: (v) => (o(v).stats ? Object.values(o(o(o(v).stats).usage_to_metrics)).reduce<number>((a, m) => a + (Array.isArray(o(m).token_usages) ? (o(m).token_usages as unknown[]).reduce<number>((b, u) => b + n(o(u).completion_tokens), 0) : 0), 0) : 0),
+    call: () => {
+      // A prompt and its answer: two event files, and the state rewritten with the call's usage.
+      const f = first!;
+      event(f.dir, f.next++, (f.at += 1000), message('user', 'more'));
+      event(f.dir, f.next++, (f.at += 1000), message('agent', 'done'));
+      f.usages.push(usageOf({ input: 10, output: ADDED, cacheRead: 0, cacheWrite: 0 }, 'more'));
+      json(join(f.dir, 'base_state.json'), stateOf(String(f.state.id), f.usages));
+    },
+  };
+}
+
 /** The plain way: every file parsed whole (JSONL: every line; OpenClaw's database: every transcript row, decompressed), the output tokens summed. */
 function baseline(c: Corpus, files: readonly string[]): number {
   let total = 0;
@@ -587,7 +642,7 @@ export async function benchWave3Readers(seed: number): Promise<void> {
     clineCli,
     (h, r, t) => extensionTasks('roo-code', { harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true }, h, r, t),
     (h, r, t) => extensionTasks('kilo (VS Code extension)', { harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true }, h, r, t),
-    continueCli, kimiCli, openclaw, amp, auggie, junie, traeCli, grok,
+    continueCli, kimiCli, openclaw, amp, auggie, junie, traeCli, grok, openhands,
   ];
   for (const [i, make] of makers.entries()) {
     const rng = new Rng(seed);

@@ -56,6 +56,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // tool environment variable is not known: none is assumed.
   'trae-cli': { names: ['traex'] },
   grok: { names: ['grok'] },
+  // The CLI's command (a Python program: its interpreter's first argument, as for Aider).
+  openhands: { names: ['openhands'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

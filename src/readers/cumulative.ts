@@ -5,7 +5,7 @@
 // was lost (a store read again from the start).
 
 import type { SessionEvents } from '../session/events.js';
-import { MAX_TOKENS, plausibleAmount, plausibleCount, type TokenType, type Usage } from '../session/types.js';
+import { MAX_TOKENS, plausibleAmount, plausibleCount, type Usage, type UsagePart } from '../session/types.js';
 
 /** The highest totals counted so far, per session row (or conversation). */
 export type Marks = Record<string, number[]>;
@@ -51,7 +51,7 @@ export function dollars(v: unknown): number | undefined {
  */
 export function countGrowth(
   ev: SessionEvents, marks: Marks, key: string, model: string, totals: Usage, costUsd: number | undefined, ts: number,
-  unsaid?: readonly TokenType[],
+  unsaid?: readonly UsagePart[],
 ): void {
   const recorded = costUsd !== undefined && costUsd > 0;
   const values = [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0];

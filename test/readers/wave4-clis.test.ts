@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { traeCli } from '../../src/readers/trae-cli/reader.js';
 import { grok } from '../../src/readers/grok/reader.js';
+import { openhands } from '../../src/readers/openhands/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -25,7 +26,7 @@ interface Truth {
   cwd: string;
   model: string;
   tokens: Tokens;
-  /** The session's usage is already in its parent's (Grok's subagents). */
+  /** The session's usage is already in its parent's (Grok's and OpenHands' subagents). */
   tokens_included_in_parent?: true;
   cost_usd: number | null;
   prompts: number | null;
@@ -48,12 +49,22 @@ describe.each([
   { reader: traeCli, root: join(HOME, '.trae/cli'), childrenInParent: true },
   // Grok: a subagent is a session of its own whose usage is counted in its parent's prompt.
   { reader: grok, root: join(HOME, '.grok'), childrenInParent: false },
-])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent }) => {
+  // OpenHands: a subagent is a conversation of its own whose metrics its parent holds a copy of.
+  // Its event times are the writing machine's local time, and the sample's machine was in UTC.
+  { reader: openhands, root: join(HOME, '.openhands/conversations'), childrenInParent: false, zone: 'UTC' },
+])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
   let read: Awaited<ReturnType<typeof readHome>>;
   beforeAll(async () => {
-    read = await readHome(reader, root);
+    const tz = process.env.TZ;
+    if (zone) process.env.TZ = zone;
+    try {
+      read = await readHome(reader, root);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it('reads every file without skipping anything, and its default root is where the files are', () => {
