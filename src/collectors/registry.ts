@@ -30,6 +30,7 @@ import { auggie } from '../readers/auggie/where.js';
 import { junie } from '../readers/junie/where.js';
 import { traeCli } from '../readers/trae-cli/where.js';
 import { grok } from '../readers/grok/where.js';
+import { kiro } from '../readers/kiro/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -60,6 +61,7 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   junie: { ...junie, load: async () => (await import('../readers/junie/reader.js')).junie },
   'trae-cli': { ...traeCli, load: async () => (await import('../readers/trae-cli/reader.js')).traeCli },
   grok: { ...grok, load: async () => (await import('../readers/grok/reader.js')).grok },
+  kiro: { ...kiro, load: async () => (await import('../readers/kiro/reader.js')).kiro },
 };
 
 /**

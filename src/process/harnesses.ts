@@ -56,6 +56,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // tool environment variable is not known: none is assumed.
   'trae-cli': { names: ['traex'] },
   grok: { names: ['grok'] },
+  // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
+  kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

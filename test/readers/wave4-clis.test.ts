@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { traeCli } from '../../src/readers/trae-cli/reader.js';
 import { grok } from '../../src/readers/grok/reader.js';
+import { kiro } from '../../src/readers/kiro/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -48,6 +49,8 @@ describe.each([
   { reader: traeCli, root: join(HOME, '.trae/cli'), childrenInParent: true },
   // Grok: a subagent is a session of its own whose usage is counted in its parent's prompt.
   { reader: grok, root: join(HOME, '.grok'), childrenInParent: false },
+  // Kiro: a subagent is a sibling bundle of its own; no tokens are recorded.
+  { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
@@ -96,7 +99,8 @@ describe.each([
     expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
     const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
     // Grok's plan approval (`plan_mode.json`) is not read yet: the prompt shows as a turn still open.
-    const expected = t.status_reason === 'plan-approval' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
+    // Kiro's `.lock` is held while its turn is open: the open turn is what says it works.
+    const expected = t.status_reason === 'plan-approval' || t.status_reason === 'lock' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
     expect({ status: status.status, reason: status.reason }).toEqual(expected);
   });
 });
