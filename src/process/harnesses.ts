@@ -58,6 +58,7 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   grok: { names: ['grok'] },
   // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
   kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
+  qoder: { names: ['qodercli'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

@@ -8,6 +8,7 @@ export const HARNESSES = [
   'cursor-agent', 'antigravity-cli', 'hermes', 'goose', 'kodelet', 'crush',
   'continue-cli', 'cline', 'roo-code', 'kimi-cli', 'openclaw', 'amp', 'auggie', 'junie', 'trae-cli', 'grok',
   'kiro',
+  'qoder',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { traeCli } from '../../src/readers/trae-cli/reader.js';
 import { grok } from '../../src/readers/grok/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
+import { qoder } from '../../src/readers/qoder/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -51,6 +52,8 @@ describe.each([
   { reader: grok, root: join(HOME, '.grok'), childrenInParent: false },
   // Kiro: a subagent is a sibling bundle of its own; no tokens are recorded.
   { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
+  // Qoder is Claude Code: a subagent's transcript counts its tools for its parent session.
+  { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
@@ -74,6 +77,10 @@ describe.each([
     for (const type of Object.keys(TYPES) as (keyof Tokens)[]) {
       expect([type, exported.has(type)]).toEqual([type, all.some((s) => s.tokens[type] !== null)]);
     }
+    // A harness that records no tokens has no cost either, nor a count of tokens left unpriced.
+    const none = all.every((s) => Object.values(s.tokens).every((n) => n === null));
+    const priced = [...read.store.counters.values()].filter((c) => c.metric === 'cost' || c.metric === 'unpricedTokens');
+    expect(none ? priced.map((c) => `${c.metric}{model=${c.labels.model}}`) : []).toEqual([]);
   });
 
   it.each(sessions.map((s) => [s.session_id, s] as const))('session %s', (_, t) => {
