@@ -16,7 +16,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import type { ToolKind } from '../../session/types.js';
+import type { ToolCall, ToolKind } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, num, obj, str, type Json } from '../fields.js';
@@ -28,6 +28,8 @@ export interface KiroState {
   cwd?: string;
   /** The log of a subagent's session (its sidecar names a parent): its prompt is its goal. */
   child?: boolean;
+  /** The log's calls with no result yet: a result read after the sidecar ended its turn names its call. */
+  calls?: Record<string, ToolCall>;
   /** The session's `updated_at` last reported (the sidecar's). */
   updated?: number;
 }
@@ -84,7 +86,10 @@ function readLine(line: Buffer, state: KiroState, file: SessionFile, ev: Session
         const use = b?.kind === 'toolUse' ? obj(b.data) : undefined;
         const callId = str(use?.toolUseId);
         const name = str(use?.name);
-        if (callId && name && ev.firstTime(`call:${file.sessionId}:${callId}`)) ev.toolCall(callId, builtinTool(name, { kinds: KINDS }));
+        if (!callId || !name || !ev.firstTime(`call:${file.sessionId}:${callId}`)) continue;
+        const call = builtinTool(name, { kinds: KINDS });
+        (state.calls ??= {})[callId] = call;
+        ev.toolCall(callId, call);
       }
       return;
     case 'ToolResults':
@@ -92,7 +97,10 @@ function readLine(line: Buffer, state: KiroState, file: SessionFile, ev: Session
         const result = b?.kind === 'toolResult' ? obj(b.data) : undefined;
         const callId = str(result?.toolUseId);
         // `error` is also a call the person cancelled; a shell's non-zero exit is a `success`.
-        if (callId && ev.firstTime(`result:${file.sessionId}:${callId}`)) ev.toolResult(callId, result?.status === 'error');
+        if (!callId || !ev.firstTime(`result:${file.sessionId}:${callId}`)) continue;
+        const call = state.calls?.[callId];
+        delete state.calls?.[callId];
+        ev.toolResult(callId, result?.status === 'error', call);
       }
       return;
     case 'Clear':
