@@ -31,6 +31,8 @@ import { junie } from '../readers/junie/where.js';
 import { traeCli } from '../readers/trae-cli/where.js';
 import { grok } from '../readers/grok/where.js';
 import { openhands } from '../readers/openhands/where.js';
+import { kiro } from '../readers/kiro/where.js';
+import { qoder } from '../readers/qoder/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -62,6 +64,8 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   'trae-cli': { ...traeCli, load: async () => (await import('../readers/trae-cli/reader.js')).traeCli },
   grok: { ...grok, load: async () => (await import('../readers/grok/reader.js')).grok },
   openhands: { ...openhands, load: async () => (await import('../readers/openhands/reader.js')).openhands },
+  kiro: { ...kiro, load: async () => (await import('../readers/kiro/reader.js')).kiro },
+  qoder: { ...qoder, load: async () => (await import('../readers/qoder/reader.js')).qoder },
 };
 
 /**

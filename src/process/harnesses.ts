@@ -58,6 +58,9 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   grok: { names: ['grok'] },
   // The CLI's command (a Python program: its interpreter's first argument, as for Aider).
   openhands: { names: ['openhands'] },
+  // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
+  kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
+  qoder: { names: ['qodercli'] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

@@ -7,6 +7,8 @@ export const HARNESSES = [
   'claude-code', 'codex', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'gemini-cli', 'droid', 'pi', 'aider',
   'cursor-agent', 'antigravity-cli', 'hermes', 'goose', 'kodelet', 'crush',
   'continue-cli', 'cline', 'roo-code', 'kimi-cli', 'openclaw', 'amp', 'auggie', 'junie', 'trae-cli', 'grok', 'openhands',
+  'kiro',
+  'qoder',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

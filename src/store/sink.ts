@@ -48,6 +48,7 @@ interface UsageCounters {
 export function fileSink(store: SessionStore, source: SinkSource): FileSink {
   const { harness, collector, onSkip } = source;
   const unrecorded = source.unrecorded ?? [];
+  const usageUnrecorded = TOKEN_TYPES.every((t) => unrecorded.includes(t));
   /**
    * While set, counters do not move: while the collector re-reads lines it already counted (a
    * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
@@ -63,7 +64,7 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
     const current = source.sessionOf();
     if (current !== id || !s) {
       id = current;
-      s = store.sessionFor(harness, id, TOKEN_TYPES.every((t) => unrecorded.includes(t)));
+      s = store.sessionFor(harness, id, usageUnrecorded);
     }
     store.changed(s);
     return s;
@@ -150,7 +151,9 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
       if (ts < s.startedAt) s.startedAt = ts;
     },
     usage(model, u, tierInput, ts, recordedCost, unsaid, earlier) {
-      if (muted) return;
+      // A harness that records no tokens (Qoder's zeros, parsed as Claude Code's) has no usage:
+      // no cost, no unpriced count, no request in the ledger or the blocks.
+      if (muted || usageUnrecorded) return;
       if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
       const s = session();
       const total = (v: Usage) => v.input + v.output + v.cacheRead + v.cacheWrite;

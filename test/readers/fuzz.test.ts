@@ -36,7 +36,7 @@ const CRUSH = crushHome();
 /**
  * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
  * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose), the wave-3 home (the
- * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands) and the Crush home its
+ * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands, Kiro, Qoder) and the Crush home its
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {

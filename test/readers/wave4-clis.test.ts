@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { traeCli } from '../../src/readers/trae-cli/reader.js';
 import { grok } from '../../src/readers/grok/reader.js';
 import { openhands } from '../../src/readers/openhands/reader.js';
+import { kiro } from '../../src/readers/kiro/reader.js';
+import { qoder } from '../../src/readers/qoder/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -52,6 +54,10 @@ describe.each([
   // OpenHands: a subagent is a conversation of its own whose metrics its parent holds a copy of.
   // Its event times are the writing machine's local time, and the sample's machine was in UTC.
   { reader: openhands, root: join(HOME, '.openhands/conversations'), childrenInParent: false, zone: 'UTC' },
+  // Kiro: a subagent is a sibling bundle of its own; no tokens are recorded.
+  { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
+  // Qoder is Claude Code: a subagent's transcript counts its tools for its parent session.
+  { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
@@ -82,6 +88,10 @@ describe.each([
     for (const type of Object.keys(TYPES) as (keyof Tokens)[]) {
       expect([type, exported.has(type)]).toEqual([type, all.some((s) => s.tokens[type] !== null)]);
     }
+    // A harness that records no tokens has no cost either, nor a count of tokens left unpriced.
+    const none = all.every((s) => Object.values(s.tokens).every((n) => n === null));
+    const priced = [...read.store.counters.values()].filter((c) => c.metric === 'cost' || c.metric === 'unpricedTokens');
+    expect(none ? priced.map((c) => `${c.metric}{model=${c.labels.model}}`) : []).toEqual([]);
   });
 
   it.each(sessions.map((s) => [s.session_id, s] as const))('session %s', (_, t) => {
@@ -107,7 +117,8 @@ describe.each([
     expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
     const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
     // Grok's plan approval (`plan_mode.json`) is not read yet: the prompt shows as a turn still open.
-    const expected = t.status_reason === 'plan-approval' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
+    // Kiro's `.lock` is held while its turn is open: the open turn is what says it works.
+    const expected = t.status_reason === 'plan-approval' || t.status_reason === 'lock' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
     expect({ status: status.status, reason: status.reason }).toEqual(expected);
   });
 });
