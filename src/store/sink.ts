@@ -152,8 +152,9 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
     },
     usage(model, u, tierInput, ts, recordedCost, unsaid, earlier) {
       // A harness that records no tokens (Qoder's zeros, parsed as Claude Code's) has no usage:
-      // no cost, no unpriced count, no request in the ledger or the blocks.
-      if (muted || usageUnrecorded) return;
+      // no cost, no unpriced count, no request in the ledger or the blocks. One that records a
+      // cost without tokens (Crush) has that cost.
+      if (muted || (usageUnrecorded && recordedCost === undefined)) return;
       if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return onSkip('implausible_value');
       const s = session();
       const total = (v: Usage) => v.input + v.output + v.cacheRead + v.cacheWrite;
