@@ -1,15 +1,20 @@
-// Bounded zstd decompression (fzstd, pure JS: Node 20's zlib has no zstd). A few bytes of zstd can
-// ask for gigabytes in two ways, and each is stopped before it costs them: a frame's header names
-// a window the decoder allocates (and copies within for every block) before it reads any, so every
-// frame's header is looked at first; and each 4-byte RLE block is 128 kB of output, so the output
-// is streamed and given up on once it passes the limit.
+// Bounded zstd decompression: Node's own (`zlib.zstdDecompressSync`, Node 22.15 and later), else
+// fzstd (pure JS: Node 20's zlib has no zstd). A few bytes of zstd can ask for gigabytes in two
+// ways, and each is stopped before it costs them: a frame's header names a window the decoder
+// allocates (and copies within for every block) before it reads any, so every frame's header is
+// looked at first; and each 4-byte RLE block is 128 kB of output, so the output is given up on
+// once it passes the limit (Node's `maxOutputLength`, or fzstd's stream).
 
 import { createRequire } from 'node:module';
+import zlib from 'node:zlib';
 
 /** Why a blob was not decompressed: more than the limit, or no zstd. */
 export type Unzstd = Buffer | 'too_large' | 'invalid';
 
-// The decompressor is loaded on the first blob: every start-up with none goes without it.
+/** Node's zstd, where it has one. */
+const nativeZstd = (zlib as { zstdDecompressSync?: (blob: Uint8Array, options: { maxOutputLength: number }) => Buffer }).zstdDecompressSync;
+
+// fzstd is loaded on the first blob, where Node has no zstd: every start-up with none goes without it.
 let Decompress: typeof import('fzstd').Decompress | undefined;
 
 const TOO_LARGE = new Error('too large');
@@ -19,6 +24,13 @@ export function unzstd(blob: Uint8Array, max: number): Unzstd {
   const window = largestWindow(blob);
   if (window === undefined) return 'invalid';
   if (window > max) return 'too_large';
+  if (nativeZstd) {
+    try {
+      return nativeZstd(blob, { maxOutputLength: max });
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'too_large' : 'invalid';
+    }
+  }
   Decompress ??= (createRequire(import.meta.url)('fzstd') as typeof import('fzstd')).Decompress;
   const parts: Uint8Array[] = [];
   let size = 0;
