@@ -8,6 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { readReportState, StateDb } from '../../src/state/db.js';
 import { envFor, FIXTURES, run, tempDir } from '../helpers/run.js';
 
+// The tables of a schema of version 3 (no ledger), which the upgrades below start from.
+const TABLES_OF_VERSION_3 = `CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
+    size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER,
+    gone_ms REAL, state_version INTEGER);
+  CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+  CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
+  CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);`;
+
 const row = { path: '/h/a.jsonl', collector: 'c', ino: 1, size: 10, mtimeMs: 1, offset: 10, state: '{}' };
 
 describe('state database', () => {
@@ -41,14 +50,8 @@ describe('state database', () => {
   it('upgrades a schema of version 3 in place with an empty ledger, which then adds up and prunes', () => {
     const dir = tempDir();
     const old = new Database(join(dir, 'state.db'));
-    old.exec(`CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
-        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER,
-        gone_ms REAL, state_version INTEGER);
-      CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
-      CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
-      CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
-      CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      INSERT INTO counters VALUES ('k', 'tokens', '{}', 42);
+    old.exec(`${TABLES_OF_VERSION_3}
+            INSERT INTO counters VALUES ('k', 'tokens', '{}', 42);
       PRAGMA user_version = 3;`);
     old.close();
     const db = new StateDb(dir);
@@ -71,14 +74,8 @@ describe('state database', () => {
   it('upgrades a ledger of whole hours (version 4) to quarter hours, each hour its first quarter; report reads either', () => {
     const dir = tempDir();
     const old = new Database(join(dir, 'state.db'));
-    old.exec(`CREATE TABLE files (path TEXT PRIMARY KEY, collector TEXT NOT NULL, ino INTEGER NOT NULL,
-        size INTEGER NOT NULL, mtime_ms REAL NOT NULL, offset INTEGER NOT NULL, state TEXT NOT NULL, head TEXT, head_length INTEGER,
-        gone_ms REAL, state_version INTEGER);
-      CREATE TABLE sessions (key TEXT PRIMARY KEY, data TEXT NOT NULL);
-      CREATE TABLE counters (key TEXT PRIMARY KEY, metric TEXT NOT NULL, labels TEXT NOT NULL, value REAL NOT NULL);
-      CREATE TABLE seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
-      CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-      CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
+    old.exec(`${TABLES_OF_VERSION_3}
+            CREATE TABLE ledger (hour INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL, model TEXT NOT NULL,
         input INTEGER NOT NULL DEFAULT 0, output INTEGER NOT NULL DEFAULT 0, cache_read INTEGER NOT NULL DEFAULT 0,
         cache_write INTEGER NOT NULL DEFAULT 0, reasoning INTEGER NOT NULL DEFAULT 0, cost_usd REAL NOT NULL DEFAULT 0,
         requests INTEGER NOT NULL DEFAULT 0, sessions INTEGER NOT NULL DEFAULT 0, turns_completed INTEGER NOT NULL DEFAULT 0,
