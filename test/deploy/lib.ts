@@ -205,6 +205,30 @@ export function anchors(markdown: string): Set<string> {
 export type PlistValue = string | number | boolean | Date | Buffer | PlistValue[] | { [key: string]: PlistValue };
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+const XML_DECLARATION = /^<\?xml\s[^?]*\?>/;
+const PLIST_DOCTYPE = /^<!DOCTYPE\s+plist\s[^>]*>/;
+
+/**
+ * Where text from `i` on is past whitespace, comments (none with `--` inside: `fail` says so,
+ * at the comment) and any of the `prolog` declarations: for the plist and the XML parser alike.
+ */
+function pastTrivia(text: string, i: number, fail: (what: string, at: number) => never, prolog: readonly RegExp[]): number {
+  for (;;) {
+    const rest = text.slice(i);
+    const ws = /^\s+/.exec(rest);
+    if (ws) i += ws[0].length;
+    else if (rest.startsWith('<!--')) {
+      const end = text.indexOf('-->', i + 4);
+      if (end < 0) fail('an unclosed comment', i);
+      if (text.slice(i + 4, end).includes('--')) fail('"--" inside a comment', i);
+      i = end + 3;
+    } else {
+      const declaration = prolog.map((p) => p.exec(rest)).find((m) => m !== null);
+      if (!declaration) return i;
+      i += declaration[0].length;
+    }
+  }
+}
 
 /**
  * An XML property list as `plutil -lint` checks it: well-formed XML (a declaration, a DOCTYPE,
@@ -213,24 +237,12 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
  */
 export function parsePlist(text: string): PlistValue {
   let i = 0;
-  const fail = (what: string): never => {
-    throw new Error(`plist: ${what} at line ${text.slice(0, i).split('\n').length}`);
+  const fail = (what: string, at = i): never => {
+    throw new Error(`plist: ${what} at line ${text.slice(0, at).split('\n').length}`);
   };
   // Whitespace, comments and (before the root) the declaration and DOCTYPE.
   const skip = (prolog = false) => {
-    for (;;) {
-      const rest = text.slice(i);
-      const ws = /^\s+/.exec(rest);
-      if (ws) i += ws[0].length;
-      else if (rest.startsWith('<!--')) {
-        const end = text.indexOf('-->', i + 4);
-        if (end < 0) fail('an unclosed comment');
-        if (text.slice(i + 4, end).includes('--')) fail('"--" inside a comment');
-        i = end + 3;
-      } else if (prolog && /^<\?xml\s[^?]*\?>/.test(rest)) i += /^<\?xml\s[^?]*\?>/.exec(rest)![0].length;
-      else if (prolog && /^<!DOCTYPE\s+plist\s[^>]*>/.test(rest)) i += /^<!DOCTYPE\s+plist\s[^>]*>/.exec(rest)![0].length;
-      else return;
-    }
+    i = pastTrivia(text, i, fail, prolog ? [XML_DECLARATION, PLIST_DOCTYPE] : []);
   };
   const tag = (): { name: string; close: boolean; empty: boolean; attrs: string } => {
     const m = /^<(\/?)([A-Za-z]+)((?:\s+[A-Za-z]+="[^"<]*")*)\s*(\/?)>/.exec(text.slice(i));
@@ -313,23 +325,13 @@ export interface XmlElement { name: string; attrs: Record<string, string>; child
  */
 export function parseXml(text: string): XmlElement {
   let i = 0;
-  const fail = (what: string): never => {
-    throw new Error(`xml: ${what} at line ${text.slice(0, i).split('\n').length}`);
+  const fail = (what: string, at = i): never => {
+    throw new Error(`xml: ${what} at line ${text.slice(0, at).split('\n').length}`);
   };
   const decode = (s: string) => s.replace(/&([a-z]+);|&/g, (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`));
+  // Whitespace, comments and (before the root) the declaration.
   const skip = (prolog = false) => {
-    for (;;) {
-      const rest = text.slice(i);
-      const ws = /^\s+/.exec(rest);
-      if (ws) i += ws[0].length;
-      else if (rest.startsWith('<!--')) {
-        const end = text.indexOf('-->', i + 4);
-        if (end < 0) fail('an unclosed comment');
-        if (text.slice(i + 4, end).includes('--')) fail('"--" inside a comment');
-        i = end + 3;
-      } else if (prolog && /^<\?xml\s[^?]*\?>/.test(rest)) i += /^<\?xml\s[^?]*\?>/.exec(rest)![0].length;
-      else return;
-    }
+    i = pastTrivia(text, i, fail, prolog ? [XML_DECLARATION] : []);
   };
   const element = (): XmlElement => {
     const m = /^<([A-Za-z][\w.-]*)((?:\s+[\w:.-]+="[^"<]*")*)\s*(\/?)>/.exec(text.slice(i));
