@@ -21,7 +21,7 @@ import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.
 import { spendByDay } from './store/ledger.js';
 import { liveSessions, type LiveSession } from './store/live.js';
 import { HookSource } from './hooks/source.js';
-import { createPriceTable, readOverrides } from './pricing/prices.js';
+import { configuredPrices, type PriceTable } from './pricing/prices.js';
 import { IDLE_WATCH_MS, ProcessMonitor } from './process/monitor.js';
 import { descendantsOf, noTableNote, platformTable, withoutDemos } from './process/table.js';
 import { SessionStore } from './store/store.js';
@@ -130,7 +130,7 @@ export class Agent {
     const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
-    this.store = new SessionStore(this.db, createPriceTable(priceOverrides(config.pricing.overridesFile)), config.project,
+    this.store = new SessionStore(this.db, priceTable(config), config.project,
       { model: config.model.max, tool: config.tool.max }, config.ledger.days);
     // Told by the exporter that owns the state database, not by a view of a copy of it (`top`).
     if (this.store.projectNamingWas !== undefined && !opts.privateState) {
@@ -549,12 +549,11 @@ function openState(dir: string, opts: { reset?: boolean; privateCopy?: boolean }
   }
 }
 
-/** The price override file's prices; a bad file stops start-up naming the file and the model. */
-function priceOverrides(path: string): ReturnType<typeof readOverrides> {
-  if (!path) return {};
+/** The bundled prices with the override file's; a bad file stops start-up naming the file and the model. */
+function priceTable(config: Config): PriceTable {
   try {
-    return readOverrides(path);
+    return configuredPrices(config.pricing.overridesFile);
   } catch (e) {
-    throw new ConfigError(`pricing.overridesFile (${path}): ${(e as Error).message}`);
+    throw new ConfigError((e as Error).message);
   }
 }

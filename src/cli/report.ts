@@ -5,7 +5,8 @@
 // the report and the money formatter, and nothing else.
 
 import { join } from 'node:path';
-import type { Config } from '../config/load.js';
+import { ConfigError, type Config } from '../config/load.js';
+import { configuredPrices, type PriceTable } from '../pricing/prices.js';
 import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
 import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
@@ -78,6 +79,15 @@ function terminalLayout(r: ReportArgs): Layout {
 /** The report's text: a table, or JSON with `json`. */
 export async function report(config: Config, args: ReportArgs, json: boolean, now = Date.now(), layout: Layout = terminalLayout(args)): Promise<string> {
   const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
+  if (!json && layout.unpriced === undefined) {
+    let prices: PriceTable;
+    try {
+      prices = configuredPrices(config.pricing.overridesFile);
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
+    layout = { ...layout, unpriced: (model) => !prices.has(model) };
+  }
   if (r.last !== undefined && r.kind !== 'session' && r.kind !== 'blocks') r.since = lastSince(r.kind, r.last, r, now);
   if (r.from !== undefined && r.kind !== 'session' && r.kind !== 'blocks') {
     const { readStore } = await import('./store.js');

@@ -26,6 +26,8 @@ export interface PriceTable {
   readonly version: string;
   /** Cost in USD of one request made at `at` (ms), or undefined when the model has no price. */
   cost(model: string, u: Usage, tierInput: number, at: number): number | undefined;
+  /** Whether the table has a price for the model. */
+  has(model: string): boolean;
   /** Context window of the model, where the table knows it. */
   contextWindow(model: string): number | undefined;
   /** The table's provider of the model (`anthropic`, `openai`, `google`, …), where it knows the model. */
@@ -204,6 +206,7 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
       const p = resolve(model).prices;
       return p ? priceRequest(pricesAt(p, at), u, tierInput) : undefined;
     },
+    has: (model) => resolve(model).prices !== undefined,
     contextWindow: (model) => resolve(model).contextWindow,
     provider: (model) => resolve(model).provider,
   };
@@ -223,4 +226,13 @@ export function readOverrides(path: string): Record<string, ModelPrice> {
     }
   }
   return data as Record<string, ModelPrice>;
+}
+
+/** The bundled table with the override file's prices (none: `path` empty); a bad file throws, naming it. */
+export function configuredPrices(path: string): PriceTable {
+  try {
+    return createPriceTable(path ? readOverrides(path) : {});
+  } catch (e) {
+    throw new Error(`pricing.overridesFile (${path}): ${(e as Error).message}`);
+  }
 }

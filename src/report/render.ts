@@ -8,11 +8,16 @@ import type { Kind } from './words.js';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-/** Where a table is drawn: the terminal's width (none: a pipe, as wide as it takes), colour, the narrow form. */
+/**
+ * Where a table is drawn: the terminal's width (none: a pipe, as wide as it takes), colour, the
+ * narrow form; and which models the price table in use has no price for (their cost is `unpriced`,
+ * as the other views say, not $0.00).
+ */
 export interface Layout {
   width?: number;
   colour?: boolean;
   compact?: boolean;
+  unpriced?: (model: string) => boolean;
 }
 
 /**
@@ -45,8 +50,25 @@ function table(header: string[], cells: string[][], numeric: boolean[], layout: 
   return [paint(36, line(keep(header))), rule, ...body.flatMap(lines), rule, ...lines(split.at(-1)!).map((l) => paint(33, l))].join('\n') + '\n';
 }
 
-const usageCells = (u: Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens' | 'totalTokens'>, cost: number): string[] =>
-  [int(u.inputTokens), int(u.outputTokens), int(u.cacheReadTokens), int(u.cacheCreationTokens), int(u.totalTokens), usd(cost)];
+const usageCells = (u: Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens' | 'totalTokens'>, cost: string): string[] =>
+  [int(u.inputTokens), int(u.outputTokens), int(u.cacheReadTokens), int(u.cacheCreationTokens), int(u.totalTokens), cost];
+
+/**
+ * A cost as a table shows it: `unpriced` where all of it is tokens of models with no price and no
+ * cost the harness recorded; marked `*` where some of it is (a note under the table names them).
+ */
+function costCell(cost: number, parts: readonly { model: string; cost: number; tokens: number }[], layout: Layout, marked: Set<string>): string {
+  const none = parts.filter((p) => p.tokens > 0 && p.cost === 0 && layout.unpriced?.(p.model));
+  for (const p of none) marked.add(p.model);
+  if (none.length === 0) return usd(cost);
+  return none.length === parts.filter((p) => p.tokens > 0).length && cost === 0 ? 'unpriced' : `${usd(cost)}*`;
+}
+
+const unpricedNote = (marked: Set<string>): string =>
+  (marked.size === 0 ? '' : `* without the tokens of ${[...marked].sort().join(', ')}: no price is known for ${marked.size === 1 ? 'it' : 'them'} (unpriced)\n`);
+
+const modelParts = (r: Pick<PeriodRow, 'modelBreakdowns'>) => r.modelBreakdowns.map((b) => ({ model: b.modelName, cost: b.cost, tokens: b.totalTokens }));
+
 const USAGE_HEADER = ['Input', 'Output', 'Cache Read', 'Cache Write', 'Total Tokens', 'Cost'];
 const USAGE_NUMERIC = USAGE_HEADER.map(() => true);
 
@@ -56,43 +78,54 @@ const PERIOD_NAME = { daily: 'Date', weekly: 'Week', monthly: 'Month' } as const
 // compact table): the total, then the cache writes and reads.
 const USAGE_DROP = [4, 3, 2];
 
-export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: string, layout?: Layout): string {
+export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: string, layout: Layout = {}): string {
+  const marked = new Set<string>();
   const cells: string[][] = [];
   for (const r of rows) {
-    cells.push([r.period, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, r.totalCost)]);
+    cells.push([r.period, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked))]);
     // `<label>Breakdowns` of `<label>Name`s (report.ts's breakdowns), the models' always there.
     type Part = Omit<Usage, 'totalCost'> & { cost: number } & Record<string, unknown>;
     const parts = breakdown === undefined ? undefined
       : ((r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`])?.map((b) => ({ name: String(b[`${breakdown}Name`]), b }));
-    for (const { name, b } of parts ?? []) cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, b.cost)]);
+    for (const { name, b } of parts ?? []) {
+      const cost = breakdown === 'model' ? costCell(b.cost, [{ model: name, cost: b.cost, tokens: b.totalTokens }], layout, marked) : usd(b.cost);
+      cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, cost)]);
+    }
   }
   const t = totalsOf(rows);
-  cells.push(['Total', '', ...usageCells(t, t.totalCost)]);
-  return table([PERIOD_NAME[kind], 'Models', ...USAGE_HEADER], cells, [false, false, ...USAGE_NUMERIC], layout, [...USAGE_DROP.map((i) => i + 2), 1], USAGE_DROP.length);
+  cells.push(['Total', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked))]);
+  return table([PERIOD_NAME[kind], 'Models', ...USAGE_HEADER], cells, [false, false, ...USAGE_NUMERIC], layout, [...USAGE_DROP.map((i) => i + 2), 1], USAGE_DROP.length)
+    + unpricedNote(marked);
 }
 
-export function sessionTable(rows: readonly SessionRow[], layout?: Layout): string {
-  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, r.totalCost), r.lastActivity.slice(0, 16).replace('T', ' ')]);
+export function sessionTable(rows: readonly SessionRow[], layout: Layout = {}): string {
+  const marked = new Set<string>();
+  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.map((m) => `- ${m}`).join('\n'),
+    ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)), r.lastActivity.slice(0, 16).replace('T', ' ')]);
   const t = totalsOf(rows);
-  cells.push(['Total', '', '', '', ...usageCells(t, t.totalCost), '']);
+  cells.push(['Total', '', '', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked)), '']);
   return table(['Session', 'Harness', 'Project', 'Models', ...USAGE_HEADER, 'Last Activity (UTC)'], cells,
-    [false, false, false, false, ...USAGE_NUMERIC, false], layout, [...USAGE_DROP.map((i) => i + 4), 10, 1, 3], USAGE_DROP.length);
+    [false, false, false, false, ...USAGE_NUMERIC, false], layout, [...USAGE_DROP.map((i) => i + 4), 10, 1, 3], USAGE_DROP.length)
+    + unpricedNote(marked);
 }
 
-export function blocksTable(rows: readonly BlockRow[], layout?: Layout): string {
+export function blocksTable(rows: readonly BlockRow[], layout: Layout = {}): string {
+  const marked = new Set<string>();
+  // A block has no cost by model: `unpriced` only where it has no cost at all.
+  const cost = (r: BlockRow) => (r.costUSD === 0 ? costCell(0, r.models.map((model) => ({ model, cost: 0, tokens: r.totalTokens })), layout, marked) : usd(r.costUSD));
   const minutes = (r: BlockRow) => Math.round((Date.parse(r.actualEndTime ?? r.endTime) - Date.parse(r.startTime)) / 60_000);
   const span = (r: BlockRow) => `${Math.floor(minutes(r) / 60)}h${String(minutes(r) % 60).padStart(2, '0')}m`;
   const cells = rows.map((r) => (r.isGap
     ? [r.startTime.slice(0, 16).replace('T', ' '), r.harness, `${span(r)} gap`, '', '', '', '', '']
     : [
       r.startTime.slice(0, 16).replace('T', ' '), r.harness, r.isActive ? `ACTIVE, ${r.projection?.remainingMinutes ?? 0}m left` : span(r),
-      r.models.map((m) => `- ${m}`).join('\n'), int(r.entries), int(r.totalTokens), usd(r.costUSD),
+      r.models.map((m) => `- ${m}`).join('\n'), int(r.entries), int(r.totalTokens), cost(r),
       r.projection ? usd(r.projection.totalCost) : '',
     ]));
   cells.push(['Total', '', '', '', int(rows.reduce((a, r) => a + r.entries, 0)), int(rows.reduce((a, r) => a + r.totalTokens, 0)),
     usd(rows.reduce((a, r) => a + r.costUSD, 0)), '']);
   return table(['Block Start (UTC)', 'Harness', 'Duration', 'Models', 'Requests', 'Tokens', 'Cost', 'Projected'], cells,
-    [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]);
+    [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]) + unpricedNote(marked);
 }
 
 /** Usage without the requests, sessions and turns (a store's report: it has none of them by model), nested splits too. */

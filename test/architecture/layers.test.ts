@@ -38,7 +38,7 @@ const LAYERS: Record<string, readonly string[]> = {
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['clock', 'collectors', 'config', 'files', 'hooks', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['agent', 'collectors', 'config', 'files', 'log', 'process', 'view', 'readers', 'report', 'session', 'state', 'store'],
+  cli: ['agent', 'collectors', 'config', 'files', 'log', 'pricing', 'process', 'view', 'readers', 'report', 'session', 'state', 'store'],
   main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
 };
 
