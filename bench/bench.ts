@@ -9,6 +9,7 @@
 //   BENCH_DIR            where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
 //   BENCH_SETTLE_SECONDS how long a `serve` is left before its resident memory is read (default 30)
+//   BENCH_INSTALL_NODE   the Node.js version the install rows run on, from the npm registry (default 24.22.3; empty: none)
 //   BENCH_ONLY           the sections to run, comma-separated (default: all): cold, inprocess, scrape, memory,
 //                        restart, status, idle, droidpi, startup, install, peer, report (`report daily`
 //                        against `ccusage daily`, which `peer` also runs on each of its sizes)
@@ -16,6 +17,7 @@
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
 import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +32,8 @@ import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
 import { developerHome, idleAlone, idleFigures, type Cpu } from './idle.js';
 import { installFigures } from './install.js';
+import { installRuns, packTarball } from './install-run.js';
+import { PACKAGE_ROOT } from '../src/files/package-root.js';
 import { memoryFigures, type Resident } from './memory.js';
 import { warmRestarts } from './restart.js';
 import { statusLatencies } from './status.js';
@@ -226,6 +230,17 @@ if (wanted('install')) {
     `${w.pack.files} files, ${mb1(w.pack.bytes)} unpacked; ${w.dependencies.packages} packages, ${mb1(w.dependencies.bytes)}; `
     + `OpenTelemetry's gRPC exporter, installed apart by those who push over gRPC, adds ${w.grpc.packages} packages, ${mb1(w.grpc.bytes)}`,
     'gRPC installed apart', w.grpcApart);
+  // The install a user runs, timed, on a Node.js with `node:sqlite` (the npm registry's build).
+  const version = process.env.BENCH_INSTALL_NODE ?? '24.22.3';
+  if (version) {
+    const node = execFileSync(join(PACKAGE_ROOT, 'scripts/node-from-npm.sh'), [version], { encoding: 'utf8' }).trim();
+    for (const r of installRuns(node, packTarball(work))) {
+      row(`npm install --omit=dev on Node ${version}, ${r.label}`,
+        `${r.ok ? 'succeeded' : 'FAILED'} in ${r.seconds.toFixed(0)} s: ${r.packages} packages, ${mb1(r.bytes)}; `
+        + `better-sqlite3 ${r.betterSqlite3 ? 'built and installed' : 'not installed'}; SQLite through ${r.sqlite}`,
+        'succeeds, node:sqlite', r.ok && r.sqlite === 'node:sqlite');
+    }
+  }
 }
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
