@@ -1,5 +1,5 @@
-// Reference documentation generated from the code: the metric catalog (docs/metrics.md and the
-// README's table) and the configuration schema (config.example.json and the README's table).
+// Reference documentation generated from the code: the metric catalog (docs/metrics.md) and the
+// configuration schema (config.example.json and docs/configuration.md's table).
 
 import { configKeys, exampleConfig } from './config/load.js';
 import { catalog, exposedName } from './catalog.js';

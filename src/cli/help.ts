@@ -88,6 +88,6 @@ export function help(command = 'serve'): string {
     'Keys without a flag, as environment variables (or in the --config file):',
     table(envOnly),
     '',
-    'Keys that take an object (project.aliases, otlp.headers, …) are set in the --config file; see the README.',
+    'Keys that take an object (project.aliases, otlp.headers, …) are set in the --config file; see docs/configuration.md.',
   ].join('\n');
 }

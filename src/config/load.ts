@@ -196,7 +196,7 @@ export function configFlags(): Map<string, Leaf> {
   return flags;
 }
 
-/** Every key, for the README's configuration table. */
+/** Every key, for docs/configuration.md's table. */
 export function configKeys(): Leaf[] {
   return leaves().map((l) => (l.key === 'stateDir' ? { ...l, default: '$XDG_STATE_HOME/coding-agent-exporter' } : l));
 }

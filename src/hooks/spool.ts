@@ -15,7 +15,7 @@ export const SPOOL_MAX_BYTES = 1 << 20;
  * written after it is not read, and the hook that wrote it writes it again (hooks/append.ts).
  */
 export const SPOOL_SEAL = '{"sealed":true}';
-/** The harnesses whose hooks we know (docs: README, "Exact statuses"). */
+/** The harnesses whose hooks we know (docs/hooks.md). */
 export const HOOK_HARNESSES = ['claude-code', 'gemini-cli', 'qwen-code', 'copilot-cli', 'codex'] as const satisfies readonly HarnessId[];
 export type HookHarness = (typeof HOOK_HARNESSES)[number];
 

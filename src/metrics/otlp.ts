@@ -1,6 +1,6 @@
 // OTLP push of the same snapshot, with the same names, from the same process. Settings come from
 // our own keys first, then the standard OTEL_* environment variables users already set for other
-// tools (README: "Which OTLP setting wins"); a failed push is logged and counted, never silent.
+// tools (docs/otlp.md: "Which setting wins"); a failed push is logged and counted, never silent.
 //
 // This module only reads settings and counts results: it loads no OpenTelemetry module, so that a
 // process without a push never loads one (otlp-push.ts, loaded when a push is configured, does).

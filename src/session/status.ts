@@ -1,5 +1,5 @@
 // What a session is doing now, and why, from its recorded state and its live process, with the
-// reason codes of the status contract we follow (README, "Statuses").
+// reason codes of the status contract we follow (docs/counting.md).
 
 import type { HarnessFacts, HookState, ProcessState, Session, Status } from './types.js';
 

@@ -2,7 +2,7 @@
 // states and tool kinds. Readers report in them, the store keeps them, the metrics catalog and
 // the views show them; this file imports nothing, so every layer can point down to it.
 
-/** Every harness read, in the order the README and the configuration list them (src/collectors/registry.ts has one reader for each). */
+/** Every harness read, in the order the configuration lists them (src/collectors/registry.ts has one reader for each). */
 export const HARNESSES = [
   'claude-code', 'codex', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'gemini-cli', 'droid', 'pi', 'aider',
   'cursor-agent', 'antigravity-cli', 'hermes', 'goose', 'kodelet', 'crush',

@@ -82,7 +82,7 @@ export function formatSessions(records: readonly SessionRecord[], now: number, w
   return `${lines.join('\n')}\n`;
 }
 
-/** One session as `sessions --json` and `/api/v1/sessions` give it (the shape is documented in the README). */
+/** One session as `sessions --json` and `/api/v1/sessions` give it (the shape is documented in docs/commands.md). */
 export interface SessionRecord {
   harness: string;
   /** null for an agent process no session file is joined to (attribution `process-only`). */

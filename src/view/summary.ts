@@ -10,7 +10,7 @@ import { localDay } from '../store/spend.js';
 import type { SessionStore } from '../store/store.js';
 import type { Status } from '../session/types.js';
 
-/** `/api/v1/summary` (documented in the README). */
+/** `/api/v1/summary` (documented in docs/commands.md). */
 export interface Summary {
   generated_at: string;
   spend_today_usd: number;

@@ -13,16 +13,16 @@ import { pythonJsonLines } from '../helpers/json.js';
 import { tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
 
-const README = resolve(__dirname, '../../README.md');
+const HARNESS_DOC = resolve(__dirname, '../../docs/harnesses.md');
 
 /**
- * The token types the README's harness table says a harness does not record, where it says so of
+ * The token types docs/harnesses.md's table says a harness does not record, where it says so of
  * every record (a clause of its own in the row's last column: `reasoning tokens (inside output)`,
  * `cache writes`, `tokens`), not of some (`reasoning tokens before 2026.9`, `cache writes of
  * OpenAI-compatible providers`).
  */
-export function notRecorded(harness: HarnessId, readme = readFileSync(README, 'utf8')): UsagePart[] {
-  const row = readme.split('\n').find((l) => l.startsWith('|') && l.split('|')[2]?.trim() === `\`${harness}\``);
+export function notRecorded(harness: HarnessId, doc = readFileSync(HARNESS_DOC, 'utf8')): UsagePart[] {
+  const row = doc.split('\n').find((l) => l.startsWith('|') && l.split('|')[2]?.trim() === `\`${harness}\``);
   if (!row) return [];
   const cells = row.split('|');
   const column = cells[cells.length - 2]!.replaceAll('**', '').toLowerCase();

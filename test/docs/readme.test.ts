@@ -1,0 +1,63 @@
+// The README as a newcomer reads it: short, every harness on it one line, every link to a file that
+// is there, every command it shows one the command line takes; and the docs' generated tables current.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseArgs } from '../../src/cli/args.js';
+import { configTable } from '../../src/docs.js';
+import { HARNESSES } from '../../src/session/vocabulary.js';
+
+const ROOT = resolve(__dirname, '../..');
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+const README = read('README.md');
+const markdown = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true })
+  .flatMap((e) => (e.isDirectory() ? markdown(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
+
+/** The ids in the second column of a table's rows whose first column is a harness's name (not the header's). */
+const harnessRows = (text: string) => text.split('\n')
+  .map((l) => /^\| [^|]+ \| `([a-z0-9-]+)` \|/.exec(l)?.[1])
+  .filter((id): id is string => id !== undefined && id !== 'harness');
+
+describe('the README', () => {
+  it('is short: under 25 KB', () => {
+    expect(Buffer.byteLength(README)).toBeLessThan(25_000);
+  });
+
+  it('lists every harness read, one line each', () => {
+    expect(harnessRows(README).sort()).toEqual([...HARNESSES].sort());
+  });
+
+  it('links only to files that are there', () => {
+    for (const file of ['README.md', ...markdown('docs'), 'bench/README.md']) {
+      const links = [...read(file).matchAll(/\]\((?!https?:|#|mailto:)([^)#\s]+)/g)].map((m) => m[1]!);
+      for (const link of links) expect(existsSync(resolve(ROOT, dirname(file), link)), `${file}: ${link}`).toBe(true);
+    }
+  });
+
+  it('shows only command lines the command line takes', () => {
+    // Every `coding-agent-exporter …` of its code blocks and of its command table (`[a|b]` as `a`).
+    const blocks = [...README.matchAll(/```(?:sh|)\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));
+    const table = [...README.matchAll(/^\| `(coding-agent-exporter[^`]*)`/gm)].map((m) => m[1]!);
+    const shown = [...blocks, ...table].map((l) => /(?:^|\$ )(coding-agent-exporter(?: [^#\n]*)?)/.exec(l)?.[1]?.trim())
+      .filter((c): c is string => c !== undefined)
+      .map((c) => c.replace(/\[([^\]|\\]+)(\\?\|[^\]]*)?\]/g, '$1').replace(/\bHARNESS\b/, 'claude-code').replace(/\bURL\b/, 'http://127.0.0.1:10477').replace(/ T\b/, ' {model}'));
+    expect(shown.length).toBeGreaterThan(8);
+    for (const command of shown) {
+      const args = command.split(/\s+/).slice(1).filter((a) => a !== '(or' && a !== 'serve)');
+      expect(() => parseArgs(args), command).not.toThrow();
+    }
+  });
+});
+
+describe('docs/harnesses.md', () => {
+  it('has a row for every harness read', () => {
+    expect(harnessRows(read('docs/harnesses.md')).sort()).toEqual([...HARNESSES].sort());
+  });
+});
+
+describe('docs/configuration.md', () => {
+  it('has the configuration table of the schema (run `npm run docs` after a change)', () => {
+    expect(read('docs/configuration.md')).toContain(configTable());
+  });
+});
