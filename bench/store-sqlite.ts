@@ -20,6 +20,11 @@ import { mb, median, mismatches, row } from './report.js';
 import { gc, newAgent, work } from './runs.js';
 import type { Agent } from '../src/agent.js';
 
+// better-sqlite3 reads this when its native part loads, which the bench's own writers do first
+// (src/files/sqlite.ts sets it too late then): without it the exporter's `file:` URIs fail to open
+// on Node 20 and 22.
+process.env.SQLITE_USE_URI = '1';
+
 const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
 const T0 = 1_790_000_000; // seconds
 
