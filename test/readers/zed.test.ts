@@ -2,9 +2,14 @@
 // change, the running usage growing (or rewritten lower), a subagent's thread beside its parent's.
 
 import { Database } from '../helpers/sqlite.js';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Agent } from '../../src/agent.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/log.js';
+import { unzstd } from '../../src/readers/zstd.js';
 import type { ZedState } from '../../src/readers/zed/database.js';
 import { zed } from '../../src/readers/zed/reader.js';
 import { unsaidOf } from '../../src/readers/zed/thread.js';
@@ -159,5 +164,75 @@ describe('Zed\'s data dir', () => {
     expect(zed.defaultRoots({}, '/home/ada')).toEqual(['/home/ada/.local/share/zed/threads', '/home/ada/Library/Application Support/Zed/threads']);
     expect(zed.defaultRoots({ XDG_DATA_HOME: '/data', FLATPAK_XDG_DATA_HOME: '/home/ada/.var/app/dev.zed.Zed/data' }, '/home/ada').slice(0, 2))
       .toEqual(['/home/ada/.var/app/dev.zed.Zed/data/zed/threads', '/data/zed/threads']);
+  });
+});
+
+describe('Zed\'s threads.db as Zed holds it', () => {
+  const THREADS = '.local/share/zed/threads/threads.db';
+  const PARENT = '7e192b75-8296-492e-aa22-a7a654d6f88a';
+  const agents: Agent[] = [];
+  afterEach(async () => {
+    for (const a of agents.splice(0)) await a.stop();
+  });
+
+  function homeWithThreads(): string {
+    const dir = tempDir('cae-home-');
+    cpSync(join(FIXTURES, 'wave4-home/.local/share/zed'), join(dir, '.local/share/zed'), { recursive: true });
+    return dir;
+  }
+  function agentFor(dir: string, state = tempDir()): Agent {
+    const agent = new Agent(loadConfig(['--state-dir', state], { HOME: dir }), createLogger('error'), { env: { HOME: dir }, home: dir });
+    agents.push(agent);
+    return agent;
+  }
+  const output = (agent: Agent) => [...agent.store.counters.values()]
+    .filter((c) => c.metric === 'tokens' && c.labels.harness === 'zed' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
+  /** Zed's save of a thread that made one more call: its running sum 1000 output tokens more. */
+  function call(writer: Database): void {
+    const row = writer.prepare('SELECT data FROM threads WHERE id = ?').get(PARENT) as { data: Buffer };
+    const thread = JSON.parse((unzstd(row.data, 32 << 20) as Buffer).toString()) as { cumulative_token_usage: { output_tokens: number } };
+    thread.cumulative_token_usage.output_tokens += 1000;
+    writer.prepare('UPDATE threads SET data = ?, updated_at = ? WHERE id = ?').run(zstdFrame([Buffer.from(JSON.stringify(thread))]), '2026-12-07T11:58:00.000+00:00', PARENT);
+  }
+  const hash = (p: string) => (existsSync(p) ? createHash('sha1').update(readFileSync(p)).digest('hex') : '-');
+
+  it('is read, not written, while Zed has it open in WAL mode, and a new call counts once', async () => {
+    const dir = homeWithThreads();
+    const path = join(dir, THREADS);
+    const writer = new Database(path);
+    writer.pragma('journal_mode = WAL');
+    writer.pragma('wal_autocheckpoint = 0'); // the new row stays in the -wal
+    try {
+      const agent = agentFor(dir);
+      await agent.scanAll();
+      const before = output(agent);
+      expect(before).toBe(1467 + 1162 + 156 + 739 + 617);
+      call(writer);
+      const bytes = [hash(path), hash(`${path}-wal`)];
+      await agent.scanAll();
+      await agent.scanAll();
+      expect(output(agent) - before).toBe(1000);
+      expect([hash(path), hash(`${path}-wal`)]).toEqual(bytes);
+      expect(agent.collectors.get('zed')!.stats.success).toBe(true);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('counts nothing twice after the exporter was killed and started again, and then only the growth', async () => {
+    const dir = homeWithThreads();
+    const state = tempDir();
+    const first = agentFor(dir, state);
+    await first.scanAll();
+    const counters = [...first.store.counters.values()].filter((c) => c.labels.harness === 'zed').map((c) => [c.key, c.value]);
+    const again = agentFor(dir, state);
+    await again.scanAll();
+    expect([...again.store.counters.values()].filter((c) => c.labels.harness === 'zed').map((c) => [c.key, c.value])).toEqual(counters);
+    const writer = new Database(join(dir, THREADS));
+    call(writer);
+    writer.close();
+    const before = output(again);
+    await again.scanAll();
+    expect(output(again) - before).toBe(1000);
   });
 });
