@@ -123,12 +123,17 @@ describe('Zed threads', () => {
     ]);
   });
 
-  it('open a turn at a prompt with no answer saved, end it when the answer is, and count a subagent\'s goal as no prompt', () => {
+  it('open a turn at a prompt with no answer saved, end it when the answer is with its calls\' results, and count a subagent\'s goal as no prompt', () => {
     const z = threadsDb();
     z.save(A, { messages: [user('u1')] });
     expect(counted(z.read().log)).toEqual(['turnStarted', 'prompt']);
+    // Saved while its call runs: the turn goes on.
+    const running = answer({ t1: true });
+    running.Agent.tool_results = {};
+    z.save(A, { messages: [user('u1'), running] });
+    expect(counted(z.read().log)).toEqual(['toolCall']);
     z.save(A, { messages: [user('u1'), answer({ t1: true })] });
-    expect(counted(z.read().log)).toEqual(['toolCall', 'toolResult:true', 'turnEnded']);
+    expect(counted(z.read().log)).toEqual(['toolResult:true', 'turnEnded']);
     z.save(A, { messages: [user('u1'), answer({ t1: true }), user('u2'), answer({ t2: false })] });
     expect(counted(z.read().log)).toEqual(['turnStarted', 'prompt', 'toolCall', 'toolResult:false', 'turnEnded']);
     z.save(B, { parent: A, messages: [user('g1'), answer()] });

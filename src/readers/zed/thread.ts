@@ -3,8 +3,9 @@
 // `{"Agent": {content, tool_results}}` (`ToolUse` items; each result's `is_error`) and `"Resume"`
 // (the person pressed continue); they carry no times: the row's `created_at` and `updated_at` are
 // all there is. Zed records no turn end or outcome: a prompt's turn ends when an answer to it is
-// saved (as completed; a turn cut short shows the same), and a prompt with no answer saved is a
-// turn still open (Zed does not persist whether it is still generating).
+// saved with every call's result, or the next prompt is (as completed; a turn cut short shows the
+// same). A prompt with no answer saved, or an answer with a call still running, is a turn still
+// open: Zed saves a thread as it changes and does not persist whether it is still generating.
 //
 // Tokens: `cumulative_token_usage`, the thread's running sum over its model requests (counted by
 // its growth). `request_token_usage` holds only the last request of each prompt: it is the context
@@ -62,6 +63,12 @@ export function readThread(data: Json, row: ThreadRow, marks: Marks, ev: Session
 function readMessages(messages: unknown[], row: ThreadRow, ev: SessionEvents): string | undefined {
   let prompt: string | undefined;
   let first = true;
+  // The prompt has an answer; the last message is one whose every call has its result (the turn is over).
+  let answered = false;
+  let over = false;
+  const end = () => {
+    if (prompt !== undefined && ev.firstTime(`end:${row.id}:${prompt}`)) ev.turnEnded('completed', row.updated);
+  };
   messages.forEach((m, i) => {
     const o = obj(m);
     const user = obj(o?.User);
@@ -69,6 +76,10 @@ function readMessages(messages: unknown[], row: ThreadRow, ev: SessionEvents): s
     if (user) {
       const id = str(user.id);
       if (!id) return ev.skipped('unknown_shape');
+      // A prompt after an answer: the turn before it ended, whatever its answer's calls show.
+      if (answered) end();
+      answered = false;
+      over = false;
       // The thread's first prompt was written when it was created; the others some time up to its last save.
       const ts = first ? row.created : row.updated;
       first = false;
@@ -77,27 +88,38 @@ function readMessages(messages: unknown[], row: ThreadRow, ev: SessionEvents): s
       ev.turnStarted(ts);
       if (!row.child) ev.prompt(ts);
     } else if (agent) {
-      readAnswer(agent, row, ev);
-      if (prompt !== undefined && ev.firstTime(`end:${row.id}:${prompt}`)) ev.turnEnded('completed', row.updated);
+      answered = true;
+      over = readAnswer(agent, row, ev);
     } else if (o && 'Compaction' in o) {
       // Zed-derived forks' summary of the thread so far (not in upstream Zed's format).
       if (ev.firstTime(`compaction:${row.id}:${i}`)) ev.compaction();
     }
   });
+  if (over) end();
   return prompt;
 }
 
-function readAnswer(agent: Json, row: ThreadRow, ev: SessionEvents): void {
+/**
+ * An answer's calls and their results; whether every call has its result. Zed saves a thread as
+ * it changes: an answer with a call still running (or waiting for the person's approval) is a turn
+ * going on.
+ */
+function readAnswer(agent: Json, row: ThreadRow, ev: SessionEvents): boolean {
+  const results = obj(agent.tool_results) ?? {};
+  let done = true;
   for (const item of Array.isArray(agent.content) ? agent.content : []) {
     const use = obj(obj(item)?.ToolUse);
     const id = str(use?.id);
-    if (id && ev.firstTime(`call:${row.id}:${id}`)) ev.toolCall(id, classifyTool(str(use!.name) ?? ''));
+    if (!id) continue;
+    if (!Object.hasOwn(results, id)) done = false;
+    if (ev.firstTime(`call:${row.id}:${id}`)) ev.toolCall(id, classifyTool(str(use!.name) ?? ''));
   }
-  for (const [key, value] of Object.entries(obj(agent.tool_results) ?? {})) {
+  for (const [key, value] of Object.entries(results)) {
     const result = obj(value);
     const id = str(result?.tool_use_id) ?? key;
     if (ev.firstTime(`result:${row.id}:${id}`)) ev.toolResult(id, result?.is_error === true, classifyTool(str(result?.tool_name) ?? ''));
   }
+  return done;
 }
 
 /**
