@@ -1,8 +1,10 @@
-// The Hermes, Kodelet, goose and Crush readers in `npm run bench:store`: for each, a small seeded
+// The Hermes, Kodelet, goose, Crush and Zed readers in `npm run bench:store`: for each, a small seeded
 // database with the harness's schema (copied from the test fixtures), read by a plain baseline
 // that queries every row of every table and parses its JSON in Node, and by the exporter (cold,
 // again with nothing changed, and after one more model call written while a writer holds the
 // database in WAL mode). The output tokens (Crush: the cost) must equal what the generator wrote.
+// Zed's threads are written as zstd frames of raw blocks (Node 20 has no zstd compressor): the
+// decoder copies them rather than decoding Zed's level-3 frames, which takes a little longer.
 //
 //   BENCH_SQLITE_SESSIONS  sessions per database (default 2000)
 
@@ -12,9 +14,16 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng, Text } from './corpus.js';
 import { crushSchema } from './crush-schema.js';
+import { zstdFrame } from '../test/helpers/zstd.js';
+import { unzstd } from '../src/readers/zstd.js';
 import { mb, median, mismatches, row } from './report.js';
 import { gc, newAgent, work } from './runs.js';
 import type { Agent } from '../src/agent.js';
+
+// better-sqlite3 reads this when its native part loads, which the bench's own writers do first
+// (src/files/sqlite.ts sets it too late then): without it the exporter's `file:` URIs fail to open
+// on Node 20 and 22.
+process.env.SQLITE_USE_URI = '1';
 
 const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
 const T0 = 1_790_000_000; // seconds
@@ -28,7 +37,7 @@ function copySchema(db: Database.Database, fixture: string): void {
 }
 
 interface Corpus {
-  harness: 'hermes' | 'kodelet' | 'goose' | 'crush';
+  harness: 'hermes' | 'kodelet' | 'goose' | 'crush' | 'zed';
   home: string;
   db: string;
   /** What the generator wrote: output tokens (Crush: cost in dollars). */
@@ -204,12 +213,55 @@ function crush(home: string, rng: Rng, text: Text): Corpus {
   };
 }
 
+function zed(home: string, rng: Rng, text: Text): Corpus {
+  const path = join(home, '.local', 'share', 'zed', 'threads', 'threads.db');
+  const db = open(path);
+  copySchema(db, 'wave4-home/.local/share/zed/threads/threads.db');
+  let expected = 0;
+  // chrono's `to_rfc3339`, as Zed stamps its rows.
+  const stamp = (s: number) => new Date(s * 1000).toISOString().replace('Z', '+00:00');
+  const data = (thread: object) => zstdFrame([Buffer.from(JSON.stringify(thread))]);
+  const insert = db.prepare(`INSERT INTO threads (id, summary, updated_at, data_type, data, parent_id, folder_paths, folder_paths_order, created_at)
+    VALUES (?, 'A thread', ?, 'zstd', ?, NULL, '/home/dev/src/app', '0', ?)`);
+  let first: { cumulative_token_usage: { output_tokens: number } } | undefined;
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const output = rng.int(100, 5000);
+      expected += output;
+      const messages = [];
+      for (let turn = 0; turn < 3; turn++) {
+        const id = `toolu_${s}_${turn}`;
+        messages.push({ User: { id: `u${s}_${turn}`, content: [{ Text: text.code(rng.logUniform(30, 2000)) }] } }, {
+          Agent: {
+            content: [{ ToolUse: { id, name: 'terminal', raw_input: '{"command":"cargo test"}', input: { command: 'cargo test' }, is_input_complete: true } }, { Text: text.code(rng.logUniform(50, 3000)) }],
+            tool_results: { [id]: { tool_use_id: id, tool_name: 'terminal', is_error: false, content: [{ Text: text.code(rng.logUniform(200, 20_000)) }] } },
+          },
+        });
+      }
+      const thread = { version: '0.3.0', title: 'A thread', messages, cumulative_token_usage: { input_tokens: 5000, output_tokens: output, cache_read_input_tokens: 1000 },
+        request_token_usage: {}, model: { provider: 'anthropic', model: 'claude-sonnet-4-5' } };
+      first ??= thread;
+      insert.run(`t${s}`, stamp(T0 + s * 60 + 50), data(thread), stamp(T0 + s * 60));
+    }
+  })();
+  db.close();
+  return {
+    harness: 'zed', home, db: path, expected,
+    call: (w) => {
+      first!.cumulative_token_usage.output_tokens += 1000;
+      w.prepare("UPDATE threads SET data = ?, updated_at = ? WHERE id = 't0'").run(data(first!), stamp(T0 + SESSIONS * 60));
+      return 1000;
+    },
+  };
+}
+
 // The columns holding JSON, by harness.
 const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
   hermes: ['tool_calls', 'model_config'],
   kodelet: ['raw_messages', 'usage', 'metadata', 'tool_results'],
   goose: ['content_json', 'metadata_json', 'model_config_json', 'extension_data'],
   crush: ['parts'],
+  zed: [],
 };
 
 /** The plain way: every row of every table into Node, every JSON column parsed, the totals summed. */
@@ -225,6 +277,10 @@ function baseline(c: Corpus): number {
         if (c.harness === 'kodelet' && t === 'conversations') total += (JSON.parse(r.usage as string) as { outputTokens: number }).outputTokens;
         if (c.harness === 'goose' && t === 'usage_ledger') total += r.output_tokens as number;
         if (c.harness === 'crush' && t === 'sessions') total += r.cost as number;
+        if (c.harness === 'zed' && t === 'threads') {
+          const json = unzstd(r.data as Buffer, 32 << 20);
+          total += (JSON.parse(json.toString()) as { cumulative_token_usage: { output_tokens: number } }).cumulative_token_usage.output_tokens;
+        }
       }
     }
   } finally {
@@ -245,7 +301,7 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const same = (a: number, b: number) => Math.abs(a - b) < 1e-6;
 
 export async function benchSqliteStores(seed: number): Promise<void> {
-  for (const make of [hermes, kodelet, goose, crush]) {
+  for (const make of [hermes, kodelet, goose, crush, zed]) {
     const rng = new Rng(seed);
     const home = join(work, `sqlite-${make.name}`);
     const c = make(home, rng, new Text(rng));

@@ -61,6 +61,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
   kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
   qoder: { names: ['qodercli'] },
+  // The agent runs inside the editor: a running Zed says nothing of whether one of its threads works.
+  zed: { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

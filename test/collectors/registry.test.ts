@@ -2,7 +2,7 @@
 // user dirs under `~/Library/Application Support/<editor>` (Cline, Roo Code, Kilo Code), for VS Code
 // and each fork. Every other harness writes to the same dot-folder (or XDG path) on both: their
 // CLIs (OpenCode and Kilo through xdg-basedir, goose through etcetera's XDG strategy, Crush, Amp)
-// use `~/.local/share` on macOS too. Zed and Warp, which keep theirs under `~/Library`, are not read.
+// use `~/.local/share` on macOS too. Zed keeps its threads under `~/Library/Application Support/Zed`.
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,10 +29,15 @@ describe('harness roots on macOS', () => {
     }
   });
 
-  it('are under ~/Library for those extensions only', () => {
+  it('find Zed\'s threads under ~/Library/Application Support/Zed', () => {
+    expect(roots.zed).toContain(`${MAC}/Zed/threads`);
+  });
+
+  it('are under ~/Library for those extensions and Zed only', () => {
     const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
-    expect(underLibrary.sort()).toEqual(Object.keys(EXTENSIONS).sort());
+    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed'].sort());
     for (const [id, rs] of Object.entries(roots)) {
+      if (id === 'zed') continue;
       for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
     }
   });

@@ -21,6 +21,8 @@ import { capturesOf } from '../helpers/captures.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { sinkOf } from '../helpers/events.js';
+import { zstdFrame } from '../helpers/zstd.js';
+import { unzstd } from '../../src/readers/zstd.js';
 
 /** A HOME in which a reader finds session files (through its default roots), and how to write a copy of it. */
 interface Home {
@@ -36,7 +38,7 @@ const CRUSH = crushHome();
 /**
  * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
  * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose), the wave-3 home (the
- * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands, Kiro, Qoder) and the Crush home its
+ * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands, Kiro, Qoder, Zed) and the Crush home its
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {
@@ -156,6 +158,18 @@ function expectFinite(store: SessionStore, stats: Map<string, Collector<unknown>
 
 /** Every token counted. */
 const tokenSum = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').reduce((a, c) => a + c.value, 0);
+
+/**
+ * A column's JSON text, with how to store damaged JSON back: text as it is, a BLOB of JSON, or a
+ * zstd BLOB of it (Zed's threads), written back as a frame of raw blocks.
+ */
+function jsonColumn(value: unknown): { text: string; store: (json: string) => unknown } | undefined {
+  if (typeof value === 'string') return { text: value, store: (json) => json };
+  if (!(value instanceof Uint8Array)) return undefined;
+  const inflated = unzstd(value, 64 << 20);
+  if (Buffer.isBuffer(inflated)) return { text: inflated.toString('utf8'), store: (json) => zstdFrame([Buffer.from(json)]) };
+  return { text: Buffer.from(value).toString('utf8'), store: (json) => Buffer.from(json) };
+}
 
 /** Readers whose token counts are in protobuf records, which the fuzzing of stores leaves as they are. */
 const COUNTS_IN_PROTOBUF = new Set(['antigravity-cli']);
@@ -362,9 +376,11 @@ function storeFuzz(harness: string, reader: StoreReader<unknown>, homes: Home[])
           // A number column the case damages, or a JSON column damaged inside.
           let now: unknown = typeof value === 'number' && number && !keys.includes(col) ? number(col) : undefined;
           if (now === undefined) {
-            if (typeof value !== 'string' || !/^[[{]/.test(value)) continue;
-            now = withJson(value, f);
-            if (now === undefined) continue;
+            const json = jsonColumn(value);
+            if (!json || !/^[[{]/.test(json.text)) continue;
+            const damaged = withJson(json.text, f);
+            if (damaged === undefined) continue;
+            now = json.store(damaged);
           }
           try {
             db.prepare(`UPDATE "${name}" SET "${col}" = ? WHERE ${where}`).run(now, ...rowKey);

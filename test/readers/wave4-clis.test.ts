@@ -11,6 +11,7 @@ import { grok } from '../../src/readers/grok/reader.js';
 import { openhands } from '../../src/readers/openhands/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
+import { zed } from '../../src/readers/zed/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -58,6 +59,8 @@ describe.each([
   { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
   // Qoder is Claude Code: a subagent's transcript counts its tools for its parent session.
   { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
+  // Zed: a subagent is a thread of its own (`parent_id`) with its own usage.
+  { reader: zed, root: join(HOME, '.local/share/zed/threads'), childrenInParent: false },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
@@ -114,11 +117,15 @@ describe.each([
     expect(n('toolErrors')).toBe([t, ...children].reduce((a, c) => a + (c.tool_errors ?? 0), 0));
     expect(n('subagents')).toBe(t.subagents);
     expect(n('compactions')).toBe(t.compactions ?? 0);
-    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
+    // Zed records no turn outcome (null): an answered prompt counts as completed.
+    const answered = { completed: t.turns === null && t.status !== null ? t.prompts || 1 : 0, failed: 0, interrupted: 0 };
+    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns ?? answered);
     const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
     // Grok's plan approval (`plan_mode.json`) is not read yet: the prompt shows as a turn still open.
     // Kiro's `.lock` is held while its turn is open: the open turn is what says it works.
-    const expected = t.status_reason === 'plan-approval' || t.status_reason === 'lock' ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
+    // Zed persists no live state (null): a prompt with no answer saved is a turn still open.
+    const open = t.status_reason === 'plan-approval' || t.status_reason === 'lock' || t.status_reason === 'not-persisted';
+    const expected = open ? { status: 'working', reason: 'turn-open' } : { status: t.status, reason: t.status_reason };
     expect({ status: status.status, reason: status.reason }).toEqual(expected);
   });
 });
