@@ -26,6 +26,7 @@ export function valueText(value: unknown): string | undefined {
 }
 
 // Control characters JSON forbids inside a string.
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001f]/g;
 
 /** A value parsed as a JSON object, or undefined. */

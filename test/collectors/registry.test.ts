@@ -29,10 +29,15 @@ describe('harness roots on macOS', () => {
     }
   });
 
-  it('are under ~/Library for those extensions only', () => {
+  it('find Cursor\'s editor in its user dir under ~/Library/Application Support', () => {
+    expect(roots.cursor).toContain(`${MAC}/Cursor`);
+  });
+
+  it('are under ~/Library for those extensions (and Cursor\'s editor) only', () => {
     const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
-    expect(underLibrary.sort()).toEqual(Object.keys(EXTENSIONS).sort());
+    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'cursor'].sort());
     for (const [id, rs] of Object.entries(roots)) {
+      if (id === 'cursor') continue;
       for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
     }
   });
