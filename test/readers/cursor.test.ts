@@ -1,7 +1,7 @@
 // Cursor's editor: its global state.vscdb written as Cursor writes it (rows rewritten in place,
 // a writer holding the database in WAL mode), read as it changes.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cursor } from '../../src/readers/cursor/reader.js';
@@ -12,7 +12,7 @@ import { readDatabase, type Db } from '../../src/readers/sqlite.js';
 import type { Statement } from '../../src/files/sqlite.js';
 import { Database } from '../helpers/sqlite.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
-import { tempDir } from '../helpers/run.js';
+import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
 
 const T0 = Date.parse('2026-12-07T10:00:00Z');
@@ -202,6 +202,15 @@ describe('cursor reader', () => {
     const r = reading(e);
     r.read();
     expect(r.counted('meta')[0]).toEqual(['meta', { cwd: '/home/dev/src/my app', hosted: true, model: 'claude-4.5-sonnet' }]);
+  });
+
+  it('reports Cursor\'s context meter of each chat of the wave-4 sample, none where it records none', async () => {
+    const home = tempDir();
+    cpSync(join(FIXTURES, 'wave4-home'), home, { recursive: true });
+    const truth = (JSON.parse(readFileSync(join(home, 'ground-truth.json'), 'utf8')) as { sessions: { harness: string; session_id: string; context_tokens: number | null }[] })
+      .sessions.filter((t) => t.harness === 'cursor');
+    const { store } = await readHome(cursor, join(home, '.config/Cursor'));
+    expect(truth.map((t) => [t.session_id, store.sessions.get(`cursor/${t.session_id}`)?.contextTokens || null])).toEqual(truth.map((t) => [t.session_id, t.context_tokens]));
   });
 
   it('reads VS Code URIs as paths', () => {
