@@ -23,8 +23,11 @@ import { hasTable, keyAt, keysAfter, keysWithPrefix, keyValue, prefixed, topRow,
 import { classifyTool } from './tools.js';
 import { identifierFolder, type Workspaces } from './workspaces.js';
 
-/** What was read of a chat: its `lastUpdatedAt`, the header its last turn starts at, the headers read. */
-type ComposerMark = [at: number, turn: number, seen: number];
+/**
+ * What was read of a chat: its `lastUpdatedAt`, the header its last turn starts at, the headers
+ * read, and whether its folder was found (it is looked for until it is).
+ */
+type ComposerMark = [at: number, turn: number, seen: number, folder: 0 | 1];
 
 export interface CursorState {
   sig?: string;
@@ -177,16 +180,15 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
     const row = rowsOf(id);
     // A draft, or a chat never run (no message yet), is no session yet.
     if (row?.draft || headers.length === 0) continue;
-    state.composers[id] = readComposer(db, id, data, headers, mark, full ? 0 : after, eventsOf(id), {
-      subagent: row?.subagent === true || id.startsWith('task-'),
-      cwd: folderOf(id, data, row),
-    });
+    const cwd = mark?.[3] ? undefined : folderOf(id, data, row);
+    const read = readComposer(db, id, data, headers, mark, full ? 0 : after, eventsOf(id), { subagent: row?.subagent === true || id.startsWith('task-'), cwd });
+    state.composers[id] = [...read, cwd || mark?.[3] ? 1 : 0];
   }
   state.mark = top.rowid;
   state.markKey = top.key;
 }
 
-function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: ComposerMark | undefined, after: number, ev: SessionEvents, as: { subagent: boolean; cwd?: string }): ComposerMark {
+function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: ComposerMark | undefined, after: number, ev: SessionEvents, as: { subagent: boolean; cwd?: string }): [number, number, number] {
   const at = num(data.lastUpdatedAt) || num(data.createdAt);
   const created = num(data.createdAt);
   // The model chosen for the chat, until an answer names the one that gave it.
