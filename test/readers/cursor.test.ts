@@ -68,6 +68,7 @@ function reading(e: ReturnType<typeof editor>) {
       return loaded.filter((k) => k.startsWith('bubbleId:')).sort();
     },
     counted: (name: string) => eventsNamed(rec.log, name),
+    chats: () => Object.keys(state.composers).sort(),
   };
 }
 
@@ -160,6 +161,7 @@ describe('cursor reader', () => {
     r.read();
     expect(r.counted('prompt')).toHaveLength(3);
     expect(r.counted('turnEnded')).toHaveLength(3);
+    expect(r.chats()).toEqual(['c1']);
   });
 
   it('tells a subagent\'s chat from a person\'s: its goal is no prompt', () => {

@@ -184,6 +184,8 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
     const read = readComposer(db, id, data, headers, mark, full ? 0 : after, eventsOf(id), { subagent: row?.subagent === true || id.startsWith('task-'), cwd });
     state.composers[id] = [...read, cwd || mark?.[3] ? 1 : 0];
   }
+  // A chat deleted since is forgotten (also where a changed bubble of it is read after its row went).
+  if (full) for (const id of Object.keys(state.composers)) if (!touched.has(id)) delete state.composers[id];
   state.mark = top.rowid;
   state.markKey = top.key;
 }
