@@ -215,6 +215,14 @@ describe('cursor reader', () => {
     expect(truth.map((t) => [t.session_id, store.sessions.get(`cursor/${t.session_id}`)?.contextTokens || null])).toEqual(truth.map((t) => [t.session_id, t.context_tokens]));
   });
 
+  it('finds no chat, and no error, in a global database without the chat table', async () => {
+    const e = editor();
+    e.db.exec('DROP TABLE cursorDiskKV');
+    e.db.close();
+    const { store, collector } = await readHome(cursor, e.userDir);
+    expect([store.sessions.size, collector.stats.success]).toEqual([0, true]);
+  });
+
   it('reads VS Code URIs as paths', () => {
     expect(uriPath('file:///c%3A/src/app')).toBe('c:/src/app');
     expect(uriPath('file://wsl.localhost/Ubuntu/home/dev/app')).toBe('/home/dev/app');

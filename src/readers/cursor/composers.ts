@@ -137,6 +137,8 @@ function globalHeaders(db: Db): () => Map<string, Json> {
 
 export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) => SessionEvents, workspaces: Workspaces): void {
   workspaces.newRead();
+  // A user dir whose editor never opened a chat has no chat table yet.
+  if (!hasTable(db, 'cursorDiskKV')) return;
   const top = topRow(db, 'cursorDiskKV');
   const atMark = state.mark > 0 ? keyAt(db, 'cursorDiskKV', state.mark) : undefined;
   const full = state.mark === 0 || top.rowid < state.mark || (atMark !== undefined && atMark !== state.markKey);
