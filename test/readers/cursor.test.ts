@@ -143,6 +143,21 @@ describe('cursor reader', () => {
     expect(r.counted('turnEnded')).toHaveLength(3);
   });
 
+  it('counts a bubble listed before it was written once it is, in an earlier turn too', () => {
+    const e = editor();
+    const bubbles = [prompt('u1', 0), tool('t1', 2, 'error'), answer('a1', 5), prompt('u2', 10), answer('a2', 15)];
+    e.chat('c1', bubbles, {}, bubbles.filter((b) => b.bubbleId !== 't1'));
+    const r = reading(e);
+    r.read();
+    expect([r.counted('prompt').length, r.counted('toolCall').length]).toEqual([2, 0]);
+    e.put('bubbleId:c1:t1', tool('t1', 2, 'error'));
+    r.read();
+    r.read();
+    expect(r.counted('toolCall')).toHaveLength(1);
+    expect(r.counted('toolResult')).toEqual([['toolResult', 'call-t1', true]]);
+    expect(r.counted('turnEnded')).toHaveLength(2);
+  });
+
   it('looks at every chat when rows at the top were deleted and their rowids taken again', () => {
     const e = editor();
     e.chat('c1', [prompt('u1', 0), answer('a1', 5)]);

@@ -162,8 +162,9 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
     }
   }
 
+  const composerRow = db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').pluck();
   for (const [id, after] of touched) {
-    const raw = db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').pluck().get(COMPOSER + id);
+    const raw = composerRow.get(COMPOSER + id);
     if (raw === undefined) {
       // A deleted chat (its bubbles may stay behind): nothing more of it is read.
       delete state.composers[id];
@@ -279,5 +280,8 @@ function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: C
   const fallback = meter ? undefined : lastPrompt && loaded.get(lastPrompt.id)?.context;
   if (meter) ev.context(current ?? 'unknown', meter, num(data.contextTokenLimit) || undefined);
   else if (fallback) ev.context(current ?? 'unknown', fallback.used, fallback.limit);
-  return [at, turn, read];
+  // A bubble listed but not written yet is looked at again, from its turn's start.
+  let from = Math.min(turn, read);
+  while (from > 0 && headers[from]!.type !== 1) from--;
+  return [at, from, read];
 }
