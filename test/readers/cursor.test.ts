@@ -238,6 +238,13 @@ describe('cursor reader', () => {
     expect([store.sessions.size, collector.stats.success]).toEqual([0, true]);
   });
 
+  it('looks in the user dir on Linux ($XDG_CONFIG_HOME or ~/.config), macOS and Windows', () => {
+    expect(cursor.defaultRoots({}, '/home/dev')).toEqual(['/home/dev/.config/Cursor', '/home/dev/Library/Application Support/Cursor']);
+    expect(cursor.defaultRoots({ XDG_CONFIG_HOME: '/cfg', APPDATA: '/appdata' }, '/home/dev')).toEqual(['/cfg/Cursor', '/home/dev/Library/Application Support/Cursor', '/appdata/Cursor']);
+    const e = editor();
+    expect(cursor.listFiles(e.userDir)).toEqual([{ path: e.path, sessionId: 'cursor' }]);
+  });
+
   it('reads VS Code URIs as paths', () => {
     expect(uriPath('file:///c%3A/src/app')).toBe('c:/src/app');
     expect(uriPath('file://wsl.localhost/Ubuntu/home/dev/app')).toBe('/home/dev/app');
