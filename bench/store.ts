@@ -16,6 +16,7 @@ import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type C
 import { ensureStoreCorpus } from './store-corpus.js';
 import { longtailSection } from './longtail.js';
 import { benchSqliteStores } from './store-sqlite.js';
+import { benchCursorEditor } from './store-cursor.js';
 import { benchWave3Readers } from './store-wave3.js';
 import { totalsOf } from './totals.js';
 
@@ -96,6 +97,9 @@ await benchSqliteStores(seed);
 // The readers of Cline, Roo Code, Kilo's extension, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie,
 // Junie, TRAE CLI, Grok Build and OpenHands, each on a small HOME of its own against its own baseline.
 await benchWave3Readers(seed);
+
+// Cursor's editor: its global state.vscdb, against its own baseline.
+await benchCursorEditor(seed);
 
 printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI, Grok Build and OpenHands; baselines and exporter ran in this run on the same page-cached files.`);
 finishRun();

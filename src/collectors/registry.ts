@@ -34,6 +34,7 @@ import { openhands } from '../readers/openhands/where.js';
 import { kiro } from '../readers/kiro/where.js';
 import { qoder } from '../readers/qoder/where.js';
 import { zed } from '../readers/zed/where.js';
+import { cursor } from '../readers/cursor/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -68,6 +69,7 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   kiro: { ...kiro, load: async () => (await import('../readers/kiro/reader.js')).kiro },
   qoder: { ...qoder, load: async () => (await import('../readers/qoder/reader.js')).qoder },
   zed: { ...zed, load: async () => (await import('../readers/zed/reader.js')).zed },
+  cursor: { ...cursor, load: async () => (await import('../readers/cursor/reader.js')).cursor },
 };
 
 /**

@@ -63,6 +63,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   qoder: { names: ['qodercli'] },
   // The agent runs inside the editor: a running Zed says nothing of whether one of its threads works.
   zed: { names: [] },
+  // Cursor's editor: its chats run inside the editor, no process of their own.
+  cursor: { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

@@ -10,6 +10,7 @@ export const HARNESSES = [
   'kiro',
   'qoder',
   'zed',
+  'cursor',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

@@ -44,6 +44,10 @@ describe('harness roots on Windows', () => {
     }
   });
 
+  it('find Cursor\'s editor in its user dir under %APPDATA%', () => {
+    expect(roots.cursor).toContain(`${APPDATA}\\Cursor`);
+  });
+
   it('find goose under %APPDATA%, Hermes, Crush and Zed under %LOCALAPPDATA%', () => {
     expect(roots.goose).toEqual([`${APPDATA}\\Block\\goose\\data`]);
     expect(roots.hermes).toEqual([`${LOCALAPPDATA}\\hermes`, `${USERPROFILE}\\.hermes`]);

@@ -33,11 +33,15 @@ describe('harness roots on macOS', () => {
     expect(roots.zed).toContain(`${MAC}/Zed/threads`);
   });
 
-  it('are under ~/Library for those extensions and Zed only', () => {
+  it('find Cursor\'s editor in its user dir under ~/Library/Application Support', () => {
+    expect(roots.cursor).toContain(`${MAC}/Cursor`);
+  });
+
+  it('are under ~/Library for those extensions, Zed and Cursor\'s editor only', () => {
     const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
-    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed'].sort());
+    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor'].sort());
     for (const [id, rs] of Object.entries(roots)) {
-      if (id === 'zed') continue;
+      if (id === 'zed' || id === 'cursor') continue;
       for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
     }
   });

@@ -12,6 +12,7 @@ import { openhands } from '../../src/readers/openhands/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
 import { zed } from '../../src/readers/zed/reader.js';
+import { cursor } from '../../src/readers/cursor/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -61,6 +62,8 @@ describe.each([
   { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
   // Zed: a subagent is a thread of its own (`parent_id`) with its own usage.
   { reader: zed, root: join(HOME, '.local/share/zed/threads'), childrenInParent: false },
+  // Cursor's editor: a subagent is a chat of its own (`task-<call id>`); no tokens are recorded.
+  { reader: cursor, root: join(HOME, '.config/Cursor'), childrenInParent: false },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));

@@ -19,6 +19,7 @@ import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, num, str } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { readDatabase } from '../sqlite.js';
+import { editorChats } from '../cursor/editor-chats.js';
 import { classifyTool } from './tools.js';
 import { cursorAgent as where } from './where.js';
 
@@ -35,6 +36,13 @@ export interface CursorState {
 }
 
 function listFiles(root: string): SessionFile[] {
+  const files = transcripts(root);
+  // The editor's chats, which it writes here too, are read from its own database (harness `cursor`).
+  const editor = editorChats(dirname(root), [...new Set(files.map((f) => f.sessionId))]);
+  return files.filter((f) => !editor.has(f.sessionId));
+}
+
+function transcripts(root: string): SessionFile[] {
   const files: SessionFile[] = [];
   for (const project of listDir(join(root, 'projects'))) {
     if (!project.isDirectory) continue;
