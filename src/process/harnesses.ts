@@ -61,6 +61,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
   kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
   qoder: { names: ['qodercli'] },
+  // A terminal: its process runs whether an agent does or not, so it is no agent's process.
+  warp: { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

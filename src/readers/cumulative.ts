@@ -14,7 +14,7 @@ export type Marks = Record<string, number[]>;
  * Each field's growth over its mark, never below 0; the marks move to the highest value seen, so
  * a total rewritten lower (a harness that recomputed it) is not counted again when it grows back.
  */
-function growth(marks: Marks, key: string, totals: readonly number[]): number[] {
+export function growth(marks: Marks, key: string, totals: readonly number[]): number[] {
   const prev = marks[key] ?? [];
   const delta = totals.map((v, i) => Math.max(0, v - (prev[i] ?? 0)));
   marks[key] = totals.map((v, i) => Math.max(v, prev[i] ?? 0));

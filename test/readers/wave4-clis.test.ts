@@ -11,6 +11,7 @@ import { grok } from '../../src/readers/grok/reader.js';
 import { openhands } from '../../src/readers/openhands/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
+import { warp } from '../../src/readers/warp/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -58,7 +59,10 @@ describe.each([
   { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
   // Qoder is Claude Code: a subagent's transcript counts its tools for its parent session.
   { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
-])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
+  // Warp: a subagent is a conversation of its own. Its tool counters have none for the call that
+  // started it (the truth's tool calls are their sum): the parent counts it on top, one a child.
+  { reader: warp, root: join(HOME, '.local/state/warp-terminal'), childrenInParent: false, spawnsUncounted: true },
+])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone, spawnsUncounted }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
   let read: Awaited<ReturnType<typeof readHome>>;
@@ -110,7 +114,7 @@ describe.each([
     // Where the harness records no cost, the list price applies (the README says so of each).
     if (t.cost_usd !== null && own.length > 0) expect(s.costUsd).toBeCloseTo([t, ...children].reduce((a, c) => a + (c.cost_usd ?? 0), 0), 10);
     expect(n('prompts')).toBe(t.prompts ?? 0);
-    expect(n('toolCalls')).toBe([t, ...children].reduce((a, c) => a + (c.tool_calls ?? 0), 0));
+    expect(n('toolCalls')).toBe([t, ...children].reduce((a, c) => a + (c.tool_calls ?? 0), 0) + (spawnsUncounted ? t.subagents : 0));
     expect(n('toolErrors')).toBe([t, ...children].reduce((a, c) => a + (c.tool_errors ?? 0), 0));
     expect(n('subagents')).toBe(t.subagents);
     expect(n('compactions')).toBe(t.compactions ?? 0);
