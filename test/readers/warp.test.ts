@@ -8,6 +8,7 @@ import { eventsNamed, recorder, type Recorded } from '../helpers/events.js';
 import { Database } from '../helpers/sqlite.js';
 import { tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
+import { drifted } from '../../src/session/drift.js';
 
 // Warp's tables as its Diesel migrations leave them (the columns read; the trigger that stamps a
 // conversation's `last_modified_at` on every update), in WAL mode as Warp opens the database.
@@ -159,6 +160,8 @@ describe('Warp reader', () => {
     expect(counters.filter((c) => c.metric === 'tokens' || c.metric === 'reasoningTokens' || c.metric === 'unpricedTokens')).toEqual([]);
     expect(counters.filter((c) => c.metric === 'cost').map((c) => [c.labels.model, c.value])).toEqual([[MODEL, 0.4]]);
     expect([...store.sessions.values()].map((s) => [s.id, s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite])).toEqual([[PARENT, 0], [CHILD, 0]]);
+    // A finished turn with no tokens counted is what Warp records there, not a reader behind its format.
+    expect([...store.sessions.values()].map((s) => [s.id, s.lastTurn?.outcome, drifted(s)])).toEqual([[PARENT, 'completed', false], [CHILD, 'completed', false]]);
   });
 
   it('counts a subagent\'s query as its goal, not a prompt, also when it was written before its conversation; the parent counts the call that started it', () => {

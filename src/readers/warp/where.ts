@@ -14,6 +14,8 @@ export function databases(root: string): SessionFile[] {
 
 export const warp: Where = {
   harness: 'warp',
+  // Older builds' conversations have only a per-model total of every type: no token counted there is no drift.
+  facts: { unsplitTokens: true },
   // warp_core's paths.rs: the state dir of the app's ProjectDirs. Linux: `$XDG_STATE_HOME/
   // warp-terminal` (Preview: `warp-terminal-preview`); macOS: the app group's container, else
   // `~/Library/Application Support/dev.warp.Warp-Stable`; Windows: `%LOCALAPPDATA%\warp\Warp\data`
