@@ -201,6 +201,16 @@ describe('Warp reader', () => {
     expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([['skipped', 'unknown_shape']]);
   });
 
+  it('skips a conversation whose data does not parse once, however often it is read again', () => {
+    const w = warpHome();
+    const r = reading();
+    const state = warp.initialState(w.file);
+    w.db.prepare("INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, '{\"server_conv', '2026-12-07 11:00:00')").run(PARENT);
+    r.read(w.file, state);
+    r.read(w.file, { ...state, sig: undefined });
+    expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([['skipped', 'parse_error']]);
+  });
+
   it('reads a database made anew (its ids from 1 again) from its start, counting no exchange twice', () => {
     const root = join(tempDir(), 'warp-terminal');
     const r = reading();

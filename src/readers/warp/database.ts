@@ -59,6 +59,7 @@ const SPAWN: ToolCall = { tool: 'subagent', kind: 'agent' };
 
 const QUERY_COLUMNS = ['id', 'exchange_id', 'conversation_id', 'start_ts', 'input', 'working_directory', 'output_status', 'model_id'] as const;
 type QueryRow = Record<(typeof QUERY_COLUMNS)[number], unknown> & { id: number };
+type ConversationRow = { conversation_id?: unknown; conversation_data: unknown; last_modified_at: unknown };
 interface Conversation {
   data?: Json;
   modified?: number;
@@ -99,8 +100,7 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
   const queryCols = requireColumns(db, 'ai_queries', ['id', 'exchange_id', 'conversation_id', 'start_ts', 'output_status']);
   requireColumns(db, 'agent_conversations', ['conversation_id', 'conversation_data', 'last_modified_at']);
 
-  const conversations = rowsById<{ conversation_data: unknown; last_modified_at: unknown } | undefined>(db,
-    'SELECT conversation_data, last_modified_at FROM agent_conversations WHERE conversation_id = ?');
+  const conversations = rowsById<ConversationRow>(db, 'SELECT conversation_data, last_modified_at FROM agent_conversations WHERE conversation_id = ?');
   const parsed = new Map<string, Conversation | undefined>();
   const conversationOf = (id: string): Conversation | undefined => {
     if (!parsed.has(id)) {
@@ -184,10 +184,11 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
   state.pending = pending.slice(-MAX_PENDING);
 
   let newest = state.since;
-  const changed = db.prepare(`SELECT conversation_id FROM agent_conversations WHERE last_modified_at >= ? ORDER BY last_modified_at`)
-    .pluck().all(stamp(Math.max(0, state.since - OVERLAP_MS)));
-  for (const id of changed) {
-    const conv = str(id);
+  const changed = db.prepare(`SELECT conversation_id, conversation_data, last_modified_at FROM agent_conversations
+    WHERE last_modified_at >= ? ORDER BY last_modified_at`).all(stamp(Math.max(0, state.since - OVERLAP_MS))) as ConversationRow[];
+  for (const row of changed) {
+    const conv = str(row.conversation_id);
+    if (conv) conversations.set(conv, row);
     const conversation = conv && conversationOf(conv);
     if (!conv || !conversation) continue;
     const ev = open(conv);
@@ -196,7 +197,8 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
       newest = Math.max(newest, cursorMs(conversation.modified));
     }
     if (!conversation.data) {
-      ev.skipped('parse_error');
+      // Read again while it is within the overlap: skipped once per version.
+      if (ev.firstTime(`bad:${conv}:${String(row.last_modified_at)}`)) ev.skipped('parse_error');
       continue;
     }
     const usage = obj(conversation.data.conversation_usage_metadata);
