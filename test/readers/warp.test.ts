@@ -140,12 +140,14 @@ describe('Warp reader', () => {
     w.conversation(PARENT, '2026-12-07 11:03:00', { cents: 25, charged: [100, 20, 300, 50], tools: { run_command: 3 }, lines: [8, 2] });
     r.read(w.file, state);
     expect(counted(r.log(PARENT))).toEqual([]);
-    w.conversation(PARENT, '2026-12-07 11:04:00', { cents: 30, charged: [110, 25, 300, 50], tools: { run_command: 3, grep: 1 }, lines: [8, 2] });
+    // A counter of a tool not known here (a newer Warp's) counts as `other`.
+    w.conversation(PARENT, '2026-12-07 11:04:00', { cents: 30, charged: [110, 25, 300, 50], tools: { run_command: 3, grep: 1, start_agent: 1 }, lines: [8, 2] });
     r.read(w.file, state);
     expect(counted(r.log(PARENT))).toEqual([
       ['usage', { ...zero, input: 10, output: 5 }, expect.closeTo(0.05, 12), ['reasoning']],
-      ['toolCall', `${PARENT}:grep:1`],
+      ['toolCall', `${PARENT}:grep:1`], ['toolCall', `${PARENT}:other:1`],
     ]);
+    expect(eventsNamed(r.log(PARENT), 'toolCall').at(-1)?.[2]).toEqual({ tool: 'other', kind: 'other' });
   });
 
   it('exports no series of the per-model total Warp records unsplit, and a cost where it records one', async () => {
