@@ -1,8 +1,9 @@
 // Reading Warp's `warp.sqlite` incrementally. Two tables are read:
-// - `ai_queries`: one row per exchange (a query and the agent's work on it; Warp keeps the newest
-//   10 000), upserted by exchange id as it runs: `output_status` goes from "Pending" to
-//   "Completed", "Failed" or "Cancelled". Rows are read from the last id read on, and those still
-//   pending again at every read. They give the prompts, turns and outcomes, the folder and model.
+// - `ai_queries`: one row per exchange a query started (Warp writes no other: those carrying a
+//   tool's result back are not; it keeps the newest 10 000), upserted by exchange id as it runs:
+//   `output_status`, the status of the query's answer stream, goes from "Pending" to "Completed",
+//   "Failed" or "Cancelled". Rows are read from the last id read on, and those still pending again
+//   at every read. They give the prompts, turns and outcomes, the folder and model.
 // - `agent_conversations`: one row per conversation (Warp keeps 200, evicting the oldest trees),
 //   its `conversation_data` JSON rewritten whole as the conversation grows (`last_modified_at`,
 //   whole seconds in UTC, stamped by a trigger). It holds running totals: the cost
