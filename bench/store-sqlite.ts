@@ -1,4 +1,4 @@
-// The Hermes, Kodelet, goose, Crush and Zed readers in `npm run bench:store`: for each, a small seeded
+// The Hermes, Kodelet, goose, Crush, Zed and Warp readers in `npm run bench:store`: for each, a small seeded
 // database with the harness's schema (copied from the test fixtures), read by a plain baseline
 // that queries every row of every table and parses its JSON in Node, and by the exporter (cold,
 // again with nothing changed, and after one more model call written while a writer holds the
@@ -37,7 +37,7 @@ function copySchema(db: Database.Database, fixture: string): void {
 }
 
 interface Corpus {
-  harness: 'hermes' | 'kodelet' | 'goose' | 'crush' | 'zed';
+  harness: 'hermes' | 'kodelet' | 'goose' | 'crush' | 'zed' | 'warp';
   home: string;
   db: string;
   /** What the generator wrote: output tokens (Crush: cost in dollars). */
@@ -255,6 +255,55 @@ function zed(home: string, rng: Rng, text: Text): Corpus {
   };
 }
 
+// Warp keeps at most 200 conversations and 10 000 exchanges (ai_queries): a database that is full.
+const WARP_CONVERSATIONS = 200;
+const WARP_EXCHANGES = 50;
+
+function warp(home: string, rng: Rng, text: Text): Corpus {
+  const path = join(home, '.local', 'state', 'warp-terminal', 'warp.sqlite');
+  const db = open(path);
+  copySchema(db, 'wave4-home/.local/state/warp-terminal/warp.sqlite');
+  let expected = 0;
+  const stamp = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  const data = (output: number, calls: number) => JSON.stringify({
+    server_conversation_token: 'tok',
+    conversation_usage_metadata: {
+      was_summarized: false, context_window_usage: 0.3, credits_spent: 12.5, total_provider_cost_in_cents: output / 100,
+      total_charged_usage: { input_tokens: 3000, output_tokens: output, input_cache_read_tokens: 40_000, input_cache_write_tokens: 5000 },
+      token_usage: [{ model_id: 'claude-4-sonnet', warp_tokens: 48_000 + output, byok_tokens: 0, custom_endpoint_tokens: 0 }],
+      tool_usage_metadata: { run_command_stats: { count: calls, commands_executed: calls }, apply_file_diff_stats: { count: 1, lines_added: 5, lines_removed: 1, files_changed: 1 } },
+    },
+  });
+  const conversation = db.prepare('INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, ?, ?)');
+  const exchange = db.prepare(`INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, working_directory, output_status, model_id)
+    VALUES (?, ?, ?, ?, '/home/dev/src/app', '"Completed"', 'claude-4-sonnet')`);
+  db.transaction(() => {
+    for (let c = 0; c < WARP_CONVERSATIONS; c++) {
+      const t = T0 + c * 3600;
+      for (let e = 0; e < WARP_EXCHANGES; e++) {
+        exchange.run(`x${c}_${e}`, `c${c}`, stamp(t + e * 60), JSON.stringify([{ Query: { text: text.code(rng.logUniform(30, 2000)), context: [], referenced_attachments: {} } }]));
+      }
+      const output = rng.int(1000, 50_000);
+      expected += output;
+      conversation.run(`c${c}`, data(output, rng.int(0, 200)), stamp(t + WARP_EXCHANGES * 60));
+    }
+  })();
+  db.close();
+  return {
+    harness: 'warp', home, db: path, expected,
+    call: (w) => {
+      const row = w.prepare("SELECT conversation_data FROM agent_conversations WHERE conversation_id = 'c0'").pluck().get() as string;
+      const d = JSON.parse(row) as { conversation_usage_metadata: { total_charged_usage: { output_tokens: number } } };
+      d.conversation_usage_metadata.total_charged_usage.output_tokens += 1000;
+      const t = stamp(T0 + WARP_CONVERSATIONS * 3600);
+      w.prepare(`INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, working_directory, output_status, model_id)
+        VALUES ('x0_more', 'c0', ?, '[{"Query":{"text":"more"}}]', '/home/dev/src/app', '"Completed"', 'claude-4-sonnet')`).run(t);
+      w.prepare("UPDATE agent_conversations SET conversation_data = ?, last_modified_at = ? WHERE conversation_id = 'c0'").run(JSON.stringify(d), t);
+      return 1000;
+    },
+  };
+}
+
 // The columns holding JSON, by harness.
 const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
   hermes: ['tool_calls', 'model_config'],
@@ -262,6 +311,7 @@ const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
   goose: ['content_json', 'metadata_json', 'model_config_json', 'extension_data'],
   crush: ['parts'],
   zed: [],
+  warp: ['conversation_data', 'input', 'output_status'],
 };
 
 /** The plain way: every row of every table into Node, every JSON column parsed, the totals summed. */
@@ -280,6 +330,9 @@ function baseline(c: Corpus): number {
         if (c.harness === 'zed' && t === 'threads') {
           const json = unzstd(r.data as Buffer, 32 << 20);
           total += (JSON.parse(json.toString()) as { cumulative_token_usage: { output_tokens: number } }).cumulative_token_usage.output_tokens;
+        }
+        if (c.harness === 'warp' && t === 'agent_conversations') {
+          total += (JSON.parse(r.conversation_data as string) as { conversation_usage_metadata: { total_charged_usage: { output_tokens: number } } }).conversation_usage_metadata.total_charged_usage.output_tokens;
         }
       }
     }
@@ -301,12 +354,13 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const same = (a: number, b: number) => Math.abs(a - b) < 1e-6;
 
 export async function benchSqliteStores(seed: number): Promise<void> {
-  for (const make of [hermes, kodelet, goose, crush, zed]) {
+  for (const make of [hermes, kodelet, goose, crush, zed, warp]) {
     const rng = new Rng(seed);
     const home = join(work, `sqlite-${make.name}`);
     const c = make(home, rng, new Text(rng));
     const unit = c.harness === 'crush' ? 'cost' : 'output tokens';
-    row(`${c.harness}: database`, `${mb(statSync(c.db).size)}: ${SESSIONS} sessions`);
+    const sessions = c.harness === 'warp' ? `${WARP_CONVERSATIONS} conversations, ${WARP_CONVERSATIONS * WARP_EXCHANGES} exchanges` : `${SESSIONS} sessions`;
+    row(`${c.harness}: database`, `${mb(statSync(c.db).size)}: ${sessions}`);
     readFileSync(c.db); // into the page cache for both contenders
 
     gc();

@@ -35,6 +35,7 @@ import { kiro } from '../readers/kiro/where.js';
 import { qoder } from '../readers/qoder/where.js';
 import { zed } from '../readers/zed/where.js';
 import { cursor } from '../readers/cursor/where.js';
+import { warp } from '../readers/warp/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -70,6 +71,7 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   qoder: { ...qoder, load: async () => (await import('../readers/qoder/reader.js')).qoder },
   zed: { ...zed, load: async () => (await import('../readers/zed/reader.js')).zed },
   cursor: { ...cursor, load: async () => (await import('../readers/cursor/reader.js')).cursor },
+  warp: { ...warp, load: async () => (await import('../readers/warp/reader.js')).warp },
 };
 
 /**

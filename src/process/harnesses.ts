@@ -65,6 +65,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   zed: { names: [] },
   // Cursor's editor: its chats run inside the editor, no process of their own.
   cursor: { names: [] },
+  // A terminal: its process runs whether an agent does or not, so it is no agent's process.
+  warp: { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

@@ -197,6 +197,11 @@ export interface HarnessFacts {
    * whether a call still waits for approval.
    */
   recordsPermissions?: true;
+  /**
+   * Some sessions record their tokens only as one total of every type (Warp's builds before
+   * `total_charged_usage`), which no metric holds: one that did work with no tokens counted is no drift.
+   */
+  unsplitTokens?: true;
 }
 
 /** How a live process was joined to a session (agent-top's attribution methods; a session without one is `transcript-only`). */

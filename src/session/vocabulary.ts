@@ -11,6 +11,7 @@ export const HARNESSES = [
   'qoder',
   'zed',
   'cursor',
+  'warp',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

@@ -86,8 +86,9 @@ export function fileSink(store: SessionStore, source: SinkSource): FileSink {
 
   // Work recorded, against which no tokens is drift: a finished turn (an answer), or a record of a
   // known type in an unknown shape. Not tool calls alone: a first step cut off before its usage
-  // was written has some. Not for a harness that records no tokens.
-  const recordsTokens = !unrecorded.includes('output');
+  // was written has some. Not for a harness that records no tokens, nor for one some of whose
+  // sessions record only an unsplit total (Warp's).
+  const recordsTokens = !unrecorded.includes('output') && !store.harnessFacts.get(harness)?.unsplitTokens;
   const didWork = (s: StoredSession) => {
     if (recordsTokens && !muted) s.work = (s.work ?? 0) + 1;
   };

@@ -2,7 +2,7 @@
 // `path.win32` for this file: the code joins with whatever node:path is, and on Windows that is
 // win32). The home is `%USERPROFILE%` (os.homedir() there); the dot-folder harnesses write under
 // it, VS Code and its forks under `%APPDATA%\<editor>`, goose under `%APPDATA%\Block\goose\data`,
-// Hermes, Crush and Zed under `%LOCALAPPDATA%`. Nothing here has run on Windows itself.
+// Hermes, Crush, Zed and Warp under `%LOCALAPPDATA%`. Nothing here has run on Windows itself.
 
 import { describe, expect, it, vi } from 'vitest';
 import { HARNESSES } from '../../src/collectors/registry.js';
@@ -48,11 +48,12 @@ describe('harness roots on Windows', () => {
     expect(roots.cursor).toContain(`${APPDATA}\\Cursor`);
   });
 
-  it('find goose under %APPDATA%, Hermes, Crush and Zed under %LOCALAPPDATA%', () => {
+  it('find goose under %APPDATA%, Hermes, Crush, Zed and Warp under %LOCALAPPDATA%', () => {
     expect(roots.goose).toEqual([`${APPDATA}\\Block\\goose\\data`]);
     expect(roots.hermes).toEqual([`${LOCALAPPDATA}\\hermes`, `${USERPROFILE}\\.hermes`]);
     expect(roots.crush).toEqual([`${LOCALAPPDATA}\\crush`]);
     expect(roots.zed).toContain(`${LOCALAPPDATA}\\Zed\\threads`);
+    expect(roots.warp).toEqual([`${LOCALAPPDATA}\\warp\\Warp\\data`]);
   });
 
   it('still take the harness\'s own variables first', () => {

@@ -2,7 +2,8 @@
 // user dirs under `~/Library/Application Support/<editor>` (Cline, Roo Code, Kilo Code), for VS Code
 // and each fork. Every other harness writes to the same dot-folder (or XDG path) on both: their
 // CLIs (OpenCode and Kilo through xdg-basedir, goose through etcetera's XDG strategy, Crush, Amp)
-// use `~/.local/share` on macOS too. Zed keeps its threads under `~/Library/Application Support/Zed`.
+// use `~/.local/share` on macOS too. Zed keeps its threads under `~/Library/Application Support/Zed`,
+// Warp its database under `~/Library` (its app group's container).
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,13 +38,19 @@ describe('harness roots on macOS', () => {
     expect(roots.cursor).toContain(`${MAC}/Cursor`);
   });
 
-  it('are under ~/Library for those extensions, Zed and Cursor\'s editor only', () => {
+  it('are under ~/Library for those extensions, Zed, Cursor\'s editor and Warp only', () => {
     const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
-    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor'].sort());
+    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor', 'warp'].sort());
     for (const [id, rs] of Object.entries(roots)) {
-      if (id === 'zed' || id === 'cursor') continue;
+      if (id === 'zed' || id === 'cursor' || id === 'warp') continue;
       for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
     }
+  });
+
+  // warp_core's secure_state_dir: the app group's container, else (no app group) Application Support.
+  it('find Warp\'s database in its app group\'s container, else under ~/Library/Application Support', () => {
+    expect(roots.warp).toContain(`${HOME}/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable`);
+    expect(roots.warp).toContain(`${MAC}/dev.warp.Warp-Stable`);
   });
 
   it('move the extensions\' tasks where an editor\'s settings under ~/Library move them', () => {

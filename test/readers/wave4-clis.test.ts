@@ -13,6 +13,7 @@ import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
 import { zed } from '../../src/readers/zed/reader.js';
 import { cursor } from '../../src/readers/cursor/reader.js';
+import { warp } from '../../src/readers/warp/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -64,7 +65,10 @@ describe.each([
   { reader: zed, root: join(HOME, '.local/share/zed/threads'), childrenInParent: false },
   // Cursor's editor: a subagent is a chat of its own (`task-<call id>`); no tokens are recorded.
   { reader: cursor, root: join(HOME, '.config/Cursor'), childrenInParent: false },
-])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
+  // Warp: a subagent is a conversation of its own. Its tool counters have none for the call that
+  // started it (the truth's tool calls are their sum): the parent counts it on top, one a child.
+  { reader: warp, root: join(HOME, '.local/state/warp-terminal'), childrenInParent: false, spawnsUncounted: true },
+])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone, spawnsUncounted }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
   let read: Awaited<ReturnType<typeof readHome>>;
@@ -116,7 +120,7 @@ describe.each([
     // Where the harness records no cost, the list price applies (the README says so of each).
     if (t.cost_usd !== null && own.length > 0) expect(s.costUsd).toBeCloseTo([t, ...children].reduce((a, c) => a + (c.cost_usd ?? 0), 0), 10);
     expect(n('prompts')).toBe(t.prompts ?? 0);
-    expect(n('toolCalls')).toBe([t, ...children].reduce((a, c) => a + (c.tool_calls ?? 0), 0));
+    expect(n('toolCalls')).toBe([t, ...children].reduce((a, c) => a + (c.tool_calls ?? 0), 0) + (spawnsUncounted ? t.subagents : 0));
     expect(n('toolErrors')).toBe([t, ...children].reduce((a, c) => a + (c.tool_errors ?? 0), 0));
     expect(n('subagents')).toBe(t.subagents);
     expect(n('compactions')).toBe(t.compactions ?? 0);
