@@ -33,6 +33,7 @@ import { grok } from '../readers/grok/where.js';
 import { openhands } from '../readers/openhands/where.js';
 import { kiro } from '../readers/kiro/where.js';
 import { qoder } from '../readers/qoder/where.js';
+import { copilotVscode } from '../readers/copilot-vscode/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -66,6 +67,7 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   openhands: { ...openhands, load: async () => (await import('../readers/openhands/reader.js')).openhands },
   kiro: { ...kiro, load: async () => (await import('../readers/kiro/reader.js')).kiro },
   qoder: { ...qoder, load: async () => (await import('../readers/qoder/reader.js')).qoder },
+  'copilot-vscode': { ...copilotVscode, load: async () => (await import('../readers/copilot-vscode/reader.js')).copilotVscode },
 };
 
 /**

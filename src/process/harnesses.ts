@@ -61,6 +61,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   // `kiro-cli`, whose chat runs as `kiro-cli-chat` (as Amazon Q's `qchat`: not verified).
   kiro: { names: ['kiro-cli', 'kiro-cli-chat'] },
   qoder: { names: ['qodercli'] },
+  // Copilot Chat runs in VS Code's extension host: no process of its own.
+  'copilot-vscode': { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

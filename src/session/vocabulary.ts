@@ -9,6 +9,7 @@ export const HARNESSES = [
   'continue-cli', 'cline', 'roo-code', 'kimi-cli', 'openclaw', 'amp', 'auggie', 'junie', 'trae-cli', 'grok', 'openhands',
   'kiro',
   'qoder',
+  'copilot-vscode',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

@@ -11,6 +11,7 @@ import { grok } from '../../src/readers/grok/reader.js';
 import { openhands } from '../../src/readers/openhands/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
+import { copilotVscode } from '../../src/readers/copilot-vscode/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -58,6 +59,8 @@ describe.each([
   { reader: kiro, root: join(HOME, '.kiro/sessions/cli'), childrenInParent: false },
   // Qoder is Claude Code: a subagent's transcript counts its tools for its parent session.
   { reader: qoder, root: join(HOME, '.qoder'), childrenInParent: true },
+  // Copilot Chat in VS Code: a subagent's calls are its parent's (no session of its own).
+  { reader: copilotVscode, root: join(HOME, '.config/Code/User'), childrenInParent: true },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
