@@ -44,6 +44,10 @@ describe('harness roots on Windows', () => {
     }
   });
 
+  it('look for Copilot Chat in the user folder of VS Code, Insiders, VSCodium and Code - OSS under %APPDATA%', () => {
+    for (const editor of ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS']) expect(roots['copilot-vscode']).toContain(`${APPDATA}\\${editor}\\User`);
+  });
+
   it('find goose under %APPDATA%, Hermes and Crush under %LOCALAPPDATA%', () => {
     expect(roots.goose).toEqual([`${APPDATA}\\Block\\goose\\data`]);
     expect(roots.hermes).toEqual([`${LOCALAPPDATA}\\hermes`, `${USERPROFILE}\\.hermes`]);

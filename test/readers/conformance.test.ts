@@ -28,6 +28,7 @@ import { grok } from '../../src/readers/grok/reader.js';
 import { openhands } from '../../src/readers/openhands/reader.js';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { qoder } from '../../src/readers/qoder/reader.js';
+import { copilotVscode } from '../../src/readers/copilot-vscode/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../helpers/readers.js';
@@ -64,6 +65,7 @@ readerConformance(grok, join(FIXTURES, 'wave4-home/.grok'));
 readerConformance(openhands, join(FIXTURES, 'wave4-home/.openhands/conversations'));
 readerConformance(kiro, join(FIXTURES, 'wave4-home/.kiro/sessions/cli'));
 readerConformance(qoder, join(FIXTURES, 'wave4-home/.qoder'));
+readerConformance(copilotVscode, join(FIXTURES, 'wave4-home/.config/Code/User'));
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -76,7 +78,7 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'grok', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kiro', 'kodelet', 'openclaw', 'opencode', 'openhands', 'pi', 'qoder', 'qwen-code', 'roo-code', 'trae-cli']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'copilot-vscode', 'crush', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'grok', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kiro', 'kodelet', 'openclaw', 'opencode', 'openhands', 'pi', 'qoder', 'qwen-code', 'roo-code', 'trae-cli']);
   });
 
   // What the registry knows before a reader is loaded (its `where.ts`) is what the reader says once loaded.
