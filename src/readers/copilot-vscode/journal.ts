@@ -132,7 +132,8 @@ export function readSession(session: Json, sessionId: string, ev: SessionEvents,
     if (!r) return ev.skipped('unknown_shape');
     const ts = typeof r.timestamp === 'number' && r.timestamp > 0 ? r.timestamp : undefined;
     if (ts === undefined) return ev.skipped('unknown_shape');
-    const id = str(r.requestId) ?? `${sessionId}:${i}`;
+    // Keys of the session's: a request's id is unique in its session.
+    const id = `${sessionId}:${str(r.requestId) ?? i}`;
     const model = modelOf(r);
     if (model) ev.meta({ model });
     ev.activity(ts);
@@ -141,7 +142,7 @@ export function readSession(session: Json, sessionId: string, ev: SessionEvents,
       ev.prompt(ts);
     }
     const state = stateOf(r);
-    readParts(r, state === NEEDS_INPUT, ev);
+    readParts(r, sessionId, state === NEEDS_INPUT, ev);
     const result = obj(r.result);
     const metadata = obj(result?.metadata);
     const summaries = Array.isArray(metadata?.summaries) ? metadata.summaries : [];
@@ -166,7 +167,7 @@ export function readSession(session: Json, sessionId: string, ev: SessionEvents,
 }
 
 /** A request's tool calls: counted once each, and whether each still waits on the person. */
-function readParts(r: Json, needsInput: boolean, ev: SessionEvents): void {
+function readParts(r: Json, sessionId: string, needsInput: boolean, ev: SessionEvents): void {
   const parts = Array.isArray(r.response) ? r.response : [];
   for (const raw of parts) {
     const p = obj(raw);
@@ -181,9 +182,9 @@ function readParts(r: Json, needsInput: boolean, ev: SessionEvents): void {
     const call = source?.type === 'mcp'
       ? mcpTool(str(source.serverLabel) ?? str(source.label))
       : classifyTool(tool, obj(p.toolSpecificData)?.kind === 'subagent' || str(p.subAgentInvocationId) !== undefined);
-    if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
+    if (ev.firstTime(`call:${sessionId}:${callId}`)) ev.toolCall(callId, call);
     if (p.isComplete === true) {
-      if (ev.firstTime(`done:${callId}`)) ev.toolResult(callId, false, call);
+      if (ev.firstTime(`done:${sessionId}:${callId}`)) ev.toolResult(callId, false, call);
     } else {
       // Not confirmed yet while the request waits on the person: the call waits for approval.
       ev.toolWaits(callId, needsInput && p.isConfirmed === undefined ? 'approval' : undefined);

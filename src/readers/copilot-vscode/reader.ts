@@ -33,14 +33,16 @@ export const copilotVscode: StoreReader<TracesState | FileState> = {
   },
   initialState: (file) => (file.document ? {} : initialTraces()),
   readStore(file, state, eventsOf) {
+    // The database is the only file read here (the others are documents).
+    const traces = state as TracesState;
     const userDir = dirname(dirname(dirname(file.path)));
-    return readChangedDatabase(file.path, state as TracesState, (db) => {
+    return readChangedDatabase(file.path, traces, (db) => {
       const sessions = new Map(journalFiles(userDir).map((j) => [j.sessionId, cwdOf(j.path)]));
-      readTraces(db, state as TracesState, sessions, eventsOf);
+      readTraces(db, traces, sessions, eventsOf);
     });
   },
   readDocument(doc, _state, file, ev) {
-    if (isTranscript(file)) return readTranscript(doc, ev);
+    if (isTranscript(file)) return readTranscript(doc, file.sessionId, ev);
     const session = replay(doc, file.path.endsWith('.jsonl'), ev);
     if (session) readSession(session, file.sessionId, ev, cwdOf(file.path));
   },

@@ -9,7 +9,7 @@ import { obj, str } from '../fields.js';
 import { jsonLines } from './journal.js';
 import { classifyTool } from './tools.js';
 
-export function readTranscript(doc: Buffer, ev: SessionEvents): void {
+export function readTranscript(doc: Buffer, sessionId: string, ev: SessionEvents): void {
   const names = new Map<string, string>();
   for (const e of jsonLines(doc.toString('utf8'), ev)) {
     if (typeof e.type !== 'string') {
@@ -20,6 +20,6 @@ export function readTranscript(doc: Buffer, ev: SessionEvents): void {
     const id = str(data?.toolCallId);
     if (e.type === 'tool.execution_start' && id) names.set(id, str(data?.toolName) ?? '');
     if (e.type !== 'tool.execution_complete' || !id || data?.success !== false) continue;
-    if (ev.firstTime(`failed:${id}`)) ev.toolResult(id, true, classifyTool(names.get(id) ?? ''));
+    if (ev.firstTime(`failed:${sessionId}:${id}`)) ev.toolResult(id, true, classifyTool(names.get(id) ?? ''));
   }
 }
