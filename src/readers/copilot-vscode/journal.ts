@@ -120,7 +120,7 @@ function stateOf(r: Json): number {
 
 /**
  * Reports a session's requests: each prompt and turn, its tool calls and their waits, its
- * compactions, and its output tokens where `tokensOf` says the turn is the journal's to count.
+ * compactions, and a turn's output tokens where no store counted the turn before (traces.ts).
  */
 export function readSession(session: Json, sessionId: string, ev: SessionEvents, cwd: string | undefined): void {
   ev.meta({ ...(cwd ? { cwd } : {}), hosted: true });
@@ -181,7 +181,8 @@ function readParts(r: Json, sessionId: string, needsInput: boolean, ev: SessionE
     const source = obj(p.source);
     const call = source?.type === 'mcp'
       ? mcpTool(str(source.serverLabel) ?? str(source.label))
-      : classifyTool(tool, obj(p.toolSpecificData)?.kind === 'subagent' || str(p.subAgentInvocationId) !== undefined);
+      // A subagent's own calls (`subAgentInvocationId`) are calls of their tools, not subagents.
+      : classifyTool(tool, obj(p.toolSpecificData)?.kind === 'subagent');
     if (ev.firstTime(`call:${sessionId}:${callId}`)) ev.toolCall(callId, call);
     if (p.isComplete === true) {
       if (ev.firstTime(`done:${sessionId}:${callId}`)) ev.toolResult(callId, false, call);

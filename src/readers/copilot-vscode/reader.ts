@@ -37,8 +37,7 @@ export const copilotVscode: StoreReader<TracesState | FileState> = {
     const traces = state as TracesState;
     const userDir = dirname(dirname(dirname(file.path)));
     return readChangedDatabase(file.path, traces, (db) => {
-      const sessions = new Map(journalFiles(userDir).map((j) => [j.sessionId, cwdOf(j.path)]));
-      readTraces(db, traces, sessions, eventsOf);
+      readTraces(db, traces, new Map(journalFiles(userDir).map((j) => [j.sessionId, j.path])), eventsOf);
     });
   },
   readDocument(doc, _state, file, ev) {

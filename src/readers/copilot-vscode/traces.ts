@@ -18,6 +18,7 @@ import type { SessionEvents } from '../../session/events.js';
 import type { Usage, UsagePart } from '../../session/types.js';
 import { numberOf, str } from '../fields.js';
 import { columnsOf, cursorMs, requireColumns, selectList, type Db } from '../sqlite.js';
+import { cwdOf } from './paths.js';
 
 export interface TracesState {
   sig?: string;
@@ -41,28 +42,33 @@ type Row = Record<(typeof COLUMNS)[number], unknown>;
 
 export const initialTraces = (): TracesState => ({ since: 0, turns: {} });
 
-/** `sessions`: the cwd of each session whose journal this user folder holds (undefined: none known). */
-export function readTraces(db: Db, state: TracesState, sessions: Map<string, string | undefined>, eventsOf: (id: string) => SessionEvents): void {
+/** `journals`: the journal of each session this user folder holds, by its id. */
+export function readTraces(db: Db, state: TracesState, journals: Map<string, string>, eventsOf: (id: string) => SessionEvents): void {
   const cols = requireColumns(db, 'spans', ['span_id', 'operation_name', 'chat_session_id', 'input_tokens', 'output_tokens', 'end_time_ms']);
   const rows = db.prepare(`SELECT ${selectList(cols, COLUMNS)} FROM spans WHERE operation_name = 'chat' AND end_time_ms >= ? ORDER BY end_time_ms, rowid`)
     .all(state.since - OVERLAP_MS) as Row[];
   const attribute = columnsOf(db, 'span_attributes').has('value') ? db.prepare('SELECT value FROM span_attributes WHERE span_id = ? AND key = ?').pluck() : undefined;
   let newest = state.since;
+  // The calls not read before (the overlap's are passed over at once), and whether any has a cache write count.
   const calls = rows.flatMap((row) => {
     const session = str(row.chat_session_id);
     const end = row.end_time_ms;
-    if (!session || !sessions.has(session) || typeof end !== 'number' || !(end > 0)) return [];
+    if (!session || !journals.has(session) || typeof end !== 'number' || !(end > 0)) return [];
     newest = Math.max(newest, cursorMs(end));
+    const ev = eventsOf(session);
+    if (!ev.firstTime(`span:${String(row.span_id)}`)) return [];
     const written = attribute?.get(String(row.span_id), CACHE_WRITE) as string | number | null | undefined;
     if (written !== undefined && written !== null) state.cacheWrites = true;
-    return [{ row, session, end, cacheWrite: numberOf(written) }];
+    return [{ row, session, ev, end, cacheWrite: numberOf(written) }];
   });
-  for (const { row, session, end, cacheWrite } of calls) {
-    const ev = eventsOf(session);
-    const cwd = sessions.get(session);
+  // The folder of each session read, looked up once (its workspace's `workspace.json`).
+  const cwds = new Map<string, string | undefined>();
+  for (const { row, session, ev, end, cacheWrite } of calls) {
+    if (!cwds.has(session)) cwds.set(session, cwdOf(journals.get(session)!));
+    const cwd = cwds.get(session);
     ev.meta({ ...(cwd ? { cwd } : {}), hosted: true });
     ev.activity(end);
-    if ((row.input_tokens === null && row.output_tokens === null) || !ev.firstTime(`span:${String(row.span_id)}`)) continue;
+    if (row.input_tokens === null && row.output_tokens === null) continue;
     const turn = `${session}:${typeof row.turn_index === 'number' ? row.turn_index : ''}`;
     if (state.turns[turn] === undefined && !ev.firstTime(`tokens:${turn}`)) continue; // the journal counted this turn
     state.turns[turn] = end;
