@@ -182,6 +182,21 @@ describe('copilot-vscode', () => {
     expect([...r.store.sessions.keys()]).toEqual([`copilot-vscode/${S}`]);
   });
 
+  it('counts a failure only the transcript records once, under the label of the call the journal counted', async () => {
+    const { user, journal } = userDir();
+    writeFileSync(journal, line(header) + requestLines(0, 700));
+    const transcripts = join(user, 'workspaceStorage', 'a1b2c3', 'GitHub.copilot-chat', 'transcripts');
+    mkdirSync(transcripts, { recursive: true });
+    const event = (type: string, data: object) => line({ type, data, id: type, timestamp: new Date(T0 + 3000).toISOString(), parentId: null });
+    writeFileSync(join(transcripts, `${S}.jsonl`), event('tool.execution_start', { toolCallId: 'call_0', toolName: 'read_file', arguments: {} })
+      + event('tool.execution_complete', { toolCallId: 'call_0', success: false, result: { content: 'ENOENT' } }));
+    const r = reading(user);
+    await r.scan();
+    await r.scan();
+    const labels = (metric: string) => [...r.store.counters.values()].filter((c) => c.metric === metric).map((c) => [c.labels.tool, c.labels.kind, c.value]);
+    expect([labels('toolCalls'), labels('toolErrors')]).toEqual([[['read_file', 'read', 1]], [['read_file', 'read', 1]]]);
+  });
+
   it('reads an older session document (`.json`), and only the log where both are there', async () => {
     const { user, journal } = userDir();
     const older = join(user, 'workspaceStorage', 'a1b2c3', 'chatSessions', 'old-session.json');
