@@ -1,6 +1,6 @@
 // The readers of Cline (its VS Code extension's tasks and its CLI), Roo Code, Kilo Code's
 // extension tasks, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie (and of the fourth wave,
-// TRAE CLI, Grok Build and OpenHands) in `npm run
+// TRAE CLI, Grok Build, OpenHands and Copilot Chat in VS Code) in `npm run
 // bench:store`: for each, a seeded HOME holding only that harness's files in its format (as the
 // fixtures and captures have them, test/fixtures/wave3-home and test/fixtures/captures), read by
 // a plain baseline that parses everything (every JSON document whole, every line of a JSONL file,
@@ -605,7 +605,91 @@ function openhands(home: string, rng: Rng, text: Text): Corpus {
   };
 }
 
-/** The plain way: every file parsed whole (JSONL: every line; OpenClaw's database: every transcript row, decompressed), the output tokens summed. */
+// ---- GitHub Copilot Chat in VS Code (wave 4): the chat journal, and each call's tokens in agent-traces.db ----
+
+const TRACES_SCHEMA = `CREATE TABLE schema_version (version INTEGER PRIMARY KEY); INSERT INTO schema_version VALUES (2);
+  CREATE TABLE spans (span_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, parent_span_id TEXT, name TEXT NOT NULL, start_time_ms INTEGER NOT NULL,
+    end_time_ms INTEGER NOT NULL, status_code INTEGER NOT NULL DEFAULT 0, status_message TEXT, operation_name TEXT, provider_name TEXT, agent_name TEXT,
+    conversation_id TEXT, request_model TEXT, response_model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER,
+    tool_name TEXT, tool_call_id TEXT, tool_type TEXT, chat_session_id TEXT, turn_index INTEGER, ttft_ms REAL,
+    session_id TEXT GENERATED ALWAYS AS (COALESCE(conversation_id, chat_session_id)) VIRTUAL);
+  CREATE TABLE span_attributes (span_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT, PRIMARY KEY (span_id, key));`;
+
+function copilotVscode(home: string, rng: Rng, text: Text): Corpus {
+  const user = join(home, '.config', 'Code', 'User');
+  const ws = join(user, 'workspaceStorage', rng.hex(32));
+  json(join(ws, 'workspace.json'), { folder: `file://${CWD}` });
+  const dbPath = join(user, 'globalStorage', 'github.copilot-chat', 'agent-traces.db');
+  mkdirSync(dirname(dbPath), { recursive: true });
+  const db = new Database(dbPath);
+  // As Copilot opens it.
+  db.pragma('journal_mode = WAL');
+  db.exec(TRACES_SCHEMA);
+  const insert = db.prepare(`INSERT INTO spans (span_id, trace_id, name, start_time_ms, end_time_ms, status_code, operation_name, request_model, input_tokens,
+    output_tokens, cached_tokens, chat_session_id, turn_index) VALUES (?, ?, 'chat', ?, ?, 1, 'chat', ?, ?, ?, ?, ?, ?)`);
+  const attribute = db.prepare("INSERT INTO span_attributes VALUES (?, 'gen_ai.usage.cache_creation.input_tokens', ?)");
+  const call = (session: string, turn: number, at: number, r: Req) => {
+    const span = rng.hex(16);
+    insert.run(span, rng.hex(32), at - 900, at, MODEL, r.input + r.cacheRead + r.cacheWrite, r.output, r.cacheRead, session, turn);
+    attribute.run(span, String(r.cacheWrite));
+  };
+  const line = (v: object) => `${JSON.stringify(v)}\n`;
+  /** Request `k` of a session: pushed, answered with a command and its output, ended with its output tokens. */
+  const request = (k: number, at: number, prompt: string, parts: object[], output: number) => line({ kind: 2, k: ['requests'], v: [{
+    requestId: `request_${rng.hex(8)}`, timestamp: at, message: { text: prompt, parts: [{ text: prompt, kind: 'text' }] }, agent: { id: 'github.copilot.editsAgent' },
+    modelId: `copilot/${MODEL}`, variableData: { variables: [] }, response: [], modelState: { value: 0 } }] })
+    + line({ kind: 2, k: ['requests', k, 'response'], v: parts })
+    + line({ kind: 1, k: ['requests', k, 'result'], v: { timings: { firstProgress: 900, totalElapsed: 4000 }, metadata: { promptTokens: 9000, outputTokens: output, toolCallRounds: [] } } })
+    + line({ kind: 1, k: ['requests', k, 'modelState'], v: { value: 1, completedAt: at + 4000 } });
+  let expected = 0;
+  let first: { path: string; id: string; at: number; next: number } | undefined;
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = rng.uuid();
+      const path = join(ws, 'chatSessions', `${id}.jsonl`);
+      let at = T0 + s * 60_000;
+      let out = line({ kind: 0, v: { version: 3, creationDate: at, initialLocation: 'panel', responderUsername: 'GitHub Copilot', sessionId: id, requests: [], hasPendingEdits: false } });
+      const turns = turnsOf(rng, text);
+      turns.forEach((t, k) => {
+        const parts = [{ value: 'Running the tests.' }, { kind: 'toolInvocationSerialized', toolCallId: `toolu_${rng.hex(12)}`, toolId: 'run_in_terminal',
+          invocationMessage: { value: 'Running `npm test`' }, isConfirmed: { type: 4 }, isComplete: true, source: { type: 'internal' },
+          toolSpecificData: { kind: 'terminal', commandLine: { original: 'npm test' }, language: 'sh' } }, { value: t.answer }];
+        // The journal's output is the last call's (its scope is not known for sure), the database's each call's.
+        out += request(k, (at += 10_000), t.prompt, parts, t.reqs[1].output);
+        call(id, k, at + 2000, t.reqs[0]);
+        call(id, k, at + 4000, t.reqs[1]);
+      });
+      expected += outputs(turns);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, out);
+      if (s === 0) first = { path, id, at, next: turns.length };
+    }
+  })();
+  db.close();
+  return {
+    name: 'copilot-vscode', harness: 'copilot-vscode', home, expected,
+    // The journal's lines are parsed and count nothing: the database's calls count (`baseline`).
+    outputOf: () => 0,
+    call: () => {
+      // A new request: its call in the database, its turn in the journal (the database's to count).
+      const f = first!;
+      const writer = new Database(dbPath);
+      try {
+        const span = rng.hex(16);
+        writer.prepare(`INSERT INTO spans (span_id, trace_id, name, start_time_ms, end_time_ms, operation_name, request_model, input_tokens, output_tokens,
+          chat_session_id, turn_index) VALUES (?, 'x', 'chat', ?, ?, 'chat', ?, 10, ?, ?, ?)`).run(span, (f.at += 10_000), f.at + 1000, MODEL, ADDED, f.id, f.next);
+      } finally {
+        writer.close();
+      }
+      appendFileSync(f.path, request(f.next++, f.at, 'more', [{ value: 'done' }], ADDED));
+    },
+  };
+}
+
+/**
+ * The plain way: every file parsed whole (JSONL: every line; OpenClaw's database: every transcript
+ * row, decompressed; Copilot Chat's agent-traces.db: every call's row), the output tokens summed.
+ */
 function baseline(c: Corpus, files: readonly string[]): number {
   let total = 0;
   for (const path of files) {
@@ -615,6 +699,13 @@ function baseline(c: Corpus, files: readonly string[]): number {
         for (const r of db.prepare('SELECT event_json, event_zstd FROM transcript_events').iterate() as Iterable<{ event_json: string | null; event_zstd: Buffer | null }>) {
           total += c.outputOf(JSON.parse(r.event_json ?? Buffer.from(decompress(r.event_zstd!)).toString('utf8')));
         }
+      } finally {
+        db.close();
+      }
+    } else if (path.endsWith('agent-traces.db')) {
+      const db = new Database(path, { readonly: true, fileMustExist: true });
+      try {
+        total += (db.prepare("SELECT TOTAL(output_tokens) FROM spans WHERE operation_name = 'chat'").pluck().get() as number);
       } finally {
         db.close();
       }
@@ -642,7 +733,7 @@ export async function benchWave3Readers(seed: number): Promise<void> {
     clineCli,
     (h, r, t) => extensionTasks('roo-code', { harness: 'roo-code', extension: 'rooveterinaryinc.roo-cline', wholePrompt: true }, h, r, t),
     (h, r, t) => extensionTasks('kilo (VS Code extension)', { harness: 'kilo', extension: 'kilocode.kilo-code', wholePrompt: true }, h, r, t),
-    continueCli, kimiCli, openclaw, amp, auggie, junie, traeCli, grok, openhands,
+    continueCli, kimiCli, openclaw, amp, auggie, junie, traeCli, grok, openhands, copilotVscode,
   ];
   for (const [i, make] of makers.entries()) {
     const rng = new Rng(seed);

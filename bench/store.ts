@@ -95,11 +95,11 @@ await longtailSection();
 await benchSqliteStores(seed);
 
 // The readers of Cline, Roo Code, Kilo's extension, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie,
-// Junie, TRAE CLI, Grok Build and OpenHands, each on a small HOME of its own against its own baseline.
+// Junie, TRAE CLI, Grok Build, OpenHands and Copilot Chat in VS Code, each on a small HOME of its own against its own baseline.
 await benchWave3Readers(seed);
 
 // Cursor's editor: its global state.vscdb, against its own baseline.
 await benchCursorEditor(seed);
 
-printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI, Grok Build and OpenHands; baselines and exporter ran in this run on the same page-cached files.`);
+printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI, Grok Build, OpenHands, Copilot Chat in VS Code and Cursor's editor; baselines and exporter ran in this run on the same page-cached files.`);
 finishRun();

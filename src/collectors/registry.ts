@@ -36,6 +36,7 @@ import { qoder } from '../readers/qoder/where.js';
 import { zed } from '../readers/zed/where.js';
 import { cursor } from '../readers/cursor/where.js';
 import { warp } from '../readers/warp/where.js';
+import { copilotVscode } from '../readers/copilot-vscode/where.js';
 import type { Harness } from '../readers/reader.js';
 import type { HarnessId } from '../session/types.js';
 
@@ -72,6 +73,7 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   zed: { ...zed, load: async () => (await import('../readers/zed/reader.js')).zed },
   cursor: { ...cursor, load: async () => (await import('../readers/cursor/reader.js')).cursor },
   warp: { ...warp, load: async () => (await import('../readers/warp/reader.js')).warp },
+  'copilot-vscode': { ...copilotVscode, load: async () => (await import('../readers/copilot-vscode/reader.js')).copilotVscode },
 };
 
 /**

@@ -67,6 +67,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
   cursor: { names: [] },
   // A terminal: its process runs whether an agent does or not, so it is no agent's process.
   warp: { names: [] },
+  // Copilot Chat runs in VS Code's extension host: no process of its own.
+  'copilot-vscode': { names: [] },
 };
 
 // Interpreters whose first argument that is not an option is the program: `node …/bin/gemini`.

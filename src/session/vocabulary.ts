@@ -12,6 +12,7 @@ export const HARNESSES = [
   'zed',
   'cursor',
   'warp',
+  'copilot-vscode',
 ] as const;
 
 export const TOKEN_TYPES = ['input', 'output', 'cache_read', 'cache_write'] as const;

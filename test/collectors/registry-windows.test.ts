@@ -44,6 +44,10 @@ describe('harness roots on Windows', () => {
     }
   });
 
+  it('look for Copilot Chat in the user folder of VS Code, Insiders, VSCodium and Code - OSS under %APPDATA%', () => {
+    for (const editor of ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS']) expect(roots['copilot-vscode']).toContain(`${APPDATA}\\${editor}\\User`);
+  });
+
   it('find Cursor\'s editor in its user dir under %APPDATA%', () => {
     expect(roots.cursor).toContain(`${APPDATA}\\Cursor`);
   });

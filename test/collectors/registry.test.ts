@@ -1,5 +1,5 @@
 // Where each harness looks on macOS: the roots that differ from Linux's are the VS Code extensions'
-// user dirs under `~/Library/Application Support/<editor>` (Cline, Roo Code, Kilo Code), for VS Code
+// user dirs under `~/Library/Application Support/<editor>` (Cline, Roo Code, Kilo Code, Copilot Chat), for VS Code
 // and each fork. Every other harness writes to the same dot-folder (or XDG path) on both: their
 // CLIs (OpenCode and Kilo through xdg-basedir, goose through etcetera's XDG strategy, Crush, Amp)
 // use `~/.local/share` on macOS too. Zed keeps its threads under `~/Library/Application Support/Zed`,
@@ -30,6 +30,11 @@ describe('harness roots on macOS', () => {
     }
   });
 
+  it('look for Copilot Chat in the user folder of VS Code, Insiders, VSCodium and Code - OSS under ~/Library/Application Support', () => {
+    const copilot = roots['copilot-vscode'].filter((r) => r.startsWith(`${HOME}/Library/`));
+    expect(copilot).toEqual(['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'].map((e) => `${MAC}/${e}/User`));
+  });
+
   it('find Zed\'s threads under ~/Library/Application Support/Zed', () => {
     expect(roots.zed).toContain(`${MAC}/Zed/threads`);
   });
@@ -38,11 +43,11 @@ describe('harness roots on macOS', () => {
     expect(roots.cursor).toContain(`${MAC}/Cursor`);
   });
 
-  it('are under ~/Library for those extensions, Zed, Cursor\'s editor and Warp only', () => {
+  it('are under ~/Library for those extensions, Zed, Cursor\'s editor, Warp and Copilot Chat only', () => {
     const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
-    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor', 'warp'].sort());
+    expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor', 'warp', 'copilot-vscode'].sort());
     for (const [id, rs] of Object.entries(roots)) {
-      if (id === 'zed' || id === 'cursor' || id === 'warp') continue;
+      if (['zed', 'cursor', 'warp', 'copilot-vscode'].includes(id)) continue;
       for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
     }
   });

@@ -31,6 +31,7 @@ import { qoder } from '../../src/readers/qoder/reader.js';
 import { zed } from '../../src/readers/zed/reader.js';
 import { cursor } from '../../src/readers/cursor/reader.js';
 import { warp } from '../../src/readers/warp/reader.js';
+import { copilotVscode } from '../../src/readers/copilot-vscode/reader.js';
 import { crushHome } from '../helpers/crush-db.js';
 import { FIXTURES } from '../helpers/run.js';
 import { READERS } from '../helpers/readers.js';
@@ -70,6 +71,7 @@ readerConformance(qoder, join(FIXTURES, 'wave4-home/.qoder'));
 readerConformance(zed, join(FIXTURES, 'wave4-home/.local/share/zed/threads'));
 readerConformance(cursor, join(FIXTURES, 'wave4-home/.config/Cursor'));
 readerConformance(warp, join(FIXTURES, 'wave4-home/.local/state/warp-terminal'));
+readerConformance(copilotVscode, join(FIXTURES, 'wave4-home/.config/Code/User'));
 readerConformance(aider, join(FIXTURES, 'longtail-home'), { textLines: true });
 readerConformance(cursorAgent, join(FIXTURES, 'longtail-home/.cursor'));
 readerConformance(antigravityCli, join(FIXTURES, 'longtail-home/.gemini/antigravity-cli'));
@@ -82,7 +84,7 @@ readerConformance(crush, join(crushAt, '.local/share/crush'), { elsewhere: join(
 
 describe('registry', () => {
   it('runs the conformance suite for every registered reader', () => {
-    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'crush', 'cursor', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'grok', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kiro', 'kodelet', 'openclaw', 'opencode', 'openhands', 'pi', 'qoder', 'qwen-code', 'roo-code', 'trae-cli', 'warp', 'zed']);
+    expect(Object.keys(READERS).sort()).toEqual(['aider', 'amp', 'antigravity-cli', 'auggie', 'claude-code', 'cline', 'codex', 'continue-cli', 'copilot-cli', 'copilot-vscode', 'crush', 'cursor', 'cursor-agent', 'droid', 'gemini-cli', 'goose', 'grok', 'hermes', 'junie', 'kilo', 'kimi-cli', 'kiro', 'kodelet', 'openclaw', 'opencode', 'openhands', 'pi', 'qoder', 'qwen-code', 'roo-code', 'trae-cli', 'warp', 'zed']);
   });
 
   // What the registry knows before a reader is loaded (its `where.ts`) is what the reader says once loaded.

@@ -14,6 +14,7 @@ import { qoder } from '../../src/readers/qoder/reader.js';
 import { zed } from '../../src/readers/zed/reader.js';
 import { cursor } from '../../src/readers/cursor/reader.js';
 import { warp } from '../../src/readers/warp/reader.js';
+import { copilotVscode } from '../../src/readers/copilot-vscode/reader.js';
 import { statusOf } from '../../src/session/status.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
@@ -68,6 +69,8 @@ describe.each([
   // Warp: a subagent is a conversation of its own. Its tool counters have none for the call that
   // started it (the truth's tool calls are their sum): the parent counts it on top, one a child.
   { reader: warp, root: join(HOME, '.local/state/warp-terminal'), childrenInParent: false, spawnsUncounted: true },
+  // Copilot Chat in VS Code: a subagent's calls are its parent's (no session of its own).
+  { reader: copilotVscode, root: join(HOME, '.config/Code/User'), childrenInParent: true },
 ])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone, spawnsUncounted }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
