@@ -19,6 +19,8 @@ export interface StoreCursor {
   sig?: string;
   /** The last row id read. */
   after: number;
+  /** What that row says: a store rebuilt from the logs numbers its rows anew. */
+  last?: string;
 }
 
 const COUNTS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
@@ -31,6 +33,9 @@ function createdAt(v: unknown): number | undefined {
   return time(text && /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(text) ? `${text.replace(' ', 'T')}Z` : text);
 }
 
+/** What a row says, to know it again. */
+const rowMark = (row: Row): string => COLUMNS.map((c) => String(row[c])).join(' ');
+
 /** The store's new rows, each call reported to its session's events unless counted already. */
 export function readStoreFile(path: string, cursor: StoreCursor, eventsOf: (session: string) => SessionEvents): boolean {
   return readChangedDatabase(path, cursor, (db) => readRows(db, cursor, eventsOf));
@@ -40,10 +45,11 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
   // Stores of CLIs older than per-call rows have no such table: nothing to read.
   if (columnsOf(db, 'assistant_usage_events').size === 0) return;
   const have = requireColumns(db, 'assistant_usage_events', ['id', 'session_id', 'model', ...COUNTS]);
-  // A store rebuilt from the session logs numbers its rows from 1 again: it is read from its start,
-  // and every call it holds that was counted before is known by its key.
-  const last = db.prepare('SELECT MAX(id) FROM assistant_usage_events').pluck().get();
-  const after = typeof last === 'number' && last >= cursor.after ? cursor.after : 0;
+  // A store rebuilt from the session logs numbers its rows anew: where the last row read is not
+  // what it was, the store is read from its start, and every call counted before is known by its key.
+  const at = cursor.after > 0 ? db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id = ?`).get(cursor.after) : undefined;
+  const after = at && rowMark(at as Row) === cursor.last ? cursor.after : 0;
+  cursor.after = after;
   const rows = db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id > ? ORDER BY id`).all(after) as Row[];
   if (rows.length === 0) return void (cursor.after = after);
 
@@ -61,7 +67,10 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
   const sessionRow = sessionCols.has('id') ? rowsById<Record<string, unknown>>(db, `SELECT ${selectList(sessionCols, ['cwd', 'branch'])} FROM sessions WHERE id = ?`) : undefined;
 
   for (const row of rows) {
-    if (typeof row.id === 'number') cursor.after = Math.max(cursor.after, row.id);
+    if (typeof row.id === 'number' && row.id > cursor.after) {
+      cursor.after = row.id;
+      cursor.last = rowMark(row);
+    }
     const session = str(row.session_id);
     if (!session) continue;
     const ev = eventsOf(session);
