@@ -3,7 +3,7 @@
 // and every run's totals at its end). Read through a real collector and store, in every order the
 // two can be written and read, across restarts: every token counted exactly once.
 
-import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -42,8 +42,11 @@ const expected = (calls: Call[]) => calls.reduce((a, [i, o, r, w, x]) => ({
 /** A Copilot CLI home: one session's events.jsonl and the store's rows (a schema-8 store, as 1.0.9x writes it). */
 function home() {
   const root = join(tempDir(), '.copilot');
-  const log = join(root, 'session-state', S, 'events.jsonl');
-  mkdirSync(join(root, 'session-state', S), { recursive: true });
+  const logOf = (session: string) => {
+    mkdirSync(join(root, 'session-state', session), { recursive: true });
+    return join(root, 'session-state', session, 'events.jsonl');
+  };
+  logOf(S);
   const dbPath = join(root, 'session-store.db');
   const create = () => {
     const db = new Database(dbPath);
@@ -57,7 +60,10 @@ function home() {
   create();
   return {
     root,
-    events: (...lines: string[]) => appendFileSync(log, lines.join('')),
+    events: (...lines: string[]) => appendFileSync(logOf(S), lines.join('')),
+    eventsOf: (session: string, ...lines: string[]) => appendFileSync(logOf(session), lines.join('')),
+    /** The store as a CLI that ended a while ago leaves it: settled, not written for minutes. */
+    settle: () => utimesSync(dbPath, new Date(Date.now() - 600_000), new Date(Date.now() - 600_000)),
     rows: (calls: Call[], session = S, initiator: string | null = null) => {
       const db = new Database(dbPath);
       const insert = db.prepare(`INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
@@ -150,6 +156,23 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     // The run's totals hold a call neither recorded per call: only it is added.
     h.events(shutdown([A, B, C]));
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B, C]));
+  });
+
+  it('counts many runs\' ends read at once (the first scan of a settled store) against their own sessions\' rows', async () => {
+    const h = home();
+    const state = tempDir();
+    const ids = [1, 2, 3, 4].map((i) => `7c1e9a02-0000-4000-8000-00000000001${i}`);
+    for (const id of ids) {
+      h.eventsOf(id, start(), answer(100), shutdown([A, C]));
+      h.rows([A, C], id);
+    }
+    h.settle();
+    expect((await scan(h.root, state)).tokens).toEqual(expected([A, C, A, C, A, C, A, C]));
+    // A run resumed: its new call in the store and its end, which the sums kept before lack.
+    h.rows([B], ids[2]);
+    h.eventsOf(ids[2]!, shutdown([A, C, B]));
+    h.settle();
+    expect((await scan(h.root, state)).tokens).toEqual(expected([A, C, A, C, A, C, A, C, B]));
   });
 
   it('without the store\'s rows, the run-end totals count as before: output per message, the rest at the end', async () => {

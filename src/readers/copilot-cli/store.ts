@@ -10,7 +10,7 @@ import type { SessionEvents } from '../../session/events.js';
 import { addUsage, usageFromPrompt, ZERO_USAGE, type Usage } from '../../session/types.js';
 import { skipTotals, tokenCounts } from '../cumulative.js';
 import { str, time } from '../fields.js';
-import { columnsOf, readChangedDatabase, readDatabase, requireColumns, rowsById, selectList, type Db } from '../sqlite.js';
+import { columnsOf, readChangedDatabase, readDatabase, requireColumns, rowsById, selectList, storeChanged, type Db } from '../sqlite.js';
 import { callKey, nthTime, outputKey } from './calls.js';
 import { STORE } from './paths.js';
 
@@ -102,6 +102,30 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
   }
 }
 
+/** Sums of calls per session and model, in the metric contract's semantics. */
+type Totals = Map<string, Record<string, Usage>>;
+
+function sumRows(rows: Row[]): Totals {
+  const totals: Totals = new Map();
+  for (const row of rows) {
+    const counts = tokenCounts(COUNTS.map((c) => row[c]));
+    const session = str(row.session_id);
+    const model = str(row.model);
+    if (!counts || !session || !model) continue;
+    const [prompt, output, cacheRead, cacheWrite, reasoning] = counts as [number, number, number, number, number];
+    const of = totals.get(session) ?? {};
+    totals.set(session, of);
+    of[model] = addUsage(of[model] ?? ZERO_USAGE, usageFromPrompt(prompt, output, cacheRead, cacheWrite, reasoning));
+  }
+  return totals;
+}
+
+/**
+ * The store last asked for a session's sums, as it was then, and once it was asked again as it was,
+ * every session's: the exporter's first scan reads many runs' ends, which one read then serves.
+ */
+let asked: { path: string; signature: string; all?: Totals } | undefined;
+
 /**
  * What the store beside an event log holds of its session, per model, in the metric contract's
  * semantics: none where there is no store; undefined where it cannot be read now (its rows are
@@ -111,19 +135,22 @@ export function storeTotals(logPath: string, session: string): Record<string, Us
   const at = logPath.lastIndexOf(`${sep}session-state${sep}`);
   const path = at < 0 ? undefined : join(logPath.slice(0, at), STORE);
   if (!path || !existsSync(path)) return {};
+  const before = asked?.path === path ? asked : undefined;
+  const { changed, signature } = storeChanged(path, before?.signature);
+  if (!signature) return {};
+  if (!changed && before?.all) return before.all.get(session) ?? {};
   try {
     return readDatabase(path, (db) => {
-      const totals: Record<string, Usage> = {};
-      if (!columnsOf(db, 'assistant_usage_events').has('session_id')) return totals;
-      const rows = db.prepare(`SELECT model, ${COUNTS.join(', ')} FROM assistant_usage_events WHERE session_id = ?`).all(session) as Row[];
-      for (const row of rows) {
-        const counts = tokenCounts(COUNTS.map((c) => row[c]));
-        const model = str(row.model);
-        if (!counts || !model) continue;
-        const [prompt, output, cacheRead, cacheWrite, reasoning] = counts as [number, number, number, number, number];
-        totals[model] = addUsage(totals[model] ?? ZERO_USAGE, usageFromPrompt(prompt, output, cacheRead, cacheWrite, reasoning));
+      if (!columnsOf(db, 'assistant_usage_events').has('session_id')) return {};
+      const select = `SELECT session_id, model, ${COUNTS.join(', ')} FROM assistant_usage_events`;
+      // Asked again of the store as it was (and settled): every session's sums, kept.
+      if (!changed) {
+        const all = sumRows(db.prepare(select).all() as Row[]);
+        asked = { path, signature, all };
+        return all.get(session) ?? {};
       }
-      return totals;
+      asked = { path, signature };
+      return sumRows(db.prepare(`${select} WHERE session_id = ?`).all(session) as Row[]).get(session) ?? {};
     });
   } catch {
     return undefined;
