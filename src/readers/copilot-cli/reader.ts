@@ -26,8 +26,9 @@ export interface CopilotState {
   said?: Record<string, number>;
   model?: string;
   /**
-   * Tokens this log accounts for, per model: per-call records, per-message output, and what the
-   * cumulative shutdown totals added. Shutdown totals count only what exceeds them.
+   * Tokens this log accounts for, per model: per-call records, per-message output, the store's rows
+   * of the session as a run's end found them, and what the cumulative shutdown totals added.
+   * Shutdown totals count only what exceeds them.
    */
   counted: Record<string, Usage>;
   /** The log has per-call `session.usage_record` events (newer CLIs): its messages' output is not counted. */
@@ -249,9 +250,10 @@ function quotas(q: Json | undefined, ev: SessionEvents): void {
 
 /**
  * `session.shutdown`, at the end of each process run: per-model totals, cumulative over the whole
- * session (resumed runs included). Only what they exceed of what this log already accounted for
- * is counted: nothing more with per-call records, the input and cache tokens with older CLIs that
- * recorded only output per message. Totals never go backwards, and nothing counts twice.
+ * session (resumed runs included). Only what they exceed of what this log already accounted for,
+ * and of the sums of the store's rows of the session, is counted: nothing more with per-call
+ * records or rows, the input and cache tokens with older CLIs that recorded only output per
+ * message and no rows. Totals never go backwards, and nothing counts twice.
  */
 function shutdown(rec: Json, d: Json, ts: number, file: SessionFile, state: CopilotState, ev: SessionEvents): void {
   const id = str(rec.id);
