@@ -3,7 +3,8 @@
 // and every run's totals at its end). Read through a real collector and store, in every order the
 // two can be written and read, across restarts: every token counted exactly once.
 
-import { appendFileSync, mkdirSync, rmSync, utimesSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -64,12 +65,13 @@ function home() {
     eventsOf: (session: string, ...lines: string[]) => appendFileSync(logOf(session), lines.join('')),
     /** The store as a CLI that ended a while ago leaves it: settled, not written for minutes. */
     settle: () => utimesSync(dbPath, new Date(Date.now() - 600_000), new Date(Date.now() - 600_000)),
-    rows: (calls: Call[], session = S, initiator: string | null = null) => {
-      const db = new Database(dbPath);
+    /** Rows written by a new connection, or by `db`, a writer that keeps the store open. */
+    rows: (calls: Call[], session = S, initiator: string | null = null, writer?: Database) => {
+      const db = writer ?? new Database(dbPath);
       const insert = db.prepare(`INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
         reasoning_tokens, total_nano_aiu, request_multiplier, initiator) VALUES (?, 'gpt-5.2', ?, ?, ?, ?, ?, 1000, 1, ?)`);
       for (const c of calls) insert.run(session, ...c, initiator);
-      db.close();
+      if (!writer) db.close();
     },
     sessionRow: (session: string, cwd: string) => {
       const db = new Database(dbPath);
@@ -196,6 +198,29 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B, C]));
     h.rows([B]);
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B, C]));
+  });
+
+  it('reads the calls only in the WAL of a store the CLI holds open, and leaves its bytes as they were', async () => {
+    const h = home();
+    const state = tempDir();
+    const path = join(h.root, 'session-store.db');
+    const writer = new Database(path);
+    try {
+      writer.pragma('journal_mode = WAL');
+      writer.pragma('wal_autocheckpoint = 0'); // the new rows stay in the -wal
+      h.events(start(), answer(100));
+      h.rows([A], S, null, writer);
+      // The store's content; not the -shm, SQLite's shared-memory index (as in sqlite-stores-io.test.ts).
+      const hashes = () => ['', '-wal'].map((f) => createHash('sha1').update(readFileSync(`${path}${f}`)).digest('hex'));
+      const before = hashes();
+      expect((await scan(h.root, state)).tokens).toEqual(expected([A]));
+      expect(hashes()).toEqual(before);
+      h.rows([B], S, null, writer);
+      expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
+      expect(readFileSync(`${path}-wal`).length).toBeGreaterThan(0);
+    } finally {
+      writer.close();
+    }
   });
 
   it('reads the calls of a session with no event log (the desktop app\'s) under its own id and working directory', async () => {
