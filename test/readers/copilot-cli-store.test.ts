@@ -25,6 +25,11 @@ const start = () => line('session.start', { sessionId: S, selectedModel: 'gpt-5.
 type Call = [input: number, output: number, cacheRead: number, cacheWrite: number, reasoning: number];
 const record = ([input, output, cacheRead, cacheWrite, reasoning]: Call, call: string) => line('session.usage_record', { usage: {
   model: 'gpt-5.2', inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: reasoning, apiCallId: call } });
+/** A chat span of the OpenTelemetry file export. */
+const span = ([input, output, cacheRead, cacheWrite, reasoning]: Call, response: string) => `${JSON.stringify({ name: 'chat gpt-5.2', endTimeUnixNano: String((t0 + ++n * 1000) * 1e6), attributes: {
+  'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': S, 'gen_ai.response.model': 'gpt-5.2', 'gen_ai.response.id': response,
+  'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output, 'gen_ai.usage.cache_read.input_tokens': cacheRead,
+  'gen_ai.usage.cache_write.input_tokens': cacheWrite, 'gen_ai.usage.reasoning.output_tokens': reasoning } })}\n`;
 const answer = (output: number) => line('assistant.message', { messageId: `m${n}`, content: 'y', toolRequests: [], outputTokens: output, model: 'gpt-5.2' });
 const shutdown = (calls: Call[]) => {
   const sum = (i: number) => calls.reduce((a, c) => a + c[i]!, 0);
@@ -63,6 +68,10 @@ function home() {
     root,
     events: (...lines: string[]) => appendFileSync(logOf(S), lines.join('')),
     eventsOf: (session: string, ...lines: string[]) => appendFileSync(logOf(session), lines.join('')),
+    spans: (...lines: string[]) => {
+      mkdirSync(join(root, 'otel'), { recursive: true });
+      appendFileSync(join(root, 'otel', 'spans.jsonl'), lines.join(''));
+    },
     /** The store as a CLI that ended a while ago leaves it: settled, not written for minutes. */
     settle: () => utimesSync(dbPath, new Date(Date.now() - 600_000), new Date(Date.now() - 600_000)),
     /** Rows written by a new connection, or by `db`, a writer that keeps the store open. */
@@ -175,6 +184,19 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     h.eventsOf(ids[2]!, shutdown([A, C, B]));
     h.settle();
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, C, A, C, A, C, A, C, B]));
+  });
+
+  it('counts a call once from the OpenTelemetry export and the store, whichever is read first', async () => {
+    const h = home();
+    const state = tempDir();
+    h.events(start(), answer(100));
+    h.spans(span(A, 'r1'));
+    h.rows([A]);
+    expect((await scan(h.root, state)).tokens).toEqual(expected([A]));
+    h.spans(span(B, 'r2'));
+    expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
+    h.rows([B]);
+    expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
   });
 
   it('without the store\'s rows, the run-end totals count as before: output per message, the rest at the end', async () => {

@@ -18,8 +18,8 @@ import { classifyTool } from './tools.js';
 import { copilotCli as where } from './where.js';
 
 export interface CopilotState {
-  /** A file of the OpenTelemetry export, and the session its last span named. */
-  otel?: { session?: string };
+  /** A file of the OpenTelemetry export, the session its last span named, and its tally of calls (calls.ts). */
+  otel?: { session?: string; said?: Record<string, number> };
   /** `session-store.db`: where it was read to. */
   store?: StoreCursor;
   /** How many calls (and, of CLIs without usage records, message outputs) said the same so far (calls.ts). */
@@ -73,7 +73,7 @@ const EVENT: Shape = {
 function readLine(line: Buffer, state: CopilotState, file: SessionFile, ev: SessionEvents): void {
   if (state.otel) {
     const otel = state.otel;
-    return readSpan(line, ev, (id) => void (otel.session = id));
+    return readSpan(line, ev, (id) => void (otel.session = id), otel.said ??= {});
   }
   const event = scanRecord(line, EVENT);
   if (!event) return ev.skipped('parse_error');
