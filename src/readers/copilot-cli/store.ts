@@ -51,7 +51,7 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
   const after = at && rowMark(at as Row) === cursor.last ? cursor.after : 0;
   cursor.after = after;
   const rows = db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id > ? ORDER BY id`).all(after) as Row[];
-  if (rows.length === 0) return void (cursor.after = after);
+  if (rows.length === 0) return;
 
   // Which of its session's calls saying the same a row is: counted in this read, from the rows
   // before the cursor (one indexed count, once per what is said) where the store was read before.
