@@ -1,4 +1,4 @@
-// The Hermes, Kodelet, goose, Crush, Zed and Warp readers in `npm run bench:store`: for each, a small seeded
+// The Hermes, Kodelet, goose, Crush, Zed, Warp and Copilot CLI (`session-store.db`) readers in `npm run bench:store`: for each, a small seeded
 // database with the harness's schema (copied from the test fixtures), read by a plain baseline
 // that queries every row of every table and parses its JSON in Node, and by the exporter (cold,
 // again with nothing changed, and after one more model call written while a writer holds the
@@ -28,16 +28,17 @@ process.env.SQLITE_USE_URI = '1';
 const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
 const T0 = 1_790_000_000; // seconds
 
-/** The tables and indexes of a fixture database, created empty. */
-function copySchema(db: Database.Database, fixture: string): void {
+/** The tables and indexes of a fixture database (or of `tables` of it), created empty. */
+function copySchema(db: Database.Database, fixture: string, tables?: string[]): void {
   const from = new Database(join(FIXTURES, fixture), { readonly: true, fileMustExist: true });
-  const ddl = from.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'").pluck().all() as string[];
+  const only = tables ? `AND tbl_name IN (${tables.map((t) => `'${t}'`).join(', ')})` : '';
+  const ddl = from.prepare(`SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ${only} ORDER BY type = 'index'`).pluck().all() as string[];
   from.close();
   for (const sql of ddl) db.exec(sql);
 }
 
 interface Corpus {
-  harness: 'hermes' | 'kodelet' | 'goose' | 'crush' | 'zed' | 'warp';
+  harness: 'hermes' | 'kodelet' | 'goose' | 'crush' | 'zed' | 'warp' | 'copilot-cli';
   home: string;
   db: string;
   /** What the generator wrote: output tokens (Crush: cost in dollars). */
@@ -304,6 +305,57 @@ function warp(home: string, rng: Rng, text: Text): Corpus {
   };
 }
 
+/**
+ * Copilot CLI: the store of the CLI's own capture (1.0.102), ten calls a session, and each
+ * session's events.jsonl as a CLI without usage records writes it (each answer's output, the run's
+ * totals at its end): every call counted once, from the store's row or the log's answer.
+ */
+function copilot(home: string, rng: Rng, text: Text): Corpus {
+  const root = join(home, '.copilot');
+  const path = join(root, 'session-store.db');
+  const db = open(path);
+  copySchema(db, 'captures/copilot-cli/tool/.copilot/session-store.db', ['schema_version', 'sessions', 'assistant_usage_events']);
+  db.exec('INSERT INTO schema_version VALUES (8)');
+  let expected = 0;
+  const session = db.prepare("INSERT INTO sessions (id, cwd, branch, created_at, updated_at) VALUES (?, '/home/dev/src/app', 'main', ?, ?)");
+  const call = db.prepare(`INSERT INTO assistant_usage_events (session_id, turn_index, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+    reasoning_tokens, total_nano_aiu, request_multiplier, initiator, finish_reason, created_at) VALUES (?, ?, 'gpt-4.1', ?, ?, ?, ?, 0, 0, 1, ?, ?, ?)`);
+  const iso = (s: number) => new Date(s * 1000).toISOString();
+  db.transaction(() => {
+    for (let s = 0; s < SESSIONS; s++) {
+      const id = `00000000-0000-4000-8000-${String(s).padStart(12, '0')}`;
+      const t = T0 + s * 60;
+      session.run(id, iso(t), iso(t + 50));
+      const event = (at: number, type: string, data: object) => JSON.stringify({ type, data, id: `${id}-${at}`, timestamp: iso(t + at), parentId: null });
+      const lines = [event(0, 'session.start', { sessionId: id, selectedModel: 'gpt-4.1', context: { cwd: '/home/dev/src/app', branch: 'main' } }),
+        event(1, 'user.message', { content: text.code(rng.logUniform(30, 2000)), source: 'user', delivery: 'idle' })];
+      const sum = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+      for (let i = 0; i < 10; i++) {
+        const [input, output, cacheRead] = [rng.int(5000, 60_000), rng.int(20, 3000), rng.int(0, 4000)];
+        // Every type: input_tokens holds the cache reads.
+        expected += input + output;
+        sum.inputTokens += input;
+        sum.outputTokens += output;
+        sum.cacheReadTokens += cacheRead;
+        call.run(id, 0, input, output, cacheRead, 0, i === 0 ? 'user' : 'agent', i === 9 ? 'stop' : 'tool_calls', iso(t + 2 + i));
+        lines.push(event(2 + i, 'assistant.message', { messageId: `m${i}`, content: text.code(rng.logUniform(50, 3000)), toolRequests: [], outputTokens: output, model: 'gpt-4.1' }));
+      }
+      lines.push(event(20, 'session.shutdown', { shutdownType: 'routine', modelMetrics: { 'gpt-4.1': { requests: { count: 10, cost: 1 }, usage: sum } } }));
+      mkdirSync(join(root, 'session-state', id), { recursive: true });
+      writeFileSync(join(root, 'session-state', id, 'events.jsonl'), `${lines.join('\n')}\n`);
+    }
+  })();
+  db.close();
+  return {
+    harness: 'copilot-cli', home, db: path, expected,
+    call: (w) => {
+      w.prepare(`INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, created_at)
+        VALUES ('00000000-0000-4000-8000-000000000000', 'gpt-4.1', 9000, 1000, 0, 0, 0, ?)`).run(iso(T0 + SESSIONS * 60));
+      return 10_000;
+    },
+  };
+}
+
 // The columns holding JSON, by harness.
 const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
   hermes: ['tool_calls', 'model_config'],
@@ -312,6 +364,7 @@ const JSON_COLUMNS: Record<Corpus['harness'], string[]> = {
   crush: ['parts'],
   zed: [],
   warp: ['conversation_data', 'input', 'output_status'],
+  'copilot-cli': [],
 };
 
 /** The plain way: every row of every table into Node, every JSON column parsed, the totals summed. */
@@ -334,6 +387,7 @@ function baseline(c: Corpus): number {
         if (c.harness === 'warp' && t === 'agent_conversations') {
           total += (JSON.parse(r.conversation_data as string) as { conversation_usage_metadata: { total_charged_usage: { output_tokens: number } } }).conversation_usage_metadata.total_charged_usage.output_tokens;
         }
+        if (c.harness === 'copilot-cli' && t === 'assistant_usage_events') total += (r.input_tokens as number) + (r.output_tokens as number);
       }
     }
   } finally {
@@ -342,11 +396,12 @@ function baseline(c: Corpus): number {
   return total;
 }
 
-/** The exporter's figure for a corpus: its output tokens (Crush: its cost). */
+/** The exporter's figure for a corpus: its output tokens (Crush: its cost; Copilot CLI: its tokens of every type). */
 function exported(agent: Agent, c: Corpus): number {
   const metric = c.harness === 'crush' ? 'cost' : 'tokens';
+  const every = c.harness === 'crush' || c.harness === 'copilot-cli';
   return [...agent.store.counters.values()]
-    .filter((k) => k.metric === metric && k.labels.harness === c.harness && (metric === 'cost' || k.labels.token_type === 'output'))
+    .filter((k) => k.metric === metric && k.labels.harness === c.harness && (every || k.labels.token_type === 'output'))
     .reduce((a, k) => a + k.value, 0);
 }
 
@@ -354,11 +409,11 @@ const ms = (x: number) => `${x.toFixed(1)} ms`;
 const same = (a: number, b: number) => Math.abs(a - b) < 1e-6;
 
 export async function benchSqliteStores(seed: number): Promise<void> {
-  for (const make of [hermes, kodelet, goose, crush, zed, warp]) {
+  for (const make of [hermes, kodelet, goose, crush, zed, warp, copilot]) {
     const rng = new Rng(seed);
     const home = join(work, `sqlite-${make.name}`);
     const c = make(home, rng, new Text(rng));
-    const unit = c.harness === 'crush' ? 'cost' : 'output tokens';
+    const unit = c.harness === 'crush' ? 'cost' : c.harness === 'copilot-cli' ? 'tokens' : 'output tokens';
     const sessions = c.harness === 'warp' ? `${WARP_CONVERSATIONS} conversations, ${WARP_CONVERSATIONS * WARP_EXCHANGES} exchanges` : `${SESSIONS} sessions`;
     row(`${c.harness}: database`, `${mb(statSync(c.db).size)}: ${sessions}`);
     readFileSync(c.db); // into the page cache for both contenders

@@ -294,7 +294,7 @@ export class Collector<S> {
     const reader = this.reader;
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
     if (!threads || reader.kind === 'store') return undefined;
-    const fresh = files.filter((f) => !f.document && !this.files.get(f.path));
+    const fresh = files.filter((f) => !f.document && !f.store && !this.files.get(f.path));
     let bytes = 0;
     for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
@@ -306,7 +306,9 @@ export class Collector<S> {
   /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
   private readFile(file: SessionFile, read?: FileRead): boolean {
     const reader = this.reader;
-    if (reader.kind === 'store' && !file.document) return this.readStore(reader, file);
+    // A database a reader of session files lists beside them is read as a store.
+    const readStore = reader.kind === 'store' ? reader.readStore : file.store ? reader.readStore : undefined;
+    if (readStore && !file.document) return this.readStore(reader, readStore, file);
     // The listing's stat where it took one: a rescan of files that did not change costs one stat each.
     const st = file.stat ?? statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
@@ -369,7 +371,7 @@ export class Collector<S> {
    * A store (a database) holds many sessions and finds its own changes: its reader keeps the
    * cursor in the state, which is committed with the changes it made.
    */
-  private readStore(reader: StoreReader<S>, file: SessionFile): boolean {
+  private readStore(reader: Reader<S>, readStore: StoreReader<S>['readStore'], file: SessionFile): boolean {
     const prev = this.files.get(file.path);
     // A state of an older shape the reader cannot migrate: the store is read again from its
     // start, every record deduplicated by the reader's own keys.
@@ -382,7 +384,7 @@ export class Collector<S> {
     };
     let changed: boolean;
     try {
-      changed = reader.readStore(file, state, eventsOf);
+      changed = readStore.call(reader, file, state, eventsOf);
     } catch (e) {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
       const error = String(e);

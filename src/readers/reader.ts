@@ -24,6 +24,11 @@ export interface SessionFile {
    * `readDocument` (its mtime: when a document without times of its own was written).
    */
   stat?: Stats;
+  /**
+   * The file is a database a reader of session files reads as a store (`readStore`), beside its
+   * logs: Copilot CLI's `session-store.db`, one row per model call of every session.
+   */
+  store?: true;
 }
 
 interface ReaderBase<State> {
@@ -105,6 +110,8 @@ export interface LineReader<State> extends ReaderBase<State> {
    * names its parent); `file.sessionId` otherwise.
    */
   sessionOf?(file: SessionFile, state: State): string;
+  /** Reads a file listed as a store (`SessionFile.store`), as `StoreReader.readStore` does. */
+  readStore?(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
 }
 
 /**

@@ -157,7 +157,7 @@ describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))('ev
       let t = open();
       await t.collector.scan();
       const first = t.totals();
-      const files = reader.defaultRoots({}, home).flatMap((r) => reader.listFiles(r)).filter((f) => !f.document);
+      const files = reader.defaultRoots({}, home).flatMap((r) => reader.listFiles(r)).filter((f) => !f.document && !f.store);
       for (const f of files) {
         const [head, ...rest] = readFileSync(f.path, 'utf8').split('\n');
         const rec = JSON.parse(head!) as Record<string, unknown>;

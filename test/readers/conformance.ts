@@ -126,10 +126,11 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
     // too (Kilo's VS Code extension's tasks).
     const documents = files.filter((f) => f.document);
     if (documents.length > 0) documentConformance(reader, documents);
-    const others = files.filter((f) => !f.document);
-    if (reader.kind === 'files') {
-      if (others.length > 0) lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
-    } else if (others.length > 0) storeConformance(reader, others);
+    // A reader of session files may read a database beside them as a store (Copilot CLI's).
+    const stores = files.filter((f) => !f.document && (reader.kind === 'store' || f.store));
+    const others = files.filter((f) => !f.document && !stores.includes(f));
+    if (reader.kind === 'files' && others.length > 0) lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
+    if (stores.length > 0) storeConformance(reader, stores);
   });
 }
 
@@ -140,8 +141,8 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: { un
 function sessionIds<S>(reader: Reader<S>, files: SessionFile[]): Set<string> {
   const ids = new Set<string>();
   for (const f of files) {
-    if (reader.kind === 'store' && !f.document) {
-      reader.readStore(f, reader.initialState(f), (id) => (ids.add(id), recorder().events));
+    if ((reader.kind === 'store' || f.store) && !f.document) {
+      storeOf(reader)(f, reader.initialState(f), (id) => (ids.add(id), recorder().events));
       continue;
     }
     ids.add(f.sessionId);
@@ -259,8 +260,13 @@ function documentConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
   });
 }
 
-function readStore<S>(reader: StoreReader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
-  const changed = reader.readStore(file, state, () => r.events);
+/** How a reader reads a store: a store reader's, or a reader of session files' beside them. */
+function storeOf<S>(reader: Reader<S>): StoreReader<S>['readStore'] {
+  return (file, state, events) => (reader as StoreReader<S>).readStore(file, state, events);
+}
+
+function readStore<S>(reader: Reader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
+  const changed = storeOf(reader)(file, state, () => r.events);
   return { ...r, state, changed };
 }
 
@@ -277,7 +283,7 @@ function hashes(dir: string): Record<string, string> {
 const COUNTED = ['usage', 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult', 'lines', 'compaction'];
 
 /** What a reader of a store (a database) guarantees. */
-function storeConformance<S>(reader: StoreReader<S>, files: SessionFile[]): void {
+function storeConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
   it('reports the sessions, their activity and their working directory', () => {
     for (const f of files) {
       const { log, changed } = readStore(reader, f);

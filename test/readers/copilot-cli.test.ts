@@ -224,7 +224,7 @@ describe('Copilot CLI reader: OpenTelemetry file export', () => {
 });
 
 describe('Copilot CLI reader: files and processes', () => {
-  it('lists both log layouts and the export, nothing else', () => {
+  it('lists both log layouts, the export and the store, nothing else', () => {
     const root = tempDir();
     mkdirSync(join(root, 'session-state', 'u1'), { recursive: true });
     mkdirSync(join(root, 'session-state', 'u2'), { recursive: true });
@@ -234,8 +234,11 @@ describe('Copilot CLI reader: files and processes', () => {
     writeFileSync(join(root, 'session-state', 'old.jsonl'), '');
     writeFileSync(join(root, 'otel', 'copilot.jsonl'), '');
     for (const name of ['session-store.db', 'config.json', 'mcp-config.json']) writeFileSync(join(root, name), '');
-    const files = copilotCli.listFiles(root).map((f) => [f.path.slice(root.length + 1), f.sessionId]).sort();
-    expect(files).toEqual([['otel/copilot.jsonl', 'otel:copilot.jsonl'], ['session-state/old.jsonl', 'old'], ['session-state/u1/events.jsonl', 'u1']]);
+    const files = copilotCli.listFiles(root).map((f) => [f.path.slice(root.length + 1), f.sessionId, f.store ?? false]).sort();
+    expect(files).toEqual([
+      ['otel/copilot.jsonl', 'otel:copilot.jsonl', false], ['session-state/old.jsonl', 'old', false], ['session-state/u1/events.jsonl', 'u1', false],
+      ['session-store.db', 'session-store.db', true],
+    ]);
   });
 
   it('hands the process scan each lock file\'s pid and session (whether it runs is the process table\'s to say)', () => {

@@ -46,7 +46,7 @@ function exported(sessions: Truth[]): Map<string, Truth> {
 /** Events per exported session, from the harness's reader over the HOME's default roots. */
 function readEvents(harness: HarnessId, home: string): Map<string, Recorded[]> {
   const reader = READERS[harness];
-  if (!('readStore' in reader)) throw new Error(`${harness} does not read a store`);
+  if (reader.kind !== 'store') throw new Error(`${harness} does not read a store`);
   const sinks = new Map<string, ReturnType<typeof recorder>>();
   const seen = new Set<string>();
   const eventsOf = (id: string) => {

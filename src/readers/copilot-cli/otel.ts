@@ -7,6 +7,7 @@
 import type { SessionEvents } from '../../session/events.js';
 import { numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
+import { callKey, nthTime } from './calls.js';
 
 const USAGE = Buffer.from('"gen_ai.usage.');
 
@@ -34,9 +35,10 @@ function endTime(span: Json): number | undefined {
 /**
  * One line of the export: the usage of one model call, reported for the session the span names.
  * `setSession` is told first, so that the events go to that session. A call that the session's
- * own log already counted (`session.usage_record` of the same response id) is not counted again.
+ * own log already counted (`session.usage_record` of the same response id), or the store's row of
+ * it (known by what it says, calls.ts; `said` is this file's tally), is not counted again.
  */
-export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: string) => void): void {
+export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: string) => void, said: Record<string, number>): void {
   // Spans without token counts (tools, agents without usage) and metric lines are not decoded.
   if (!line.includes(USAGE)) return;
   const span = parseJson(line);
@@ -51,19 +53,18 @@ export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: strin
   const ts = endTime(span) ?? Date.now();
   ev.activity(ts);
   const id = str(a['gen_ai.response.id']);
-  if (id && !ev.firstTime(`call:${id}`)) return;
+  const fresh = !id || ev.firstTime(`call:${id}`);
   // GenAI conventions: input_tokens includes cached input (read and written).
   const prompt = numberOf(a['gen_ai.usage.input_tokens']);
   const cacheRead = numberOf(a['gen_ai.usage.cache_read.input_tokens']);
   // Not `||`: a cache write that is no number (NaN) must reach the store, which skips it.
   const written = numberOf(a['gen_ai.usage.cache_write.input_tokens']);
   const cacheWrite = written === 0 ? numberOf(a['gen_ai.usage.cache_creation.input_tokens']) : written;
-  ev.usage(model, {
-    input: Math.max(0, prompt - cacheRead - cacheWrite),
-    output: numberOf(a['gen_ai.usage.output_tokens']),
-    cacheRead,
-    cacheWrite,
-    cacheWrite1h: 0,
-    reasoning: numberOf(a['gen_ai.usage.reasoning.output_tokens']),
-  }, prompt, ts);
+  const output = numberOf(a['gen_ai.usage.output_tokens']);
+  const reasoning = numberOf(a['gen_ai.usage.reasoning.output_tokens']);
+  const counts = [prompt, output, cacheRead, cacheWrite, reasoning];
+  // Both keys marked, whichever was seen: the other source finds the one it knows.
+  const stored = !ev.firstTime(callKey(session, model, counts, nthTime(said, `${session} ${model} ${counts.join(',')}`)));
+  if (!fresh || stored) return;
+  ev.usage(model, { input: Math.max(0, prompt - cacheRead - cacheWrite), output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, prompt, ts);
 }

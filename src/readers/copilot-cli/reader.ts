@@ -1,6 +1,7 @@
 // GitHub Copilot CLI event logs: `session-state/<session>/events.jsonl`, one
-// `{type, data, id, timestamp, parentId}` event per line, plus the optional OpenTelemetry file
-// export (otel.ts). The real CLI's files are in test/fixtures/captures/copilot-cli.
+// `{type, data, id, timestamp, parentId}` event per line, plus `session-store.db`'s per-call rows
+// (store.ts) and the optional OpenTelemetry file export (otel.ts). The real CLI's files are in
+// test/fixtures/captures/copilot-cli.
 
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
@@ -9,18 +10,25 @@ import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausi
 import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
+import { callKey, nthTime, outputKey } from './calls.js';
 import { readSpan } from './otel.js';
 import { listFiles, OTEL_PREFIX, registry } from './paths.js';
+import { readStoreFile, storeTotals, type StoreCursor } from './store.js';
 import { classifyTool } from './tools.js';
 import { copilotCli as where } from './where.js';
 
 export interface CopilotState {
-  /** A file of the OpenTelemetry export, and the session its last span named. */
-  otel?: { session?: string };
+  /** A file of the OpenTelemetry export, the session its last span named, and its tally of calls (calls.ts). */
+  otel?: { session?: string; said?: Record<string, number> };
+  /** `session-store.db`: where it was read to. */
+  store?: StoreCursor;
+  /** How many calls (and, of CLIs without usage records, message outputs) said the same so far (calls.ts). */
+  said?: Record<string, number>;
   model?: string;
   /**
-   * Tokens this log accounts for, per model: per-call records, per-message output, and what the
-   * cumulative shutdown totals added. Shutdown totals count only what exceeds them.
+   * Tokens this log accounts for, per model: per-call records, per-message output, the store's rows
+   * of the session as a run's end found them, and what the cumulative shutdown totals added.
+   * Shutdown totals count only what exceeds them.
    */
   counted: Record<string, Usage>;
   /** The log has per-call `session.usage_record` events (newer CLIs): its messages' output is not counted. */
@@ -62,10 +70,10 @@ const EVENT: Shape = {
   data: { toolCallId: true, toolName: true, mcpServerName: true, success: true, shellExecution: { exitCode: true } },
 };
 
-function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: SessionEvents): void {
+function readLine(line: Buffer, state: CopilotState, file: SessionFile, ev: SessionEvents): void {
   if (state.otel) {
     const otel = state.otel;
-    return readSpan(line, ev, (id) => void (otel.session = id));
+    return readSpan(line, ev, (id) => void (otel.session = id), otel.said ??= {});
   }
   const event = scanRecord(line, EVENT);
   if (!event) return ev.skipped('parse_error');
@@ -116,9 +124,9 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
       // A round that ran tools is followed by another; the round whose answer asked for none ends the turn.
       return !sub && state.answered ? endTurn('completed', ts, state, ev) : undefined;
     case 'assistant.message':
-      return assistantMessage(d, sub, ts, state, ev);
+      return assistantMessage(d, sub, ts, file.sessionId, state, ev);
     case 'session.usage_record':
-      return usageRecord(d, sub, ts, state, ev);
+      return usageRecord(d, sub, ts, file.sessionId, state, ev);
     case 'permission.requested':
       return permissionRequested(d, state, ev);
     case 'permission.completed':
@@ -138,7 +146,7 @@ function readLine(line: Buffer, state: CopilotState, _file: SessionFile, ev: Ses
       return;
     }
     case 'session.shutdown':
-      return shutdown(rec, d, ts, state, ev);
+      return shutdown(rec, d, ts, file, state, ev);
   }
 }
 
@@ -162,7 +170,7 @@ function userMessage(rec: Json, d: Json, ts: number, ev: SessionEvents): void {
   ev.turnStarted(ts);
 }
 
-function assistantMessage(d: Json, sub: boolean, ts: number, state: CopilotState, ev: SessionEvents): void {
+function assistantMessage(d: Json, sub: boolean, ts: number, session: string, state: CopilotState, ev: SessionEvents): void {
   const requests = Array.isArray(d.toolRequests) ? d.toolRequests.map(obj) : [];
   for (const r of requests) {
     const id = str(r?.toolCallId);
@@ -176,11 +184,13 @@ function assistantMessage(d: Json, sub: boolean, ts: number, state: CopilotState
   const model = str(d.model) ?? state.model ?? 'unknown';
   const call = str(d.apiCallId);
   const fresh = !call || ev.firstTime(`call:${call}`);
+  // The same output of a call the store counted already is accounted for, not counted.
+  const stored = !ev.firstTime(outputKey(session, model, output, nthTime(state.said ??= {}, `o ${model} ${output}`)));
   if (!fresh) {
     state.external = true;
     return;
   }
-  count(model, { ...ZERO_USAGE, output }, 0, ts, state, ev, true, OUTPUT_ONLY);
+  count(model, { ...ZERO_USAGE, output }, 0, ts, state, ev, !stored, OUTPUT_ONLY);
 }
 
 // What a message of an older CLI says: its output; its input and cache tokens are not known yet.
@@ -199,12 +209,14 @@ function usageOf(u: Json): Usage {
   return usageFromPrompt(numberOf(u.inputTokens), numberOf(u.outputTokens), numberOf(u.cacheReadTokens), numberOf(u.cacheWriteTokens), numberOf(u.reasoningTokens));
 }
 
+const COUNTS = ['outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
+
 /**
  * One model call (`session.usage_record`, newer CLIs): every token type, exactly. A call the
  * OpenTelemetry export or a copy of this log already counted is not reported again, but is still
  * accounted for, so the shutdown totals do not add it either.
  */
-function usageRecord(d: Json, sub: boolean, ts: number, state: CopilotState, ev: SessionEvents): void {
+function usageRecord(d: Json, sub: boolean, ts: number, session: string, state: CopilotState, ev: SessionEvents): void {
   const u = obj(d.usage);
   const model = str(u?.model);
   if (!u || !model) return ev.skipped('unknown_shape');
@@ -215,7 +227,11 @@ function usageRecord(d: Json, sub: boolean, ts: number, state: CopilotState, ev:
   }
   const call = str(u.apiCallId) ?? str(obj(u.accounting)?.usageId);
   const prompt = numberOf(u.inputTokens);
-  count(model, usageOf(u), prompt, ts, state, ev, !call || ev.firstTime(`call:${call}`));
+  const fresh = !call || ev.firstTime(`call:${call}`);
+  // The store's row of the same call, read first, counted it (calls.ts).
+  const counts = [prompt, ...COUNTS.map((k) => numberOf(u[k]))];
+  const stored = !ev.firstTime(callKey(session, model, counts, nthTime(state.said ??= {}, `${model} ${counts.join(',')}`)));
+  count(model, usageOf(u), prompt, ts, state, ev, fresh && !stored);
   // The prompt of the main agent's last call is the context in use; the CLI's prompt budget its limit.
   if (!sub) ev.context(model, prompt, num(u.maxPromptTokens) || undefined);
   quotas(obj(u.quotaSnapshots), ev);
@@ -234,14 +250,19 @@ function quotas(q: Json | undefined, ev: SessionEvents): void {
 
 /**
  * `session.shutdown`, at the end of each process run: per-model totals, cumulative over the whole
- * session (resumed runs included). Only what they exceed of what this log already accounted for
- * is counted: nothing more with per-call records, the input and cache tokens with older CLIs that
- * recorded only output per message. Totals never go backwards, and nothing counts twice.
+ * session (resumed runs included). Only what they exceed of what this log already accounted for,
+ * and of the sums of the store's rows of the session, is counted: nothing more with per-call
+ * records or rows, the input and cache tokens with older CLIs that recorded only output per
+ * message and no rows. Totals never go backwards, and nothing counts twice.
  */
-function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: SessionEvents): void {
+function shutdown(rec: Json, d: Json, ts: number, file: SessionFile, state: CopilotState, ev: SessionEvents): void {
   const id = str(rec.id);
   const fresh = (!id || ev.firstTime(`shutdown:${id}`)) && !state.external;
-  for (const [model, m] of Object.entries(obj(d.modelMetrics) ?? {})) {
+  const metrics = Object.entries(obj(d.modelMetrics) ?? {});
+  // The store's calls of the session are counted by the store (read or still to be read): the
+  // totals count only what exceeds them too. A store that cannot be read now will count them.
+  const stored = metrics.length > 0 ? storeTotals(file.path, file.sessionId) : {};
+  for (const [model, m] of metrics) {
     const u = obj(obj(m)?.usage);
     if (!u) continue;
     const total = usageOf(u);
@@ -250,7 +271,7 @@ function shutdown(rec: Json, d: Json, ts: number, state: CopilotState, ev: Sessi
       ev.skipped('implausible_value');
       continue;
     }
-    const before = state.counted[model] ?? ZERO_USAGE;
+    const before = stored ? maxUsage(state.counted[model] ?? ZERO_USAGE, stored[model] ?? ZERO_USAGE) : total;
     state.counted[model] = maxUsage(before, total);
     const delta = minusUsage(total, before);
     // The requests' average prompt selects a long-context price tier, if the model has one.
@@ -363,9 +384,11 @@ export const copilotCli: LineReader<CopilotState> = {
   listFiles,
   initialState: (file) => ({
     ...(file.sessionId.startsWith(OTEL_PREFIX) ? { otel: {} } : {}),
+    ...(file.store ? { store: { after: 0 } } : {}),
     counted: {}, requested: {}, calls: {}, permissions: {},
   }),
   sessionOf: (file, state) => state.otel?.session ?? file.sessionId,
   readLine,
+  readStore: (file, state, eventsOf) => readStoreFile(file.path, state.store ??= { after: 0 }, eventsOf),
   registry,
 };

@@ -1,7 +1,7 @@
 // Where GitHub Copilot CLI's files are (its parser, reader.ts, is loaded once a root is there).
 
 import type { Where } from '../reader.js';
-import { defaultRoots, watchPaths } from './paths.js';
+import { defaultRoots, watchFiles, watchPaths } from './paths.js';
 
 export const copilotCli: Where = {
   harness: 'copilot-cli',
@@ -10,4 +10,5 @@ export const copilotCli: Where = {
   facts: { recordsPermissions: true },
   defaultRoots,
   watchPaths,
+  watchFiles,
 };
