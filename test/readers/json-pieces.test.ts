@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { jsonPieces, PIECE } from '../../src/readers/json-pieces.js';
 
 /** The value `jsonPieces` gives, its steps taken at once, and how many there were. */
@@ -98,6 +98,19 @@ describe('a JSON document parsed in pieces', () => {
       broken[at] = BREAKERS.charCodeAt(Math.floor(random() * BREAKERS.length));
       expectSame(broken);
       expectSame(Buffer.concat([b.subarray(0, at), b.subarray(Math.min(b.length, at + 1 + Math.floor(random() * 4)))])); // bytes taken out
+    }
+  });
+
+  it('holds no more text than about a piece at a time: JSON.parse is never handed the document whole', () => {
+    const doc = Buffer.from(JSON.stringify({ a: Array.from({ length: 50_000 }, (_, i) => ({ i, b: [i, { c: 'text of a message' }] })), d: { e: Array(30_000).fill('x') } }));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const { value } = parsed(doc);
+      expect(difference(value, JSON.parse(doc.toString()))).toBeUndefined();
+      const longest = Math.max(...parse.mock.calls.slice(0, -1).map(([text]) => text.length));
+      expect(longest).toBeLessThanOrEqual(2 * PIECE + 100);
+    } finally {
+      parse.mockRestore();
     }
   });
 
