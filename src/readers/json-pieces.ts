@@ -9,6 +9,7 @@
 // member, its members parsed in runs of about a piece. Every byte is thus parsed once by
 // `JSON.parse`, and no more is held than the value and a piece of text.
 
+import { jsonValue } from './fields.js';
 import { stringEnd } from './scan.js';
 
 /** About how many bytes one `JSON.parse` is handed (a few milliseconds of a dense document). */
@@ -73,19 +74,11 @@ export function* jsonPieces(b: Buffer, piece = PIECE): Generator<void, unknown, 
   let i = 0;
   while (i < b.length && isSpace(b[i]!)) i++;
   // A document that is a string, a number or a literal is one value, parsed whole.
-  if (b[i] !== 91 && b[i] !== 123) return parseWhole(b.toString('utf8'));
+  if (b[i] !== 91 && b[i] !== 123) return jsonValue(b.toString('utf8'));
   try {
     return yield* containers(b, i, piece);
   } catch {
     return undefined; // a piece that is no JSON
-  }
-}
-
-function parseWhole(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }
 
