@@ -4,9 +4,10 @@
 // from the values `JSON.parse` gives for the pieces: numbers, strings, escapes and surrogates are
 // its own, not a copy of its rules. What is written here is only the frame: a forward pass over
 // the bytes (no recursion: an explicit stack) follows the brackets, commas and colons, and checks
-// their order as JSON's grammar has it. A container that stays within a piece's bytes is parsed
-// whole, with its siblings, by one `JSON.parse`; one that grows past it is built here, member by
-// member, its members parsed in runs of about a piece. Every byte is thus parsed once by
+// their order as JSON's grammar has it. A container that closes within a piece's bytes is only
+// stepped over (its brackets followed) and parsed whole, with its siblings, by one `JSON.parse`;
+// one that grows past it is built here, member by member, its members parsed in runs of about a
+// piece. Every byte is thus parsed once by
 // `JSON.parse`, and no more is held than the value and a piece of text.
 
 import { jsonValue } from './fields.js';
@@ -88,6 +89,7 @@ function* containers(b: Buffer, i: number, piece: number): Generator<void, unkno
   // The frames built here: the first `built` of the stack (a container grown past a piece, and so those around it).
   let built = 0;
   let tokens = 0;
+  let lookFrom = 0;
   const push = (at: number) => void stack.push({ open: at, object: b[at] === 123, next: OPENED, comma: -1, keyAt: -1, keyEnd: -1, from: -1 });
   push(i++);
   for (;;) {
@@ -119,7 +121,14 @@ function* containers(b: Buffer, i: number, piece: number): Generator<void, unkno
     } else if (c === 91 || c === 123) {
       if (!valueNext) return undefined;
       f.next = VALUE;
-      push(i++);
+      // A container that closes within a piece is only stepped over: `JSON.parse` checks it with
+      // the run it is in. Where one did not, none is looked ahead for until past where it looked.
+      const end = i >= lookFrom ? closeWithin(b, i, piece) : -1;
+      if (end !== -1) i = end;
+      else {
+        if (i >= lookFrom) lookFrom = i + piece + 1;
+        push(i++);
+      }
     } else if (c === 93 || c === 125) {
       if (f.object !== (c === 125) || (f.next !== OPENED && f.next !== VALUE)) return undefined;
       stack.pop();
@@ -169,6 +178,27 @@ function* containers(b: Buffer, i: number, piece: number): Generator<void, unkno
     // Containers that have grown past a piece are built here from now on, the outer ones first.
     while (built < stack.length && i - stack[built]!.open > piece) build(b, stack, built++);
   }
+}
+
+/**
+ * The end of the container at `i` where it closes within `limit` bytes; -1 where not (or cut).
+ * Only its brackets are followed: whether what it holds is JSON, `JSON.parse` tells.
+ */
+function closeWithin(b: Buffer, i: number, limit: number): number {
+  const stop = Math.min(b.length, i + limit + 1);
+  let depth = 0;
+  for (let j = i; j < stop; j++) {
+    const c = b[j];
+    if (c === 34) {
+      j = stringEnd(b, j) - 1;
+      if (j < 0) return -1;
+    } else if (c === 91 || c === 123) {
+      depth++;
+    } else if ((c === 93 || c === 125) && --depth === 0) {
+      return j + 1;
+    }
+  }
+  return -1;
 }
 
 /** The frame at `k` of the stack is built here from now on: what its container holds before it is parsed. */
