@@ -87,6 +87,8 @@ const DOCUMENTS: [HarnessId, string][] = [
   ['kilo', '/h/tasks/1/ui_messages.json'],
   ['droid', '/h/sessions/s.settings.json'],
   ['gemini-cli', '/h/tmp/p/chats/session-1.json'],
+  ['openhands', '/h/0123456789abcdef0123456789abcdef/base_state.json'],
+  ['kiro', '/h/sessions/cli/s.json'],
 ];
 
 describe.each(DOCUMENTS)('the %s reader, given %s', (harness, path) => {
