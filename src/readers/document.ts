@@ -5,24 +5,73 @@
 // small metadata documents such as a Cline task's, hold one per 24 to 26; transcripts, mostly
 // text, far fewer), so that its parse takes memory in proportion to its size (32 MB at that
 // density: 250 MB), and time with it; a denser one is skipped as `file_too_large`, unparsed.
+//
+// Even so, one JSON.parse of a 32 MB document that dense took seconds. A large document is
+// therefore parsed before its reader reads it (`parseAhead`, by the collector), a piece at a time
+// (json-pieces.ts) with turns of the event loop between the pieces; its reader, synchronous as
+// every reader is, is handed the value parsed.
 
 import type { SessionEvents } from '../session/events.js';
 import { jsonValue, obj, type Json } from './fields.js';
+import { jsonPieces } from './json-pieces.js';
 import { valuesAtMost } from './scan.js';
 
 const BYTES_PER_VALUE = 16;
 // A small document is parsed however dense: this many values cost a few megabytes.
 const FEW_VALUES = 1 << 16;
+// A document this large is parsed ahead in pieces; a smaller one, at once (in a few milliseconds).
+const IN_PIECES = 1 << 20;
+// How long the parse of a large document runs between two turns of the event loop.
+const TURN_MS = 4;
+
+type Parsed = { value: unknown } | 'file_too_large' | 'parse_error';
+
+/** Large documents parsed ahead, until their reader takes their value. */
+const parsedAhead = new WeakMap<Buffer, Parsed>();
+
+function* parse(doc: Buffer, inPieces: boolean): Generator<void, Parsed, void> {
+  if (!(yield* valuesAtMost(doc, FEW_VALUES + doc.length / BYTES_PER_VALUE))) return 'file_too_large';
+  const value = inPieces ? yield* jsonPieces(doc) : jsonValue(doc.toString('utf8'));
+  return value === undefined ? 'parse_error' : { value };
+}
+
+/**
+ * Parses a large document for its reader, with turns of the event loop while it does (a few
+ * milliseconds apart); undefined for one small enough to be parsed when its reader asks.
+ */
+export function parseAhead(doc: Buffer): Promise<void> | undefined {
+  if (doc.length < IN_PIECES) return undefined;
+  return inTurns(parse(doc, true)).then((parsed) => void parsedAhead.set(doc, parsed));
+}
+
+async function inTurns<T>(steps: Generator<void, T, void>): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= TURN_MS) {
+      await new Promise((r) => setImmediate(r));
+      since = performance.now();
+    }
+  }
+}
+
+function parsedNow(steps: Generator<void, Parsed, void>): Parsed {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
 
 /** The document's JSON value; undefined, counted as skipped, where it has none or too many values. */
 export function documentValue(doc: Buffer, ev: SessionEvents): unknown {
-  if (!valuesAtMost(doc, FEW_VALUES + doc.length / BYTES_PER_VALUE)) {
-    ev.skipped('file_too_large');
+  const parsed = parsedAhead.get(doc) ?? parsedNow(parse(doc, false));
+  parsedAhead.delete(doc); // the reader owns the value
+  if (typeof parsed === 'string') {
+    ev.skipped(parsed);
     return undefined;
   }
-  const value = jsonValue(doc.toString('utf8'));
-  if (value === undefined) ev.skipped('parse_error');
-  return value;
+  return parsed.value;
 }
 
 /** The document's JSON object; undefined, counted as skipped, where it is none (as `documentValue`). */

@@ -203,7 +203,7 @@ function skipSpace(b: Buffer, i: number): number {
 const BYTEWISE = 16;
 
 /** The end (after the closing quote) of the string whose opening quote is at `i`; -1 if cut. */
-function stringEnd(b: Buffer, i: number): number {
+export function stringEnd(b: Buffer, i: number): number {
   let j = i + 1;
   for (;;) {
     for (const stop = Math.min(b.length, j + BYTEWISE); j < stop; j++) {
@@ -221,13 +221,21 @@ function stringEnd(b: Buffer, i: number): number {
   }
 }
 
+// Bytes counted between two steps of `valuesAtMost` (a millisecond or two).
+const COUNTED_A_STEP = 1 << 20;
+
 /**
  * Whether the JSON text `b` holds at most `max` values, told without decoding it (a bound: the
  * commas and opening brackets outside strings). What parsing it would cost is in its values.
+ * Step by step, a step a megabyte: the caller may give the event loop a turn at each.
  */
-export function valuesAtMost(b: Buffer, max: number): boolean {
+export function* valuesAtMost(b: Buffer, max: number): Generator<void, boolean, void> {
   let values = 0;
-  for (let i = 0; i < b.length; i++) {
+  for (let i = 0, step = COUNTED_A_STEP; i < b.length; i++) {
+    if (i >= step) {
+      step = i + COUNTED_A_STEP;
+      yield;
+    }
     const c = b[i];
     if (c === 34) {
       const end = stringEnd(b, i);

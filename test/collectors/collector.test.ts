@@ -10,6 +10,7 @@ import { HARNESSES } from '../../src/collectors/registry.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { aider, type AiderState } from '../../src/readers/aider/reader.js';
+import { amp } from '../../src/readers/amp/reader.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { codex } from '../../src/readers/codex/reader.js';
 import { opencode } from '../../src/readers/opencode/reader.js';
@@ -562,6 +563,31 @@ describe('document files (one JSON document rewritten whole)', () => {
     expect(t.collector.stats.readBytes).toBe(0);
     expect(t.collector.stats.success).toBe(true);
   });
+
+  it('reads a 32 MB document of small objects (seconds of JSON.parse) with turns of the event loop between pieces of it', async () => {
+    const root = tempDir();
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const collector = new Collector('amp', amp, [root], store, db, quiet);
+    // Amp's thread: one answer, and 32 MB of objects with a key each of their own (one JSON value per 16 bytes or fewer: parsed).
+    const answer = { role: 'assistant', messageId: 1, content: [], usage: { model: 'claude-sonnet-4-5', inputTokens: 700, outputTokens: 5 } };
+    const filler: string[] = [];
+    for (let i = 0, bytes = 0; bytes < (32 << 20) - 4096; i++) bytes += filler[filler.push(`{"k${i}":${i},"padding":"abcdefghijklmnopqrstuvwxyz"}`) - 1]!.length + 1;
+    writeFileSync(join(root, 'T-0123.json'), `{"id":"T-0123","messages":[${JSON.stringify(answer)}],"meta":{"traces":[],"filler":[${filler.join(',')}]}}`);
+    let turns = 0;
+    let reading = true;
+    const turn = () => {
+      if (!reading) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await collector.scan();
+    reading = false;
+    expect(collector.stats.skipped).toEqual(new Map());
+    expect([...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0)).toBe(700);
+    expect(turns).toBeGreaterThan(20); // read at once, none
+  }, 120_000);
 });
 
 describe('store collector (a database of many sessions)', () => {

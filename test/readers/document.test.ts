@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { documentObject, documentValue } from '../../src/readers/document.js';
-import { valuesAtMost } from '../../src/readers/scan.js';
+import { documentObject, documentValue, parseAhead } from '../../src/readers/document.js';
+import { valuesAtMost as valuesAtMostSteps } from '../../src/readers/scan.js';
 import { HARNESSES } from '../../src/collectors/registry.js';
 import type { SessionFile } from '../../src/readers/reader.js';
 import type { HarnessId } from '../../src/session/types.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
+
+/** `valuesAtMost`, its steps taken at once. */
+function valuesAtMost(b: Buffer, max: number): boolean {
+  const steps = valuesAtMostSteps(b, max);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
 
 /** `n` empty objects in an array: 3 bytes a value, the densest JSON there is but for digits. */
 const dense = (n: number) => Buffer.from(`[${'{},'.repeat(n - 1)}{}]`);
@@ -34,6 +43,29 @@ describe('a whole JSON document', () => {
     expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'file_too_large']]);
   });
 
+  it('of a megabyte or more is parsed ahead, with turns of the event loop, into the value JSON.parse gives', async () => {
+    const { events, log } = recorder();
+    const doc = Buffer.from(JSON.stringify({ messages: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: i, text: `message ${i} of a thread` })) }));
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    await parseAhead(doc);
+    clearInterval(counting);
+    expect(turns).toBeGreaterThan(0);
+    expect(documentObject(doc, events)).toEqual(JSON.parse(doc.toString()));
+    expect(eventsNamed(log, 'skipped')).toEqual([]);
+    expect(parseAhead(Buffer.from('{"small": true}'))).toBeUndefined(); // parsed when its reader asks
+  });
+
+  it('parsed ahead, is skipped as documentValue skips it: too many values, no JSON', async () => {
+    const { events, log } = recorder();
+    const docs = [dense(8_000_000), Buffer.from(`[${'"a line of text", '.repeat(100_000)}`), Buffer.from(`${JSON.stringify(Array(100_000).fill('a line of text'))} [`)];
+    for (const doc of docs) {
+      await parseAhead(doc);
+      expect(documentValue(doc, events)).toBeUndefined();
+    }
+    expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'file_too_large'], ['skipped', 'parse_error'], ['skipped', 'parse_error']]);
+  });
+
   it('is skipped as parse_error where it is no JSON, or, asked for an object, no object', () => {
     const { events, log } = recorder();
     expect(documentValue(Buffer.from('{"a":'), events)).toBeUndefined();
@@ -55,6 +87,8 @@ const DOCUMENTS: [HarnessId, string][] = [
   ['kilo', '/h/tasks/1/ui_messages.json'],
   ['droid', '/h/sessions/s.settings.json'],
   ['gemini-cli', '/h/tmp/p/chats/session-1.json'],
+  ['openhands', '/h/0123456789abcdef0123456789abcdef/base_state.json'],
+  ['kiro', '/h/sessions/cli/s.json'],
 ];
 
 describe.each(DOCUMENTS)('the %s reader, given %s', (harness, path) => {

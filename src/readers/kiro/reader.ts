@@ -21,6 +21,7 @@ import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { listDir, readText } from '../../files/dir.js';
 import { jsonObject, num, obj, str, type Json } from '../fields.js';
 import { builtinTool } from '../tools.js';
+import { documentObject } from '../document.js';
 import { kiro as where } from './where.js';
 
 export interface KiroState {
@@ -112,9 +113,10 @@ function readLine(line: Buffer, state: KiroState, file: SessionFile, ev: Session
 
 /** The sidecar: where the session works, its model, and each user turn's end and outcome. */
 function readDocument(doc: Buffer, state: KiroState, file: SessionFile, ev: SessionEvents): void {
-  const side = jsonObject(doc.toString('utf8'));
-  const sessionState = obj(side?.session_state);
-  if (!side || !sessionState) return ev.skipped('parse_error');
+  const side = documentObject(doc, ev);
+  if (!side) return;
+  const sessionState = obj(side.session_state);
+  if (!sessionState) return ev.skipped('parse_error');
   const model = str(obj(obj(sessionState.rts_model_state)?.model_info)?.model_id);
   ev.meta({ cwd: str(side.cwd), model });
   const updated = Date.parse(str(side.updated_at) ?? '');
