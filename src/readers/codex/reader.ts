@@ -7,7 +7,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -184,7 +184,7 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   if (!rec) return ev.skipped('parse_error');
   const type = rec.text('type');
   const p = rec.object('payload');
-  const at = time(rec.text('timestamp'));
+  const at = rec.time('timestamp');
   const kind = type === undefined ? undefined : classify(type, p);
   // A rollout read again from its start (replaced by one with another beginning) counts nothing
   // twice: each record that may move a counter is named by its key.
