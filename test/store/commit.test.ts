@@ -48,7 +48,7 @@ describe('the store serves what is committed', () => {
   it('commits a session each time it changed since the last commit, also one renamed', () => {
     const dir = tempDir();
     const store = open(dir);
-    const s = store.sessionFor('codex', 'a');
+    const s = store.sessionFor('codex', 'a', false);
     const stored = (key: string) => open(dir).sessions.get(key);
     s.costUsd = 1;
     store.changed(s);
