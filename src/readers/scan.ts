@@ -7,7 +7,7 @@
 // where their values are. The reader then decodes just those values. It reads JSON however it
 // is spaced, and a line that is not a JSON object is not read at all (the reader counts it).
 
-import { lineCount } from './fields.js';
+import { lineCount, time } from './fields.js';
 
 /**
  * The members of an object to read: `true` for a value read as is, or the shape of an object
@@ -130,6 +130,18 @@ export class Fields {
     return newlines + (endsWithNewline ? 0 : 1);
   }
 
+  /**
+   * A string member read as a time, as `time` (fields.ts) reads the decoded text: milliseconds, or
+   * undefined. Nearly every record has one, nearly always as `2026-01-05T01:40:49.315Z`: that form
+   * is read on its bytes (no string, no Date.parse), any other is decoded and parsed.
+   */
+  time(key: string): number | undefined {
+    const m = this.get(key);
+    if (!m) return undefined;
+    const quoted = m.end - m.start === 26 && this.line[m.start] === 34 && this.line[m.end - 1] === 34;
+    return (quoted ? isoTime(this.line, m.start + 1) : undefined) ?? time(this.text(key));
+  }
+
   /** A number member; undefined when absent or not a number. */
   number(key: string): number | undefined {
     const m = this.get(key);
@@ -182,6 +194,35 @@ export function scanRecord(line: Buffer, shape: Shape): Fields | undefined {
   const fields = new Fields(line, compile(shape));
   const end = scanObject(line, skipSpace(line, 0), fields);
   return end !== -1 && skipSpace(line, end) === line.length ? fields : undefined;
+}
+
+/** The digits at [from, to) of `b` as a number, or -1 when one is not a digit. */
+function digits(b: Buffer, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = b[i]! - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ` at `i` (UTC, milliseconds), as Date.parse reads it; undefined for
+ * anything else, also a valid time outside the ranges checked here (left to Date.parse).
+ */
+function isoTime(b: Buffer, i: number): number | undefined {
+  if (b[i + 4] !== 45 || b[i + 7] !== 45 || b[i + 10] !== 84 || b[i + 13] !== 58 || b[i + 16] !== 58 || b[i + 19] !== 46 || b[i + 23] !== 90) return undefined;
+  const year = digits(b, i, i + 4);
+  const month = digits(b, i + 5, i + 7);
+  const day = digits(b, i + 8, i + 10);
+  const hour = digits(b, i + 11, i + 13);
+  const minute = digits(b, i + 14, i + 16);
+  const second = digits(b, i + 17, i + 19);
+  const ms = digits(b, i + 20, i + 23);
+  // Years below 100 would be 19xx to Date.UTC; days past the 28th are checked by Date.parse.
+  if (year < 100 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 
 function decode(line: Buffer, start: number, end: number): unknown {

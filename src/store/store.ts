@@ -114,6 +114,8 @@ export class SessionStore implements Tally {
   readonly tools: LabelCap;
   private readonly dirtyCounters = new Set<string>();
   private readonly dirtySessions = new Set<string>();
+  /** The session `changed` last marked, and its key (a reader marks the same one on nearly every event). */
+  private lastChanged?: { s: StoredSession; id: string; key: string };
   private readonly removedSessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<string>();
@@ -209,7 +211,12 @@ export class SessionStore implements Tally {
 
   /** A session changed (or is about to): committed with the next commit. */
   changed(s: StoredSession): void {
-    this.dirtySessions.add(`${s.harness}/${s.id}`);
+    const last = this.lastChanged;
+    // Its key built once: a new string per event cost a build and a hash of it each time.
+    if (last?.s === s && last.id === s.id && this.dirtySessions.has(last.key)) return;
+    const key = `${s.harness}/${s.id}`;
+    this.dirtySessions.add(key);
+    this.lastChanged = { s, id: s.id, key };
   }
 
   /**

@@ -104,6 +104,22 @@ describe('a Codex rollout that disappears and comes back counts once', () => {
     expect(t.totals()).toEqual(first);
   });
 
+  it('replaced by one with another first line: a failed tool output counts one tool error', async () => {
+    const t = setup('codex', codex, 'codex/tool');
+    const path = join(t.home, ROLLOUT);
+    const [meta, ...rest] = readFileSync(path, 'utf8').replace('exited with code 0', 'exited with code 1').split('\n');
+    writeFileSync(path, [meta, ...rest].join('\n'));
+    await t.scan();
+    const first = t.totals();
+    expect(first.toolErrors).toBe(1);
+    const rec = JSON.parse(meta!) as { payload: Record<string, unknown> };
+    rec.payload.originator = 'rewritten';
+    rmSync(path);
+    writeFileSync(path, [JSON.stringify(rec), ...rest].join('\n'));
+    await t.scan();
+    expect(t.totals()).toEqual(first);
+  });
+
   it('is forgotten once gone longer than it is kept', async () => {
     const t = setup('codex', codex, 'codex/tool');
     await t.scan();

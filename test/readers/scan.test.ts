@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineCount } from '../../src/readers/fields.js';
+import { lineCount, time } from '../../src/readers/fields.js';
 import { scanRecord, type Shape } from '../../src/readers/scan.js';
 import { pythonJson } from '../helpers/json.js';
 
@@ -32,6 +32,24 @@ describe('scanRecord', () => {
       '{"type":"a', '{"a":[1,2}', '{"a":}', ...Array.from({ length: 40 }, (_, i) => text.slice(0, Math.floor((i / 40) * text.length)))]) {
       expect([bad, scanRecord(Buffer.from(bad), SHAPE)]).toEqual([bad, undefined]);
     }
+  });
+
+  it('reads a time member as time() reads its decoded text, the usual form on its bytes', () => {
+    const texts = ['2026-01-05T01:40:49.315Z', '1999-12-31T23:59:59.999Z', '2024-02-28T00:00:00.000Z', '2024-02-29T12:00:00.000Z',
+      '2025-02-29T12:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-01-31T10:00:00.000Z', '2026-00-10T00:00:00.000Z', '2026-13-10T00:00:00.000Z',
+      '2026-01-00T00:00:00.000Z', '2026-01-05T24:00:00.000Z', '2026-01-05T23:60:00.000Z', '2026-01-05T23:59:60.000Z', '0050-01-05T01:40:49.315Z',
+      '0150-01-05T01:40:49.315Z', '2026-01-05T01:40:49.315+', '2026-01-05 01:40:49.315Z', '2026-01-05T01:40:49,315Z', '2026-01-05T01:4a:49.315Z',
+      '2026-01-05T01:40:49Z', '2026-01-05T01:40:49.315+02:00', '2026-01-05', 'Mon, 05 Jan 2026 01:40:49 GMT', '', 'x'.repeat(24)];
+    // Every day of a leap year and of the years around, at varying times.
+    for (let d = Date.UTC(2023, 0, 1); d < Date.UTC(2025, 0, 1); d += 86_400_000 + 3_723_456) texts.push(new Date(d).toISOString());
+    for (const t of texts) {
+      expect(scanRecord(Buffer.from(JSON.stringify({ type: t })), SHAPE)!.time('type'), t).toBe(time(t));
+    }
+    // Escaped, not a string, absent.
+    expect(scanRecord(Buffer.from('{"type":"\\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(time('\u0032026-01-05T01:40:49.315Z'));
+    expect(scanRecord(Buffer.from('{"type":"\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(Date.UTC(2026, 0, 5, 1, 40, 49, 315));
+    expect(scanRecord(Buffer.from('{"type":1767577249315}'), SHAPE)!.time('type')).toBeUndefined();
+    expect(scanRecord(Buffer.from('{}'), SHAPE)!.time('type')).toBeUndefined();
   });
 
   it('counts the lines of a string member on its bytes as lineCount counts the decoded text', () => {

@@ -45,6 +45,26 @@ describe('the store serves what is committed', () => {
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([200]);
   });
 
+  it('commits a session each time it changed since the last commit, also one renamed', () => {
+    const dir = tempDir();
+    const store = open(dir);
+    const s = store.sessionFor('codex', 'a', false);
+    const stored = (key: string) => open(dir).sessions.get(key);
+    s.costUsd = 1;
+    store.changed(s);
+    store.commit();
+    s.costUsd = 2;
+    store.changed(s);
+    store.commit();
+    expect(stored('codex/a')?.costUsd).toBe(2);
+    store.renameSessions('codex', (id) => (id === 'a' ? 'b' : undefined));
+    s.costUsd = 3;
+    store.changed(s);
+    store.commit();
+    expect(stored('codex/a')).toBeUndefined();
+    expect(stored('codex/b')?.costUsd).toBe(3);
+  });
+
   it('commits what changed outside a read (a turn a process scan ended), and nothing when nothing did', () => {
     const dir = tempDir();
     const store = open(dir);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { minusUsage, plausibleUsage, type RegistryEntry, type Usage } from '../../session/types.js';
-import { countPatchLines, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { countPatchLines, numberOf, obj, planOf, str, type Json } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
 import { isSubagentFile, listFiles } from './paths.js';
@@ -50,7 +50,7 @@ const RECORD: Shape = {
 function readLine(line: Buffer, state: ClaudeState, _file: SessionFile, ev: SessionEvents): void {
   const rec = scanRecord(line, RECORD);
   if (!rec) return ev.skipped('parse_error');
-  const ts = time(rec.text('timestamp'));
+  const ts = rec.time('timestamp');
   if (ts !== undefined) ev.activity(ts);
   const type = rec.text('type');
   if (type === undefined) return ev.skipped('unknown_shape');

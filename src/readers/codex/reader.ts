@@ -1,13 +1,13 @@
 // Codex CLI rollouts: `sessions/YYYY/MM/DD/rollout-<local time>-<thread id>.jsonl`, one line per
 // `{timestamp, type, payload}` record. The real CLI's files are in test/fixtures/captures/codex.
 
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, time, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -131,17 +131,32 @@ function exitCode(line: Buffer, from: number, to: number): number {
  * A tool's output (`function_call_output`, `custom_tool_call_output`): which call it answers and
  * whether it failed. Outputs are large and only these two facts count.
  */
-function toolOutput(p: Fields, line: Buffer, ts: number | undefined, state: CodexState, ev: SessionEvents): void {
+function toolOutput(p: Fields, line: Buffer, file: SessionFile, ts: number | undefined, state: CodexState, ev: SessionEvents): void {
   if (ts !== undefined) ev.activity(ts);
   if (state.replayUntil !== undefined && (ts ?? Infinity) <= state.replayUntil) return;
   const callId = p.text('call_id');
-  if (callId === undefined) return ev.skipped('unknown_shape');
+  if (callId === undefined) {
+    ev.record(recordKey(file, line)); // read again, it is no work left uncounted either
+    return ev.skipped('unknown_shape');
+  }
   // MCP results report failures in their own event (mcp_tool_call_end), which closes the call.
   const mcp = state.calls[callId]?.tool.startsWith('mcp:') ?? false;
   if (!mcp) delete state.calls[callId];
   const output = p.span('output');
-  ev.toolResult(callId, !mcp && output !== undefined && exitCode(line, output.start, output.end) !== 0);
+  const failed = !mcp && output !== undefined && exitCode(line, output.start, output.end) !== 0;
+  // Only a failure moves a counter (tool errors): the record is named for it alone. Outputs are
+  // the largest records, and most succeed: their bytes are not hashed for nothing.
+  if (failed) ev.record(recordKey(file, line));
+  ev.toolResult(callId, failed);
 }
+
+// One call where Node has it (20.12+): a Hash object per record cost more than the hashing.
+const sha1 = crypto.hash
+  ? (line: Buffer) => crypto.hash('sha1', line, 'base64')
+  : (line: Buffer) => crypto.createHash('sha1').update(line).digest('base64');
+
+/** Rollout records carry no id: a record is its thread and its bytes. */
+const recordKey = (file: SessionFile, line: Buffer) => `${file.sessionId}:${sha1(line)}`;
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
 function usageOf(u: Json): Usage {
@@ -169,12 +184,12 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   if (!rec) return ev.skipped('parse_error');
   const type = rec.text('type');
   const p = rec.object('payload');
-  const at = time(rec.text('timestamp'));
+  const at = rec.time('timestamp');
   const kind = type === undefined ? undefined : classify(type, p);
-  // Rollout records carry no id: a record is its thread and its bytes. A rollout read again from
-  // its start (replaced by one with another beginning) counts nothing twice.
-  if (kind !== undefined) ev.record(`${file.sessionId}:${createHash('sha1').update(line).digest('base64')}`);
-  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(p!, line, at, state, ev);
+  // A rollout read again from its start (replaced by one with another beginning) counts nothing
+  // twice: each record that may move a counter is named by its key.
+  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(p!, line, file, at, state, ev);
+  if (kind !== undefined) ev.record(recordKey(file, line));
   if (kind === undefined) {
     if (at !== undefined) ev.activity(at);
     if (type === undefined) ev.skipped('unknown_shape');
