@@ -137,7 +137,7 @@ export class Agent {
       log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
         { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
     }
-    this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
+    this.hooks = new HookSource(config.stateDir, this.store, { putAway: !opts.privateState });
     this.firstRead = !opts.privateState;
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its); a report's read, all that process does, on every core.

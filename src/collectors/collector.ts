@@ -98,7 +98,7 @@ export class Collector<S> {
     this.where = source;
     this.load = 'load' in source ? () => source.load() as Promise<Reader<S>> : () => Promise.resolve(source);
     this.files = new FileIdentities(name, db.files(name), store, log);
-    if (source.facts) store.harnessFacts.set(source.harness, source.facts);
+    if (source.facts) store.declareFacts(source.harness, source.facts);
   }
 
   /**
@@ -194,7 +194,7 @@ export class Collector<S> {
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = await this.loaded();
-        if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
+        if (reader.registry) this.store.setRegistry(reader.harness, root, listing(() => reader.registry!(root)));
         const files = await this.list(reader, root, search, listing);
         const ahead = this.readBacklog(files);
         try {

@@ -15,6 +15,9 @@ import type { LimitWindow } from './limits.js';
 import { SpendByDay } from './spend.js';
 import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
 
+// Sessions whose hook state is kept: the oldest go first past this many.
+const MAX_HOOK_SESSIONS = 10_000;
+
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
 const COMMIT_MS = 1000;
@@ -84,24 +87,22 @@ export class SessionStore implements Tally {
   readonly spend = new SpendByDay();
   /** What was used per quarter hour, harness, project and model since the last commit (ledger.ts). */
   readonly ledger: Ledger;
-  /** Where the status contract treats a harness differently, as its reader declared it. */
-  readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
+  /** Where the status contract treats a harness differently, as its reader declared it (`declareFacts`). */
+  private readonly facts = new Map<HarnessId, HarnessFacts>();
   /** Each harness's requests of the last 10 hours, for its 5-hour blocks. */
   readonly blocks = new UsageBlocks();
-  /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
-  readonly registries = new Map<string, RegistryEntry[]>();
-  /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
-  processes: ProcessView = EMPTY_VIEW;
-  /**
-   * A process scan runs (set by the monitor): it settles the turns answers ended unsure, by the
-   * agent's exit or its absence. Without one, an answer's end is counted at once.
-   */
-  processesWatched = false;
+  /** The processes harnesses registered in their files, per harness and root (`setRegistry`), refreshed on every scan. */
+  private readonly registries = new Map<string, RegistryEntry[]>();
+  /** What the last process scan saw (`setProcessView`; never persisted): replaced whole, read by scrapes without I/O. */
+  private view: ProcessView = EMPTY_VIEW;
+  /** A process scan runs (`watchProcesses`). */
+  private watched = false;
   /**
    * The last hook event of each session that has hooks set up (by key), from the hook spool
-   * (hooks/source.ts); never persisted: the spool is read again on start. Empty without hooks.
+   * (`setHook`, from hooks/source.ts); never persisted: the spool is read again on start. Empty
+   * without hooks.
    */
-  readonly hooks = new Map<string, HookState>();
+  private readonly hookStates = new Map<string, HookState>();
   private readonly projects: ProjectNamer;
   /**
    * The project naming (`project.mode` and `project.aliases`, as JSON) what was counted was
@@ -168,6 +169,66 @@ export class SessionStore implements Tally {
       .filter((c) => c.labels[label] !== undefined).map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
     this.models = new LabelCap(caps.model, knownOf('model'));
     this.tools = new LabelCap(caps.tool, knownOf('tool'));
+  }
+
+  /** Where the status contract treats a harness differently, as its reader declared it. */
+  get harnessFacts(): ReadonlyMap<HarnessId, HarnessFacts> {
+    return this.facts;
+  }
+
+  /** A harness's reader declares where the status contract treats it differently (its collector, once). */
+  declareFacts(harness: HarnessId, facts: HarnessFacts): void {
+    this.facts.set(harness, facts);
+  }
+
+  /** The processes a harness registered in its files under `root`, as its collector last listed them. */
+  setRegistry(harness: HarnessId, root: string, entries: RegistryEntry[]): void {
+    this.registries.set(`${harness}\0${root}`, entries);
+  }
+
+  /** Every harness's registry entries, as the collectors last listed them. */
+  registryEntries(): [HarnessId, RegistryEntry][] {
+    const out: [HarnessId, RegistryEntry][] = [];
+    for (const [key, entries] of this.registries) {
+      const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
+      for (const e of entries) out.push([harness, e]);
+    }
+    return out;
+  }
+
+  /** What the last process scan saw; EMPTY_VIEW before one (or without one). */
+  get processes(): ProcessView {
+    return this.view;
+  }
+
+  /** The process scan's new view, replacing the last one whole. */
+  setProcessView(view: ProcessView): void {
+    this.view = view;
+  }
+
+  /**
+   * Whether a process scan runs: it settles the turns answers ended unsure, by the agent's exit or
+   * its absence. Without one, an answer's end is counted at once.
+   */
+  get processesWatched(): boolean {
+    return this.watched;
+  }
+
+  /** A process scan runs from now on (the monitor, as it is made). */
+  watchProcesses(): void {
+    this.watched = true;
+  }
+
+  /** The last hook event of each session that has hooks set up, by key. */
+  get hooks(): ReadonlyMap<string, HookState> {
+    return this.hookStates;
+  }
+
+  /** A session's last hook event (merged with the one before by hooks/source.ts): the freshest kept, the oldest dropped past a bound. */
+  setHook(key: string, state: HookState): void {
+    this.hookStates.delete(key);
+    this.hookStates.set(key, state);
+    if (this.hookStates.size > MAX_HOOK_SESSIONS) this.hookStates.delete(this.hookStates.keys().next().value!);
   }
 
   /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
@@ -254,8 +315,15 @@ export class SessionStore implements Tally {
     else {
       delete s.owner;
       if (this.endTurn(s, 'interrupted', at, this)) delete s.subagents;
-      else this.settleTurn(s, this.wentOn(s, this.hooks.get(key)) ? 'interrupted' : 'completed', at);
+      else this.settleTurn(s, this.wentOn(s, this.hookStates.get(key)) ? 'interrupted' : 'completed', at);
     }
+    this.changed(s);
+  }
+
+  /** A tool ran after the answer that seemed to end a session's turn: the turn went on (Gemini CLI). */
+  toolRanAfterAnswer(s: StoredSession): void {
+    if (!s.lastTurn?.unsure || s.lastTurn.wentOn) return;
+    s.lastTurn.wentOn = true;
     this.changed(s);
   }
 
