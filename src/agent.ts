@@ -85,8 +85,13 @@ export class Agent {
   private stopping = false;
   private webWatcher?: { close(): void };
   private readonly self = new SelfMetrics();
+  /**
+   * The families as of the store's last change (`onChange`): what /metrics renders and what each
+   * OTLP push sends, one snapshot for both.
+   */
+  private servedFamilies?: Family[];
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
-  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
+  private readonly served = new RenderedExposition(() => exposition([...this.currentFamilies(), ...this.self.current()]));
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
   private readonly views = {
     sessions: new RenderedExposition(() => `${JSON.stringify(this.records())}\n`),
@@ -137,6 +142,11 @@ export class Agent {
       log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
         { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
     }
+    // The one signal of a change to what is served: every rendered body and the pushes' snapshot follow it.
+    this.store.onChange(() => {
+      this.servedFamilies = undefined;
+      for (const r of this.rendered) r.invalidate();
+    });
     this.hooks = new HookSource(config.stateDir, this.store, { putAway: !opts.privateState });
     this.firstRead = !opts.privateState;
     // A history read for the first time is read on threads too (the main thread reads as well: one
@@ -196,13 +206,12 @@ export class Agent {
     this.readThreads = undefined;
   }
 
-  /** Reads what changed for one collector (`search`: as for `Collector.scan`); what is served changes with its data and its stats. */
+  /** Reads what changed for one collector (`search`: as for `Collector.scan`, whose commit at its end tells the outputs). */
   private async scan(c: Collector<unknown>, search = true): Promise<void> {
     // Stopping: the state database is closed, or about to be (`stop` waits for the scans running, not
     // for a read a burst put off, or a rescan's next collector).
     if (this.stopping) return;
     await c.scan(search);
-    this.invalidate();
     // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
     if (this.following && this.monitor?.registriesChanged()) await this.scanProcesses();
   }
@@ -219,17 +228,12 @@ export class Agent {
     for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
       this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
     }
-    this.invalidate();
-  }
-
-  /** What is served changed: every rendered body is rendered again (once asked for). */
-  private invalidate(): void {
-    for (const r of this.rendered) r.invalidate();
+    this.store.touch();
   }
 
   /** Reads what hooks appended to the spool; what is served changes with a session's hook state. */
   private readHooks(): void {
-    if (this.hooks.read()) this.served.invalidate();
+    if (this.hooks.read()) this.store.touch();
   }
 
   /**
@@ -240,9 +244,10 @@ export class Agent {
   private async scanProcesses(): Promise<void> {
     if (!this.monitor) return;
     if (this.monitor.scan()) {
-      // A turn the scan ended (its agent gone) is counted: served once committed (Counter.committed).
-      if (!this.stopping) this.store.commitIfChanged();
-      this.invalidate();
+      // A turn the scan ended (its agent gone) is counted: served once committed (Counter.committed),
+      // the commit telling the outputs; a change of the process view alone is told as it is.
+      const committed = !this.stopping && this.store.commitIfChanged();
+      if (!committed) this.store.touch();
     }
     const found = new Set<Collector<unknown>>();
     for (const { harness, cwd } of this.monitor.unplaced) {
@@ -251,6 +256,11 @@ export class Agent {
     if (found.size === 0) return;
     this.watchNewFolders?.();
     await Promise.all([...found].map((c) => this.scan(c, false)));
+  }
+
+  /** The families as of the last change (`servedFamilies`). */
+  private currentFamilies(): Family[] {
+    return (this.servedFamilies ??= this.families());
   }
 
   families(now = Date.now()): Family[] {
@@ -298,14 +308,13 @@ export class Agent {
         + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
     }
 
-    this.store.onCommit = () => this.invalidate();
     this.sample(Date.now(), 0);
     this.clock.schedule();
 
     await this.follow();
     // Pushes start once the first scan is done: the first one carries its totals, never a part.
     if (this.otlp) {
-      const inputs = () => ({ families: this.families(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      const inputs = () => ({ families: this.currentFamilies(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       const { startPush } = await import('./metrics/otlp-push.js');
       this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
         { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
@@ -371,7 +380,7 @@ export class Agent {
     this.sampleDueAt = now + TICK_MS;
     this.self.sample(lateMs);
     this.readStatusline();
-    this.invalidate();
+    this.store.touch();
   }
 
   /**

@@ -217,12 +217,19 @@ export class Collector<S> {
       }
       this.files.sweep(seen);
       this.logDrift();
-      this.store.commit();
       this.stats.files = seen.size;
+      this.finish(started, ok, unreadable);
+      // Last, with the stats: the commit is what tells the outputs that the scan changed what they serve.
+      this.store.commit();
     } catch (e) {
-      ok = false;
       this.log.error('scan failed', { collector: this.name, error: String(e) });
+      this.finish(started, false, unreadable);
+      this.store.touch();
     }
+  }
+
+  /** The scan's stats, and the folders that became unreadable in it named (once). */
+  private finish(started: number, ok: boolean, unreadable: ReadonlyMap<string, string>): void {
     for (const [path, error] of unreadable) {
       if (!this.unreadable.has(path)) this.log.warn('cannot read folder', { collector: this.name, path, error });
     }

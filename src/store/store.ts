@@ -125,8 +125,8 @@ export class SessionStore implements Tally {
   private lastCommit = Date.now();
   /** Rows of the key-value table written with the next commit. */
   private readonly pendingKv = new Map<string, string>();
-  /** Called after each commit: what is served is rendered again. */
-  onCommit?: () => void;
+  /** Told whenever what is served may have changed (`onChange`). */
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly db: StateDb,
@@ -229,6 +229,23 @@ export class SessionStore implements Tally {
     this.hookStates.delete(key);
     this.hookStates.set(key, state);
     if (this.hookStates.size > MAX_HOOK_SESSIONS) this.hookStates.delete(this.hookStates.keys().next().value!);
+  }
+
+  /**
+   * Calls `listener` whenever what is served may have changed: after every commit (the counters
+   * are served at their committed values: Counter.committed), and when `touch` says so. The one
+   * signal the outputs follow: the server renders again, the pushes take a new snapshot.
+   */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * What is served changed without a commit: the process view, a hook event, a usage limit read
+   * beside the files, a collector's stats, or time alone (statuses, the process's own metrics).
+   */
+  touch(): void {
+    for (const l of this.listeners) l();
   }
 
   /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
@@ -463,9 +480,12 @@ export class SessionStore implements Tally {
   /**
    * Commits what changed outside a file's read (a process scan ending a turn, settling one): such
    * a change is served once committed, and a change there is rare, so it is not left waiting.
+   * Whether it committed.
    */
-  commitIfChanged(): void {
-    if (this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0) this.commit();
+  commitIfChanged(): boolean {
+    const changed = this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0;
+    if (changed) this.commit();
+    return changed;
   }
 
   /**
@@ -521,6 +541,6 @@ export class SessionStore implements Tally {
     this.pendingSeen.clear();
     this.namingToCommit = undefined;
     this.pendingKv.clear();
-    this.onCommit?.();
+    this.touch();
   }
 }
