@@ -360,11 +360,7 @@ export class Collector<S> {
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
-    const row: FileRow = {
-      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: result.offset, state: JSON.stringify(state), stateVersion: reader.stateVersion, ...this.files.head(file.path, prev, offset, result.offset),
-    };
-    this.files.track(row, result.bytesRead);
+    this.save(file.path, state, result.bytesRead, { st, offset: result.offset, head: this.files.head(file.path, prev, offset, result.offset) });
     if (result.error) {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
@@ -400,8 +396,7 @@ export class Collector<S> {
     this.storeErrors.delete(file.path);
     if (!changed) return true;
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
-    const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state), stateVersion: reader.stateVersion };
-    this.files.track(row, 0);
+    this.save(file.path, state, 0);
     return true;
   }
 
@@ -444,12 +439,20 @@ export class Collector<S> {
       this.readSessions.set(sessionOf(), file.path);
       this.stats.readBytes += bytes.length;
     }
-    const row: FileRow = {
-      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: st.size, state: JSON.stringify(state), stateVersion: reader.stateVersion,
-    };
-    this.files.track(row, bytes?.length ?? 0);
+    this.save(file.path, state, bytes?.length ?? 0, { st, offset: st.size });
     return true;
+  }
+
+  /**
+   * What is kept of a file read, committed with the changes its read made (`bytesRead` of it this
+   * time): the reader's state, and, for a file (a store keeps its cursor in the state), the file's
+   * identity and how far it was read.
+   */
+  private save(path: string, state: S, bytesRead: number, file?: { st: Stats; offset: number; head?: Pick<FileRow, 'head' | 'headLength'> }): void {
+    this.files.track({
+      path, collector: this.name, ino: file?.st.ino ?? 0, size: file?.st.size ?? 0, mtimeMs: file?.st.mtimeMs ?? 0,
+      offset: file?.offset ?? 0, state: JSON.stringify(state), stateVersion: this.reader.stateVersion, ...file?.head,
+    }, bytesRead);
   }
 
   /**
