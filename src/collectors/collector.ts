@@ -12,7 +12,7 @@ import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../store/store.js';
-import { fileSink, type FileSink } from '../store/sink.js';
+import { FileSink } from '../store/sink.js';
 import { answersHold, play } from './event-log.js';
 import { FileIdentities } from './identity.js';
 import { ReadAhead } from './read-ahead.js';
@@ -511,7 +511,7 @@ export class Collector<S> {
 
   /** The store's event sink for records of the session `sessionOf` names. */
   private events(sessionOf: () => string): FileSink {
-    return fileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
+    return new FileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
   }
 
   private skip(reason: string): void {
