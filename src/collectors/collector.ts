@@ -97,7 +97,7 @@ export class Collector<S> {
   ) {
     this.where = source;
     this.load = 'load' in source ? () => source.load() as Promise<Reader<S>> : () => Promise.resolve(source);
-    this.files = new FileIdentities(name, db.files(name), store, log);
+    this.files = new FileIdentities(name, db.files(name), log);
     if (source.facts) store.declareFacts(source.harness, source.facts);
   }
 
@@ -205,6 +205,7 @@ export class Collector<S> {
             if (!listing(() => this.readFile(file, read))) ok = false;
             this.files.listed(file.path);
             if (file.archived) this.archive(file.sessionId);
+            this.files.handOver(this.store);
             this.store.commitIfDue();
             if (performance.now() - lastYield > 50) {
               await new Promise((r) => setImmediate(r));
@@ -216,6 +217,7 @@ export class Collector<S> {
         }
       }
       this.files.sweep(seen);
+      this.files.handOver(this.store);
       this.logDrift();
       this.stats.files = seen.size;
       this.finish(started, ok, unreadable);
@@ -223,6 +225,8 @@ export class Collector<S> {
       this.store.commit();
     } catch (e) {
       this.log.error('scan failed', { collector: this.name, error: String(e) });
+      // What was read before the failure is committed with its offsets, never without them.
+      this.files.handOver(this.store);
       this.finish(started, false, unreadable);
       this.store.touch();
     }
