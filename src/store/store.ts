@@ -1,6 +1,7 @@
 // The session store: the sessions and the cumulative counters, changed by the readers' sinks
 // (sink.ts) and the process scan, kept until they are committed to the state database with the
-// file offsets they came from, and read by the outputs without any I/O.
+// file offsets they came from, and read by the outputs without any I/O. Others read its fields
+// and change it only through its methods; the outputs follow its one change signal (`onChange`).
 
 import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
