@@ -1,15 +1,13 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
-import { existsSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import { dirname, sep } from 'node:path';
 import { Clock } from './clock.js';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { HARNESSES, rootsOf } from './collectors/registry.js';
 import { ReadThreads } from './collectors/read-threads.js';
+import { RescanPlan, WatchPlan } from './collectors/schedule.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
-import { FolderWatcher } from './files/watch.js';
 import type { Logger } from './log.js';
 import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from './metrics/otlp.js';
 import type { Push } from './metrics/otlp-push.js';
@@ -38,11 +36,6 @@ import { VERSION } from './version.js';
 const TICK_MS = IDLE_WATCH_MS;
 const EARLY_MS = TICK_MS / 2;
 
-// At most one read per collector per this window while its files keep changing.
-const READ_WINDOW_MS = 100;
-// While watching misses nothing, a collector's rescan backs off to this many times `rescanSeconds` (`scheduleRescan`).
-const RESCAN_BACKOFF = 10;
-
 export interface AgentOptions {
   env?: NodeJS.ProcessEnv;
   home?: string;
@@ -70,23 +63,20 @@ export class Agent {
   private readonly otlp?: { options: OtlpOptions; log: ExportLog };
   private server?: MetricsServer;
   private push?: Push;
-  private watchers: FolderWatcher[] = [];
-  private watchNewFolders?: () => void;
+  /** What is watched, where `watch` is on (`startWatching`). */
+  private watch?: WatchPlan;
+  private readonly rescans: RescanPlan<Collector<unknown>>;
   private timer?: NodeJS.Timeout;
-  /** A watcher failed since the last rescan: the next is not put off. */
-  private watchFailed = false;
-  /**
-   * The collectors whose new files are seen without a rescan: their folders are watched, or (a
-   * search's files) processes say where they are; per collector, how long its rescan last waited
-   * and when it is next due (performance.now()).
-   */
-  private watched = new Set<Collector<unknown>>();
-  private readonly rescans = new Map<Collector<unknown>, { wait: number; dueAt: number }>();
   private stopping = false;
   private webWatcher?: { close(): void };
   private readonly self = new SelfMetrics();
+  /**
+   * The families as of the store's last change (`onChange`): what /metrics renders and what each
+   * OTLP push sends, one snapshot for both.
+   */
+  private servedFamilies?: Family[];
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
-  private readonly served = new RenderedExposition(() => exposition([...this.families(), ...this.self.current()]));
+  private readonly served = new RenderedExposition(() => exposition([...this.currentFamilies(), ...this.self.current()]));
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
   private readonly views = {
     sessions: new RenderedExposition(() => `${JSON.stringify(this.records())}\n`),
@@ -137,7 +127,12 @@ export class Agent {
       log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
         { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
     }
-    this.hooks = new HookSource(config.stateDir, this.store.hooks, { putAway: !opts.privateState });
+    // The one signal of a change to what is served: every rendered body and the pushes' snapshot follow it.
+    this.store.onChange(() => {
+      this.servedFamilies = undefined;
+      for (const r of this.rendered) r.invalidate();
+    });
+    this.hooks = new HookSource(config.stateDir, this.store, { putAway: !opts.privateState });
     this.firstRead = !opts.privateState;
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its); a report's read, all that process does, on every core.
@@ -161,6 +156,7 @@ export class Agent {
       const openFileSession = Object.fromEntries(Object.values(HARNESSES).filter((h) => h.sessionOfOpenFile).map((h) => [h.harness, h.sessionOfOpenFile!]));
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
     }
+    this.rescans = new RescanPlan([...this.collectors.values()], config.rescanSeconds * 1000);
     this.snapshotOptions = {
       status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
       activeWindowMs: config.sessions.activeWindowSeconds * 1000,
@@ -196,13 +192,12 @@ export class Agent {
     this.readThreads = undefined;
   }
 
-  /** Reads what changed for one collector (`search`: as for `Collector.scan`); what is served changes with its data and its stats. */
+  /** Reads what changed for one collector (`search`: as for `Collector.scan`, whose commit at its end tells the outputs). */
   private async scan(c: Collector<unknown>, search = true): Promise<void> {
     // Stopping: the state database is closed, or about to be (`stop` waits for the scans running, not
     // for a read a burst put off, or a rescan's next collector).
     if (this.stopping) return;
     await c.scan(search);
-    this.invalidate();
     // While following: a registry rewritten (a permission asked) is a status now, not at the next process scan.
     if (this.following && this.monitor?.registriesChanged()) await this.scanProcesses();
   }
@@ -219,17 +214,12 @@ export class Agent {
     for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
       this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
     }
-    this.invalidate();
-  }
-
-  /** What is served changed: every rendered body is rendered again (once asked for). */
-  private invalidate(): void {
-    for (const r of this.rendered) r.invalidate();
+    this.store.touch();
   }
 
   /** Reads what hooks appended to the spool; what is served changes with a session's hook state. */
   private readHooks(): void {
-    if (this.hooks.read()) this.served.invalidate();
+    if (this.hooks.read()) this.store.touch();
   }
 
   /**
@@ -240,17 +230,23 @@ export class Agent {
   private async scanProcesses(): Promise<void> {
     if (!this.monitor) return;
     if (this.monitor.scan()) {
-      // A turn the scan ended (its agent gone) is counted: served once committed (Counter.committed).
-      if (!this.stopping) this.store.commitIfChanged();
-      this.invalidate();
+      // A turn the scan ended (its agent gone) is counted: served once committed (Counter.committed),
+      // the commit telling the outputs; a change of the process view alone is told as it is.
+      const committed = !this.stopping && this.store.commitIfChanged();
+      if (!committed) this.store.touch();
     }
     const found = new Set<Collector<unknown>>();
     for (const { harness, cwd } of this.monitor.unplaced) {
       for (const c of this.collectors.values()) if (c.harness === harness && c.lookNear(cwd)) found.add(c);
     }
     if (found.size === 0) return;
-    this.watchNewFolders?.();
+    this.watch?.lookAgain();
     await Promise.all([...found].map((c) => this.scan(c, false)));
+  }
+
+  /** The families as of the last change (`servedFamilies`). */
+  private currentFamilies(): Family[] {
+    return (this.servedFamilies ??= this.families());
   }
 
   families(now = Date.now()): Family[] {
@@ -298,14 +294,13 @@ export class Agent {
         + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
     }
 
-    this.store.onCommit = () => this.invalidate();
     this.sample(Date.now(), 0);
     this.clock.schedule();
 
     await this.follow();
     // Pushes start once the first scan is done: the first one carries its totals, never a part.
     if (this.otlp) {
-      const inputs = () => ({ families: this.families(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      const inputs = () => ({ families: this.currentFamilies(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
       const { startPush } = await import('./metrics/otlp-push.js');
       this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
         { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
@@ -325,44 +320,23 @@ export class Agent {
     await this.scanAll();
     this.log.info('first scan done', { collectors: [...this.collectors.keys()], sessions: this.store.sessions.size });
     this.db.favourMemory();
-    this.scheduleRescan(true);
+    this.rescans.start(this.watch?.watched ?? new Set(), performance.now());
+    this.scheduleRescan();
     this.following = true;
     this.clock.schedule();
   }
 
-  /**
-   * The rescan, which catches what watching misses, every `rescanSeconds`. A collector whose
-   * folders are watched, while watching misses nothing for it (no watch error, it read, and its
-   * rescan found nothing new: no file read, none come or gone), waits twice as long before each
-   * rescan as before the last, up to RESCAN_BACKOFF times `rescanSeconds`; anything else brings it
-   * back to `rescanSeconds`. A search (Aider's of the home folder: a stat per folder) whose files
-   * are watched, and whose new files processes point to (`Collector.lookNear`), is the fallback
-   * for what both miss: it waits that longest from the first scan on. The others (databases named
-   * in a list) are found by rescans alone. A no-change rescan of every file was most of what an
-   * exporter with nothing to do cost; on a home of 6,000 folders, the search every 30 s was.
-   */
-  private scheduleRescan(first = false): void {
-    const base = this.config.rescanSeconds * 1000;
-    const longest = base * RESCAN_BACKOFF;
-    if (first) for (const c of this.watched) if (c.searches) this.rescans.set(c, { wait: longest, dueAt: performance.now() + longest });
+  /** The next rescan (`RescanPlan`: which collectors are due, and how long each waits next). */
+  private scheduleRescan(): void {
     this.timer = setTimeout(() => {
-      const now = performance.now();
-      // Due within half a period: rescanned now (the timer runs once a period).
-      const due = [...this.collectors.values()].filter((c) => (this.rescans.get(c)?.dueAt ?? 0) <= now + base / 2);
-      const failed = this.watchFailed;
-      this.watchFailed = false;
-      const before = new Map(due.map((c) => [c, readSoFar(c)]));
+      const round = this.rescans.begin(performance.now(), this.watch?.takeFailed() ?? false);
       // Every period, however long the rescans wait: a folder that appeared is read at once.
-      this.watchNewFolders?.();
-      void this.scanAll(due).finally(() => {
-        for (const c of due) {
-          const quiet = this.watched.has(c) && !failed && !this.watchFailed && c.stats.success && readSoFar(c) === before.get(c);
-          const wait = nextRescanMs(c.searches ? longest : this.rescans.get(c)?.wait ?? base, base, quiet);
-          this.rescans.set(c, { wait, dueAt: now + wait });
-        }
+      this.watch?.lookAgain();
+      void this.scanAll(round.due).finally(() => {
+        this.rescans.end(round, this.watch?.watched ?? new Set(), this.watch?.failing ?? false);
         if (!this.stopping) this.scheduleRescan();
       });
-    }, base);
+    }, this.rescans.periodMs);
     this.timer.unref();
   }
 
@@ -371,7 +345,7 @@ export class Agent {
     this.sampleDueAt = now + TICK_MS;
     this.self.sample(lateMs);
     this.readStatusline();
-    this.invalidate();
+    this.store.touch();
   }
 
   /**
@@ -387,105 +361,19 @@ export class Agent {
     }
   }
 
-  /**
-   * Watches only the folders where session files change (not a harness's whole folder: no
-   * settings, logs or credentials), and the single files a store is made of (a database and its
-   * `-wal`, which come and go with the harness: their folder is watched, not recursively, for
-   * them), and reads a collector again when something changed there. A folder that does not
-   * exist yet (a harness installed later) is waited for in its nearest existing parent, not
-   * recursively (names come and go there, nothing is read), and watched once it appears. The hook
-   * spool is watched in the state folder.
-   */
+  /** Watching starts (`WatchPlan`): a collector whose files changed is read, the process monitor woken first. */
   private startWatching(): void {
-    const collectors = [...this.collectors.values()];
-    // Asked again at each look: a reader's folders may grow (a new OpenClaw agent's).
-    let folders: { path: string; c: Collector<unknown> }[] = [];
-    let files: { path: string; c: Collector<unknown> }[] = [];
-    const pending = new Set<Collector<unknown>>();
-    let timer: NodeJS.Timeout | undefined;
-    let lastRead = -Infinity;
-    const changed = (c: Collector<unknown> | undefined) => {
-      if (!c) return;
-      pending.add(c);
-      // A session file changed: its agent (perhaps one just started) is looked for at once.
-      this.monitor?.wake();
-      if (this.following && this.clock.later(this.monitor?.nextDue() ?? Infinity)) this.clock.schedule();
-      // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
-      // waits for the end of the window and is read in one go, so that a scan of every file
-      // runs at most once a window however fast lines arrive.
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        lastRead = performance.now();
-        const todo = [...pending];
-        pending.clear();
-        for (const t of todo) void this.scan(t, false);
-      }, Math.max(0, lastRead + READ_WINDOW_MS - performance.now()));
-    };
-    const failed = (e: Error) => {
-      this.watchFailed = true;
-      this.log.warn('watch error', { error: String(e) });
-    };
-    const deep = new FolderWatcher(5, (path) => changed(folders.find((r) => path.startsWith(r.path))?.c), failed);
-    const shallow = new FolderWatcher(0, (path) => {
-      if (path === this.hooks.file) this.readHooks();
-      else if (path === statusFile(this.config.stateDir)) this.readStatusline();
-      else changed(files.find((r) => r.path === path)?.c);
-    }, failed);
-    // A burst of folders made at once is looked at once.
-    let recheck = false;
-    let missing: string[] = [];
-    const lookAgain = () => {
-      if (recheck) return;
-      recheck = true;
-      setImmediate(() => {
-        recheck = false;
-        this.watchNewFolders?.();
-      });
-    };
-    // In a parent, only an entry on the way to a missing folder matters (a home folder changes often).
-    const parents = new FolderWatcher(0, (path) => {
-      if (missing.some((m) => m === path || m.startsWith(`${path}${sep}`))) lookAgain();
-    }, failed);
-    this.watchers = [deep, shallow, parents];
-    const watched = new Set<string>();
-    const waitedIn = new Set<string>();
-    // What was found of each folder during one look: the missing share their parents.
-    let exists = new Map<string, boolean>();
-    const watchExisting = (watcher: FolderWatcher, paths: string[]): string[] => {
-      const found = [...new Set(paths)].filter((p) => !watched.has(p) && isThere(p, exists));
-      for (const p of found) watched.add(p);
-      watcher.add(found);
-      return found;
-    };
-    // `read`: what a folder that appeared holds already is read now, not at the next rescan (the
-    // first scan reads what was there at start).
-    const watchNew = (read: boolean) => {
-      exists = new Map();
-      folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c })));
-      files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c })));
-      this.watched = new Set([...folders.map((f) => f.c), ...(this.monitor ? collectors.filter((c) => c.searches) : [])]);
-      const found = [
-        ...watchExisting(deep, folders.map((r) => r.path)),
-        ...watchExisting(shallow, [...files.map((r) => dirname(r.path)), dirname(this.hooks.file)]),
-      ];
-      for (const f of read ? found : []) {
-        for (const r of folders) if (r.path === f) changed(r.c);
-        for (const r of files) if (dirname(r.path) === f) changed(r.c);
-      }
-      missing = [...new Set([...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))])].filter((p) => !watched.has(p));
-      // A parent is watched while a folder is still missing below it, and no longer.
-      const needed = new Set(missing.map((p) => nearestExisting(p, exists)));
-      const done = [...waitedIn].filter((p) => !needed.has(p));
-      const added = [...needed].filter((p) => !waitedIn.has(p));
-      for (const p of done) waitedIn.delete(p);
-      for (const p of added) waitedIn.add(p);
-      parents.unwatch(done);
-      parents.add(added);
-      // A folder made between finding its parent and watching that is seen.
-      if (added.length > 0) lookAgain();
-    };
-    watchNew(false);
-    this.watchNewFolders = () => watchNew(true);
+    this.watch = new WatchPlan([...this.collectors.values()], {
+      read: (c) => void this.scan(c, false),
+      changed: () => {
+        // A session file changed: its agent (perhaps one just started) is looked for at once.
+        this.monitor?.wake();
+        if (this.following && this.clock.later(this.monitor?.nextDue() ?? Infinity)) this.clock.schedule();
+      },
+      own: new Map([[this.hooks.file, () => this.readHooks()], [statusFile(this.config.stateDir), () => this.readStatusline()]]),
+      searchesWatched: this.monitor !== undefined,
+      failed: (e) => this.log.warn('watch error', { error: String(e) }),
+    });
   }
 
   async stop(): Promise<void> {
@@ -494,7 +382,7 @@ export class Agent {
     this.webWatcher?.close();
     // A change seen while the watchers close schedules no scan again.
     this.clock.stop();
-    for (const w of this.watchers) w.close();
+    this.watch?.close();
     // A scan under way finishes (and commits) before the database closes.
     await Promise.all([...this.collectors.values()].map((c) => c.idle()));
     this.store.commit();
@@ -507,33 +395,6 @@ export class Agent {
     await this.push?.shutdown().catch((e: unknown) => this.log.warn('metrics shutdown', { error: String(e) }));
     this.db.close();
   }
-}
-
-/** What a collector read and listed: a rescan that leaves it as it was found nothing new. */
-function readSoFar(c: Collector<unknown>): string {
-  return `${c.stats.readBytes}/${c.stats.files}`;
-}
-
-/**
- * The wait before the next rescan, after one that waited `last`: twice that (at most RESCAN_BACKOFF
- * times `base`) where it found nothing new while watching works (`quiet`), else `base`.
- */
-export function nextRescanMs(last: number, base: number, quiet: boolean): number {
-  return quiet ? Math.min(last * 2, base * RESCAN_BACKOFF) : base;
-}
-
-/** Whether `path` exists, asked once per look (`seen`). */
-function isThere(path: string, seen: Map<string, boolean>): boolean {
-  let e = seen.get(path);
-  if (e === undefined) seen.set(path, (e = existsSync(path)));
-  return e;
-}
-
-/** The nearest folder at or above `path` that exists; `seen` as for `isThere`. */
-function nearestExisting(path: string, seen: Map<string, boolean>): string {
-  let p = path;
-  while (!isThere(p, seen) && dirname(p) !== p) p = dirname(p);
-  return p;
 }
 
 /** The state database; a state folder that cannot be used stops start-up naming the setting. */

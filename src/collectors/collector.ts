@@ -12,7 +12,7 @@ import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../store/store.js';
-import { fileSink, type FileSink } from '../store/sink.js';
+import { FileSink } from '../store/sink.js';
 import { answersHold, play } from './event-log.js';
 import { FileIdentities } from './identity.js';
 import { ReadAhead } from './read-ahead.js';
@@ -104,8 +104,8 @@ export class Collector<S> {
   ) {
     this.where = source;
     this.load = 'load' in source ? () => source.load() as Promise<Reader<S>> : () => Promise.resolve(source);
-    this.files = new FileIdentities(name, db.files(name), store, log);
-    if (source.facts) store.harnessFacts.set(source.harness, source.facts);
+    this.files = new FileIdentities(name, db.files(name), log);
+    if (source.facts) store.declareFacts(source.harness, source.facts);
   }
 
   /**
@@ -201,7 +201,7 @@ export class Collector<S> {
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = await this.loaded();
-        if (reader.registry) this.store.registries.set(`${reader.harness}\0${root}`, listing(() => reader.registry!(root)));
+        if (reader.registry) this.store.setRegistry(reader.harness, root, listing(() => reader.registry!(root)));
         const files = await this.list(reader, root, search, listing);
         const ahead = this.readBacklog(files);
         try {
@@ -217,6 +217,7 @@ export class Collector<S> {
             if (!done) ok = false;
             this.files.listed(file.path);
             if (file.archived) this.archive(file.sessionId);
+            this.files.handOver(this.store);
             this.store.commitIfDue();
             if (performance.now() - lastYield > 50) {
               await new Promise((r) => setImmediate(r));
@@ -228,13 +229,23 @@ export class Collector<S> {
         }
       }
       this.files.sweep(seen);
+      this.files.handOver(this.store);
       this.logDrift();
-      this.store.commit();
       this.stats.files = seen.size;
+      this.finish(started, ok, unreadable);
+      // Last, with the stats: the commit is what tells the outputs that the scan changed what they serve.
+      this.store.commit();
     } catch (e) {
-      ok = false;
       this.log.error('scan failed', { collector: this.name, error: String(e) });
+      // What was read before the failure is committed with its offsets, never without them.
+      this.files.handOver(this.store);
+      this.finish(started, false, unreadable);
+      this.store.touch();
     }
+  }
+
+  /** The scan's stats, and the folders that became unreadable in it named (once). */
+  private finish(started: number, ok: boolean, unreadable: ReadonlyMap<string, string>): void {
     for (const [path, error] of unreadable) {
       if (!this.unreadable.has(path)) this.log.warn('cannot read folder', { collector: this.name, path, error });
     }
@@ -367,11 +378,7 @@ export class Collector<S> {
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
-    const row: FileRow = {
-      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: result.offset, state: JSON.stringify(state), stateVersion: reader.stateVersion, ...this.files.head(file.path, prev, offset, result.offset),
-    };
-    this.files.track(row, result.bytesRead);
+    this.save(file.path, state, result.bytesRead, { st, offset: result.offset, head: this.files.head(file.path, prev, offset, result.offset) });
     if (result.error) {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
@@ -407,8 +414,7 @@ export class Collector<S> {
     this.storeErrors.delete(file.path);
     if (!changed) return true;
     for (const id of sinks.keys()) this.readSessions.set(id, file.path);
-    const row: FileRow = { path: file.path, collector: this.name, ino: 0, size: 0, mtimeMs: 0, offset: 0, state: JSON.stringify(state), stateVersion: reader.stateVersion };
-    this.files.track(row, 0);
+    this.save(file.path, state, 0);
     return true;
   }
 
@@ -460,12 +466,20 @@ export class Collector<S> {
       this.readSessions.set(sessionOf(), file.path);
       this.stats.readBytes += bytes.length;
     }
-    const row: FileRow = {
-      path: file.path, collector: this.name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs,
-      offset: st.size, state: JSON.stringify(state), stateVersion: reader.stateVersion,
-    };
-    this.files.track(row, bytes?.length ?? 0);
+    this.save(file.path, state, bytes?.length ?? 0, { st, offset: st.size });
     return true;
+  }
+
+  /**
+   * What is kept of a file read, committed with the changes its read made (`bytesRead` of it this
+   * time): the reader's state, and, for a file (a store keeps its cursor in the state), the file's
+   * identity and how far it was read.
+   */
+  private save(path: string, state: S, bytesRead: number, file?: { st: Stats; offset: number; head?: Pick<FileRow, 'head' | 'headLength'> }): void {
+    this.files.track({
+      path, collector: this.name, ino: file?.st.ino ?? 0, size: file?.st.size ?? 0, mtimeMs: file?.st.mtimeMs ?? 0,
+      offset: file?.offset ?? 0, state: JSON.stringify(state), stateVersion: this.reader.stateVersion, ...file?.head,
+    }, bytesRead);
   }
 
   /**
@@ -524,7 +538,7 @@ export class Collector<S> {
 
   /** The store's event sink for records of the session `sessionOf` names. */
   private events(sessionOf: () => string): FileSink {
-    return fileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
+    return new FileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
   }
 
   private skip(reason: string): void {

@@ -1,14 +1,14 @@
 // Which file a path holds: the one read before (maybe grown), one moved there from another path,
 // or one replaced or cut short under the same name. A file is known by its inode and its first
 // bytes (its head), and by how far it was read; the collector asks before it reads and tells what
-// it read. Rows of files no longer listed are kept a while, in case the file comes back.
+// it read, and hands what changed of the rows to the store (`handOver`): this knows no store.
+// Rows of files no longer listed are kept a while, in case the file comes back.
 
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, readSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
 import { openRegular } from '../files/open.js';
 import type { FileRow } from '../state/db.js';
-import type { SessionStore } from '../store/store.js';
 
 // The first bytes of a file identify its history: a file replaced by one with the same beginning
 // was rewritten (its old lines are not counted again); another beginning means a new file.
@@ -50,6 +50,12 @@ export interface Previous {
   again?: { replayUntil: number };
 }
 
+/** Where the rows that changed go, to be committed with the changes their reads made: the store. */
+export interface FileStaging {
+  stageFile(row: FileRow, bytesRead: number): void;
+  stageRemoval(path: string): void;
+}
+
 export class FileIdentities {
   private readonly tracked = new Map<string, FileRow>();
   /**
@@ -59,11 +65,12 @@ export class FileIdentities {
   private readonly byIno = new Map<number, Set<string>>();
   /** Rows compared with a file not found under its own path (a count, to tell a lookup from a walk). */
   comparisons = 0;
+  /** What changed of the rows since the last `handOver`, in order: a row (with the bytes read for it), or a path forgotten. */
+  private changes: ({ row: FileRow; bytesRead: number } | { removed: string })[] = [];
 
   constructor(
     private readonly collector: string,
     rows: Iterable<FileRow>,
-    private readonly store: SessionStore,
     private readonly log: Logger,
   ) {
     for (const row of rows) this.set(row);
@@ -115,7 +122,16 @@ export class FileIdentities {
   /** A file was read (`bytesRead` of it this time): `row` says how far, and what it is. */
   track(row: FileRow, bytesRead: number): void {
     this.set(row);
-    this.store.stageFile(row, bytesRead);
+    this.changes.push({ row, bytesRead });
+  }
+
+  /** Hands what changed of the rows since the last time, in order, to `to` (the store). */
+  handOver(to: FileStaging): void {
+    for (const c of this.changes) {
+      if ('removed' in c) to.stageRemoval(c.removed);
+      else to.stageFile(c.row, c.bytesRead);
+    }
+    this.changes = [];
   }
 
   /** A file listed again after it was gone: it is not gone any more. */
@@ -123,7 +139,7 @@ export class FileIdentities {
     const row = this.tracked.get(path);
     if (row?.goneMs === undefined) return;
     delete row.goneMs;
-    this.store.stageFile(row, 0);
+    this.changes.push({ row, bytesRead: 0 });
   }
 
   /**
@@ -136,7 +152,7 @@ export class FileIdentities {
       if (seen.has(path)) continue;
       if (row.goneMs === undefined) {
         row.goneMs = now;
-        this.store.stageFile(row, 0);
+        this.changes.push({ row, bytesRead: 0 });
       } else if (now - row.goneMs > RETAIN_GONE_MS) {
         this.forget(path);
       }
@@ -184,7 +200,7 @@ export class FileIdentities {
     if (!row) return;
     this.tracked.delete(path);
     this.unindex(row);
-    this.store.stageRemoval(path);
+    this.changes.push({ removed: path });
   }
 
   private unindex(row: FileRow): void {

@@ -13,8 +13,6 @@ import { openRegular } from '../files/open.js';
 import type { HookState } from '../session/types.js';
 import { parseSpoolLine, SPOOL_FILE, SPOOL_MAX_BYTES, SPOOL_SEAL, type HookRecord } from './spool.js';
 
-// Sessions whose hook state is kept: the oldest go first past this many.
-const MAX_SESSIONS = 10_000;
 // A spool moved aside, once read to its seal: it replaces the one before, and is read again on start.
 const KEPT = `${SPOOL_FILE}.0`;
 // At most this much of a file is held at once.
@@ -25,11 +23,16 @@ const MOVED = /^hooks\.jsonl\.\d+(-\d+-\d+)?$/;
 const READ = constants.O_NOFOLLOW;
 const SEAL = constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW;
 
+/** Where the freshest hook state of each session goes: the store (`SessionStore.setHook`). */
+export interface HookTarget {
+  readonly hooks: ReadonlyMap<string, HookState>;
+  setHook(key: string, state: HookState): void;
+}
+
 export class HookSource {
   private readonly spool: SpoolReader;
 
-  /** `hooks`: where the freshest state of each session goes (the store's). */
-  constructor(stateDir: string, private readonly hooks: Map<string, HookState>, opts?: SpoolOptions) {
+  constructor(stateDir: string, private readonly target: HookTarget, opts?: SpoolOptions) {
     this.spool = new SpoolReader(stateDir, opts);
   }
 
@@ -42,7 +45,7 @@ export class HookSource {
   read(): boolean {
     let changed = false;
     this.spool.read((r) => {
-      changed = setHook(this.hooks, `${r.harness}/${r.session}`, r) || changed;
+      changed = setHook(this.target, `${r.harness}/${r.session}`, r) || changed;
     });
     return changed;
   }
@@ -200,16 +203,14 @@ function readLines(fd: number, offset: number, each: (r: HookRecord) => void): {
  * the event before), and an idle notification after a finished turn does not move when the turn
  * ended.
  */
-export function setHook(hooks: Map<string, HookState>, key: string, r: HookRecord): boolean {
-  const prev = hooks.get(key);
+export function setHook(target: HookTarget, key: string, r: HookRecord): boolean {
+  const prev = target.hooks.get(key);
   if (prev && prev.at > r.at) return false;
   let next: HookState = { phase: r.phase, at: r.at, ...(r.waits ? { waits: r.waits } : {}), ...(r.tool ? { tool: r.tool } : {}), ...(r.pid ? { pid: r.pid } : {}) };
   if (prev && (r.phase === 'permission' || r.phase === 'tool') && !r.tool && (prev.phase === 'tool' || prev.phase === 'permission')) {
     next = { ...next, ...(prev.tool ? { tool: prev.tool } : {}), waits: prev.waits ?? r.waits };
   }
   if (prev && r.phase === 'stop' && prev.phase === 'stop') next = { ...next, at: prev.at };
-  hooks.delete(key);
-  hooks.set(key, next);
-  if (hooks.size > MAX_SESSIONS) hooks.delete(hooks.keys().next().value!);
+  target.setHook(key, next);
   return true;
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { ProcessTotals, ProcessView, UnownedAgent } from '../store/processes.js';
 import type { SessionStore } from '../store/store.js';
 import { UNKNOWN_PROJECT } from '../session/project.js';
-import type { HarnessId, HookState, ProcessState, RegistryEntry, Session } from '../session/types.js';
+import type { HarnessId, HookState, ProcessState, Session } from '../session/types.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import { attribute, type Agent, type AttributionInput, type ProcessFacts } from './attribute.js';
 import { HARNESS_PROCESSES, harnessOf, isDaemon } from './harnesses.js';
@@ -81,7 +81,7 @@ export class ProcessMonitor {
     private readonly openFileSession: AttributionInput['openFileSession'],
     private readonly log: Logger,
   ) {
-    store.processesWatched = true;
+    store.watchProcesses();
   }
 
   /**
@@ -133,7 +133,7 @@ export class ProcessMonitor {
    * the join's, so the table is read again at once, not up to a second later.
    */
   registriesChanged(): boolean {
-    return JSON.stringify(registryEntries(this.store)) !== this.registriesJoined;
+    return JSON.stringify(this.store.registryEntries()) !== this.registriesJoined;
   }
 
   /**
@@ -169,7 +169,7 @@ export class ProcessMonitor {
   private scanOnce(now: number): boolean {
     const store = this.store;
     const procs = this.readTable(now);
-    const registries = registryEntries(store);
+    const registries = store.registryEntries();
     this.registriesJoined = JSON.stringify(registries);
     // A hosted session (an editor extension's task) is no process's: not even its harness's CLI's in its folder.
     const sessions = [...store.sessions.values()].filter((s) => !s.archived && !s.hosted);
@@ -225,10 +225,7 @@ export class ProcessMonitor {
       // child the agent starts for a moment (a status line command) must not hold it.
       if (hook !== undefined && tools.some((t) => t.session !== undefined && t.startedAt > hook.at)) toolRunning = true;
       // A tool running after the answer that seemed to end the turn: the turn went on (Gemini CLI).
-      if (toolRunning && s.lastTurn?.unsure && !s.lastTurn.wentOn) {
-        s.lastTurn.wentOn = true;
-        store.changed(s);
-      }
+      if (toolRunning) store.toolRanAfterAnswer(s);
       owners.set(key, {
         attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
         ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor, ...(c.registry.statusAt ? { statusAt: c.registry.statusAt } : {}) } : {}),
@@ -264,7 +261,7 @@ export class ProcessMonitor {
     const orphansEnded = this.endOrphans(owners, procs, now);
     const ended = this.settleAnswers(owners, now) || orphansEnded;
     const view: ProcessView = { visible: VISIBLE, elsewhere: this.elsewhere(owners), owners, unowned, totals };
-    store.processes = view;
+    store.setProcessView(view);
     // What statuses are made of: its change is served at once. The CPU and memory measured change
     // on nearly every scan while an agent runs; they are served at the next sample (every 5–10 s), so
     // that the exposition is not rendered again every second for them alone.
@@ -377,13 +374,3 @@ function waitingOn(s: Session, hook: HookState | undefined): string | undefined 
 }
 
 const HARNESS_TOOL_ENV = new Set(HARNESSES.filter((h) => HARNESS_PROCESSES[h].toolEnv !== undefined));
-
-/** Every harness's registry entries, as the collectors last listed them. */
-function registryEntries(store: SessionStore): [HarnessId, RegistryEntry][] {
-  const registries: [HarnessId, RegistryEntry][] = [];
-  for (const [key, entries] of store.registries) {
-    const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
-    for (const e of entries) registries.push([harness, e]);
-  }
-  return registries;
-}

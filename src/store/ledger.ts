@@ -214,7 +214,7 @@ export function hoursOfDays(since: string | undefined, until: string | undefined
  * Spend (USD) per calendar day from `since` to `until` (YYYY-MM-DD, both included) in `timeZone`
  * (undefined: the system's), every day of the range listed (0 where nothing was spent): the
  * viewers' chart of the last 30 days. `ledger` is the state database's (`StateDb.ledger`), which
- * holds what was committed: call it after a commit (`SessionStore.onCommit`), not on a scrape.
+ * holds what was committed: call it after a commit (`SessionStore.onChange`), not on a scrape.
  */
 export function spendByDay(ledger: (fromHour: number, toHour: number) => LedgerRow[], since: string, until: string, timeZone?: string): { date: string; costUsd: number }[] {
   const spend = new Map<string, number>();

@@ -1,6 +1,7 @@
 // The session store: the sessions and the cumulative counters, changed by the readers' sinks
 // (sink.ts) and the process scan, kept until they are committed to the state database with the
-// file offsets they came from, and read by the outputs without any I/O.
+// file offsets they came from, and read by the outputs without any I/O. Others read its fields
+// and change it only through its methods; the outputs follow its one change signal (`onChange`).
 
 import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
@@ -14,6 +15,9 @@ import { UsageBlocks } from './blocks.js';
 import type { LimitWindow } from './limits.js';
 import { SpendByDay } from './spend.js';
 import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
+
+// Sessions whose hook state is kept: the oldest go first past this many.
+const MAX_HOOK_SESSIONS = 10_000;
 
 // Commit after this much reading or this long, whichever comes first.
 const COMMIT_BYTES = 32 << 20;
@@ -84,24 +88,22 @@ export class SessionStore implements Tally {
   readonly spend = new SpendByDay();
   /** What was used per quarter hour, harness, project and model since the last commit (ledger.ts). */
   readonly ledger: Ledger;
-  /** Where the status contract treats a harness differently, as its reader declared it. */
-  readonly harnessFacts = new Map<HarnessId, HarnessFacts>();
+  /** Where the status contract treats a harness differently, as its reader declared it (`declareFacts`). */
+  private readonly facts = new Map<HarnessId, HarnessFacts>();
   /** Each harness's requests of the last 10 hours, for its 5-hour blocks. */
   readonly blocks = new UsageBlocks();
-  /** The processes harnesses registered in their files, per harness and root, refreshed on every scan. */
-  readonly registries = new Map<string, RegistryEntry[]>();
-  /** What the last process scan saw (never persisted): replaced whole, read by scrapes without I/O. */
-  processes: ProcessView = EMPTY_VIEW;
-  /**
-   * A process scan runs (set by the monitor): it settles the turns answers ended unsure, by the
-   * agent's exit or its absence. Without one, an answer's end is counted at once.
-   */
-  processesWatched = false;
+  /** The processes harnesses registered in their files, per harness and root (`setRegistry`), refreshed on every scan. */
+  private readonly registries = new Map<string, RegistryEntry[]>();
+  /** What the last process scan saw (`setProcessView`; never persisted): replaced whole, read by scrapes without I/O. */
+  private view: ProcessView = EMPTY_VIEW;
+  /** A process scan runs (`watchProcesses`). */
+  private watched = false;
   /**
    * The last hook event of each session that has hooks set up (by key), from the hook spool
-   * (hooks/source.ts); never persisted: the spool is read again on start. Empty without hooks.
+   * (`setHook`, from hooks/source.ts); never persisted: the spool is read again on start. Empty
+   * without hooks.
    */
-  readonly hooks = new Map<string, HookState>();
+  private readonly hookStates = new Map<string, HookState>();
   private readonly projects: ProjectNamer;
   /**
    * The project naming (`project.mode` and `project.aliases`, as JSON) what was counted was
@@ -126,8 +128,8 @@ export class SessionStore implements Tally {
   private lastCommit = Date.now();
   /** Rows of the key-value table written with the next commit. */
   private readonly pendingKv = new Map<string, string>();
-  /** Called after each commit: what is served is rendered again. */
-  onCommit?: () => void;
+  /** Told whenever what is served may have changed (`onChange`). */
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     private readonly db: StateDb,
@@ -170,6 +172,83 @@ export class SessionStore implements Tally {
       .filter((c) => c.labels[label] !== undefined).map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
     this.models = new LabelCap(caps.model, knownOf('model'));
     this.tools = new LabelCap(caps.tool, knownOf('tool'));
+  }
+
+  /** Where the status contract treats a harness differently, as its reader declared it. */
+  get harnessFacts(): ReadonlyMap<HarnessId, HarnessFacts> {
+    return this.facts;
+  }
+
+  /** A harness's reader declares where the status contract treats it differently (its collector, once). */
+  declareFacts(harness: HarnessId, facts: HarnessFacts): void {
+    this.facts.set(harness, facts);
+  }
+
+  /** The processes a harness registered in its files under `root`, as its collector last listed them. */
+  setRegistry(harness: HarnessId, root: string, entries: RegistryEntry[]): void {
+    this.registries.set(`${harness}\0${root}`, entries);
+  }
+
+  /** Every harness's registry entries, as the collectors last listed them. */
+  registryEntries(): [HarnessId, RegistryEntry][] {
+    const out: [HarnessId, RegistryEntry][] = [];
+    for (const [key, entries] of this.registries) {
+      const harness = key.slice(0, key.indexOf('\0')) as HarnessId;
+      for (const e of entries) out.push([harness, e]);
+    }
+    return out;
+  }
+
+  /** What the last process scan saw; EMPTY_VIEW before one (or without one). */
+  get processes(): ProcessView {
+    return this.view;
+  }
+
+  /** The process scan's new view, replacing the last one whole. */
+  setProcessView(view: ProcessView): void {
+    this.view = view;
+  }
+
+  /**
+   * Whether a process scan runs: it settles the turns answers ended unsure, by the agent's exit or
+   * its absence. Without one, an answer's end is counted at once.
+   */
+  get processesWatched(): boolean {
+    return this.watched;
+  }
+
+  /** A process scan runs from now on (the monitor, as it is made). */
+  watchProcesses(): void {
+    this.watched = true;
+  }
+
+  /** The last hook event of each session that has hooks set up, by key. */
+  get hooks(): ReadonlyMap<string, HookState> {
+    return this.hookStates;
+  }
+
+  /** A session's last hook event (merged with the one before by hooks/source.ts): the freshest kept, the oldest dropped past a bound. */
+  setHook(key: string, state: HookState): void {
+    this.hookStates.delete(key);
+    this.hookStates.set(key, state);
+    if (this.hookStates.size > MAX_HOOK_SESSIONS) this.hookStates.delete(this.hookStates.keys().next().value!);
+  }
+
+  /**
+   * Calls `listener` whenever what is served may have changed: after every commit (the counters
+   * are served at their committed values: Counter.committed), and when `touch` says so. The one
+   * signal the outputs follow: the server renders again, the pushes take a new snapshot.
+   */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * What is served changed without a commit: the process view, a hook event, a usage limit read
+   * beside the files, a collector's stats, or time alone (statuses, the process's own metrics).
+   */
+  touch(): void {
+    for (const l of this.listeners) l();
   }
 
   /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
@@ -261,8 +340,15 @@ export class SessionStore implements Tally {
     else {
       delete s.owner;
       if (this.endTurn(s, 'interrupted', at, this)) delete s.subagents;
-      else this.settleTurn(s, this.wentOn(s, this.hooks.get(key)) ? 'interrupted' : 'completed', at);
+      else this.settleTurn(s, this.wentOn(s, this.hookStates.get(key)) ? 'interrupted' : 'completed', at);
     }
+    this.changed(s);
+  }
+
+  /** A tool ran after the answer that seemed to end a session's turn: the turn went on (Gemini CLI). */
+  toolRanAfterAnswer(s: StoredSession): void {
+    if (!s.lastTurn?.unsure || s.lastTurn.wentOn) return;
+    s.lastTurn.wentOn = true;
     this.changed(s);
   }
 
@@ -402,9 +488,12 @@ export class SessionStore implements Tally {
   /**
    * Commits what changed outside a file's read (a process scan ending a turn, settling one): such
    * a change is served once committed, and a change there is rare, so it is not left waiting.
+   * Whether it committed.
    */
-  commitIfChanged(): void {
-    if (this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0) this.commit();
+  commitIfChanged(): boolean {
+    const changed = this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0;
+    if (changed) this.commit();
+    return changed;
   }
 
   /**
@@ -460,6 +549,6 @@ export class SessionStore implements Tally {
     this.pendingSeen.clear();
     this.namingToCommit = undefined;
     this.pendingKv.clear();
-    this.onCommit?.();
+    this.touch();
   }
 }

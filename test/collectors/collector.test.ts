@@ -364,9 +364,9 @@ describe('Claude Code process registry', () => {
     writeFileSync(join(t.root, 'sessions', '11722.json'), JSON.stringify({ pid: 11722, sessionId: 's2', status: 'busy' }));
     writeFileSync(join(t.root, 'sessions', '11722.abc.key'), 'secret');
     await t.collector.scan();
-    expect(t.store.registries.get(`claude-code\0${t.root}`)).toEqual([
-      { sessionId: 's1', pid: 11721, procStart: 355797, status: 'waiting', waitingFor: 'permission prompt' },
-      { sessionId: 's2', pid: 11722, status: 'busy', waitingFor: undefined },
+    expect(t.store.registryEntries()).toEqual([
+      ['claude-code', { sessionId: 's1', pid: 11721, procStart: 355797, status: 'waiting', waitingFor: 'permission prompt' }],
+      ['claude-code', { sessionId: 's2', pid: 11722, status: 'busy', waitingFor: undefined }],
     ]);
   });
 });

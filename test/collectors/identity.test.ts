@@ -17,7 +17,7 @@ function setup() {
   const stateDir = tempDir();
   const db = new StateDb(stateDir);
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-  const files = new FileIdentities('codex', [], store, createLogger('error'));
+  const files = new FileIdentities('codex', [], createLogger('error'));
   /** Tracks `path` as read whole, as the collector does after a read. */
   const read = (path: string) => {
     const st = statSync(path);
@@ -25,6 +25,8 @@ function setup() {
     files.track({ path, collector: 'codex', ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, offset: st.size, state: '{}', ...files.head(path, prev, prev?.offset ?? 0, st.size) }, st.size);
   };
   const reopen = () => {
+    // As the collector does between files and at a scan's end: what changed of the rows, handed to the store.
+    files.handOver(store);
     store.commit();
     return db.files('codex').map((r) => r.path);
   };

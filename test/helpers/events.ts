@@ -4,7 +4,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import type { SessionEvents } from '../../src/session/events.js';
 import { SessionStore } from '../../src/store/store.js';
 import type { HarnessId, Session, UsagePart } from '../../src/session/types.js';
-import { fileSink, type FileSink } from '../../src/store/sink.js';
+import { FileSink } from '../../src/store/sink.js';
 import { StateDb } from '../../src/state/db.js';
 
 export type Recorded = [string, ...unknown[]];
@@ -56,10 +56,10 @@ export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Tur
 /** The outcomes of the turns recorded events make, as they are counted (storeTurns). */
 export const countedTurns = (log: Recorded[], sessions?: string[]): string[] => storeTurns(log, sessions).counted.map((t) => t.outcome);
 
-/** The store's sink for one file's events (`fileSink`), its source named in order. */
+/** The store's sink for one file's events (`FileSink`), its source named in order. */
 export function sinkOf(
   store: SessionStore, harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
   unrecorded?: readonly UsagePart[],
-): FileSink {
-  return fileSink(store, { harness, sessionOf, collector, onSkip, unrecorded });
+): SessionEvents & Pick<FileSink, 'beginLine'> {
+  return new FileSink(store, { harness, sessionOf, collector, onSkip, unrecorded });
 }

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, syml
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HookSource, SpoolReader } from '../../src/hooks/source.js';
-import type { HookState } from '../../src/session/types.js';
+import { hookMap } from '../helpers/hooks.js';
 import { tempDir } from '../helpers/run.js';
 
 const line = (session: string, phase: string, at: number) => `${JSON.stringify({ harness: 'codex', session, event: 'x', phase, at })}\n`;
@@ -16,8 +16,9 @@ describe('the hook spool source', () => {
   it('reads appended lines, follows a rotation, waits for a torn line, and starts over after a restart', () => {
     const dir = tempDir();
     const spool = join(dir, 'hooks.jsonl');
-    const hooks = new Map<string, HookState>();
-    const source = new HookSource(dir, hooks);
+    const target = hookMap();
+    const { hooks } = target;
+    const source = new HookSource(dir, target);
     expect(source.read()).toBe(false); // no spool yet: no hooks set up
     appendFileSync(spool, line('a', 'prompt', 1) + line('b', 'tool', 2));
     expect(source.read()).toBe(true);
@@ -31,9 +32,9 @@ describe('the hook spool source', () => {
     appendFileSync(spool, 'ion":"c","event":"x","phase":"end","at":5}\nnot json\n');
     expect(source.read()).toBe(true);
     expect(hooks.get('codex/c')).toEqual({ phase: 'end', at: 5 });
-    const restarted = new Map<string, HookState>();
+    const restarted = hookMap();
     new HookSource(dir, restarted).read();
-    expect(restarted).toEqual(hooks);
+    expect(restarted.hooks).toEqual(hooks);
   });
 
   it('seals a spool moved aside before reading it to the end: a line written after the seal is not read (its hook writes it again), and the file is kept until the next one', () => {

@@ -14,6 +14,7 @@ import { qwenCode } from '../../src/readers/qwen-code/where.js';
 import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
 import type { HookState, ProcessState, Session } from '../../src/session/types.js';
+import { hookMap } from '../helpers/hooks.js';
 import { FIXTURES } from '../helpers/run.js';
 
 const now = Date.UTC(2026, 11, 1, 12);
@@ -44,12 +45,12 @@ const copilot = (name: string, extra: Record<string, unknown> = {}): Ev => [name
 }];
 
 function replay(harness: HookHarness, events: Ev[]): HookState | undefined {
-  const hooks = new Map<string, HookState>();
+  const target = hookMap();
   events.forEach(([name, payload], i) => {
     const r = hookRecord(harness, payload, now - 10_000 - (events.length - 1 - i) * 1000, name, 4242);
-    if (r) setHook(hooks, `${harness}/S1`, r);
+    if (r) setHook(target, `${harness}/S1`, r);
   });
-  return hooks.get(`${harness}/S1`);
+  return target.hooks.get(`${harness}/S1`);
 }
 
 const bash = { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } };
@@ -182,10 +183,10 @@ describe('hooks: each harness\'s recorded sequence gives the status and the reas
   });
 
   it('an event older than the one kept changes nothing; one that says nothing a status needs is not written', () => {
-    const hooks = new Map<string, HookState>();
-    expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('Stop')[1], now)!)).toBe(true);
-    expect(setHook(hooks, 'codex/S1', hookRecord('codex', ev('PreToolUse', bash)[1], now - 5000)!)).toBe(false);
-    expect(hooks.get('codex/S1')?.phase).toBe('stop');
+    const target = hookMap();
+    expect(setHook(target, 'codex/S1', hookRecord('codex', ev('Stop')[1], now)!)).toBe(true);
+    expect(setHook(target, 'codex/S1', hookRecord('codex', ev('PreToolUse', bash)[1], now - 5000)!)).toBe(false);
+    expect(target.hooks.get('codex/S1')?.phase).toBe('stop');
     expect(hookRecord('gemini-cli', ev('PreCompress')[1], now)).toBeUndefined();
     expect(hookRecord('claude-code', { hook_event_name: 'Stop' }, now)).toBeUndefined();
   });

@@ -114,7 +114,7 @@ describe('attribution', () => {
     const state = tempDir();
     const event = { harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: started + 30_000, pid: 401 };
     writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify(event)}\n`);
-    expect(new HookSource(state, t.store.hooks).read()).toBe(true);
+    expect(new HookSource(state, t.store).read()).toBe(true);
     await t.scan();
     expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' }, process: { attribution: 'hook', pid: 400 } });
     t.proc.exit(401);
@@ -135,7 +135,7 @@ describe('attribution', () => {
     const state = tempDir();
     const asked = started + 30_000;
     writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
-    new HookSource(state, t.store.hooks).read();
+    new HookSource(state, t.store).read();
     reg({ status: 'busy', statusUpdatedAt: asked - 5000 });
     await t.scan();
     expect(t.status('claude-code/c1')).toMatchObject({ status: { status: 'asking', reason: 'approval' } });
@@ -161,7 +161,7 @@ describe('attribution', () => {
     const env = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: 'c1' };
     const state = tempDir();
     writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'claude-code', session: 'c1', event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: asked, pid: 400 })}\n`);
-    new HookSource(state, t.store.hooks).read();
+    new HookSource(state, t.store).read();
     // An MCP server, started with the agent, carries the session id too.
     t.proc.add(410, { ppid: 400, argv: ['npx', 'some-mcp-server'], env, startTicks: 1100 });
     // The next event's hook, running through sh -c, before its line is read.
@@ -199,7 +199,7 @@ describe('attribution', () => {
     proc.add(601, { ppid: 600, argv: ['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], cwd: '/src/app', startTicks: 1000 });
     const state = tempDir();
     writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify({ harness: 'copilot-cli', session: 's1', event: 'permissionRequest', phase: 'permission', waits: 'approval', tool: 'bash', at: started + 30_000, pid: 601 })}\n`);
-    new HookSource(state, store.hooks).read();
+    new HookSource(state, store).read();
     await new Collector('copilot-cli', copilotCli, [root], store, db, quiet).scan();
     const monitor = new ProcessMonitor(procTable(proc.root), store, {}, quiet);
     const status = () => liveSessions(store, started + 60_000, { status: statusOpts, activeWindowMs: 86_400_000 })[0]?.status;
@@ -396,7 +396,7 @@ describe('a process that dies mid-turn', () => {
     const state = tempDir();
     const event = { harness: 'codex', session: THREAD, event: 'PermissionRequest', phase: 'permission', waits: 'approval', tool: 'Bash', at: started + 30_000 };
     writeFileSync(join(state, 'hooks.jsonl'), `${JSON.stringify(event)}\n`);
-    new HookSource(state, t.store.hooks).read();
+    new HookSource(state, t.store).read();
     await t.scan();
     expect(t.status(`codex/${THREAD}`)!.status).toEqual({ status: 'asking', reason: 'approval' });
     t.proc.add(201, { ppid: 200, argv: ['sleep', '30'], env: { CODEX_SESSION_ID: THREAD } });

@@ -74,4 +74,22 @@ describe('the store serves what is committed', () => {
     expect(served(store, 'turns')).toBe(1);
     expect(served(open(dir), 'turns')).toBe(1);
   });
+
+  it('tells its one change signal after every commit, and when told of a change outside one; never while a change waits uncommitted', () => {
+    const store = open(tempDir());
+    let told = 0;
+    const seen: (number | undefined)[] = [];
+    store.onChange(() => {
+      told++;
+      seen.push(served(store, prompts));
+    });
+    store.add('prompts', { harness: 'codex', project: 'p' }, 2);
+    expect(told).toBe(0);
+    expect(store.commitIfChanged()).toBe(true);
+    expect(store.commitIfChanged()).toBe(false);
+    // A process view that changed, a hook event: served as they are, no commit needed.
+    store.touch();
+    // What a listener sees is what was committed at once.
+    expect(seen).toEqual([2, 2]);
+  });
 });
