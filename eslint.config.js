@@ -2,11 +2,16 @@
 // TypeScript, each file checked against its own tsconfig (src/, test/, bench/).
 
 import js from '@eslint/js';
+import vitest from '@vitest/eslint-plugin';
 import { defineConfig } from 'eslint/config';
 import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
 const readonly = (names) => Object.fromEntries(names.map((n) => [n, 'readonly']));
+// What a test asserts with: vitest's `expect`, the helpers named `expect…` (expectSame,
+// expectFinite), and the ones that fail a test by themselves: `until` (and the file watch test's
+// `told`, which is one) fails when its condition never comes, start-up's `refusedWith` expects.
+const ASSERTS = ['expect*', 'assert', 'until', 'told', 'refusedWith'];
 
 export default defineConfig(
   { ignores: ['dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', 'bench-corpus/', 'test/fixtures/'] },
@@ -37,6 +42,23 @@ export default defineConfig(
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
     },
+  },
+  {
+    // A focused test silently drops the rest of the suite, a skipped one stops being the spec, and
+    // one without an assertion cannot fail. A conditional skip (`skipIf`, where a program is
+    // missing) is not caught and says why in its condition.
+    files: ['test/**/*.ts'],
+    plugins: { vitest },
+    rules: {
+      'vitest/no-focused-tests': 'error',
+      'vitest/no-disabled-tests': 'error',
+      'vitest/expect-expect': ['error', { assertFunctionNames: ASSERTS }],
+    },
+  },
+  {
+    // The fuzz test's readers assert as they read: nothing thrown, nothing infinite.
+    files: ['test/readers/fuzz.test.ts'],
+    rules: { 'vitest/expect-expect': ['error', { assertFunctionNames: [...ASSERTS, 'feed', 'readDamaged'] }] },
   },
   // In no tsconfig of its own (the tests' covers it).
   { files: ['vitest.config.ts'], languageOptions: { parserOptions: { projectService: false, project: './test/tsconfig.json' } } },

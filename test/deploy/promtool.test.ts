@@ -138,6 +138,6 @@ describe.skipIf(skipPromtool)('promtool', () => {
         }],
       }],
     }));
-    await ok(['test', 'rules', 'test.yml'], dir);
+    expect(await ok(['test', 'rules', 'test.yml'], dir)).toMatch(/SUCCESS/);
   });
 });

@@ -163,7 +163,7 @@ describe('metrics server', () => {
     slow.resume();
     const drip = setInterval(() => slow.write(`X-${Date.now()}: y\r\n`), 50);
     try {
-      await closed;
+      await expect(closed).resolves.toBeUndefined();
     } finally {
       clearInterval(drip);
     }
@@ -190,7 +190,7 @@ describe('metrics server', () => {
     const idle = connect(port, '127.0.0.1');
     idle.on('error', () => {});
     idle.resume(); // read, so the server's end of the connection is seen
-    await new Promise<void>((r) => idle.on('close', () => r()));
+    await expect(new Promise<void>((r) => idle.on('close', () => r()))).resolves.toBeUndefined();
   });
 
   it('lets a right password not yet verified in under a flood of wrong ones from the same address', async () => {
