@@ -73,7 +73,7 @@ describe('serve', () => {
       // No rescan for an hour: only the watcher can show the new row.
       const url = await serve(home, tempDir(), '--rescan-seconds', '3600');
       const output = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' });
-      await until(async () => (output(await metrics(url)) === 116 ? true : undefined), 10_000);
+      await until(async (saw) => (saw(output(await metrics(url))) === 116 ? true : undefined), 10_000);
       // A new turn, as OpenCode writes it: the messages touch the session row, the call's usage is a part.
       const session = db.prepare('SELECT id FROM session').pluck().get() as string;
       const at = Date.now();
@@ -84,7 +84,7 @@ describe('serve', () => {
       db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_e2e', 'msg_e2e_answer', session, at, at,
         JSON.stringify({ type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } } }));
       // Seen through the watcher (the bench measures how fast).
-      await until(async () => (output(await metrics(url)) === 1116 ? true : undefined), 30_000, 'the new row');
+      await until(async (saw) => (saw(output(await metrics(url))) === 1116 ? true : undefined), 30_000, 'the new row');
     } finally {
       db.close();
     }
@@ -102,13 +102,13 @@ describe('serve', () => {
     expect((await fetch(`${url}/nope`)).status).toBe(404);
 
     const input = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', token_type: 'input' });
-    await until(async () => (input(await metrics(url)) === 2534 ? true : undefined), 10_000);
+    await until(async (saw) => (saw(input(await metrics(url))) === 2534 ? true : undefined), 10_000);
 
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
     const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
     appendFileSync(file, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_appended', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 5 } } })}\n`);
-    await until(async () => (input(await metrics(url)) === 3534 ? true : undefined), 30_000, 'the appended record');
+    await until(async (saw) => (saw(input(await metrics(url))) === 3534 ? true : undefined), 30_000, 'the appended record');
   });
 
   it('finds a harness installed after it started without waiting for a rescan, then watches it', async () => {
@@ -122,10 +122,10 @@ describe('serve', () => {
     const name = readdirSync(src).find((f) => f.endsWith('.jsonl'))!;
     cpSync(join(src, name), join(dir, name));
     const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
-    await until(async () => ((await input()) === 2534 ? true : undefined), 20_000, 'the new folder read');
+    await until(async (saw) => (saw(await input()) === 2534 ? true : undefined), 20_000, 'the new folder read');
     appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
       message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
-    await until(async () => ((await input()) === 2535 ? true : undefined), 20_000, 'the append read');
+    await until(async (saw) => (saw(await input()) === 2535 ? true : undefined), 20_000, 'the append read');
   });
 
   it('shows a hook event as soon as the hook appends it, without a rescan', async () => {

@@ -16,7 +16,7 @@ function watching(dir: string, depth: number): string[] {
   return seen;
 }
 
-const told = (seen: string[], path: string) => until(async () => (seen.includes(path) ? true : undefined), 10_000, `a change of ${path}`);
+const told = (seen: string[], path: string) => until(async (saw) => (saw(seen).includes(path) ? true : undefined), 10_000, `a change of ${path}`);
 
 describe('FolderWatcher', () => {
   it('tells of each change to a file, a second one at once after the first too', async () => {

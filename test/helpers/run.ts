@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { inspect } from 'node:util';
 
 export const MAIN = resolve(__dirname, '../../dist/main.js');
 export const FIXTURES = resolve(__dirname, '../fixtures');
@@ -67,18 +68,31 @@ export function listening(args: string[], env: NodeJS.ProcessEnv, bin?: string):
   return { child, url };
 }
 
-/** Polls `f` every `everyMs` until it returns a value (errors count as none); fails after `ms`. */
-export async function until<T>(f: () => Promise<T | undefined>, ms: number, what = 'a condition', everyMs = 20): Promise<T> {
+/**
+ * Polls `f` every `everyMs` until it returns a value (errors count as none); fails after `ms`,
+ * saying what it waited for and what its last try saw: the value `f` handed to `saw` (the count
+ * short of the one waited for, say), else what it threw, else that it returned nothing.
+ */
+export async function until<T>(f: (saw: <V>(v: V) => V) => Promise<T | undefined>, ms: number, what = 'a condition', everyMs = 20): Promise<T> {
   const end = Date.now() + ms;
+  let last = '';
+  const saw = <V>(v: V): V => {
+    last = `saw ${inspect(v, { breakLength: Infinity, maxStringLength: 2000 })}`;
+    return v;
+  };
   for (;;) {
-    const v = await f().catch(() => undefined);
+    last = 'returned undefined';
+    const v = await f(saw).catch((e: unknown) => {
+      last = `threw ${String(e)}`;
+      return undefined;
+    });
     if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}: the last try ${last}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
 
 /** Resolves once the exporter at `base` has done its first scan (`/-/ready` answers 200): it listens before. */
 export async function ready(base: string): Promise<void> {
-  await until(async () => ((await fetch(`${base}/-/ready`)).status === 200 ? true : undefined), 20_000, 'the first scan');
+  await until(async (saw) => (saw((await fetch(`${base}/-/ready`)).status) === 200 ? true : undefined), 20_000, 'the first scan');
 }

@@ -38,9 +38,9 @@ describe('an Aider process with no session of its own', () => {
       expect(sent()).toBe(0);
       proc.add(4100, { argv: ['/usr/bin/python3', '/home/dev/.local/bin/aider'], comm: 'aider', cwd: join(repo, 'src') });
       appendFileSync(transcript, '{}\n');
-      await until(async () => (sent() === 100 ? true : undefined), 10_000, 'the history read');
+      await until(async (saw) => (saw(sent()) === 100 ? true : undefined), 10_000, 'the history read');
       appendFileSync(history, answer(50));
-      await until(async () => (sent() === 150 ? true : undefined), 10_000, 'the appended answer');
+      await until(async (saw) => (saw(sent()) === 150 ? true : undefined), 10_000, 'the appended answer');
     } finally {
       await agent.stop();
     }
