@@ -1,7 +1,7 @@
 // `coding-agent-exporter hooks print <harness>`: the settings to paste into a harness's own
 // settings file so that it runs `coding-agent-exporter hook` on the events a status needs (the
-// exporter never writes a harness's settings). Where each harness keeps them and in which shape:
-// shared/reference/hooks.md. Each command names its event: not every harness's payload does.
+// exporter never writes a harness's settings). Where each harness keeps them and which events:
+// docs/hooks.md. Each command names its event: not every harness's payload does.
 
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';

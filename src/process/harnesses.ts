@@ -1,5 +1,6 @@
 // How each harness's processes are recognised in the process table, and what their tool
-// processes carry in their environment (../shared/reference/interactive-states.md).
+// processes carry in their environment, as the real CLIs were seen running in each interactive
+// state (test/process/interactive-states.test.ts replays them).
 
 import { basename } from 'node:path';
 import type { HarnessId } from '../session/types.js';

@@ -1,4 +1,4 @@
-// Each harness's hook events as they fired live in each state (shared/reference/hooks.md),
+// Each harness's hook events as they fired live in each state (test/fixtures/hooks/<harness>.jsonl),
 // through the spool record and the per-session merge, to the status and reason they give with the
 // process table's word beside them.
 

@@ -1,8 +1,8 @@
-// The four interactive states of ../shared/reference/interactive-states.md (approval, question,
-// tool running, killed mid-turn) for the six harnesses it observed. The session files are the
-// captures' own, cut where the state leaves them (nothing is written while a tool runs or waits),
-// with the registry or event the reference shows; the processes are a fake /proc laid out as the
-// reference saw them.
+// The four interactive states (approval, question, tool running, killed mid-turn) of the six
+// harnesses whose real CLIs were driven into each (the interactive-states reference). The session
+// files are the captures' own, cut where the state leaves them (nothing is written while a tool
+// runs or waits), with the registry or event the reference shows; the processes are a fake /proc
+// laid out as the reference saw them.
 
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,7 @@
 // `$AMP_DATA_DIR` (a comma-separated list) or `${XDG_DATA_HOME:-~/.local/share}/amp`, rewritten
 // whole as the thread grows. Amp's CLI has not written them since March 2026 (threads live on
 // Amp's servers): what is read is the archive. Closed source; the shape is what several readers of
-// real threads agree on (../shared/reference/harness-formats-wave3.md §1).
+// real threads agree on (the harness format reference, wave 3 §1).
 //
 // Tokens are each answer's `usage`: Anthropic models' `inputTokens` leaves out cache reads and
 // writes; GPT models record 0 there and the whole uncached prompt as `cacheCreationInputTokens`,

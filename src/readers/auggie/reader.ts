@@ -1,6 +1,6 @@
 // Augment's Auggie CLI: one JSON document per session, `~/.augment/sessions/<session id>.json`,
 // rewritten whole (presumably) as the session goes on. Closed source, and only the fields a peer
-// reader of real sessions relies on are known (../shared/reference/harness-formats-wave3.md §5):
+// reader of real sessions relies on are known (the harness format reference, wave 3 §5):
 // confidence is low. `chatHistory[]` holds one exchange per request the person made; its
 // `response_nodes[]` carry the tokens, in the first node that has a `token_usage` (input without
 // cache reads and writes, as Anthropic counts them). Not known, so not reported: prompts (the

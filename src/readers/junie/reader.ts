@@ -1,6 +1,6 @@
 // JetBrains Junie CLI: one append-only JSONL file per session,
 // `~/.junie/sessions/session-<yymmdd-hhmmss>/events.jsonl`. Closed source, and only what a peer
-// reader of real sessions relies on is known (../shared/reference/harness-formats-wave3.md §6):
+// reader of real sessions relies on is known (the harness format reference, wave 3 §6):
 // confidence is low. A `UserPromptEvent` is a prompt; every model call writes an
 // `LlmResponseMetadataEvent` with its `modelUsage[]` (tokens and the provider's cost), whichever
 // agent made it (a helper agent's calls count for the session). Input is taken as not including
