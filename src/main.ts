@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Command-line entry: `serve` (the default), `once`, `sessions`, `demo`, `top`, `statusline`,
-// `hooks`, `hook`, `report` and `doctor`. A command's own modules (the agent and its readers, the
-// demo, the terminal view) are imported when it runs: each module loaded is start-up time for every command.
-// `statusline` runs after every message Claude Code shows, and `hook` on every event of an agent:
-// only the hook's own modules are loaded statically, the rest once another command is asked for.
+// Command-line entry: parses the arguments and runs the command they name (`serve` when none;
+// the commands are cli/commands.ts's table, `help` and `--version` answered here). A command's own
+// modules (the agent and its readers, the demo, the terminal view, the report) are imported when
+// it runs: each module loaded statically is start-up time for every command. `statusline` runs
+// after every message Claude Code shows, and `hook` on every event of an agent: only the hook's
+// own modules are loaded statically, and `hook` as the first word runs before main() loads the rest.
 
 import { join, resolve } from 'node:path';
 import type { Agent } from './agent.js';

@@ -1,6 +1,10 @@
-// A collector runs one harness's reader over its roots: it finds the files, reads only what was
-// appended since the last commit, feeds the records to the store, and commits. It knows nothing
-// of file formats. A failing collector reports itself in its stats and costs only its own data.
+// A collector runs one harness's reader over its roots: it lists the files (or searches for them,
+// where the harness's listing is a search), reads what changed in each since the last commit (the
+// lines appended, a whole document whose size or mtime changed, a store that finds its own
+// changes; a backlog of files never read on read threads), hands the reader's events to the
+// store, and commits them with each file's offset and the reader's state. It knows lines,
+// documents and stores, not what is in them. A failing collector reports itself in its stats and
+// costs only its own data.
 
 import { existsSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';

@@ -1,6 +1,9 @@
-// What a harness reader is: it knows where a harness keeps its session files and what their
-// records mean, and reports what it finds as events on a session. It knows nothing of metrics,
-// configuration, persistence or the clock.
+// What a harness reader is: where a harness keeps its files (`Where`, a reader folder's where.ts,
+// loaded without the parser) and what their records mean, reported as events on the sessions
+// they belong to. It knows nothing of metrics or of the exporter's configuration. Its parser
+// state is the collector's to persist: the reader gives its shape a version and migrates an older
+// one. It reads the clock only where a record has no time of its own (taken as written now) or
+// a store changed so recently that it is read again at the next scan.
 
 import type { Stats } from 'node:fs';
 import type { SessionEvents } from '../session/events.js';

@@ -2,7 +2,10 @@
 // states and tool kinds. Readers report in them, the store keeps them, the metrics catalog and
 // the views show them; this file imports nothing, so every layer can point down to it.
 
-/** Every harness read, in the order the configuration lists them (src/collectors/registry.ts has one reader for each). */
+/**
+ * Every harness read, by id. The configuration's `collectors` sections follow this order
+ * (config/schema.ts); src/collectors/registry.ts, keyed by these ids, must have a reader for each.
+ */
 export const HARNESSES = [
   'claude-code', 'codex', 'opencode', 'kilo', 'qwen-code', 'copilot-cli', 'gemini-cli', 'droid', 'pi', 'aider',
   'cursor-agent', 'antigravity-cli', 'hermes', 'goose', 'kodelet', 'crush',
