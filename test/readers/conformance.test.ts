@@ -23,7 +23,7 @@ describe('registry', () => {
   it.each(Object.entries(HARNESSES))('%s: where it looks is where its reader looks', (id, where) => {
     const reader = READERS[id as keyof typeof READERS];
     const env = { CODEX_HOME: '/x/codex', XDG_DATA_HOME: '/x/data', OPENCODE_DB: 'o.db', KILO_DB: 'k.db', CLAUDE_CONFIG_DIR: '/x/claude' };
-    for (const home of [join(FIXTURES, 'home'), join(FIXTURES, 'longtail-home'), join(FIXTURES, 'wave3-home'), join(FIXTURES, 'wave4-home')]) {
+    for (const home of [join(FIXTURES, 'home'), join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite'), join(FIXTURES, 'homes/vscode-extensions-and-clis'), join(FIXTURES, 'homes/editor-stores-and-clis')]) {
       const roots = where.defaultRoots(env, home);
       expect(reader.defaultRoots(env, home)).toEqual(roots);
       for (const root of [...roots, ...reader.defaultRoots({}, home)]) {

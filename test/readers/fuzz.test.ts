@@ -33,15 +33,16 @@ interface Home {
   copyTo(dir: string): void;
 }
 
-const LONGTAIL = join(FIXTURES, 'longtail-home');
-const WAVE3 = join(FIXTURES, 'wave3-home');
-const WAVE4 = join(FIXTURES, 'wave4-home');
+const AIDER_CURSOR_ANTIGRAVITY = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
+const VSCODE_EXTENSIONS = join(FIXTURES, 'homes/vscode-extensions-and-clis');
+const EDITOR_STORES = join(FIXTURES, 'homes/editor-stores-and-clis');
 const CRUSH = crushHome();
 
 /**
- * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
- * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose), the wave-3 home (the
- * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands, Kiro, Qoder, Zed) and the Crush home its
+ * The homes a reader's inputs start from: the real CLIs' captures, the sample homes of
+ * test/fixtures/homes (Aider, Cursor agent, Antigravity and the SQLite stores of Hermes, Kodelet and
+ * goose; the VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie; the editors'
+ * stores and TRAE CLI, Grok, OpenHands, Kiro, Qoder, Copilot CLI) and the Crush home its
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {
@@ -49,9 +50,9 @@ function homesOf(reader: Reader<unknown>): Home[] {
   const copy = (home: string) => (dir: string) => cpSync(home, dir, { recursive: true });
   return [
     ...capturesOf(reader).map(({ home, files }) => ({ files, copyTo: copy(home) })),
-    { files: filesIn(LONGTAIL), copyTo: copy(LONGTAIL) },
-    { files: filesIn(WAVE3), copyTo: copy(WAVE3) },
-    { files: filesIn(WAVE4), copyTo: copy(WAVE4) },
+    { files: filesIn(AIDER_CURSOR_ANTIGRAVITY), copyTo: copy(AIDER_CURSOR_ANTIGRAVITY) },
+    { files: filesIn(VSCODE_EXTENSIONS), copyTo: copy(VSCODE_EXTENSIONS) },
+    { files: filesIn(EDITOR_STORES), copyTo: copy(EDITOR_STORES) },
     { files: filesIn(CRUSH), copyTo: (dir: string) => void crushHome(dir) },
   ].filter((h) => h.files.length > 0);
 }

@@ -20,7 +20,7 @@ export interface HarnessFixtures {
 }
 
 const at = (...roots: string[]): HarnessFixtures => ({ conformance: roots.map((r) => ({ root: join(FIXTURES, r) })) });
-const editorTasks = (dir: string, ext: string) => `wave3-home/${dir}/User/globalStorage/${ext}/tasks`;
+const editorTasks = (dir: string, ext: string) => `homes/vscode-extensions-and-clis/${dir}/User/globalStorage/${ext}/tasks`;
 
 export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   'claude-code': at('captures/claude-code/tool/.claude', 'captures/claude-code-2.1.197/tool/.claude'),
@@ -32,12 +32,12 @@ export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   'gemini-cli': at('captures/gemini-cli/tool/.gemini'),
   droid: at('captures/droid/tool/.factory/sessions', 'captures/droid-anthropic/tool/.factory/sessions'),
   pi: at('captures/pi/tool/.pi/agent/sessions'),
-  aider: { conformance: [{ root: join(FIXTURES, 'longtail-home'), opts: { textLines: true } }] },
-  'cursor-agent': at('longtail-home/.cursor'),
-  'antigravity-cli': at('longtail-home/.gemini/antigravity-cli'),
-  hermes: at('longtail-home/.hermes'),
-  goose: at('longtail-home/.local/share/goose'),
-  kodelet: at('longtail-home/.kodelet'),
+  aider: { conformance: [{ root: join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite'), opts: { textLines: true } }] },
+  'cursor-agent': at('homes/aider-cursor-antigravity-sqlite/.cursor'),
+  'antigravity-cli': at('homes/aider-cursor-antigravity-sqlite/.gemini/antigravity-cli'),
+  hermes: at('homes/aider-cursor-antigravity-sqlite/.hermes'),
+  goose: at('homes/aider-cursor-antigravity-sqlite/.local/share/goose'),
+  kodelet: at('homes/aider-cursor-antigravity-sqlite/.kodelet'),
   // Written on first use (its projects.json names the databases by absolute path), not on import.
   crush: {
     get conformance() {
@@ -48,18 +48,18 @@ export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   'continue-cli': at('captures/continue-cli/tool/.continue/sessions'),
   cline: at('captures/cline/tool/.cline/data/sessions', editorTasks('.config/Code', 'saoudrizwan.claude-dev')),
   'roo-code': at(editorTasks('.vscode-server/data', 'rooveterinaryinc.roo-cline')),
-  'kimi-cli': at('wave3-home/.kimi/sessions'),
-  openclaw: at('captures/openclaw/tool/.openclaw', 'wave3-home/.openclaw'),
-  amp: at('wave3-home/.local/share/amp/threads'),
-  auggie: at('wave3-home/.augment/sessions'),
-  junie: { conformance: [{ root: join(FIXTURES, 'wave3-home/.junie/sessions'), opts: { noCwd: true } }] },
-  'trae-cli': at('wave4-home/.trae/cli'),
-  grok: at('wave4-home/.grok'),
-  openhands: at('wave4-home/.openhands/conversations'),
-  kiro: at('wave4-home/.kiro/sessions/cli'),
-  qoder: at('wave4-home/.qoder'),
-  zed: at('wave4-home/.local/share/zed/threads'),
-  cursor: at('wave4-home/.config/Cursor'),
-  warp: at('wave4-home/.local/state/warp-terminal'),
-  'copilot-vscode': at('wave4-home/.config/Code/User'),
+  'kimi-cli': at('homes/vscode-extensions-and-clis/.kimi/sessions'),
+  openclaw: at('captures/openclaw/tool/.openclaw', 'homes/vscode-extensions-and-clis/.openclaw'),
+  amp: at('homes/vscode-extensions-and-clis/.local/share/amp/threads'),
+  auggie: at('homes/vscode-extensions-and-clis/.augment/sessions'),
+  junie: { conformance: [{ root: join(FIXTURES, 'homes/vscode-extensions-and-clis/.junie/sessions'), opts: { noCwd: true } }] },
+  'trae-cli': at('homes/editor-stores-and-clis/.trae/cli'),
+  grok: at('homes/editor-stores-and-clis/.grok'),
+  openhands: at('homes/editor-stores-and-clis/.openhands/conversations'),
+  kiro: at('homes/editor-stores-and-clis/.kiro/sessions/cli'),
+  qoder: at('homes/editor-stores-and-clis/.qoder'),
+  zed: at('homes/editor-stores-and-clis/.local/share/zed/threads'),
+  cursor: at('homes/editor-stores-and-clis/.config/Cursor'),
+  warp: at('homes/editor-stores-and-clis/.local/state/warp-terminal'),
+  'copilot-vscode': at('homes/editor-stores-and-clis/.config/Code/User'),
 };
