@@ -1,5 +1,5 @@
 // A deterministic HOME in the formats of Aider, Cursor agent and Antigravity CLI (as the readers'
-// fixture HOME has them, test/fixtures/longtail-home), sized for a benchmark: Aider histories in
+// fixture HOME has them, test/fixtures/homes/aider-cursor-antigravity-sqlite), sized for a benchmark: Aider histories in
 // repositories under ~/src, Cursor transcripts with their chat meta and store, and Antigravity
 // conversation databases of protobuf steps. Most bytes are answers and tool outputs. The exact
 // totals are summed while writing. The Antigravity record builders are also the tests'.

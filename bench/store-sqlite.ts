@@ -58,7 +58,7 @@ function open(path: string): Database.Database {
 function hermes(home: string, rng: Rng, text: Text): Corpus {
   const path = join(home, '.hermes', 'state.db');
   const db = open(path);
-  copySchema(db, 'longtail-home/.hermes/state.db');
+  copySchema(db, 'homes/aider-cursor-antigravity-sqlite/.hermes/state.db');
   let expected = 0;
   const session = db.prepare(`INSERT INTO sessions (id, source, model, started_at, last_activity_at, input_tokens, output_tokens, cache_read_tokens,
     cache_write_tokens, reasoning_tokens, cwd, estimated_cost_usd) VALUES (?, 'cli', 'claude-opus-4-6', ?, ?, ?, ?, ?, ?, ?, '/home/dev/src/app', ?)`);
@@ -95,7 +95,7 @@ const goTime = (s: number) => `${new Date(s * 1000).toISOString().replace('T', '
 function kodelet(home: string, rng: Rng, text: Text): Corpus {
   const path = join(home, '.kodelet', 'storage.db');
   const db = open(path);
-  copySchema(db, 'longtail-home/.kodelet/storage.db');
+  copySchema(db, 'homes/aider-cursor-antigravity-sqlite/.kodelet/storage.db');
   let expected = 0;
   const usage = (output: number) => JSON.stringify({ inputTokens: 5000, outputTokens: output, cacheCreationInputTokens: 0, cacheReadInputTokens: 1000,
     inputCost: 0.01, outputCost: output / 1e5, cacheCreationCost: 0, cacheReadCost: 0, currentContextWindow: 6000, maxContextWindow: 200_000 });
@@ -131,7 +131,7 @@ function kodelet(home: string, rng: Rng, text: Text): Corpus {
 function goose(home: string, rng: Rng, text: Text): Corpus {
   const path = join(home, '.local', 'share', 'goose', 'sessions', 'sessions.db');
   const db = open(path);
-  copySchema(db, 'longtail-home/.local/share/goose/sessions/sessions.db');
+  copySchema(db, 'homes/aider-cursor-antigravity-sqlite/.local/share/goose/sessions/sessions.db');
   let expected = 0;
   const stamp = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
   const session = db.prepare(`INSERT INTO sessions (id, working_dir, created_at, updated_at, total_tokens, accumulated_input_tokens, accumulated_output_tokens,
@@ -217,7 +217,7 @@ function crush(home: string, rng: Rng, text: Text): Corpus {
 function zed(home: string, rng: Rng, text: Text): Corpus {
   const path = join(home, '.local', 'share', 'zed', 'threads', 'threads.db');
   const db = open(path);
-  copySchema(db, 'wave4-home/.local/share/zed/threads/threads.db');
+  copySchema(db, 'homes/editor-stores-and-clis/.local/share/zed/threads/threads.db');
   let expected = 0;
   // chrono's `to_rfc3339`, as Zed stamps its rows.
   const stamp = (s: number) => new Date(s * 1000).toISOString().replace('Z', '+00:00');
@@ -263,7 +263,7 @@ const WARP_EXCHANGES = 50;
 function warp(home: string, rng: Rng, text: Text): Corpus {
   const path = join(home, '.local', 'state', 'warp-terminal', 'warp.sqlite');
   const db = open(path);
-  copySchema(db, 'wave4-home/.local/state/warp-terminal/warp.sqlite');
+  copySchema(db, 'homes/editor-stores-and-clis/.local/state/warp-terminal/warp.sqlite');
   let expected = 0;
   const stamp = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
   const data = (output: number, calls: number) => JSON.stringify({

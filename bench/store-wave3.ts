@@ -2,7 +2,7 @@
 // extension tasks, Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie and Junie (and of the fourth wave,
 // TRAE CLI, Grok Build, OpenHands and Copilot Chat in VS Code) in `npm run
 // bench:store`: for each, a seeded HOME holding only that harness's files in its format (as the
-// fixtures and captures have them, test/fixtures/wave3-home and test/fixtures/captures), read by
+// fixtures and captures have them, test/fixtures/homes/vscode-extensions-and-clis and test/fixtures/captures), read by
 // a plain baseline that parses everything (every JSON document whole, every line of a JSONL file,
 // every transcript row of OpenClaw's database, decompressed where it is zstd) and by the exporter:
 // cold, again with nothing changed, and after one more model call (a document rewritten whole, a

@@ -51,8 +51,17 @@ describe('the README', () => {
 });
 
 describe('docs/harnesses.md', () => {
+  const doc = read('docs/harnesses.md');
+
   it('has a row for every harness read', () => {
-    expect(harnessRows(read('docs/harnesses.md')).sort()).toEqual([...HARNESSES].sort());
+    expect(harnessRows(doc).sort()).toEqual([...HARNESSES].sort());
+  });
+
+  it('has a section naming every harness read (a `## ` heading with its name in the table)', () => {
+    const names = new Map(doc.split('\n').map((l) => /^\| ([^|]+?) \| `([a-z0-9-]+)` \|/.exec(l)).filter((m) => m !== null).map((m) => [m[2]!, m[1]!]));
+    const headings = doc.split('\n').filter((l) => l.startsWith('## '));
+    const named = (name: string) => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`);
+    expect(HARNESSES.filter((id) => !headings.some((h) => named(names.get(id) ?? id).test(h)))).toEqual([]);
   });
 });
 

@@ -57,6 +57,14 @@ function linesOf(path: string): Buffer[] {
   return readFileSync(path).toString('utf8').split('\n').filter(Boolean).map((l) => Buffer.from(l));
 }
 
+/** How a harness's root is read (readerConformance's `opts`). */
+export interface ConformanceOptions {
+  unwatched?: string[];
+  elsewhere?: string;
+  textLines?: true;
+  noCwd?: true;
+}
+
 /**
  * `root`: a harness root (the folder a user's default root would be) with at least one session.
  * `unwatched`: paths under the root a reader leaves to the periodic rescan (too many files to watch).
@@ -66,7 +74,7 @@ function linesOf(path: string): Buffer[] {
  * otherwise is nothing such a reader could be shown.
  * `noCwd`: the harness records no working directory (Junie).
  */
-export function readerConformance<S>(reader: Reader<S>, root: string, opts: { unwatched?: string[]; elsewhere?: string; textLines?: true; noCwd?: true } = {}): void {
+export function readerConformance<S>(reader: Reader<S>, root: string, opts: ConformanceOptions = {}): void {
   describe(`${reader.harness} reader conformance`, () => {
     const files = reader.listFiles(root);
 

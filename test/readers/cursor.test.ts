@@ -221,9 +221,9 @@ describe('cursor reader', () => {
     expect(r.counted('meta')[0]).toEqual(['meta', { cwd: '/home/dev/src/my app', hosted: true, model: 'claude-4.5-sonnet' }]);
   });
 
-  it('reports Cursor\'s context meter of each chat of the wave-4 sample, none where it records none', async () => {
+  it('reports Cursor\'s context meter of each chat of the sample HOME of editor stores, none where it records none', async () => {
     const home = tempDir();
-    cpSync(join(FIXTURES, 'wave4-home'), home, { recursive: true });
+    cpSync(join(FIXTURES, 'homes/editor-stores-and-clis'), home, { recursive: true });
     const truth = (JSON.parse(readFileSync(join(home, 'ground-truth.json'), 'utf8')) as { sessions: { harness: string; session_id: string; context_tokens: number | null }[] })
       .sessions.filter((t) => t.harness === 'cursor');
     const { store } = await readHome(cursor, join(home, '.config/Cursor'));

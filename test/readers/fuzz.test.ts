@@ -3,7 +3,8 @@
 // `reader_error`, which must never happen), hang, or let a value that is not finite into the
 // store; every record that cannot be used is counted as skipped. The inputs are derived from the
 // fixture homes (`homesOf`) with a seeded generator: deterministic, and a few seconds in all. A
-// reader added to the registry is fuzzed without a line here, once a fixture home holds its files.
+// harness added to the registry (and to harnesses.ts's table) is fuzzed without a line here, once a
+// fixture home holds its files.
 
 import { Database } from '../helpers/sqlite.js';
 import { cpSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { READERS } from '../helpers/readers.js';
+import type { HarnessId } from '../../src/session/types.js';
+import { HARNESS_FIXTURES } from './harnesses.js';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
@@ -30,15 +33,16 @@ interface Home {
   copyTo(dir: string): void;
 }
 
-const LONGTAIL = join(FIXTURES, 'longtail-home');
-const WAVE3 = join(FIXTURES, 'wave3-home');
-const WAVE4 = join(FIXTURES, 'wave4-home');
+const AIDER_CURSOR_ANTIGRAVITY = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
+const VSCODE_EXTENSIONS = join(FIXTURES, 'homes/vscode-extensions-and-clis');
+const EDITOR_STORES = join(FIXTURES, 'homes/editor-stores-and-clis');
 const CRUSH = crushHome();
 
 /**
- * The homes a reader's inputs start from: the real CLIs' captures, the long-tail home (Aider,
- * Cursor, Antigravity and the SQLite stores of Hermes, Kodelet and goose), the wave-3 home (the
- * VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie), the wave-4 home (TRAE CLI, Grok, OpenHands, Kiro, Qoder, Zed) and the Crush home its
+ * The homes a reader's inputs start from: the real CLIs' captures, the sample homes of
+ * test/fixtures/homes (Aider, Cursor agent, Antigravity and the SQLite stores of Hermes, Kodelet and
+ * goose; the VS Code extensions' tasks, Kimi CLI, OpenClaw's JSONL, Amp, Auggie, Junie; the editors'
+ * stores and TRAE CLI, Grok, OpenHands, Kiro, Qoder, Copilot CLI) and the Crush home its
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {
@@ -46,9 +50,9 @@ function homesOf(reader: Reader<unknown>): Home[] {
   const copy = (home: string) => (dir: string) => cpSync(home, dir, { recursive: true });
   return [
     ...capturesOf(reader).map(({ home, files }) => ({ files, copyTo: copy(home) })),
-    { files: filesIn(LONGTAIL), copyTo: copy(LONGTAIL) },
-    { files: filesIn(WAVE3), copyTo: copy(WAVE3) },
-    { files: filesIn(WAVE4), copyTo: copy(WAVE4) },
+    { files: filesIn(AIDER_CURSOR_ANTIGRAVITY), copyTo: copy(AIDER_CURSOR_ANTIGRAVITY) },
+    { files: filesIn(VSCODE_EXTENSIONS), copyTo: copy(VSCODE_EXTENSIONS) },
+    { files: filesIn(EDITOR_STORES), copyTo: copy(EDITOR_STORES) },
     { files: filesIn(CRUSH), copyTo: (dir: string) => void crushHome(dir) },
   ].filter((h) => h.files.length > 0);
 }
@@ -177,7 +181,9 @@ const COUNTS_IN_PROTOBUF = new Set(['antigravity-cli']);
 /** Records that can be nothing but bad: each must be counted as skipped. */
 const GARBAGE = ['not json', '{"half": ', '\u0000\u0000\u0000\u0000', '\u00ff\u00fe{', '}{'];
 
-describe.each(Object.entries(READERS))('fuzzing the %s reader', (harness, reader) => {
+// Every harness of the table (its keys are the registry's), so none is left out.
+describe.each(Object.keys(HARNESS_FIXTURES) as HarnessId[])('fuzzing the %s reader', (harness) => {
+  const reader = READERS[harness];
   const homes = homesOf(reader);
   const seeds = homes.flatMap((h) => h.files);
 

@@ -12,7 +12,7 @@ import { harnessOf } from '../../src/process/harnesses.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 
-const file = { path: join(FIXTURES, 'wave3-home/.kimi/sessions/x/s/wire.jsonl'), sessionId: 's' };
+const file = { path: join(FIXTURES, 'homes/vscode-extensions-and-clis/.kimi/sessions/x/s/wire.jsonl'), sessionId: 's' };
 const line = (type: string, payload: object, ts = 1) => Buffer.from(JSON.stringify({ timestamp: ts, message: { type, payload } }));
 
 describe('Kimi CLI reader', () => {
@@ -29,7 +29,7 @@ describe('Kimi CLI reader', () => {
   });
 
   it('counts a subagent log\'s tokens for its parent session, not its prompts or turns', () => {
-    const sub = { path: join(FIXTURES, 'wave3-home/.kimi/sessions/x/s/subagents/a1/wire.jsonl'), sessionId: 's' };
+    const sub = { path: join(FIXTURES, 'homes/vscode-extensions-and-clis/.kimi/sessions/x/s/subagents/a1/wire.jsonl'), sessionId: 's' };
     const r = recorder();
     const state = kimiCli.initialState(sub);
     for (const l of [line('TurnBegin', { user_input: 'x' }), line('StatusUpdate', { token_usage: { input_other: 5, output: 2, input_cache_read: 1, input_cache_creation: 0 } }), line('TurnEnd', {})]) {

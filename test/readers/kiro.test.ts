@@ -26,7 +26,7 @@ function sidecar(dir: string, turns: [string, 'Ok' | 'Err', number][]): void {
 describe('kiro', () => {
   it('opens the running turn from the log and ends it from the sidecar, each once', async () => {
     const dir = tempDir();
-    for (const ext of ['jsonl', 'json']) cpSync(join(FIXTURES, `wave4-home/.kiro/sessions/cli/${ID}.${ext}`), join(dir, `${ID}.${ext}`));
+    for (const ext of ['jsonl', 'json']) cpSync(join(FIXTURES, `homes/editor-stores-and-clis/.kiro/sessions/cli/${ID}.${ext}`), join(dir, `${ID}.${ext}`));
     const { store, collector } = await readHome(kiro, dir);
     const tally = () => store.bySession.get(`kiro/${ID}`)!;
     const session = () => store.sessions.get(`kiro/${ID}`)!;

@@ -19,7 +19,7 @@ const answer = (text: string) => ({ role: 'assistant', content: [{ type: 'text',
 
 function conversationDb() {
   const path = join(tempDir(), 'storage.db');
-  copyFileSync(join(FIXTURES, 'longtail-home/.kodelet/storage.db'), path);
+  copyFileSync(join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite/.kodelet/storage.db'), path);
   const db = new Database(path);
   db.exec('DELETE FROM conversations; DELETE FROM conversation_summaries');
   let second = 0;

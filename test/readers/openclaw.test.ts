@@ -104,7 +104,7 @@ describe('OpenClaw reader', () => {
   it('counts a session once when OpenClaw keeps a copy of it on a reset', () => {
     const dir = tempDir();
     const sessions = join(dir, 'agents/main/sessions');
-    cpSync(join(FIXTURES, 'wave3-home/.openclaw/agents/main/sessions'), sessions, { recursive: true });
+    cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis/.openclaw/agents/main/sessions'), sessions, { recursive: true });
     const id = '25d86a4d-5a30-4e8d-8a3e-35b9b3225557';
     const seen = new Set<string>();
     const before = read(dir, seen);

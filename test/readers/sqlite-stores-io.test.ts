@@ -18,7 +18,7 @@ import { kodelet } from '../../src/readers/kodelet/reader.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { crushHome, CRUSH_NOW } from '../helpers/crush-db.js';
 
-const LONGTAIL = join(FIXTURES, 'longtail-home');
+const HOME = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
 const agents: Agent[] = [];
 afterEach(async () => {
   for (const a of agents.splice(0)) await a.stop();
@@ -27,7 +27,7 @@ afterEach(async () => {
 /** A copy of the fixture HOME (with Crush's projects written into it). */
 function home(): string {
   const dir = tempDir('cae-home-');
-  cpSync(LONGTAIL, dir, { recursive: true });
+  cpSync(HOME, dir, { recursive: true });
   crushHome(dir);
   return dir;
 }
@@ -129,7 +129,7 @@ describe('stores', () => {
   it('are found in every Hermes profile and under HERMES_HOME, Kodelet\'s, goose\'s and Crush\'s own variables', () => {
     expect(hermes.defaultRoots({}, '/home/u')).toEqual(['/home/u/.hermes']);
     expect(hermes.defaultRoots({ HERMES_HOME: '/srv/hermes' }, '/home/u')).toEqual(['/srv/hermes', '/home/u/.hermes']);
-    expect(hermes.listFiles(join(LONGTAIL, '.hermes')).map((f) => [f.sessionId, f.path.slice(LONGTAIL.length)]))
+    expect(hermes.listFiles(join(HOME, '.hermes')).map((f) => [f.sessionId, f.path.slice(HOME.length)]))
       .toEqual([['default', '/.hermes/state.db'], ['work', '/.hermes/profiles/work/state.db']]);
     expect(kodelet.defaultRoots({ KODELET_BASE_PATH: '/k' }, '/home/u')).toEqual(['/k']);
     expect(goose.defaultRoots({ GOOSE_PATH_ROOT: '/g' }, '/home/u')).toEqual(['/g/data']);

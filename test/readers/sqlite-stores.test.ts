@@ -1,8 +1,8 @@
 // Hermes, Kodelet, goose and Crush against the ground truth of a HOME that holds their stores
-// (test/fixtures/longtail-home, from the shared longtail fixture generator, seed 1; Crush's
-// database is written by test/helpers/crush-db.ts). Each harness's stores are read once, whole,
-// by the real agent; every session is compared on every field the harness records (`null` in the
-// truth: not recorded, which must show as no series, never as 0).
+// (test/fixtures/homes/aider-cursor-antigravity-sqlite, from the shared longtail fixture generator,
+// seed 1; Crush's database is written by test/helpers/crush-db.ts). Each harness's stores are read
+// once, whole, by the real agent; every session is compared on every field the harness records
+// (`null` in the truth: not recorded, which must show as no series, never as 0).
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,10 +18,10 @@ import { FIXTURES, tempDir } from '../helpers/run.js';
 import { crushHome, CRUSH_TRUTH } from '../helpers/crush-db.js';
 import type { Truth } from '../helpers/ground-truth.js';
 
-const LONGTAIL = join(FIXTURES, 'longtail-home');
+const HOME = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
 
 
-const truth = JSON.parse(readFileSync(join(LONGTAIL, 'ground-truth.sqlite.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.sqlite.json'), 'utf8')) as { now: string; sessions: Truth[] };
 const NOW = Date.parse(truth.now);
 const STATUS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 
@@ -67,9 +67,9 @@ function readEvents(harness: HarnessId, home: string): Map<string, Recorded[]> {
 const count = (log: Recorded[], name: string, match?: (e: Recorded) => boolean) => log.filter((e) => e[0] === name && (!match || match(e))).length;
 
 const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }[] = [
-  { harness: 'hermes', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
-  { harness: 'kodelet', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'kodelet') },
-  { harness: 'goose', home: () => LONGTAIL, sessions: () => truth.sessions.filter((s) => s.harness === 'goose') },
+  { harness: 'hermes', home: () => HOME, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
+  { harness: 'kodelet', home: () => HOME, sessions: () => truth.sessions.filter((s) => s.harness === 'kodelet') },
+  { harness: 'goose', home: () => HOME, sessions: () => truth.sessions.filter((s) => s.harness === 'goose') },
   { harness: 'crush', home: () => crushHome(), sessions: () => CRUSH_TRUTH },
 ];
 

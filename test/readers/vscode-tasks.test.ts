@@ -21,7 +21,7 @@ const req = (ts: number, counts: object) => ({ ts, type: 'say', say: 'api_req_st
 describe('VS Code extension tasks (Roo Code)', () => {
   it('counts a request once as the transcript is rewritten, from its placeholder to its counts, and skips a transcript too large or broken', async () => {
     const root = tempDir();
-    cpSync(join(FIXTURES, 'wave3-home/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks'), root, { recursive: true });
+    cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis/.config/VSCodium/User/globalStorage/rooveterinaryinc.roo-cline/tasks'), root, { recursive: true });
     const path = join(root, TASK, 'ui_messages.json');
     const db = new StateDb(':memory:');
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
@@ -54,7 +54,7 @@ describe('VS Code extension tasks (Roo Code)', () => {
 
   it('ends a subtask\'s turn with its result, which Roo says with no ask after it when it returns to its parent task', async () => {
     const root = tempDir();
-    cpSync(join(FIXTURES, 'wave3-home/.vscode-server/data/User/globalStorage/rooveterinaryinc.roo-cline/tasks'), root, { recursive: true });
+    cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis/.vscode-server/data/User/globalStorage/rooveterinaryinc.roo-cline/tasks'), root, { recursive: true });
     const child = '134d688c-9205-4a24-8aaf-cdf6d93f2822';
     const T = 1796039216088;
     writeFileSync(join(root, child, 'ui_messages.json'), JSON.stringify([{ ts: T, type: 'say', say: 'text', text: 'Audit the test suite' },

@@ -34,7 +34,7 @@ interface Save { messages?: object[]; usage?: object; provider?: string; model?:
 
 function threadsDb() {
   const path = join(tempDir(), 'threads.db');
-  copyFileSync(join(FIXTURES, 'wave4-home/.local/share/zed/threads/threads.db'), path);
+  copyFileSync(join(FIXTURES, 'homes/editor-stores-and-clis/.local/share/zed/threads/threads.db'), path);
   const db = new Database(path);
   db.exec('DELETE FROM threads');
   let second = 0;
@@ -182,7 +182,7 @@ describe('Zed\'s threads.db as Zed holds it', () => {
 
   function homeWithThreads(): string {
     const dir = tempDir('cae-home-');
-    cpSync(join(FIXTURES, 'wave4-home/.local/share/zed'), join(dir, '.local/share/zed'), { recursive: true });
+    cpSync(join(FIXTURES, 'homes/editor-stores-and-clis/.local/share/zed'), join(dir, '.local/share/zed'), { recursive: true });
     return dir;
   }
   function agentFor(dir: string, state = tempDir()): Agent {

@@ -10,7 +10,7 @@ import { junie } from '../../src/readers/junie/reader.js';
 import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES } from '../helpers/run.js';
 
-const HOME = join(FIXTURES, 'wave3-home');
+const HOME = join(FIXTURES, 'homes/vscode-extensions-and-clis');
 const usages = (log: unknown[][]) => eventsNamed(log, 'usage').map(([, model, u]) => [model, u]);
 
 describe('Amp reader', () => {

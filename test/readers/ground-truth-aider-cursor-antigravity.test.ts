@@ -1,7 +1,8 @@
-// The long-tail fixture HOME (written to the formats of Aider, Cursor agent and Antigravity CLI,
-// which do not run here, with a ground truth of every session): each reader run through a real
-// collector and store, and every session checked on what its harness records. `null` in the
-// ground truth means the harness does not record it: no series at all, never 0.
+// The Aider, Cursor agent and Antigravity sample HOME (written to the formats of Aider, Cursor
+// agent and Antigravity CLI, which do not run here, with a ground truth of every session): each
+// reader run through a real collector and store, and every session checked on what its harness
+// records. `null` in the ground truth means the harness does not record it: no series at all, never
+// 0.
 
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,7 +20,7 @@ import { readHome } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
-cpSync(join(FIXTURES, 'longtail-home'), HOME, { recursive: true });
+cpSync(join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite'), HOME, { recursive: true });
 
 interface Truth {
   harness: HarnessId;
@@ -38,7 +39,7 @@ interface Truth {
   status_reason: string;
 }
 
-const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-longtail-readers.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.aider-cursor-antigravity.json'), 'utf8')) as { now: string; sessions: Truth[] };
 
 // Aider's header times and Cursor's prompt stamps are local times without a zone; the ground
 // truth wrote them for a clock at UTC: its "now" is taken in the same local time for them.
@@ -50,7 +51,7 @@ describe.each([
   { reader: aider, root: HOME },
   { reader: cursorAgent, root: join(HOME, '.cursor') },
   { reader: antigravityCli, root: join(HOME, '.gemini', 'antigravity-cli') },
-])('$reader.harness on the long-tail HOME', ({ reader, root }) => {
+])('$reader.harness on the Aider, Cursor agent and Antigravity sample HOME', ({ reader, root }) => {
   const sessions = truth.sessions.filter((s) => s.harness === reader.harness);
   let read: Awaited<ReturnType<typeof readHome>>;
   beforeAll(async () => {

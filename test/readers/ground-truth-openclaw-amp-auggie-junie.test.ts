@@ -1,8 +1,8 @@
-// The third-wave fixture HOME (written to the formats of OpenClaw's JSONL sessions, Amp's threads,
-// Auggie's sessions and Junie's events, which do not run here, with a ground truth of every
-// session): each reader run through a real collector and store, and every session checked on what
-// its harness records. `null` in the ground truth means the harness does not record it: no
-// series at all, never 0.
+// The VS Code extensions' and CLIs' sample HOME (written to the formats of OpenClaw's JSONL
+// sessions, Amp's threads, Auggie's sessions and Junie's events, which do not run here, with a
+// ground truth of every session): each reader run through a real collector and store, and every
+// session checked on what its harness records. `null` in the ground truth means the harness does
+// not record it: no series at all, never 0.
 
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { readHome } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
-cpSync(join(FIXTURES, 'wave3-home'), HOME, { recursive: true });
+cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis'), HOME, { recursive: true });
 
 interface Truth {
   harness: string;
@@ -46,7 +46,7 @@ describe.each([
   { reader: amp, root: join(HOME, '.local/share/amp/threads') },
   { reader: auggie, root: join(HOME, '.augment/sessions') },
   { reader: junie, root: join(HOME, '.junie/sessions') },
-])('$reader.harness on the third-wave HOME', ({ reader, root }) => {
+])('$reader.harness on the sample HOME of VS Code extensions and CLIs', ({ reader, root }) => {
   const sessions = truth.sessions.filter((s) => (HARNESS[s.harness] ?? s.harness) === reader.harness);
   let read: Awaited<ReturnType<typeof readHome>>;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
-// The wave-3 fixture HOME (written to the formats of the VS Code extensions of Cline, Roo Code
-// and Kilo Code, and of Kimi CLI, which do not run here, with a ground truth of every session):
-// each reader run through a real collector and store, and every session checked on what its
-// harness records.
+// The VS Code extensions' and CLIs' sample HOME (written to the formats of the VS Code extensions
+// of Cline, Roo Code and Kilo Code, and of Kimi CLI, which do not run here, with a ground truth of
+// every session): each reader run through a real collector and store, and every session checked on
+// what its harness records.
 
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,8 +18,8 @@ import { readHome, type TallyStore } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
-cpSync(join(FIXTURES, 'wave3-home'), HOME, { recursive: true });
-const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth-wave3.json'), 'utf8')) as { now: string; sessions: Truth[] };
+cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis'), HOME, { recursive: true });
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.vscode-extensions-kimi.json'), 'utf8')) as { now: string; sessions: Truth[] };
 
 const NOW = Date.parse(truth.now);
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
@@ -32,7 +32,7 @@ describe.each([
   { reader: rooCode, roots: USER_DIRS.map((d) => tasks(d, 'rooveterinaryinc.roo-cline')) },
   { reader: kilo, roots: USER_DIRS.map((d) => tasks(d, 'kilocode.kilo-code')) },
   { reader: kimiCli, roots: [home('.kimi/sessions')] },
-])('$reader.harness on the wave-3 HOME', ({ reader, roots }) => {
+])('$reader.harness on the sample HOME of VS Code extensions and CLIs', ({ reader, roots }) => {
   // Kimi CLI: a subagent's log belongs to its parent session (as Claude Code's and Gemini CLI's
   // do): its tokens count there, its turns do not (its prompt is the parent's instruction).
   const all = truth.sessions.filter((s) => s.harness === reader.harness);

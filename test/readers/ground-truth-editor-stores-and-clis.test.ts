@@ -1,7 +1,7 @@
-// The wave-4 fixture HOME (written to the formats of harness-formats-wave4.md, from each harness's
-// own source where it is public, with a ground truth of every session): each reader run through a
-// real collector and store, and every session checked on what its harness records: every token
-// and dollar exact, no series of a value the harness does not record.
+// The editor stores' and CLIs' sample HOME (written to the formats of harness-formats-wave4.md,
+// from each harness's own source where it is public, with a ground truth of every session): each
+// reader run through a real collector and store, and every session checked on what its harness
+// records: every token and dollar exact, no series of a value the harness does not record.
 
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ import { readHome } from '../helpers/tally.js';
 
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
-cpSync(join(FIXTURES, 'wave4-home'), HOME, { recursive: true });
+cpSync(join(FIXTURES, 'homes/editor-stores-and-clis'), HOME, { recursive: true });
 
 type Tokens = Record<'input' | 'output' | 'cache_read' | 'cache_write' | 'reasoning', number | null>;
 interface Truth {
@@ -74,7 +74,7 @@ describe.each([
   { reader: copilotVscode, root: join(HOME, '.config/Code/User'), childrenInParent: true },
   // Copilot CLI: every call's tokens from session-store.db, the rest from each session's events.jsonl.
   { reader: copilotCli, root: join(HOME, '.copilot'), childrenInParent: false },
-])('$reader.harness on the wave-4 HOME', ({ reader, root, childrenInParent, zone, spawnsUncounted }) => {
+])('$reader.harness on the sample HOME of editor stores and CLIs', ({ reader, root, childrenInParent, zone, spawnsUncounted }) => {
   const all = truth.sessions.filter((s) => s.harness === reader.harness);
   const sessions = all.filter((s) => !(childrenInParent && s.parent_session_id));
   let read: Awaited<ReturnType<typeof readHome>>;
