@@ -31,3 +31,15 @@ await build({
   allowOverwrite: true,
   logLevel: 'warning',
 });
+
+// The number formats the page shares with the terminal's viewers (src/view/format.ts, which imports
+// nothing), as a module of its own the page imports (/format.js).
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/view/format.ts'],
+  outfile: 'dist/web/format.js',
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2020',
+  logLevel: 'warning',
+});
