@@ -17,7 +17,7 @@ rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts', 'src/collectors/read-worker.ts', 'src/metrics/bcrypt-worker.ts'],
+  entryPoints: ['src/main.ts', 'src/collectors/read-worker.ts', 'src/http/bcrypt-worker.ts'],
   outdir: 'dist',
   outbase: 'src',
   chunkNames: 'chunks/[name]-[hash]',

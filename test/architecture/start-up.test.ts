@@ -16,8 +16,8 @@ function loadedByServe(): string[] {
   const agent = readFileSync(`${SRC}agent.ts`, 'utf8');
   const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'state/db.ts', 'version.ts', 'agent.ts', 'heap.ts'];
   for (const e of entries.slice(1)) expect(`${main}${agent}`).toContain(`'./${e.replace(/\.ts$/, '.js')}'`);
-  expect(agent).toContain("import('./metrics/server.js')");
-  return [...reachable(importGraph(SRC, { dynamic: false }), [...entries, 'metrics/server.ts'])].sort();
+  expect(agent).toContain("import('./http/server.js')");
+  return [...reachable(importGraph(SRC, { dynamic: false }), [...entries, 'http/server.ts'])].sort();
 }
 
 /** Whether a package is CommonJS for an `import`: no `"type": "module"`, no `import` condition. */
@@ -48,7 +48,7 @@ describe('what serve loads before it answers', () => {
   });
 
   it('loads none of Node\'s modules for HTTPS, threads or commands: they are loaded where first needed (TLS configured, a first read, a password, macOS)', () => {
-    expect(loaded.flatMap((m) => builtinsOf(SRC, m).map((b) => `${m} → ${b}`))).toContain('metrics/server.ts → node:http');
+    expect(loaded.flatMap((m) => builtinsOf(SRC, m).map((b) => `${m} → ${b}`))).toContain('http/server.ts → node:http');
     expect(loaded.flatMap((m) => builtinsOf(SRC, m).filter((b) => /^node:(https|tls|worker_threads|child_process)$/.test(b)).map((b) => `${m} → ${b}`))).toEqual([]);
   });
 

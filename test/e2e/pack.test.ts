@@ -73,7 +73,7 @@ describe('the npm package', () => {
     // load on demand, and the page's number formats built on their own; the modules tsc built beside them are not shipped.
     expect(files.filter((f) => f.startsWith('dist/chunks/')).length).toBeGreaterThan(10);
     expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/chunks/')).sort())
-      .toEqual(['dist/collectors/read-worker.js', 'dist/main.js', 'dist/metrics/bcrypt-worker.js', 'dist/pricing/genai-prices.json', 'dist/web/format.js']);
+      .toEqual(['dist/collectors/read-worker.js', 'dist/http/bcrypt-worker.js', 'dist/main.js', 'dist/pricing/genai-prices.json', 'dist/web/format.js']);
   });
 
   it('names the repository its runbook links point to', () => {
