@@ -40,8 +40,8 @@ const LAYERS: Record<string, readonly string[]> = {
   docs: ['catalog', 'config'],
   // The wiring and the commands.
   agent: ['clock', 'collectors', 'config', 'files', 'hooks', 'http', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['agent', 'collectors', 'config', 'files', 'log', 'pricing', 'process', 'view', 'readers', 'report', 'session', 'state', 'store'],
-  main: ['agent', 'cli', 'config', 'heap', 'hooks', 'log', 'metrics', 'state', 'version', 'view'],
+  cli: ['agent', 'collectors', 'config', 'files', 'heap', 'hooks', 'log', 'metrics', 'pricing', 'process', 'view', 'readers', 'report', 'session', 'state', 'store', 'version'],
+  main: ['cli', 'config', 'hooks', 'version'],
 };
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */

@@ -88,7 +88,7 @@ describe('statusline', () => {
 
   it('loads no reader but Claude Code\'s statusline, no collector, no OpenTelemetry, no watcher, no server', () => {
     // Static imports only (a dynamic import() runs only on its command's path), type-only ones left out (erased).
-    expect(readFileSync(join(SRC, 'main.ts'), 'utf8')).toContain("import('./cli/statusline.js')");
+    expect(readFileSync(join(SRC, 'cli/run.ts'), 'utf8')).toContain("import('./statusline.js')");
     const modules = [...reachable(importGraph(SRC, { dynamic: false }), ['main.ts', 'cli/statusline.ts'])].sort();
     const packages = new Set(modules.flatMap((m) => packagesOf(SRC, m)));
     // Of the views, only the number formats (which import nothing): the line's time to a reset is `top`'s.
