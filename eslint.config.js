@@ -65,5 +65,5 @@ export default defineConfig(
   // The few scripts in plain JavaScript: no types to check them with.
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
   { files: ['**/*.mjs', 'eslint.config.js'], languageOptions: { globals: readonly(['process', 'console', 'URL']) } },
-  { files: ['web/**/*.js'], languageOptions: { sourceType: 'script', globals: readonly(['document', 'fetch', 'setInterval']) } },
+  { files: ['web/**/*.js'], languageOptions: { sourceType: 'module', globals: readonly(['document', 'fetch', 'setInterval']) } },
 );

@@ -17,7 +17,7 @@ rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts', 'src/collectors/read-worker.ts', 'src/metrics/bcrypt-worker.ts'],
+  entryPoints: ['src/main.ts', 'src/collectors/read-worker.ts', 'src/http/bcrypt-worker.ts'],
   outdir: 'dist',
   outbase: 'src',
   chunkNames: 'chunks/[name]-[hash]',
@@ -29,5 +29,17 @@ await build({
   packages: 'external',
   sourcemap: true,
   allowOverwrite: true,
+  logLevel: 'warning',
+});
+
+// The number formats the page shares with the terminal's viewers (src/view/format.ts, which imports
+// nothing), as a module of its own the page imports (/format.js).
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/view/format.ts'],
+  outfile: 'dist/web/format.js',
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2020',
   logLevel: 'warning',
 });

@@ -13,8 +13,8 @@ import { ExportLog, otlpOptions, otlpResource, shownUrl, type OtlpOptions } from
 import type { Push } from './metrics/otlp-push.js';
 import { exposition, RenderedExposition } from './metrics/prometheus.js';
 import { SelfMetrics } from './metrics/self.js';
-import type { MetricsServer } from './metrics/server.js';
-import type { WebConfig } from './metrics/web-config.js';
+import type { MetricsServer } from './http/server.js';
+import type { WebConfig } from './http/web-config.js';
 import { snapshot, type Family, type SnapshotOptions } from './metrics/snapshot.js';
 import { spendByDay } from './store/ledger.js';
 import { liveSessions, type LiveSession } from './store/live.js';
@@ -273,11 +273,11 @@ export class Agent {
    * the base URL it serves at once the first scan is done.
    */
   async start(): Promise<{ url: string }> {
-    const webModule = this.config.webConfigFile ? await import('./metrics/web-config.js') : undefined;
+    const webModule = this.config.webConfigFile ? await import('./http/web-config.js') : undefined;
     const web = webModule && this.webConfig(webModule.loadWebConfig);
     const [host, port] = splitAddress(this.config.listenAddress);
     // The server (and the live page) only for `serve`: `once` never loads them.
-    const { startServer } = await import('./metrics/server.js');
+    const { startServer } = await import('./http/server.js');
     this.server = await startServer({
       host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
       allowedHosts: this.config.web.allowedHosts,

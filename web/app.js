@@ -1,6 +1,6 @@
 // The live page: polls the exporter's JSON every two seconds and redraws. Text goes into the page
 // only through textContent (project names and models are data, never markup).
-'use strict';
+import { compact, costText, elapsed, timeLeft, usd } from '/format.js';
 
 const ORDER = ['asking', 'error', 'working', 'delegating', 'done', 'idle'];
 const samples = []; // [time ms, tokens_total] over the last minute, for tokens per minute
@@ -12,40 +12,8 @@ function el(tag, text, cls) {
   return e;
 }
 
-// The same as `usd` and `costText` of src/view/records.ts (`sessions` and `top` use those; the page
-// cannot import them), but for the page's dash: test/e2e/page.test.ts holds the two to each other.
-function usd(n) {
-  if (n === 0 || n >= 0.01) return `$${n.toFixed(2)}`;
-  return n < 0.0001 ? '<$0.0001' : `$${n.toFixed(4)}`;
-}
-
-function costText(s) {
-  if (s.tokens === null) return '–';
-  return s.cost_usd === null ? 'unpriced' : usd(s.cost_usd);
-}
-
-// The same as `timeLeft` of src/store/limits.ts (`top` and the status line use it): the test of the
-// page holds the two to each other.
-/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
-function timeLeft(ms, now) {
-  const m = Math.max(0, Math.round((ms - now) / 60_000));
-  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
-  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
-}
-
-function compact(n) {
-  const [d, u] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
-  return `${Math.round((n * 10) / d) / 10}${u}`;
-}
-
 /** How long since `iso`: `12m`. */
-function since(iso, now) {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
+const since = (iso, now) => elapsed(now - Date.parse(iso));
 
 /** How long since the last activity; an agent no session file is joined to has none recorded: it runs now. */
 function ago(iso, now) {
@@ -129,7 +97,7 @@ function renderSessions(sessions, now) {
       tr.dataset.session = s.session_id ?? `pid ${s.process.pid}`;
       tr.append(
         el('td', s.harness), el('td', s.project, 'project'), el('td', s.status, `status ${s.status}`),
-        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', costText(s), 'num'),
+        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', costText(s, '–'), 'num'),
         toolCell(s, now), el('td', ago(s.last_activity_at, now), 'p2'),
         // The live agent process (with its children) and how it was joined to the session.
         el('td', s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '–', 'num p5'),

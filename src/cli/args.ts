@@ -3,7 +3,7 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
-import { COMMANDS, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS } from './commands.js';
+import { COMMANDS, isCommand, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS, type CommandName } from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
 import { dayOf } from '../store/ledger.js';
@@ -11,9 +11,9 @@ import { httpClient } from './http.js';
 import { BREAKDOWNS, KINDS, knownTimeZone, parseDay, type Breakdown, type Kind } from '../report/words.js';
 
 export interface Parsed {
-  command: string;
+  command: CommandName;
   /** `help sessions`: the command whose help to print. */
-  topic?: string;
+  topic?: CommandName;
   help: boolean;
   version: boolean;
   json: boolean;
@@ -174,10 +174,10 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
   if (command !== undefined) parsed.command = known(command);
   if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
   // Help and the version ignore the rest; a hook never fails its harness (runHook reads its own words).
-  const takes = parsed.help || parsed.version || ['help', 'hook'].includes(parsed.command) ? [...own] : COMMANDS[parsed.command]!.flags;
+  const takes = parsed.help || parsed.version || ['help', 'hook'].includes(parsed.command) ? [...own] : COMMANDS[parsed.command].flags;
   for (const flag of own) {
     if (['--config', '--help', '-h', '--version', '-v'].includes(flag) || takes.includes(flag)) continue;
-    const by = Object.keys(COMMANDS).filter((c) => COMMANDS[c]!.flags.includes(flag));
+    const by = Object.entries(COMMANDS).filter(([, c]) => c.flags.includes(flag)).map(([name]) => name);
     throw new ConfigError(`${flag}: only the ${by.length === 1 ? `${by[0]} command takes` : `${by.slice(0, -1).join(', ')} and ${by.at(-1)} commands take`} it`);
   }
   if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
@@ -268,7 +268,7 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
   return r;
 }
 
-function known(command: string): string {
-  if (COMMANDS[command]) return command;
+function known(command: string): CommandName {
+  if (isCommand(command)) return command;
   throw new ConfigError(`unknown command "${command}"${didYouMean(command, Object.keys(COMMANDS))}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
 }

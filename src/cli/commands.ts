@@ -1,5 +1,6 @@
 // The commands, their usage and what each does: what the command line accepts (args.ts) and what
-// help prints (help.ts). Apart from both, so that parsing a command line loads no reader.
+// help prints (help.ts); how each runs is run.ts. Apart from all three, so that parsing a command
+// line loads no reader.
 
 // The flags of `report` alone, besides --json and --since.
 export const REPORT_FLAGS = ['--until', '--harness', '--project', '--model', '--breakdown', '--timezone', '--order', '--last', '--from', '--by'];
@@ -11,11 +12,19 @@ export const SHORT_FLAGS: Readonly<Record<string, string>> = {
   '-w': '--start-of-week',
 };
 
-/**
- * `flags`: the flags a command takes besides the configuration keys, --config, --help and
- * --version (every command takes those); any other is refused, not ignored.
- */
-export const COMMANDS: Record<string, { usage: string; summary: string; about: string; flags: readonly string[] }> = {
+/** A command: its usage and what help says of it. */
+export interface Command {
+  usage: string;
+  summary: string;
+  about: string;
+  /**
+   * The flags it takes besides the configuration keys, --config, --help and --version (every
+   * command takes those); any other is refused, not ignored.
+   */
+  flags: readonly string[];
+}
+
+const TABLE = {
   serve: {
     flags: ['--reset-state'],
     usage: '[serve] [options]',
@@ -116,4 +125,11 @@ export const COMMANDS: Record<string, { usage: string; summary: string; about: s
       + 'reads no session file, and writes nothing. --json for the same as JSON.',
   },
   help: { flags: [], usage: 'help [command]', summary: 'this help, or the help of one command', about: 'Prints this help, or the help of one command.' },
-};
+} satisfies Record<string, Command>;
+
+export type CommandName = keyof typeof TABLE;
+
+/** The commands, in the order help lists them; each runs by its runner in run.ts (RUNNERS). */
+export const COMMANDS: Readonly<Record<CommandName, Command>> = TABLE;
+
+export const isCommand = (word: string): word is CommandName => Object.hasOwn(COMMANDS, word);

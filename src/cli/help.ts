@@ -4,7 +4,7 @@
 
 import { HARNESSES } from '../collectors/registry.js';
 import { configKeys, type Leaf } from '../config/load.js';
-import { COMMANDS } from './commands.js';
+import { COMMANDS, type CommandName } from './commands.js';
 
 export { COMMANDS };
 
@@ -62,14 +62,14 @@ function table(rows: [string, string][]): string {
   return rows.map(([a, b]) => `  ${a.padEnd(width)}${a.length >= width ? `\n  ${' '.repeat(width)}` : ''}${b}`).join('\n');
 }
 
-export function help(command = 'serve'): string {
-  const { usage, about } = COMMANDS[command]!;
+export function help(command: CommandName = 'serve'): string {
+  const { usage, about } = COMMANDS[command];
   const keys = foldHarnesses(configKeys());
   const defaults = (l: Leaf) => (l.default === '' || (Array.isArray(l.default) && l.default.length === 0) ? '' : ` (default ${JSON.stringify(l.default)})`);
   const flags: [string, string][] = [
     ...keys.filter((l) => l.arg).map((l): [string, string] => [`--${l.arg} ${placeholder(l)}`,
       `${l.doc}${defaults(l)}${l.ids ? ` <id>: ${l.ids}.` : ''}`]),
-    ...EXTRA.filter((e) => (e.command ? e.command === command : ['--config', '--help', '--version'].includes(e.flag.split(/[ ,]/)[0]!) || COMMANDS[command]!.flags.includes(e.flag)))
+    ...EXTRA.filter((e) => (e.command ? e.command === command : ['--config', '--help', '--version'].includes(e.flag.split(/[ ,]/)[0]!) || COMMANDS[command].flags.includes(e.flag)))
       .map((e): [string, string] => [e.flag, e.doc]),
   ];
   const envOnly: [string, string][] = keys.filter((l) => !l.arg && l.env).map((l) => [l.env!, `${l.key}: ${l.doc}`]);

@@ -9,8 +9,9 @@ import { parseStatusInput, type StatusInput } from '../readers/claude-code/statu
 import { readKvValue } from '../state/db.js';
 import { recordStatus } from '../state/statusline.js';
 import { blocksKey, UsageBlocks } from '../store/blocks.js';
-import { isReset, timeLeft, usedLevel } from '../store/limits.js';
+import { isReset, usedLevel } from '../store/limits.js';
 import { localDay, spendKey, type DaySpend } from '../store/spend.js';
+import { timeLeft } from '../view/format.js';
 
 /** The line when none can be made: a status bar shows something rather than nothing. */
 export const FALLBACK = 'coding-agent-exporter: no status';

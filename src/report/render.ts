@@ -1,7 +1,7 @@
 // A report as a table (a header, a row per period, `--breakdown`'s rows under each, a totals row)
 // or as ccusage's JSON. Costs in the one format every viewer uses (view/records.ts's `usd`).
 
-import { usd } from '../view/records.js';
+import { usd } from '../view/format.js';
 import { printable, printableJson } from '../terminal.js';
 import { totalsOf, type BlockRow, type PeriodRow, type SessionRow, type Usage } from './report.js';
 import type { Kind } from './words.js';

@@ -12,10 +12,3 @@ export const isReset = (l: LimitWindow, now: number): boolean => l.resetsAt !== 
 
 /** How close a window is to its limit: below 75 % used, below 90 %, or above (the dashboards' thresholds). */
 export const usedLevel = (ratio: number): 'ok' | 'near' | 'over' => (ratio >= 0.9 ? 'over' : ratio >= 0.75 ? 'near' : 'ok');
-
-/** Time left until `ms`, as a person says it: 2h30m, 3d4h, 12m. */
-export function timeLeft(ms: number, now: number): string {
-  const m = Math.max(0, Math.round((ms - now) / 60_000));
-  if (m >= 1440) return `${Math.floor(m / 1440)}d${Math.floor((m % 1440) / 60)}h`;
-  return m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m` : `${m}m`;
-}

@@ -1,10 +1,11 @@
 // The live page at `/` and the JSON it refreshes from. The page is static files (web/),
-// read once at start-up; its script fetches `/api/v1/sessions` and `/api/v1/summary` from the
+// read once at start-up, and the number formats every viewer uses (format.ts, built to
+// dist/web/format.js); its script fetches `/api/v1/sessions` and `/api/v1/summary` from the
 // same origin. Nothing is loaded from elsewhere, and the Content-Security-Policy says so.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../files/package-root.js';
+import { BUILD, PACKAGE_ROOT } from '../files/package-root.js';
 /** A body rendered once per change (the agent's `RenderedExposition`), never per request; gzipped once too. */
 export interface Rendered {
   plain(): Buffer;
@@ -24,9 +25,11 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-sr
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const WEB = join(PACKAGE_ROOT, 'web');
+const FORMAT = join(BUILD, 'web', 'format.js');
+const JS = 'text/javascript; charset=utf-8';
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: JS },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
@@ -52,6 +55,9 @@ export function pageRoutes(views: Views, about: { version: string; metricsPath: 
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
     routes.set(path, () => file);
   }
+  // Built by `npm run build`: read when first asked, so that the routes are made from the sources too.
+  let format: { type: string; body: Buffer } | undefined;
+  routes.set('/format.js', () => (format ??= { type: JS, body: readFileSync(FORMAT) }));
   const json = (view: Rendered): Content => (gzip) => ({ type: 'application/json; charset=utf-8', body: gzip ? view.gzip() : view.plain(), gzipped: gzip });
   routes.set('/api/v1/sessions', json(views.sessions));
   routes.set('/api/v1/summary', json(views.summary));

@@ -4,20 +4,7 @@ import type { ProjectOptions } from '../session/project.js';
 import type { LiveSession } from '../store/live.js';
 import type { UnownedAgent } from '../store/processes.js';
 import { printable, printableJson } from '../terminal.js';
-
-/** A count with one decimal and a k, M or G suffix: 1234 → "1.2k". */
-export function compact(n: number): string {
-  const [div, unit] = n >= 1e9 ? [1e9, 'G'] : n >= 1e6 ? [1e6, 'M'] : n >= 1e3 ? [1e3, 'k'] : [1, ''];
-  return `${Math.round((n * 10) / div) / 10}${unit}`;
-}
-
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
-}
+import { compact, costText, elapsed } from './format.js';
 
 /** A window as a person says it: 86400 → "24h", 604800 → "7d", since a day's start 527818 → "6d2h". */
 function span(seconds: number): string {
@@ -34,22 +21,6 @@ function nothingIn(windowSeconds: number): string {
   const wider = windowSeconds < 7 * 86400 ? '7d' : '30d';
   return `no sessions active in the last ${span(windowSeconds)} (the activity window, sessions.activeWindowSeconds); `
     + `look further back with --since ${wider}\n`;
-}
-
-/**
- * Dollars as every viewer shows them (`sessions`, `top`, the page; web/app.js has a copy the page
- * test holds to this one): whole cents from a cent up; below, to a hundredth of a cent, so that a
- * cheap session is neither rounded up to a cent it did not spend nor shown as a free `$0.00`.
- */
-export function usd(n: number): string {
-  if (n === 0 || n >= 0.01) return `$${n.toFixed(2)}`;
-  return n < 0.0001 ? '<$0.0001' : `$${n.toFixed(4)}`;
-}
-
-/** A record's cost: `unpriced` where its model has no price, `-` where the harness records no usage. */
-export function costText(r: Pick<SessionRecord, 'tokens' | 'cost_usd'>): string {
-  if (r.tokens === null) return '-';
-  return r.cost_usd === null ? 'unpriced' : usd(r.cost_usd);
 }
 
 /** The live process's attribution, CPU and memory, e.g. `registry 12% 310MB`. */
@@ -70,7 +41,7 @@ export function formatSessions(records: readonly SessionRecord[], now: number, w
       t === null ? '-' : `${compact(t.input + t.output + t.cache_read + t.cache_write)}${r.drift ? ' DRIFT' : ''}`,
       costText(r), context, processColumn(r),
       // An agent no session file is joined to has no recorded activity: it is running now.
-      r.last_activity_at === null ? 'now' : ago(now - Date.parse(r.last_activity_at)),
+      r.last_activity_at === null ? 'now' : `${elapsed(now - Date.parse(r.last_activity_at))} ago`,
       r.session_id ?? `pid ${r.process?.pid}`,
     ];
   });

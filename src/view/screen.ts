@@ -3,8 +3,9 @@
 // priority, never wrap) and height. A pure function of the data, so the same screen comes from
 // the exporter's own memory or from a remote exporter's JSON.
 
-import { timeLeft, usedLevel } from '../store/limits.js';
-import { compact, costText, usd, type SessionRecord } from './records.js';
+import { usedLevel } from '../store/limits.js';
+import { compact, costText, elapsed, timeLeft, usd } from './format.js';
+import type { SessionRecord } from './records.js';
 import type { Summary } from './summary.js';
 import { printable } from '../terminal.js';
 
@@ -60,25 +61,17 @@ const COLUMNS: Column[] = [
   { head: 'REASON', priority: 1, width: 12, max: 20, cell: (s) => s.reason },
   { head: 'MODEL', priority: 3, width: 18, max: 30, cell: (s) => s.model ?? '-' },
   { head: 'CONTEXT', priority: 4, width: 17, cell: (s) => contextBar(s) },
-  { head: 'COST', priority: 2, width: 9, right: true, cell: costText },
+  { head: 'COST', priority: 2, width: 9, right: true, cell: (s) => costText(s) },
   { head: 'TOOL', priority: 5, width: 14, max: 30, cell: (s) => s.running_tool?.tool ?? '-' },
   // How long the running tool has run ("Bash for 12m").
-  { head: 'FOR', priority: 5, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? ago(now - Date.parse(s.running_tool.started_at)) : '-') },
+  { head: 'FOR', priority: 5, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? elapsed(now - Date.parse(s.running_tool.started_at)) : '-') },
   // The live agent process with its children, and how it was joined to the session.
   { head: 'CPU', priority: 6, width: 5, right: true, cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-') },
   // `999.9MB`: seven characters, the unit never cut off.
   { head: 'MEM', priority: 6, width: 7, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
   { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
-  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => (s.last_activity_at ? ago(now - Date.parse(s.last_activity_at)) : 'now') },
+  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => (s.last_activity_at ? elapsed(now - Date.parse(s.last_activity_at)) : 'now') },
 ];
-
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
-}
 
 function contextBar(s: SessionRecord): string {
   if (s.context_tokens === null) return '-';

@@ -134,7 +134,7 @@ describe('endpoint with --web.config.file', () => {
     expect(ok.headers['x-frame-options']).toBe('deny');
     expect(ok.headers['strict-transport-security']).toBe('max-age=31536000');
     // The live page and its JSON are behind the same TLS and basic auth.
-    for (const path of ['/', '/app.js', '/api/v1/sessions', '/api/v1/summary']) {
+    for (const path of ['/', '/app.js', '/format.js', '/api/v1/sessions', '/api/v1/summary']) {
       expect((await get(`${url}${path}`, { ca })).status, path).toBe(401);
       const page = await get(`${url}${path}`, { ca, headers: basic('prom', 's3cret') });
       expect(page.status, path).toBe(200);

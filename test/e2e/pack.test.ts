@@ -70,10 +70,10 @@ describe('the npm package', () => {
       'dist/pricing/genai-prices.json', 'deploy/grafana/dashboards/team.json', 'deploy/team/prometheus-agent.yml', 'docs/runbook.md']));
     expect(files.filter((f) => /\.map$|^(test|src|bench|scripts)\/|^dist\/(bench|scripts)\/|\.test\.|\.ts$/.test(f))).toEqual([]);
     // The entry point and the two thread scripts are bundled (scripts/bundle.mjs), split where modules
-    // load on demand; the modules tsc built beside them are not shipped.
+    // load on demand, and the page's number formats built on their own; the modules tsc built beside them are not shipped.
     expect(files.filter((f) => f.startsWith('dist/chunks/')).length).toBeGreaterThan(10);
     expect(files.filter((f) => f.startsWith('dist/') && !f.startsWith('dist/chunks/')).sort())
-      .toEqual(['dist/collectors/read-worker.js', 'dist/main.js', 'dist/metrics/bcrypt-worker.js', 'dist/pricing/genai-prices.json']);
+      .toEqual(['dist/collectors/read-worker.js', 'dist/http/bcrypt-worker.js', 'dist/main.js', 'dist/pricing/genai-prices.json', 'dist/web/format.js']);
   });
 
   it('names the repository its runbook links point to', () => {

@@ -4,11 +4,10 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/cli/demo.js';
-import { timeLeft } from '../../src/store/limits.js';
-import { usd } from '../../src/view/records.js';
+import { timeLeft, usd } from '../../src/view/format.js';
 import type { Summary } from '../../src/view/summary.js';
 import { fakeProc } from '../helpers/fake-proc.js';
 import { envFor, listening, ready, sum, tempDir } from '../helpers/run.js';
@@ -35,6 +34,14 @@ beforeAll(async () => {
   });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
+
+/**
+ * `fn` (of `f`, the number formats the page imports, /format.js) applied in the page to each of
+ * `xs`. A string: the test's own source has its import() rewritten by vitest.
+ */
+function inPage(page: Page, fn: string, xs: number[]): Promise<string[]> {
+  return page.evaluate(`import(${JSON.stringify(`${url}/format.js`)}).then((f) => ${JSON.stringify(xs)}.map(${fn}))`);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -69,9 +76,9 @@ describe('the live page', () => {
     if (new Date().getDate() === new Date(Date.now() - 25 * 60_000).getDate()) expect(summary.spend_today_usd).toBeCloseTo(counted, 9);
     expect(summary.spend_today_usd).toBeGreaterThan(0);
     expect(await page.locator('#spend-today').textContent()).toBe(usd(summary.spend_today_usd));
-    // The page's copy of the cost format is `sessions`' and `top`'s.
+    // The cost format the page is served is `sessions`' and `top`'s.
     const amounts = [0, 0.0052, 0.00031, 0.00004, 0.00995, 0.01, 0.014, 0.999, 1.5, 99.999, 1234.567];
-    expect(await page.evaluate((xs) => xs.map((x) => (window as unknown as { usd(n: number): string }).usd(x)), amounts)).toEqual(amounts.map(usd));
+    expect(await inPage(page, `f.usd`, amounts)).toEqual(amounts.map(usd));
     expect(await page.locator('#spend tbody tr').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
 
@@ -144,10 +151,9 @@ describe('the live page', () => {
     ]);
     expect(await page.locator('#limits tbody .bar').evaluateAll((bars) => bars.map((b) => [b.className, (b.firstChild as HTMLElement).style.width])))
       .toEqual([['bar', '47%'], ['bar full', '93%'], ['bar near', '80%']]);
-    // The page's copy of the time to reset is `top`'s and the status line's.
+    // The time to reset the page is served is `top`'s and the status line's.
     const spans = [0, 30_000, 59 * 60_000, 60 * 60_000, 61 * 60_000 + 29_000, 1439 * 60_000, 1440 * 60_000, 5 * 86_400_000 + 7 * 3600_000];
-    expect(await page.evaluate((xs) => xs.map((x) => (window as unknown as { timeLeft(ms: number, now: number): string }).timeLeft(x, 0)), spans))
-      .toEqual(spans.map((x) => timeLeft(x, 0)));
+    expect(await inPage(page, '(x) => f.timeLeft(x, 0)', spans)).toEqual(spans.map((x) => timeLeft(x, 0)));
 
     const chart = async () => page.locator('#spend-chart rect').evaluateAll((rects) => rects.map((r) => ({
       x: Number(r.getAttribute('x')), height: Number(r.getAttribute('height')), none: r.classList.contains('none'), title: r.textContent,

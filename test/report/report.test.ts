@@ -138,7 +138,7 @@ describe('report', () => {
   });
 
   it('loads no reader, collector, output or agent when a state exists (the files are read only without one)', () => {
-    expect(readFileSync(join(SRC, 'main.ts'), 'utf8')).toContain("import('./cli/report.js')");
+    expect(readFileSync(join(SRC, 'cli/run.ts'), 'utf8')).toContain("import('./report.js')");
     const seen = reachable(importGraph(SRC, { dynamic: false }), ['main.ts', 'cli/report.ts']);
     expect([...seen].filter((m) => /^(agent|collectors\/|metrics\/|process\/|readers\/|cli\/(help|top|demo|statusline))/.test(m))).toEqual([]);
   });

@@ -2,7 +2,8 @@
 // no session file is joined to, whose status is their CPU's.
 
 import { describe, expect, it } from 'vitest';
-import { costText, formatSessions, sessionRecord, sessionsJson, usd, viewRecords } from '../../src/view/records.js';
+import { costText, usd } from '../../src/view/format.js';
+import { formatSessions, sessionRecord, sessionsJson, viewRecords } from '../../src/view/records.js';
 import type { LiveSession } from '../../src/store/live.js';
 import type { UnownedAgent } from '../../src/store/processes.js';
 

@@ -10,7 +10,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { ConfigError } from '../config/load.js';
 import type { Logger } from '../log.js';
-import { CONTENT_TYPE, type RenderedExposition } from './prometheus.js';
+import { CONTENT_TYPE, type RenderedExposition } from '../metrics/prometheus.js';
 import { BasicAuth } from './basic-auth.js';
 import { dropSlowClients } from './deadlines.js';
 import { hostAllowed } from './host.js';

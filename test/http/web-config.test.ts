@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BasicAuth } from '../../src/metrics/basic-auth.js';
-import { loadWebConfig } from '../../src/metrics/web-config.js';
+import { BasicAuth } from '../../src/http/basic-auth.js';
+import { loadWebConfig } from '../../src/http/web-config.js';
 import { tempDir } from '../helpers/run.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;

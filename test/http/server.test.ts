@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { RenderedExposition } from '../../src/metrics/prometheus.js';
-import { startServer, type MetricsServer, type ServerOptions } from '../../src/metrics/server.js';
+import { startServer, type MetricsServer, type ServerOptions } from '../../src/http/server.js';
 import { until } from '../helpers/run.js';
 
 const servers: MetricsServer[] = [];

@@ -2,7 +2,7 @@
 // here, the names it listens on, which a test cannot bind to.
 
 import { describe, expect, it } from 'vitest';
-import { hostAllowed } from '../../src/metrics/host.js';
+import { hostAllowed } from '../../src/http/host.js';
 
 describe('Host check', () => {
   it('answers the name it listens on, with or without a port, and no other', () => {

@@ -10,7 +10,7 @@ import type { Compare, Compared } from './bcrypt-worker.js';
 // as long to refuse as a wrong password (no user enumeration by timing).
 const NOBODY = '$2b$10$abcdefghijklmnopqrstuuul6SsDg0.IxU0aWee1oMEso3nHW3Ju.';
 const REMEMBERED_MAX = 1024;
-const SCRIPT = threadScript('metrics/bcrypt-worker.js');
+const SCRIPT = threadScript('http/bcrypt-worker.js');
 
 /** allowed: in; refused: no or wrong credentials (401); busy: too many passwords waiting to be compared (503). */
 export type Verdict = 'allowed' | 'refused' | 'busy';
