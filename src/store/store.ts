@@ -137,6 +137,13 @@ export class SessionStore implements Tally {
     projectOptions: ProjectOptions,
     caps: LabelCaps = { model: 50, tool: 100 },
     ledgerDays = DEFAULT_LEDGER_DAYS,
+    /**
+     * A report's own read (`report` with no state database): its state is private and thrown
+     * away, and the report asks the database only for the ledger. So a commit writes the ledger
+     * alone; the dedupe keys stay in memory (still deduplicating), files, sessions, counters and
+     * the rest are never written (they were a twentieth of a cold report's time).
+     */
+    private readonly ledgerOnly = false,
   ) {
     this.ledger = new Ledger(ledgerDays);
     for (const row of db.counters()) {
@@ -505,7 +512,7 @@ export class SessionStore implements Tally {
    */
   commit(): void {
     const ledger = this.ledger.changes();
-    const changes: Changes = {
+    const changes: Changes = this.ledgerOnly ? { ...ledger, files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [] } : {
       ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
@@ -546,7 +553,7 @@ export class SessionStore implements Tally {
     this.spend.committed();
     this.blocks.committed();
     this.ledger.committed(ledger);
-    this.pendingSeen.clear();
+    if (!this.ledgerOnly) this.pendingSeen.clear();
     this.namingToCommit = undefined;
     this.pendingKv.clear();
     this.touch();
