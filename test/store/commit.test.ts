@@ -112,4 +112,15 @@ describe("a report's own read (ledgerOnly)", () => {
     expect(store.seen('codex', 'k')).toBe(true);
     expect(store.sessions.get('codex/a')?.costUsd).toBe(1);
   });
+
+  it('sums the ledger in memory until its one commit at the end of the read, wherever a second or 32 MB fell', () => {
+    const db = new StateDb(':memory:');
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+    store.ledger.turn(Date.UTC(2026, 0, 1, 10), 'codex', 'p', 'gpt-5', 'completed');
+    store.stageFile({ path: '/f', collector: 'codex', ino: 1, size: 64 << 20, mtimeMs: 1, offset: 64 << 20, state: '{}' }, 64 << 20);
+    store.commitIfDue();
+    expect(db.ledger()).toEqual([]);
+    store.commit();
+    expect(db.ledger().map((r) => r.turnsCompleted)).toEqual([1]);
+  });
 });
