@@ -121,7 +121,7 @@ export class Agent {
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
     this.store = new SessionStore(this.db, priceTable(config), config.project,
-      { model: config.model.max, tool: config.tool.max }, config.ledger.days);
+      { model: config.model.max, tool: config.tool.max }, config.ledger.days, opts.reportRead !== undefined);
     // Told by the exporter that owns the state database, not by a view of a copy of it (`top`).
     if (this.store.projectNamingWas !== undefined && !opts.privateState) {
       log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',

@@ -137,6 +137,14 @@ export class SessionStore implements Tally {
     projectOptions: ProjectOptions,
     caps: LabelCaps = { model: 50, tool: 100 },
     ledgerDays = DEFAULT_LEDGER_DAYS,
+    /**
+     * A report's own read (`report` with no state database): its state is private and thrown
+     * away, and the report asks the database only for the ledger. So it commits once, at the end
+     * of the read, and writes the ledger alone; the dedupe keys stay in memory (still
+     * deduplicating), files, sessions, counters and the rest are never written (they were a
+     * twentieth of a cold report's time).
+     */
+    private readonly ledgerOnly = false,
   ) {
     this.ledger = new Ledger(ledgerDays);
     for (const row of db.counters()) {
@@ -457,6 +465,7 @@ export class SessionStore implements Tally {
 
   /** A file read up to `row.offset`: committed with the changes its lines made. */
   stageFile(row: FileRow, bytesRead: number): void {
+    if (this.ledgerOnly) return;
     this.stagedFiles.set(row.path, row);
     this.stagedRemoved.delete(row.path);
     this.stagedBytes += bytesRead;
@@ -473,6 +482,9 @@ export class SessionStore implements Tally {
    * per file would cost more than reading the file.
    */
   commitIfDue(): void {
+    // A report's read commits once, at its end: floating-point sums grouped by where a commit fell
+    // (a second's timing) would change a cost's last digits from run to run.
+    if (this.ledgerOnly) return;
     if (this.stagedBytes >= COMMIT_BYTES || Date.now() - this.lastCommit >= COMMIT_MS) this.commit();
   }
 
@@ -505,7 +517,7 @@ export class SessionStore implements Tally {
    */
   commit(): void {
     const ledger = this.ledger.changes();
-    const changes: Changes = {
+    const changes: Changes = this.ledgerOnly ? { ...ledger, files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [] } : {
       ...ledger,
       files: [...this.stagedFiles.values()],
       removedFiles: [...this.stagedRemoved],
@@ -546,7 +558,7 @@ export class SessionStore implements Tally {
     this.spend.committed();
     this.blocks.committed();
     this.ledger.committed(ledger);
-    this.pendingSeen.clear();
+    if (!this.ledgerOnly) this.pendingSeen.clear();
     this.namingToCommit = undefined;
     this.pendingKv.clear();
     this.touch();

@@ -93,3 +93,34 @@ describe('the store serves what is committed', () => {
     expect(seen).toEqual([2, 2]);
   });
 });
+
+describe("a report's own read (ledgerOnly)", () => {
+  it('commits the ledger alone, and keeps deduplicating by the keys it never writes', () => {
+    const db = new StateDb(':memory:');
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+    const s = store.sessionFor('codex', 'a', false);
+    s.costUsd = 1;
+    store.changed(s);
+    store.add('prompts', { harness: 'codex', project: 'p' }, 2);
+    store.markSeen('codex\0k');
+    store.stageFile({ path: '/f', collector: 'codex', ino: 1, size: 10, mtimeMs: 1, offset: 10, state: '{}' }, 10);
+    store.ledger.turn(Date.UTC(2026, 0, 1, 10), 'codex', 'p', 'gpt-5', 'completed');
+    store.commit();
+
+    expect(db.ledger().map((r) => r.turnsCompleted)).toEqual([1]);
+    expect([db.files('codex'), db.sessions(), db.counters(), db.seen('codex\0k')]).toEqual([[], [], [], false]);
+    expect(store.seen('codex', 'k')).toBe(true);
+    expect(store.sessions.get('codex/a')?.costUsd).toBe(1);
+  });
+
+  it('sums the ledger in memory until its one commit at the end of the read, wherever a second or 32 MB fell', () => {
+    const db = new StateDb(':memory:');
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+    store.ledger.turn(Date.UTC(2026, 0, 1, 10), 'codex', 'p', 'gpt-5', 'completed');
+    store.stageFile({ path: '/f', collector: 'codex', ino: 1, size: 64 << 20, mtimeMs: 1, offset: 64 << 20, state: '{}' }, 64 << 20);
+    store.commitIfDue();
+    expect(db.ledger()).toEqual([]);
+    store.commit();
+    expect(db.ledger().map((r) => r.turnsCompleted)).toEqual([1]);
+  });
+});
