@@ -154,7 +154,8 @@ if (wanted('memory')) {
   row(`RSS of serve with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions, ${settleSeconds} s after its first scan`, parts(m.live), '<= 60 MB', m.live.rss <= 60);
   row(`RSS of serve after its first read of the corpus (${mb(bytes)}), ${settleSeconds} s later`, parts(m.firstRead), '<= 60 MB', m.firstRead.rss <= 60);
   row('  RSS of a Node process only listening (what Node itself costs)', parts(m.node));
-  row('  the same with SQLite\'s binding and a database open (better-sqlite3, as the state database)', parts(m.nodeSqlite));
+  row('  the same with better-sqlite3 loaded and a database open (the state database where Node has no SQLite)',
+    m.nodeSqlite ? parts(m.nodeSqlite) : `not run: better-sqlite3 is not installed for Node.js ${process.version}`);
   readState = m.stateDir;
 }
 
