@@ -3,7 +3,7 @@
 // slower), every line is JSON.parse'd, and tokens are deduplicated the way ccusage does: a Claude
 // response once per message.id + requestId, a Codex rollout by its last cumulative total.
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { readFileSync } from 'node:fs';
 import { corpusFiles } from './corpus.js';
 import { addTokens, zeroTotals, type Totals } from './totals.js';

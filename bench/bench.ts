@@ -4,15 +4,15 @@
 //
 //   BENCH_SIZE_MB        corpus size (default 200; 1024 for the 1 GB run)
 //   BENCH_PEER_SIZES_MB  corpus sizes the peer (ccusage) is raced on, `once` against `ccusage claude daily` and
-//                        `report daily` on a warm state and cold against `ccusage daily` (default 200,1024; empty: none)
+//                        each `report` kind on a warm state and cold against ccusage's same (default 200,1024; empty: none)
 //   BENCH_SEED           generator seed (default 1)
 //   BENCH_DIR            where the corpus is kept and reused (default: a folder per size and seed under the temp dir)
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
 //   BENCH_SETTLE_SECONDS how long a `serve` is left before its resident memory is read (default 30)
 //   BENCH_INSTALL_NODE   the Node.js version the install rows run on, from the npm registry (default 24.22.3; empty: none)
 //   BENCH_ONLY           the sections to run, comma-separated (default: all): cold, inprocess, scrape, memory,
-//                        restart, status, idle, droidpi, startup, install, peer, report (`report daily`
-//                        against `ccusage daily`, which `peer` also runs on each of its sizes)
+//                        restart, status, idle, droidpi, startup, install, peer, report (`report daily`, weekly,
+//                        monthly, session and blocks against ccusage's same, which `peer` also runs on each of its sizes)
 //
 // Exits non-zero only when the exporter's token totals differ; timings are reported, not asserted.
 
@@ -25,7 +25,7 @@ import { corpusFiles, ensureCorpus } from './corpus.js';
 import { sleep, startExporter } from './exporter.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
-import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerDaily, runReport, type DailyRun, type ProcessRun } from './peer.js';
+import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerReport, runReport, REPORT_KINDS, type DailyRun, type ProcessRun } from './peer.js';
 import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { rawGet, rawRequest } from './raw-get.js';
 import { bytesServer } from './bytes-server.js';
@@ -154,7 +154,8 @@ if (wanted('memory')) {
   row(`RSS of serve with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions, ${settleSeconds} s after its first scan`, parts(m.live), '<= 60 MB', m.live.rss <= 60);
   row(`RSS of serve after its first read of the corpus (${mb(bytes)}), ${settleSeconds} s later`, parts(m.firstRead), '<= 60 MB', m.firstRead.rss <= 60);
   row('  RSS of a Node process only listening (what Node itself costs)', parts(m.node));
-  row('  the same with SQLite\'s binding and a database open (better-sqlite3, as the state database)', parts(m.nodeSqlite));
+  row('  the same with better-sqlite3 loaded and a database open (the state database where Node has no SQLite)',
+    m.nodeSqlite ? parts(m.nodeSqlite) : `not run: better-sqlite3 is not installed for Node.js ${process.version}`);
   readState = m.stateDir;
 }
 
@@ -302,37 +303,44 @@ function racePeer(peer: string, c: typeof corpus): void {
 }
 
 /**
- * `report daily --json` on a warm state (a `once` of every collector ran before), and cold (no
- * state database), against `ccusage daily --json` on the same files (Claude Code and Codex),
- * alternating, the fastest of each.
+ * Each kind of report as `report <kind> --json` on a warm state (a `once` of every collector ran
+ * before) against ccusage's same command on the same files (Claude Code and Codex; blocks are Claude
+ * Code's in both), alternating, the fastest of each; and cold (no state database), every kind where
+ * that is cheap (under 1 GB), else daily alone: a cold report's time is its reading, whatever the kind.
  */
 function raceReport(peer: string, c: typeof corpus): void {
   const state = join(work, `report-${c.sizeMb}`);
   fillState(c.home, state);
-  const peerRuns: DailyRun[] = [];
-  const reportRuns: DailyRun[] = [];
-  const coldRuns: DailyRun[] = [];
-  for (let i = 0; i < COLD_RUNS; i++) {
-    peerRuns.push(runPeerDaily(peer, c.home));
-    reportRuns.push(runReport(c.home, state));
-    // No state database (a folder that is not there): the report reads the files itself.
-    coldRuns.push(runReport(c.home, join(work, `report-${c.sizeMb}-cold-${i}`)));
+  for (const kind of REPORT_KINDS) {
+    const withCold = kind === 'daily' || c.sizeMb < 1024;
+    const peerRuns: DailyRun[] = [];
+    const reportRuns: DailyRun[] = [];
+    const coldRuns: DailyRun[] = [];
+    for (let i = 0; i < COLD_RUNS; i++) {
+      peerRuns.push(runPeerReport(peer, c.home, kind));
+      reportRuns.push(runReport(c.home, state, undefined, kind));
+      // No state database (a folder that is not there): the report reads the files itself.
+      if (withCold) coldRuns.push(runReport(c.home, join(work, `report-${c.sizeMb}-${kind}-cold-${i}`), undefined, kind));
+    }
+    const peerKind = kind === 'blocks' ? 'claude blocks' : kind;
+    // Both harnesses' tokens summed (blocks: Claude Code's), as both reports' totals give them.
+    const tokens = (r: DailyRun) => ({ ...zeroTotals(), 'claude-code': r.tokens });
+    check(`report ${kind} = ${PEER} ${peerKind}, ${c.sizeMb} MB corpus`, tokens(peerRuns[0]!), ...reportRuns.map(tokens), ...coldRuns.map(tokens));
+    const best = (runs: DailyRun[], k: 'wallMs' | 'cpuMs' = 'wallMs') => Math.min(...runs.map((r) => r[k]));
+    const runs = (rs: DailyRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
+    const times = (rs: DailyRun[]) => `${sec(best(rs))} wall, ${sec(best(rs, 'cpuMs'))} CPU (runs: ${runs(rs)})`;
+    row(`  ${PEER} ${peerKind} --json --offline (${kind === 'blocks' ? 'Claude Code' : 'every agent'})`, times(peerRuns));
+    row(`  exporter report ${kind} --json, warm state`, times(reportRuns));
+    const ratio = best(reportRuns) / best(peerRuns);
+    // The targets are the 1 GB corpus's: on less, both are more start-up than reading.
+    const target = c.sizeMb >= 1024;
+    row(`  wall, report ${kind} / ccusage ${peerKind}`, `${ratio.toFixed(2)}x`, target ? '<= 0.2x' : '', target ? ratio <= 0.2 : undefined);
+    if (!withCold) continue;
+    row(`  exporter report ${kind} --json, cold (no state database: it reads the files)`, `${times(coldRuns)}, peak RSS ${Math.max(...coldRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`);
+    const cold = best(coldRuns) / best(peerRuns);
+    const coldCpu = best(coldRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
+    row(`  wall, cold report ${kind} / ccusage ${peerKind}`, `${cold.toFixed(2)}x (CPU ${coldCpu.toFixed(2)}x)`, target ? '<= 1.5x' : '', target ? cold <= 1.5 : undefined);
   }
-  // Both harnesses' tokens summed, as both reports' totals give them.
-  const tokens = (r: DailyRun) => ({ ...zeroTotals(), 'claude-code': r.tokens });
-  check(`report daily = ${PEER} daily, ${c.sizeMb} MB corpus`, tokens(peerRuns[0]!), ...reportRuns.map(tokens), ...coldRuns.map(tokens));
-  const best = (runs: DailyRun[], k: 'wallMs' | 'cpuMs' = 'wallMs') => Math.min(...runs.map((r) => r[k]));
-  const runs = (rs: DailyRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
-  const times = (rs: DailyRun[]) => `${sec(best(rs))} wall, ${sec(best(rs, 'cpuMs'))} CPU (runs: ${runs(rs)})`;
-  row(`  ${PEER} daily --json --offline (every agent)`, times(peerRuns));
-  row('  exporter report daily --json, warm state', times(reportRuns));
-  const ratio = best(reportRuns) / best(peerRuns);
-  row('  wall, report daily / ccusage daily', `${ratio.toFixed(2)}x`, '<= 0.2x', ratio <= 0.2);
-  row('  exporter report daily --json, cold (no state database: it reads the files)', `${times(coldRuns)}, peak RSS ${Math.max(...coldRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`);
-  const cold = best(coldRuns) / best(peerRuns);
-  const coldCpu = best(coldRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
-  // The target is the 1 GB corpus's: on less, both are more start-up than reading.
-  row('  wall, cold report daily / ccusage daily', `${cold.toFixed(2)}x (CPU ${coldCpu.toFixed(2)}x)`, c.sizeMb >= 1024 ? '<= 1.5x' : '', c.sizeMb >= 1024 ? cold <= 1.5 : undefined);
 }
 
 /** Reads files once, so every contender finds them in the page cache. */

@@ -7,7 +7,7 @@ import { FIXTURES } from './root.js';
 
 const MIGRATIONS = join(FIXTURES, 'crush-migrations');
 
-/** `db`: a better-sqlite3 connection, or the exporter's (src/files/sqlite.ts). */
+/** `db`: a connection of the exporter's engine (src/files/sqlite.ts). */
 export function crushSchema(db: { exec(sql: string): unknown }): void {
   for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) {
     db.exec(readFileSync(join(MIGRATIONS, f), 'utf8').split('-- +goose Down')[0]!.replaceAll(/^-- \+goose .*$/gm, ''));

@@ -4,7 +4,7 @@
 // conversation databases of protobuf steps. Most bytes are answers and tool outputs. The exact
 // totals are summed while writing. The Antigravity record builders are also the tests'.
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { createHash } from 'node:crypto';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

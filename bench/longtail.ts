@@ -6,7 +6,7 @@
 //
 //   BENCH_LONGTAIL_MB  corpus size (default 60, a third each)
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,6 +5,7 @@
 // shared with every Node process) and the rest (V8's heaps, buffers, SQLite's and the allocator's
 // memory).
 
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { listeningNode, residentMb, sleep, startExporter } from './exporter.js';
 import { PACKAGE_ROOT } from '../src/files/package-root.js';
@@ -21,8 +22,11 @@ export interface MemoryFigures {
   live: Resident;
   firstRead: Resident;
   node: Resident;
-  /** The same with SQLite's binding loaded and a database opened, as the exporter's state database is. */
-  nodeSqlite: Resident;
+  /**
+   * The same with better-sqlite3 loaded and a database opened, as the state database is where Node
+   * has no SQLite of its own; absent where better-sqlite3 is not installed for this Node.js.
+   */
+  nodeSqlite?: Resident;
   /** The state database the first read left (a warm restart starts from it). */
   stateDir: string;
 }
@@ -45,14 +49,15 @@ const WITH_SQLITE = `require(${JSON.stringify(join(PACKAGE_ROOT, 'node_modules',
 
 export async function memoryFigures(work: string, liveHome: string, corpusHome: string, settleSeconds: number): Promise<MemoryFigures> {
   const node = listeningNode();
-  const nodeSqlite = listeningNode(WITH_SQLITE);
+  // Tried in a child first: on Node 24 and 26 it is absent, or built for another Node.js.
+  const nodeSqlite = spawnSync(process.execPath, ['-e', WITH_SQLITE], { stdio: 'ignore' }).status === 0 ? listeningNode(WITH_SQLITE) : undefined;
   try {
     const stateDir = join(work, 'memory-first-read');
     // Side by side: what is measured is memory, and the settling is most of the time.
     const [live, firstRead] = await Promise.all([settled(join(work, 'memory-live'), liveHome, settleSeconds), settled(stateDir, corpusHome, settleSeconds)]);
-    return { live, firstRead, node: residentMb(node.pid!), nodeSqlite: residentMb(nodeSqlite.pid!), stateDir };
+    return { live, firstRead, node: residentMb(node.pid!), ...(nodeSqlite ? { nodeSqlite: residentMb(nodeSqlite.pid!) } : {}), stateDir };
   } finally {
     node.kill('SIGTERM');
-    nodeSqlite.kill('SIGTERM');
+    nodeSqlite?.kill('SIGTERM');
   }
 }

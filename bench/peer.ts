@@ -92,27 +92,42 @@ export function runOnce(home: string, stateDir: string, args: string[] = []): Pr
   return { ...t, claude: { input: sum('input'), output: sum('output'), cache_read: sum('cache_read'), cache_write: sum('cache_write') } };
 }
 
-/** The four token totals of a `daily --json` answer (ccusage's or the exporter's report: the same names). */
-const dailyTokens = (stdout: string): Tokens => {
-  const t = (JSON.parse(stdout) as { totals: Record<string, number> }).totals;
-  return { input: t.inputTokens ?? 0, output: t.outputTokens ?? 0, cache_read: t.cacheReadTokens ?? 0, cache_write: t.cacheCreationTokens ?? 0 };
+/** A report's kinds, as both command lines name them. */
+export const REPORT_KINDS = ['daily', 'weekly', 'monthly', 'session', 'blocks'] as const;
+export type ReportKind = typeof REPORT_KINDS[number];
+
+/**
+ * The four token totals of a `--json` report (ccusage's or the exporter's: the same names): its
+ * `totals`, or for blocks (which have none) the sum of every block's (a gap's are 0).
+ */
+const reportTokens = (stdout: string): Tokens => {
+  const json = JSON.parse(stdout) as { totals?: Record<string, number>; blocks?: { tokenCounts: Record<string, number> }[] };
+  if (json.totals) {
+    const t = json.totals;
+    return { input: t.inputTokens ?? 0, output: t.outputTokens ?? 0, cache_read: t.cacheReadTokens ?? 0, cache_write: t.cacheCreationTokens ?? 0 };
+  }
+  const sum = (k: string) => (json.blocks ?? []).reduce((a, b) => a + (b.tokenCounts[k] ?? 0), 0);
+  return { input: sum('inputTokens'), output: sum('outputTokens'), cache_read: sum('cacheReadInputTokens'), cache_write: sum('cacheCreationInputTokens') };
 };
 
 export type DailyRun = Omit<ProcessRun, 'claude'> & { tokens: Tokens };
 
-/** `ccusage daily --json --offline` over a HOME: every agent it finds (here Claude Code and Codex). */
-export function runPeerDaily(peer: string, home: string): DailyRun {
-  const { stdout, ...t } = timed(peer, ['daily', '--json', '--offline'], home);
-  return { ...t, tokens: dailyTokens(stdout) };
+/**
+ * `ccusage <kind> --json --offline` over a HOME: every agent it finds (here Claude Code and Codex);
+ * blocks are Claude Code's alone (`ccusage claude blocks`, as the exporter's `report blocks`).
+ */
+export function runPeerReport(peer: string, home: string, kind: ReportKind = 'daily'): DailyRun {
+  const { stdout, ...t } = timed(peer, [...(kind === 'blocks' ? ['claude'] : []), kind, '--json', '--offline'], home);
+  return { ...t, tokens: reportTokens(stdout) };
 }
 
 /**
- * The exporter's `report daily --json` from a state folder a `once` filled (a warm state), or from
+ * The exporter's `report <kind> --json` from a state folder a `once` filled (a warm state), or from
  * none (cold: it reads the files); `agent`: ccusage's per-agent form (`report claude daily`).
  */
-export function runReport(home: string, stateDir: string, agent?: string): DailyRun {
-  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', ...(agent ? [agent] : []), 'daily', '--json', '--state-dir', stateDir], home);
-  return { ...t, tokens: dailyTokens(stdout) };
+export function runReport(home: string, stateDir: string, agent?: string, kind: ReportKind = 'daily'): DailyRun {
+  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', ...(agent ? [agent] : []), kind, '--json', '--state-dir', stateDir], home);
+  return { ...t, tokens: reportTokens(stdout) };
 }
 
 /** `once` over a HOME into `stateDir`, every collector: the state `report` reads. */

@@ -5,7 +5,7 @@
 // Most bytes are tool outputs, which a reader can leave in the database. The exact token totals
 // are summed while writing.
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { FIXTURES } from './root.js';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ export interface StoreCorpus {
 }
 
 /** The capture's tables and indexes, created empty. */
-function createSchema(db: Database.Database): void {
+function createSchema(db: Database): void {
   const capture = new Database(CAPTURE, { readonly: true, fileMustExist: true });
   const ddl = capture.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'").pluck().all() as string[];
   capture.close();

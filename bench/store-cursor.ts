@@ -7,7 +7,7 @@
 //
 //   BENCH_CURSOR_CHATS  chats (default 2000)
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';

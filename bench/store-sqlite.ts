@@ -8,7 +8,7 @@
 //
 //   BENCH_SQLITE_SESSIONS  sessions per database (default 2000)
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { FIXTURES } from './root.js';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,16 +20,14 @@ import { mb, median, mismatches, row } from './report.js';
 import { gc, newAgent, work } from './runs.js';
 import type { Agent } from '../src/agent.js';
 
-// better-sqlite3 reads this when its native part loads, which the bench's own writers do first
-// (src/files/sqlite.ts sets it too late then): without it the exporter's `file:` URIs fail to open
-// on Node 20 and 22.
-process.env.SQLITE_USE_URI = '1';
+// The bench's writers and the exporter share one engine (src/files/sqlite.ts): where it is
+// better-sqlite3, its first load sets SQLITE_USE_URI, which the exporter's `file:` URIs need.
 
 const SESSIONS = Number(process.env.BENCH_SQLITE_SESSIONS ?? 2000);
 const T0 = 1_790_000_000; // seconds
 
 /** The tables and indexes of a fixture database (or of `tables` of it), created empty. */
-function copySchema(db: Database.Database, fixture: string, tables?: string[]): void {
+function copySchema(db: Database, fixture: string, tables?: string[]): void {
   const from = new Database(join(FIXTURES, fixture), { readonly: true, fileMustExist: true });
   const only = tables ? `AND tbl_name IN (${tables.map((t) => `'${t}'`).join(', ')})` : '';
   const ddl = from.prepare(`SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ${only} ORDER BY type = 'index'`).pluck().all() as string[];
@@ -44,11 +42,11 @@ interface Corpus {
   /** What the generator wrote: output tokens (Crush: cost in dollars). */
   expected: number;
   /** One more model call of `expected`'s unit `added`, written by the harness's writer. */
-  call(db: Database.Database): number;
+  call(db: Database): number;
 }
 
 /** A database at `path` in WAL mode, as the harnesses keep theirs. */
-function open(path: string): Database.Database {
+function open(path: string): Database {
   mkdirSync(join(path, '..'), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');

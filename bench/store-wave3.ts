@@ -11,7 +11,7 @@
 //
 //   BENCH_WAVE3_SESSIONS  sessions per harness (default 500)
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { decompress } from 'fzstd';
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -7,7 +7,7 @@
 //
 // Exits non-zero only when token totals differ; timings are reported, not asserted.
 
-import Database from 'better-sqlite3';
+import { Database } from '../test/helpers/sqlite.js';
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

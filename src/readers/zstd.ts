@@ -1,5 +1,5 @@
-// Bounded zstd decompression: Node's own (`zlib.zstdDecompressSync`, Node 22.15 and later), else
-// fzstd (pure JS: Node 20's zlib has no zstd). A few bytes of zstd can ask for gigabytes in two
+// Bounded zstd decompression: Node's own (`zlib.zstdDecompressSync`, Node 24 and later), else
+// fzstd (pure JS: Node 20's zlib has no zstd, Node 22's decodes only a blob's first frame). A few bytes of zstd can ask for gigabytes in two
 // ways, and each is stopped before it costs them: a frame's header names a window the decoder
 // allocates (and copies within for every block) before it reads any, so every frame's header is
 // looked at first; and each 4-byte RLE block is 128 kB of output, so the output is given up on
@@ -11,8 +11,22 @@ import zlib from 'node:zlib';
 /** Why a blob was not decompressed: more than the limit, or no zstd. */
 export type Unzstd = Buffer | 'too_large' | 'invalid';
 
-/** Node's zstd, where it has one. */
-const nativeZstd = (zlib as { zstdDecompressSync?: (blob: Uint8Array, options: { maxOutputLength: number }) => Buffer }).zstdDecompressSync;
+type ZstdDecompressSync = (blob: Uint8Array, options: { maxOutputLength: number }) => Buffer;
+
+/** A frame of one raw block holding `a` (RFC 8878: magic, single-segment header, size 1, block). */
+const FRAME_A = [0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x01, 0x09, 0x00, 0x00, 0x61];
+
+/**
+ * Node's zstd, where it has one that decodes every frame of a blob: Node 22's (22.23.5) stops
+ * after the first and says nothing, so there fzstd decodes.
+ */
+const nativeZstd = ((native: ZstdDecompressSync | undefined) => {
+  try {
+    return native?.(Uint8Array.from([...FRAME_A, ...FRAME_A]), { maxOutputLength: 2 }).toString() === 'aa' ? native : undefined;
+  } catch {
+    return undefined;
+  }
+})((zlib as { zstdDecompressSync?: ZstdDecompressSync }).zstdDecompressSync);
 
 // fzstd is loaded on the first blob, where Node has no zstd: every start-up with none goes without it.
 let Decompress: typeof import('fzstd').Decompress | undefined;

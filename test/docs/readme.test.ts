@@ -35,6 +35,17 @@ describe('the README', () => {
     }
   });
 
+  it('says the Node.js versions .ci/run runs the suite on, no LTS line between the oldest and the newest left out', () => {
+    // The machine's Node.js (the oldest the package takes), then .ci/run's loop, each a pinned version.
+    const pinned = /for version in ([\d. ]+); do/.exec(read('.ci/run'))![1]!.trim().split(/\s+/);
+    const oldest = Number(/>=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)![1]);
+    const majors = [oldest, ...pinned.map((v) => Number(v.split('.')[0]))];
+    // Node.js's LTS lines are its even majors.
+    for (let major = oldest; major <= Math.max(...majors); major += 2) expect(majors, `Node.js ${major}`).toContain(major);
+    expect(README).toContain(`tested on ${majors.slice(0, -1).join(', ')} and ${majors.at(-1)}`);
+    for (const version of pinned) expect(read('docs/install.md'), version).toContain(`tested: ${version}`);
+  });
+
   it('shows only command lines the command line takes', () => {
     // Every `coding-agent-exporter …` of its code blocks and of its command table (`[a|b]` as `a`).
     const blocks = [...README.matchAll(/```(?:sh|)\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n'));

@@ -1,5 +1,5 @@
 // The one interface over both SQLite engines: what the exporter relies on behaves the same through
-// each. CI runs this file on Node.js 20 (better-sqlite3) and on 24 and 26 (node:sqlite).
+// each. CI runs this file on Node.js 20 and 22 (better-sqlite3) and on 24 and 26 (node:sqlite).
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
