@@ -316,7 +316,7 @@ export class Collector<S> {
   private readBacklog(files: SessionFile[]): ReadAhead | undefined {
     const reader = this.reader;
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
-    if (!threads || reader.kind === 'store') return undefined;
+    if (!threads || reader.kind !== 'files') return undefined;
     const fresh = files.filter((f) => !f.document && !f.store && !this.files.get(f.path));
     let bytes = 0;
     for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
@@ -329,14 +329,17 @@ export class Collector<S> {
   /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
   private readFile(file: SessionFile, read?: FileRead): boolean | ParsingDocument {
     const reader = this.reader;
-    // A database a reader of session files lists beside them is read as a store.
-    const readStore = reader.kind === 'store' ? reader.readStore : file.store ? reader.readStore : undefined;
-    if (readStore && !file.document) return this.readStore(reader, readStore, file);
+    // A database a reader of session files lists beside them is read as a store; a document a
+    // store reader lists (Kilo's extension tasks), as a document.
+    if (!file.document) {
+      if (reader.kind === 'store') return this.readStore(reader, reader.readStore, file);
+      if (reader.kind === 'files' && file.store && reader.readStore) return this.readStore(reader, reader.readStore, file);
+    }
     // The listing's stat where it took one: a rescan of files that did not change costs one stat each.
     const st = file.stat ?? statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;
-    if (file.document || reader.kind === 'store') return this.readDocument(reader, file, st);
+    if (reader.kind !== 'files' || file.document) return this.readDocument(reader, file, st);
     const known = this.files.previous(file.path, st);
     if (known?.unchanged) return true;
     const prev = known?.row;

@@ -13,7 +13,8 @@ export interface SessionFile {
   sessionId: string;
   /**
    * The file is one JSON document the harness rewrites whole on every change, not appended
-   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed.
+   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed (every file
+   * of a `documents` reader is one).
    */
   document?: true;
   /** The harness archived the session (Codex's `archived_sessions/`). */
@@ -128,12 +129,18 @@ export interface StoreReader<State> extends ReaderBase<State> {
   readStore(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
 }
 
-/** The `readLine` of a reader whose every file is a document (`SessionFile.document`): a line is nothing it knows. */
-export function noLines(_line: Buffer, _state: unknown, _file: SessionFile, ev: SessionEvents): void {
-  ev.skipped('unknown_shape');
+/**
+ * A reader of session files that are each one JSON document the harness rewrites whole (Amp's
+ * threads, Cline's tasks): the collector hands it the whole of a file whenever it changed, as
+ * though every file were listed `document`.
+ */
+export interface DocumentReader<State> extends ReaderBase<State> {
+  /** Session files, each one document rewritten whole. */
+  readonly kind: 'documents';
+  readDocument(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
 }
 
-export type Reader<State> = LineReader<State> | StoreReader<State>;
+export type Reader<State> = LineReader<State> | DocumentReader<State> | StoreReader<State>;
 
 /**
  * Where a harness looks, and what else is known of it before any of its files is read: a reader

@@ -12,7 +12,7 @@
 
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -128,12 +128,11 @@ function answer(m: Json, blocks: Json[], key: string, last: number, ev: SessionE
   return ts;
 }
 
-export const amp: LineReader<object> = {
+export const amp: DocumentReader<object> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

@@ -8,7 +8,7 @@
 // Every exchange counts once by its request id, whichever read first holds it.
 
 import { basename } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { documentObject } from '../document.js';
 import { numberOf, obj, str, time, type Json } from '../fields.js';
@@ -66,12 +66,11 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
   }
 }
 
-export const auggie: LineReader<object> = {
+export const auggie: DocumentReader<object> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

@@ -10,7 +10,7 @@
 // Reasoning tokens are not recorded (inside output).
 
 import { dirname, join } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -154,13 +154,12 @@ function registry(root: string): RegistryEntry[] {
   }
 }
 
-const cliSessions: LineReader<ClineState> = {
+const cliSessions: DocumentReader<ClineState> = {
   ...cliWhere,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
   registry,
 };

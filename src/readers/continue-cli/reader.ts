@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -136,11 +136,10 @@ function answer(msg: Json, item: Json, session: string, ts: number, ev: SessionE
   }
 }
 
-export const continueCli: LineReader<ContinueState> = {
+export const continueCli: DocumentReader<ContinueState> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

@@ -22,7 +22,7 @@
 // (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
 import { join } from 'node:path';
-import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
+import type { DocumentReader, LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { Usage, UsagePart } from '../../session/types.js';
 import { NO_REASONING, TOKEN_TYPES } from '../../session/vocabulary.js';
@@ -75,15 +75,13 @@ export function isTaskFile(file: SessionFile): boolean {
 }
 
 /** A harness whose only files are its extension's tasks (Roo Code). */
-export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
+export function extensionTasks(family: TaskFamily): DocumentReader<TaskState> {
   return {
     ...extensionTasksWhere(family),
-    kind: 'files',
+    kind: 'documents',
     unrecorded: ['reasoning'],
     listFiles: taskFiles,
     initialState: () => ({}),
-    // Every file is a document.
-    readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
     readDocument: (doc, state, file, ev) => readTranscript(family, doc, state, file, ev),
   };
 }
@@ -96,6 +94,7 @@ export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
  * reader's (`stateVersion`) as a state the reader cannot read, rebuilt from the transcript.
  */
 export function withExtensionTasks<S>(reader: LineReader<S>, family: TaskFamily): LineReader<S | TaskState>;
+export function withExtensionTasks<S>(reader: DocumentReader<S>, family: TaskFamily): DocumentReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: StoreReader<S>, family: TaskFamily): StoreReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Reader<S | TaskState> {
   return {
