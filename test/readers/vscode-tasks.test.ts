@@ -111,7 +111,7 @@ describe('VS Code extension tasks (Cline)', () => {
     const read = (msgs = messages) => {
       const r = recorder(seen);
       const st = JSON.parse(state) as ReturnType<typeof cline.initialState>;
-      cline.readDocument!(Buffer.from(JSON.stringify(msgs)), st, file, r.events);
+      cline.readDocument(Buffer.from(JSON.stringify(msgs)), st, file, r.events);
       state = JSON.stringify(st);
       return r.log;
     };
