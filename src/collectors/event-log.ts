@@ -45,15 +45,16 @@ export class EventLog {
 
   /**
    * `sessionOf` names the session of the next event; `keys` are the dedupe keys this thread has
-   * seen (shared by every file it reads for one collector).
+   * seen (shared by every file it reads for one collector); `seen`, where the log is written on
+   * the thread that owns the store (a large document read in turns), the keys the store has.
    */
-  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>) {
+  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>, private readonly seen?: (key: string) => boolean) {
     const events: Record<string, (...args: unknown[]) => unknown> = {};
     EVENTS.forEach((name, code) => {
       events[name] = (...args: unknown[]) => this.write(code, args);
     });
     events.firstTime = (key: unknown) => {
-      const first = !this.keys.has(key as string);
+      const first = !this.keys.has(key as string) && !this.seen?.(key as string);
       if (first) this.keys.add(key as string);
       this.write(FIRST_TIME, [key, first]);
       return first;

@@ -94,7 +94,19 @@ interface ReaderBase<State> {
    * Must not throw for bad input. A store reader may list documents too (Kilo's database and its
    * VS Code extension's task files are one harness).
    */
-  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void | DocumentSteps;
+}
+
+/**
+ * A reader's pass over a document that holds many records (a transcript): it yields between
+ * records, so that the collector gives the event loop turns during a large one (every few
+ * milliseconds). Nothing it reports is seen by the store before the pass is done.
+ */
+export type DocumentSteps = Generator<void, void, void>;
+
+/** A document's pass run to its end at once (a small document, or a test). */
+export function readAtOnce(pass: void | DocumentSteps): void {
+  if (pass) for (let s = pass.next(); !s.done; s = pass.next());
 }
 
 /**
@@ -137,7 +149,7 @@ export interface StoreReader<State> extends ReaderBase<State> {
 export interface DocumentReader<State> extends ReaderBase<State> {
   /** Session files, each one document rewritten whole. */
   readonly kind: 'documents';
-  readDocument(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  readDocument(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void | DocumentSteps;
 }
 
 export type Reader<State> = LineReader<State> | DocumentReader<State> | StoreReader<State>;

@@ -22,7 +22,7 @@
 // (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
 import { join } from 'node:path';
-import type { DocumentReader, LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
+import type { DocumentReader, DocumentSteps, LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { Usage, UsagePart } from '../../session/types.js';
 import { NO_REASONING, TOKEN_TYPES } from '../../session/vocabulary.js';
@@ -172,7 +172,7 @@ function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefine
   return found;
 }
 
-function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
+function* readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const messages = documentValue(doc, ev);
   if (messages === undefined) return;
   // A task's transcript starts with its task: none is no transcript.
@@ -196,7 +196,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   let provider: string | undefined;
   let range: string | undefined;
   const present = new Set(list.map((m) => m.ts));
-  list.forEach((m, i) => {
+  const read = (m: Json, i: number): void => {
     const ts = m.ts;
     if (typeof ts !== 'number') return ev.skipped('unknown_shape');
     ev.activity(ts);
@@ -267,7 +267,11 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
     if (!next) return;
     const failed = TOOL_ERRORS.has((next.type === 'say' ? str(next.say) : undefined) ?? '');
     if (ev.firstTime(`result:${key}`)) ev.toolResult(key, failed, call);
-  });
+  };
+  for (let i = 0; i < list.length; i++) {
+    yield;
+    read(list[i]!, i);
+  }
 }
 
 /** Where a request's message is, and what it is. */
