@@ -497,7 +497,7 @@ export class Collector<S> {
       let session = file.sessionId;
       const events = this.events(() => session);
       events.beginLine(rebuild);
-      play(log.log, { events, session: (id) => (session = id), line: () => events.beginLine(rebuild), readerError: () => undefined });
+      play(log.log, { events, session: (id) => (session = id), line: () => events.beginLine(rebuild), readerError: () => undefined, answered: (k, first) => events.answered(k, first) });
       return read();
     };
     let steps: void | DocumentSteps = undefined;

@@ -141,6 +141,11 @@ export interface PlaybackTarget {
   /** A new line starts (see `SessionStore.beginLine`). */
   line(): void;
   readerError(at: number, error: string): void;
+  /**
+   * A `firstTime` the log's writer asked the store itself (`seen`) and the log holds the answer
+   * of: where this is given, it takes the answer in place of the sink asking the store again.
+   */
+  answered?(key: string, first: boolean): void;
 }
 
 /** Plays a log back, in order. */
@@ -154,6 +159,7 @@ export function play(log: Log, target: PlaybackTarget): void {
     if (code === SESSION) target.session(log[a] as string);
     else if (code === LINE) target.line();
     else if (code === READER_ERROR) target.readerError(log[a] as number, log[a + 1] as string);
+    else if (code === FIRST_TIME && target.answered) target.answered(log[a] as string, log[a + 1] as boolean);
     else call(events, EVENTS[code]!, log, a, argc);
   }
 }

@@ -623,6 +623,11 @@ describe('document files (one JSON document rewritten whole)', () => {
     expect(turns).toBeGreaterThan(5); // a synchronous pass: none
     // Nothing of the thread is in the store before its pass is done: no turn sees a part of it.
     expect([...seenDuring].filter((n) => n !== 150_000)).toEqual([0]);
+    // Rewritten with one more answer: only it counts (the keys the pass asked are the store's).
+    messages.push({ role: 'assistant', messageId: 150_000, content: [{ type: 'text', text: 'One more.' }], usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 } });
+    writeFileSync(join(root, 'T-0123.json'), JSON.stringify({ id: 'T-0123', created: 1764496800000, messages }));
+    await collector.scan();
+    expect(input()).toBe(150_002);
   }, 120_000);
 });
 
