@@ -14,7 +14,7 @@ const readonly = (names) => Object.fromEntries(names.map((n) => [n, 'readonly'])
 const ASSERTS = ['expect*', 'assert', 'until', 'told', 'refusedWith'];
 
 export default defineConfig(
-  { ignores: ['dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', 'bench-corpus/', 'test/fixtures/'] },
+  { ignores: ['dist/', 'dist-bench/', 'coverage/', 'test-artifacts/', 'bench-corpus/', 'test/fixtures/', '.ci/node/'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

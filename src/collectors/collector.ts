@@ -8,7 +8,7 @@
 
 import { existsSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import type { Harness, Reader, SessionFile, StoreReader, Where } from '../readers/reader.js';
+import { readAtOnce, type DocumentSteps, type Harness, type Reader, type SessionFile, type StoreReader, type Where } from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
 import type { HarnessId } from '../session/types.js';
 import { isFile, listingFailures, readRegular, statListed } from '../files/dir.js';
@@ -17,12 +17,12 @@ import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
 import type { SessionStore } from '../store/store.js';
 import { FileSink } from '../store/sink.js';
-import { answersHold, play } from './event-log.js';
+import { answersHold, EventLog, play } from './event-log.js';
 import { FileIdentities } from './identity.js';
 import { ReadAhead } from './read-ahead.js';
 import type { ReadThreads } from './read-threads.js';
 import type { FileRead } from './read-whole.js';
-import { parseAhead } from '../readers/document.js';
+import { parseAhead, TURN_MS } from '../readers/document.js';
 
 export interface CollectorStats {
   success: boolean;
@@ -36,10 +36,13 @@ export interface CollectorStats {
 // A document file (one JSON document rewritten whole) larger than this is not read (counted as
 // skipped `file_too_large`): it would be held in memory whole, and parsed whole, on every change.
 const MAX_DOCUMENT = 32 << 20;
-/** A large document read, being parsed (`parseAhead`): `read` hands it to its reader once `parsed`. */
-interface ParsingDocument {
-  parsed: Promise<void>;
-  read: () => boolean;
+/**
+ * A read of a large document that gives the event loop a turn before it goes on (`resume`):
+ * while the document is parsed (`parseAhead`), and between steps of its reader's pass over it.
+ */
+interface Pending {
+  turn: Promise<void>;
+  resume: () => boolean | Pending;
 }
 
 // Files never read, this many bytes of them under a root at least, are read on read threads: below
@@ -214,9 +217,9 @@ export class Collector<S> {
             seen.add(file.path);
             const read = await ahead?.take(file.path);
             let done = listing(() => this.readFile(file, read));
-            if (typeof done !== 'boolean') {
-              await done.parsed; // scrapes are answered while a large document is parsed
-              done = listing(done.read);
+            while (typeof done !== 'boolean') {
+              await done.turn; // scrapes are answered while a large document is parsed and read
+              done = listing(done.resume);
             }
             if (!done) ok = false;
             this.files.listed(file.path);
@@ -320,7 +323,7 @@ export class Collector<S> {
   private readBacklog(files: SessionFile[]): ReadAhead | undefined {
     const reader = this.reader;
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
-    if (!threads || reader.kind === 'store') return undefined;
+    if (!threads || reader.kind !== 'files') return undefined;
     const fresh = files.filter((f) => !f.document && !f.store && !this.files.get(f.path));
     let bytes = 0;
     for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
@@ -331,16 +334,19 @@ export class Collector<S> {
   }
 
   /** `read`: the file's events, read ahead from its start (`ReadAhead`). */
-  private readFile(file: SessionFile, read?: FileRead): boolean | ParsingDocument {
+  private readFile(file: SessionFile, read?: FileRead): boolean | Pending {
     const reader = this.reader;
-    // A database a reader of session files lists beside them is read as a store.
-    const readStore = reader.kind === 'store' ? reader.readStore : file.store ? reader.readStore : undefined;
-    if (readStore && !file.document) return this.readStore(reader, readStore, file);
+    // A database a reader of session files lists beside them is read as a store; a document a
+    // store reader lists (Kilo's extension tasks), as a document.
+    if (!file.document) {
+      if (reader.kind === 'store') return this.readStore(reader, reader.readStore, file);
+      if (reader.kind === 'files' && file.store && reader.readStore) return this.readStore(reader, reader.readStore, file);
+    }
     // The listing's stat where it took one: a rescan of files that did not change costs one stat each.
     const st = file.stat ?? statListed(file.path);
     if (!st) return true; // removed between listing and reading, or out of reach (a failure, reported)
     if (this.files.readElsewhere(file.path, st)) return true;
-    if (file.document || reader.kind === 'store') return this.readDocument(reader, file, st);
+    if (reader.kind !== 'files' || file.document) return this.readDocument(reader, file, st);
     const known = this.files.previous(file.path, st);
     if (known?.unchanged) return true;
     const prev = known?.row;
@@ -429,7 +435,7 @@ export class Collector<S> {
    * already counted. There is no replay and no head identity: the state alone prevents double
    * counting, also when the document is replaced.
    */
-  private readDocument(reader: Reader<S>, file: SessionFile, st: Stats): boolean | ParsingDocument {
+  private readDocument(reader: Reader<S>, file: SessionFile, st: Stats): boolean | Pending {
     const prev = this.files.get(file.path);
     if (prev && prev.ino === st.ino && prev.size === st.size && prev.mtimeMs === st.mtimeMs) return true;
     let bytes: Buffer | undefined;
@@ -444,34 +450,80 @@ export class Collector<S> {
         return false;
       }
     }
-    const read = () => this.readDocumentBytes(reader, file, st, prev, bytes);
     const parsing = bytes && parseAhead(bytes);
-    return parsing ? { parsed: parsing, read } : read();
+    if (!parsing) return this.readDocumentBytes(reader, file, st, prev, bytes, false);
+    return { turn: parsing, resume: () => this.readDocumentBytes(reader, file, st, prev, bytes, true) };
   }
 
-  /** The document's bytes (none where it is too large) handed to its reader, and its row tracked. */
-  private readDocumentBytes(reader: Reader<S>, file: SessionFile, st: Stats, prev: FileRow | undefined, bytes: Buffer | undefined): boolean {
+  /**
+   * The document's bytes (none where it is too large) handed to its reader, and its row tracked.
+   * A large one (`inTurns`, parsed ahead) is read in steps with turns of the event loop between
+   * them, its events written down meanwhile and handed to the store when its reader is done: a
+   * commit may come during a turn, and must not see a document half read.
+   */
+  private readDocumentBytes(reader: Reader<S>, file: SessionFile, st: Stats, prev: FileRow | undefined, bytes: Buffer | undefined, inTurns: boolean): boolean | Pending {
     const restored = prev && this.restored(prev);
     const state = restored ?? reader.initialState(file);
+    const done = () => {
+      this.save(file.path, state, bytes?.length ?? 0, { st, offset: st.size });
+      return true;
+    };
+    if (!bytes) return done();
     // A state this reader can no longer read is rebuilt from the document as it is now, counting
     // nothing: what it gained since its last read is not counted.
     const rebuild = prev !== undefined && restored === undefined;
-    if (bytes) {
-      const sessionOf = () => (reader.kind === 'files' ? reader.sessionOf?.(file, state) : undefined) ?? file.sessionId;
+    const sessionOf = () => (reader.kind === 'files' ? reader.sessionOf?.(file, state) : undefined) ?? file.sessionId;
+    // With its stat: a document without times of its own is of the time it was written.
+    const withStat = file.stat ? file : { ...file, stat: st };
+    const failed = (e: unknown) => {
+      this.skip('reader_error');
+      this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
+    };
+    const read = () => {
+      this.readSessions.set(sessionOf(), file.path);
+      this.stats.readBytes += bytes.length;
+      return done();
+    };
+    if (!inTurns) {
       const events = this.events(sessionOf);
       events.beginLine(rebuild);
       try {
-        // With its stat: a document without times of its own is of the time it was written.
-        reader.readDocument?.(bytes, state, file.stat ? file : { ...file, stat: st }, events);
+        readAtOnce(reader.readDocument?.(bytes, state, withStat, events));
       } catch (e) {
-        this.skip('reader_error');
-        this.log.warn('reader failed on a document', { collector: this.name, path: file.path, error: String(e) });
+        failed(e);
       }
-      this.readSessions.set(sessionOf(), file.path);
-      this.stats.readBytes += bytes.length;
+      return read();
     }
-    this.save(file.path, state, bytes?.length ?? 0, { st, offset: st.size });
-    return true;
+    // Dedupe keys are answered by the store as they are asked (no other read of this collector
+    // runs during the turns), and by the keys the pass asked before.
+    const log = new EventLog(sessionOf, new Set(), (key) => this.store.seen(this.name, key));
+    const played = () => {
+      let session = file.sessionId;
+      const events = this.events(() => session);
+      events.beginLine(rebuild);
+      play(log.log, { events, session: (id) => (session = id), line: () => events.beginLine(rebuild), readerError: () => undefined, answered: (k, first) => events.answered(k, first) });
+      return read();
+    };
+    let steps: void | DocumentSteps = undefined;
+    try {
+      steps = reader.readDocument?.(bytes, state, withStat, log.events);
+    } catch (e) {
+      failed(e);
+    }
+    return this.stepped(steps, failed, played);
+  }
+
+  /** A reader's pass over a document stepped for TURN_MS, then again after a turn of the event loop, until it is done. */
+  private stepped(steps: void | DocumentSteps, failed: (e: unknown) => void, done: () => boolean): boolean | Pending {
+    const until = performance.now() + TURN_MS;
+    try {
+      while (steps && !steps.next().done) {
+        if (performance.now() >= until) return { turn: new Promise((r) => setImmediate(r)), resume: () => this.stepped(steps, failed, done) };
+      }
+    } catch (e) {
+      failed(e);
+    }
+    return done();
   }
 
   /**

@@ -45,15 +45,16 @@ export class EventLog {
 
   /**
    * `sessionOf` names the session of the next event; `keys` are the dedupe keys this thread has
-   * seen (shared by every file it reads for one collector).
+   * seen (shared by every file it reads for one collector); `seen`, where the log is written on
+   * the thread that owns the store (a large document read in turns), the keys the store has.
    */
-  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>) {
+  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>, private readonly seen?: (key: string) => boolean) {
     const events: Record<string, (...args: unknown[]) => unknown> = {};
     EVENTS.forEach((name, code) => {
       events[name] = (...args: unknown[]) => this.write(code, args);
     });
     events.firstTime = (key: unknown) => {
-      const first = !this.keys.has(key as string);
+      const first = !this.keys.has(key as string) && !this.seen?.(key as string);
       if (first) this.keys.add(key as string);
       this.write(FIRST_TIME, [key, first]);
       return first;
@@ -140,6 +141,11 @@ export interface PlaybackTarget {
   /** A new line starts (see `SessionStore.beginLine`). */
   line(): void;
   readerError(at: number, error: string): void;
+  /**
+   * A `firstTime` the log's writer asked the store itself (`seen`) and the log holds the answer
+   * of: where this is given, it takes the answer in place of the sink asking the store again.
+   */
+  answered?(key: string, first: boolean): void;
 }
 
 /** Plays a log back, in order. */
@@ -153,6 +159,7 @@ export function play(log: Log, target: PlaybackTarget): void {
     if (code === SESSION) target.session(log[a] as string);
     else if (code === LINE) target.line();
     else if (code === READER_ERROR) target.readerError(log[a] as number, log[a + 1] as string);
+    else if (code === FIRST_TIME && target.answered) target.answered(log[a] as string, log[a + 1] as boolean);
     else call(events, EVENTS[code]!, log, a, argc);
   }
 }

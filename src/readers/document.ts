@@ -21,8 +21,9 @@ const BYTES_PER_VALUE = 16;
 const FEW_VALUES = 1 << 16;
 // A document this large is parsed ahead in pieces; a smaller one, at once (in a few milliseconds).
 const IN_PIECES = 1 << 20;
-// How long the parse of a large document runs between two turns of the event loop.
-const TURN_MS = 4;
+// How long the parse of a large document, or its reader's pass over it, runs between two turns of
+// the event loop.
+export const TURN_MS = 4;
 
 type Parsed = { value: unknown } | 'file_too_large' | 'parse_error';
 

@@ -16,7 +16,8 @@ export interface SessionFile {
   sessionId: string;
   /**
    * The file is one JSON document the harness rewrites whole on every change, not appended
-   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed.
+   * lines: it is read with `readDocument`, whole, whenever its size or mtime changed (every file
+   * of a `documents` reader is one).
    */
   document?: true;
   /** The harness archived the session (Codex's `archived_sessions/`). */
@@ -96,7 +97,19 @@ interface ReaderBase<State> {
    * Must not throw for bad input. A store reader may list documents too (Kilo's database and its
    * VS Code extension's task files are one harness).
    */
-  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void;
+  readDocument?(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void | DocumentSteps;
+}
+
+/**
+ * A reader's pass over a document that holds many records (a transcript): it yields between
+ * records, so that the collector gives the event loop turns during a large one (every few
+ * milliseconds). Nothing it reports is seen by the store before the pass is done.
+ */
+export type DocumentSteps = Generator<void, void, void>;
+
+/** A document's pass run to its end at once (a small document, or a test). */
+export function readAtOnce(pass: void | DocumentSteps): void {
+  if (pass) for (let s = pass.next(); !s.done; s = pass.next());
 }
 
 /**
@@ -131,12 +144,18 @@ export interface StoreReader<State> extends ReaderBase<State> {
   readStore(file: SessionFile, state: State, events: (sessionId: string) => SessionEvents): boolean;
 }
 
-/** The `readLine` of a reader whose every file is a document (`SessionFile.document`): a line is nothing it knows. */
-export function noLines(_line: Buffer, _state: unknown, _file: SessionFile, ev: SessionEvents): void {
-  ev.skipped('unknown_shape');
+/**
+ * A reader of session files that are each one JSON document the harness rewrites whole (Amp's
+ * threads, Cline's tasks): the collector hands it the whole of a file whenever it changed, as
+ * though every file were listed `document`.
+ */
+export interface DocumentReader<State> extends ReaderBase<State> {
+  /** Session files, each one document rewritten whole. */
+  readonly kind: 'documents';
+  readDocument(doc: Buffer, state: State, file: SessionFile, events: SessionEvents): void | DocumentSteps;
 }
 
-export type Reader<State> = LineReader<State> | StoreReader<State>;
+export type Reader<State> = LineReader<State> | DocumentReader<State> | StoreReader<State>;
 
 /**
  * Where a harness looks, and what else is known of it before any of its files is read: a reader

@@ -284,6 +284,11 @@ export class FileSink implements SessionEvents, Tally {
     return true;
   }
 
+  /** A `firstTime` asked of the store already, with its answer (a document read in turns): only marked. */
+  answered(k: string, first: boolean): void {
+    if (first) this.store.markSeen(`${this.collector}\0${k}`);
+  }
+
   record(k: string): void {
     if (this.store.seen(this.collector, `record:${k}`)) this.muted = true;
     else this.recordKey = `${this.collector}\0record:${k}`;

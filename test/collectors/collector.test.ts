@@ -588,6 +588,47 @@ describe('document files (one JSON document rewritten whole)', () => {
     expect([...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0)).toBe(700);
     expect(turns).toBeGreaterThan(20); // read at once, none
   }, 120_000);
+
+  it('reads a thread of 150,000 messages with turns of the event loop during its reader\'s pass, its counts handed over when the pass is done', async () => {
+    const root = tempDir();
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    // The turns counted are those after the document was parsed, once its reader started on it.
+    let reading = false;
+    const reader: Reader<object> = { ...amp, readDocument: (...args) => ((reading = true), amp.readDocument(...args)) };
+    const collector = new Collector('amp', reader, [root], store, db, quiet);
+    const messages = [];
+    for (let i = 0; i < 75_000; i++) {
+      messages.push({ role: 'user', messageId: 2 * i, content: [{ type: 'text', text: 'go on with the next step of the plan, and run the tests after it' }], meta: { sentAt: 1764496800000 + i } });
+      messages.push({ role: 'assistant', messageId: 2 * i + 1, content: [{ type: 'text', text: 'Done: the step is in place and the tests pass on this branch.' }], usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 } });
+    }
+    writeFileSync(join(root, 'T-0123.json'), JSON.stringify({ id: 'T-0123', created: 1764496800000, messages }));
+    const input = () => [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    let turns = 0;
+    const seenDuring = new Set<number>();
+    let scanning = true;
+    const turn = () => {
+      if (!scanning) return;
+      if (reading) {
+        turns++;
+        seenDuring.add(input());
+      }
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    await collector.scan();
+    scanning = false;
+    expect(collector.stats.skipped).toEqual(new Map());
+    expect(input()).toBe(150_000);
+    expect(turns).toBeGreaterThan(5); // a synchronous pass: none
+    // Nothing of the thread is in the store before its pass is done: no turn sees a part of it.
+    expect([...seenDuring].filter((n) => n !== 150_000)).toEqual([0]);
+    // Rewritten with one more answer: only it counts (the keys the pass asked are the store's).
+    messages.push({ role: 'assistant', messageId: 150_000, content: [{ type: 'text', text: 'One more.' }], usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 } });
+    writeFileSync(join(root, 'T-0123.json'), JSON.stringify({ id: 'T-0123', created: 1764496800000, messages }));
+    await collector.scan();
+    expect(input()).toBe(150_002);
+  }, 120_000);
 });
 
 describe('store collector (a database of many sessions)', () => {

@@ -6,6 +6,7 @@ import { cline } from '../../src/readers/cline/reader.js';
 import { harnessOf } from '../../src/process/harnesses.js';
 import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readAtOnce } from '../../src/readers/reader.js';
 
 const ID = '1796151860100_363jx';
 const DIR = join(FIXTURES, `captures/cline/tool/.cline/data/sessions/${ID}`);
@@ -21,7 +22,7 @@ describe('Cline reader', () => {
     const r = recorder();
     const state = cline.initialState(messagesFile);
     const all = captured.messages;
-    for (const n of [2, 3, 4, 4]) cline.readDocument!(doc(all.slice(0, n)), state, messagesFile, r.events);
+    for (const n of [2, 3, 4, 4]) readAtOnce(cline.readDocument(doc(all.slice(0, n)), state, messagesFile, r.events));
     expect(eventsNamed(r.log, 'usage').map(([, model, u]) => [model, u])).toEqual([
       ['fake-model', { input: 445, output: 56, cacheRead: 789, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
       ['fake-model', { input: 400, output: 60, cacheRead: 900, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
@@ -35,7 +36,7 @@ describe('Cline reader', () => {
   it('fails a call one of whose commands failed', () => {
     const r = recorder();
     const result = { id: 'r1', role: 'user', ts: 3, content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ query: 'a', success: true }, { query: 'b', success: false }] }] };
-    cline.readDocument!(doc([prompt('p1', 1), result]), cline.initialState(messagesFile), messagesFile, r.events);
+    readAtOnce(cline.readDocument(doc([prompt('p1', 1), result]), cline.initialState(messagesFile), messagesFile, r.events));
     expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['c1', true]]);
     // Tool results are no prompt.
     expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
@@ -43,11 +44,11 @@ describe('Cline reader', () => {
 
   it('ends a turn its messages leave open as the manifest says, once, and reads its folder, branch and model', () => {
     const r = recorder();
-    cline.readDocument!(doc([prompt('p1', Date.parse('2026-12-01T19:04:20.415Z'))]), cline.initialState(messagesFile), messagesFile, r.events);
+    readAtOnce(cline.readDocument(doc([prompt('p1', Date.parse('2026-12-01T19:04:20.415Z'))]), cline.initialState(messagesFile), messagesFile, r.events));
     const state = cline.initialState(manifestFile);
     const cancelled = Buffer.from(JSON.stringify({ ...manifest, status: 'cancelled' }));
-    cline.readDocument!(cancelled, state, manifestFile, r.events);
-    cline.readDocument!(cancelled, state, manifestFile, r.events);
+    readAtOnce(cline.readDocument(cancelled, state, manifestFile, r.events));
+    readAtOnce(cline.readDocument(cancelled, state, manifestFile, r.events));
     expect(countedTurns(r.log)).toEqual(['interrupted']);
     expect(eventsNamed(r.log, 'meta')).toContainEqual(['meta', { cwd: '/home/dev/src/demo-app', gitBranch: 'main', model: 'fake-model' }]);
   });

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LineReader, Reader, SessionFile, StoreReader } from '../../src/readers/reader.js';
+import { readAtOnce, type LineReader, type Reader, type SessionFile, type StoreReader } from '../../src/readers/reader.js';
 import type { HarnessId, UsagePart } from '../../src/session/types.js';
 import { TOKEN_TYPES } from '../../src/session/vocabulary.js';
 import { recorder } from '../helpers/events.js';
@@ -156,7 +156,7 @@ function sessionIds<S>(reader: Reader<S>, files: SessionFile[]): Set<string> {
     ids.add(f.sessionId);
     const state = reader.initialState(f);
     const sessionOf = () => (reader.kind === 'files' ? reader.sessionOf?.(f, state) : undefined) ?? f.sessionId;
-    if (f.document) reader.readDocument!(readFileSync(f.path), state, f, recorder().events);
+    if (f.document) readAtOnce(reader.readDocument!(readFileSync(f.path), state, f, recorder().events));
     else {
       for (const l of linesOf(f.path)) {
         (reader as LineReader<S>).readLine(l, state, f, recorder().events);
@@ -233,7 +233,7 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLin
 }
 
 function readDocument<S>(reader: Reader<S>, file: SessionFile, r = recorder(), state = reader.initialState(file)) {
-  reader.readDocument!(readFileSync(file.path), state, file, r.events);
+  readAtOnce(reader.readDocument!(readFileSync(file.path), state, file, r.events));
   return { ...r, state };
 }
 
@@ -252,7 +252,7 @@ function documentConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
   it('skips a document that does not parse with a reason and never throws', () => {
     for (const bad of ['{"tokenUsage":', 'null', '[]', '\u0000\u00ff{']) {
       const r = recorder();
-      reader.readDocument!(Buffer.from(bad), reader.initialState(files[0]!), files[0]!, r.events);
+      readAtOnce(reader.readDocument!(Buffer.from(bad), reader.initialState(files[0]!), files[0]!, r.events));
       expect(r.log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
       for (const [e] of r.log) expect(['skipped', 'activity', 'meta']).toContain(e);
     }

@@ -10,6 +10,7 @@ import { StateDb } from '../../src/state/db.js';
 import { SessionStore } from '../../src/store/store.js';
 import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
+import { readAtOnce } from '../../src/readers/reader.js';
 
 const ID = '7bf71713-281f-4031-aafe-2b30931cfe27';
 const captured = JSON.parse(readFileSync(join(FIXTURES, `captures/continue-cli/tool/.continue/sessions/${ID}.json`), 'utf8')) as { history: object[] };
@@ -35,9 +36,9 @@ describe('Continue CLI reader', () => {
     const r = recorder();
     const state = continueCli.initialState(file);
     const [p, callAnswer, final] = captured.history;
-    continueCli.readDocument!(doc([p!, callAnswer!]), state, file, r.events);
-    continueCli.readDocument!(doc([p!, callAnswer!, final!]), state, file, r.events);
-    continueCli.readDocument!(doc([p!, callAnswer!, final!]), state, file, r.events);
+    readAtOnce(continueCli.readDocument(doc([p!, callAnswer!]), state, file, r.events));
+    readAtOnce(continueCli.readDocument(doc([p!, callAnswer!, final!]), state, file, r.events));
+    readAtOnce(continueCli.readDocument(doc([p!, callAnswer!, final!]), state, file, r.events));
     expect(eventsNamed(r.log, 'usage').map(([, model, u]) => [model, u])).toEqual([
       ['fake-model', { input: 345, output: 56, cacheRead: 789, cacheWrite: 100, cacheWrite1h: 0, reasoning: 12 }],
       ['fake-model', { input: 350, output: 60, cacheRead: 900, cacheWrite: 50, cacheWrite1h: 0, reasoning: 14 }],
@@ -52,9 +53,9 @@ describe('Continue CLI reader', () => {
   it('counts the same words asked again as another prompt, and a prompt left without an answer as interrupted', () => {
     const r = recorder();
     const state = continueCli.initialState(file);
-    continueCli.readDocument!(doc([prompt('again'), answer(100, 1)]), state, file, r.events);
-    continueCli.readDocument!(doc([prompt('again'), answer(100, 1), prompt('again')]), state, file, r.events);
-    continueCli.readDocument!(doc([prompt('again'), answer(100, 1), prompt('again'), prompt('other'), answer(300, 2)]), state, file, r.events);
+    readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1)]), state, file, r.events));
+    readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1), prompt('again')]), state, file, r.events));
+    readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1), prompt('again'), prompt('other'), answer(300, 2)]), state, file, r.events));
     expect(eventsNamed(r.log, 'prompt')).toHaveLength(3);
     expect(eventsNamed(r.log, 'usage')).toHaveLength(2);
     expect(countedTurns(r.log)).toEqual(['completed', 'interrupted', 'completed']);
@@ -67,7 +68,7 @@ describe('Continue CLI reader', () => {
       message: { role: 'assistant', content: '', toolCalls: [call('a'), call('b'), call('c')] },
       toolCallStates: [{ toolCallId: 'a', status: 'errored' }, { toolCallId: 'b', status: 'canceled' }, { toolCallId: 'c', status: 'calling' }],
     };
-    continueCli.readDocument!(doc([prompt('x'), item]), continueCli.initialState(file), file, r.events);
+    readAtOnce(continueCli.readDocument(doc([prompt('x'), item]), continueCli.initialState(file), file, r.events));
     expect(eventsNamed(r.log, 'toolCall')).toHaveLength(3);
     // `c` still runs: no result yet.
     expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['a', true], ['b', true]]);

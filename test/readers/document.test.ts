@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { documentObject, documentValue, parseAhead } from '../../src/readers/document.js';
 import { valuesAtMost as valuesAtMostSteps } from '../../src/readers/scan.js';
 import { HARNESSES } from '../../src/collectors/registry.js';
-import type { SessionFile } from '../../src/readers/reader.js';
+import { readAtOnce, type SessionFile } from '../../src/readers/reader.js';
 import type { HarnessId } from '../../src/session/types.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
 
@@ -96,7 +96,7 @@ describe.each(DOCUMENTS)('the %s reader, given %s', (harness, path) => {
     const reader = await HARNESSES[harness].load();
     const file: SessionFile = { path, sessionId: 's', document: true };
     const { events, log } = recorder();
-    reader.readDocument!(dense(350_000), reader.initialState(file), file, events);
+    readAtOnce(reader.readDocument!(dense(350_000), reader.initialState(file), file, events));
     expect(log).toEqual([['skipped', 'file_too_large']]);
   });
 });

@@ -17,7 +17,7 @@ import { HARNESS_FIXTURES } from './harnesses.js';
 import { createLogger } from '../../src/log.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
-import type { LineReader, Reader, SessionFile } from '../../src/readers/reader.js';
+import { readAtOnce, type LineReader, type Reader, type SessionFile } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
@@ -306,7 +306,7 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
         let skipped = 0;
         const events = sinkOf(store, reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
         const state = reader.initialState(doc);
-        expect(() => reader.readDocument!(bytes, state, doc, events)).not.toThrow();
+        expect(() => readAtOnce(reader.readDocument!(bytes, state, doc, events))).not.toThrow();
         expect(nonFinite(state)).toEqual([]);
         expectFinite(store, new Map());
         if (i < 2) expect(skipped).toBeGreaterThan(0);
@@ -317,7 +317,7 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       const read = (doc: SessionFile, text: string) => {
         const store = newStore();
         const reasons = new Set<string>();
-        reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded));
+        readAtOnce(reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded)));
         return { tokens: tokenSum(store), reasons };
       };
       for (const doc of docs) {

@@ -42,12 +42,12 @@ describe('OpenHands reader', () => {
     const state = openhands.initialState(c.file);
     c.event(user('2026-12-07T11:00:00'));
     c.event(action('2026-12-07T11:00:05', 't1'));
-    openhands.readDocument!(c.state('running', [call(100, 10, 40)], [0.01]), state, c.file, r.events);
+    openhands.readDocument(c.state('running', [call(100, 10, 40)], [0.01]), state, c.file, r.events);
     // The state persisted between the two reads (a restart).
     const restored = JSON.parse(JSON.stringify(state)) as OpenHandsState;
     c.event(observation('2026-12-07T11:00:06', 't1'));
     c.event({ kind: 'MessageEvent', source: 'agent', timestamp: '2026-12-07T11:00:09', llm_message: { role: 'assistant', content: [] } });
-    openhands.readDocument!(c.state('finished', [call(100, 10, 40), call(200, 20, 150)], [0.01, 0.02]), restored, c.file, r.events);
+    openhands.readDocument(c.state('finished', [call(100, 10, 40), call(200, 20, 150)], [0.01, 0.02]), restored, c.file, r.events);
     expect(eventsNamed(r.log, 'usage').map(([, model, u, , , cost]) => [model, u, cost])).toEqual([
       [MODEL, { input: 60, output: 10, cacheRead: 40, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, 0.01],
       [MODEL, { input: 50, output: 20, cacheRead: 150, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, expect.closeTo(0.02, 12)],
@@ -67,10 +67,10 @@ describe('OpenHands reader', () => {
     const state = openhands.initialState(c.file);
     c.event(user('2026-12-07T11:00:00'));
     c.event(action('2026-12-07T11:00:05', 't1'));
-    openhands.readDocument!(c.state('waiting_for_confirmation', [], []), state, c.file, r.events);
+    openhands.readDocument(c.state('waiting_for_confirmation', [], []), state, c.file, r.events);
     expect(eventsNamed(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', 'approval']]);
     c.event(observation('2026-12-07T11:00:30', 't1'));
-    openhands.readDocument!(c.state('running', [], []), state, c.file, r.events);
+    openhands.readDocument(c.state('running', [], []), state, c.file, r.events);
     expect(eventsNamed(r.log, 'toolWaits').at(-1)).toEqual(['toolWaits', 't1', undefined]);
   });
 
@@ -81,10 +81,10 @@ describe('OpenHands reader', () => {
     c.event(user('2026-12-07T11:00:00'));
     c.event({}, '{"kind":"ActionEvent","id":"e2","timest');
     c.event(observation('2026-12-07T11:00:06', 't1'));
-    openhands.readDocument!(c.state('running', [], []), state, c.file, r.events);
+    openhands.readDocument(c.state('running', [], []), state, c.file, r.events);
     expect(r.log.filter(([e]) => e === 'toolCall' || e === 'toolResult')).toEqual([]);
     writeFileSync(join(c.file.path, '..', 'events', 'event-00001-e2.json'), JSON.stringify({ id: 'e2', ...action('2026-12-07T11:00:05', 't1') }));
-    openhands.readDocument!(c.state('running', [], []), state, c.file, r.events);
+    openhands.readDocument(c.state('running', [], []), state, c.file, r.events);
     expect(r.log.filter(([e]) => e === 'toolCall' || e === 'toolResult').map(([e, id]) => [e, id])).toEqual([['toolCall', 't1'], ['toolResult', 't1']]);
     expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
   });

@@ -9,6 +9,7 @@ import { auggie } from '../../src/readers/auggie/reader.js';
 import { junie } from '../../src/readers/junie/reader.js';
 import { countedTurns, eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES } from '../helpers/run.js';
+import { readAtOnce } from '../../src/readers/reader.js';
 
 const HOME = join(FIXTURES, 'homes/vscode-extensions-and-clis');
 const usages = (log: unknown[][]) => eventsNamed(log, 'usage').map(([, model, u]) => [model, u]);
@@ -22,7 +23,7 @@ describe('Amp reader', () => {
   it('counts each answer, call, result and prompt once as the thread is rewritten, a GPT prompt as input', () => {
     const r = recorder();
     const state = amp.initialState(file);
-    for (const n of [1, 2, 3, 4, 4]) amp.readDocument!(doc(n), state, file, r.events);
+    for (const n of [1, 2, 3, 4, 4]) readAtOnce(amp.readDocument(doc(n), state, file, r.events));
     expect(usages(r.log)).toEqual([
       ['gpt-5.4', { input: 1553, output: 131, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
       ['gpt-5.4', { input: 824, output: 90, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
@@ -49,11 +50,11 @@ describe('Auggie reader', () => {
   it('counts each exchange once as the session is rewritten, and ends its turn once it completed', () => {
     const r = recorder();
     const state = auggie.initialState(file);
-    auggie.readDocument!(readFileSync(path), state, file, r.events);
+    readAtOnce(auggie.readDocument(readFileSync(path), state, file, r.events));
     // The open exchange completes, with its usage.
     const last = session.chatHistory[1]!;
     const done = { ...last, completed: true, finishedAt: '2026-11-30T11:40:00.000Z', exchange: { ...(last.exchange as object), response_nodes: [{ type: 10, token_usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 40 } }] } };
-    for (let i = 0; i < 2; i++) auggie.readDocument!(Buffer.from(JSON.stringify({ ...session, chatHistory: [session.chatHistory[0], done] })), state, file, r.events);
+    for (let i = 0; i < 2; i++) readAtOnce(auggie.readDocument(Buffer.from(JSON.stringify({ ...session, chatHistory: [session.chatHistory[0], done] })), state, file, r.events));
     expect(usages(r.log)).toEqual([
       ['gpt-5-4', { input: 894, output: 767, cacheRead: 8528, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
       ['gpt-5-4', { input: 10, output: 20, cacheRead: 30, cacheWrite: 40, cacheWrite1h: 0, reasoning: 0 }],

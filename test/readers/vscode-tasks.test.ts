@@ -14,6 +14,7 @@ import { SessionStore } from '../../src/store/store.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
 import { statusOf } from '../../src/session/status.js';
+import { readAtOnce } from '../../src/readers/reader.js';
 
 const TASK = '5b70f775-a2cc-457f-9876-ac743c8eef90';
 const req = (ts: number, counts: object) => ({ ts, type: 'say', say: 'api_req_started', text: JSON.stringify({ apiProtocol: 'anthropic', ...counts }) });
@@ -111,7 +112,7 @@ describe('VS Code extension tasks (Cline)', () => {
     const read = (msgs = messages) => {
       const r = recorder(seen);
       const st = JSON.parse(state) as ReturnType<typeof cline.initialState>;
-      cline.readDocument!(Buffer.from(JSON.stringify(msgs)), st, file, r.events);
+      readAtOnce(cline.readDocument(Buffer.from(JSON.stringify(msgs)), st, file, r.events));
       state = JSON.stringify(st);
       return r.log;
     };

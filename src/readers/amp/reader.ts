@@ -12,7 +12,7 @@
 
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type DocumentSteps, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -48,7 +48,7 @@ function cwdOf(d: Json): string | undefined {
 const FINISHED = new Set(['done', 'error', 'cancelled', 'rejected-by-user']);
 const ENDS = new Map<string, TurnOutcome>([['cancelled', 'interrupted']]);
 
-function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): void {
+function* readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const d = documentObject(doc, ev);
   if (!d) return;
   if (!Array.isArray(d.messages)) return ev.skipped('unknown_shape');
@@ -59,6 +59,7 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
   if (cwd) ev.meta({ cwd });
   let last = created ?? 0;
   for (const raw of d.messages) {
+    yield;
     const m = obj(raw);
     const id = m?.messageId;
     if (!m || typeof id !== 'number' || !Array.isArray(m.content)) {
@@ -128,12 +129,11 @@ function answer(m: Json, blocks: Json[], key: string, last: number, ev: SessionE
   return ts;
 }
 
-export const amp: LineReader<object> = {
+export const amp: DocumentReader<object> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

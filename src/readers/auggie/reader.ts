@@ -8,7 +8,7 @@
 // Every exchange counts once by its request id, whichever read first holds it.
 
 import { basename } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type DocumentSteps, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { documentObject } from '../document.js';
 import { numberOf, obj, str, time, type Json } from '../fields.js';
@@ -24,7 +24,7 @@ function listFiles(root: string): SessionFile[] {
     .map((e) => ({ path: e.path, sessionId: basename(e.name, '.json'), document: true }));
 }
 
-function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): void {
+function* readDocument(doc: Buffer, _state: object, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const d = documentObject(doc, ev);
   if (!d) return;
   if (!Array.isArray(d.chatHistory)) return ev.skipped('unknown_shape');
@@ -35,6 +35,7 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
   if (modified !== undefined) ev.activity(modified);
   const fallbackModel = str(obj(d.agentState)?.modelId);
   for (const raw of d.chatHistory) {
+    yield;
     const item = obj(raw);
     const exchange = obj(item?.exchange);
     const id = str(exchange?.request_id) ?? (typeof item?.sequenceId === 'number' ? String(item.sequenceId) : undefined);
@@ -66,12 +67,11 @@ function readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessio
   }
 }
 
-export const auggie: LineReader<object> = {
+export const auggie: DocumentReader<object> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

@@ -10,7 +10,7 @@
 // Reasoning tokens are not recorded (inside output).
 
 import { dirname, join } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type DocumentSteps, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt, type RegistryEntry, type TurnOutcome } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -50,10 +50,10 @@ const OUTCOMES = new Map<string, TurnOutcome>([
   ['completed', 'completed'], ['failed', 'failed'], ['cancelled', 'interrupted'], ['aborted', 'interrupted'],
 ]);
 
-function readDocument(doc: Buffer, state: ClineState, file: SessionFile, ev: SessionEvents): void {
+function* readDocument(doc: Buffer, state: ClineState, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const d = documentObject(doc, ev);
   if (!d) return;
-  if (file.path.endsWith(MESSAGES)) return conversation(d, file.sessionId, ev);
+  if (file.path.endsWith(MESSAGES)) return yield* conversation(d, file.sessionId, ev);
   manifest(d, state, ev);
 }
 
@@ -73,9 +73,10 @@ function manifest(m: Json, state: ClineState, ev: SessionEvents): void {
   if (outcome) ev.turnEnded(outcome, ended);
 }
 
-function conversation(d: Json, session: string, ev: SessionEvents): void {
+function* conversation(d: Json, session: string, ev: SessionEvents): DocumentSteps {
   if (!Array.isArray(d.messages)) return ev.skipped('unknown_shape');
   for (const raw of d.messages) {
+    yield;
     const m = obj(raw);
     const id = str(m?.id);
     const ts = typeof m?.ts === 'number' ? m.ts : undefined;
@@ -154,13 +155,12 @@ function registry(root: string): RegistryEntry[] {
   }
 }
 
-const cliSessions: LineReader<ClineState> = {
+const cliSessions: DocumentReader<ClineState> = {
   ...cliWhere,
-  kind: 'files',
+  kind: 'documents',
   unrecorded: ['reasoning'],
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
   registry,
 };

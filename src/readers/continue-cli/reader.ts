@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type DocumentSteps, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { usageFromPrompt } from '../../session/types.js';
 import { documentObject } from '../document.js';
@@ -43,7 +43,7 @@ function listFiles(root: string): SessionFile[] {
 // Tool call states that are over; `errored` and `canceled` did not do what was asked.
 const FINISHED = new Map([['done', false], ['errored', true], ['canceled', true]]);
 
-function readDocument(doc: Buffer, state: ContinueState, file: SessionFile, ev: SessionEvents): void {
+function* readDocument(doc: Buffer, state: ContinueState, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const s = documentObject(doc, ev);
   if (!s) return;
   if (!Array.isArray(s.history)) return ev.skipped('unknown_shape');
@@ -56,6 +56,7 @@ function readDocument(doc: Buffer, state: ContinueState, file: SessionFile, ev: 
   const seenPrompts = new Map<string, number>();
   let last: Json | undefined;
   for (const item of s.history) {
+    yield;
     const msg = obj(obj(item)?.message);
     if (!msg) {
       ev.skipped('unknown_shape');
@@ -136,11 +137,10 @@ function answer(msg: Json, item: Json, session: string, ts: number, ev: SessionE
   }
 }
 
-export const continueCli: LineReader<ContinueState> = {
+export const continueCli: DocumentReader<ContinueState> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   listFiles,
   initialState: () => ({}),
-  readLine: noLines,
   readDocument,
 };

@@ -10,7 +10,7 @@
 // Turns, tools, compactions and failures come from the events, read when the state file changes.
 
 import { basename, dirname, join } from 'node:path';
-import { noLines, type LineReader, type SessionFile } from '../reader.js';
+import { type DocumentReader, type SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall, ToolKind, UsagePart } from '../../session/types.js';
 import { countGrowth, dollars, tokenCounts, skipTotals, type Marks } from '../cumulative.js';
@@ -225,11 +225,10 @@ function initialState(file: SessionFile): OpenHandsState {
   return { ...(child ? { child: true as const } : {}), next: 0, pending: [], marks: {} };
 }
 
-export const openhands: LineReader<OpenHandsState> = {
+export const openhands: DocumentReader<OpenHandsState> = {
   ...where,
-  kind: 'files',
+  kind: 'documents',
   listFiles: conversations,
   initialState,
-  readLine: noLines,
   readDocument,
 };

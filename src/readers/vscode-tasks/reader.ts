@@ -22,7 +22,7 @@
 // (`conversationHistoryDeletedRange` on the messages after it); Roo and Kilo write one message.
 
 import { join } from 'node:path';
-import type { LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
+import type { DocumentReader, DocumentSteps, LineReader, Reader, SessionFile, StoreReader } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { Usage, UsagePart } from '../../session/types.js';
 import { NO_REASONING, TOKEN_TYPES } from '../../session/vocabulary.js';
@@ -75,15 +75,13 @@ export function isTaskFile(file: SessionFile): boolean {
 }
 
 /** A harness whose only files are its extension's tasks (Roo Code). */
-export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
+export function extensionTasks(family: TaskFamily): DocumentReader<TaskState> {
   return {
     ...extensionTasksWhere(family),
-    kind: 'files',
+    kind: 'documents',
     unrecorded: ['reasoning'],
     listFiles: taskFiles,
     initialState: () => ({}),
-    // Every file is a document.
-    readLine: (_line, _state, _file, ev) => ev.skipped('unknown_shape'),
     readDocument: (doc, state, file, ev) => readTranscript(family, doc, state, file, ev),
   };
 }
@@ -96,6 +94,7 @@ export function extensionTasks(family: TaskFamily): LineReader<TaskState> {
  * reader's (`stateVersion`) as a state the reader cannot read, rebuilt from the transcript.
  */
 export function withExtensionTasks<S>(reader: LineReader<S>, family: TaskFamily): LineReader<S | TaskState>;
+export function withExtensionTasks<S>(reader: DocumentReader<S>, family: TaskFamily): DocumentReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: StoreReader<S>, family: TaskFamily): StoreReader<S | TaskState>;
 export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Reader<S | TaskState> {
   return {
@@ -173,7 +172,7 @@ function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefine
   return found;
 }
 
-function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): void {
+function* readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const messages = documentValue(doc, ev);
   if (messages === undefined) return;
   // A task's transcript starts with its task: none is no transcript.
@@ -197,7 +196,7 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
   let provider: string | undefined;
   let range: string | undefined;
   const present = new Set(list.map((m) => m.ts));
-  list.forEach((m, i) => {
+  const read = (m: Json, i: number): void => {
     const ts = m.ts;
     if (typeof ts !== 'number') return ev.skipped('unknown_shape');
     ev.activity(ts);
@@ -268,7 +267,11 @@ function readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file:
     if (!next) return;
     const failed = TOOL_ERRORS.has((next.type === 'say' ? str(next.say) : undefined) ?? '');
     if (ev.firstTime(`result:${key}`)) ev.toolResult(key, failed, call);
-  });
+  };
+  for (let i = 0; i < list.length; i++) {
+    yield;
+    read(list[i]!, i);
+  }
 }
 
 /** Where a request's message is, and what it is. */
