@@ -26,7 +26,7 @@ import { sleep, startExporter } from './exporter.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
 import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerReport, runReport, REPORT_KINDS, type DailyRun, type ProcessRun } from './peer.js';
-import { COLD_RUNS, coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
+import { COLD_RUNS, coldScans, fastest, gc, newExporter, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { rawGet, rawRequest } from './raw-get.js';
 import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
@@ -102,7 +102,7 @@ let readState: string | undefined;
 if (wanted('inprocess')) {
   gc();
   t = performance.now();
-  let agent = newAgent(state, corpus.home);
+  let agent = newExporter(state, corpus.home);
   await agent.scanAll();
   const coldIn = performance.now() - t;
   check('exporter in-process', corpus.expected, totalsOf(agent.families()));
@@ -116,7 +116,7 @@ if (wanted('inprocess')) {
 
   gc();
   t = performance.now();
-  agent = newAgent(state, corpus.home);
+  agent = newExporter(state, corpus.home);
   await agent.scanAll();
   const restart = performance.now() - t;
   check('after warm restart', corpus.expected, totalsOf(agent.families()));

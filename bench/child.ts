@@ -4,7 +4,7 @@
 //   node dist-bench/bench/child.js exporter <home> <state dir>
 // Prints {"ms", "totals", "maxRssMb"} on stdout.
 
-import { Agent } from '../src/agent.js';
+import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { baselineScan, storeBaselineScan } from './baseline.js';
@@ -24,7 +24,7 @@ if (mode === 'baseline' || mode === 'store-baseline') {
   ms = performance.now() - started;
 } else {
   // The exporter as `once` runs it, with HOME pointing at the corpus and no other root.
-  const agent = new Agent(loadConfig(['--state-dir', stateDir!], {}), createLogger('warn'), { env: {}, home });
+  const agent = new Exporter(loadConfig(['--state-dir', stateDir!], {}), createLogger('warn'), { env: {}, home });
   await agent.scanAll();
   ms = performance.now() - started;
   totals = totalsOf(agent.families());

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Rng, Text } from './corpus.js';
 import { mismatches, mb, row, sec } from './report.js';
-import { COLD_RUNS, gc, newAgent, work } from './runs.js';
+import { COLD_RUNS, gc, newExporter, work } from './runs.js';
 import { addTokens, TOKEN_TYPES, zeroTokens, type Tokens } from './totals.js';
 
 type Harness = 'droid' | 'pi';
@@ -132,7 +132,7 @@ function baseline(harness: Harness, home: string): Tokens {
 /** The exporter's cold read of `home` (a fresh state database), and the tokens it exported. */
 async function exporter(harness: Harness, home: string, run: number): Promise<{ ms: number; tokens: Tokens }> {
   const t = performance.now();
-  const agent = newAgent(join(work, `${harness}-state-${run}`), home);
+  const agent = newExporter(join(work, `${harness}-state-${run}`), home);
   await agent.scanAll();
   const ms = performance.now() - t;
   const tokens = zeroTokens();

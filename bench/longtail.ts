@@ -14,7 +14,7 @@ import type { Family } from '../src/metrics/snapshot.js';
 import { decode } from '../src/readers/protobuf.js';
 import { ensureLongtailCorpus } from './longtail-corpus.js';
 import { mb, mismatches, row, sec } from './report.js';
-import { COLD_RUNS, gc, newAgent, noChangeRescan, work } from './runs.js';
+import { COLD_RUNS, gc, newExporter, noChangeRescan, work } from './runs.js';
 
 
 interface Found {
@@ -135,7 +135,7 @@ export async function longtailSection(): Promise<void> {
     baseMs.push(performance.now() - t);
     gc();
     t = performance.now();
-    const agent = newAgent(join(work, `longtail-${i}`), corpus.home);
+    const agent = newExporter(join(work, `longtail-${i}`), corpus.home);
     await agent.scanAll();
     coldMs.push(performance.now() - t);
     cold = exported(agent.families());
@@ -150,7 +150,7 @@ export async function longtailSection(): Promise<void> {
   row('long-tail baseline cold read: every line and protobuf field parsed', runs(baseMs));
   row('long-tail exporter cold read (all collectors, Aider searching the HOME)', runs(coldMs));
   row('  ratio baseline / exporter', `${(Math.min(...baseMs) / Math.min(...coldMs)).toFixed(1)}x`);
-  const agent = newAgent(join(work, 'longtail-rescan'), corpus.home);
+  const agent = newExporter(join(work, 'longtail-rescan'), corpus.home);
   await agent.scanAll();
   const rescan = await noChangeRescan(agent);
   row('long-tail no-change rescan (median of 11)', `${rescan.ms.toFixed(2)} ms (CPU ${rescan.cpuMs.toFixed(2)} ms)`);

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from '../src/agent.js';
+import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { median } from './report.js';
@@ -31,8 +31,8 @@ export const fastest = (runs: ChildRun[]): number => Math.min(...runs.map((r) =>
 export const peakRss = (runs: ChildRun[]): number => Math.max(...runs.map((r) => r.maxRssMb));
 
 /** The exporter as `once` runs it, with HOME pointing at a corpus and no other root. */
-export function newAgent(stateDir: string, home: string): Agent {
-  return new Agent(loadConfig(['--state-dir', stateDir], {}), createLogger('warn'), { env: {}, home });
+export function newExporter(stateDir: string, home: string): Exporter {
+  return new Exporter(loadConfig(['--state-dir', stateDir], {}), createLogger('warn'), { env: {}, home });
 }
 
 export const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
@@ -59,7 +59,7 @@ export function coldScans(baseline: string[], home: string): { baseRuns: ChildRu
  * 11 scans in which nothing changed, as `serve` runs them (no forced GC between them): the median
  * of what the collectors report as `collector_duration_seconds`, summed, and of the CPU time they took.
  */
-export async function noChangeRescan(agent: Agent): Promise<{ ms: number; cpuMs: number }> {
+export async function noChangeRescan(agent: Exporter): Promise<{ ms: number; cpuMs: number }> {
   const times: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < 11; i++) {

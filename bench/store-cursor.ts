@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { Rng, Text } from './corpus.js';
 import { mb, median, mismatches, row } from './report.js';
-import { gc, newAgent, work } from './runs.js';
-import type { Agent } from '../src/agent.js';
+import { gc, newExporter, work } from './runs.js';
+import type { Exporter } from '../src/exporter.js';
 
 const CHATS = Number(process.env.BENCH_CURSOR_CHATS ?? 2000);
 const T0 = Date.parse('2026-11-01T00:00:00Z');
@@ -73,11 +73,11 @@ function baseline(path: string): { prompts: number; calls: number } {
   return { prompts, calls };
 }
 
-const counted = (agent: Agent, metric: 'prompts' | 'toolCalls') =>
+const counted = (agent: Exporter, metric: 'prompts' | 'toolCalls') =>
   [...agent.store.counters.values()].filter((k) => k.metric === metric && k.labels.harness === 'cursor').reduce((a, k) => a + k.value, 0);
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 /** The cursor collector's own share of the last scan (the agent runs every collector). */
-const own = (agent: Agent) => ms((agent.collectors.get('cursor')?.stats.durationSeconds ?? 0) * 1000);
+const own = (agent: Exporter) => ms((agent.collectors.get('cursor')?.stats.durationSeconds ?? 0) * 1000);
 
 export async function benchCursorEditor(seed: number): Promise<void> {
   const rng = new Rng(seed);
@@ -90,7 +90,7 @@ export async function benchCursorEditor(seed: number): Promise<void> {
   let t = performance.now();
   const base = baseline(c.path);
   const baseMs = performance.now() - t;
-  const agent = newAgent(join(work, 'state-cursor-editor'), home);
+  const agent = newExporter(join(work, 'state-cursor-editor'), home);
   gc();
   t = performance.now();
   await agent.scanAll();

@@ -17,8 +17,8 @@ import { crushSchema } from './crush-schema.js';
 import { zstdFrame } from '../test/helpers/zstd.js';
 import { unzstd } from '../src/readers/zstd.js';
 import { mb, median, mismatches, row } from './report.js';
-import { gc, newAgent, work } from './runs.js';
-import type { Agent } from '../src/agent.js';
+import { gc, newExporter, work } from './runs.js';
+import type { Exporter } from '../src/exporter.js';
 
 // The bench's writers and the exporter share one engine (src/files/sqlite.ts): where it is
 // better-sqlite3, its first load sets SQLITE_USE_URI, which the exporter's `file:` URIs need.
@@ -395,7 +395,7 @@ function baseline(c: Corpus): number {
 }
 
 /** The exporter's figure for a corpus: its output tokens (Crush: its cost; Copilot CLI: its tokens of every type). */
-function exported(agent: Agent, c: Corpus): number {
+function exported(agent: Exporter, c: Corpus): number {
   const metric = c.harness === 'crush' ? 'cost' : 'tokens';
   const every = c.harness === 'crush' || c.harness === 'copilot-cli';
   return [...agent.store.counters.values()]
@@ -420,7 +420,7 @@ export async function benchSqliteStores(seed: number): Promise<void> {
     let t = performance.now();
     const base = baseline(c);
     const baseMs = performance.now() - t;
-    const agent = newAgent(join(work, `state-sqlite-${c.harness}`), c.home);
+    const agent = newExporter(join(work, `state-sqlite-${c.harness}`), c.home);
     gc();
     t = performance.now();
     await agent.scanAll();

@@ -16,12 +16,12 @@ import { decompress } from 'fzstd';
 import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Agent } from '../src/agent.js';
+import type { Exporter } from '../src/exporter.js';
 import type { HarnessId } from '../src/session/types.js';
 import { Rng, Text } from './corpus.js';
 import { mb, median, mismatches, row } from './report.js';
 import { FIXTURES } from './root.js';
-import { gc, newAgent, work } from './runs.js';
+import { gc, newExporter, work } from './runs.js';
 
 const SESSIONS = Number(process.env.BENCH_WAVE3_SESSIONS ?? 500);
 const T0 = 1_790_000_000_000; // ms
@@ -719,7 +719,7 @@ function baseline(c: Corpus, files: readonly string[]): number {
 }
 
 /** The exporter's output tokens for a corpus's harness. */
-function exported(agent: Agent, c: Corpus): number {
+function exported(agent: Exporter, c: Corpus): number {
   return [...agent.store.counters.values()]
     .filter((k) => k.metric === 'tokens' && k.labels.harness === c.harness && k.labels.token_type === 'output')
     .reduce((a, k) => a + k.value, 0);
@@ -747,7 +747,7 @@ export async function benchWave3Readers(seed: number): Promise<void> {
     let t = performance.now();
     const base = baseline(c, files);
     const baseMs = performance.now() - t;
-    const agent = newAgent(join(work, `state-wave3-${i}`), c.home);
+    const agent = newExporter(join(work, `state-wave3-${i}`), c.home);
     gc();
     t = performance.now();
     await agent.scanAll();

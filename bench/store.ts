@@ -12,7 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
-import { coldScans, fastest, gc, newAgent, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
+import { coldScans, fastest, gc, newExporter, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
 import { ensureStoreCorpus } from './store-corpus.js';
 import { longtailSection } from './longtail.js';
 import { benchSqliteStores } from './store-sqlite.js';
@@ -48,7 +48,7 @@ row('peak RSS, baseline', `${peakRss(baseRuns).toFixed(0)} MB`);
 
 // --- in-process: no-change rescans, then appends while a writer has the database open ----------
 const state = join(work, 'state');
-const agent = newAgent(state, corpus.home);
+const agent = newExporter(state, corpus.home);
 await agent.scanAll();
 const rescan = await noChangeRescan(agent);
 row('no-change rescan (median of 11)', `${rescan.ms.toFixed(2)} ms`, '< 5 ms', rescan.ms < 5);

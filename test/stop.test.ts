@@ -4,7 +4,7 @@
 import { appendFileSync, mkdirSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../src/agent.js';
+import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { tempDir } from './helpers/run.js';
@@ -20,7 +20,7 @@ describe('stopping', () => {
     writeFileSync(transcript, line('u1'));
     const logged: string[] = [];
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' };
-    const agent = new Agent(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('warn', (l) => logged.push(l)), { env, home });
+    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('warn', (l) => logged.push(l)), { env, home });
     await agent.follow();
     // Watching the folder after the exporter does, this hears of the change just after it: the
     // exporter's read is then set for the next turn of the event loop, and it stops before that.

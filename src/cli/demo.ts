@@ -10,7 +10,7 @@ import { appendFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../files/sqlite.js';
-import { Agent } from '../agent.js';
+import { Exporter } from '../exporter.js';
 import type { Config } from '../config/load.js';
 import type { Logger } from '../log.js';
 import { DEMO_FOLDER } from '../process/harnesses.js';
@@ -258,15 +258,15 @@ export async function startDemo(config: Config, log: Logger): Promise<{ stop(): 
     collectors: Object.fromEntries(Object.keys(config.collectors).map((name) => [name, { enabled: true, roots: [] }])),
   };
   // Only the agents started here: the user's own agents (or another demo's) are not the demo's.
-  const agent = new Agent(demoConfig, log, { env: {}, home, ownProcessesOnly: true });
-  const { url } = await agent.start();
+  const exporter = new Exporter(demoConfig, log, { env: {}, home, ownProcessesOnly: true });
+  const { url } = await exporter.start();
   log.info('demo running', { home, metrics: `${url}${config.metricsPath}` });
   const timer = setInterval(advance, TICK_MS);
   return {
     async stop() {
       clearInterval(timer);
       for (const a of agents) a.kill();
-      await agent.stop();
+      await exporter.stop();
       close();
       rmSync(home, { recursive: true, force: true });
     },

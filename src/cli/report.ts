@@ -39,15 +39,15 @@ async function readState(config: Config, r: ReportArgs): Promise<{ ledger: Ledge
     }
     return { ledger: state.ledger, sessions, complete: state.firstReadSince === undefined };
   }
-  const { Agent } = await import('../agent.js');
+  const { Exporter } = await import('../exporter.js');
   // Only the harness asked for is read (a report of one sums no other's files).
-  const agent = new Agent(config, createLogger('warn'), { privateState: true, reportRead: r.harness === undefined ? {} : { harness: r.harness } });
+  const exporter = new Exporter(config, createLogger('warn'), { privateState: true, reportRead: r.harness === undefined ? {} : { harness: r.harness } });
   try {
-    await agent.readUsage();
-    agent.store.commit();
-    return { ledger: agent.store.ledgerRows(fromHour, toHour), sessions: [...agent.store.sessions.values()], complete: true };
+    await exporter.readUsage();
+    exporter.store.commit();
+    return { ledger: exporter.store.ledgerRows(fromHour, toHour), sessions: [...exporter.store.sessions.values()], complete: true };
   } finally {
-    await agent.stop();
+    await exporter.stop();
   }
 }
 

@@ -3,7 +3,7 @@
 // loads only what it uses. What this module imports itself, every command loads (main.ts).
 
 import { join, resolve } from 'node:path';
-import type { Agent } from '../agent.js';
+import type { Exporter } from '../exporter.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { schema } from '../config/schema.js';
 import { runHook } from '../hooks/command.js';
@@ -40,11 +40,11 @@ export function statusFailed(e: unknown): number {
   return 0;
 }
 
-/** The configuration and the logger of a command that reads the harnesses' files, and its agent (none for `demo` and `hooks`). */
+/** The configuration and the logger of a command that reads the harnesses' files, and its exporter (none for `demo` and `hooks`). */
 interface Setup {
   config: Config;
   log: Logger;
-  agent?: Agent;
+  exporter?: Exporter;
   /** The heap of a command that stays up: what a first read allocates is not kept resident for the day. */
   heap?: typeof import('../heap.js');
   /** While `top` holds the terminal, log lines wait here and are written when it quits. */
@@ -63,9 +63,9 @@ async function setUp({ args }: Invocation): Promise<Setup | number> {
     // (printed after it quits, or into its pipe); warnings are, and debug when asked for.
     const level = args.command === 'top' && config.logLevel === 'info' ? 'warn' : config.logLevel;
     const log = holdLog ? createLogger(level, (l) => held.push(l)) : createLogger(level);
-    const agent = args.command === 'demo' || args.command === 'hooks' ? undefined
-      : new (await import('../agent.js')).Agent(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
-    setup = { config, log, agent, held };
+    const exporter = args.command === 'demo' || args.command === 'hooks' ? undefined
+      : new (await import('../exporter.js')).Exporter(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
+    setup = { config, log, exporter, held };
   } catch (e) {
     return refused(e);
   }
@@ -74,37 +74,37 @@ async function setUp({ args }: Invocation): Promise<Setup | number> {
   return setup;
 }
 
-/** A runner of a command that has an agent. */
-const withAgent = (run: (s: Setup & { agent: Agent }, c: Invocation) => Promise<number>): Runner => async (c) => {
+/** A runner of a command that has an exporter. */
+const withExporter = (run: (s: Setup & { exporter: Exporter }, c: Invocation) => Promise<number>): Runner => async (c) => {
   const setup = await setUp(c);
-  return typeof setup === 'number' ? setup : run(setup as Setup & { agent: Agent }, c);
+  return typeof setup === 'number' ? setup : run(setup as Setup & { exporter: Exporter }, c);
 };
 
-const serve = withAgent(async ({ log, agent, heap }) => {
+const serve = withExporter(async ({ log, exporter, heap }) => {
   try {
-    await agent.start();
+    await exporter.start();
     heap?.favourMemory();
   } catch (e) {
-    await agent.stop();
+    await exporter.stop();
     return refused(e);
   }
   await waitForSignal();
   log.info('stopping');
-  await agent.stop();
+  await exporter.stop();
   return 0;
 });
 
-const onceOrSessions = withAgent(async ({ config, agent }, { args }) => {
-  await agent.scanAll();
-  if (args.command === 'once') process.stdout.write((await import('../metrics/prometheus.js')).exposition(agent.families()));
+const onceOrSessions = withExporter(async ({ config, exporter }, { args }) => {
+  await exporter.scanAll();
+  if (args.command === 'once') process.stdout.write((await import('../metrics/prometheus.js')).exposition(exporter.families()));
   else {
     const { formatSessions, sessionsJson } = await import('../view/records.js');
-    const records = agent.records();
+    const records = exporter.records();
     process.stdout.write(args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds));
     // Where no process can be seen (Windows), the statuses are the files' alone: said under the table.
-    if (!args.json && agent.processNote) process.stdout.write(`${agent.processNote}\n`);
+    if (!args.json && exporter.processNote) process.stdout.write(`${exporter.processNote}\n`);
   }
-  await agent.stop();
+  await exporter.stop();
   return 0;
 });
 
@@ -120,12 +120,12 @@ const top: Runner = async (c) => {
       return 2;
     }
   }
-  return withAgent(async ({ agent, heap, held }) => {
-    await agent.follow();
+  return withExporter(async ({ exporter, heap, held }) => {
+    await exporter.follow();
     heap?.favourMemory();
     const { localSource, runTop } = await import('./top.js');
-    const code = await runTop(localSource(agent));
-    await agent.stop();
+    const code = await runTop(localSource(exporter));
+    await exporter.stop();
     process.stderr.write(held.slice(-100).join(''));
     return code;
   })(c);

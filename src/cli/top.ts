@@ -4,7 +4,7 @@
 // raw mode are restored on every way out.
 
 import { emitKeypressEvents } from 'node:readline';
-import type { Agent } from '../agent.js';
+import type { Exporter } from '../exporter.js';
 import type { SessionRecord } from '../view/records.js';
 import { renderScreen, SORTS, type Sort } from '../view/screen.js';
 import type { Summary } from '../view/summary.js';
@@ -17,13 +17,13 @@ export interface ViewSource {
 }
 
 /** The exporter's own memory: `top` reading the files itself. */
-export function localSource(agent: Agent): ViewSource {
+export function localSource(exporter: Exporter): ViewSource {
   return {
     name: 'local',
     read: async () => {
       const now = Date.now();
-      const live = agent.sessions(now);
-      return { summary: agent.summary(now, live), sessions: agent.records(now, live) };
+      const live = exporter.sessions(now);
+      return { summary: exporter.summary(now, live), sessions: exporter.records(now, live) };
     },
   };
 }

@@ -14,10 +14,10 @@ const SRC = `${ROOT}src/`;
 function loadedByServe(): string[] {
   const main = readFileSync(`${SRC}main.ts`, 'utf8');
   const run = readFileSync(`${SRC}cli/run.ts`, 'utf8');
-  const agent = readFileSync(`${SRC}agent.ts`, 'utf8');
-  const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'cli/run.ts', 'state/db.ts', 'version.ts', 'agent.ts', 'heap.ts'];
-  for (const e of entries.slice(1)) expect(`${main}${agent}`.includes(`'./${e.replace(/\.ts$/, '.js')}'`) || run.includes(`'../${e.replace(/\.ts$/, '.js')}'`), e).toBe(true);
-  expect(agent).toContain("import('./http/server.js')");
+  const exporter = readFileSync(`${SRC}exporter.ts`, 'utf8');
+  const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'cli/run.ts', 'state/db.ts', 'version.ts', 'exporter.ts', 'heap.ts'];
+  for (const e of entries.slice(1)) expect(`${main}${exporter}`.includes(`'./${e.replace(/\.ts$/, '.js')}'`) || run.includes(`'../${e.replace(/\.ts$/, '.js')}'`), e).toBe(true);
+  expect(exporter).toContain("import('./http/server.js')");
   return [...reachable(importGraph(SRC, { dynamic: false }), [...entries, 'http/server.ts'])].sort();
 }
 

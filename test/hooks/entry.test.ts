@@ -22,7 +22,7 @@ describe('the hook entry', () => {
   });
 
   it('sees what a module loads (the check would pass on a graph that found nothing)', () => {
-    expect(loadedWith('agent.ts')).toContain('state/db.ts');
+    expect(loadedWith('exporter.ts')).toContain('state/db.ts');
     expect(readFileSync(`${SRC}state/db.ts`, 'utf8')).toMatch(HEAVY_PACKAGES);
   });
 });

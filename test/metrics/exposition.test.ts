@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
@@ -24,7 +24,7 @@ const GOLDEN = join(FIXTURES, 'metrics', 'home.prom');
 
 async function agentFor(dir = home) {
   const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-  const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+  const agent = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
   await agent.scanAll();
   return agent;
 }

@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataPointType, type Histogram, type MetricData } from '@opentelemetry/sdk-metrics';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { catalog, exposedName } from '../../src/catalog.js';
@@ -55,13 +55,13 @@ function collectorName(name: string, unit: string, counter: boolean): string {
   return counter ? `${base}_total` : base;
 }
 
-let agent: Agent;
+let agent: Exporter;
 let inputs: ViewInputs;
 // Sessions of every harness; none of the fixtures changed lines, so two line counters are added.
 const home = join(FIXTURES, 'home');
 
 beforeAll(async () => {
-  agent = new Agent(loadConfig(['--state-dir', tempDir()], { HOME: home }), createLogger('error'), { env: { HOME: home }, home });
+  agent = new Exporter(loadConfig(['--state-dir', tempDir()], { HOME: home }), createLogger('error'), { env: { HOME: home }, home });
   await agent.scanAll();
   const lines = [
     { def: catalog.linesAdded, points: [{ labels: { harness: 'codex', project: 'a' }, value: 12 }, { labels: { harness: 'codex', project: 'b' }, value: 3 }] },

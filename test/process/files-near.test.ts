@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { fakeProc } from '../helpers/fake-proc.js';
@@ -30,7 +30,7 @@ describe('an Aider process with no session of its own', () => {
     const proc = fakeProc();
     proc.add(1, { argv: ['/sbin/init'] });
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root };
-    const agent = new Agent(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
+    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
     const sent = () => [...agent.store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.harness === 'aider' && c.labels.token_type === 'input')
       .reduce((a, c) => a + c.value, 0);
     try {

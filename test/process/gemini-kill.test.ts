@@ -6,7 +6,7 @@
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { hookRecord, SPOOL_FILE } from '../../src/hooks/spool.js';
 import { createLogger } from '../../src/log.js';
@@ -69,7 +69,7 @@ async function run(r: Run) {
   if (r.tool) proc.add(TOOL, { ppid: WORKER, argv: ['/bin/bash', '-c', 'sleep 30'], env: { GEMINI_CLI: '1' } });
   const files = home(r.lines);
   const env = { HOME: files.dir, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
-  const agent = new Agent(loadConfig(['--state-dir', stateDir], env), createLogger('error'), { env, home: env.HOME });
+  const agent = new Exporter(loadConfig(['--state-dir', stateDir], env), createLogger('error'), { env, home: env.HOME });
   await agent.scanAll();
   if (r.finish) {
     rmSync(join(proc.root, String(TOOL)), { recursive: true, force: true });

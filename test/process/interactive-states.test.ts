@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } f
 import { join } from 'node:path';
 import { Database } from '../helpers/sqlite.js';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { fakeProc, type FakeProcess } from '../helpers/fake-proc.js';
@@ -173,7 +173,7 @@ async function observe(harness: string, state: State) {
     proc.add(tool, { ppid: c.toolParent ?? AGENT, argv: ['/bin/bash', '-c', 'sleep 30'], env: { ...c.toolEnv, PATH: '/bin', API_KEY: 'secret' } });
   }
   const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
-  const agent = new Agent(loadConfig(['--state-dir', tempDir()], env), createLogger('error'), { env, home });
+  const agent = new Exporter(loadConfig(['--state-dir', tempDir()], env), createLogger('error'), { env, home });
   await agent.scanAll();
   let teardown: string[] | undefined;
   if (state === 'killed') {

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { Clock } from '../../src/clock.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
@@ -41,7 +41,7 @@ describe('a registry or status file rewritten while following', () => {
     const proc = fakeProc();
     proc.add(PID, { argv: ['/home/dev/.local/bin/claude'], cwd: CWD, startTicks: START });
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root };
-    const agent = new Agent(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
+    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
     const status = () => agent.sessions().map((l) => `${l.status.status}/${l.status.reason}`)[0];
     try {
       await agent.follow();
@@ -57,7 +57,7 @@ describe('a registry or status file rewritten while following', () => {
     const home = tempDir();
     const state = tempDir();
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' };
-    const agent = new Agent(loadConfig(['--state-dir', state, '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
+    const agent = new Exporter(loadConfig(['--state-dir', state, '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
     const fiveHour = () => agent.store.usageLimits.get('limit:claude-code/5h')?.usedRatio;
     try {
       await agent.follow();

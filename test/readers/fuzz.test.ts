@@ -192,13 +192,13 @@ describe.each(Object.keys(HARNESS_FIXTURES) as HarnessId[])('fuzzing the %s read
   });
 
   if (reader.kind === 'files') lineFuzz(harness, reader, seeds.filter((f) => !f.store));
+  if (reader.kind !== 'store' && reader.readDocument) documentFuzz(harness, reader, seeds.filter((f) => f.document && !f.store));
   // A reader of session files may read a database beside them as a store (Copilot CLI's).
   if (reader.kind === 'store' || seeds.some((f) => f.store)) storeFuzz(harness, reader, homes);
 });
 
 function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFile[]): void {
   const lines = seeds.filter((f) => !f.document).flatMap((f) => readFileSync(f.path, 'utf8').split('\n').filter(Boolean)).slice(0, 400);
-  const docs = seeds.filter((f) => f.document);
 
   /** Feeds lines as the collector does (state persisted as JSON between lines); returns skips per line. */
   function feed(input: Buffer[]): { skips: number[]; store: SessionStore; reasons: Set<string> } {
@@ -290,46 +290,47 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       }));
     }
   });
+}
 
-  if (reader.readDocument) {
-    it('documents: random bytes, cut, huge numbers, wrong types: no throw, nothing infinite; garbage counted', () => {
-      const rand = generator(seedOf(harness) + 4);
-      const file: SessionFile = { path: `/fuzz/${harness}.json`, sessionId: 'fuzz', document: true };
-      const variants: [SessionFile, Buffer][] = [[file, randomBytes(rand, 5000)], [file, Buffer.from('not json')]];
-      for (const doc of docs) {
-        const text = readFileSync(doc.path, 'utf8');
-        variants.push([doc, Buffer.from(text.slice(0, Math.floor(rand() * text.length)))],
-          [doc, Buffer.from(JSON.stringify(mapNumbers(JSON.parse(text), () => 1e308)))], [doc, Buffer.from(JSON.stringify(wrongTypes(JSON.parse(text), rand)))]);
-      }
-      variants.forEach(([doc, bytes], i) => {
-        const store = newStore();
-        let skipped = 0;
-        const events = sinkOf(store, reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
-        const state = reader.initialState(doc);
-        expect(() => readAtOnce(reader.readDocument!(bytes, state, doc, events))).not.toThrow();
-        expect(nonFinite(state)).toEqual([]);
-        expectFinite(store, new Map());
-        if (i < 2) expect(skipped).toBeGreaterThan(0);
-      });
+/** A whole document's reader (a `documents` reader, or a files reader's documents): damaged documents. */
+function documentFuzz(harness: string, reader: Reader<unknown>, docs: SessionFile[]): void {
+  it('documents: random bytes, cut, huge numbers, wrong types: no throw, nothing infinite; garbage counted', () => {
+    const rand = generator(seedOf(harness) + 4);
+    const file: SessionFile = { path: `/fuzz/${harness}.json`, sessionId: 'fuzz', document: true };
+    const variants: [SessionFile, Buffer][] = [[file, randomBytes(rand, 5000)], [file, Buffer.from('not json')]];
+    for (const doc of docs) {
+      const text = readFileSync(doc.path, 'utf8');
+      variants.push([doc, Buffer.from(text.slice(0, Math.floor(rand() * text.length)))],
+        [doc, Buffer.from(JSON.stringify(mapNumbers(JSON.parse(text), () => 1e308)))], [doc, Buffer.from(JSON.stringify(wrongTypes(JSON.parse(text), rand)))]);
+    }
+    variants.forEach(([doc, bytes], i) => {
+      const store = newStore();
+      let skipped = 0;
+      const events = sinkOf(store, reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
+      const state = reader.initialState(doc);
+      expect(() => readAtOnce(reader.readDocument!(bytes, state, doc, events))).not.toThrow();
+      expect(nonFinite(state)).toEqual([]);
+      expectFinite(store, new Map());
+      if (i < 2) expect(skipped).toBeGreaterThan(0);
     });
+  });
 
-    it('documents: token counts that are no counts skipped and counted, never read as 0', () => {
-      const read = (doc: SessionFile, text: string) => {
-        const store = newStore();
-        const reasons = new Set<string>();
-        readAtOnce(reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded)));
-        return { tokens: tokenSum(store), reasons };
-      };
-      for (const doc of docs) {
-        const text = readFileSync(doc.path, 'utf8');
-        if (read(doc, text).tokens === 0) continue;
-        for (const value of [...NOT_COUNTS, ...RAW]) {
-          const { tokens, reasons } = read(doc, withCounts(text, value)!);
-          expect([value, tokens, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([value, 0, true]);
-        }
+  it('documents: token counts that are no counts skipped and counted, never read as 0', () => {
+    const read = (doc: SessionFile, text: string) => {
+      const store = newStore();
+      const reasons = new Set<string>();
+      readAtOnce(reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded)));
+      return { tokens: tokenSum(store), reasons };
+    };
+    for (const doc of docs) {
+      const text = readFileSync(doc.path, 'utf8');
+      if (read(doc, text).tokens === 0) continue;
+      for (const value of [...NOT_COUNTS, ...RAW]) {
+        const { tokens, reasons } = read(doc, withCounts(text, value)!);
+        expect([value, tokens, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([value, 0, true]);
       }
-    });
-  }
+    }
+  });
 }
 
 function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): void {

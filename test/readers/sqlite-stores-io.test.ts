@@ -7,7 +7,7 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import type { HarnessId } from '../../src/session/types.js';
@@ -19,7 +19,7 @@ import { FIXTURES, tempDir } from '../helpers/run.js';
 import { crushHome, CRUSH_NOW } from '../helpers/crush-db.js';
 
 const HOME = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
-const agents: Agent[] = [];
+const agents: Exporter[] = [];
 afterEach(async () => {
   for (const a of agents.splice(0)) await a.stop();
 });
@@ -32,15 +32,15 @@ function home(): string {
   return dir;
 }
 
-function agentFor(dir: string, state = tempDir(), log: string[] = []): Agent {
+function agentFor(dir: string, state = tempDir(), log: string[] = []): Exporter {
   const config = loadConfig(['--state-dir', state], { HOME: dir });
-  const agent = new Agent(config, createLogger('warn', (l) => void log.push(l)), { env: { HOME: dir }, home: dir });
+  const agent = new Exporter(config, createLogger('warn', (l) => void log.push(l)), { env: { HOME: dir }, home: dir });
   agents.push(agent);
   return agent;
 }
 
 /** A counter's value summed over its series of one harness. */
-function total(agent: Agent, harness: HarnessId, metric: string, labels: Record<string, string> = {}): number {
+function total(agent: Exporter, harness: HarnessId, metric: string, labels: Record<string, string> = {}): number {
   return [...agent.store.counters.values()]
     .filter((c) => c.metric === metric && c.labels.harness === harness && Object.entries(labels).every(([k, v]) => c.labels[k] === v))
     .reduce((a, c) => a + c.value, 0);
@@ -166,7 +166,7 @@ describe('stores', () => {
       db.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'go', ?, NULL)").run(ts);
       db.close();
     };
-    const interrupted = (a: Agent) => total(a, 'hermes', 'turns', { outcome: 'interrupted' });
+    const interrupted = (a: Exporter) => total(a, 'hermes', 'turns', { outcome: 'interrupted' });
     const first = agentFor(dir, state);
     await first.scanAll();
     prompt(1796039990);

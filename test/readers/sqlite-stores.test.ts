@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { READERS } from '../helpers/readers.js';
@@ -75,14 +75,14 @@ const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }
 
 for (const c of cases) {
   describe(`${c.harness}: every session of the ground truth`, () => {
-    let agent: Agent;
+    let agent: Exporter;
     let home: string;
     let logs: Map<string, Recorded[]>;
     let want: Map<string, Truth>;
     beforeAll(async () => {
       home = c.home();
       const config = loadConfig(['--state-dir', tempDir()], { HOME: home });
-      agent = new Agent(config, createLogger('error'), { env: { HOME: home }, home });
+      agent = new Exporter(config, createLogger('error'), { env: { HOME: home }, home });
       await agent.scanAll();
       logs = readEvents(c.harness, home);
       want = exported(c.sessions());

@@ -6,7 +6,7 @@ import { copyFileSync, cpSync, existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { unzstd } from '../../src/readers/zstd.js';
@@ -175,7 +175,7 @@ describe('Zed\'s data dir', () => {
 describe('Zed\'s threads.db as Zed holds it', () => {
   const THREADS = '.local/share/zed/threads/threads.db';
   const PARENT = '7e192b75-8296-492e-aa22-a7a654d6f88a';
-  const agents: Agent[] = [];
+  const agents: Exporter[] = [];
   afterEach(async () => {
     for (const a of agents.splice(0)) await a.stop();
   });
@@ -185,12 +185,12 @@ describe('Zed\'s threads.db as Zed holds it', () => {
     cpSync(join(FIXTURES, 'homes/editor-stores-and-clis/.local/share/zed'), join(dir, '.local/share/zed'), { recursive: true });
     return dir;
   }
-  function agentFor(dir: string, state = tempDir()): Agent {
-    const agent = new Agent(loadConfig(['--state-dir', state], { HOME: dir }), createLogger('error'), { env: { HOME: dir }, home: dir });
+  function agentFor(dir: string, state = tempDir()): Exporter {
+    const agent = new Exporter(loadConfig(['--state-dir', state], { HOME: dir }), createLogger('error'), { env: { HOME: dir }, home: dir });
     agents.push(agent);
     return agent;
   }
-  const output = (agent: Agent) => [...agent.store.counters.values()]
+  const output = (agent: Exporter) => [...agent.store.counters.values()]
     .filter((c) => c.metric === 'tokens' && c.labels.harness === 'zed' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
   /** Zed's save of a thread that made one more call: its running sum 1000 output tokens more. */
   function call(writer: Database): void {

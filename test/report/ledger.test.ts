@@ -5,7 +5,7 @@
 import { appendFileSync, cpSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
@@ -152,7 +152,7 @@ describe('a response streamed as several lines (Claude Code)', () => {
   };
   const read = async (dir: string) => {
     const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const agent = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await agent.scanAll();
     const rows = agent.store.ledgerRows(0, Number.MAX_SAFE_INTEGER).filter((r) => r.requests !== 0 || r.output !== 0);
     await agent.stop();
@@ -168,11 +168,11 @@ describe('a response streamed as several lines (Claude Code)', () => {
     const dir = home([line('2026-03-01T23:59:59.500Z', 1)]);
     const state = tempDir();
     const config = loadConfig(['--state-dir', state], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-    const first = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const first = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await first.scanAll();
     await first.stop();
     appendFileSync(join(dir, '.claude/projects/-src-app/cc1.jsonl'), `${line('2026-03-02T00:00:01.000Z', 500)}\n`);
-    const second = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const second = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await second.scanAll();
     // The hour it left holds nothing now: a report lists no day for it.
     const rows = selectRows(second.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC' });
@@ -184,11 +184,11 @@ describe('a response streamed as several lines (Claude Code)', () => {
     const dir = home([line('2026-03-01T18:29:59.500Z', 1)]);
     const state = tempDir();
     const config = loadConfig(['--state-dir', state, '--ledger.days', '100000'], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-    const first = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const first = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await first.scanAll();
     await first.stop();
     appendFileSync(join(dir, '.claude/projects/-src-app/cc1.jsonl'), `${line('2026-03-01T18:30:01.000Z', 500)}\n`);
-    const second = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const second = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await second.scanAll();
     const rows = selectRows(second.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'Asia/Kolkata' });
     await second.stop();
@@ -209,7 +209,7 @@ describe("Droid's usage (its settings document has no times of its own)", () => 
     const folder = join(dir, '.factory/sessions/-home-dev-src-demo-app');
     for (const f of readdirSync(folder).filter((n) => n.endsWith('.settings.json'))) utimesSync(join(folder, f), written / 1000, written / 1000);
     const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const agent = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await agent.scanAll();
     const rows = selectRows(agent.store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone: 'UTC', harness: 'droid' }).filter((r) => r.requests > 0);
     await agent.stop();
@@ -235,7 +235,7 @@ describe('a session row of report session', () => {
       rec('2026-03-02T10:06:00.000Z', 'msg_b', 'claude-opus-4-1', 30),
     ].join('\n')}\n`);
     const config = loadConfig(['--state-dir', tempDir()], { HOME: dir, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' });
-    const agent = new Agent(config, createLogger('error'), { env: { HOME: dir }, home: dir });
+    const agent = new Exporter(config, createLogger('error'), { env: { HOME: dir }, home: dir });
     await agent.scanAll();
     const [row] = sessionReport([...agent.store.sessions.values()], { timeZone: 'UTC' });
     await agent.stop();

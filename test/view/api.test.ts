@@ -4,12 +4,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Agent } from '../../src/agent.js';
+import { Exporter } from '../../src/exporter.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { tempDir, until } from '../helpers/run.js';
 
-const agents: Agent[] = [];
+const agents: Exporter[] = [];
 afterEach(async () => {
   for (const a of agents.splice(0)) await a.stop();
 });
@@ -31,7 +31,7 @@ describe('/api/v1/sessions and /api/v1/summary', () => {
     const home = tempDir();
     transcript(home, 1);
     const config = loadConfig(['--state-dir', tempDir(), '--listen-address', '127.0.0.1:0', '--processes', 'false'], { HOME: home });
-    const agent = new Agent(config, createLogger('error'), { env: { HOME: home }, home });
+    const agent = new Exporter(config, createLogger('error'), { env: { HOME: home }, home });
     agents.push(agent);
     const renders = { sessions: 0, summary: 0 };
     const records = agent.records.bind(agent);

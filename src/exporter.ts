@@ -53,7 +53,7 @@ export interface AgentOptions {
   reportRead?: { harness?: string };
 }
 
-export class Agent {
+export class Exporter {
   readonly store: SessionStore;
   readonly collectors = new Map<string, Collector<unknown>>();
   readonly startedAt = Date.now();

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../src/agent.js';
+import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { EMPTY_VIEW } from '../src/store/processes.js';
@@ -24,13 +24,13 @@ describe('a report\'s read', () => {
   it('reads only the collector of the harness asked for, and never the process table', async () => {
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: table() };
     const config = loadConfig(['--state-dir', join(tempDir(), 'none'), '--ledger.days', '100000'], env);
-    const all = new Agent(config, createLogger('error'), { env, home, privateState: true });
-    const codex = new Agent(config, createLogger('error'), { env, home, privateState: true, reportRead: { harness: 'codex' } });
+    const all = new Exporter(config, createLogger('error'), { env, home, privateState: true });
+    const codex = new Exporter(config, createLogger('error'), { env, home, privateState: true, reportRead: { harness: 'codex' } });
     try {
       await all.scanAll();
       await codex.readUsage();
       // What a report of Codex sums is read all the same: its sessions, as the whole read has them.
-      const sessionsOf = (a: Agent) => [...a.store.sessions.values()].filter((s) => s.harness === 'codex').map((s) => [s.id, s.tokens]);
+      const sessionsOf = (a: Exporter) => [...a.store.sessions.values()].filter((s) => s.harness === 'codex').map((s) => [s.id, s.tokens]);
       expect(sessionsOf(codex).length).toBeGreaterThan(0);
       expect(sessionsOf(codex)).toEqual(sessionsOf(all));
       expect([...codex.collectors.keys()]).toEqual(['codex']);
