@@ -42,6 +42,8 @@ beforeAll(async () => {
   await processes.start('victoria-metrics', [`-storageDataPath=${join(tempDir('cae-store-'), 'vm')}`, `-httpListenAddr=127.0.0.1:${port}`,
     '-search.latencyOffset=0s', '-search.disableCache', '-httpAuth.username=team', '-httpAuth.password=s3cret'], /started VictoriaMetrics/);
   const auth = { authorization: `Basic ${Buffer.from('team:s3cret').toString('base64')}` };
+  // Its log line can come before its listener answers (seen once on a loaded machine).
+  await until(async () => ((await fetch(`${vm}/health`, { headers: auth })).ok ? true : undefined), 20_000, 'VictoriaMetrics answering', 100);
   const body = SAMPLES.map(([series, value, ms]) => `${series} ${value} ${ms}`).join('\n');
   const r = await fetch(`${vm}/api/v1/import/prometheus`, { method: 'POST', headers: auth, body });
   expect(r.status).toBe(204);
