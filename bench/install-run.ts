@@ -5,7 +5,7 @@
 // registry. Which SQLite engine the installed exporter then runs on is what its `doctor --json` says.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/files/package-root.js';
@@ -56,19 +56,9 @@ function weigh(modules: string): { packages: number; bytes: number } {
   return { packages, bytes: Number(du.stdout.split('\t')[0]) || 0 };
 }
 
-/** npm's own CLI script, run by the Node.js under test (its build has no npm of its own). */
+/** npm's own CLI script (what the `npm` on the PATH links to), run by the Node.js under test (its build has no npm of its own). */
 function npmCli(): string {
-  const npm = spawnSync('which', ['npm'], { encoding: 'utf8' }).stdout.trim();
-  let path = npm;
-  while (true) {
-    try {
-      const to = readlinkSync(path);
-      path = to.startsWith('/') ? to : join(dirname(path), to);
-    } catch {
-      break;
-    }
-  }
-  return path;
+  return realpathSync(spawnSync('which', ['npm'], { encoding: 'utf8' }).stdout.trim());
 }
 
 /** The package packed as `npm pack` publishes it (its prepack builds it). */

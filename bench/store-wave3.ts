@@ -22,6 +22,7 @@ import { Rng, Text } from './corpus.js';
 import { mb, median, mismatches, row } from './report.js';
 import { FIXTURES } from './root.js';
 import { gc, newExporter, work } from './runs.js';
+import { AGENT_TRACES_SCHEMA } from '../test/helpers/copilot-vscode.js';
 
 const SESSIONS = Number(process.env.BENCH_WAVE3_SESSIONS ?? 500);
 const T0 = 1_790_000_000_000; // ms
@@ -607,14 +608,6 @@ function openhands(home: string, rng: Rng, text: Text): Corpus {
 
 // ---- GitHub Copilot Chat in VS Code (wave 4): the chat journal, and each call's tokens in agent-traces.db ----
 
-const TRACES_SCHEMA = `CREATE TABLE schema_version (version INTEGER PRIMARY KEY); INSERT INTO schema_version VALUES (2);
-  CREATE TABLE spans (span_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, parent_span_id TEXT, name TEXT NOT NULL, start_time_ms INTEGER NOT NULL,
-    end_time_ms INTEGER NOT NULL, status_code INTEGER NOT NULL DEFAULT 0, status_message TEXT, operation_name TEXT, provider_name TEXT, agent_name TEXT,
-    conversation_id TEXT, request_model TEXT, response_model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER,
-    tool_name TEXT, tool_call_id TEXT, tool_type TEXT, chat_session_id TEXT, turn_index INTEGER, ttft_ms REAL,
-    session_id TEXT GENERATED ALWAYS AS (COALESCE(conversation_id, chat_session_id)) VIRTUAL);
-  CREATE TABLE span_attributes (span_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT, PRIMARY KEY (span_id, key));`;
-
 function copilotVscode(home: string, rng: Rng, text: Text): Corpus {
   const user = join(home, '.config', 'Code', 'User');
   const ws = join(user, 'workspaceStorage', rng.hex(32));
@@ -624,7 +617,7 @@ function copilotVscode(home: string, rng: Rng, text: Text): Corpus {
   const db = new Database(dbPath);
   // As Copilot opens it.
   db.pragma('journal_mode = WAL');
-  db.exec(TRACES_SCHEMA);
+  db.exec(AGENT_TRACES_SCHEMA);
   const insert = db.prepare(`INSERT INTO spans (span_id, trace_id, name, start_time_ms, end_time_ms, status_code, operation_name, request_model, input_tokens,
     output_tokens, cached_tokens, chat_session_id, turn_index) VALUES (?, ?, 'chat', ?, ?, 1, 'chat', ?, ?, ?, ?, ?, ?)`);
   const attribute = db.prepare("INSERT INTO span_attributes VALUES (?, 'gen_ai.usage.cache_creation.input_tokens', ?)");

@@ -13,6 +13,7 @@ import { StateDb } from '../../src/state/db.js';
 import { Database } from '../helpers/sqlite.js';
 import { tempDir } from '../helpers/run.js';
 import { TallyStore } from '../helpers/tally.js';
+import { AGENT_TRACES_SCHEMA } from '../helpers/copilot-vscode.js';
 
 const S = '5f0c1b8e-2a4d-4c1e-9a51-0b8c2d3e4f60';
 const T0 = 1796640000000;
@@ -49,14 +50,6 @@ function reading(user: string) {
   return { store, collector, tokens, tally, scan: () => collector.scan() };
 }
 
-const SCHEMA = `CREATE TABLE schema_version (version INTEGER PRIMARY KEY); INSERT INTO schema_version VALUES (2);
-  CREATE TABLE spans (span_id TEXT PRIMARY KEY, trace_id TEXT NOT NULL, parent_span_id TEXT, name TEXT NOT NULL, start_time_ms INTEGER NOT NULL,
-    end_time_ms INTEGER NOT NULL, status_code INTEGER NOT NULL DEFAULT 0, status_message TEXT, operation_name TEXT, provider_name TEXT, agent_name TEXT,
-    conversation_id TEXT, request_model TEXT, response_model TEXT, input_tokens INTEGER, output_tokens INTEGER, cached_tokens INTEGER, reasoning_tokens INTEGER,
-    tool_name TEXT, tool_call_id TEXT, tool_type TEXT, chat_session_id TEXT, turn_index INTEGER, ttft_ms REAL,
-    session_id TEXT GENERATED ALWAYS AS (COALESCE(conversation_id, chat_session_id)) VIRTUAL);
-  CREATE TABLE span_attributes (span_id TEXT NOT NULL REFERENCES spans(span_id) ON DELETE CASCADE, key TEXT NOT NULL, value TEXT, PRIMARY KEY (span_id, key));`;
-
 interface Call { id: string; session?: string; turn: number; input: number; output: number; cached?: number; cacheWrite?: number; end: number; operation?: string }
 
 /** Writes to the user folder's agent-traces.db (made on first use) as Copilot's exporter does. */
@@ -67,7 +60,7 @@ function traces(user: string, f: (db: InstanceType<typeof Database>) => void): v
   const fresh = !statSync(path, { throwIfNoEntry: false });
   const db = new Database(path);
   try {
-    if (fresh) db.exec(SCHEMA);
+    if (fresh) db.exec(AGENT_TRACES_SCHEMA);
     f(db);
   } finally {
     db.close();
