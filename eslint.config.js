@@ -61,9 +61,15 @@ export default defineConfig(
     rules: { 'vitest/expect-expect': ['error', { assertFunctionNames: [...ASSERTS, 'feed', 'readDamaged'] }] },
   },
   // In no tsconfig of its own (the tests' covers it).
-  { files: ['vitest.config.ts'], languageOptions: { parserOptions: { projectService: false, project: './test/tsconfig.json' } } },
+  {
+    files: ['vitest.config.ts'],
+    languageOptions: { parserOptions: { projectService: false, project: './test/tsconfig.json' } },
+  },
   // The few scripts in plain JavaScript: no types to check them with.
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
   { files: ['**/*.mjs', 'eslint.config.js'], languageOptions: { globals: readonly(['process', 'console', 'URL']) } },
-  { files: ['web/**/*.js'], languageOptions: { sourceType: 'module', globals: readonly(['document', 'fetch', 'setInterval']) } },
+  {
+    files: ['web/**/*.js'],
+    languageOptions: { sourceType: 'module', globals: readonly(['document', 'fetch', 'setInterval']) },
+  },
 );

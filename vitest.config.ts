@@ -32,7 +32,10 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...E2E] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...E2E] },
+      },
       { extends: true, test: { name: 'e2e', include: E2E.map((p) => (p.endsWith('/**') ? `${p}/*.test.ts` : p)) } },
     ],
   },

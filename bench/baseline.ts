@@ -29,15 +29,18 @@ export function baselineScan(home: string): Totals {
       if (!line) continue;
       const rec = JSON.parse(line) as ClaudeLine & CodexLine;
       if (codex) {
-        if (rec.type === 'event_msg' && rec.payload?.type === 'token_count') last = rec.payload.info?.total_token_usage ?? last;
+        if (rec.type === 'event_msg' && rec.payload?.type === 'token_count')
+          last = rec.payload.info?.total_token_usage ?? last;
       } else if (rec.type === 'assistant' && rec.message?.usage) {
         const key = `${rec.message.id}:${rec.requestId}`;
         if (seen.has(key)) continue;
         seen.add(key);
         const u = rec.message.usage;
         addTokens(totals['claude-code'], {
-          input: u.input_tokens ?? 0, output: u.output_tokens ?? 0,
-          cache_read: u.cache_read_input_tokens ?? 0, cache_write: u.cache_creation_input_tokens ?? 0,
+          input: u.input_tokens ?? 0,
+          output: u.output_tokens ?? 0,
+          cache_read: u.cache_read_input_tokens ?? 0,
+          cache_write: u.cache_creation_input_tokens ?? 0,
         });
       }
     }
@@ -45,7 +48,10 @@ export function baselineScan(home: string): Totals {
       const cached = last.cached_input_tokens ?? 0;
       const written = last.cache_write_input_tokens ?? 0;
       addTokens(totals.codex, {
-        input: (last.input_tokens ?? 0) - cached - written, output: last.output_tokens ?? 0, cache_read: cached, cache_write: written,
+        input: (last.input_tokens ?? 0) - cached - written,
+        output: last.output_tokens ?? 0,
+        cache_read: cached,
+        cache_write: written,
       });
     }
   }
@@ -61,10 +67,18 @@ export function storeBaselineScan(path: string): Totals {
   const totals = zeroTotals();
   const db = new Database(path, { readonly: true, fileMustExist: true });
   for (const data of db.prepare('SELECT data FROM part').pluck().iterate() as IterableIterator<string>) {
-    const part = JSON.parse(data) as { type?: string; tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } } };
+    const part = JSON.parse(data) as {
+      type?: string;
+      tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+    };
     if (part.type !== 'step-finish' || !part.tokens) continue;
     const t = part.tokens;
-    addTokens(totals.opencode, { input: t.input, output: t.output + t.reasoning, cache_read: t.cache.read, cache_write: t.cache.write });
+    addTokens(totals.opencode, {
+      input: t.input,
+      output: t.output + t.reasoning,
+      cache_read: t.cache.read,
+      cache_write: t.cache.write,
+    });
   }
   db.close();
   return totals;

@@ -18,15 +18,49 @@
 
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { corpusFiles, ensureCorpus } from './corpus.js';
 import { sleep, startExporter } from './exporter.js';
 import { benchDroidAndPi } from './droid-pi.js';
 import { check, finishRun, mb, median, printTable, row, sec } from './report.js';
-import { canTime, fillState, installPeer, PEER, runOnce, runOnceEmpty, runPeer, runPeerReport, runReport, REPORT_KINDS, type DailyRun, type ProcessRun } from './peer.js';
-import { COLD_RUNS, coldScans, fastest, gc, newExporter, noChangeRescan, peakRss, work, type ChildRun } from './runs.js';
+import {
+  canTime,
+  fillState,
+  installPeer,
+  PEER,
+  runOnce,
+  runOnceEmpty,
+  runPeer,
+  runPeerReport,
+  runReport,
+  REPORT_KINDS,
+  type DailyRun,
+  type ProcessRun,
+} from './peer.js';
+import {
+  COLD_RUNS,
+  coldScans,
+  fastest,
+  gc,
+  newExporter,
+  noChangeRescan,
+  peakRss,
+  work,
+  type ChildRun,
+} from './runs.js';
 import { rawGet, rawRequest } from './raw-get.js';
 import { bytesServer } from './bytes-server.js';
 import { diffTotals, totalsOf, zeroTotals } from './totals.js';
@@ -66,8 +100,11 @@ const files = corpusFiles(corpus.home);
 const bytes = files.reduce((a, f) => a + f.size, 0);
 const subagents = files.filter((f) => f.path.includes('/subagents/')).length;
 process.stdout.write(`corpus ${corpus.home} (${reused ? 'reused' : `generated in ${sec(performance.now() - t)}`})\n`);
-row('corpus', `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) `
-  + `${mb(corpus.bytes['claude-code'])}, Codex ${corpus.files.codex} ${mb(corpus.bytes.codex)}`);
+row(
+  'corpus',
+  `${files.length} files, ${mb(bytes)}: Claude ${corpus.files['claude-code']} (${subagents} subagent) ` +
+    `${mb(corpus.bytes['claude-code'])}, Codex ${corpus.files.codex} ${mb(corpus.bytes.codex)}`,
+);
 
 // Reading every byte once also brings the corpus into the page cache for every contender.
 t = performance.now();
@@ -85,8 +122,9 @@ if (wanted('cold')) {
   check('exporter = generator', corpus.expected, ...coldRuns.map((r) => r.totals));
   baseMs = fastest(baseRuns);
   const coldMs = fastest(coldRuns);
-  const speed = (runs: ChildRun[]) => `${sec(fastest(runs))}, ${(bytes / 1024 / 1024 / (fastest(runs) / 1000)).toFixed(0)} MB/s `
-    + `(runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
+  const speed = (runs: ChildRun[]) =>
+    `${sec(fastest(runs))}, ${(bytes / 1024 / 1024 / (fastest(runs) / 1000)).toFixed(0)} MB/s ` +
+    `(runs: ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')})`;
   row('baseline cold scan: readFileSync+split, JSON.parse every line', speed(baseRuns));
   row('exporter cold scan, fresh process', speed(coldRuns));
   row('  ratio baseline / exporter', `${(baseMs / coldMs).toFixed(1)}x`, '>= 4x', baseMs / coldMs >= 4);
@@ -106,12 +144,23 @@ if (wanted('inprocess')) {
   await agent.scanAll();
   const coldIn = performance.now() - t;
   check('exporter in-process', corpus.expected, totalsOf(agent.families()));
-  if (baseMs !== undefined) row('exporter cold scan, in-process (once)', `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`, '>= 4x', baseMs / coldIn >= 4);
+  if (baseMs !== undefined)
+    row(
+      'exporter cold scan, in-process (once)',
+      `${sec(coldIn)}, ratio ${(baseMs / coldIn).toFixed(1)}x`,
+      '>= 4x',
+      baseMs / coldIn >= 4,
+    );
 
   const rescan = await noChangeRescan(agent);
   const perThousand = (ms: number) => (ms / files.length) * 1000;
-  row('no-change rescan (median of 11, collector_duration_seconds summed)', `${rescan.ms.toFixed(1)} ms = ${perThousand(rescan.ms).toFixed(1)} ms per 1,000 files `
-    + `(CPU ${perThousand(rescan.cpuMs).toFixed(1)} ms per 1,000)`, '<= 10 ms / 1,000', perThousand(rescan.ms) <= 10);
+  row(
+    'no-change rescan (median of 11, collector_duration_seconds summed)',
+    `${rescan.ms.toFixed(1)} ms = ${perThousand(rescan.ms).toFixed(1)} ms per 1,000 files ` +
+      `(CPU ${perThousand(rescan.cpuMs).toFixed(1)} ms per 1,000)`,
+    '<= 10 ms / 1,000',
+    perThousand(rescan.ms) <= 10,
+  );
   await agent.stop();
 
   gc();
@@ -120,42 +169,74 @@ if (wanted('inprocess')) {
   await agent.scanAll();
   const restart = performance.now() - t;
   check('after warm restart', corpus.expected, totalsOf(agent.families()));
-  row('warm restart from the state database, in-process (construct + scan)', `${restart.toFixed(0)} ms`, '<= 250 ms', restart <= 250);
+  row(
+    'warm restart from the state database, in-process (construct + scan)',
+    `${restart.toFixed(0)} ms`,
+    '<= 250 ms',
+    restart <= 250,
+  );
   await agent.stop();
 
   // --- append latency through the real binary -------------------------------------------------
   const latencies = await appendLatencies(state, corpus.home);
   const ok = latencies.filter((l) => Number.isFinite(l));
   const allSeen = ok.length === latencies.length;
-  row(`append visible in /metrics (${latencies.length} appends)`,
-    allSeen ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms` : `${latencies.length - ok.length} not seen within 10 s`,
-    'median <= 40 ms', allSeen && median(ok) <= 40);
+  row(
+    `append visible in /metrics (${latencies.length} appends)`,
+    allSeen
+      ? `median ${median(ok).toFixed(0)} ms, max ${Math.max(...ok).toFixed(0)} ms`
+      : `${latencies.length - ok.length} not seen within 10 s`,
+    'median <= 40 ms',
+    allSeen && median(ok) <= 40,
+  );
 }
 
 // --- a scrape with 1,000 live sessions through the real binary ---------------------------------
 if (wanted('scrape')) {
   const scrapes = await scrapeTimes(liveHome(LIVE_SESSIONS));
-  row(`scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
+  row(
+    `scrape of /metrics with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions (${SCRAPES} each way, ${(scrapes.bytes / 1024).toFixed(0)} KB plain)`,
     `median ${median(scrapes.plain).toFixed(2)} ms plain, ${median(scrapes.gzip).toFixed(2)} ms gzip`,
-    'median <= 2 ms', Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2);
+    'median <= 2 ms',
+    Math.max(median(scrapes.plain), median(scrapes.gzip)) <= 2,
+  );
   for (const [path, { times, plainNode }] of Object.entries(scrapes.api)) {
-    row(`${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
-      `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`, 'median <= 50 ms', median(times) <= 50);
-    row('  the same bytes from a plain Node HTTP server with nothing else to do',
-      `median ${median(plainNode).toFixed(0)} ms: the exporter takes ${(median(times) / median(plainNode)).toFixed(2)}x`);
+    row(
+      `${API_REQUESTS} concurrent ${path} with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions`,
+      `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`,
+      'median <= 50 ms',
+      median(times) <= 50,
+    );
+    row(
+      '  the same bytes from a plain Node HTTP server with nothing else to do',
+      `median ${median(plainNode).toFixed(0)} ms: the exporter takes ${(median(times) / median(plainNode)).toFixed(2)}x`,
+    );
   }
 }
 
 // --- resident memory of a settled serve: 1,000 live sessions, and after a first read of the corpus --
 if (wanted('memory')) {
   const m = await memoryFigures(work, liveHome(LIVE_SESSIONS), corpus.home, settleSeconds);
-  const parts = (r: Resident) => `${r.rss.toFixed(0)} MB: ${r.file.toFixed(0)} MB mapped from files (the Node binary, libraries), ${r.anon.toFixed(0)} MB anonymous`
-    + (r.heapUsed === undefined ? '' : `, of which V8 heap in use ${r.heapUsed.toFixed(0)} MB`);
-  row(`RSS of serve with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions, ${settleSeconds} s after its first scan`, parts(m.live), '<= 60 MB', m.live.rss <= 60);
-  row(`RSS of serve after its first read of the corpus (${mb(bytes)}), ${settleSeconds} s later`, parts(m.firstRead), '<= 60 MB', m.firstRead.rss <= 60);
+  const parts = (r: Resident) =>
+    `${r.rss.toFixed(0)} MB: ${r.file.toFixed(0)} MB mapped from files (the Node binary, libraries), ${r.anon.toFixed(0)} MB anonymous` +
+    (r.heapUsed === undefined ? '' : `, of which V8 heap in use ${r.heapUsed.toFixed(0)} MB`);
+  row(
+    `RSS of serve with ${LIVE_SESSIONS.toLocaleString('en-US')} live sessions, ${settleSeconds} s after its first scan`,
+    parts(m.live),
+    '<= 60 MB',
+    m.live.rss <= 60,
+  );
+  row(
+    `RSS of serve after its first read of the corpus (${mb(bytes)}), ${settleSeconds} s later`,
+    parts(m.firstRead),
+    '<= 60 MB',
+    m.firstRead.rss <= 60,
+  );
   row('  RSS of a Node process only listening (what Node itself costs)', parts(m.node));
-  row('  the same with better-sqlite3 loaded and a database open (the state database where Node has no SQLite)',
-    m.nodeSqlite ? parts(m.nodeSqlite) : `not run: better-sqlite3 is not installed for Node.js ${process.version}`);
+  row(
+    '  the same with better-sqlite3 loaded and a database open (the state database where Node has no SQLite)',
+    m.nodeSqlite ? parts(m.nodeSqlite) : `not run: better-sqlite3 is not installed for Node.js ${process.version}`,
+  );
   readState = m.stateDir;
 }
 
@@ -166,21 +247,34 @@ if (wanted('restart')) {
   const restarts = await warmRestarts(readState, corpus.home, corpus.expected, RESTARTS);
   const wall = restarts.map((r) => r.ms);
   const seen = wall.every((ms) => Number.isFinite(ms));
-  row(`warm restart of the binary, spawn to a /metrics with every total (median of ${RESTARTS})`,
-    seen ? `median ${median(wall).toFixed(0)} ms wall, ${median(restarts.map((r) => r.cpuMs)).toFixed(0)} ms CPU (runs: ${wall.map((ms) => ms.toFixed(0)).join(', ')})`
+  row(
+    `warm restart of the binary, spawn to a /metrics with every total (median of ${RESTARTS})`,
+    seen
+      ? `median ${median(wall).toFixed(0)} ms wall, ${median(restarts.map((r) => r.cpuMs)).toFixed(0)} ms CPU (runs: ${wall.map((ms) => ms.toFixed(0)).join(', ')})`
       : 'totals not reached within 30 s',
-    '<= 250 ms', seen && median(wall) <= 250);
+    '<= 250 ms',
+    seen && median(wall) <= 250,
+  );
 }
 
 // --- status latency: a permission prompt, a question, a kill --------------------------------------
 if (wanted('status')) {
   const st = await statusLatencies(work, STATUS_TRIALS);
-  for (const [what, label] of [['permission', 'a permission prompt (the registry rewritten)'], ['question', 'a question (a transcript line)'],
-    ['kill', 'a kill (from the process\'s death)']] as const) {
+  for (const [what, label] of [
+    ['permission', 'a permission prompt (the registry rewritten)'],
+    ['question', 'a question (a transcript line)'],
+    ['kill', "a kill (from the process's death)"],
+  ] as const) {
     const times = st[what];
     const seen = times.every((ms) => Number.isFinite(ms));
-    row(`status in /metrics after ${label}, median of ${times.length}`, seen ? `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`
-      : `${times.filter((ms) => !Number.isFinite(ms)).length} not seen within 10 s`, 'median <= 1000 ms', seen && median(times) <= 1000);
+    row(
+      `status in /metrics after ${label}, median of ${times.length}`,
+      seen
+        ? `median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms`
+        : `${times.filter((ms) => !Number.isFinite(ms)).length} not seen within 10 s`,
+      'median <= 1000 ms',
+      seen && median(times) <= 1000,
+    );
   }
 }
 
@@ -188,14 +282,24 @@ if (wanted('status')) {
 if (idleSeconds > 0 && wanted('idle')) {
   const perMinute = (n: number) => (n * 60) / idleSeconds;
   const share = (n: number) => `${((n / 100 / idleSeconds) * 100).toFixed(2)} % of a core`;
-  const shown = (c: Cpu, base: Cpu) => `${c.ticks} ticks = ${perMinute(c.ticks).toFixed(1)} a minute = ${share(c.ticks)}; `
-    + `${perMinute(c.ms).toFixed(0)} ms a minute by the scheduler's count (a Node process only listening: ${base.ticks} ticks, ${perMinute(base.ms).toFixed(0)} ms a minute)`;
+  const shown = (c: Cpu, base: Cpu) =>
+    `${c.ticks} ticks = ${perMinute(c.ticks).toFixed(1)} a minute = ${share(c.ticks)}; ` +
+    `${perMinute(c.ms).toFixed(0)} ms a minute by the scheduler's count (a Node process only listening: ${base.ticks} ticks, ${perMinute(base.ms).toFixed(0)} ms a minute)`;
   const exporter = await startExporter(join(work, 'idle-state'), corpus.home, []);
   try {
     const idle = await idleFigures(exporter.pid, work, idleSeconds);
-    row(`idle serve, no agent running (${idleSeconds} s after its first scan, process scan on)`, shown(idle.none, idle.baseNone),
-      '<= 6 ticks a minute (0.1 %)', perMinute(idle.none.ticks) <= 6);
-    row('idle serve, three agents alive and idle', shown(idle.three, idle.baseThree), '<= 30 ticks a minute (0.5 %)', perMinute(idle.three.ticks) <= 30);
+    row(
+      `idle serve, no agent running (${idleSeconds} s after its first scan, process scan on)`,
+      shown(idle.none, idle.baseNone),
+      '<= 6 ticks a minute (0.1 %)',
+      perMinute(idle.none.ticks) <= 6,
+    );
+    row(
+      'idle serve, three agents alive and idle',
+      shown(idle.three, idle.baseThree),
+      '<= 30 ticks a minute (0.5 %)',
+      perMinute(idle.three.ticks) <= 30,
+    );
   } finally {
     await exporter.stop();
   }
@@ -204,8 +308,12 @@ if (idleSeconds > 0 && wanted('idle')) {
   const developer = await startExporter(join(work, 'idle-developer-state'), home, []);
   try {
     const { cpu, base } = await idleAlone(developer.pid, idleSeconds);
-    row(`idle serve, no agent running, a developer's home of ${folders.toLocaleString('en-US')} folders (Aider's search walks them)`, shown(cpu, base),
-      '<= 6 ticks a minute (0.1 %)', perMinute(cpu.ticks) <= 6);
+    row(
+      `idle serve, no agent running, a developer's home of ${folders.toLocaleString('en-US')} folders (Aider's search walks them)`,
+      shown(cpu, base),
+      '<= 6 ticks a minute (0.1 %)',
+      perMinute(cpu.ticks) <= 6,
+    );
   } finally {
     await developer.stop();
   }
@@ -219,40 +327,55 @@ if (canTime() && wanted('startup')) {
   const empty = mkdtempSync(join(work, 'empty-home-'));
   const startRuns = Array.from({ length: START_RUNS }, (_, i) => runOnceEmpty(empty, join(work, `empty-${i}`)));
   const wall = Math.min(...startRuns.map((r) => r.wallMs));
-  row(`once on an empty home (fastest of ${START_RUNS})`, `${sec(wall)} wall, ${sec(Math.min(...startRuns.map((r) => r.cpuMs)))} CPU, `
-    + `peak RSS ${Math.max(...startRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 0.2 s wall', wall <= 200);
+  row(
+    `once on an empty home (fastest of ${START_RUNS})`,
+    `${sec(wall)} wall, ${sec(Math.min(...startRuns.map((r) => r.cpuMs)))} CPU, ` +
+      `peak RSS ${Math.max(...startRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`,
+    '<= 0.2 s wall',
+    wall <= 200,
+  );
 }
 
 // --- what an install weighs: the package, its dependencies, and the gRPC exporter installed apart --
 if (wanted('install')) {
   const w = installFigures();
   const mb1 = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-  row('what an install weighs: the package (npm pack), the dependencies npm installs beside it',
-    `${w.pack.files} files, ${mb1(w.pack.bytes)} unpacked; ${w.dependencies.packages} packages, ${mb1(w.dependencies.bytes)}; `
-    + `OpenTelemetry's gRPC exporter, installed apart by those who push over gRPC, adds ${w.grpc.packages} packages, ${mb1(w.grpc.bytes)}`,
-    'gRPC installed apart', w.grpcApart);
+  row(
+    'what an install weighs: the package (npm pack), the dependencies npm installs beside it',
+    `${w.pack.files} files, ${mb1(w.pack.bytes)} unpacked; ${w.dependencies.packages} packages, ${mb1(w.dependencies.bytes)}; ` +
+      `OpenTelemetry's gRPC exporter, installed apart by those who push over gRPC, adds ${w.grpc.packages} packages, ${mb1(w.grpc.bytes)}`,
+    'gRPC installed apart',
+    w.grpcApart,
+  );
   // The install a user runs, timed, on a Node.js with `node:sqlite` (the npm registry's build).
   const version = process.env.BENCH_INSTALL_NODE ?? '24.22.3';
   if (version) {
     const node = execFileSync(join(PACKAGE_ROOT, 'scripts/node-from-npm.sh'), [version], { encoding: 'utf8' }).trim();
     for (const r of installRuns(node, packTarball(work))) {
-      row(`npm install --omit=dev on Node ${version}, ${r.label}`,
-        `${r.ok ? 'succeeded' : 'FAILED'} in ${r.seconds.toFixed(0)} s: ${r.packages} packages, ${mb1(r.bytes)}; `
-        + `better-sqlite3 ${r.betterSqlite3 ? 'built and installed' : 'not installed'}; SQLite through ${r.sqlite}`,
-        'succeeds, node:sqlite', r.ok && r.sqlite === 'node:sqlite');
+      row(
+        `npm install --omit=dev on Node ${version}, ${r.label}`,
+        `${r.ok ? 'succeeded' : 'FAILED'} in ${r.seconds.toFixed(0)} s: ${r.packages} packages, ${mb1(r.bytes)}; ` +
+          `better-sqlite3 ${r.betterSqlite3 ? 'built and installed' : 'not installed'}; SQLite through ${r.sqlite}`,
+        'succeeds, node:sqlite',
+        r.ok && r.sqlite === 'node:sqlite',
+      );
     }
   }
 }
 
 // --- the peer: ccusage and the exporter's `once`, Claude Code only, fresh processes -------------
-if (wanted('peer') && peerSizes.length > 0 && !canTime()) row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);
+if (wanted('peer') && peerSizes.length > 0 && !canTime())
+  row('peer (ccusage)', `not run: ${'/usr/bin/time'} (GNU time) is needed to measure it`);
 else if (wanted('peer') && peerSizes.length > 0) {
   const peer = installPeer();
-  for (const size of peerSizes) racePeer(peer, size === sizeMb ? corpus : ensureCorpus(dirFor(size), seed, size).corpus);
+  for (const size of peerSizes)
+    racePeer(peer, size === sizeMb ? corpus : ensureCorpus(dirFor(size), seed, size).corpus);
 } else if (wanted('report')) raceReport(installPeer(), corpus);
 
-printTable(`Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, ${sizeMb} MB corpus (seed ${seed}); `
-  + 'every contender ran in this run on the same page-cached files.');
+printTable(
+  `Node ${process.version}, ${cpus().length} cores, ${new Date().toISOString().slice(0, 10)}, ${sizeMb} MB corpus (seed ${seed}); ` +
+    'every contender ran in this run on the same page-cached files.',
+);
 finishRun();
 
 /**
@@ -279,26 +402,52 @@ function racePeer(peer: string, c: typeof corpus): void {
   const expected = { ...zeroTotals(), 'claude-code': c.expected['claude-code'] };
   const only = (r: ProcessRun) => ({ ...zeroTotals(), 'claude-code': r.claude });
   check(`once, Claude Code only, ${label} = generator`, expected, ...onceRuns.map(only), ...aloneRuns.map(only));
-  check(`report claude daily, cold, ${label} = generator`, expected, ...reportRuns.map((r) => ({ ...zeroTotals(), 'claude-code': r.tokens })));
+  check(
+    `report claude daily, cold, ${label} = generator`,
+    expected,
+    ...reportRuns.map((r) => ({ ...zeroTotals(), 'claude-code': r.tokens })),
+  );
   const peerDiff = diffTotals(expected, only(peerRuns[0]!));
   row(`totals: ${PEER} = generator`, peerDiff.length === 0 ? 'equal' : peerDiff.join('; '));
   const best = (runs: Omit<ProcessRun, 'claude'>[], k: 'wallMs' | 'cpuMs') => Math.min(...runs.map((r) => r[k]));
   const runs = (rs: Omit<ProcessRun, 'claude'>[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
   row(`${label}: Claude Code files`, `${claude.length} files, ${mb(claude.reduce((a, f) => a + f.size, 0))}`);
-  row(`  ${PEER} claude daily --json --offline`, `${sec(best(peerRuns, 'wallMs'))} wall, ${sec(best(peerRuns, 'cpuMs'))} CPU (runs: ${runs(peerRuns)})`);
-  row('  exporter once (Claude Code collector only), cold', `${sec(best(onceRuns, 'wallMs'))} wall, ${sec(best(onceRuns, 'cpuMs'))} CPU (runs: ${runs(onceRuns)})`);
-  row('  the same, main thread alone (--read-threads 0)', `${sec(best(aloneRuns, 'wallMs'))} wall, ${sec(best(aloneRuns, 'cpuMs'))} CPU, `
-    + `peak RSS ${Math.max(...aloneRuns.map((r) => r.maxRssMb)).toFixed(0)} MB (runs: ${runs(aloneRuns)})`);
+  row(
+    `  ${PEER} claude daily --json --offline`,
+    `${sec(best(peerRuns, 'wallMs'))} wall, ${sec(best(peerRuns, 'cpuMs'))} CPU (runs: ${runs(peerRuns)})`,
+  );
+  row(
+    '  exporter once (Claude Code collector only), cold',
+    `${sec(best(onceRuns, 'wallMs'))} wall, ${sec(best(onceRuns, 'cpuMs'))} CPU (runs: ${runs(onceRuns)})`,
+  );
+  row(
+    '  the same, main thread alone (--read-threads 0)',
+    `${sec(best(aloneRuns, 'wallMs'))} wall, ${sec(best(aloneRuns, 'cpuMs'))} CPU, ` +
+      `peak RSS ${Math.max(...aloneRuns.map((r) => r.maxRssMb)).toFixed(0)} MB (runs: ${runs(aloneRuns)})`,
+  );
   const wall = best(onceRuns, 'wallMs') / best(peerRuns, 'wallMs');
   const cpu = best(onceRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
   const wallTarget = c.sizeMb >= 1024 ? 0.7 : 0.8;
   row('  wall, exporter / ccusage', `${wall.toFixed(2)}x`, `<= ${wallTarget}x`, wall <= wallTarget);
   row('  CPU, exporter / ccusage', `${cpu.toFixed(2)}x`, '<= 1.0x', cpu <= 1);
-  row('  exporter report claude daily --json, cold (no state database)', `${sec(best(reportRuns, 'wallMs'))} wall, ${sec(best(reportRuns, 'cpuMs'))} CPU (runs: ${runs(reportRuns)})`);
+  row(
+    '  exporter report claude daily --json, cold (no state database)',
+    `${sec(best(reportRuns, 'wallMs'))} wall, ${sec(best(reportRuns, 'cpuMs'))} CPU (runs: ${runs(reportRuns)})`,
+  );
   const cold = best(reportRuns, 'wallMs') / best(peerRuns, 'wallMs');
-  row('  wall, cold report claude daily / ccusage claude daily', `${cold.toFixed(2)}x`, c.sizeMb >= 1024 ? '<= 1.5x' : '', c.sizeMb >= 1024 ? cold <= 1.5 : undefined);
+  row(
+    '  wall, cold report claude daily / ccusage claude daily',
+    `${cold.toFixed(2)}x`,
+    c.sizeMb >= 1024 ? '<= 1.5x' : '',
+    c.sizeMb >= 1024 ? cold <= 1.5 : undefined,
+  );
   const rss = Math.max(...onceRuns.map((r) => r.maxRssMb));
-  row('  peak RSS, exporter / ccusage', `${rss.toFixed(0)} MB / ${Math.max(...peerRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`, '<= 150 MB', rss <= 150);
+  row(
+    '  peak RSS, exporter / ccusage',
+    `${rss.toFixed(0)} MB / ${Math.max(...peerRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`,
+    '<= 150 MB',
+    rss <= 150,
+  );
   raceReport(peer, c);
 }
 
@@ -320,26 +469,48 @@ function raceReport(peer: string, c: typeof corpus): void {
       peerRuns.push(runPeerReport(peer, c.home, kind));
       reportRuns.push(runReport(c.home, state, undefined, kind));
       // No state database (a folder that is not there): the report reads the files itself.
-      if (withCold) coldRuns.push(runReport(c.home, join(work, `report-${c.sizeMb}-${kind}-cold-${i}`), undefined, kind));
+      if (withCold)
+        coldRuns.push(runReport(c.home, join(work, `report-${c.sizeMb}-${kind}-cold-${i}`), undefined, kind));
     }
     const peerKind = kind === 'blocks' ? 'claude blocks' : kind;
     // Both harnesses' tokens summed (blocks: Claude Code's), as both reports' totals give them.
     const tokens = (r: DailyRun) => ({ ...zeroTotals(), 'claude-code': r.tokens });
-    check(`report ${kind} = ${PEER} ${peerKind}, ${c.sizeMb} MB corpus`, tokens(peerRuns[0]!), ...reportRuns.map(tokens), ...coldRuns.map(tokens));
+    check(
+      `report ${kind} = ${PEER} ${peerKind}, ${c.sizeMb} MB corpus`,
+      tokens(peerRuns[0]!),
+      ...reportRuns.map(tokens),
+      ...coldRuns.map(tokens),
+    );
     const best = (runs: DailyRun[], k: 'wallMs' | 'cpuMs' = 'wallMs') => Math.min(...runs.map((r) => r[k]));
     const runs = (rs: DailyRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
     const times = (rs: DailyRun[]) => `${sec(best(rs))} wall, ${sec(best(rs, 'cpuMs'))} CPU (runs: ${runs(rs)})`;
-    row(`  ${PEER} ${peerKind} --json --offline (${kind === 'blocks' ? 'Claude Code' : 'every agent'})`, times(peerRuns));
+    row(
+      `  ${PEER} ${peerKind} --json --offline (${kind === 'blocks' ? 'Claude Code' : 'every agent'})`,
+      times(peerRuns),
+    );
     row(`  exporter report ${kind} --json, warm state`, times(reportRuns));
     const ratio = best(reportRuns) / best(peerRuns);
     // The targets are the 1 GB corpus's: on less, both are more start-up than reading.
     const target = c.sizeMb >= 1024;
-    row(`  wall, report ${kind} / ccusage ${peerKind}`, `${ratio.toFixed(2)}x`, target ? '<= 0.2x' : '', target ? ratio <= 0.2 : undefined);
+    row(
+      `  wall, report ${kind} / ccusage ${peerKind}`,
+      `${ratio.toFixed(2)}x`,
+      target ? '<= 0.2x' : '',
+      target ? ratio <= 0.2 : undefined,
+    );
     if (!withCold) continue;
-    row(`  exporter report ${kind} --json, cold (no state database: it reads the files)`, `${times(coldRuns)}, peak RSS ${Math.max(...coldRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`);
+    row(
+      `  exporter report ${kind} --json, cold (no state database: it reads the files)`,
+      `${times(coldRuns)}, peak RSS ${Math.max(...coldRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`,
+    );
     const cold = best(coldRuns) / best(peerRuns);
     const coldCpu = best(coldRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
-    row(`  wall, cold report ${kind} / ccusage ${peerKind}`, `${cold.toFixed(2)}x (CPU ${coldCpu.toFixed(2)}x)`, target ? '<= 1.5x' : '', target ? cold <= 1.5 : undefined);
+    row(
+      `  wall, cold report ${kind} / ccusage ${peerKind}`,
+      `${cold.toFixed(2)}x (CPU ${coldCpu.toFixed(2)}x)`,
+      target ? '<= 1.5x' : '',
+      target ? cold <= 1.5 : undefined,
+    );
   }
 }
 
@@ -357,7 +528,8 @@ function warm(list: { path: string }[]): void {
 async function outputTokens(url: string): Promise<number> {
   const text = await (await fetch(url)).text();
   let sum = 0;
-  for (const m of text.matchAll(/^coding_agent_tokens_total\{[^}]*token_type="output"[^}]*\} (\S+)$/gm)) sum += Number(m[1]);
+  for (const m of text.matchAll(/^coding_agent_tokens_total\{[^}]*token_type="output"[^}]*\} (\S+)$/gm))
+    sum += Number(m[1]);
   return sum;
 }
 
@@ -367,19 +539,40 @@ async function outputTokens(url: string): Promise<number> {
  */
 async function appendLatencies(stateDir: string, home: string): Promise<number[]> {
   const exporter = await startExporter(stateDir, home);
-  const targets = files.filter((f) => f.path.includes('/.claude/') && !f.path.includes('/subagents/')).slice(0, APPEND_TRIALS);
+  const targets = files
+    .filter((f) => f.path.includes('/.claude/') && !f.path.includes('/subagents/'))
+    .slice(0, APPEND_TRIALS);
   try {
     const latencies: number[] = [];
     await sleep(2000); // let the watcher finish setting up
     for (const [i, f] of targets.entries()) {
       const before = await outputTokens(exporter.url);
       const tokens = 1000 + i;
-      appendFileSync(f.path, `${JSON.stringify({
-        parentUuid: null, isSidechain: false, type: 'assistant', uuid: `bench-${i}`, timestamp: new Date().toISOString(), requestId: `req_bench_${i}`,
-        message: { id: `msg_bench_${i}_${Date.now()}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: 'bench' }], stop_reason: 'end_turn',
-          usage: { input_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: tokens } },
-      })}\n`);
+      appendFileSync(
+        f.path,
+        `${JSON.stringify({
+          parentUuid: null,
+          isSidechain: false,
+          type: 'assistant',
+          uuid: `bench-${i}`,
+          timestamp: new Date().toISOString(),
+          requestId: `req_bench_${i}`,
+          message: {
+            id: `msg_bench_${i}_${Date.now()}`,
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'text', text: 'bench' }],
+            stop_reason: 'end_turn',
+            usage: {
+              input_tokens: 1,
+              cache_creation_input_tokens: 0,
+              cache_read_input_tokens: 0,
+              output_tokens: tokens,
+            },
+          },
+        })}\n`,
+      );
       const appended = performance.now();
       let latency = Infinity;
       while (performance.now() - appended < 10_000) {
@@ -405,7 +598,12 @@ async function appendLatencies(stateDir: string, home: string): Promise<number[]
  * the live page's JSON: `API_REQUESTS` at once, `API_BURSTS` times after a first burst, each timed;
  * and the same of a Node server answering the same bytes (bytes-server.ts), alternating.
  */
-async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: number[]; bytes: number; api: Record<string, { times: number[]; plainNode: number[] }> }> {
+async function scrapeTimes(home: string): Promise<{
+  plain: number[];
+  gzip: number[];
+  bytes: number;
+  api: Record<string, { times: number[]; plainNode: number[] }>;
+}> {
   const exporter = await startExporter(join(work, 'live-state'), home);
   try {
     const scrape = async (headers: Record<string, string>) => {
@@ -440,8 +638,8 @@ async function scrapeTimes(home: string): Promise<{ plain: number[]; gzip: numbe
         const times: number[] = [];
         const plainTimes: number[] = [];
         for (let i = 0; i < API_BURSTS; i++) {
-          times.push(...await burst(url));
-          plainTimes.push(...await burst(plainNode.url));
+          times.push(...(await burst(url)));
+          plainTimes.push(...(await burst(plainNode.url)));
         }
         api[path] = { times, plainNode: plainTimes };
       } finally {
@@ -464,11 +662,33 @@ function liveHome(sessions: number): string {
     mkdirSync(dir, { recursive: true });
     const at = (s: number) => new Date(now - 60_000 + s * 1000).toISOString();
     const cwd = `/home/dev/src/app${i}`;
-    writeFileSync(join(dir, `${randomUUID()}.jsonl`), [
-      { type: 'user', uuid: `u${i}`, timestamp: at(0), cwd, message: { role: 'user', content: 'go' } },
-      { type: 'assistant', uuid: `a${i}`, timestamp: at(1), cwd, requestId: `r${i}`, message: { id: `m${i}`, model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'ok' }],
-        stop_reason: 'end_turn', usage: { input_tokens: 10 + i, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 0 } } },
-    ].map((r) => `${JSON.stringify(r)}\n`).join(''));
+    writeFileSync(
+      join(dir, `${randomUUID()}.jsonl`),
+      [
+        { type: 'user', uuid: `u${i}`, timestamp: at(0), cwd, message: { role: 'user', content: 'go' } },
+        {
+          type: 'assistant',
+          uuid: `a${i}`,
+          timestamp: at(1),
+          cwd,
+          requestId: `r${i}`,
+          message: {
+            id: `m${i}`,
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'text', text: 'ok' }],
+            stop_reason: 'end_turn',
+            usage: {
+              input_tokens: 10 + i,
+              output_tokens: 5,
+              cache_read_input_tokens: 100,
+              cache_creation_input_tokens: 0,
+            },
+          },
+        },
+      ]
+        .map((r) => `${JSON.stringify(r)}\n`)
+        .join(''),
+    );
   }
   return home;
 }

@@ -7,7 +7,17 @@
 // small corpus). Most bytes are what a reader can skip: tool output, attachments, request
 // snapshots, reasoning; Claude answers are one line per content block repeating id and usage.
 
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { addTokens, zeroTotals, type Harness, type Tokens, type Totals } from './totals.js';
 
@@ -53,7 +63,10 @@ export class Rng {
   }
   hex(n: number): string {
     let s = '';
-    while (s.length < n) s += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+    while (s.length < n)
+      s += Math.floor(this.next() * 0x100000000)
+        .toString(16)
+        .padStart(8, '0');
     return s.slice(0, n);
   }
   uuid(): string {
@@ -62,9 +75,11 @@ export class Rng {
   }
 }
 
-const WORDS = ('const return function import export await async interface type string number value result config session ' +
+const WORDS = (
+  'const return function import export await async interface type string number value result config session ' +
   'buffer offset line file path error token usage model request response metrics counter state reader collector ' +
-  'handler options schema parse render update delete create index cache write read stream promise array object').split(' ');
+  'handler options schema parse render update delete create index cache write read stream promise array object'
+).split(' ');
 
 /** Text cut from pools made once: code-like lines and base64, so writing a GB stays fast. */
 export class Text {
@@ -78,15 +93,32 @@ export class Text {
     for (let length = 0; length < 2 * MB; length += lines[lines.length - 1]!.length + 1) {
       const indent = '  '.repeat(rng.int(0, 4));
       switch (rng.int(0, 7)) {
-        case 0: lines.push(`${indent}const ${id()} = ${id()}(${id()}, "${w()} ${w()}");`); break;
-        case 1: lines.push(`${indent}// ${w()} ${w()} ${w()} — ${w()} déjà ${w()} → ${w()}`); break;
-        case 2: lines.push(`${indent}if (${id()}.${w()} !== undefined) return { "type": "${w()}", "n": ${rng.int(0, 9999)} };`); break;
+        case 0:
+          lines.push(`${indent}const ${id()} = ${id()}(${id()}, "${w()} ${w()}");`);
+          break;
+        case 1:
+          lines.push(`${indent}// ${w()} ${w()} ${w()} — ${w()} déjà ${w()} → ${w()}`);
+          break;
+        case 2:
+          lines.push(
+            `${indent}if (${id()}.${w()} !== undefined) return { "type": "${w()}", "n": ${rng.int(0, 9999)} };`,
+          );
+          break;
         // Text that looks like records: inside a JSON string its quotes are escaped, and the
         // exporter's byte prefilter must not take it for a record.
-        case 3: lines.push(`${indent}{"type":"assistant","message":{"id":"msg_${rng.hex(8)}","usage":{"output_tokens":${rng.int(1, 99)}}}}`); break;
-        case 4: lines.push(`${indent}const dir = 'C:\\\\Users\\\\dev\\\\${w()}';\t// ${w()}`); break;
-        case 5: lines.push(''); break;
-        default: lines.push(`${indent}${w()} ${id()}: ${w()}[] = [${w()}, ${w()}, ${w()}];`);
+        case 3:
+          lines.push(
+            `${indent}{"type":"assistant","message":{"id":"msg_${rng.hex(8)}","usage":{"output_tokens":${rng.int(1, 99)}}}}`,
+          );
+          break;
+        case 4:
+          lines.push(`${indent}const dir = 'C:\\\\Users\\\\dev\\\\${w()}';\t// ${w()}`);
+          break;
+        case 5:
+          lines.push('');
+          break;
+        default:
+          lines.push(`${indent}${w()} ${id()}: ${w()}[] = [${w()}, ${w()}, ${w()}];`);
       }
     }
     this.codePool = lines.join('\n');
@@ -111,7 +143,10 @@ export class Text {
 
   /** A file as the Read tool shows it: `cat -n` numbering. */
   numbered(body: string): string {
-    return body.split('\n').map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n');
+    return body
+      .split('\n')
+      .map((l, i) => `${String(i + 1).padStart(6)}\t${l}`)
+      .join('\n');
   }
 }
 
@@ -181,8 +216,13 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
   let fresh = 0; // tokens added since the last request (written to the cache by the next one)
   const stamp = (maxStepMs = 3000) => new Date((t += rng.int(1, maxStepMs))).toISOString();
   const common = {
-    userType: 'external', entrypoint: 'cli', cwd: s.cwd, sessionId: s.sessionId, version: CLAUDE_VERSION,
-    gitBranch: s.branch, ...(sub ? { agentId: s.agentId } : {}),
+    userType: 'external',
+    entrypoint: 'cli',
+    cwd: s.cwd,
+    sessionId: s.sessionId,
+    version: CLAUDE_VERSION,
+    gitBranch: s.branch,
+    ...(sub ? { agentId: s.agentId } : {}),
   };
   // Records of the conversation chain: parentUuid links each to the one before.
   const chain = (rec: Record<string, unknown>): string => {
@@ -192,15 +232,27 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
     return uuid;
   };
   const side = (rec: Record<string, unknown>) => w.line({ ...rec, sessionId: s.sessionId });
-  const attachment = (type: string, body: Record<string, unknown>, rendered?: string) => chain({
-    attachment: { type, ...body }, type: 'attachment',
-    ...(rendered === undefined ? {} : { rendered: [{ content: `<system-reminder>\n${rendered}\n</system-reminder>` }], renderedRole: 'system' }),
-  });
-  const promptSnapshot = (size: number) => attachment('prompt_snapshot', {
-    systemPrompt: [text.code(size * 0.3), text.code(size * 0.2)],
-    tools: [{ name: 'Bash', description: text.code(size * 0.3), input_schema: { type: 'object', properties: { command: { type: 'string' } } } }],
-    reminderFold: false, contextRendering: 'announced',
-  });
+  const attachment = (type: string, body: Record<string, unknown>, rendered?: string) =>
+    chain({
+      attachment: { type, ...body },
+      type: 'attachment',
+      ...(rendered === undefined
+        ? {}
+        : { rendered: [{ content: `<system-reminder>\n${rendered}\n</system-reminder>` }], renderedRole: 'system' }),
+    });
+  const promptSnapshot = (size: number) =>
+    attachment('prompt_snapshot', {
+      systemPrompt: [text.code(size * 0.3), text.code(size * 0.2)],
+      tools: [
+        {
+          name: 'Bash',
+          description: text.code(size * 0.3),
+          input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+        },
+      ],
+      reminderFold: false,
+      contextRendering: 'announced',
+    });
   const filePath = () => `${s.cwd}/src/${rng.pick(WORDS)}/${rng.pick(WORDS)}.ts`;
 
   let shapeWritten = false;
@@ -214,35 +266,78 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
     const promptId = rng.uuid();
     chain({ promptId, type: 'user', message: { role: 'user', content: prompt }, permissionMode: 'default' });
     if (!sub && !shapeWritten) {
-      attachment('environment', { snapshot: { workingDirectory: s.cwd, isGitRepo: true, platform: 'linux', shell: 'bash' } }, text.code(800));
-      attachment('agent_listing_delta', { addedTypes: ['general-purpose', 'Explore', 'Plan'], isInitial: true }, text.code(1900));
+      attachment(
+        'environment',
+        { snapshot: { workingDirectory: s.cwd, isGitRepo: true, platform: 'linux', shell: 'bash' } },
+        text.code(800),
+      );
+      attachment(
+        'agent_listing_delta',
+        { addedTypes: ['general-purpose', 'Explore', 'Plan'], isInitial: true },
+        text.code(1900),
+      );
       attachment('skill_listing', { content: text.code(6200), skillCount: 13, isInitial: true }, text.code(6300));
     }
-    attachment('date', { date: new Date(t).toISOString().slice(0, 10) }, `Today's date is ${new Date(t).toISOString().slice(0, 10)}.`);
+    attachment(
+      'date',
+      { date: new Date(t).toISOString().slice(0, 10) },
+      `Today's date is ${new Date(t).toISOString().slice(0, 10)}.`,
+    );
     if (!sub && (!shapeWritten || rng.chance(0.3))) promptSnapshot(rng.logUniform(28 * KB, 110 * KB));
 
     const requests = rng.int(1, 12);
     for (let r = 0; r < requests; r++) {
       const last = r === requests - 1;
       if (!sub && !shapeWritten) {
-        side({ type: 'api-request-shape', shapeHash: rng.hex(64), timestamp: stamp(), version: CLAUDE_VERSION,
-          shape: { system: [{ type: 'text', text: text.code(rng.int(55, 75) * KB) }] } });
+        side({
+          type: 'api-request-shape',
+          shapeHash: rng.hex(64),
+          timestamp: stamp(),
+          version: CLAUDE_VERSION,
+          shape: { system: [{ type: 'text', text: text.code(rng.int(55, 75) * KB) }] },
+        });
         shapeWritten = true;
       }
-      side({ type: 'api-request-blob', hash: rng.hex(64),
-        message: { role: 'user', content: [{ type: 'text', text: text.code(rng.logUniform(300, 12 * KB)) }] } });
+      side({
+        type: 'api-request-blob',
+        hash: rng.hex(64),
+        message: { role: 'user', content: [{ type: 'text', text: text.code(rng.logUniform(300, 12 * KB)) }] },
+      });
       const requestRef = rng.uuid();
-      side({ type: 'api-request', id: requestRef, timestamp: stamp(), version: CLAUDE_VERSION, querySource: 'repl_main_thread',
-        params: { model: s.model, max_tokens: 32000, thinking: { budget_tokens: 31999, type: 'enabled' } }, keep: r, tail: [rng.hex(64)] });
+      side({
+        type: 'api-request',
+        id: requestRef,
+        timestamp: stamp(),
+        version: CLAUDE_VERSION,
+        querySource: 'repl_main_thread',
+        params: { model: s.model, max_tokens: 32000, thinking: { budget_tokens: 31999, type: 'enabled' } },
+        keep: r,
+        tail: [rng.hex(64)],
+      });
 
       if (!sub && errors < 2 && rng.chance(0.01)) {
         // A request that failed after its retries: a locally written answer without usage.
         errors++;
-        chain({ type: 'system', subtype: 'api_error', level: 'error', error: { status: 529, message: 'Overloaded' }, retryAttempt: 10 });
-        chain({ message: { id: rng.uuid(), type: 'message', role: 'assistant', model: '<synthetic>',
-          content: [{ type: 'text', text: 'API Error: 529 Overloaded' }], stop_reason: 'stop_sequence',
-          usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
-          type: 'assistant', isApiErrorMessage: true });
+        chain({
+          type: 'system',
+          subtype: 'api_error',
+          level: 'error',
+          error: { status: 529, message: 'Overloaded' },
+          retryAttempt: 10,
+        });
+        chain({
+          message: {
+            id: rng.uuid(),
+            type: 'message',
+            role: 'assistant',
+            model: '<synthetic>',
+            content: [{ type: 'text', text: 'API Error: 529 Overloaded' }],
+            stop_reason: 'stop_sequence',
+            usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          },
+          type: 'assistant',
+          isApiErrorMessage: true,
+        });
         break;
       }
 
@@ -255,37 +350,76 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
       addTokens(g.expected['claude-code'], usage);
       const requestId = `req_${rng.hex(24)}`;
       const message = {
-        id: `msg_${rng.hex(24)}`, type: 'message', role: 'assistant', model: s.model,
-        stop_reason: last ? 'end_turn' : 'tool_use', stop_sequence: null,
+        id: `msg_${rng.hex(24)}`,
+        type: 'message',
+        role: 'assistant',
+        model: s.model,
+        stop_reason: last ? 'end_turn' : 'tool_use',
+        stop_sequence: null,
         usage: {
-          input_tokens: usage.input, cache_creation_input_tokens: usage.cache_write, cache_read_input_tokens: usage.cache_read,
-          output_tokens: output, output_tokens_details: { thinking_tokens: Math.floor(output / 3) },
-          server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 }, service_tier: 'standard',
-          cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: usage.cache_write }, inference_geo: '', iterations: [], speed: 'standard',
+          input_tokens: usage.input,
+          cache_creation_input_tokens: usage.cache_write,
+          cache_read_input_tokens: usage.cache_read,
+          output_tokens: output,
+          output_tokens_details: { thinking_tokens: Math.floor(output / 3) },
+          server_tool_use: { web_search_requests: 0, web_fetch_requests: 0 },
+          service_tier: 'standard',
+          cache_creation: { ephemeral_1h_input_tokens: 0, ephemeral_5m_input_tokens: usage.cache_write },
+          inference_geo: '',
+          iterations: [],
+          speed: 'standard',
         },
         stop_details: null,
       };
       const blocks: Record<string, unknown>[] = [];
-      if (rng.chance(0.4)) blocks.push({ type: 'thinking', thinking: '', signature: text.b64(rng.logUniform(200, 4000)) });
-      if (last || rng.chance(0.5)) blocks.push({ type: 'text', text: text.code(rng.logUniform(60, last ? 4000 : 600)) });
+      if (rng.chance(0.4))
+        blocks.push({ type: 'thinking', thinking: '', signature: text.b64(rng.logUniform(200, 4000)) });
+      if (last || rng.chance(0.5))
+        blocks.push({ type: 'text', text: text.code(rng.logUniform(60, last ? 4000 : 600)) });
       const calls: { id: string; name: string; input: Record<string, unknown> }[] = [];
       for (let n = last ? 0 : rng.chance(0.15) ? 2 : 1; n > 0; n--) {
-        const name = rng.pick(sub || subagents.length >= 3 ? ['Read', 'Read', 'Bash', 'Bash', 'Edit', 'Grep', 'Write', 'TodoWrite']
-          : ['Read', 'Read', 'Bash', 'Bash', 'Edit', 'Grep', 'Write', 'TodoWrite', 'Agent']);
-        const input: Record<string, unknown> = name === 'Bash' ? { command: `npm run ${rng.pick(WORDS)} -- --${rng.pick(WORDS)}`, description: text.code(40) }
-          : name === 'Edit' ? { file_path: filePath(), old_string: text.code(rng.int(20, 400)), new_string: text.code(rng.int(20, 600)) }
-          : name === 'Write' ? { file_path: filePath(), content: text.code(rng.logUniform(KB, 10 * KB)) }
-          : name === 'Grep' ? { pattern: rng.pick(WORDS), path: s.cwd }
-          : name === 'TodoWrite' ? { todos: [{ content: text.code(60), status: 'in_progress', activeForm: text.code(60) }] }
-          : name === 'Agent' ? { description: text.code(30), prompt: text.code(rng.logUniform(300, 2000)), subagent_type: 'general-purpose' }
-          : { file_path: filePath() };
+        const name = rng.pick(
+          sub || subagents.length >= 3
+            ? ['Read', 'Read', 'Bash', 'Bash', 'Edit', 'Grep', 'Write', 'TodoWrite']
+            : ['Read', 'Read', 'Bash', 'Bash', 'Edit', 'Grep', 'Write', 'TodoWrite', 'Agent'],
+        );
+        const input: Record<string, unknown> =
+          name === 'Bash'
+            ? { command: `npm run ${rng.pick(WORDS)} -- --${rng.pick(WORDS)}`, description: text.code(40) }
+            : name === 'Edit'
+              ? {
+                  file_path: filePath(),
+                  old_string: text.code(rng.int(20, 400)),
+                  new_string: text.code(rng.int(20, 600)),
+                }
+              : name === 'Write'
+                ? { file_path: filePath(), content: text.code(rng.logUniform(KB, 10 * KB)) }
+                : name === 'Grep'
+                  ? { pattern: rng.pick(WORDS), path: s.cwd }
+                  : name === 'TodoWrite'
+                    ? { todos: [{ content: text.code(60), status: 'in_progress', activeForm: text.code(60) }] }
+                    : name === 'Agent'
+                      ? {
+                          description: text.code(30),
+                          prompt: text.code(rng.logUniform(300, 2000)),
+                          subagent_type: 'general-purpose',
+                        }
+                      : { file_path: filePath() };
         calls.push({ id: `toolu_${rng.hex(24)}`, name, input });
         blocks.push({ type: 'tool_use', id: calls[calls.length - 1]!.id, name, input });
       }
       let assistantUuid = '';
       blocks.forEach((block, apiBlockIndex) => {
-        assistantUuid = chain({ message: { ...message, content: [block] }, apiBlockIndex, requestId,
-          requestRef, requestedModel: s.model, promptCacheRequested: '5m', type: 'assistant', madeBy: 'model' });
+        assistantUuid = chain({
+          message: { ...message, content: [block] },
+          apiBlockIndex,
+          requestId,
+          requestRef,
+          requestedModel: s.model,
+          promptCacheRequested: '5m',
+          type: 'assistant',
+          madeBy: 'model',
+        });
       });
       if (!sub && rng.chance(0.2)) side({ type: 'tools-used', tools: calls.map((c) => c.name) });
 
@@ -293,15 +427,26 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
         const res = toolResult(g, s, call, subagents);
         fresh += Math.round(res.size / 4);
         const block = { tool_use_id: call.id, type: 'tool_result', content: res.content, is_error: res.isError };
-        chain({ promptId, type: 'user', message: { role: 'user', content: [block] }, toolUseResult: res.result, sandboxed: false,
-          sourceToolAssistantUUID: assistantUuid });
+        chain({
+          promptId,
+          type: 'user',
+          message: { role: 'user', content: [block] },
+          toolUseResult: res.result,
+          sandboxed: false,
+          sourceToolAssistantUUID: assistantUuid,
+        });
       }
       const left = `<total_tokens>${15_000_000 - context} tokens left</total_tokens>`;
       if (rng.chance(0.3)) attachment('total_tokens_reminder', { text: left }, left);
       if (!sub && rng.chance(0.08)) promptSnapshot(rng.logUniform(28 * KB, 110 * KB));
       if (context > 180_000) {
-        chain({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info',
-          compactMetadata: { trigger: 'auto', preTokens: context } });
+        chain({
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          level: 'info',
+          compactMetadata: { trigger: 'auto', preTokens: context },
+        });
         context = rng.int(15_000, 30_000);
       }
     }
@@ -309,62 +454,157 @@ function writeClaude(g: Gen, s: ClaudeSpec): { bytes: number; subagents: ClaudeS
       chain({ type: 'system', subtype: 'turn_duration', durationMs: rng.int(2000, 600_000), isMeta: false });
       side({ type: 'last-prompt', lastPrompt: prompt.slice(0, 200), leafUuid: parent });
       side({ type: 'atis-latch', atis: '' });
-      side({ type: 'cost-state', totalCostUSD: rng.next() * 10, totalAPIDuration: rng.int(1000, 900_000), totalLinesAdded: rng.int(0, 500),
-        modelUsage: { [s.model]: { inputTokens: rng.int(1, 1e6), outputTokens: rng.int(1, 1e5), cacheReadInputTokens: rng.int(1, 1e7) } } });
+      side({
+        type: 'cost-state',
+        totalCostUSD: rng.next() * 10,
+        totalAPIDuration: rng.int(1000, 900_000),
+        totalLinesAdded: rng.int(0, 500),
+        modelUsage: {
+          [s.model]: {
+            inputTokens: rng.int(1, 1e6),
+            outputTokens: rng.int(1, 1e5),
+            cacheReadInputTokens: rng.int(1, 1e7),
+          },
+        },
+      });
     }
   }
   return { bytes: w.close(), subagents };
 }
 
 /** What a tool returned: the tool_result content and the record's toolUseResult, by tool. */
-function toolResult(g: Gen, s: ClaudeSpec, call: { name: string; input: Record<string, unknown> }, subagents: ClaudeSpec[]) {
+function toolResult(
+  g: Gen,
+  s: ClaudeSpec,
+  call: { name: string; input: Record<string, unknown> },
+  subagents: ClaudeSpec[],
+) {
   const { rng, text } = g;
   const path = typeof call.input.file_path === 'string' ? call.input.file_path : '';
   switch (call.name) {
     case 'Read': {
       const body = text.code(rng.logUniform(KB, 60 * KB));
       const lines = body.split('\n').length;
-      return { content: text.numbered(body), isError: false, size: body.length * 2,
-        result: { type: 'text', file: { filePath: path, content: body, numLines: lines, startLine: 1, totalLines: lines } } };
+      return {
+        content: text.numbered(body),
+        isError: false,
+        size: body.length * 2,
+        result: {
+          type: 'text',
+          file: { filePath: path, content: body, numLines: lines, startLine: 1, totalLines: lines },
+        },
+      };
     }
     case 'Bash': {
       const out = text.code(rng.logUniform(100, 20 * KB));
-      if (rng.chance(0.08)) return { content: `Exit code 1\n${out}`, isError: true, size: out.length, result: `Error: Exit code 1\n${out}` };
-      return { content: out, isError: false, size: out.length,
-        result: { stdout: out, stderr: '', interrupted: false, isImage: false, noOutputExpected: false } };
+      if (rng.chance(0.08))
+        return {
+          content: `Exit code 1\n${out}`,
+          isError: true,
+          size: out.length,
+          result: `Error: Exit code 1\n${out}`,
+        };
+      return {
+        content: out,
+        isError: false,
+        size: out.length,
+        result: { stdout: out, stderr: '', interrupted: false, isImage: false, noOutputExpected: false },
+      };
     }
     case 'Edit': {
       const original = text.code(rng.logUniform(KB, 30 * KB));
       const start = rng.int(1, 200);
       const removed = String(call.input.old_string).split('\n');
       const added = String(call.input.new_string).split('\n');
-      const patch = [{ oldStart: start, oldLines: removed.length + 6, newStart: start, newLines: added.length + 6,
-        lines: [...text.code(200).split('\n').slice(0, 3).map((l) => ` ${l}`), ...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)] }];
-      return { content: `The file ${path} has been updated successfully.`, isError: false, size: 200,
-        result: { filePath: path, oldString: call.input.old_string, newString: call.input.new_string, originalFile: original,
-          structuredPatch: patch, userModified: false, replaceAll: false } };
+      const patch = [
+        {
+          oldStart: start,
+          oldLines: removed.length + 6,
+          newStart: start,
+          newLines: added.length + 6,
+          lines: [
+            ...text
+              .code(200)
+              .split('\n')
+              .slice(0, 3)
+              .map((l) => ` ${l}`),
+            ...removed.map((l) => `-${l}`),
+            ...added.map((l) => `+${l}`),
+          ],
+        },
+      ];
+      return {
+        content: `The file ${path} has been updated successfully.`,
+        isError: false,
+        size: 200,
+        result: {
+          filePath: path,
+          oldString: call.input.old_string,
+          newString: call.input.new_string,
+          originalFile: original,
+          structuredPatch: patch,
+          userModified: false,
+          replaceAll: false,
+        },
+      };
     }
     case 'Write':
-      return { content: `File created successfully at: ${path}`, isError: false, size: 100,
-        result: { type: 'create', filePath: path, content: call.input.content, structuredPatch: [] } };
+      return {
+        content: `File created successfully at: ${path}`,
+        isError: false,
+        size: 100,
+        result: { type: 'create', filePath: path, content: call.input.content, structuredPatch: [] },
+      };
     case 'Grep': {
-      const names = Array.from({ length: rng.int(1, 60) }, () => `${s.cwd}/src/${rng.pick(WORDS)}/${rng.pick(WORDS)}.ts`);
-      return { content: `Found ${names.length} files\n${names.join('\n')}`, isError: false, size: names.length * 40,
-        result: { mode: 'files_with_matches', filenames: names, numFiles: names.length } };
+      const names = Array.from(
+        { length: rng.int(1, 60) },
+        () => `${s.cwd}/src/${rng.pick(WORDS)}/${rng.pick(WORDS)}.ts`,
+      );
+      return {
+        content: `Found ${names.length} files\n${names.join('\n')}`,
+        isError: false,
+        size: names.length * 40,
+        result: { mode: 'files_with_matches', filenames: names, numFiles: names.length },
+      };
     }
     case 'Agent': {
       const agentId = rng.hex(17);
-      subagents.push({ ...s, path: join(dirname(s.path), s.sessionId, 'subagents', `agent-${agentId}.jsonl`), agentId,
-        start: s.start + rng.int(1000, 60_000), target: rng.logUniform(20 * KB, Math.max(40 * KB, Math.min(MB, s.target / 4))) });
+      subagents.push({
+        ...s,
+        path: join(dirname(s.path), s.sessionId, 'subagents', `agent-${agentId}.jsonl`),
+        agentId,
+        start: s.start + rng.int(1000, 60_000),
+        target: rng.logUniform(20 * KB, Math.max(40 * KB, Math.min(MB, s.target / 4))),
+      });
       const summary = text.code(rng.logUniform(500, 3000));
-      return { content: [{ type: 'text', text: summary }], isError: false, size: summary.length,
-        result: { status: 'completed', prompt: call.input.prompt, agentId, content: [{ type: 'text', text: summary }],
-          totalDurationMs: rng.int(5000, 300_000), totalTokens: rng.int(1000, 100_000), totalToolUseCount: rng.int(1, 40),
+      return {
+        content: [{ type: 'text', text: summary }],
+        isError: false,
+        size: summary.length,
+        result: {
+          status: 'completed',
+          prompt: call.input.prompt,
+          agentId,
+          content: [{ type: 'text', text: summary }],
+          totalDurationMs: rng.int(5000, 300_000),
+          totalTokens: rng.int(1000, 100_000),
+          totalToolUseCount: rng.int(1, 40),
           // The subagent's own usage, repeated in its parent: counted from the subagent's transcript only.
-          usage: { input_tokens: rng.int(1, 100), output_tokens: rng.int(100, 5000), cache_read_input_tokens: rng.int(1000, 90_000) } } };
+          usage: {
+            input_tokens: rng.int(1, 100),
+            output_tokens: rng.int(100, 5000),
+            cache_read_input_tokens: rng.int(1000, 90_000),
+          },
+        },
+      };
     }
     default:
-      return { content: 'Todos have been modified successfully.', isError: false, size: 40, result: { oldTodos: [], newTodos: call.input.todos } };
+      return {
+        content: 'Todos have been modified successfully.',
+        isError: false,
+        size: 40,
+        result: { oldTodos: [], newTodos: call.input.todos },
+      };
   }
 }
 
@@ -385,72 +625,196 @@ function writeCodex(g: Gen, s: CodexSpec): number {
   let t = s.start;
   let ordinal = 0;
   const stamp = (maxStepMs = 3000) => new Date((t += rng.int(1, maxStepMs))).toISOString();
-  const rec = (type: string, payload: Record<string, unknown>) => w.line({ timestamp: stamp(), ordinal: ordinal++, type, payload });
+  const rec = (type: string, payload: Record<string, unknown>) =>
+    w.line({ timestamp: stamp(), ordinal: ordinal++, type, payload });
   const event = (payload: Record<string, unknown>) => rec('event_msg', payload);
-  const item = (payload: Record<string, unknown>, turnId: string) => rec('response_item', {
-    ...payload, internal_chat_message_metadata_passthrough: { turn_id: turnId, create_time: t / 1000 },
-  });
-  const total = { input_tokens: 0, cached_input_tokens: 0, cache_write_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0, total_tokens: 0 };
+  const item = (payload: Record<string, unknown>, turnId: string) =>
+    rec('response_item', {
+      ...payload,
+      internal_chat_message_metadata_passthrough: { turn_id: turnId, create_time: t / 1000 },
+    });
+  const total = {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    cache_write_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_output_tokens: 0,
+    total_tokens: 0,
+  };
   let used = rng.int(0, 60);
   const rateLimits = () => ({
-    limit_id: 'codex', limit_name: null, plan_type: 'plus',
-    primary: { used_percent: (used = Math.min(100, used + rng.int(0, 2))), window_minutes: 300, resets_at: Math.floor(t / 1000) + rng.int(60, 18_000) },
-    secondary: { used_percent: Math.floor(used / 3), window_minutes: 10080, resets_at: Math.floor(t / 1000) + rng.int(3600, 604_800) },
+    limit_id: 'codex',
+    limit_name: null,
+    plan_type: 'plus',
+    primary: {
+      used_percent: (used = Math.min(100, used + rng.int(0, 2))),
+      window_minutes: 300,
+      resets_at: Math.floor(t / 1000) + rng.int(60, 18_000),
+    },
+    secondary: {
+      used_percent: Math.floor(used / 3),
+      window_minutes: 10080,
+      resets_at: Math.floor(t / 1000) + rng.int(3600, 604_800),
+    },
   });
 
   rec('session_meta', {
-    session_id: s.id, id: s.id, timestamp: new Date(t).toISOString(), cwd: s.cwd, originator: 'codex_cli_rs', cli_version: '0.171.0',
-    source: 'cli', model_provider: 'openai', base_instructions: { text: text.code(rng.int(19, 22) * KB), provenance: { type: 'model', model: s.model } },
-    history_mode: 'paginated', git: { commit_hash: rng.hex(40), branch: s.branch, repository_url: `git@github.com:dev/${s.cwd.split('/').pop()}.git` },
+    session_id: s.id,
+    id: s.id,
+    timestamp: new Date(t).toISOString(),
+    cwd: s.cwd,
+    originator: 'codex_cli_rs',
+    cli_version: '0.171.0',
+    source: 'cli',
+    model_provider: 'openai',
+    base_instructions: { text: text.code(rng.int(19, 22) * KB), provenance: { type: 'model', model: s.model } },
+    history_mode: 'paginated',
+    git: {
+      commit_hash: rng.hex(40),
+      branch: s.branch,
+      repository_url: `git@github.com:dev/${s.cwd.split('/').pop()}.git`,
+    },
   });
   let context = rng.int(8000, 15_000);
   let first = true;
   while (w.size < s.target) {
     const turnId = rng.uuid();
-    event({ type: 'task_started', turn_id: turnId, started_at: Math.floor(t / 1000), model_context_window: 258_400, collaboration_mode_kind: 'default' });
+    event({
+      type: 'task_started',
+      turn_id: turnId,
+      started_at: Math.floor(t / 1000),
+      model_context_window: 258_400,
+      collaboration_mode_kind: 'default',
+    });
     if (first) {
-      item({ type: 'message', id: `msg_${rng.uuid()}`, role: 'developer',
-        content: [{ type: 'input_text', text: text.code(2100) }, { type: 'input_text', text: text.code(400) }] }, turnId);
-      item({ type: 'message', id: `msg_${rng.uuid()}`, role: 'user',
-        content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${s.cwd}</cwd>\n${text.code(400)}` }] }, turnId);
-      rec('world_state', { full: true,
-        state: { model: s.model, host_skills: { body: text.code(2000) }, environments: { local: { cwd: s.cwd, shell: 'bash' } } } });
+      item(
+        {
+          type: 'message',
+          id: `msg_${rng.uuid()}`,
+          role: 'developer',
+          content: [
+            { type: 'input_text', text: text.code(2100) },
+            { type: 'input_text', text: text.code(400) },
+          ],
+        },
+        turnId,
+      );
+      item(
+        {
+          type: 'message',
+          id: `msg_${rng.uuid()}`,
+          role: 'user',
+          content: [{ type: 'input_text', text: `<environment_context>\n  <cwd>${s.cwd}</cwd>\n${text.code(400)}` }],
+        },
+        turnId,
+      );
+      rec('world_state', {
+        full: true,
+        state: {
+          model: s.model,
+          host_skills: { body: text.code(2000) },
+          environments: { local: { cwd: s.cwd, shell: 'bash' } },
+        },
+      });
       first = false;
     }
-    rec('turn_context', { turn_id: turnId, cwd: s.cwd, approval_policy: 'on-request', sandbox_policy: { type: 'workspace-write' },
-      model: s.model, effort: 'medium', summary: 'auto' });
+    rec('turn_context', {
+      turn_id: turnId,
+      cwd: s.cwd,
+      approval_policy: 'on-request',
+      sandbox_policy: { type: 'workspace-write' },
+      model: s.model,
+      effort: 'medium',
+      summary: 'auto',
+    });
     const prompt = text.code(rng.logUniform(40, 1500));
-    item({ type: 'message', id: `msg_${rng.uuid()}`, role: 'user', content: [{ type: 'input_text', text: prompt }] }, turnId);
-    event({ type: 'item_completed', turn_id: turnId,
-      item: { type: 'UserMessage', id: rng.uuid(), content: [{ type: 'text', text: prompt, text_elements: [] }] } });
+    item(
+      { type: 'message', id: `msg_${rng.uuid()}`, role: 'user', content: [{ type: 'input_text', text: prompt }] },
+      turnId,
+    );
+    event({
+      type: 'item_completed',
+      turn_id: turnId,
+      item: { type: 'UserMessage', id: rng.uuid(), content: [{ type: 'text', text: prompt, text_elements: [] }] },
+    });
     if (rng.chance(0.3)) event({ type: 'token_count', info: null, rate_limits: rateLimits() });
 
     const requests = rng.int(1, 15);
     for (let r = 0; r < requests; r++) {
       const last = r === requests - 1;
-      item({ type: 'reasoning', id: `rs_${rng.hex(32)}`, summary: [{ type: 'summary_text', text: text.code(rng.int(80, 600)) }], content: null,
-        encrypted_content: text.b64(rng.logUniform(KB, 8 * KB)) }, turnId);
+      item(
+        {
+          type: 'reasoning',
+          id: `rs_${rng.hex(32)}`,
+          summary: [{ type: 'summary_text', text: text.code(rng.int(80, 600)) }],
+          content: null,
+          encrypted_content: text.b64(rng.logUniform(KB, 8 * KB)),
+        },
+        turnId,
+      );
       let added = 0;
       if (last) {
         const answer = text.code(rng.logUniform(200, 4000));
-        event({ type: 'item_completed', turn_id: turnId,
-          item: { type: 'AgentMessage', id: `msg_${rng.hex(24)}`, content: [{ type: 'Text', text: answer }] } });
-        item({ type: 'message', status: 'completed', id: `msg_${rng.hex(24)}`, role: 'assistant',
-          content: [{ type: 'output_text', text: answer, annotations: [] }] }, turnId);
+        event({
+          type: 'item_completed',
+          turn_id: turnId,
+          item: { type: 'AgentMessage', id: `msg_${rng.hex(24)}`, content: [{ type: 'Text', text: answer }] },
+        });
+        item(
+          {
+            type: 'message',
+            status: 'completed',
+            id: `msg_${rng.hex(24)}`,
+            role: 'assistant',
+            content: [{ type: 'output_text', text: answer, annotations: [] }],
+          },
+          turnId,
+        );
       } else if (rng.chance(0.8)) {
         const callId = `call_${rng.hex(24)}`;
         const out = text.code(rng.logUniform(100, 40 * KB));
         const code = rng.chance(0.06) ? 1 : 0;
-        item({ type: 'function_call', status: 'completed', id: `fc_${rng.hex(24)}`, name: 'exec_command',
-          arguments: JSON.stringify({ cmd: `rg -n ${rng.pick(WORDS)} src`, workdir: s.cwd }), call_id: callId }, turnId);
-        event({ type: 'item_completed', turn_id: turnId, item: {
-          type: 'CommandExecution', id: callId, command: ['/bin/bash', '-lc', 'rg'], cwd: `file://${s.cwd}`, status: 'completed',
-          aggregated_output: out, exit_code: code, duration: { secs: 0, nanos: rng.int(1000, 999_999_999) } } });
+        item(
+          {
+            type: 'function_call',
+            status: 'completed',
+            id: `fc_${rng.hex(24)}`,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: `rg -n ${rng.pick(WORDS)} src`, workdir: s.cwd }),
+            call_id: callId,
+          },
+          turnId,
+        );
+        event({
+          type: 'item_completed',
+          turn_id: turnId,
+          item: {
+            type: 'CommandExecution',
+            id: callId,
+            command: ['/bin/bash', '-lc', 'rg'],
+            cwd: `file://${s.cwd}`,
+            status: 'completed',
+            aggregated_output: out,
+            exit_code: code,
+            duration: { secs: 0, nanos: rng.int(1000, 999_999_999) },
+          },
+        });
         // The model gets the output cut to about 10 KB; the event above keeps all of it.
-        const shown = out.length > 10 * KB ? `${out.slice(0, 5 * KB)}\n…${(out.length - 10 * KB) >> 2} tokens truncated…\n${out.slice(-5 * KB)}` : out;
-        item({ type: 'function_call_output', id: `fco_${rng.uuid()}`, call_id: callId,
-          output: `Chunk ID: ${rng.hex(6)}\nWall time: 0.${rng.int(1000, 9999)} seconds\nProcess exited with code ${code}\n`
-            + `Original token count: ${out.length >> 2}\nOutput:\n${shown}` }, turnId);
+        const shown =
+          out.length > 10 * KB
+            ? `${out.slice(0, 5 * KB)}\n…${(out.length - 10 * KB) >> 2} tokens truncated…\n${out.slice(-5 * KB)}`
+            : out;
+        item(
+          {
+            type: 'function_call_output',
+            id: `fco_${rng.uuid()}`,
+            call_id: callId,
+            output:
+              `Chunk ID: ${rng.hex(6)}\nWall time: 0.${rng.int(1000, 9999)} seconds\nProcess exited with code ${code}\n` +
+              `Original token count: ${out.length >> 2}\nOutput:\n${shown}`,
+          },
+          turnId,
+        );
         added = shown.length >> 2;
       } else {
         const callId = `call_${rng.hex(24)}`;
@@ -458,44 +822,109 @@ function writeCodex(g: Gen, s: CodexSpec): number {
         const removed = text.code(rng.int(50, 2000)).split('\n');
         const plus = text.code(rng.logUniform(100, 8 * KB)).split('\n');
         const diff = `@@ -1,${removed.length} +1,${plus.length} @@\n${removed.map((l) => `-${l}`).join('\n')}\n${plus.map((l) => `+${l}`).join('\n')}\n`;
-        item({ type: 'custom_tool_call', status: 'completed', id: `ctc_${rng.hex(24)}`, call_id: callId, name: 'apply_patch',
-          input: `*** Begin Patch\n*** Update File: ${path}\n${diff}*** End Patch\n` }, turnId);
+        item(
+          {
+            type: 'custom_tool_call',
+            status: 'completed',
+            id: `ctc_${rng.hex(24)}`,
+            call_id: callId,
+            name: 'apply_patch',
+            input: `*** Begin Patch\n*** Update File: ${path}\n${diff}*** End Patch\n`,
+          },
+          turnId,
+        );
         const stdout = `Success. Updated the following files:\nM ${path}\n`;
-        event({ type: 'patch_apply_end', call_id: callId, turn_id: turnId, stdout, stderr: '', success: true,
-          changes: { [path]: { type: 'update', unified_diff: diff, move_path: null } } });
-        item({ type: 'custom_tool_call_output', call_id: callId,
-          output: JSON.stringify({ output: stdout, metadata: { exit_code: 0, duration_seconds: 0.1 } }) }, turnId);
+        event({
+          type: 'patch_apply_end',
+          call_id: callId,
+          turn_id: turnId,
+          stdout,
+          stderr: '',
+          success: true,
+          changes: { [path]: { type: 'update', unified_diff: diff, move_path: null } },
+        });
+        item(
+          {
+            type: 'custom_tool_call_output',
+            call_id: callId,
+            output: JSON.stringify({ output: stdout, metadata: { exit_code: 0, duration_seconds: 0.1 } }),
+          },
+          turnId,
+        );
         added = diff.length >> 2;
       }
       // The request's usage: the whole context is input, most of it read from the cache.
       const output = rng.int(20, 2500);
       const cacheWrite = rng.chance(0.3) ? rng.int(1, 200) : 0;
       const last_token_usage = {
-        input_tokens: context, cached_input_tokens: Math.max(0, context - rng.int(500, 6000) - cacheWrite), cache_write_input_tokens: cacheWrite,
-        output_tokens: output, reasoning_output_tokens: Math.floor(output * rng.next()), total_tokens: context + output,
+        input_tokens: context,
+        cached_input_tokens: Math.max(0, context - rng.int(500, 6000) - cacheWrite),
+        cache_write_input_tokens: cacheWrite,
+        output_tokens: output,
+        reasoning_output_tokens: Math.floor(output * rng.next()),
+        total_tokens: context + output,
       };
       for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += last_token_usage[k];
       context += output + added;
       if (context > 240_000) context = rng.int(20_000, 40_000); // compacted
-      rec('token_usage_record', { thread_id: s.id, turn_id: turnId, session_id: s.id, response_id: `resp_${rng.hex(24)}`,
-        usage: last_token_usage, thread_token_usage: { ...total } });
-      const info = { total_token_usage: { ...total }, last_token_usage, last_usage_includes_reasoning: false, model_context_window: 258_400 };
+      rec('token_usage_record', {
+        thread_id: s.id,
+        turn_id: turnId,
+        session_id: s.id,
+        response_id: `resp_${rng.hex(24)}`,
+        usage: last_token_usage,
+        thread_token_usage: { ...total },
+      });
+      const info = {
+        total_token_usage: { ...total },
+        last_token_usage,
+        last_usage_includes_reasoning: false,
+        model_context_window: 258_400,
+      };
       const tokenCount = { type: 'token_count', info, rate_limits: rateLimits() };
       event(tokenCount);
       if (rng.chance(0.1)) event(tokenCount); // the same total written twice
     }
-    event({ type: 'task_complete', turn_id: turnId, last_agent_message: text.code(200), started_at: Math.floor(s.start / 1000),
-      completed_at: Math.floor(t / 1000), duration_ms: rng.int(1000, 600_000) });
+    event({
+      type: 'task_complete',
+      turn_id: turnId,
+      last_agent_message: text.code(200),
+      started_at: Math.floor(s.start / 1000),
+      completed_at: Math.floor(t / 1000),
+      duration_ms: rng.int(1000, 600_000),
+    });
   }
   addTokens(g.expected.codex, {
-    input: total.input_tokens - total.cached_input_tokens - total.cache_write_input_tokens, output: total.output_tokens,
-    cache_read: total.cached_input_tokens, cache_write: total.cache_write_input_tokens,
+    input: total.input_tokens - total.cached_input_tokens - total.cache_write_input_tokens,
+    output: total.output_tokens,
+    cache_read: total.cached_input_tokens,
+    cache_write: total.cache_write_input_tokens,
   });
   return w.close();
 }
 
-const PROJECTS = ['demo-app', 'billing-service', 'infra', 'website', 'ml-pipeline', 'mobile', 'cli-tools', 'docs', 'api-gateway', 'data-lake',
-  'auth', 'search', 'notebooks', 'design-system', 'payments', 'analytics', 'exporter', 'scheduler', 'kernel-patches', 'dotfiles'];
+const PROJECTS = [
+  'demo-app',
+  'billing-service',
+  'infra',
+  'website',
+  'ml-pipeline',
+  'mobile',
+  'cli-tools',
+  'docs',
+  'api-gateway',
+  'data-lake',
+  'auth',
+  'search',
+  'notebooks',
+  'design-system',
+  'payments',
+  'analytics',
+  'exporter',
+  'scheduler',
+  'kernel-patches',
+  'dotfiles',
+];
 
 function generate(home: string, seed: number, sizeMb: number): Corpus {
   const rng = new Rng(seed);
@@ -508,7 +937,8 @@ function generate(home: string, seed: number, sizeMb: number): Corpus {
   const big = Array.from({ length: Math.max(1, Math.round((sizeMb * 3) / 1024)) }, () => Math.min(50 * MB, total / 6));
   const base = Date.UTC(2026, 0, 1);
   for (let n = 0; bytes['claude-code'] < budget['claude-code'] || bytes.codex < budget.codex; n++) {
-    const harness: Harness = bytes['claude-code'] / budget['claude-code'] <= bytes.codex / budget.codex ? 'claude-code' : 'codex';
+    const harness: Harness =
+      bytes['claude-code'] / budget['claude-code'] <= bytes.codex / budget.codex ? 'claude-code' : 'codex';
     const target = big.pop() ?? rng.logUniform(50 * KB, 5 * MB);
     const project = rng.pick(PROJECTS);
     const cwd = `/home/dev/src/${project}`;
@@ -530,7 +960,15 @@ function generate(home: string, seed: number, sizeMb: number): Corpus {
       const d = new Date(start).toISOString();
       const name = `rollout-${d.slice(0, 10)}T${d.slice(11, 19).replace(/:/g, '-')}-${id}.jsonl`;
       const path = join(home, '.codex', 'sessions', d.slice(0, 4), d.slice(5, 7), d.slice(8, 10), name);
-      bytes.codex += writeCodex(g, { path, id, cwd, branch, model: rng.pick(['gpt-5-codex', 'gpt-5.1-codex', 'gpt-5']), start, target });
+      bytes.codex += writeCodex(g, {
+        path,
+        id,
+        cwd,
+        branch,
+        model: rng.pick(['gpt-5-codex', 'gpt-5.1-codex', 'gpt-5']),
+        start,
+        target,
+      });
       files.codex++;
     }
   }
@@ -554,8 +992,10 @@ export function corpusFiles(home: string): { path: string; size: number }[] {
 export function ensureCorpus(dir: string, seed: number, sizeMb: number): { corpus: Corpus; reused: boolean } {
   return ensureGenerated(dir, seed, sizeMb, GENERATOR, generate, (c) => {
     const found = corpusFiles(c.home);
-    return found.length === c.files['claude-code'] + c.files.codex
-      && found.reduce((a, f) => a + f.size, 0) === c.bytes['claude-code'] + c.bytes.codex;
+    return (
+      found.length === c.files['claude-code'] + c.files.codex &&
+      found.reduce((a, f) => a + f.size, 0) === c.bytes['claude-code'] + c.bytes.codex
+    );
   });
 }
 
@@ -564,13 +1004,18 @@ export function ensureCorpus(dir: string, seed: number, sizeMb: number): { corpu
  * the same generator version, seed and size and `intact` finds its files, else generated again.
  */
 export function ensureGenerated<C extends { seed: number; sizeMb: number }>(
-  dir: string, seed: number, sizeMb: number, generator: number,
-  generate: (home: string, seed: number, sizeMb: number) => C, intact: (corpus: C) => boolean,
+  dir: string,
+  seed: number,
+  sizeMb: number,
+  generator: number,
+  generate: (home: string, seed: number, sizeMb: number) => C,
+  intact: (corpus: C) => boolean,
 ): { corpus: C; reused: boolean } {
   const marker = join(dir, 'corpus.json');
   try {
     const c = JSON.parse(readFileSync(marker, 'utf8')) as C & { generator: number };
-    if (c.generator === generator && c.seed === seed && c.sizeMb === sizeMb && intact(c)) return { corpus: c, reused: true };
+    if (c.generator === generator && c.seed === seed && c.sizeMb === sizeMb && intact(c))
+      return { corpus: c, reused: true };
   } catch {
     // no corpus yet, or an unreadable marker: generate
   }

@@ -9,7 +9,13 @@ const MIGRATIONS = join(FIXTURES, 'crush-migrations');
 
 /** `db`: a connection of the exporter's engine (src/files/sqlite.ts). */
 export function crushSchema(db: { exec(sql: string): unknown }): void {
-  for (const f of readdirSync(MIGRATIONS).filter((f) => f.endsWith('.sql')).sort()) {
-    db.exec(readFileSync(join(MIGRATIONS, f), 'utf8').split('-- +goose Down')[0]!.replaceAll(/^-- \+goose .*$/gm, ''));
+  for (const f of readdirSync(MIGRATIONS)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
+    db.exec(
+      readFileSync(join(MIGRATIONS, f), 'utf8')
+        .split('-- +goose Down')[0]!
+        .replaceAll(/^-- \+goose .*$/gm, ''),
+    );
   }
 }

@@ -18,10 +18,17 @@ export interface Exporter {
  * Starts `coding-agent-exporter` over a HOME (watching, periodic rescans out of the way unless `args`
  * say otherwise); resolves once it listens, or (`untilFirstScan`) once its first scan is done.
  */
-export async function startExporter(stateDir: string, home: string, args = ['--rescan-seconds', '3600'], untilFirstScan = true): Promise<Exporter> {
+export async function startExporter(
+  stateDir: string,
+  home: string,
+  args = ['--rescan-seconds', '3600'],
+  untilFirstScan = true,
+): Promise<Exporter> {
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...args],
-    { env: { PATH: process.env.PATH, HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...args], {
+    env: { PATH: process.env.PATH, HOME: home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise((r) => child.once('exit', r));
   const stop = () => {
     child.kill('SIGTERM');
@@ -66,5 +73,7 @@ export function residentMb(pid: number): { rss: number; file: number; anon: numb
 
 /** A plain Node process with an HTTP server listening and nothing else (what Node itself costs), `first` run before it listens. */
 export function listeningNode(first = ''): ChildProcess {
-  return spawn(process.execPath, ['-e', `${first}require('node:http').createServer().listen(0, '127.0.0.1');`], { stdio: 'ignore' });
+  return spawn(process.execPath, ['-e', `${first}require('node:http').createServer().listen(0, '127.0.0.1');`], {
+    stdio: 'ignore',
+  });
 }

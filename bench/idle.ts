@@ -30,7 +30,8 @@ export interface IdleFigures {
 /** A live process's CPU so far: utime + stime, and every thread's run time. */
 function cpu(pid: number): Cpu {
   let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1').split(' ')[0]);
+  for (const task of readdirSync(`/proc/${pid}/task`))
+    ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'latin1').split(' ')[0]);
   return { ticks: cpuTicks(pid), ms: ns / 1e6 };
 }
 
@@ -44,10 +45,11 @@ async function window(pids: number[], seconds: number): Promise<Cpu[]> {
   });
 }
 
-const stopped = (child: ChildProcess) => new Promise((r) => {
-  child.once('exit', r);
-  child.kill('SIGTERM');
-});
+const stopped = (child: ChildProcess) =>
+  new Promise((r) => {
+    child.once('exit', r);
+    child.kill('SIGTERM');
+  });
 
 /**
  * A developer's home: `repositories` repositories under `code/`, each 8 folders of 12 (a tree
@@ -59,15 +61,22 @@ export function developerHome(home: string, repositories = 60): number {
   const parts = 12;
   const apps = 300;
   for (let r = 0; r < repositories; r++) {
-    for (const top of tops) for (let p = 0; p < parts; p++) mkdirSync(join(home, 'code', `repo-${r}`, top, `part-${p}`), { recursive: true });
+    for (const top of tops)
+      for (let p = 0; p < parts; p++) mkdirSync(join(home, 'code', `repo-${r}`, top, `part-${p}`), { recursive: true });
   }
-  for (let a = 0; a < apps; a++) for (const sub of ['Caches', 'Data']) mkdirSync(join(home, 'Library', 'Application Support', `app-${a}`, sub), { recursive: true });
+  for (let a = 0; a < apps; a++)
+    for (const sub of ['Caches', 'Data'])
+      mkdirSync(join(home, 'Library', 'Application Support', `app-${a}`, sub), { recursive: true });
   // code, Library, Application Support; each repository, its tops and their parts; each application and its two.
   return 3 + repositories * (1 + tops.length * (1 + parts)) + apps * 3;
 }
 
 /** The CPU of a running `serve` over `seconds`, `settleSeconds` after now, beside a plain Node process only listening. */
-export async function idleAlone(exporter: number, seconds: number, settleSeconds = 15): Promise<{ cpu: Cpu; base: Cpu }> {
+export async function idleAlone(
+  exporter: number,
+  seconds: number,
+  settleSeconds = 15,
+): Promise<{ cpu: Cpu; base: Cpu }> {
   const baseline = listeningNode();
   try {
     await new Promise((r) => setTimeout(r, settleSeconds * 1000));
@@ -83,7 +92,12 @@ export async function idleAlone(exporter: number, seconds: number, settleSeconds
  * `settleSeconds`: waited before each window, for start-up work (the JIT, GC, the watcher's first
  * look, a new agent's first reads) to end.
  */
-export async function idleFigures(exporter: number, work: string, seconds: number, settleSeconds = 15): Promise<IdleFigures> {
+export async function idleFigures(
+  exporter: number,
+  work: string,
+  seconds: number,
+  settleSeconds = 15,
+): Promise<IdleFigures> {
   const bin = join(work, 'idle-agents', 'bin');
   mkdirSync(bin, { recursive: true });
   const claude = join(bin, 'claude');

@@ -5,7 +5,16 @@
 // registry. Which SQLite engine the installed exporter then runs on is what its `doctor --json` says.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PACKAGE_ROOT } from '../src/files/package-root.js';
@@ -80,7 +89,13 @@ export function installRuns(node: string, tarball: string): InstallRun[] {
     const dir = join(work, label.replace(/\W+/g, '-'));
     mkdirSync(dir);
     writeFileSync(join(dir, 'package.json'), '{"private":true}\n');
-    const env = { ...process.env, PATH: path, npm_config_nodedir: nodedir, npm_config_audit: 'false', npm_config_fund: 'false' };
+    const env = {
+      ...process.env,
+      PATH: path,
+      npm_config_nodedir: nodedir,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+    };
     const t = performance.now();
     const r = spawnSync(node, [cli, 'install', '--omit=dev', ...extra, tarball], { cwd: dir, env, encoding: 'utf8' });
     const seconds = (performance.now() - t) / 1000;
@@ -91,8 +106,17 @@ export function installRuns(node: string, tarball: string): InstallRun[] {
     try {
       const s = (JSON.parse(d.stdout) as { sqlite: { engine?: string; error?: string } }).sqlite;
       sqlite = s.engine ?? `cannot be loaded: ${s.error}`;
-    } catch { /* the exit status says it */ }
-    return { label, ok: r.status === 0, seconds, ...weigh(modules), betterSqlite3: existsSync(join(modules, 'better-sqlite3')), sqlite };
+    } catch {
+      /* the exit status says it */
+    }
+    return {
+      label,
+      ok: r.status === 0,
+      seconds,
+      ...weigh(modules),
+      betterSqlite3: existsSync(join(modules, 'better-sqlite3')),
+      sqlite,
+    };
   };
   try {
     return [

@@ -80,7 +80,10 @@ export function installFigures(): InstallFigures {
   const own = manifest(PACKAGE_ROOT);
   const base = tree(Object.keys(own.dependencies ?? {}), PACKAGE_ROOT);
   const withGrpc = tree(Object.keys(own.peerDependencies ?? {}), PACKAGE_ROOT, new Set(base));
-  const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+  const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: PACKAGE_ROOT,
+    encoding: 'utf8',
+  });
   if (packed.status !== 0) throw new Error(`npm pack --dry-run failed: ${packed.stderr}`);
   const [pack] = JSON.parse(packed.stdout) as { entryCount: number; unpackedSize: number }[];
   return {

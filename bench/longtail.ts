@@ -16,14 +16,14 @@ import { ensureLongtailCorpus } from './longtail-corpus.js';
 import { mb, mismatches, row, sec } from './report.js';
 import { COLD_RUNS, gc, newExporter, noChangeRescan, work } from './runs.js';
 
-
 interface Found {
   aider: { input: number; output: number; cacheRead: number; cacheWrite: number };
   antigravity: { input: number; output: number; cacheRead: number };
   cursorPrompts: number;
 }
 
-const TOKENS = /^> Tokens: ([\d.]+k?) sent, (?:([\d.]+k?) cache write, )?(?:([\d.]+k?) cache hit, )?([\d.]+k?) received\./;
+const TOKENS =
+  /^> Tokens: ([\d.]+k?) sent, (?:([\d.]+k?) cache write, )?(?:([\d.]+k?) cache hit, )?([\d.]+k?) received\./;
 const count = (s: string | undefined) => (s ? Math.round(Number.parseFloat(s) * (s.endsWith('k') ? 1000 : 1)) : 0);
 
 /** Every length-delimited field that decodes as a message, decoded in turn (a schema-less full parse). */
@@ -49,15 +49,27 @@ function listCorpus(home: string): Files {
   const ls = (dir: string) => readdirSync(dir).map((n) => join(dir, n));
   const cursor = join(home, '.cursor');
   return {
-    aider: ls(join(home, 'src')).flatMap(ls).map((repo) => join(repo, '.aider.chat.history.md')),
-    cursor: ls(join(cursor, 'projects')).flatMap((p) => ls(join(p, 'agent-transcripts'))).map((d) => join(d, `${d.split('/').at(-1)}.jsonl`)),
-    chats: new Map(ls(join(cursor, 'chats')).flatMap(ls).map((d) => [d.split('/').at(-1)!, d])),
+    aider: ls(join(home, 'src'))
+      .flatMap(ls)
+      .map((repo) => join(repo, '.aider.chat.history.md')),
+    cursor: ls(join(cursor, 'projects'))
+      .flatMap((p) => ls(join(p, 'agent-transcripts')))
+      .map((d) => join(d, `${d.split('/').at(-1)}.jsonl`)),
+    chats: new Map(
+      ls(join(cursor, 'chats'))
+        .flatMap(ls)
+        .map((d) => [d.split('/').at(-1)!, d]),
+    ),
     antigravity: ls(join(home, '.gemini', 'antigravity-cli', 'conversations')),
   };
 }
 
 function baseline(files: Files): Found {
-  const found: Found = { aider: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, antigravity: { input: 0, output: 0, cacheRead: 0 }, cursorPrompts: 0 };
+  const found: Found = {
+    aider: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    antigravity: { input: 0, output: 0, cacheRead: 0 },
+    cursorPrompts: 0,
+  };
   for (const path of files.aider) {
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       const m = TOKENS.exec(line);
@@ -73,7 +85,8 @@ function baseline(files: Files): Found {
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line) continue;
       const rec = JSON.parse(line) as { role?: string; message?: { content?: { text?: string }[] } };
-      if (rec.role === 'user' && rec.message?.content?.some((b) => b.text?.includes('<user_query>'))) found.cursorPrompts++;
+      if (rec.role === 'user' && rec.message?.content?.some((b) => b.text?.includes('<user_query>')))
+        found.cursorPrompts++;
     }
     // and the chat's meta: meta.json and the store's meta row
     const chat = files.chats.get(path.split('/').at(-2)!)!;
@@ -101,7 +114,11 @@ function baseline(files: Files): Found {
 
 /** What the exporter exported for the three harnesses. */
 function exported(families: Family[]): Found {
-  const found: Found = { aider: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, antigravity: { input: 0, output: 0, cacheRead: 0 }, cursorPrompts: 0 };
+  const found: Found = {
+    aider: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    antigravity: { input: 0, output: 0, cacheRead: 0 },
+    cursorPrompts: 0,
+  };
   const key = { input: 'input', output: 'output', cache_read: 'cacheRead', cache_write: 'cacheWrite' } as const;
   for (const p of families.find((f) => f.def.name === 'coding_agent_tokens')?.points ?? []) {
     const k = key[p.labels.token_type as keyof typeof key];
@@ -117,10 +134,15 @@ function exported(families: Family[]): Found {
 export async function longtailSection(): Promise<void> {
   const sizeMb = Number(process.env.BENCH_LONGTAIL_MB ?? 60);
   const seed = Number(process.env.BENCH_SEED ?? 1);
-  const dir = process.env.BENCH_DIR ? join(process.env.BENCH_DIR, 'longtail') : join(tmpdir(), 'coding-agent-exporter-bench', `longtail-${sizeMb}mb-seed${seed}`);
+  const dir = process.env.BENCH_DIR
+    ? join(process.env.BENCH_DIR, 'longtail')
+    : join(tmpdir(), 'coding-agent-exporter-bench', `longtail-${sizeMb}mb-seed${seed}`);
   const { corpus } = ensureLongtailCorpus(dir, seed, sizeMb);
   const total = corpus.bytes.aider + corpus.bytes.cursor + corpus.bytes.antigravity;
-  row('long-tail HOME', `${mb(total)}: Aider ${corpus.files.aider} histories ${mb(corpus.bytes.aider)}, Cursor ${corpus.files.cursor} chats ${mb(corpus.bytes.cursor)}, Antigravity ${corpus.files.antigravity} databases ${mb(corpus.bytes.antigravity)}`);
+  row(
+    'long-tail HOME',
+    `${mb(total)}: Aider ${corpus.files.aider} histories ${mb(corpus.bytes.aider)}, Cursor ${corpus.files.cursor} chats ${mb(corpus.bytes.cursor)}, Antigravity ${corpus.files.antigravity} databases ${mb(corpus.bytes.antigravity)}`,
+  );
   // The baseline is handed the file lists (it does not search); the exporter finds them itself.
   const files = listCorpus(corpus.home);
 
@@ -141,9 +163,13 @@ export async function longtailSection(): Promise<void> {
     cold = exported(agent.families());
     await agent.stop();
   }
-  for (const [what, got] of [['baseline', base!], ['exporter', cold!]] as const) {
+  for (const [what, got] of [
+    ['baseline', base!],
+    ['exporter', cold!],
+  ] as const) {
     const same = JSON.stringify(got) === JSON.stringify(corpus.expected);
-    if (!same) mismatches.push(`long-tail ${what}: expected ${JSON.stringify(corpus.expected)}, got ${JSON.stringify(got)}`);
+    if (!same)
+      mismatches.push(`long-tail ${what}: expected ${JSON.stringify(corpus.expected)}, got ${JSON.stringify(got)}`);
     row(`totals: long-tail ${what} = generator`, same ? 'equal' : 'differ', 'exact', same);
   }
   const runs = (ms: number[]) => `${sec(Math.min(...ms))} (runs: ${ms.map((m) => (m / 1000).toFixed(2)).join(', ')})`;

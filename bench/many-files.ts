@@ -28,10 +28,22 @@ function home(n: number): string {
   for (let i = 0; i < n; i++) {
     const project = join(home, '.claude', 'projects', `-src-p${Math.floor(i / PER_PROJECT)}`);
     if (i % PER_PROJECT === 0) mkdirSync(project, { recursive: true });
-    writeFileSync(join(project, `s${i}.jsonl`), `${JSON.stringify({
-      type: 'assistant', timestamp: '2026-11-30T10:00:01.000Z', cwd: '/src/app', sessionId: `s${i}`,
-      message: { id: `msg_${i}`, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } },
-    })}\n`);
+    writeFileSync(
+      join(project, `s${i}.jsonl`),
+      `${JSON.stringify({
+        type: 'assistant',
+        timestamp: '2026-11-30T10:00:01.000Z',
+        cwd: '/src/app',
+        sessionId: `s${i}`,
+        message: {
+          id: `msg_${i}`,
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      })}\n`,
+    );
   }
   writeFileSync(done, '');
   return home;
@@ -43,16 +55,26 @@ for (const n of counts) {
   const h = home(n);
   const started = performance.now();
   const r = spawnSync(process.execPath, [MAIN, 'once', '--state-dir', join(work, `state-${n}`)], {
-    env: { PATH: process.env.PATH, HOME: h }, encoding: 'utf8', maxBuffer: 1 << 28,
+    env: { PATH: process.env.PATH, HOME: h },
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
   });
   const ms = performance.now() - started;
-  const input = [...r.stdout.matchAll(/^coding_agent_tokens_total\{[^}]*token_type="input"[^}]*\} (\S+)$/gm)].reduce((a, m) => a + Number(m[1]), 0);
+  const input = [...r.stdout.matchAll(/^coding_agent_tokens_total\{[^}]*token_type="input"[^}]*\} (\S+)$/gm)].reduce(
+    (a, m) => a + Number(m[1]),
+    0,
+  );
   exact &&= r.status === 0 && input === n;
   times.push(ms);
   row(`once, ${n} one-record files, first read`, sec(ms), `${n} input tokens`, input === n);
 }
 const ratio = times.at(-1)! / times[0]!;
 const linear = counts.at(-1)! / counts[0]!;
-row(`  ratio ${counts.at(-1)} / ${counts[0]} files`, `${ratio.toFixed(1)}x`, `<= ${(linear * 1.4).toFixed(0)}x (linear: ${linear}x)`, ratio <= linear * 1.4);
+row(
+  `  ratio ${counts.at(-1)} / ${counts[0]} files`,
+  `${ratio.toFixed(1)}x`,
+  `<= ${(linear * 1.4).toFixed(0)}x (linear: ${linear}x)`,
+  ratio <= linear * 1.4,
+);
 printTable('Start-up (Node, modules, state database) is in every run: it weighs on the smallest most.');
 process.exitCode = exact ? 0 : 1;

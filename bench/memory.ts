@@ -35,7 +35,8 @@ export interface MemoryFigures {
 async function settled(stateDir: string, home: string, settleSeconds: number): Promise<Resident> {
   const exporter = await startExporter(stateDir, home);
   try {
-    for (const path of ['/metrics', '/api/v1/sessions', '/api/v1/summary']) await (await fetch(exporter.url.replace(/\/metrics$/, path))).arrayBuffer();
+    for (const path of ['/metrics', '/api/v1/sessions', '/api/v1/summary'])
+      await (await fetch(exporter.url.replace(/\/metrics$/, path))).arrayBuffer();
     await sleep(settleSeconds * 1000);
     const heap = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(await (await fetch(exporter.url)).text());
     return { ...residentMb(exporter.pid), ...(heap ? { heapUsed: Number(heap[1]) / 1024 / 1024 } : {}) };
@@ -47,15 +48,32 @@ async function settled(stateDir: string, home: string, settleSeconds: number): P
 // SQLite's binding as the state database uses it: its calls into V8 touch megabytes more of the Node binary.
 const WITH_SQLITE = `require(${JSON.stringify(join(PACKAGE_ROOT, 'node_modules', 'better-sqlite3'))})(':memory:').prepare('SELECT 1').get();`;
 
-export async function memoryFigures(work: string, liveHome: string, corpusHome: string, settleSeconds: number): Promise<MemoryFigures> {
+export async function memoryFigures(
+  work: string,
+  liveHome: string,
+  corpusHome: string,
+  settleSeconds: number,
+): Promise<MemoryFigures> {
   const node = listeningNode();
   // Tried in a child first: on Node 24 and 26 it is absent, or built for another Node.js.
-  const nodeSqlite = spawnSync(process.execPath, ['-e', WITH_SQLITE], { stdio: 'ignore' }).status === 0 ? listeningNode(WITH_SQLITE) : undefined;
+  const nodeSqlite =
+    spawnSync(process.execPath, ['-e', WITH_SQLITE], { stdio: 'ignore' }).status === 0
+      ? listeningNode(WITH_SQLITE)
+      : undefined;
   try {
     const stateDir = join(work, 'memory-first-read');
     // Side by side: what is measured is memory, and the settling is most of the time.
-    const [live, firstRead] = await Promise.all([settled(join(work, 'memory-live'), liveHome, settleSeconds), settled(stateDir, corpusHome, settleSeconds)]);
-    return { live, firstRead, node: residentMb(node.pid!), ...(nodeSqlite ? { nodeSqlite: residentMb(nodeSqlite.pid!) } : {}), stateDir };
+    const [live, firstRead] = await Promise.all([
+      settled(join(work, 'memory-live'), liveHome, settleSeconds),
+      settled(stateDir, corpusHome, settleSeconds),
+    ]);
+    return {
+      live,
+      firstRead,
+      node: residentMb(node.pid!),
+      ...(nodeSqlite ? { nodeSqlite: residentMb(nodeSqlite.pid!) } : {}),
+      stateDir,
+    };
   } finally {
     node.kill('SIGTERM');
     nodeSqlite?.kill('SIGTERM');

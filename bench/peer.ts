@@ -29,8 +29,11 @@ export function installPeer(): string {
   if (native === pinned) return native;
   if (!existsSync(native)) {
     mkdirSync(dir, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', PEER],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', PEER],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     if (r.status !== 0 || !existsSync(native)) throw new Error(`npm install ${PEER} failed: ${r.stderr || r.error}`);
   }
   // npm unpacks it without its execute bit (ccusage's own launcher sets it before running it).
@@ -49,12 +52,20 @@ export interface ProcessRun {
 /** Whether GNU time is there to measure a whole process (CPU and peak RSS included). */
 export const canTime = (): boolean => existsSync(TIME);
 
-function timed(command: string, args: string[], home: string): { stdout: string; wallMs: number; cpuMs: number; maxRssMb: number } {
+function timed(
+  command: string,
+  args: string[],
+  home: string,
+): { stdout: string; wallMs: number; cpuMs: number; maxRssMb: number } {
   const dir = mkdtempSync(join(tmpdir(), 'cae-peer-'));
   try {
     const out = join(dir, 'time');
-    const r = spawnSync(TIME, ['-o', out, '-f', '%e %U %S %M', command, ...args],
-      { encoding: 'utf8', maxBuffer: 256 << 20, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(TIME, ['-o', out, '-f', '%e %U %S %M', command, ...args], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+      env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr.slice(-2000)}`);
     const [wall, user, sys, rssKb] = readFileSync(out, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
     return { stdout: r.stdout, wallMs: wall! * 1000, cpuMs: (user! + sys!) * 1000, maxRssMb: rssKb! / 1024 };
@@ -69,7 +80,12 @@ export function runPeer(peer: string, home: string): ProcessRun {
   const totals = (JSON.parse(stdout) as { totals: Record<string, number> }).totals;
   return {
     ...t,
-    claude: { input: totals.inputTokens ?? 0, output: totals.outputTokens ?? 0, cache_read: totals.cacheReadTokens ?? 0, cache_write: totals.cacheCreationTokens ?? 0 },
+    claude: {
+      input: totals.inputTokens ?? 0,
+      output: totals.outputTokens ?? 0,
+      cache_read: totals.cacheReadTokens ?? 0,
+      cache_write: totals.cacheCreationTokens ?? 0,
+    },
   };
 }
 
@@ -84,30 +100,54 @@ export function runOnceEmpty(home: string, stateDir: string): Omit<ProcessRun, '
  * alone; `args`: more flags (`--read-threads 0`).
  */
 export function runOnce(home: string, stateDir: string, args: string[] = []): ProcessRun {
-  const only = Object.keys(HARNESSES).filter((h) => h !== 'claude-code').map((h) => `--collector.${h}=false`);
+  const only = Object.keys(HARNESSES)
+    .filter((h) => h !== 'claude-code')
+    .map((h) => `--collector.${h}=false`);
   const { stdout, ...t } = timed(process.execPath, [MAIN, 'once', '--state-dir', stateDir, ...only, ...args], home);
-  const sum = (type: string) => [...stdout.matchAll(/^coding_agent_tokens_total\{([^}]*)\} (\S+)$/gm)]
-    .filter((m) => m[1]!.includes('harness="claude-code"') && m[1]!.includes(`token_type="${type}"`))
-    .reduce((a, m) => a + Number(m[2]), 0);
-  return { ...t, claude: { input: sum('input'), output: sum('output'), cache_read: sum('cache_read'), cache_write: sum('cache_write') } };
+  const sum = (type: string) =>
+    [...stdout.matchAll(/^coding_agent_tokens_total\{([^}]*)\} (\S+)$/gm)]
+      .filter((m) => m[1]!.includes('harness="claude-code"') && m[1]!.includes(`token_type="${type}"`))
+      .reduce((a, m) => a + Number(m[2]), 0);
+  return {
+    ...t,
+    claude: {
+      input: sum('input'),
+      output: sum('output'),
+      cache_read: sum('cache_read'),
+      cache_write: sum('cache_write'),
+    },
+  };
 }
 
 /** A report's kinds, as both command lines name them. */
 export const REPORT_KINDS = ['daily', 'weekly', 'monthly', 'session', 'blocks'] as const;
-export type ReportKind = typeof REPORT_KINDS[number];
+export type ReportKind = (typeof REPORT_KINDS)[number];
 
 /**
  * The four token totals of a `--json` report (ccusage's or the exporter's: the same names): its
  * `totals`, or for blocks (which have none) the sum of every block's (a gap's are 0).
  */
 const reportTokens = (stdout: string): Tokens => {
-  const json = JSON.parse(stdout) as { totals?: Record<string, number>; blocks?: { tokenCounts: Record<string, number> }[] };
+  const json = JSON.parse(stdout) as {
+    totals?: Record<string, number>;
+    blocks?: { tokenCounts: Record<string, number> }[];
+  };
   if (json.totals) {
     const t = json.totals;
-    return { input: t.inputTokens ?? 0, output: t.outputTokens ?? 0, cache_read: t.cacheReadTokens ?? 0, cache_write: t.cacheCreationTokens ?? 0 };
+    return {
+      input: t.inputTokens ?? 0,
+      output: t.outputTokens ?? 0,
+      cache_read: t.cacheReadTokens ?? 0,
+      cache_write: t.cacheCreationTokens ?? 0,
+    };
   }
   const sum = (k: string) => (json.blocks ?? []).reduce((a, b) => a + (b.tokenCounts[k] ?? 0), 0);
-  return { input: sum('inputTokens'), output: sum('outputTokens'), cache_read: sum('cacheReadInputTokens'), cache_write: sum('cacheCreationInputTokens') };
+  return {
+    input: sum('inputTokens'),
+    output: sum('outputTokens'),
+    cache_read: sum('cacheReadInputTokens'),
+    cache_write: sum('cacheCreationInputTokens'),
+  };
 };
 
 export type DailyRun = Omit<ProcessRun, 'claude'> & { tokens: Tokens };
@@ -126,7 +166,11 @@ export function runPeerReport(peer: string, home: string, kind: ReportKind = 'da
  * none (cold: it reads the files); `agent`: ccusage's per-agent form (`report claude daily`).
  */
 export function runReport(home: string, stateDir: string, agent?: string, kind: ReportKind = 'daily'): DailyRun {
-  const { stdout, ...t } = timed(process.execPath, [MAIN, 'report', ...(agent ? [agent] : []), kind, '--json', '--state-dir', stateDir], home);
+  const { stdout, ...t } = timed(
+    process.execPath,
+    [MAIN, 'report', ...(agent ? [agent] : []), kind, '--json', '--state-dir', stateDir],
+    home,
+  );
   return { ...t, tokens: reportTokens(stdout) };
 }
 

@@ -16,8 +16,14 @@ export interface RawResponse {
 /** A GET on a connection of its own (the server closes it); rejects on any status but 200. */
 export function rawRequest(url: string, headers: Record<string, string> = {}, keepText = true): Promise<RawResponse> {
   const { hostname, port, pathname } = new URL(url);
-  const request = [`GET ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Connection: close',
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+  const request = [
+    `GET ${pathname} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    '',
+    '',
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let text = '';
@@ -25,7 +31,11 @@ export function rawRequest(url: string, headers: Record<string, string> = {}, ke
     socket.on('data', (chunk: Buffer) => {
       if (keepText || text.length < 12) text += chunk.toString('latin1', 0, keepText ? chunk.length : 12);
     });
-    socket.on('close', () => (text.startsWith('HTTP/1.1 200') ? resolve({ ms: performance.now() - t0, text }) : reject(new Error(`${url}: ${text.slice(0, 40) || 'no answer'}`))));
+    socket.on('close', () =>
+      text.startsWith('HTTP/1.1 200')
+        ? resolve({ ms: performance.now() - t0, text })
+        : reject(new Error(`${url}: ${text.slice(0, 40) || 'no answer'}`)),
+    );
     socket.on('error', reject);
   });
 }

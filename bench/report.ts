@@ -21,7 +21,9 @@ export function printTable(footer: string): void {
   const head: [string, string, string, string] = ['figure', 'value', 'target', 'result'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: readonly string[]) => `| ${r.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  process.stdout.write(`\n${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`);
+  process.stdout.write(
+    `\n${line(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${rows.map(line).join('\n')}\n`,
+  );
   process.stdout.write(`\n${footer}\n`);
 }
 
@@ -32,7 +34,8 @@ export const mismatches: string[] = [];
 export function check(what: string, expected: Totals, ...runs: Totals[]): void {
   const diff = [...new Set(runs.flatMap((got) => diffTotals(expected, got)))];
   mismatches.push(...diff.map((d) => `${what}: ${d}`));
-  const value = diff.length === 0 ? `equal (${grandTotal(expected).toLocaleString('en')} tokens)` : `${diff.length} differ`;
+  const value =
+    diff.length === 0 ? `equal (${grandTotal(expected).toLocaleString('en')} tokens)` : `${diff.length} differ`;
   row(`totals: ${what}`, value, 'exact', diff.length === 0);
 }
 

@@ -10,7 +10,12 @@ import { rawRequest } from './raw-get.js';
 import { diffTotals, totalsOfText, type Totals } from './totals.js';
 
 /** Wall and CPU milliseconds of each of `runs` restarts; Infinity where the totals were not reached within 30 s. */
-export async function warmRestarts(stateDir: string, home: string, expected: Totals, runs: number): Promise<{ ms: number; cpuMs: number }[]> {
+export async function warmRestarts(
+  stateDir: string,
+  home: string,
+  expected: Totals,
+  runs: number,
+): Promise<{ ms: number; cpuMs: number }[]> {
   const times: { ms: number; cpuMs: number }[] = [];
   for (let i = 0; i < runs; i++) {
     const exporter = await startExporter(stateDir, home, ['--rescan-seconds', '3600'], false);

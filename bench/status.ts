@@ -21,13 +21,20 @@ const WAIT_MS = 10_000;
 /** The status and reason /metrics gives a session, or '' when it has none (idle). */
 async function statusOf(url: string, session: string): Promise<string> {
   const text = await (await fetch(url)).text();
-  const line = text.split('\n').find((l) => l.startsWith('coding_agent_session_status{') && l.includes(`session_id="${session}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('coding_agent_session_status{') && l.includes(`session_id="${session}"`));
   const label = (name: string) => (line ? new RegExp(`${name}="([^"]*)"`).exec(line)?.[1] : undefined);
   return line ? `${label('status')}/${label('reason')}` : '';
 }
 
 /** Milliseconds from `since` until the session's status passes `test`; Infinity past WAIT_MS. */
-async function until(url: string, session: string, test: (s: string) => boolean, since = performance.now()): Promise<number> {
+async function until(
+  url: string,
+  session: string,
+  test: (s: string) => boolean,
+  since = performance.now(),
+): Promise<number> {
   while (performance.now() - since < WAIT_MS) {
     if (test(await statusOf(url, session))) return performance.now() - since;
     await sleep(10);
@@ -51,16 +58,25 @@ export async function statusLatencies(work: string, trials: number): Promise<Sta
     for (let i = 0; i < trials; i++) {
       const session = randomUUID();
       const transcript = join(transcripts, `${session}.jsonl`);
-      const record = (o: object) => `${JSON.stringify({ cwd: project, sessionId: session, timestamp: new Date().toISOString(), ...o })}\n`;
-      writeFileSync(transcript, record({ type: 'user', uuid: `${session}-u`, message: { role: 'user', content: 'go' } }));
+      const record = (o: object) =>
+        `${JSON.stringify({ cwd: project, sessionId: session, timestamp: new Date().toISOString(), ...o })}\n`;
+      writeFileSync(
+        transcript,
+        record({ type: 'user', uuid: `${session}-u`, message: { role: 'user', content: 'go' } }),
+      );
       const agent = spawn(join(bin, 'claude'), [join(bin, 'agent.js')], { cwd: project, stdio: 'ignore' });
       agents.push(agent);
       const stat = readFileSync(`/proc/${agent.pid}/stat`, 'utf8');
       const procStart = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-      const register = (status: object) => writeFileSync(join(registry, `${agent.pid}.json`), JSON.stringify({ pid: agent.pid, sessionId: session, procStart, ...status }));
+      const register = (status: object) =>
+        writeFileSync(
+          join(registry, `${agent.pid}.json`),
+          JSON.stringify({ pid: agent.pid, sessionId: session, procStart, ...status }),
+        );
       register({ status: 'busy' });
       const working = (s: string) => s.startsWith('working/');
-      if (!Number.isFinite(await until(exporter.url, session, working))) throw new Error(`session ${session} never showed working`);
+      if (!Number.isFinite(await until(exporter.url, session, working)))
+        throw new Error(`session ${session} never showed working`);
       // Each action at a random moment of the exporter's one-second process scan, as a person's fall:
       // right after a status showed, a scan has just run, and every wait would be a whole period.
       const anyMoment = () => sleep(Math.random() * 1000);
@@ -70,8 +86,21 @@ export async function statusLatencies(work: string, trials: number): Promise<Sta
       register({ status: 'busy' });
       await until(exporter.url, session, working);
       await anyMoment();
-      appendFileSync(transcript, record({ type: 'assistant', uuid: `${session}-a`, requestId: `${session}-r`, message: { id: `${session}-m`, model: 'claude-sonnet-4-5',
-        content: [{ type: 'tool_use', id: `${session}-t`, name: 'AskUserQuestion', input: {} }], stop_reason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 } } }));
+      appendFileSync(
+        transcript,
+        record({
+          type: 'assistant',
+          uuid: `${session}-a`,
+          requestId: `${session}-r`,
+          message: {
+            id: `${session}-m`,
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'tool_use', id: `${session}-t`, name: 'AskUserQuestion', input: {} }],
+            stop_reason: 'tool_use',
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
+        }),
+      );
       out.question.push(await until(exporter.url, session, (s) => s === 'asking/question'));
       await anyMoment();
       const died = new Promise<number>((r) => agent.once('exit', () => r(performance.now())));

@@ -31,7 +31,10 @@ export interface StoreCorpus {
 /** The capture's tables and indexes, created empty. */
 function createSchema(db: Database): void {
   const capture = new Database(CAPTURE, { readonly: true, fileMustExist: true });
-  const ddl = capture.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'").pluck().all() as string[];
+  const ddl = capture
+    .prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type = 'index'")
+    .pluck()
+    .all() as string[];
   capture.close();
   for (const sql of ddl) db.exec(sql);
 }
@@ -48,12 +51,19 @@ function generate(home: string, seed: number, sizeMb: number): StoreCorpus {
   const expected = zeroTotals();
   const counts = { sessions: 0, messages: 0, parts: 0 };
   const insert = {
-    project: db.prepare("INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', ?, ?, '[]')"),
-    session: db.prepare(`INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
+    project: db.prepare(
+      "INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?, ?, 'git', ?, ?, '[]')",
+    ),
+    session:
+      db.prepare(`INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated)
       VALUES (?, 'p1', ?, 'bench', ?, 'A session', '1.18.33', ?, ?)`),
-    message: db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)'),
+    message: db.prepare(
+      'INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)',
+    ),
     finish: db.prepare('UPDATE message SET time_updated = ?, data = ? WHERE id = ?'),
-    part: db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)'),
+    part: db.prepare(
+      'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
   };
   let clock = Date.UTC(2026, 3, 1);
   const tick = () => (clock += rng.int(5, 4000));
@@ -73,8 +83,30 @@ function generate(home: string, seed: number, sizeMb: number): StoreCorpus {
     for (let turn = 0; turn < turns; turn++) {
       const user = id('msg');
       const asked = tick();
-      const diffs = rng.chance(0.4) ? [{ file: 'src/app.ts', additions: rng.int(1, 80), deletions: rng.int(0, 40), before: text.code(rng.logUniform(200, 20 * KB)), after: text.code(rng.logUniform(200, 20 * KB)) }] : [];
-      insert.message.run(user, session, asked, asked, JSON.stringify({ role: 'user', time: { created: asked }, agent: 'build', model: { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' }, summary: { diffs } }));
+      const diffs = rng.chance(0.4)
+        ? [
+            {
+              file: 'src/app.ts',
+              additions: rng.int(1, 80),
+              deletions: rng.int(0, 40),
+              before: text.code(rng.logUniform(200, 20 * KB)),
+              after: text.code(rng.logUniform(200, 20 * KB)),
+            },
+          ]
+        : [];
+      insert.message.run(
+        user,
+        session,
+        asked,
+        asked,
+        JSON.stringify({
+          role: 'user',
+          time: { created: asked },
+          agent: 'build',
+          model: { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' },
+          summary: { diffs },
+        }),
+      );
       counts.messages++;
       part(session, user, { type: 'text', text: text.code(rng.logUniform(30, 3 * KB)) });
       const calls = rng.int(1, 8);
@@ -82,30 +114,76 @@ function generate(home: string, seed: number, sizeMb: number): StoreCorpus {
         const answer = id('msg');
         const created = tick();
         const last = call === calls - 1;
-        const info = { parentID: user, role: 'assistant', mode: 'build', agent: 'build', path: { cwd: directory, root: directory }, cost: 0, modelID: 'claude-sonnet-4-5', providerID: 'anthropic' };
+        const info = {
+          parentID: user,
+          role: 'assistant',
+          mode: 'build',
+          agent: 'build',
+          path: { cwd: directory, root: directory },
+          cost: 0,
+          modelID: 'claude-sonnet-4-5',
+          providerID: 'anthropic',
+        };
         insert.message.run(answer, session, created, created, JSON.stringify({ ...info, time: { created } }));
         counts.messages++;
-        const tokens = { input: rng.int(5, 4000), output: rng.int(10, 3000), reasoning: rng.chance(0.5) ? rng.int(0, 2000) : 0, cache: { read: rng.int(0, 150_000), write: rng.int(0, 20_000) } };
+        const tokens = {
+          input: rng.int(5, 4000),
+          output: rng.int(10, 3000),
+          reasoning: rng.chance(0.5) ? rng.int(0, 2000) : 0,
+          cache: { read: rng.int(0, 150_000), write: rng.int(0, 20_000) },
+        };
         const total = tokens.input + tokens.output + tokens.reasoning + tokens.cache.read + tokens.cache.write;
         part(session, answer, { type: 'step-start', snapshot: rng.hex(40) });
-        if (tokens.reasoning) part(session, answer, { type: 'reasoning', text: text.code(rng.logUniform(100, 6 * KB)), time: { start: created } });
-        part(session, answer, { type: 'text', text: text.code(rng.logUniform(50, 3 * KB)), time: { start: created, end: created } });
+        if (tokens.reasoning)
+          part(session, answer, {
+            type: 'reasoning',
+            text: text.code(rng.logUniform(100, 6 * KB)),
+            time: { start: created },
+          });
+        part(session, answer, {
+          type: 'text',
+          text: text.code(rng.logUniform(50, 3 * KB)),
+          time: { start: created, end: created },
+        });
         if (!last) {
           for (let n = rng.int(1, 3); n > 0; n--) {
             const tool = rng.pick(['bash', 'read', 'read', 'edit', 'grep', 'glob', 'write', 'webfetch']);
             const failed = rng.chance(0.05);
             const output = text.code(rng.logUniform(200, 60 * KB));
-            part(session, answer, { type: 'tool', tool, callID: `call_${rng.hex(24)}`, state: failed
-              ? { status: 'error', input: { command: 'x' }, error: 'failed', time: { start: created, end: created } }
-              : { status: 'completed', input: { filePath: '/home/dev/src/app/src/app.ts' }, output, title: tool, metadata: { output: output.slice(0, 2 * KB) }, time: { start: created, end: created } } });
+            part(session, answer, {
+              type: 'tool',
+              tool,
+              callID: `call_${rng.hex(24)}`,
+              state: failed
+                ? { status: 'error', input: { command: 'x' }, error: 'failed', time: { start: created, end: created } }
+                : {
+                    status: 'completed',
+                    input: { filePath: '/home/dev/src/app/src/app.ts' },
+                    output,
+                    title: tool,
+                    metadata: { output: output.slice(0, 2 * KB) },
+                    time: { start: created, end: created },
+                  },
+            });
           }
           if (!parent && rng.chance(0.03)) {
             const child = id('ses');
-            part(session, answer, { type: 'tool', tool: 'task', callID: `call_${rng.hex(24)}`, state: { status: 'completed', input: {}, output: 'done', metadata: { sessionId: child } } });
+            part(session, answer, {
+              type: 'tool',
+              tool: 'task',
+              callID: `call_${rng.hex(24)}`,
+              state: { status: 'completed', input: {}, output: 'done', metadata: { sessionId: child } },
+            });
             writeSession(child, session, directory, rng.int(1, 3));
           }
         }
-        part(session, answer, { type: 'step-finish', reason: last ? 'stop' : 'tool-calls', snapshot: rng.hex(40), cost: 0, tokens: { total, ...tokens } });
+        part(session, answer, {
+          type: 'step-finish',
+          reason: last ? 'stop' : 'tool-calls',
+          snapshot: rng.hex(40),
+          cost: 0,
+          tokens: { total, ...tokens },
+        });
         const t = expected.opencode;
         t.input += tokens.input;
         t.output += tokens.output + tokens.reasoning;
@@ -113,18 +191,33 @@ function generate(home: string, seed: number, sizeMb: number): StoreCorpus {
         t.cache_write += tokens.cache.write;
         const completed = tick();
         // Completed: the row is updated in place, as OpenCode does.
-        insert.finish.run(completed, JSON.stringify({ ...info, tokens: { total, ...tokens }, time: { created, completed }, finish: last ? 'stop' : 'tool-calls' }), answer);
+        insert.finish.run(
+          completed,
+          JSON.stringify({
+            ...info,
+            tokens: { total, ...tokens },
+            time: { created, completed },
+            finish: last ? 'stop' : 'tool-calls',
+          }),
+          answer,
+        );
       }
     }
     db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(tick(), session);
   };
 
   const budget = sizeMb * MB;
-  const size = () => (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
+  const size = () =>
+    (db.pragma('page_count', { simple: true }) as number) * (db.pragma('page_size', { simple: true }) as number);
   db.transaction(() => {
     // The size is looked at every 50 sessions.
     for (let n = 1; n % 50 !== 0 || size() < budget; n++) {
-      writeSession(id('ses'), null, `/home/dev/src/${rng.pick(['app', 'api', 'web', 'infra'])}`, Math.round(rng.logUniform(1, 40)));
+      writeSession(
+        id('ses'),
+        null,
+        `/home/dev/src/${rng.pick(['app', 'api', 'web', 'infra'])}`,
+        Math.round(rng.logUniform(1, 40)),
+      );
     }
   })();
   db.close();

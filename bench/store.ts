@@ -56,7 +56,9 @@ row('no-change rescan (median of 11)', `${rescan.ms.toFixed(2)} ms`, '< 5 ms', r
 // OpenCode running: WAL mode, a new model call in the session with the most recent rows.
 const writer = new Database(corpus.db);
 writer.pragma('journal_mode = WAL');
-const session = writer.prepare('SELECT id, time_updated FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1').get() as { id: string; time_updated: number };
+const session = writer
+  .prepare('SELECT id, time_updated FROM session WHERE parent_id IS NULL ORDER BY time_updated DESC LIMIT 1')
+  .get() as { id: string; time_updated: number };
 const reads: number[] = [];
 const before = totalsOf(agent.families()).opencode.output;
 let added = 0;
@@ -65,10 +67,31 @@ try {
     const at = session.time_updated + 1000 * (i + 1);
     const output = 1000 + i;
     writer.transaction(() => {
-      writer.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)').run(`msg_bench_${i}`, session.id, at, at,
-        JSON.stringify({ role: 'assistant', modelID: 'claude-sonnet-4-5', time: { created: at } }));
-      writer.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run(`prt_bench_${i}`, `msg_bench_${i}`, session.id, at, at,
-        JSON.stringify({ type: 'step-finish', cost: 0, tokens: { input: 1, output, reasoning: 0, cache: { read: 0, write: 0 } } }));
+      writer
+        .prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)')
+        .run(
+          `msg_bench_${i}`,
+          session.id,
+          at,
+          at,
+          JSON.stringify({ role: 'assistant', modelID: 'claude-sonnet-4-5', time: { created: at } }),
+        );
+      writer
+        .prepare(
+          'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(
+          `prt_bench_${i}`,
+          `msg_bench_${i}`,
+          session.id,
+          at,
+          at,
+          JSON.stringify({
+            type: 'step-finish',
+            cost: 0,
+            tokens: { input: 1, output, reasoning: 0, cache: { read: 0, write: 0 } },
+          }),
+        );
       writer.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session.id);
     })();
     added += output;
@@ -78,8 +101,12 @@ try {
     reads.push(performance.now() - t);
   }
   const seen = totalsOf(agent.families()).opencode.output - before;
-  row(`read after a new model call (median of ${APPENDS}), a writer attached`, `${median(reads).toFixed(1)} ms, ${(fastest(coldRuns) / median(reads)).toFixed(0)}x less than a cold read`,
-    'exact', seen === added);
+  row(
+    `read after a new model call (median of ${APPENDS}), a writer attached`,
+    `${median(reads).toFixed(1)} ms, ${(fastest(coldRuns) / median(reads)).toFixed(0)}x less than a cold read`,
+    'exact',
+    seen === added,
+  );
 } finally {
   writer.prepare("DELETE FROM part WHERE id LIKE 'prt_bench_%'").run();
   writer.prepare("DELETE FROM message WHERE id LIKE 'msg_bench_%'").run();
@@ -101,5 +128,7 @@ await benchWave3Readers(seed);
 // Cursor's editor: its global state.vscdb, against its own baseline.
 await benchCursorEditor(seed);
 
-printTable(`Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI, Grok Build, OpenHands, Copilot Chat in VS Code and Cursor's editor; baselines and exporter ran in this run on the same page-cached files.`);
+printTable(
+  `Node ${process.version}, ${sizeMb} MB OpenCode database (seed ${seed}), the long-tail HOME and the SQLite stores of Hermes, Kodelet, goose and Crush, and the HOMEs of Cline, Roo Code, Kilo (extension), Continue CLI, Kimi CLI, OpenClaw, Amp, Auggie, Junie, TRAE CLI, Grok Build, OpenHands, Copilot Chat in VS Code and Cursor's editor; baselines and exporter ran in this run on the same page-cached files.`,
+);
 finishRun();

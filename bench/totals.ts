@@ -34,8 +34,11 @@ export function totalsOf(families: Family[]): Totals {
 
 /** The differing figures, as text; empty when equal. */
 export function diffTotals(expected: Totals, got: Totals): string[] {
-  return HARNESSES.flatMap((h) => TOKEN_TYPES.filter((k) => expected[h][k] !== got[h][k])
-    .map((k) => `${h} ${k}: expected ${expected[h][k]}, got ${got[h][k]}`));
+  return HARNESSES.flatMap((h) =>
+    TOKEN_TYPES.filter((k) => expected[h][k] !== got[h][k]).map(
+      (k) => `${h} ${k}: expected ${expected[h][k]}, got ${got[h][k]}`,
+    ),
+  );
 }
 
 export function grandTotal(t: Totals): number {

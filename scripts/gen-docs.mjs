@@ -10,7 +10,7 @@ writeFileSync(new URL('docs/metrics.md', root), metricsDoc());
 writeFileSync(new URL('config.example.json', root), exampleConfigJson());
 const doc = new URL('docs/configuration.md', root);
 let text = readFileSync(doc, 'utf8');
-const section = (name, body) =>
-  (t) => t.replace(new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`), `$1\n${body}\n$2`);
+const section = (name, body) => (t) =>
+  t.replace(new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`), `$1\n${body}\n$2`);
 text = section('config', configTable())(text);
 writeFileSync(doc, text);

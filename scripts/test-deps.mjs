@@ -32,7 +32,8 @@ if (absent.length === 0) process.exit(0);
 const apt = unique(absent.map((c) => NEEDED[c].apt));
 const isRoot = process.getuid?.() === 0;
 const sudoWorks = !isRoot && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
-const canApt = process.platform === 'linux' && existsSync('/etc/debian_version') && onPath('apt-get') && (isRoot || sudoWorks);
+const canApt =
+  process.platform === 'linux' && existsSync('/etc/debian_version') && onPath('apt-get') && (isRoot || sudoWorks);
 
 if (canApt) {
   process.stderr.write(`test-deps: installing ${apt.join(', ')} (for ${absent.join(', ')}) with apt-get\n`);
@@ -44,15 +45,24 @@ if (canApt) {
   };
   // The packages start their own services where an init system runs; the tests start theirs on
   // other ports, so those do not matter.
-  if (run(['apt-get', 'update', '-qq']) && run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...apt]) && missing().length === 0) {
+  if (
+    run(['apt-get', 'update', '-qq']) &&
+    run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...apt]) &&
+    missing().length === 0
+  ) {
     process.exit(0);
   }
-  process.stderr.write(`test-deps: apt-get could not install ${apt.join(', ')}; still missing: ${missing().join(', ')}\n`);
+  process.stderr.write(
+    `test-deps: apt-get could not install ${apt.join(', ')}; still missing: ${missing().join(', ')}\n`,
+  );
   process.exit(1);
 }
 
-const how = process.platform === 'darwin'
-  ? `brew install ${unique(absent.map((c) => NEEDED[c].brew)).join(' ')}`
-  : `sudo apt-get install -y --no-install-recommends ${apt.join(' ')}`;
-process.stderr.write(`test-deps: the tests need ${absent.join(', ')}, which are not on the PATH. Install them with:\n  ${how}\n`);
+const how =
+  process.platform === 'darwin'
+    ? `brew install ${unique(absent.map((c) => NEEDED[c].brew)).join(' ')}`
+    : `sudo apt-get install -y --no-install-recommends ${apt.join(' ')}`;
+process.stderr.write(
+  `test-deps: the tests need ${absent.join(', ')}, which are not on the PATH. Install them with:\n  ${how}\n`,
+);
 process.exit(1);

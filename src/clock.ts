@@ -28,12 +28,15 @@ export class Clock {
     clearTimeout(this.timer);
     const dueAt = (this.dueAt = Math.min(...this.jobs.map((j) => j.next())));
     if (dueAt === Infinity) return;
-    this.timer = setTimeout(() => {
-      // A timer may fire a millisecond before its time by the wall clock, never before by its own.
-      const now = Math.max(Date.now(), dueAt);
-      for (const job of this.jobs) if (job.next() - now <= job.earlyMs) job.run(now, now - dueAt);
-      this.schedule();
-    }, Math.max(0, dueAt - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        // A timer may fire a millisecond before its time by the wall clock, never before by its own.
+        const now = Math.max(Date.now(), dueAt);
+        for (const job of this.jobs) if (job.next() - now <= job.earlyMs) job.run(now, now - dueAt);
+        this.schedule();
+      },
+      Math.max(0, dueAt - Date.now()),
+    );
     this.timer.unref();
   }
 

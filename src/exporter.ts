@@ -76,7 +76,9 @@ export class Exporter {
    */
   private servedFamilies?: Family[];
   /** What /metrics serves: the families and the process's own metrics, rendered when they change. */
-  private readonly served = new RenderedExposition(() => exposition([...this.currentFamilies(), ...this.self.current()]));
+  private readonly served = new RenderedExposition(() =>
+    exposition([...this.currentFamilies(), ...this.self.current()]),
+  );
   /** The live page's JSON, rendered when what /metrics serves changes (statuses change with time alone too). */
   private readonly views = {
     sessions: new RenderedExposition(() => `${JSON.stringify(this.records())}\n`),
@@ -93,7 +95,7 @@ export class Exporter {
   private readonly clock = new Clock([
     { next: () => this.sampleDueAt, earlyMs: EARLY_MS, run: (now, lateMs) => this.sample(now, lateMs) },
     {
-      next: () => (this.following ? this.monitor?.nextDue() ?? Infinity : Infinity),
+      next: () => (this.following ? (this.monitor?.nextDue() ?? Infinity) : Infinity),
       earlyMs: EARLY_MS,
       run: (now) => {
         if (this.monitor?.due(now, EARLY_MS)) void this.scanProcesses();
@@ -116,16 +118,31 @@ export class Exporter {
   /** The first read of this process is to come (marked in the state database: `report` says it is partial meanwhile). */
   private firstRead: boolean;
 
-  constructor(readonly config: Config, private readonly log: Logger, opts: AgentOptions = {}) {
+  constructor(
+    readonly config: Config,
+    private readonly log: Logger,
+    opts: AgentOptions = {},
+  ) {
     const env = (this.env = opts.env ?? process.env);
     const home = opts.home ?? env.HOME ?? homedir();
     this.db = openState(config.stateDir, { reset: opts.resetState, privateCopy: opts.privateState });
-    this.store = new SessionStore(this.db, priceTable(config), config.project,
-      { model: config.model.max, tool: config.tool.max }, config.ledger.days, opts.reportRead !== undefined);
+    this.store = new SessionStore(
+      this.db,
+      priceTable(config),
+      config.project,
+      { model: config.model.max, tool: config.tool.max },
+      config.ledger.days,
+      opts.reportRead !== undefined,
+    );
     // Told by the exporter that owns the state database, not by a view of a copy of it (`top`).
     if (this.store.projectNamingWas !== undefined && !opts.privateState) {
-      log.warn('project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
-        { was: this.store.projectNamingWas, now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }) });
+      log.warn(
+        'project.mode or project.aliases changed: what was counted keeps the project label it was counted under, sessions first seen from now on take the new one (--reset-state relabels everything and starts every counter from 0)',
+        {
+          was: this.store.projectNamingWas,
+          now: JSON.stringify({ mode: config.project.mode, aliases: config.project.aliases }),
+        },
+      );
     }
     // The one signal of a change to what is served: every rendered body and the pushes' snapshot follow it.
     this.store.onChange(() => {
@@ -144,7 +161,10 @@ export class Exporter {
       const section = config.collectors[name]!;
       if (!section.enabled || (report?.harness !== undefined && name !== report.harness)) continue;
       const { roots, configured } = rootsOf(harness, section.roots, env, home);
-      this.collectors.set(name, new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }));
+      this.collectors.set(
+        name,
+        new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }),
+      );
     }
     if (config.processes.enabled && !report) {
       const platform = platformTable(config.processes.procRoot);
@@ -153,12 +173,19 @@ export class Exporter {
         this.processNote = noTableNote();
         log.info(this.processNote, { platform: process.platform });
       }
-      const openFileSession = Object.fromEntries(Object.values(HARNESSES).filter((h) => h.sessionOfOpenFile).map((h) => [h.harness, h.sessionOfOpenFile!]));
+      const openFileSession = Object.fromEntries(
+        Object.values(HARNESSES)
+          .filter((h) => h.sessionOfOpenFile)
+          .map((h) => [h.harness, h.sessionOfOpenFile!]),
+      );
       if (table) this.monitor = new ProcessMonitor(table, this.store, openFileSession, log);
     }
     this.rescans = new RescanPlan([...this.collectors.values()], config.rescanSeconds * 1000);
     this.snapshotOptions = {
-      status: { doneForMs: config.sessions.doneForSeconds * 1000, staleAfterMs: config.sessions.staleAfterSeconds * 1000 },
+      status: {
+        doneForMs: config.sessions.doneForSeconds * 1000,
+        staleAfterMs: config.sessions.staleAfterSeconds * 1000,
+      },
       activeWindowMs: config.sessions.activeWindowSeconds * 1000,
       perSessionMax: config.sessions.perSessionMax,
       version: VERSION,
@@ -212,7 +239,12 @@ export class Exporter {
     if (mtime === undefined || mtime === this.statusMtime) return;
     this.statusMtime = mtime;
     for (const l of readRecordedStatus(this.config.stateDir)?.limits ?? []) {
-      this.store.setUsageLimit({ harness: 'claude-code', window: l.window, usedRatio: l.usedRatio, ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}) });
+      this.store.setUsageLimit({
+        harness: 'claude-code',
+        window: l.window,
+        usedRatio: l.usedRatio,
+        ...(l.resetsAt !== undefined ? { resetsAt: l.resetsAt } : {}),
+      });
     }
     this.store.touch();
   }
@@ -265,7 +297,9 @@ export class Exporter {
 
   /** The figures above the sessions; `live`: the sessions of `now`, where the caller has them already. */
   summary(now = Date.now(), live = this.sessions(now)): Summary {
-    return summaryOf(this.store, live, now, (first, last) => spendByDay((from, to) => this.store.ledgerRows(from, to), first, last));
+    return summaryOf(this.store, live, now, (first, last) =>
+      spendByDay((from, to) => this.store.ledgerRows(from, to), first, last),
+    );
   }
 
   /**
@@ -279,7 +313,14 @@ export class Exporter {
     // The server (and the live page) only for `serve`: `once` never loads them.
     const { startServer } = await import('./http/server.js');
     this.server = await startServer({
-      host, port, path: this.config.metricsPath, version: VERSION, exposition: this.served, ready: () => this.ready, log: this.log, web,
+      host,
+      port,
+      path: this.config.metricsPath,
+      version: VERSION,
+      exposition: this.served,
+      ready: () => this.ready,
+      log: this.log,
+      web,
       allowedHosts: this.config.web.allowedHosts,
       views: this.views,
       processNote: this.processNote,
@@ -287,11 +328,15 @@ export class Exporter {
     const server = this.server;
     if (web) this.webWatcher = webModule.watchWebConfig(this.config.webConfigFile, web, (c) => server.setWebConfig(c));
     const address = server.server.address() as AddressInfo;
-    const shown = address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
+    const shown =
+      address.family === 'IPv6' ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
     this.log.info('listening', { address: shown, path: this.config.metricsPath, tls: Boolean(web?.tls) });
     if (!host || host === '0.0.0.0' || host === '::') {
-      this.log.warn('listening on every interface: whoever reaches this machine can read the metrics, which name your projects; '
-        + 'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file', { listenAddress: this.config.listenAddress });
+      this.log.warn(
+        'listening on every interface: whoever reaches this machine can read the metrics, which name your projects; ' +
+          'bind to 127.0.0.1 or set up TLS and basic auth with --web.config.file',
+        { listenAddress: this.config.listenAddress },
+      );
     }
 
     this.sample(Date.now(), 0);
@@ -300,11 +345,24 @@ export class Exporter {
     await this.follow();
     // Pushes start once the first scan is done: the first one carries its totals, never a part.
     if (this.otlp) {
-      const inputs = () => ({ families: this.currentFamilies(), requestTokens: this.store.committedRequestTokens.values(), providerOf: (m: string) => this.store.prices.provider(m) });
+      const inputs = () => ({
+        families: this.currentFamilies(),
+        requestTokens: this.store.committedRequestTokens.values(),
+        providerOf: (m: string) => this.store.prices.provider(m),
+      });
       const { startPush } = await import('./metrics/otlp-push.js');
-      this.push = await startPush(inputs, this.otlp.options, this.otlp.log,
-        { otel: this.config.otel, resource: otlpResource(this.config, this.env, VERSION), env: this.env, startMs: this.startedAt, state: this.db });
-      this.log.info('pushing OTLP', { url: shownUrl(this.otlp.options.url), protocol: this.otlp.options.protocol, intervalMs: this.otlp.options.intervalMs });
+      this.push = await startPush(inputs, this.otlp.options, this.otlp.log, {
+        otel: this.config.otel,
+        resource: otlpResource(this.config, this.env, VERSION),
+        env: this.env,
+        startMs: this.startedAt,
+        state: this.db,
+      });
+      this.log.info('pushing OTLP', {
+        url: shownUrl(this.otlp.options.url),
+        protocol: this.otlp.options.protocol,
+        intervalMs: this.otlp.options.intervalMs,
+      });
     }
     this.ready = true;
     return { url: `${web?.tls ? 'https' : 'http'}://${shown}` };
@@ -370,7 +428,10 @@ export class Exporter {
         this.monitor?.wake();
         if (this.following && this.clock.later(this.monitor?.nextDue() ?? Infinity)) this.clock.schedule();
       },
-      own: new Map([[this.hooks.file, () => this.readHooks()], [statusFile(this.config.stateDir), () => this.readStatusline()]]),
+      own: new Map([
+        [this.hooks.file, () => this.readHooks()],
+        [statusFile(this.config.stateDir), () => this.readStatusline()],
+      ]),
       searchesWatched: this.monitor !== undefined,
       failed: (e) => this.log.warn('watch error', { error: String(e) }),
     });
@@ -404,8 +465,12 @@ function openState(dir: string, opts: { reset?: boolean; privateCopy?: boolean }
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     const { code, message } = e as NodeJS.ErrnoException;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'is a file, not a folder: '
-      : ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY'].includes(code ?? '') ? 'cannot be written: ' : '';
+    const why =
+      code === 'EEXIST' || code === 'ENOTDIR'
+        ? 'is a file, not a folder: '
+        : ['EACCES', 'EPERM', 'EROFS', 'SQLITE_CANTOPEN', 'SQLITE_READONLY'].includes(code ?? '')
+          ? 'cannot be written: '
+          : '';
     throw new ConfigError(`stateDir (${dir}) ${why}${message}`);
   }
 }

@@ -14,10 +14,12 @@ export interface Logger {
 }
 
 export function createLogger(level: Level, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const log = (l: Level) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[l] < ORDER[level]) return;
-    // A path or a name from a harness's files may hold a C1 or bidi character: a terminal shows stderr.
-    write(`${printableJson({ time: new Date().toISOString(), level: l, msg, ...fields }, 0)}\n`);
-  };
+  const log =
+    (l: Level) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[l] < ORDER[level]) return;
+      // A path or a name from a harness's files may hold a C1 or bidi character: a terminal shows stderr.
+      write(`${printableJson({ time: new Date().toISOString(), level: l, msg, ...fields }, 0)}\n`);
+    };
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

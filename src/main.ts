@@ -10,7 +10,10 @@ import { runHook } from './hooks/command.js';
 
 async function main(argv: string[]): Promise<number> {
   const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }] = await Promise.all([
-    import('./config/load.js'), import('./cli/args.js'), import('./cli/run.js'), import('./version.js'),
+    import('./config/load.js'),
+    import('./cli/args.js'),
+    import('./cli/run.js'),
+    import('./version.js'),
   ]);
   let args: Parsed;
   try {

@@ -14,7 +14,9 @@ describe('metric catalog', () => {
   it.each(defs.map((d) => [d.name, d] as const))('%s is a well-formed name', (_n, d) => {
     // Ours, or the conventional names of a process's own metrics (process_*, nodejs_*).
     expect(d.name).toMatch(/^(coding_agent|process|nodejs)_[a-z0-9]+(_[a-z0-9]+)*$/);
-    expect(d.name).not.toMatch(/_total$|_(gauge|counter|histogram|count|sum|bucket)$|_(s|ms|sec|b|kb|m|h|d|percent|milliseconds|minutes)$/);
+    expect(d.name).not.toMatch(
+      /_total$|_(gauge|counter|histogram|count|sum|bucket)$|_(s|ms|sec|b|kb|m|h|d|percent|milliseconds|minutes)$/,
+    );
     expect(d.help).toMatch(/^[A-Z].*\.$/);
     for (const l of d.labels) {
       expect(l).toMatch(/^[a-z][a-z0-9_]*$/);
@@ -25,7 +27,8 @@ describe('metric catalog', () => {
       if (d.name.endsWith(suffix) || d.name.includes(`${suffix}_`)) expect(d.unit).toBe(unit);
     }
     // OTLP into Prometheus appends the unit word unless it is a {annotation} or already in the name.
-    if (!/^\{.*\}$/.test(d.unit) && d.unit !== '1' && d.unit !== '') expect(d.name).toMatch(d.unit === 's' ? /_seconds/ : /_bytes/);
+    if (!/^\{.*\}$/.test(d.unit) && d.unit !== '1' && d.unit !== '')
+      expect(d.name).toMatch(d.unit === 's' ? /_seconds/ : /_bytes/);
     if (d.unit === '1') expect(d.name).toMatch(/_ratio$/);
   });
 

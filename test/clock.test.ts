@@ -35,10 +35,11 @@ describe('the clock', () => {
     const clock = new Clock([a.job, b.job]);
     let wakes = 0;
     const real = globalThis.setTimeout;
-    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => real(() => {
-      wakes++;
-      fn();
-    }, ms)) as typeof setTimeout);
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) =>
+      real(() => {
+        wakes++;
+        fn();
+      }, ms)) as typeof setTimeout);
     clock.schedule();
     await vi.advanceTimersByTimeAsync(100_000);
     // At the first wake (10 s), b was due within 7 s: not yet. At b's (17 s), a was due within 3 s: both ran.

@@ -10,7 +10,7 @@ import { EMPTY_VIEW } from '../src/store/processes.js';
 import { fakeProc } from './helpers/fake-proc.js';
 import { FIXTURES, tempDir } from './helpers/run.js';
 
-describe('a report\'s read', () => {
+describe("a report's read", () => {
   const home = join(FIXTURES, 'home');
 
   /** The agents a `claude` process would be, running where no session file is (the process table sees it). */
@@ -25,12 +25,18 @@ describe('a report\'s read', () => {
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: table() };
     const config = loadConfig(['--state-dir', join(tempDir(), 'none'), '--ledger.days', '100000'], env);
     const all = new Exporter(config, createLogger('error'), { env, home, privateState: true });
-    const codex = new Exporter(config, createLogger('error'), { env, home, privateState: true, reportRead: { harness: 'codex' } });
+    const codex = new Exporter(config, createLogger('error'), {
+      env,
+      home,
+      privateState: true,
+      reportRead: { harness: 'codex' },
+    });
     try {
       await all.scanAll();
       await codex.readUsage();
       // What a report of Codex sums is read all the same: its sessions, as the whole read has them.
-      const sessionsOf = (a: Exporter) => [...a.store.sessions.values()].filter((s) => s.harness === 'codex').map((s) => [s.id, s.tokens]);
+      const sessionsOf = (a: Exporter) =>
+        [...a.store.sessions.values()].filter((s) => s.harness === 'codex').map((s) => [s.id, s.tokens]);
       expect(sessionsOf(codex).length).toBeGreaterThan(0);
       expect(sessionsOf(codex)).toEqual(sessionsOf(all));
       expect([...codex.collectors.keys()]).toEqual(['codex']);

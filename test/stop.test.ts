@@ -9,7 +9,8 @@ import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
 import { tempDir } from './helpers/run.js';
 
-const line = (uuid: string) => `${JSON.stringify({ type: 'user', uuid, cwd: '/src/app', sessionId: 's1', timestamp: new Date().toISOString(), message: { role: 'user', content: 'go' } })}\n`;
+const line = (uuid: string) =>
+  `${JSON.stringify({ type: 'user', uuid, cwd: '/src/app', sessionId: 's1', timestamp: new Date().toISOString(), message: { role: 'user', content: 'go' } })}\n`;
 
 describe('stopping', () => {
   it('drops a read still waiting for its turn, rather than reading into the closed state database', async () => {
@@ -20,7 +21,11 @@ describe('stopping', () => {
     writeFileSync(transcript, line('u1'));
     const logged: string[] = [];
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' };
-    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('warn', (l) => logged.push(l)), { env, home });
+    const agent = new Exporter(
+      loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env),
+      createLogger('warn', (l) => logged.push(l)),
+      { env, home },
+    );
     await agent.follow();
     // Watching the folder after the exporter does, this hears of the change just after it: the
     // exporter's read is then set for the next turn of the event loop, and it stops before that.

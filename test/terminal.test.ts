@@ -3,7 +3,9 @@ import { printable, printableJson } from '../src/terminal.js';
 
 describe('printable', () => {
   it('shows each control, C1 and bidi character as one U+FFFD, and keeps the rest', () => {
-    expect(printable('a\x1b]52;c;eA==\x07b\x9b2J\u202ec\td\n')).toBe('a\ufffd]52;c;eA==\ufffdb\ufffd2J\ufffdc\ufffdd\ufffd');
+    expect(printable('a\x1b]52;c;eA==\x07b\x9b2J\u202ec\td\n')).toBe(
+      'a\ufffd]52;c;eA==\ufffdb\ufffd2J\ufffdc\ufffdd\ufffd',
+    );
     expect(printable('claude-sonnet-4-5 ✓ ü 日本')).toBe('claude-sonnet-4-5 ✓ ü 日本');
   });
 });

@@ -28,7 +28,7 @@ function toolCell(s, now) {
 
 function contextCell(s) {
   const td = el('td', undefined, 'p3');
-  if (s.context_tokens === null) return (td.textContent = '–'), td;
+  if (s.context_tokens === null) return ((td.textContent = '–'), td);
   if (s.context_limit_tokens) {
     const ratio = Math.min(1, s.context_tokens / s.context_limit_tokens);
     const bar = el('span', undefined, ratio >= 0.9 ? 'bar full' : 'bar');
@@ -46,18 +46,25 @@ function contextCell(s) {
  * rendered once per change). A window whose reset time has passed started over: left out.
  */
 function renderLimits(limits, now) {
-  const rows = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now).map((l) => {
-    const ratio = Math.min(1, Math.max(0, l.used_ratio));
-    const bar = el('span', undefined, ratio >= 0.9 ? 'bar full' : ratio >= 0.75 ? 'bar near' : 'bar');
-    const fill = el('i');
-    fill.style.width = `${Math.round(ratio * 100)}%`;
-    bar.append(fill);
-    const used = el('td');
-    used.append(bar, `${Math.round(ratio * 100)}%`);
-    const tr = el('tr');
-    tr.append(el('td', l.harness), el('td', l.window), used, el('td', l.resets_at === null ? '–' : timeLeft(Date.parse(l.resets_at), now)));
-    return tr;
-  });
+  const rows = limits
+    .filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now)
+    .map((l) => {
+      const ratio = Math.min(1, Math.max(0, l.used_ratio));
+      const bar = el('span', undefined, ratio >= 0.9 ? 'bar full' : ratio >= 0.75 ? 'bar near' : 'bar');
+      const fill = el('i');
+      fill.style.width = `${Math.round(ratio * 100)}%`;
+      bar.append(fill);
+      const used = el('td');
+      used.append(bar, `${Math.round(ratio * 100)}%`);
+      const tr = el('tr');
+      tr.append(
+        el('td', l.harness),
+        el('td', l.window),
+        used,
+        el('td', l.resets_at === null ? '–' : timeLeft(Date.parse(l.resets_at), now)),
+      );
+      return tr;
+    });
   document.querySelector('#limits tbody').replaceChildren(...rows);
   document.getElementById('limits').hidden = rows.length === 0;
 }
@@ -96,12 +103,22 @@ function renderSessions(sessions, now) {
       // An agent no session file is joined to is known by its process.
       tr.dataset.session = s.session_id ?? `pid ${s.process.pid}`;
       tr.append(
-        el('td', s.harness), el('td', s.project, 'project'), el('td', s.status, `status ${s.status}`),
-        el('td', s.reason, 'p2'), el('td', s.model ?? '–', 'p4'), contextCell(s), el('td', costText(s, '–'), 'num'),
-        toolCell(s, now), el('td', ago(s.last_activity_at, now), 'p2'),
+        el('td', s.harness),
+        el('td', s.project, 'project'),
+        el('td', s.status, `status ${s.status}`),
+        el('td', s.reason, 'p2'),
+        el('td', s.model ?? '–', 'p4'),
+        contextCell(s),
+        el('td', costText(s, '–'), 'num'),
+        toolCell(s, now),
+        el('td', ago(s.last_activity_at, now), 'p2'),
         // The live agent process (with its children) and how it was joined to the session.
         el('td', s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '–', 'num p5'),
-        el('td', s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '–', 'num p5'),
+        el(
+          'td',
+          s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '–',
+          'num p5',
+        ),
         el('td', s.attribution, 'p5'),
       );
       return tr;
@@ -116,8 +133,11 @@ function renderSummary(summary, now) {
   samples.push([now, summary.tokens_total]);
   while (samples.length > 2 && now - samples[0][0] > 60_000) samples.shift();
   const [t0, n0] = samples[0];
-  document.getElementById('tokens-rate').textContent = now - t0 >= 5000 ? compact(((summary.tokens_total - n0) * 60_000) / (now - t0)) : '–';
-  const chips = ORDER.filter((s) => summary.sessions_by_status[s] > 0).map((s) => el('span', `${summary.sessions_by_status[s]} ${s}`, s));
+  document.getElementById('tokens-rate').textContent =
+    now - t0 >= 5000 ? compact(((summary.tokens_total - n0) * 60_000) / (now - t0)) : '–';
+  const chips = ORDER.filter((s) => summary.sessions_by_status[s] > 0).map((s) =>
+    el('span', `${summary.sessions_by_status[s]} ${s}`, s),
+  );
   document.getElementById('by-status').replaceChildren(...(chips.length ? chips : [el('span', 'none')]));
   const rows = summary.spend_today.map((r) => {
     const tr = el('tr');

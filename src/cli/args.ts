@@ -85,12 +85,15 @@ const SWITCHES = ['--help', '-h', '--version', '-v', '--json', '--reset-state', 
  * `a` to `b`.
  */
 function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
   }
   return d[a.length]![b.length]!;
@@ -118,7 +121,15 @@ function didYouMean(word: string, candidates: Iterable<string>): string {
 }
 
 export function parseArgs(argv: string[], now = Date.now()): Parsed {
-  const parsed: Parsed = { command: 'serve', help: false, version: false, json: false, resetState: false, words: [], rest: [] };
+  const parsed: Parsed = {
+    command: 'serve',
+    help: false,
+    version: false,
+    json: false,
+    resetState: false,
+    words: [],
+    rest: [],
+  };
   const flags = configFlags();
   const words: string[] = [];
   // The flags that are not configuration keys, checked against the command once it is known.
@@ -157,14 +168,20 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
     } else {
       const leaf = flags.get(name.slice(2));
       if (!name.startsWith('--') || !leaf) {
-        throw new ConfigError(`unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`);
+        throw new ConfigError(
+          `unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`,
+        );
       }
       parsed.rest.push(eq === -1 ? name : `${name}${a.slice(eq)}`);
       // The word after a flag is its value: for a true/false flag only true or false (`--watch once`
       // is `--watch` and the command once); for any other, unless it is the next flag (loadConfig
       // then says the value is missing).
       const next = argv[i + 1];
-      if (eq === -1 && next !== undefined && (leaf.format === 'boolean' ? next === 'true' || next === 'false' : !next.startsWith('--'))) {
+      if (
+        eq === -1 &&
+        next !== undefined &&
+        (leaf.format === 'boolean' ? next === 'true' || next === 'false' : !next.startsWith('--'))
+      ) {
         parsed.rest.push(next);
         i++;
       }
@@ -174,28 +191,51 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
   if (command !== undefined) parsed.command = known(command);
   if (parsed.command === 'help' && more.length > 0) parsed.topic = known(more.shift()!);
   // Help and the version ignore the rest; a hook never fails its harness (runHook reads its own words).
-  const takes = parsed.help || parsed.version || ['help', 'hook'].includes(parsed.command) ? [...own] : COMMANDS[parsed.command].flags;
+  const takes =
+    parsed.help || parsed.version || ['help', 'hook'].includes(parsed.command)
+      ? [...own]
+      : COMMANDS[parsed.command].flags;
   for (const flag of own) {
     if (['--config', '--help', '-h', '--version', '-v'].includes(flag) || takes.includes(flag)) continue;
-    const by = Object.entries(COMMANDS).filter(([, c]) => c.flags.includes(flag)).map(([name]) => name);
-    throw new ConfigError(`${flag}: only the ${by.length === 1 ? `${by[0]} command takes` : `${by.slice(0, -1).join(', ')} and ${by.at(-1)} commands take`} it`);
+    const by = Object.entries(COMMANDS)
+      .filter(([, c]) => c.flags.includes(flag))
+      .map(([name]) => name);
+    throw new ConfigError(
+      `${flag}: only the ${by.length === 1 ? `${by[0]} command takes` : `${by.slice(0, -1).join(', ')} and ${by.at(-1)} commands take`} it`,
+    );
   }
   if (parsed.command === 'hook' || parsed.command === 'hooks') parsed.words = more.splice(0);
-  if (parsed.url !== undefined && since !== undefined) throw new ConfigError('--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)');
+  if (parsed.url !== undefined && since !== undefined)
+    throw new ConfigError(
+      "--since: top --url shows the running exporter's activity window (its sessions.activeWindowSeconds)",
+    );
   if (parsed.command === 'report') parsed.report = reportArgs(more, since, reportFlags, now);
   else if (since !== undefined) parsed.since = sinceSeconds(since, now);
-  if (more.length > 0) throw new ConfigError(`unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`);
+  if (more.length > 0)
+    throw new ConfigError(
+      `unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`,
+    );
   return parsed;
 }
 
 /** Whether `--breakdown` followed by `next` is ccusage's switch: nothing after it, a flag, or a word of the command. */
 const switchHere = (next: string | undefined) =>
-  next === undefined || next.startsWith('-') || (KINDS as readonly string[]).includes(next) || agentOf(next) !== undefined;
+  next === undefined ||
+  next.startsWith('-') ||
+  (KINDS as readonly string[]).includes(next) ||
+  agentOf(next) !== undefined;
 
 /** ccusage's per-agent form (`ccusage claude daily`): its agent names, and every harness id, as `--harness`. */
-const AGENTS: Readonly<Record<string, string>> = { claude: 'claude-code', gemini: 'gemini-cli', qwen: 'qwen-code', copilot: 'copilot-cli' };
+const AGENTS: Readonly<Record<string, string>> = {
+  claude: 'claude-code',
+  gemini: 'gemini-cli',
+  qwen: 'qwen-code',
+  copilot: 'copilot-cli',
+};
 const agentOf = (word: string | undefined) =>
-  word === undefined ? undefined : AGENTS[word] ?? ((HARNESSES as readonly string[]).includes(word) ? word : undefined);
+  word === undefined
+    ? undefined
+    : (AGENTS[word] ?? ((HARNESSES as readonly string[]).includes(word) ? word : undefined));
 
 /** `report [AGENT] [KIND]` and its flags (taken from `words`), each checked: a bad one is named with what it takes. */
 function reportArgs(words: string[], since: string | undefined, flags: Map<string, string>, now: number): ReportArgs {
@@ -203,7 +243,9 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
   if (agent !== undefined) words.shift();
   const kind = words.shift();
   if (kind !== undefined && !(KINDS as readonly string[]).includes(kind)) {
-    throw new ConfigError(`report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}, after a harness or one of ccusage's agents (claude, codex, …) or not`);
+    throw new ConfigError(
+      `report: unknown report "${kind}"${didYouMean(kind, KINDS)}; the reports are ${KINDS.join(', ')}, after a harness or one of ccusage's agents (claude, codex, …) or not`,
+    );
   }
   const r: ReportArgs = { kind: (kind ?? 'daily') as Kind };
   if (agent !== undefined) r.harness = agent;
@@ -215,22 +257,30 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
   };
   r.until = day('--until', flags.get('--until'));
   const harness = flags.get('--harness');
-  if (harness !== undefined && agent !== undefined && harness !== agent) throw new ConfigError(`--harness ${harness}: the report is of ${agent} already`);
+  if (harness !== undefined && agent !== undefined && harness !== agent)
+    throw new ConfigError(`--harness ${harness}: the report is of ${agent} already`);
   if (harness !== undefined) {
-    if (!(HARNESSES as readonly string[]).includes(harness)) throw new ConfigError(`--harness: unknown harness "${harness}"${didYouMean(harness, HARNESSES)}; the harnesses are ${HARNESSES.join(', ')}`);
+    if (!(HARNESSES as readonly string[]).includes(harness))
+      throw new ConfigError(
+        `--harness: unknown harness "${harness}"${didYouMean(harness, HARNESSES)}; the harnesses are ${HARNESSES.join(', ')}`,
+      );
     r.harness = harness;
   }
   if (flags.has('--project')) r.project = flags.get('--project');
   if (flags.has('--model')) r.model = flags.get('--model');
   const breakdown = flags.get('--breakdown');
   if (breakdown !== undefined) {
-    if (!(BREAKDOWNS as readonly string[]).includes(breakdown)) throw new ConfigError(`--breakdown: expected one of ${BREAKDOWNS.join(', ')}, got "${breakdown}"`);
+    if (!(BREAKDOWNS as readonly string[]).includes(breakdown))
+      throw new ConfigError(`--breakdown: expected one of ${BREAKDOWNS.join(', ')}, got "${breakdown}"`);
     r.breakdown = breakdown as Breakdown;
   }
   const zone = flags.get('--timezone');
   // ccusage's `local`: the system's zone, as without the flag.
   if (zone !== undefined && zone !== 'local') {
-    if (!knownTimeZone(zone)) throw new ConfigError(`--timezone: unknown time zone "${zone}" (an IANA name such as UTC, Europe/Berlin or America/New_York)`);
+    if (!knownTimeZone(zone))
+      throw new ConfigError(
+        `--timezone: unknown time zone "${zone}" (an IANA name such as UTC, Europe/Berlin or America/New_York)`,
+      );
     r.timeZone = zone;
   }
   const order = flags.get('--order');
@@ -241,25 +291,37 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
   if (flags.has('--compact')) r.compact = true;
   const last = flags.get('--last');
   if (last !== undefined) {
-    if (!/^[1-9]\d{0,4}$/.test(last)) throw new ConfigError(`--last: expected a number of periods from 1, got ${got(last)}`);
-    if (since !== undefined || r.until !== undefined) throw new ConfigError('--last: not with --since or --until (it sets them)');
-    if (r.kind === 'session' || r.kind === 'blocks') throw new ConfigError(`--last: only for daily, weekly and monthly, not ${r.kind}`);
+    if (!/^[1-9]\d{0,4}$/.test(last))
+      throw new ConfigError(`--last: expected a number of periods from 1, got ${got(last)}`);
+    if (since !== undefined || r.until !== undefined)
+      throw new ConfigError('--last: not with --since or --until (it sets them)');
+    if (r.kind === 'session' || r.kind === 'blocks')
+      throw new ConfigError(`--last: only for daily, weekly and monthly, not ${r.kind}`);
     r.last = Number(last);
   }
   const from = flags.get('--from');
   const by = flags.get('--by');
   if (from !== undefined) {
-    if (r.kind === 'session' || r.kind === 'blocks') throw new ConfigError(`--from: only for daily, weekly and monthly, not ${r.kind} (the store has no sessions or requests, only the counters)`);
+    if (r.kind === 'session' || r.kind === 'blocks')
+      throw new ConfigError(
+        `--from: only for daily, weekly and monthly, not ${r.kind} (the store has no sessions or requests, only the counters)`,
+      );
     try {
       httpClient(from);
     } catch (e) {
-      throw new ConfigError(`--from: expected a Prometheus query API's http:// or https:// URL, got ${got(from)} (${(e as Error).message})`);
+      throw new ConfigError(
+        `--from: expected a Prometheus query API's http:// or https:// URL, got ${got(from)} (${(e as Error).message})`,
+      );
     }
     r.from = from;
   }
   if (by !== undefined) {
-    if (from === undefined) throw new ConfigError('--by: only with --from (this machine\'s report splits with --breakdown)');
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(by)) throw new ConfigError(`--by: expected a label name such as user, instance, harness, project or model, got ${got(by)}`);
+    if (from === undefined)
+      throw new ConfigError("--by: only with --from (this machine's report splits with --breakdown)");
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(by))
+      throw new ConfigError(
+        `--by: expected a label name such as user, instance, harness, project or model, got ${got(by)}`,
+      );
     r.by = by;
   }
   // A duration reaches back from today in the report's time zone.
@@ -270,5 +332,7 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
 
 function known(command: string): CommandName {
   if (isCommand(command)) return command;
-  throw new ConfigError(`unknown command "${command}"${didYouMean(command, Object.keys(COMMANDS))}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+  throw new ConfigError(
+    `unknown command "${command}"${didYouMean(command, Object.keys(COMMANDS))}; the commands are ${Object.keys(COMMANDS).join(', ')}`,
+  );
 }

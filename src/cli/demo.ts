@@ -34,59 +34,157 @@ function writer(path: string) {
 function claude(home: string, session: string, project: string, subagent?: string) {
   const cwd = `/home/demo/src/${project}`;
   const dir = join(home, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'));
-  const write = writer(subagent ? join(dir, session, 'subagents', `agent-${subagent}.jsonl`) : join(dir, `${session}.jsonl`));
+  const write = writer(
+    subagent ? join(dir, session, 'subagents', `agent-${subagent}.jsonl`) : join(dir, `${session}.jsonl`),
+  );
   let n = 0;
-  const base = (t: number) => ({ sessionId: session, cwd, gitBranch: 'main', version: '2.1.332', timestamp: new Date(t).toISOString(), isSidechain: !!subagent, uuid: `${session}-${subagent ?? ''}-${n++}` });
-  const usage = (input: number, output: number) => ({ input_tokens: input, output_tokens: output, cache_read_input_tokens: input * 12, cache_creation_input_tokens: Math.round(input / 3) });
+  const base = (t: number) => ({
+    sessionId: session,
+    cwd,
+    gitBranch: 'main',
+    version: '2.1.332',
+    timestamp: new Date(t).toISOString(),
+    isSidechain: !!subagent,
+    uuid: `${session}-${subagent ?? ''}-${n++}`,
+  });
+  const usage = (input: number, output: number) => ({
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: input * 12,
+    cache_creation_input_tokens: Math.round(input / 3),
+  });
   return {
-    prompt: (t: number) => write({ ...base(t), type: 'user', message: { role: 'user', content: 'Continue with the next step' } }),
+    prompt: (t: number) =>
+      write({ ...base(t), type: 'user', message: { role: 'user', content: 'Continue with the next step' } }),
     tool: (t: number, name: string, input = 400, args: Line = {}) => {
       const id = `toolu_${session}_${n}`;
-      write({ ...base(t), type: 'assistant', message: { id: `msg_${session}_${n}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'tool_use',
-        content: [{ type: 'tool_use', id, name, input: args }], usage: usage(input, 80) } });
+      write({
+        ...base(t),
+        type: 'assistant',
+        message: {
+          id: `msg_${session}_${n}`,
+          model: 'claude-sonnet-4-5',
+          role: 'assistant',
+          stop_reason: 'tool_use',
+          content: [{ type: 'tool_use', id, name, input: args }],
+          usage: usage(input, 80),
+        },
+      });
       return id;
     },
-    result: (t: number, id: string, patch?: string[]) => write({ ...base(t), type: 'user',
-      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok', is_error: false }] },
-      ...(patch ? { toolUseResult: { filePath: `${cwd}/src/app.ts`, structuredPatch: [{ lines: patch }] } } : {}) }),
-    answer: (t: number) => write(
-      { ...base(t), type: 'assistant', message: { id: `msg_${session}_${n}`, model: 'claude-sonnet-4-5', role: 'assistant', stop_reason: 'end_turn',
-        content: [{ type: 'text', text: 'Done.' }], usage: usage(600, 150) } },
-      { ...base(t + 5), type: 'system', subtype: 'turn_duration', durationMs: 12_000 },
-    ),
-    failure: (t: number) => write({ ...base(t), type: 'assistant', isApiErrorMessage: true, error: 'server_error',
-      message: { id: `err_${n}`, model: '<synthetic>', role: 'assistant', content: [{ type: 'text', text: 'API Error: 529' }], usage: usage(0, 0) } }),
+    result: (t: number, id: string, patch?: string[]) =>
+      write({
+        ...base(t),
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok', is_error: false }] },
+        ...(patch ? { toolUseResult: { filePath: `${cwd}/src/app.ts`, structuredPatch: [{ lines: patch }] } } : {}),
+      }),
+    answer: (t: number) =>
+      write(
+        {
+          ...base(t),
+          type: 'assistant',
+          message: {
+            id: `msg_${session}_${n}`,
+            model: 'claude-sonnet-4-5',
+            role: 'assistant',
+            stop_reason: 'end_turn',
+            content: [{ type: 'text', text: 'Done.' }],
+            usage: usage(600, 150),
+          },
+        },
+        { ...base(t + 5), type: 'system', subtype: 'turn_duration', durationMs: 12_000 },
+      ),
+    failure: (t: number) =>
+      write({
+        ...base(t),
+        type: 'assistant',
+        isApiErrorMessage: true,
+        error: 'server_error',
+        message: {
+          id: `err_${n}`,
+          model: '<synthetic>',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'API Error: 529' }],
+          usage: usage(0, 0),
+        },
+      }),
   };
 }
 
 /** A Codex rollout: `sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl`, with cumulative token totals. */
 function codex(home: string, thread: string, project: string, start: number) {
   const d = new Date(start);
-  const day = [String(d.getFullYear()), String(d.getMonth() + 1).padStart(2, '0'), String(d.getDate()).padStart(2, '0')];
+  const day = [
+    String(d.getFullYear()),
+    String(d.getMonth() + 1).padStart(2, '0'),
+    String(d.getDate()).padStart(2, '0'),
+  ];
   const write = writer(join(home, '.codex', 'sessions', ...day, `rollout-${day.join('-')}T00-00-00-${thread}.jsonl`));
-  const total = { input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_output_tokens: 0, total_tokens: 0 };
+  const total = {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_output_tokens: 0,
+    total_tokens: 0,
+  };
   let n = 0;
   const line = (t: number, type: string, payload: Line) => ({ timestamp: new Date(t).toISOString(), type, payload });
-  write(line(start, 'session_meta', { id: thread, cwd: `/home/demo/src/${project}`, cli_version: '0.171.0', source: 'cli', git: { branch: 'main' } }));
+  write(
+    line(start, 'session_meta', {
+      id: thread,
+      cwd: `/home/demo/src/${project}`,
+      cli_version: '0.171.0',
+      source: 'cli',
+      git: { branch: 'main' },
+    }),
+  );
   return {
-    turn: (t: number) => write(
-      line(t, 'event_msg', { type: 'task_started', turn_id: `turn-${n}`, model_context_window: 258400 }),
-      line(t, 'turn_context', { model: 'gpt-5.2-codex', cwd: `/home/demo/src/${project}` }),
-      line(t + 1, 'event_msg', { type: 'user_message', message: 'next step' }),
-    ),
+    turn: (t: number) =>
+      write(
+        line(t, 'event_msg', { type: 'task_started', turn_id: `turn-${n}`, model_context_window: 258400 }),
+        line(t, 'turn_context', { model: 'gpt-5.2-codex', cwd: `/home/demo/src/${project}` }),
+        line(t + 1, 'event_msg', { type: 'user_message', message: 'next step' }),
+      ),
     command: (t: number) => {
       const id = `call_${thread}_${n++}`;
       write(
-        line(t, 'response_item', { type: 'function_call', name: 'exec_command', call_id: id, arguments: '{"cmd":"npm test"}' }),
-        line(t + 300, 'response_item', { type: 'function_call_output', call_id: id, output: 'Process exited with code 0\nOutput:\nok\n' }),
+        line(t, 'response_item', {
+          type: 'function_call',
+          name: 'exec_command',
+          call_id: id,
+          arguments: '{"cmd":"npm test"}',
+        }),
+        line(t + 300, 'response_item', {
+          type: 'function_call_output',
+          call_id: id,
+          output: 'Process exited with code 0\nOutput:\nok\n',
+        }),
       );
     },
     tokens: (t: number, usedPercent: number) => {
-      const last = { input_tokens: 9000, cached_input_tokens: 7000, output_tokens: 300, reasoning_output_tokens: 120, total_tokens: 9300 };
+      const last = {
+        input_tokens: 9000,
+        cached_input_tokens: 7000,
+        output_tokens: 300,
+        reasoning_output_tokens: 120,
+        total_tokens: 9300,
+      };
       for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += last[k];
-      write(line(t, 'event_msg', { type: 'token_count', info: { total_token_usage: { ...total }, last_token_usage: last, model_context_window: 258400 },
-        rate_limits: { primary: { used_percent: usedPercent, window_minutes: 300, resets_at: Math.floor(t / 1000) + 3 * 3600 },
-          secondary: { used_percent: usedPercent / 4, window_minutes: 10080, resets_at: Math.floor(t / 1000) + 4 * 86400 } } }));
+      write(
+        line(t, 'event_msg', {
+          type: 'token_count',
+          info: { total_token_usage: { ...total }, last_token_usage: last, model_context_window: 258400 },
+          rate_limits: {
+            primary: { used_percent: usedPercent, window_minutes: 300, resets_at: Math.floor(t / 1000) + 3 * 3600 },
+            secondary: {
+              used_percent: usedPercent / 4,
+              window_minutes: 10080,
+              resets_at: Math.floor(t / 1000) + 4 * 86400,
+            },
+          },
+        }),
+      );
     },
     done: (t: number) => write(line(t, 'event_msg', { type: 'task_complete', turn_id: `turn-${n}` })),
   };
@@ -109,7 +207,13 @@ function opencode(home: string, session: string, project: string) {
     CREATE INDEX part_session_idx ON part (session_id);
     CREATE TABLE todo (session_id TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL, priority TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (session_id, position));`);
   const t0 = Date.now();
-  db.prepare('INSERT INTO session VALUES (?, NULL, ?, ?, ?, ?)').run(session, `/home/demo/src/${project}`, 'Add rate limiting', t0, t0);
+  db.prepare('INSERT INTO session VALUES (?, NULL, ?, ?, ?, ?)').run(
+    session,
+    `/home/demo/src/${project}`,
+    'Add rate limiting',
+    t0,
+    t0,
+  );
   let n = 0;
   let answer = '';
   const message = (t: number, data: Line) => {
@@ -118,29 +222,57 @@ function opencode(home: string, session: string, project: string) {
     db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(t, session);
     return id;
   };
-  const part = (t: number, data: Line) => db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run(`prt_demo_${n++}`, answer, session, t, t, JSON.stringify(data));
+  const part = (t: number, data: Line) =>
+    db
+      .prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)')
+      .run(`prt_demo_${n++}`, answer, session, t, t, JSON.stringify(data));
   const assistant = { role: 'assistant', modelID: 'claude-sonnet-4-5', providerID: 'anthropic' };
   return {
     prompt: (t: number) => {
       const user = message(t, { role: 'user', time: { created: t } });
-      db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run(`prt_demo_${n++}`, user, session, t, t, JSON.stringify({ type: 'text', text: 'Add rate limiting' }));
+      db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run(
+        `prt_demo_${n++}`,
+        user,
+        session,
+        t,
+        t,
+        JSON.stringify({ type: 'text', text: 'Add rate limiting' }),
+      );
       answer = message(t + 10, { ...assistant, parentID: user, time: { created: t + 10 } });
       return user;
     },
     call: (t: number, tool?: string) => {
-      if (tool) part(t, { type: 'tool', tool, callID: `call_demo_${n}`, state: { status: 'completed', input: {}, output: 'ok' } });
-      part(t, { type: 'step-finish', reason: tool ? 'tool-calls' : 'stop', cost: 0, tokens: { input: 300, output: 120, reasoning: 40, cache: { read: 4000, write: 200 } } });
+      if (tool)
+        part(t, {
+          type: 'tool',
+          tool,
+          callID: `call_demo_${n}`,
+          state: { status: 'completed', input: {}, output: 'ok' },
+        });
+      part(t, {
+        type: 'step-finish',
+        reason: tool ? 'tool-calls' : 'stop',
+        cost: 0,
+        tokens: { input: 300, output: 120, reasoning: 40, cache: { read: 4000, write: 200 } },
+      });
     },
     done: (t: number, user: string) => {
-      db.prepare('UPDATE message SET time_updated = ?, data = ? WHERE id = ?')
-        .run(t, JSON.stringify({ ...assistant, parentID: user, time: { created: t - 100, completed: t }, finish: 'stop' }), answer);
+      db.prepare('UPDATE message SET time_updated = ?, data = ? WHERE id = ?').run(
+        t,
+        JSON.stringify({ ...assistant, parentID: user, time: { created: t - 100, completed: t }, finish: 'stop' }),
+        answer,
+      );
       db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(t, session);
     },
-    plan: (done: number) => db.transaction(() => {
-      db.prepare('DELETE FROM todo WHERE session_id = ?').run(session);
-      ['Read the router', 'Add the limiter', 'Test it', 'Document it'].forEach((content, i) =>
-        db.prepare('INSERT INTO todo VALUES (?, ?, ?, ?, ?)').run(session, content, i < done ? 'completed' : i === done ? 'in_progress' : 'pending', 'high', i));
-    })(),
+    plan: (done: number) =>
+      db.transaction(() => {
+        db.prepare('DELETE FROM todo WHERE session_id = ?').run(session);
+        ['Read the router', 'Add the limiter', 'Test it', 'Document it'].forEach((content, i) =>
+          db
+            .prepare('INSERT INTO todo VALUES (?, ?, ?, ?, ?)')
+            .run(session, content, i < done ? 'completed' : i === done ? 'in_progress' : 'pending', 'high', i),
+        );
+      })(),
     close: () => db.close(),
   };
 }
@@ -154,9 +286,14 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
   // Stalled: a command started 20 minutes ago never returned and nothing was written since.
   const stalled = claude(home, STALLED, 'infra');
   stalled.prompt(now - 22 * MIN);
-  const plan = stalled.tool(now - 21 * MIN, 'TodoWrite', 400, { todos: [
-    { content: 'Add the health check', status: 'completed' }, { content: 'Wire it into the load balancer', status: 'completed' },
-    { content: 'Roll out to staging', status: 'in_progress' }, { content: 'Roll out to production', status: 'pending' }] });
+  const plan = stalled.tool(now - 21 * MIN, 'TodoWrite', 400, {
+    todos: [
+      { content: 'Add the health check', status: 'completed' },
+      { content: 'Wire it into the load balancer', status: 'completed' },
+      { content: 'Roll out to staging', status: 'in_progress' },
+      { content: 'Roll out to production', status: 'pending' },
+    ],
+  });
   stalled.result(now - 21 * MIN + 500, plan);
   stalled.tool(now - 20 * MIN, 'Bash');
   // Failed: the API kept failing a minute ago.
@@ -178,12 +315,42 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
   const advance = () => {
     const t = Date.now();
     switch (step++ % 6) {
-      case 0: main.prompt(t); cx.turn(t); ocPrompt = oc.prompt(t); oc.plan(0); break;
-      case 1: pending = main.tool(t, 'Edit'); cx.command(t); oc.call(t, 'read'); oc.plan(1); break;
-      case 2: main.result(t, pending, ['-const a = 1;', '+const a = 2;', '+export { a };']); agentCall = main.tool(t + 10, 'Agent'); cx.tokens(t, 20 + (step % 60)); oc.call(t, 'edit'); oc.plan(2); break;
-      case 3: sub.tool(t, 'Grep', 900); cx.command(t); oc.call(t, 'bash'); oc.plan(3); break;
-      case 4: main.result(t, agentCall); cx.tokens(t, 21 + (step % 60)); oc.call(t, 'grep'); break;
-      case 5: main.answer(t); cx.done(t); oc.call(t); oc.done(t, ocPrompt); break;
+      case 0:
+        main.prompt(t);
+        cx.turn(t);
+        ocPrompt = oc.prompt(t);
+        oc.plan(0);
+        break;
+      case 1:
+        pending = main.tool(t, 'Edit');
+        cx.command(t);
+        oc.call(t, 'read');
+        oc.plan(1);
+        break;
+      case 2:
+        main.result(t, pending, ['-const a = 1;', '+const a = 2;', '+export { a };']);
+        agentCall = main.tool(t + 10, 'Agent');
+        cx.tokens(t, 20 + (step % 60));
+        oc.call(t, 'edit');
+        oc.plan(2);
+        break;
+      case 3:
+        sub.tool(t, 'Grep', 900);
+        cx.command(t);
+        oc.call(t, 'bash');
+        oc.plan(3);
+        break;
+      case 4:
+        main.result(t, agentCall);
+        cx.tokens(t, 21 + (step % 60));
+        oc.call(t, 'grep');
+        break;
+      case 5:
+        main.answer(t);
+        cx.done(t);
+        oc.call(t);
+        oc.done(t, ocPrompt);
+        break;
     }
   };
   return { advance, close: oc.close };
@@ -198,11 +365,18 @@ export function seedDemo(home: string, now = Date.now()): { advance(): void; clo
 function startAgents(home: string): ChildProcess[] {
   const loop = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`;
   const agent = (name: string, args: string[], env: Record<string, string> = {}, cwd = home) =>
-    spawn('/bin/sh', ['-c', loop, name, ...args], { argv0: join(home, 'bin', name), cwd, env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+    spawn('/bin/sh', ['-c', loop, name, ...args], {
+      argv0: join(home, 'bin', name),
+      cwd,
+      env: { PATH: process.env.PATH, ...env },
+      stdio: 'ignore',
+    });
   const project = join(home, 'src', 'chat-bot');
   mkdirSync(project, { recursive: true });
   return [
-    agent('claude', ['--resume', ASKING]), agent('claude', ['--resume', STALLED]), agent('claude', ['--resume', WORKING]),
+    agent('claude', ['--resume', ASKING]),
+    agent('claude', ['--resume', STALLED]),
+    agent('claude', ['--resume', WORKING]),
     agent('codex', ['resume', THREAD], { CODEX_SESSION_ID: THREAD }),
     agent('opencode', ['--session', OPENCODE_SESSION], { OPENCODE: '1' }),
     agent('aider', ['--model', 'sonnet'], {}, project),

@@ -68,8 +68,10 @@ const stat = (path: string): Stats | undefined => {
  */
 function sqliteEngine(): DoctorReport['sqlite'] {
   try {
-    const version = engine === 'node:sqlite' ? process.versions.node
-      : (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version;
+    const version =
+      engine === 'node:sqlite'
+        ? process.versions.node
+        : (createRequire(import.meta.url)('better-sqlite3/package.json') as { version: string }).version;
     const db = openDatabase(':memory:');
     try {
       const v = db.prepare('select sqlite_version() as v').pluck().get() as string;
@@ -113,14 +115,28 @@ export async function doctor(config: Config, facts: DoctorFacts): Promise<Doctor
   for (const [name, harness] of Object.entries(HARNESSES)) {
     const section = config.collectors[name]!;
     const { roots, configured } = rootsOf(harness, section.roots, facts.env, facts.home);
-    const found = section.enabled ? await Promise.all(roots.map((r) => root(r, () => harness.load()))) : roots.map((path): RootReport => ({ path, state: stat(path) ? 'present' : 'missing' }));
-    harnesses.push({ harness: name, enabled: section.enabled, configured, files: found.reduce((n, r) => n + (r.files ?? 0), 0), roots: found });
+    const found = section.enabled
+      ? await Promise.all(roots.map((r) => root(r, () => harness.load())))
+      : roots.map((path): RootReport => ({ path, state: stat(path) ? 'present' : 'missing' }));
+    harnesses.push({
+      harness: name,
+      enabled: section.enabled,
+      configured,
+      files: found.reduce((n, r) => n + (r.files ?? 0), 0),
+      roots: found,
+    });
   }
   let processes: DoctorReport['processes'] = { enabled: false, table: 'none' };
   if (config.processes.enabled) {
     const table = platformTable(config.processes.procRoot);
     processes = table
-      ? { enabled: true, table: table.linuxTicks ? 'proc' : 'ps', agents: withoutDemos(table).list().filter((p) => harnessOf(p.argv)).length }
+      ? {
+          enabled: true,
+          table: table.linuxTicks ? 'proc' : 'ps',
+          agents: withoutDemos(table)
+            .list()
+            .filter((p) => harnessOf(p.argv)).length,
+        }
       : { enabled: true, table: 'none' };
   }
   const spool = stat(facts.spool);
@@ -132,26 +148,42 @@ export async function doctor(config: Config, facts: DoctorFacts): Promise<Doctor
     stateDir: config.stateDir,
     stateDb: stat(join(config.stateDir, 'state.db')) !== undefined,
     processes,
-    hooks: { spool: facts.spool, present: spool !== undefined, ...(spool ? { lastEventAt: spool.mtime.toISOString() } : {}) },
+    hooks: {
+      spool: facts.spool,
+      present: spool !== undefined,
+      ...(spool ? { lastEventAt: spool.mtime.toISOString() } : {}),
+    },
     harnesses,
   };
 }
 
-const errorText = (errors: Record<string, number>) => Object.entries(errors).map(([code, n]) => (n > 1 ? `${code} ×${n}` : code)).join(', ');
+const errorText = (errors: Record<string, number>) =>
+  Object.entries(errors)
+    .map(([code, n]) => (n > 1 ? `${code} ×${n}` : code))
+    .join(', ');
 
 function rootLine(r: RootReport): string {
   const files = r.files === undefined ? '' : `${r.files} file${r.files === 1 ? '' : 's'}`;
   if (!r.errors) return files;
-  return r.state === 'unreadable' ? `cannot be read: ${errorText(r.errors)}` : `${files}; folders under it that cannot be read: ${errorText(r.errors)}`;
+  return r.state === 'unreadable'
+    ? `cannot be read: ${errorText(r.errors)}`
+    : `${files}; folders under it that cannot be read: ${errorText(r.errors)}`;
 }
 
 /** The report as text: a few lines of what runs, then each harness and its roots. */
 export function doctorText(r: DoctorReport): string {
-  const sqlite = 'error' in r.sqlite ? `cannot be loaded: ${r.sqlite.error}` : `${r.sqlite.engine} ${r.sqlite.engineVersion} (SQLite ${r.sqlite.sqlite})`;
-  const processes = !r.processes.enabled ? 'off (processes.enabled is false): statuses from session files and hooks alone'
-    : r.processes.table === 'none' ? 'none on this platform: statuses from session files and hooks alone'
+  const sqlite =
+    'error' in r.sqlite
+      ? `cannot be loaded: ${r.sqlite.error}`
+      : `${r.sqlite.engine} ${r.sqlite.engineVersion} (SQLite ${r.sqlite.sqlite})`;
+  const processes = !r.processes.enabled
+    ? 'off (processes.enabled is false): statuses from session files and hooks alone'
+    : r.processes.table === 'none'
+      ? 'none on this platform: statuses from session files and hooks alone'
       : `${r.processes.table === 'proc' ? '/proc' : 'ps and lsof'}, ${r.processes.agents} agent process${r.processes.agents === 1 ? '' : 'es'} running now`;
-  const hooks = r.hooks.present ? `in use: ${r.hooks.spool}, last event ${r.hooks.lastEventAt}` : `none received (no ${r.hooks.spool}; \`hooks print HARNESS\` sets them up)`;
+  const hooks = r.hooks.present
+    ? `in use: ${r.hooks.spool}, last event ${r.hooks.lastEventAt}`
+    : `none received (no ${r.hooks.spool}; \`hooks print HARNESS\` sets them up)`;
   const lines = [
     `coding-agent-exporter ${r.version}`,
     `node        ${r.node} (${r.platform})`,
@@ -163,7 +195,8 @@ export function doctorText(r: DoctorReport): string {
   ];
   // A harness's roots not there are summed up where there are many (the editors' user dirs): the
   // JSON lists each.
-  const notThere = (paths: string[]) => (paths.length <= 2 ? paths.join(', ') : `${paths.length} roots; doctor --json lists them`);
+  const notThere = (paths: string[]) =>
+    paths.length <= 2 ? paths.join(', ') : `${paths.length} roots; doctor --json lists them`;
   const shown = r.harnesses.flatMap((h) => h.roots.filter((x) => x.state !== 'missing'));
   const width = Math.max(0, ...shown.map((x) => x.path.length));
   for (const h of r.harnesses) {

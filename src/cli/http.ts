@@ -24,14 +24,20 @@ export function httpClient(address: string, timeoutMs = 5000): Http {
     origin: url.origin,
     get: async (path: string) => {
       const shown = path.split('?')[0]!;
-      const r = await fetch(new URL(path.replace(/^\//, ''), base), { headers, signal: AbortSignal.timeout(timeoutMs) }).catch((e: unknown) => {
+      const r = await fetch(new URL(path.replace(/^\//, ''), base), {
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+      }).catch((e: unknown) => {
         // fetch says `fetch failed`; why is in its cause (`connect ECONNREFUSED 127.0.0.1:1`).
         const why = (e as Error & { cause?: Error }).cause?.message ?? (e as Error).message;
         throw new Error(`${shown}: ${why}`);
       });
       if (!r.ok) {
         // A Prometheus API says why in its JSON (`{"status":"error","error":"parse error …"}`).
-        const why = await r.json().then((j: { error?: unknown }) => (typeof j?.error === 'string' ? `: ${j.error}` : ''), () => '');
+        const why = await r.json().then(
+          (j: { error?: unknown }) => (typeof j?.error === 'string' ? `: ${j.error}` : ''),
+          () => '',
+        );
         throw new Error(`${shown}: HTTP ${r.status}${why}`);
       }
       return r.json() as Promise<unknown>;

@@ -15,7 +15,10 @@ import { blocksReport, lastSince, periodReport, periodRows, sessionReport } from
 import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
 import type { ReportArgs } from './args.js';
 
-async function readState(config: Config, r: ReportArgs): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[]; complete: boolean }> {
+async function readState(
+  config: Config,
+  r: ReportArgs,
+): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[]; complete: boolean }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
   // Summed by the database as far as the report needs: a row per day for days, weeks and months;
   // for blocks, which need hours, an hour's quarters unless a day that cuts one is asked for.
@@ -29,23 +32,34 @@ async function readState(config: Config, r: ReportArgs): Promise<{ ledger: Ledge
     const skipped = state.skipped + state.sessions.length - sessions.length;
     // Left out, not summed as they are: a report is exact or says what it could not count.
     if (skipped > 0) {
-      process.stderr.write(`coding-agent-exporter: report: ${skipped} rows of ${join(config.stateDir, 'state.db')} skipped: `
-        + 'not as the exporter writes them (a count that is no number, a time no date holds)\n');
+      process.stderr.write(
+        `coding-agent-exporter: report: ${skipped} rows of ${join(config.stateDir, 'state.db')} skipped: ` +
+          'not as the exporter writes them (a count that is no number, a time no date holds)\n',
+      );
     }
     // A first read under way (or killed): what it committed is a part, said on stderr and in the JSON.
     if (state.firstReadSince !== undefined) {
-      process.stderr.write(`coding-agent-exporter: report: the exporter's first read of the session files, begun ${new Date(state.firstReadSince).toISOString()}, `
-        + 'is not done (or was stopped): these totals are partial\n');
+      process.stderr.write(
+        `coding-agent-exporter: report: the exporter's first read of the session files, begun ${new Date(state.firstReadSince).toISOString()}, ` +
+          'is not done (or was stopped): these totals are partial\n',
+      );
     }
     return { ledger: state.ledger, sessions, complete: state.firstReadSince === undefined };
   }
   const { Exporter } = await import('../exporter.js');
   // Only the harness asked for is read (a report of one sums no other's files).
-  const exporter = new Exporter(config, createLogger('warn'), { privateState: true, reportRead: r.harness === undefined ? {} : { harness: r.harness } });
+  const exporter = new Exporter(config, createLogger('warn'), {
+    privateState: true,
+    reportRead: r.harness === undefined ? {} : { harness: r.harness },
+  });
   try {
     await exporter.readUsage();
     exporter.store.commit();
-    return { ledger: exporter.store.ledgerRows(fromHour, toHour), sessions: [...exporter.store.sessions.values()], complete: true };
+    return {
+      ledger: exporter.store.ledgerRows(fromHour, toHour),
+      sessions: [...exporter.store.sessions.values()],
+      complete: true,
+    };
   } finally {
     await exporter.stop();
   }
@@ -65,19 +79,34 @@ function storedSession(data: string): StoredSession | undefined {
   const t = s?.tokens;
   const sums = [t?.input, t?.output, t?.cacheRead, t?.cacheWrite, t?.reasoning, s?.costUsd];
   const times = [s?.startedAt, s?.lastActivityAt];
-  return typeof s?.id === 'string' && typeof s.harness === 'string' && typeof s.project === 'string' && (s.model === undefined || typeof s.model === 'string')
-    && sums.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)
-    && times.every((ms) => typeof ms === 'number' && Math.abs(ms) <= LAST_MS) ? s as StoredSession : undefined;
+  return typeof s?.id === 'string' &&
+    typeof s.harness === 'string' &&
+    typeof s.project === 'string' &&
+    (s.model === undefined || typeof s.model === 'string') &&
+    sums.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) &&
+    times.every((ms) => typeof ms === 'number' && Math.abs(ms) <= LAST_MS)
+    ? (s as StoredSession)
+    : undefined;
 }
 
 /** A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes, plain. */
 function terminalLayout(r: ReportArgs): Layout {
   const tty = process.stdout.isTTY === true;
-  return { ...(tty ? { width: process.stdout.columns } : {}), colour: tty && !process.env.NO_COLOR, ...(r.compact ? { compact: true } : {}) };
+  return {
+    ...(tty ? { width: process.stdout.columns } : {}),
+    colour: tty && !process.env.NO_COLOR,
+    ...(r.compact ? { compact: true } : {}),
+  };
 }
 
 /** The report's text: a table, or JSON with `json`. */
-export async function report(config: Config, args: ReportArgs, json: boolean, now = Date.now(), layout: Layout = terminalLayout(args)): Promise<string> {
+export async function report(
+  config: Config,
+  args: ReportArgs,
+  json: boolean,
+  now = Date.now(),
+  layout: Layout = terminalLayout(args),
+): Promise<string> {
   const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
   if (!json && layout.unpriced === undefined) {
     let prices: PriceTable;

@@ -63,8 +63,13 @@ async function setUp({ args }: Invocation): Promise<Setup | number> {
     // (printed after it quits, or into its pipe); warnings are, and debug when asked for.
     const level = args.command === 'top' && config.logLevel === 'info' ? 'warn' : config.logLevel;
     const log = holdLog ? createLogger(level, (l) => held.push(l)) : createLogger(level);
-    const exporter = args.command === 'demo' || args.command === 'hooks' ? undefined
-      : new (await import('../exporter.js')).Exporter(config, log, { resetState: args.resetState, privateState: args.command === 'top' });
+    const exporter =
+      args.command === 'demo' || args.command === 'hooks'
+        ? undefined
+        : new (await import('../exporter.js')).Exporter(config, log, {
+            resetState: args.resetState,
+            privateState: args.command === 'top',
+          });
     setup = { config, log, exporter, held };
   } catch (e) {
     return refused(e);
@@ -75,10 +80,12 @@ async function setUp({ args }: Invocation): Promise<Setup | number> {
 }
 
 /** A runner of a command that has an exporter. */
-const withExporter = (run: (s: Setup & { exporter: Exporter }, c: Invocation) => Promise<number>): Runner => async (c) => {
-  const setup = await setUp(c);
-  return typeof setup === 'number' ? setup : run(setup as Setup & { exporter: Exporter }, c);
-};
+const withExporter =
+  (run: (s: Setup & { exporter: Exporter }, c: Invocation) => Promise<number>): Runner =>
+  async (c) => {
+    const setup = await setUp(c);
+    return typeof setup === 'number' ? setup : run(setup as Setup & { exporter: Exporter }, c);
+  };
 
 const serve = withExporter(async ({ log, exporter, heap }) => {
   try {
@@ -96,11 +103,14 @@ const serve = withExporter(async ({ log, exporter, heap }) => {
 
 const onceOrSessions = withExporter(async ({ config, exporter }, { args }) => {
   await exporter.scanAll();
-  if (args.command === 'once') process.stdout.write((await import('../metrics/prometheus.js')).exposition(exporter.families()));
+  if (args.command === 'once')
+    process.stdout.write((await import('../metrics/prometheus.js')).exposition(exporter.families()));
   else {
     const { formatSessions, sessionsJson } = await import('../view/records.js');
     const records = exporter.records();
-    process.stdout.write(args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds));
+    process.stdout.write(
+      args.json ? sessionsJson(records) : formatSessions(records, Date.now(), config.sessions.activeWindowSeconds),
+    );
     // Where no process can be seen (Windows), the statuses are the files' alone: said under the table.
     if (!args.json && exporter.processNote) process.stdout.write(`${exporter.processNote}\n`);
   }
@@ -154,13 +164,18 @@ const hooks: Runner = async (c) => {
   if (typeof setup === 'number') return setup;
   const [verb, harness] = c.args.words;
   if (verb !== 'print' || !HOOK_HARNESSES.includes(harness as HookHarness) || c.args.words.length > 2) {
-    return refused(new ConfigError(`usage: coding-agent-exporter hooks print HARNESS, HARNESS one of ${HOOK_HARNESSES.join(', ')}`));
+    return refused(
+      new ConfigError(`usage: coding-agent-exporter hooks print HARNESS, HARNESS one of ${HOOK_HARNESSES.join(', ')}`),
+    );
   }
   // The hook must write where this exporter reads: a state folder set here is set there too,
   // absolute, as a hook runs in each project's folder.
-  const flags = setup.config.stateDir === schema().stateDir.default ? [] : ['--state-dir', resolve(setup.config.stateDir)];
+  const flags =
+    setup.config.stateDir === schema().stateDir.default ? [] : ['--state-dir', resolve(setup.config.stateDir)];
   const { hookSettings, selfCommand } = await import('../hooks/settings.js');
-  process.stdout.write(`${hookSettings(harness as HookHarness, selfCommand(process.argv[1]!, process.env, process.execPath), flags)}\n`);
+  process.stdout.write(
+    `${hookSettings(harness as HookHarness, selfCommand(process.argv[1]!, process.env, process.execPath), flags)}\n`,
+  );
   return 0;
 };
 
@@ -181,7 +196,9 @@ export const RUNNERS: Record<CommandName, Runner> = {
       // A store that does not answer, or refuses: said with its address (never its password), as top --url.
       if (args.report?.from !== undefined && !(e instanceof ConfigError || e instanceof StateError)) {
         const { shownUrl } = await import('../metrics/otlp.js');
-        process.stderr.write(`coding-agent-exporter: report --from ${shownUrl(args.report.from)}: ${(e as Error).message}\n`);
+        process.stderr.write(
+          `coding-agent-exporter: report --from ${shownUrl(args.report.from)}: ${(e as Error).message}\n`,
+        );
         return 2;
       }
       return refused(e);
@@ -196,17 +213,28 @@ export const RUNNERS: Record<CommandName, Runner> = {
     }
     const { statusLineOfStdin } = await import('./statusline.js');
     // NO_COLOR: any value but the empty one (no-color.org).
-    process.stdout.write(`${await statusLineOfStdin({ stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`);
+    process.stdout.write(
+      `${await statusLineOfStdin({ stateDir: config.stateDir, format: args.format, color: !process.env.NO_COLOR })}\n`,
+    );
     return 0;
   },
   // `hook` after a flag (`--state-dir x hook claude-code`): the same hook, after a slower start.
-  hook: ({ argv }) => runHook(argv.filter((w, i) => i !== argv.indexOf('hook')), process.env),
+  hook: ({ argv }) =>
+    runHook(
+      argv.filter((w, i) => i !== argv.indexOf('hook')),
+      process.env,
+    ),
   hooks,
   doctor: async ({ args }) => {
     try {
       const config = loadConfig(args.rest, process.env, args.configFile);
       const [{ doctor, doctorText }, { homedir }] = await Promise.all([import('./doctor.js'), import('node:os')]);
-      const report = await doctor(config, { version: VERSION, spool: join(config.stateDir, SPOOL_FILE), env: process.env, home: process.env.HOME ?? homedir() });
+      const report = await doctor(config, {
+        version: VERSION,
+        spool: join(config.stateDir, SPOOL_FILE),
+        env: process.env,
+        home: process.env.HOME ?? homedir(),
+      });
       process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : doctorText(report));
       return 0;
     } catch (e) {

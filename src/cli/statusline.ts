@@ -16,7 +16,8 @@ import { timeLeft } from '../view/format.js';
 /** The line when none can be made: a status bar shows something rather than nothing. */
 export const FALLBACK = 'coding-agent-exporter: no status';
 
-const DEFAULT_FORMAT = '{model} │ ctx {context} │ {session} session, {today} today │ 5h {5h} ↻{5h_resets} │ 7d {7d} ↻{7d_resets}';
+const DEFAULT_FORMAT =
+  '{model} │ ctx {context} │ {session} session, {today} today │ 5h {5h} ↻{5h_resets} │ 7d {7d} ↻{7d_resets}';
 // Without the windows (API keys, Bedrock, Vertex): the 5-hour block running now instead.
 const BLOCK_FORMAT = '{model} │ ctx {context} │ {session} session, {today} today │ block {block} ↻{block_ends}';
 
@@ -48,7 +49,12 @@ function fromState(stateDir: string, now: number): { today?: number; blocks: Usa
 }
 
 /** The placeholders of a template and their values (an unknown one is left as written). */
-function fields(input: StatusInput, state: ReturnType<typeof fromState>, color: boolean, now: number): Record<string, string> {
+function fields(
+  input: StatusInput,
+  state: ReturnType<typeof fromState>,
+  color: boolean,
+  now: number,
+): Record<string, string> {
   const f: Record<string, string> = {
     model: input.model ?? '?',
     context: input.contextUsedRatio !== undefined ? percent(input.contextUsedRatio, color) : '-',
@@ -72,7 +78,10 @@ function fields(input: StatusInput, state: ReturnType<typeof fromState>, color: 
 const STDIN = { maxBytes: 4 << 20, waitMs: 10_000 };
 
 /** The status line for what Claude Code wrote on stdin, read to its end (statusLine). */
-export async function statusLineOfStdin(opts: StatuslineOptions, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<string> {
+export async function statusLineOfStdin(
+  opts: StatuslineOptions,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<string> {
   let text: string;
   try {
     text = await readStdin(stdin, STDIN);
@@ -91,7 +100,10 @@ export function statusLine(stdin: string, opts: StatuslineOptions): string {
   try {
     const input = parseStatusInput(stdin);
     if (!input) return `${FALLBACK} (no JSON on stdin)`;
-    const context = { ...(input.contextUsedRatio !== undefined ? { usedRatio: input.contextUsedRatio } : {}), ...(input.contextSize ? { size: input.contextSize } : {}) };
+    const context = {
+      ...(input.contextUsedRatio !== undefined ? { usedRatio: input.contextUsedRatio } : {}),
+      ...(input.contextSize ? { size: input.contextSize } : {}),
+    };
     let recorded = '';
     try {
       recordStatus(opts.stateDir, input.limits, input.sessionId ? { id: input.sessionId, context } : undefined, now);
@@ -106,7 +118,10 @@ export function statusLine(stdin: string, opts: StatuslineOptions): string {
     }
     const f = fields(input, state, opts.color, now);
     const template = opts.format ?? (input.limits.some((l) => l.window === '5h') ? DEFAULT_FORMAT : BLOCK_FORMAT);
-    return template.replace(/\{([a-z0-9_]+)\}/g, (whole, name: string) => f[name] ?? (/^(5h|7d)/.test(name) ? '-' : whole)) + recorded;
+    return (
+      template.replace(/\{([a-z0-9_]+)\}/g, (whole, name: string) => f[name] ?? (/^(5h|7d)/.test(name) ? '-' : whole)) +
+      recorded
+    );
   } catch (e) {
     return `${FALLBACK} (${(e as Error).message})`;
   }

@@ -61,10 +61,19 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
     const now = Date.now();
     const [first] = samples;
     const last = samples[samples.length - 1];
-    const rate = first && last && last[0] - first[0] >= RATE_MIN_MS ? ((last[1] - first[1]) * 60_000) / (last[0] - first[0]) : undefined;
+    const rate =
+      first && last && last[0] - first[0] >= RATE_MIN_MS
+        ? ((last[1] - first[1]) * 60_000) / (last[0] - first[0])
+        : undefined;
     const lines = renderScreen(data.summary, data.sessions, {
-      ...state, width: stdout.columns || 80, height: stdout.rows || 24, color, now, tokensPerMinute: rate,
-      source: source.name, problem,
+      ...state,
+      width: stdout.columns || 80,
+      height: stdout.rows || 24,
+      color,
+      now,
+      tokensPerMinute: rate,
+      source: source.name,
+      problem,
     });
     // Home, each line cleared to its end, then everything below cleared: no flicker, no scroll.
     stdout.write(`\x1b[H${lines.join('\x1b[K\r\n')}\x1b[K\x1b[J`);
@@ -86,8 +95,21 @@ export async function runTop(source: ViewSource, env: NodeJS.ProcessEnv = proces
   if (!data) throw new Error(problem ?? 'no data');
   if (!stdout.isTTY) {
     // Not a terminal (a pipe, a file): one screen, like `top -b -n 1`.
-    const lines = renderScreen(data.summary, data.sessions, { ...state, width: 200, height: 10_000, color: false, now: Date.now(), source: source.name });
-    stdout.write(`${lines.slice(0, -1).map((l) => l.trimEnd()).filter((l) => l !== '').join('\n')}\n`);
+    const lines = renderScreen(data.summary, data.sessions, {
+      ...state,
+      width: 200,
+      height: 10_000,
+      color: false,
+      now: Date.now(),
+      source: source.name,
+    });
+    stdout.write(
+      `${lines
+        .slice(0, -1)
+        .map((l) => l.trimEnd())
+        .filter((l) => l !== '')
+        .join('\n')}\n`,
+    );
     return 0;
   }
 

@@ -53,6 +53,7 @@ export class Claims {
 
   /** On a read thread: waits while too many events wait to be taken. */
   waitForRoom(): void {
-    for (let w = Atomics.load(this.bytes, 0); w > MAX_WAITING_BYTES; w = Atomics.load(this.bytes, 0)) Atomics.wait(this.bytes, 0, w, 100);
+    for (let w = Atomics.load(this.bytes, 0); w > MAX_WAITING_BYTES; w = Atomics.load(this.bytes, 0))
+      Atomics.wait(this.bytes, 0, w, 100);
   }
 }

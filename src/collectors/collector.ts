@@ -8,7 +8,15 @@
 
 import { existsSync, statSync, type Stats } from 'node:fs';
 import type { Logger } from '../log.js';
-import { readAtOnce, type DocumentSteps, type Harness, type Reader, type SessionFile, type StoreReader, type Where } from '../readers/reader.js';
+import {
+  readAtOnce,
+  type DocumentSteps,
+  type Harness,
+  type Reader,
+  type SessionFile,
+  type StoreReader,
+  type Where,
+} from '../readers/reader.js';
 import type { SessionEvents } from '../session/events.js';
 import type { HarnessId } from '../session/types.js';
 import { isFile, listingFailures, readRegular, statListed } from '../files/dir.js';
@@ -182,8 +190,11 @@ export class Collector<S> {
 
   /** The single files to watch (they may not exist yet), and those a search found (their folders are not watched whole). */
   watchFiles(): string[] {
-    return [...this.roots.flatMap((root) => this.where.watchFiles?.(root) ?? []),
-      ...[...this.searched.values()].flat().map((f) => f.path), ...this.near.keys()];
+    return [
+      ...this.roots.flatMap((root) => this.where.watchFiles?.(root) ?? []),
+      ...[...this.searched.values()].flat().map((f) => f.path),
+      ...this.near.keys(),
+    ];
   }
 
   /** Resolves when no scan is running. */
@@ -208,7 +219,12 @@ export class Collector<S> {
       for (const root of this.roots) {
         if (!this.rootPresent(root, unreadable)) continue;
         const reader = await this.loaded();
-        if (reader.registry) this.store.setRegistry(reader.harness, root, listing(() => reader.registry!(root)));
+        if (reader.registry)
+          this.store.setRegistry(
+            reader.harness,
+            root,
+            listing(() => reader.registry!(root)),
+          );
         const files = await this.list(reader, root, search, listing);
         const ahead = this.readBacklog(files);
         try {
@@ -277,7 +293,8 @@ export class Collector<S> {
       return false;
     }
     if (!st) {
-      if (!this.missingRoots.has(root)) (this.rootsConfigured ? this.log.warn : this.log.debug)('root not found', { collector: this.name, root });
+      if (!this.missingRoots.has(root))
+        (this.rootsConfigured ? this.log.warn : this.log.debug)('root not found', { collector: this.name, root });
       this.missingRoots.add(root);
       return false;
     }
@@ -294,12 +311,20 @@ export class Collector<S> {
    * A root's files: its listing; where that is a search (`filesNear`), the files the last search
    * found unless `search`, and those processes pointed to that are still there.
    */
-  private async list(reader: Reader<S>, root: string, search: boolean, listing: <T>(f: () => T) => T): Promise<SessionFile[]> {
+  private async list(
+    reader: Reader<S>,
+    root: string,
+    search: boolean,
+    listing: <T>(f: () => T) => T,
+  ): Promise<SessionFile[]> {
     if (!reader.filesNear) return listing(() => reader.listFiles(root));
     let found = this.searched.get(root);
     if (search || !found) {
       // A listing's stat is not kept: read again by it, a file would look unchanged for ever.
-      this.searched.set(root, (found = (await this.search(reader, root, listing)).map((f) => ({ ...f, stat: undefined }))));
+      this.searched.set(
+        root,
+        (found = (await this.search(reader, root, listing)).map((f) => ({ ...f, stat: undefined }))),
+      );
       for (const [path, n] of this.near) if (n.root === root && !isFile(path)) this.near.delete(path);
     }
     return [...found, ...[...this.near.values()].filter((n) => n.root === root).map((n) => n.file)];
@@ -329,7 +354,13 @@ export class Collector<S> {
     for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
     const ahead = ReadAhead.start(threads, reader, fresh, mainReads);
-    if (ahead) this.log.info('reading a backlog on threads', { collector: this.name, files: fresh.length, bytes, threads: threads.claims.length });
+    if (ahead)
+      this.log.info('reading a backlog on threads', {
+        collector: this.name,
+        files: fresh.length,
+        bytes,
+        threads: threads.claims.length,
+      });
     return ahead;
   }
 
@@ -340,7 +371,8 @@ export class Collector<S> {
     // store reader lists (Kilo's extension tasks), as a document.
     if (!file.document) {
       if (reader.kind === 'store') return this.readStore(reader, reader.readStore, file);
-      if (reader.kind === 'files' && file.store && reader.readStore) return this.readStore(reader, reader.readStore, file);
+      if (reader.kind === 'files' && file.store && reader.readStore)
+        return this.readStore(reader, reader.readStore, file);
     }
     // The listing's stat where it took one: a rescan of files that did not change costs one stat each.
     const st = file.stat ?? statListed(file.path);
@@ -372,7 +404,11 @@ export class Collector<S> {
     } else {
       // A thread's read is thrown away when a record it took as new was counted in a file played
       // back before (the same response in two files read on two threads).
-      if (read && !prev) this.log.debug('reading again: a record read ahead as new was counted before', { collector: this.name, path: file.path });
+      if (read && !prev)
+        this.log.debug('reading again: a record read ahead as new was counted before', {
+          collector: this.name,
+          path: file.path,
+        });
       const events = this.events(sessionOf);
       result = readLines(file.path, offset, (line, at) => {
         events.beginLine(at < replayUntil);
@@ -388,7 +424,11 @@ export class Collector<S> {
     this.stats.readBytes += result.bytesRead;
     for (let i = 0; i < result.longLines; i++) this.skip('line_too_long');
 
-    this.save(file.path, state, result.bytesRead, { st, offset: result.offset, head: this.files.head(file.path, prev, offset, result.offset) });
+    this.save(file.path, state, result.bytesRead, {
+      st,
+      offset: result.offset,
+      head: this.files.head(file.path, prev, offset, result.offset),
+    });
     if (result.error) {
       this.log.warn('could not read file', { collector: this.name, path: file.path, error: String(result.error) });
       return false;
@@ -417,7 +457,8 @@ export class Collector<S> {
     } catch (e) {
       // The cursor stays where it was: the next scan reads the same records again, deduplicated.
       const error = String(e);
-      if (this.storeErrors.get(file.path) !== error) this.log.warn('could not read store', { collector: this.name, path: file.path, error });
+      if (this.storeErrors.get(file.path) !== error)
+        this.log.warn('could not read store', { collector: this.name, path: file.path, error });
       this.storeErrors.set(file.path, error);
       return false;
     }
@@ -461,7 +502,14 @@ export class Collector<S> {
    * them, its events written down meanwhile and handed to the store when its reader is done: a
    * commit may come during a turn, and must not see a document half read.
    */
-  private readDocumentBytes(reader: Reader<S>, file: SessionFile, st: Stats, prev: FileRow | undefined, bytes: Buffer | undefined, inTurns: boolean): boolean | Pending {
+  private readDocumentBytes(
+    reader: Reader<S>,
+    file: SessionFile,
+    st: Stats,
+    prev: FileRow | undefined,
+    bytes: Buffer | undefined,
+    inTurns: boolean,
+  ): boolean | Pending {
     const restored = prev && this.restored(prev);
     const state = restored ?? reader.initialState(file);
     const done = () => {
@@ -501,7 +549,13 @@ export class Collector<S> {
       let session = file.sessionId;
       const events = this.events(() => session);
       events.beginLine(rebuild);
-      play(log.log, { events, session: (id) => (session = id), line: () => events.beginLine(rebuild), readerError: () => undefined, answered: (k, first) => events.answered(k, first) });
+      play(log.log, {
+        events,
+        session: (id) => (session = id),
+        line: () => events.beginLine(rebuild),
+        readerError: () => undefined,
+        answered: (k, first) => events.answered(k, first),
+      });
       return read();
     };
     let steps: void | DocumentSteps = undefined;
@@ -518,7 +572,8 @@ export class Collector<S> {
     const until = performance.now() + TURN_MS;
     try {
       while (steps && !steps.next().done) {
-        if (performance.now() >= until) return { turn: new Promise((r) => setImmediate(r)), resume: () => this.stepped(steps, failed, done) };
+        if (performance.now() >= until)
+          return { turn: new Promise((r) => setImmediate(r)), resume: () => this.stepped(steps, failed, done) };
       }
     } catch (e) {
       failed(e);
@@ -531,11 +586,26 @@ export class Collector<S> {
    * time): the reader's state, and, for a file (a store keeps its cursor in the state), the file's
    * identity and how far it was read.
    */
-  private save(path: string, state: S, bytesRead: number, file?: { st: Stats; offset: number; head?: Pick<FileRow, 'head' | 'headLength'> }): void {
-    this.files.track({
-      path, collector: this.name, ino: file?.st.ino ?? 0, size: file?.st.size ?? 0, mtimeMs: file?.st.mtimeMs ?? 0,
-      offset: file?.offset ?? 0, state: JSON.stringify(state), stateVersion: this.reader.stateVersion, ...file?.head,
-    }, bytesRead);
+  private save(
+    path: string,
+    state: S,
+    bytesRead: number,
+    file?: { st: Stats; offset: number; head?: Pick<FileRow, 'head' | 'headLength'> },
+  ): void {
+    this.files.track(
+      {
+        path,
+        collector: this.name,
+        ino: file?.st.ino ?? 0,
+        size: file?.st.size ?? 0,
+        mtimeMs: file?.st.mtimeMs ?? 0,
+        offset: file?.offset ?? 0,
+        state: JSON.stringify(state),
+        stateVersion: this.reader.stateVersion,
+        ...file?.head,
+      },
+      bytesRead,
+    );
   }
 
   /**
@@ -548,7 +618,13 @@ export class Collector<S> {
     const from = prev.stateVersion ?? 1;
     if (from === (this.reader.stateVersion ?? 1)) return stored as S;
     const state = this.reader.migrateState?.(stored, from);
-    if (state === undefined) this.log.info('reader state of another version: reading again', { collector: this.name, path: prev.path, from, to: this.reader.stateVersion ?? 1 });
+    if (state === undefined)
+      this.log.info('reader state of another version: reading again', {
+        collector: this.name,
+        path: prev.path,
+        from,
+        to: this.reader.stateVersion ?? 1,
+      });
     return state;
   }
 
@@ -582,7 +658,10 @@ export class Collector<S> {
       const s = this.store.sessions.get(`${this.where.harness}/${sessionId}`);
       if (!s || !drifted(s)) continue;
       this.driftLogged = true;
-      this.log.warn('reader drift: a session did work but no tokens were counted (has the harness changed its format?)', { collector: this.name, path, session: sessionId });
+      this.log.warn(
+        'reader drift: a session did work but no tokens were counted (has the harness changed its format?)',
+        { collector: this.name, path, session: sessionId },
+      );
       return;
     }
   }
@@ -594,7 +673,13 @@ export class Collector<S> {
 
   /** The store's event sink for records of the session `sessionOf` names. */
   private events(sessionOf: () => string): FileSink {
-    return new FileSink(this.store, { harness: this.where.harness, sessionOf, collector: this.name, onSkip: (reason) => this.skip(reason), unrecorded: this.reader.unrecorded });
+    return new FileSink(this.store, {
+      harness: this.where.harness,
+      sessionOf,
+      collector: this.name,
+      onSkip: (reason) => this.skip(reason),
+      unrecorded: this.reader.unrecorded,
+    });
   }
 
   private skip(reason: string): void {

@@ -9,9 +9,28 @@ import type { SessionEvents } from '../session/events.js';
 
 // Every event, by its position in the log. `satisfies` and `Unlisted` keep the list complete.
 const EVENTS = [
-  'meta', 'activity', 'usage', 'context', 'premiumRequests', 'prompt', 'turnStarted', 'turnEnded',
-  'turnReopened', 'toolCall', 'toolWaits', 'subagent', 'archived', 'toolResult', 'lines', 'compaction',
-  'usageLimit', 'viewed', 'todos', 'skipped', 'firstTime', 'record',
+  'meta',
+  'activity',
+  'usage',
+  'context',
+  'premiumRequests',
+  'prompt',
+  'turnStarted',
+  'turnEnded',
+  'turnReopened',
+  'toolCall',
+  'toolWaits',
+  'subagent',
+  'archived',
+  'toolResult',
+  'lines',
+  'compaction',
+  'usageLimit',
+  'viewed',
+  'todos',
+  'skipped',
+  'firstTime',
+  'record',
 ] as const satisfies readonly (keyof SessionEvents)[];
 type Unlisted = Exclude<keyof SessionEvents, (typeof EVENTS)[number]>;
 const complete: Unlisted extends never ? true : never = true;
@@ -48,7 +67,11 @@ export class EventLog {
    * seen (shared by every file it reads for one collector); `seen`, where the log is written on
    * the thread that owns the store (a large document read in turns), the keys the store has.
    */
-  constructor(private readonly sessionOf: () => string, private readonly keys: Set<string>, private readonly seen?: (key: string) => boolean) {
+  constructor(
+    private readonly sessionOf: () => string,
+    private readonly keys: Set<string>,
+    private readonly seen?: (key: string) => boolean,
+  ) {
     const events: Record<string, (...args: unknown[]) => unknown> = {};
     EVENTS.forEach((name, code) => {
       events[name] = (...args: unknown[]) => this.write(code, args);
@@ -94,7 +117,10 @@ export class EventLog {
       this.lastMeta = { ...m };
     }
     // Objects are copied: a reader may change one it reported after the call returned.
-    this.push(code, args.map((a) => (a !== null && typeof a === 'object' && !Array.isArray(a) ? { ...a } : a)));
+    this.push(
+      code,
+      args.map((a) => (a !== null && typeof a === 'object' && !Array.isArray(a) ? { ...a } : a)),
+    );
   }
 
   /**
@@ -151,7 +177,7 @@ export interface PlaybackTarget {
 /** Plays a log back, in order. */
 export function play(log: Log, target: PlaybackTarget): void {
   const events = target.events as unknown as Record<string, (...a: unknown[]) => void>;
-  for (let i = 0; i < log.length; ) {
+  for (let i = 0; i < log.length;) {
     const code = log[i] as number;
     const argc = log[i + 1] as number;
     const a = i + 2;
@@ -165,13 +191,24 @@ export function play(log: Log, target: PlaybackTarget): void {
 }
 
 /** Calls an event with its `argc` arguments from `log[a]` on, without copying them out for the common counts. */
-function call(events: Record<string, (...a: unknown[]) => void>, name: string, log: Log, a: number, argc: number): void {
+function call(
+  events: Record<string, (...a: unknown[]) => void>,
+  name: string,
+  log: Log,
+  a: number,
+  argc: number,
+): void {
   const f = events[name]!;
   switch (argc) {
-    case 0: return f.call(events);
-    case 1: return f.call(events, log[a]);
-    case 2: return f.call(events, log[a], log[a + 1]);
-    case 3: return f.call(events, log[a], log[a + 1], log[a + 2]);
-    default: return f.apply(events, log.slice(a, a + argc));
+    case 0:
+      return f.call(events);
+    case 1:
+      return f.call(events, log[a]);
+    case 2:
+      return f.call(events, log[a], log[a + 1]);
+    case 3:
+      return f.call(events, log[a], log[a + 1], log[a + 2]);
+    default:
+      return f.apply(events, log.slice(a, a + argc));
   }
 }

@@ -35,21 +35,30 @@ export class ReadAhead {
    * the main thread reads files no thread came to yet, and reads ahead rather than wait; off, it
    * only plays back what the threads read (tests use it to have every file read on a thread).
    */
-  static start(threads: ReadThreads, reader: LineReader<unknown>, files: readonly SessionFile[], mainReads = true): ReadAhead | undefined {
+  static start(
+    threads: ReadThreads,
+    reader: LineReader<unknown>,
+    files: readonly SessionFile[],
+    mainReads = true,
+  ): ReadAhead | undefined {
     const ahead = new ReadAhead(threads, reader, files, mainReads);
     return ahead.reading.size > 0 ? ahead : undefined;
   }
 
   private constructor(
-    private readonly threads: ReadThreads, private readonly reader: LineReader<unknown>,
-    private readonly files: readonly SessionFile[], private readonly mainReads: boolean,
+    private readonly threads: ReadThreads,
+    private readonly reader: LineReader<unknown>,
+    private readonly files: readonly SessionFile[],
+    private readonly mainReads: boolean,
   ) {
     files.forEach((file, i) => this.order.set(file.path, i));
     this.back = files.length;
     const shared = Claims.shared(files.length);
     this.claims = new Claims(shared, files.length);
     // What the threads post arrives later, as events: they are all known to be reading by then.
-    this.reading = new Set(threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog) ? threads.claims : []);
+    this.reading = new Set(
+      threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog) ? threads.claims : [],
+    );
   }
 
   /**
@@ -64,7 +73,8 @@ export class ReadAhead {
       this.ownReads.delete(index);
       return own;
     }
-    if ((this.mainReads || this.reading.size === 0) && this.claims.claim(index, Claims.MAIN) === Claims.MAIN) return undefined;
+    if ((this.mainReads || this.reading.size === 0) && this.claims.claim(index, Claims.MAIN) === Claims.MAIN)
+      return undefined;
     while (!this.posted.has(index)) {
       const ahead = this.mainReads ? this.claimLast(index) : undefined;
       if (ahead === undefined) await new Promise<void>((resolve) => this.waiters.set(index, resolve));

@@ -52,7 +52,10 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   pi: { ...pi, load: async () => (await import('../readers/pi/reader.js')).pi },
   aider: { ...aider, load: async () => (await import('../readers/aider/reader.js')).aider },
   'cursor-agent': { ...cursorAgent, load: async () => (await import('../readers/cursor-agent/reader.js')).cursorAgent },
-  'antigravity-cli': { ...antigravityCli, load: async () => (await import('../readers/antigravity-cli/reader.js')).antigravityCli },
+  'antigravity-cli': {
+    ...antigravityCli,
+    load: async () => (await import('../readers/antigravity-cli/reader.js')).antigravityCli,
+  },
   hermes: { ...hermes, load: async () => (await import('../readers/hermes/reader.js')).hermes },
   goose: { ...goose, load: async () => (await import('../readers/goose/reader.js')).goose },
   kodelet: { ...kodelet, load: async () => (await import('../readers/kodelet/reader.js')).kodelet },
@@ -73,7 +76,10 @@ export const HARNESSES: Record<HarnessId, Harness> = {
   zed: { ...zed, load: async () => (await import('../readers/zed/reader.js')).zed },
   cursor: { ...cursor, load: async () => (await import('../readers/cursor/reader.js')).cursor },
   warp: { ...warp, load: async () => (await import('../readers/warp/reader.js')).warp },
-  'copilot-vscode': { ...copilotVscode, load: async () => (await import('../readers/copilot-vscode/reader.js')).copilotVscode },
+  'copilot-vscode': {
+    ...copilotVscode,
+    load: async () => (await import('../readers/copilot-vscode/reader.js')).copilotVscode,
+  },
 };
 
 /**
@@ -81,6 +87,13 @@ export const HARNESSES: Record<HarnessId, Harness> = {
  * harness keeps its files by default; and whether they were configured (a missing one is then worth
  * a warning).
  */
-export function rootsOf(harness: Harness, configured: readonly string[], env: NodeJS.ProcessEnv, home: string): { roots: string[]; configured: boolean } {
-  return configured.length > 0 ? { roots: configured.map((r) => resolve(r)), configured: true } : { roots: harness.defaultRoots(env, home), configured: false };
+export function rootsOf(
+  harness: Harness,
+  configured: readonly string[],
+  env: NodeJS.ProcessEnv,
+  home: string,
+): { roots: string[]; configured: boolean } {
+  return configured.length > 0
+    ? { roots: configured.map((r) => resolve(r)), configured: true }
+    : { roots: harness.defaultRoots(env, home), configured: false };
 }

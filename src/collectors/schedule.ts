@@ -58,21 +58,36 @@ export class WatchPlan {
   /** What was found of each folder during one look: the missing share their parents. */
   private exists = new Map<string, boolean>();
 
-  constructor(private readonly collectors: readonly AnyCollector[], private readonly on: WatchHandlers) {
+  constructor(
+    private readonly collectors: readonly AnyCollector[],
+    private readonly on: WatchHandlers,
+  ) {
     const failed = (e: Error) => {
       this.failing = true;
       on.failed(e);
     };
-    this.deep = new FolderWatcher(5, (path) => this.changed(this.folders.find((r) => path.startsWith(r.path))?.c), failed);
-    this.shallow = new FolderWatcher(0, (path) => {
-      const own = on.own.get(path);
-      if (own) own();
-      else this.changed(this.files.find((r) => r.path === path)?.c);
-    }, failed);
+    this.deep = new FolderWatcher(
+      5,
+      (path) => this.changed(this.folders.find((r) => path.startsWith(r.path))?.c),
+      failed,
+    );
+    this.shallow = new FolderWatcher(
+      0,
+      (path) => {
+        const own = on.own.get(path);
+        if (own) own();
+        else this.changed(this.files.find((r) => r.path === path)?.c);
+      },
+      failed,
+    );
     // In a parent, only an entry on the way to a missing folder matters (a home folder changes often).
-    this.parents = new FolderWatcher(0, (path) => {
-      if (this.missing.some((m) => m === path || m.startsWith(`${path}${sep}`))) this.lookSoon();
-    }, failed);
+    this.parents = new FolderWatcher(
+      0,
+      (path) => {
+        if (this.missing.some((m) => m === path || m.startsWith(`${path}${sep}`))) this.lookSoon();
+      },
+      failed,
+    );
     this.look(false);
   }
 
@@ -103,13 +118,16 @@ export class WatchPlan {
     // A change after a quiet spell is read at once; the rest of a burst (a streamed answer)
     // waits for the end of the window and is read in one go, so that a scan of every file
     // runs at most once a window however fast lines arrive.
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      this.lastRead = performance.now();
-      const todo = [...this.pending];
-      this.pending.clear();
-      for (const t of todo) this.on.read(t);
-    }, Math.max(0, this.lastRead + READ_WINDOW_MS - performance.now()));
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        this.lastRead = performance.now();
+        const todo = [...this.pending];
+        this.pending.clear();
+        for (const t of todo) this.on.read(t);
+      },
+      Math.max(0, this.lastRead + READ_WINDOW_MS - performance.now()),
+    );
   }
 
   private lookSoon(): void {
@@ -134,16 +152,27 @@ export class WatchPlan {
     const { collectors } = this;
     const folders = (this.folders = collectors.flatMap((c) => c.watchPaths().map((path) => ({ path, c }))));
     const files = (this.files = collectors.flatMap((c) => c.watchFiles().map((path) => ({ path, c }))));
-    this.watched = new Set([...folders.map((f) => f.c), ...(this.on.searchesWatched ? collectors.filter((c) => c.searches) : [])]);
+    this.watched = new Set([
+      ...folders.map((f) => f.c),
+      ...(this.on.searchesWatched ? collectors.filter((c) => c.searches) : []),
+    ]);
     const found = [
-      ...this.watchExisting(this.deep, folders.map((r) => r.path)),
-      ...this.watchExisting(this.shallow, [...files.map((r) => dirname(r.path)), ...[...this.on.own.keys()].map((p) => dirname(p))]),
+      ...this.watchExisting(
+        this.deep,
+        folders.map((r) => r.path),
+      ),
+      ...this.watchExisting(this.shallow, [
+        ...files.map((r) => dirname(r.path)),
+        ...[...this.on.own.keys()].map((p) => dirname(p)),
+      ]),
     ];
     for (const f of read ? found : []) {
       for (const r of folders) if (r.path === f) this.changed(r.c);
       for (const r of files) if (dirname(r.path) === f) this.changed(r.c);
     }
-    this.missing = [...new Set([...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))])].filter((p) => !this.watchedPaths.has(p));
+    this.missing = [...new Set([...folders.map((r) => r.path), ...files.map((r) => dirname(r.path))])].filter(
+      (p) => !this.watchedPaths.has(p),
+    );
     // A parent is watched while a folder is still missing below it, and no longer.
     const needed = new Set(this.missing.map((p) => nearestExisting(p, this.exists)));
     const done = [...this.waitedIn].filter((p) => !needed.has(p));
@@ -187,7 +216,10 @@ export class RescanPlan<C extends Rescanned> {
   /** Per collector, how long its rescan last waited and when it is next due (performance.now()). */
   private readonly rescans = new Map<C, { wait: number; dueAt: number }>();
 
-  constructor(private readonly collectors: readonly C[], readonly periodMs: number) {}
+  constructor(
+    private readonly collectors: readonly C[],
+    readonly periodMs: number,
+  ) {}
 
   /** The first scan is done at `now`: a search that is watched waits the longest from here. */
   start(watched: ReadonlySet<C>, now: number): void {
@@ -205,8 +237,9 @@ export class RescanPlan<C extends Rescanned> {
   end(round: Round<C>, watched: ReadonlySet<C>, watchFailed: boolean): void {
     const base = this.periodMs;
     for (const c of round.due) {
-      const quiet = watched.has(c) && !round.watchFailed && !watchFailed && c.stats.success && readSoFar(c) === round.before.get(c);
-      const wait = nextRescanMs(c.searches ? base * RESCAN_BACKOFF : this.rescans.get(c)?.wait ?? base, base, quiet);
+      const quiet =
+        watched.has(c) && !round.watchFailed && !watchFailed && c.stats.success && readSoFar(c) === round.before.get(c);
+      const wait = nextRescanMs(c.searches ? base * RESCAN_BACKOFF : (this.rescans.get(c)?.wait ?? base), base, quiet);
       this.rescans.set(c, { wait, dueAt: round.at + wait });
     }
   }

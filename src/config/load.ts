@@ -50,12 +50,15 @@ const FLAG_ALIASES: Readonly<Record<string, string>> = { 'web.listen-address': '
 /** Loads and validates; `args` are the command's flags (`--state-dir x`), `file` a --config path. */
 export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: string): Config {
   const keys = leaves();
-  const args = given.map((a) => a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)));
+  const args = given.map((a) =>
+    a.replace(/^--([^=]+)/, (flag, name: string) => (FLAG_ALIASES[name] ? `--${FLAG_ALIASES[name]}` : flag)),
+  );
   const flags = flagValues(args, given, configFlags());
   // A misspelled variable would otherwise be ignored without a word, as a misspelled key is not.
   const variables = new Set(keys.flatMap((l) => (l.env ? [l.env] : [])));
   for (const name of Object.keys(env)) {
-    if (name.startsWith(ENV_PREFIX) && !variables.has(name)) throw new ConfigError(`unknown environment variable ${name}`);
+    if (name.startsWith(ENV_PREFIX) && !variables.has(name))
+      throw new ConfigError(`unknown environment variable ${name}`);
   }
   const values = new Map(keys.map((l) => [l.key, l.default]));
   const problems: string[] = [];
@@ -72,7 +75,8 @@ export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: strin
     const problem = invalid(l, values.get(l.key));
     if (problem) problems.push(`${l.key}: ${problem}: value was ${JSON.stringify(values.get(l.key))}`);
   }
-  if (problems.length > 0) throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new ConfigError(`invalid configuration${file ? ` (${file})` : ''}: ${problems.join('; ')}`);
   const props = nested(values) as unknown as Config;
   const home = env.HOME ?? homedir();
   props.stateDir = expandHome(props.stateDir, home);
@@ -81,7 +85,9 @@ export function loadConfig(given: string[], env: NodeJS.ProcessEnv, file?: strin
   for (const c of Object.values(props.collectors)) c.roots = c.roots.map((r) => expandHome(r, home));
   // An empty host (`:10477`) means every interface, as other exporters take it.
   if (!/:\d+$/.test(props.listenAddress) || !(splitAddress(props.listenAddress)[1] < 65536)) {
-    throw new ConfigError(`listenAddress: expected host:port (or :port for every interface), got "${props.listenAddress}"`);
+    throw new ConfigError(
+      `listenAddress: expected host:port (or :port for every interface), got "${props.listenAddress}"`,
+    );
   }
   return props;
 }
@@ -98,7 +104,10 @@ function expandHome(path: string, home: string): string {
 
 /** The documented example configuration: every key with its default. */
 export function exampleConfig(): Config {
-  return { ...nested(new Map(leaves().map((l) => [l.key, l.default]))) as unknown as Config, stateDir: '~/.local/state/coding-agent-exporter' };
+  return {
+    ...(nested(new Map(leaves().map((l) => [l.key, l.default]))) as unknown as Config),
+    stateDir: '~/.local/state/coding-agent-exporter',
+  };
 }
 
 /**
@@ -130,11 +139,15 @@ function coerce(format: Format, value: string | true): unknown {
 function invalid(leaf: Leaf, value: unknown): string | undefined {
   const f = leaf.format;
   if (f === String) return typeof value === 'string' ? undefined : 'must be a string';
-  if (f === Array) return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must be a list of strings';
+  if (f === Array)
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : 'must be a list of strings';
   if (f === Object) return isObject(value) ? undefined : 'must be an object';
-  if (f === 'nat') return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a whole number, 0 or more';
+  if (f === 'nat')
+    return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : 'must be a whole number, 0 or more';
   if (f === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
-  return (f as readonly string[]).includes(value as string) ? undefined : `must be one of ${(f as readonly string[]).map((w) => JSON.stringify(w)).join(', ')}`;
+  return (f as readonly string[]).includes(value as string)
+    ? undefined
+    : `must be one of ${(f as readonly string[]).map((w) => JSON.stringify(w)).join(', ')}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -142,13 +155,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A file's values over `values`, each key found in the schema (a leaf's own text read as a variable's would be); a key it lacks is a problem. */
-function overlay(values: Map<string, unknown>, node: Record<string, unknown>, json: unknown, prefix: string, problems: string[]): void {
+function overlay(
+  values: Map<string, unknown>,
+  node: Record<string, unknown>,
+  json: unknown,
+  prefix: string,
+  problems: string[],
+): void {
   if (!isObject(json)) {
     problems.push(`${prefix ? prefix.slice(0, -1) : 'the file'}: must be an object: value was ${JSON.stringify(json)}`);
     return;
   }
   for (const [k, v] of Object.entries(json)) {
-    const at = Object.hasOwn(node, k) ? node[k] as Record<string, unknown> : undefined;
+    const at = Object.hasOwn(node, k) ? (node[k] as Record<string, unknown>) : undefined;
     if (!at) problems.push(`${prefix}${k}: not a configuration key`);
     else if (!('doc' in at)) overlay(values, at, v, `${prefix}${k}.`, problems);
     else values.set(`${prefix}${k}`, typeof v === 'string' ? coerce(at.format as Format, v) : v);
@@ -171,7 +190,8 @@ function flagValues(args: string[], typed: string[], known: Map<string, Leaf>): 
     if (m[2] !== undefined) out.push([leaf, m[2]]);
     else if (leaf.format === 'boolean') out.push([leaf, next === 'true' || next === 'false' ? args[++i]! : true]);
     // Any other flag needs its value (`--listen-address` alone is not `true`).
-    else if (next === undefined || next.startsWith('--')) throw new ConfigError(`${flag}: a value is missing (${leaf.key}: ${leaf.doc})`);
+    else if (next === undefined || next.startsWith('--'))
+      throw new ConfigError(`${flag}: a value is missing (${leaf.key}: ${leaf.doc})`);
     else out.push([leaf, args[++i]!]);
   }
   return out;
@@ -191,7 +211,11 @@ function nested(values: Map<string, unknown>): Record<string, unknown> {
 
 /** The flags (`listen-address` …) and the key each sets, for refusing misspelled ones. */
 export function configFlags(): Map<string, Leaf> {
-  const flags = new Map(configKeys().filter((l) => l.arg).map((l) => [l.arg!, l]));
+  const flags = new Map(
+    configKeys()
+      .filter((l) => l.arg)
+      .map((l) => [l.arg!, l]),
+  );
   for (const [alias, flag] of Object.entries(FLAG_ALIASES)) flags.set(alias, flags.get(flag)!);
   return flags;
 }
@@ -208,7 +232,14 @@ function leaves(): Leaf[] {
     for (const [k, v] of Object.entries(node)) {
       const o = v as Record<string, unknown>;
       if ('doc' in o) {
-        leaves.push({ key: prefix + k, doc: String(o.doc), default: o.default, format: o.format as Format, env: o.env as string | undefined, arg: o.arg as string | undefined });
+        leaves.push({
+          key: prefix + k,
+          doc: String(o.doc),
+          default: o.default,
+          format: o.format as Format,
+          env: o.env as string | undefined,
+          arg: o.arg as string | undefined,
+        });
       } else walk(o, `${prefix}${k}.`);
     }
   };

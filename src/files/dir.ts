@@ -8,7 +8,16 @@
 // A symbolic link counts as what it points to (a dotfiles manager links folders and files into
 // place, a history moved to another disk is linked back), except a folder it is inside of (a loop).
 
-import { closeSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
+import {
+  closeSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  statSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { openRegular, openRegularSized } from './open.js';
 

@@ -60,7 +60,10 @@ interface DatabaseSync {
   close(): void;
 }
 interface NodeSqlite {
-  DatabaseSync: { new (path: string, options?: { readOnly?: boolean; timeout?: number }): DatabaseSync; prototype: Partial<DatabaseSync> };
+  DatabaseSync: {
+    new (path: string, options?: { readOnly?: boolean; timeout?: number }): DatabaseSync;
+    prototype: Partial<DatabaseSync>;
+  };
   StatementSync: { prototype: Partial<NodeStatementSync> };
 }
 
@@ -87,7 +90,11 @@ function nodeSqlite(): NodeSqlite | undefined {
   try {
     const sqlite = withoutSqliteWarning(() => require('node:sqlite') as NodeSqlite);
     const db = sqlite.DatabaseSync.prototype;
-    return typeof db.serialize === 'function' && typeof db.deserialize === 'function' && typeof sqlite.StatementSync.prototype.iterate === 'function' ? sqlite : undefined;
+    return typeof db.serialize === 'function' &&
+      typeof db.deserialize === 'function' &&
+      typeof sqlite.StatementSync.prototype.iterate === 'function'
+      ? sqlite
+      : undefined;
   } catch {
     return undefined; // Node 20, or 22 before 22.13
   }
@@ -98,7 +105,8 @@ if (wanted !== undefined && wanted !== '' && wanted !== 'node' && wanted !== 'be
   throw new Error(`CODING_AGENT_EXPORTER_SQLITE=${wanted}: expected node or better`);
 }
 const builtIn = wanted === 'better' ? undefined : nodeSqlite();
-if (wanted === 'node' && !builtIn) throw new Error(`CODING_AGENT_EXPORTER_SQLITE=node: Node.js ${process.version} has no node:sqlite with serialize()`);
+if (wanted === 'node' && !builtIn)
+  throw new Error(`CODING_AGENT_EXPORTER_SQLITE=node: Node.js ${process.version} has no node:sqlite with serialize()`);
 
 /** The engine in use. */
 export const engine: Engine = builtIn ? 'node:sqlite' : 'better-sqlite3';
@@ -115,7 +123,9 @@ function betterSqlite3(): typeof BetterSqlite3 {
   try {
     better = require('better-sqlite3') as typeof BetterSqlite3;
   } catch (e) {
-    throw new Error(`Node.js ${process.version} has no node:sqlite with serialize(), and better-sqlite3 is not installed (${(e as Error).message.split('\n')[0]}): run npm install on this Node.js, with a C++ compiler where no prebuilt binary downloads`);
+    throw new Error(
+      `Node.js ${process.version} has no node:sqlite with serialize(), and better-sqlite3 is not installed (${(e as Error).message.split('\n')[0]}): run npm install on this Node.js, with a C++ compiler where no prebuilt binary downloads`,
+    );
   }
   // Its native part loaded by its path rather than found by the `bindings` package (two more
   // modules and a dozen paths tried: 10 ms of every start); where its install put it elsewhere, found as before.
@@ -131,7 +141,10 @@ function betterSqlite3(): typeof BetterSqlite3 {
 export function openDatabase(name: string | Uint8Array, options: OpenOptions = {}): Db {
   if (!builtIn) {
     const Database = betterSqlite3();
-    return new Database(typeof name === 'string' ? name : Buffer.from(name.buffer, name.byteOffset, name.byteLength), { ...options, nativeBinding });
+    return new Database(typeof name === 'string' ? name : Buffer.from(name.buffer, name.byteOffset, name.byteLength), {
+      ...options,
+      nativeBinding,
+    });
   }
   if (typeof name !== 'string') {
     const db = new builtIn.DatabaseSync(':memory:');
@@ -139,21 +152,53 @@ export function openDatabase(name: string | Uint8Array, options: OpenOptions = {
     return new NodeDb(db);
   }
   // better-sqlite3's `fileMustExist`: SQLite itself creates a missing file unless read-only.
-  if (options.fileMustExist && !options.readonly && !name.startsWith('file:') && name !== ':memory:' && !existsSync(name)) {
+  if (
+    options.fileMustExist &&
+    !options.readonly &&
+    !name.startsWith('file:') &&
+    name !== ':memory:' &&
+    !existsSync(name)
+  ) {
     throw Object.assign(new Error(`unable to open database file: ${name}`), { code: 'SQLITE_CANTOPEN' });
   }
   // better-sqlite3's default busy timeout, 5 s.
   const sqlite = builtIn;
   const readonly = options.readonly ?? false;
-  return new NodeDb(guard(() => new sqlite.DatabaseSync(name, { readOnly: readonly, timeout: options.timeout ?? 5000 })), readonly);
+  return new NodeDb(
+    guard(() => new sqlite.DatabaseSync(name, { readOnly: readonly, timeout: options.timeout ?? 5000 })),
+    readonly,
+  );
 }
 
 // SQLite's primary result codes by number: node:sqlite gives the number, better-sqlite3 the name,
 // which is what callers test (`SQLITE_BUSY`, …), extended codes by their prefix.
 const CODES: Record<number, string> = {
-  1: 'ERROR', 2: 'INTERNAL', 3: 'PERM', 4: 'ABORT', 5: 'BUSY', 6: 'LOCKED', 7: 'NOMEM', 8: 'READONLY', 9: 'INTERRUPT',
-  10: 'IOERR', 11: 'CORRUPT', 12: 'NOTFOUND', 13: 'FULL', 14: 'CANTOPEN', 15: 'PROTOCOL', 16: 'EMPTY', 17: 'SCHEMA',
-  18: 'TOOBIG', 19: 'CONSTRAINT', 20: 'MISMATCH', 21: 'MISUSE', 22: 'NOLFS', 23: 'AUTH', 24: 'FORMAT', 25: 'RANGE', 26: 'NOTADB',
+  1: 'ERROR',
+  2: 'INTERNAL',
+  3: 'PERM',
+  4: 'ABORT',
+  5: 'BUSY',
+  6: 'LOCKED',
+  7: 'NOMEM',
+  8: 'READONLY',
+  9: 'INTERRUPT',
+  10: 'IOERR',
+  11: 'CORRUPT',
+  12: 'NOTFOUND',
+  13: 'FULL',
+  14: 'CANTOPEN',
+  15: 'PROTOCOL',
+  16: 'EMPTY',
+  17: 'SCHEMA',
+  18: 'TOOBIG',
+  19: 'CONSTRAINT',
+  20: 'MISMATCH',
+  21: 'MISUSE',
+  22: 'NOLFS',
+  23: 'AUTH',
+  24: 'FORMAT',
+  25: 'RANGE',
+  26: 'NOTADB',
 };
 
 /** A node:sqlite error with better-sqlite3's `code` (`SQLITE_<NAME>`); any other error as it is. */
@@ -184,7 +229,8 @@ function bindable(params: unknown[]): unknown[] {
     if (p === null || typeof p !== 'object' || p instanceof Uint8Array) return p;
     const values = p as Record<string, unknown>;
     for (const k in values) {
-      if (values[k] === undefined) return Object.fromEntries(Object.entries(values).map(([key, v]) => [key, v ?? null]));
+      if (values[k] === undefined)
+        return Object.fromEntries(Object.entries(values).map(([key, v]) => [key, v ?? null]));
     }
     return p;
   });
@@ -207,7 +253,10 @@ function row(value: unknown): unknown {
 }
 
 class NodeStatement implements Statement {
-  constructor(private readonly stmt: NodeStatementSync, private readonly plucked = false) {}
+  constructor(
+    private readonly stmt: NodeStatementSync,
+    private readonly plucked = false,
+  ) {}
 
   private out(value: unknown): unknown {
     const r = row(value);
@@ -242,7 +291,10 @@ class NodeStatement implements Statement {
 
 class NodeDb implements Db {
   /** `bigInts`: integers read as BigInt (see row()): a harness's database, read-only, may hold any. */
-  constructor(private readonly db: DatabaseSync, private readonly bigInts = false) {}
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly bigInts = false,
+  ) {}
 
   prepare(sql: string): Statement {
     const stmt = guard(() => this.db.prepare(sql));

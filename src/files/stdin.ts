@@ -24,7 +24,10 @@ export function readStdin(stdin: NodeJS.ReadableStream & { isTTY?: boolean }, bo
       if (e) reject(e);
       else resolve(Buffer.concat(chunks).toString('utf8'));
     };
-    const timer = setTimeout(() => done(new Error(`stdin was not closed within ${bounds.waitMs / 1000} s`)), bounds.waitMs);
+    const timer = setTimeout(
+      () => done(new Error(`stdin was not closed within ${bounds.waitMs / 1000} s`)),
+      bounds.waitMs,
+    );
     stdin.on('data', (c: Buffer) => {
       size += c.length;
       if (size > bounds.maxBytes) done(new Error(`stdin is larger than ${megabytes(bounds.maxBytes)}`));

@@ -19,16 +19,23 @@ import { HOOK_HARNESSES, hookRecord, type HookHarness } from './spool.js';
 const STDIN = { maxBytes: 16 << 20, waitMs: 2000 };
 
 /** Runs the hook for `args` (the words and flags after `hook`); the exit code is always 0. */
-export async function runHook(args: string[], env: NodeJS.ProcessEnv, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<number> {
+export async function runHook(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+): Promise<number> {
   const { words, stateDir } = hookArgs(args, env);
   const [harness, event, inline] = words;
   // Codex's notify ignores what is printed; every other harness reads JSON.
   if (event !== 'notify') process.stdout.write('{}\n');
   try {
-    if (!HOOK_HARNESSES.includes(harness as HookHarness)) throw new Error(`unknown harness "${harness ?? ''}"; hooks: ${HOOK_HARNESSES.join(', ')}`);
+    if (!HOOK_HARNESSES.includes(harness as HookHarness))
+      throw new Error(`unknown harness "${harness ?? ''}"; hooks: ${HOOK_HARNESSES.join(', ')}`);
     const raw = inline ?? (await readStdin(stdin, STDIN));
     const payload = parse(raw);
-    const record = titleThread(harness, payload) ? undefined : hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
+    const record = titleThread(harness, payload)
+      ? undefined
+      : hookRecord(harness as HookHarness, payload, Date.now(), event, process.ppid);
     // Never creates the state folder: a missing one is an error to report.
     if (record) appendToSpool(stateDir, `${JSON.stringify(record)}\n`);
   } catch (e) {
@@ -78,7 +85,9 @@ function titleThread(harness: string | undefined, p: Record<string, unknown>): b
 }
 
 function uuid7Ms(id: unknown): number | undefined {
-  return typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id) ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16) : undefined;
+  return typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-7/i.test(id)
+    ? parseInt(id.slice(0, 8) + id.slice(9, 13), 16)
+    : undefined;
 }
 
 /** The event's JSON object; the error never quotes it (it holds the prompt or the tool's input). */
@@ -89,7 +98,7 @@ function parse(raw: string): Record<string, unknown> {
   } catch {
     payload = undefined;
   }
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new Error('the event is not a JSON object');
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw new Error('the event is not a JSON object');
   return payload as Record<string, unknown>;
 }
-

@@ -18,7 +18,15 @@ interface Shape {
   note?: string;
 }
 
-const CLAUDE_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'Notification', 'Stop', 'SessionEnd'];
+const CLAUDE_EVENTS = [
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PermissionRequest',
+  'PostToolUse',
+  'Notification',
+  'Stop',
+  'SessionEnd',
+];
 const claudeEntry = (command: string) => ({ type: 'command', command, timeout: 10 });
 
 const SHAPES: Record<HookHarness, Shape> = {
@@ -32,7 +40,15 @@ const SHAPES: Record<HookHarness, Shape> = {
   },
   'copilot-cli': {
     file: '~/.copilot/settings.json',
-    events: ['userPromptSubmitted', 'preToolUse', 'permissionRequest', 'postToolUse', 'notification', 'agentStop', 'sessionEnd'],
+    events: [
+      'userPromptSubmitted',
+      'preToolUse',
+      'permissionRequest',
+      'postToolUse',
+      'notification',
+      'agentStop',
+      'sessionEnd',
+    ],
     entry: (command) => ({ type: 'command', bash: command, timeoutSec: 10 }),
     grouped: false,
   },
@@ -55,17 +71,30 @@ export function hookSettings(harness: HookHarness, self: string[] = [BIN], flags
   // The flags after the words: `hook` first is what main.ts answers before loading anything else.
   const argv = (event: string) => [...self, 'hook', harness, event, ...flags];
   const command = (event: string) => argv(event).map(shellWord).join(' ');
-  const hooks = Object.fromEntries(shape.events.map((e) => [e, shape.grouped ? [{ hooks: [shape.entry(command(e), e)] }] : [shape.entry(command(e), e)]]));
+  const hooks = Object.fromEntries(
+    shape.events.map((e) => [
+      e,
+      shape.grouped ? [{ hooks: [shape.entry(command(e), e)] }] : [shape.entry(command(e), e)],
+    ]),
+  );
   const lines = [`# ${shape.file} (merge into its "hooks"):`, JSON.stringify({ hooks }, null, 2)];
   if (harness === 'codex') {
     // Below a [table] header, TOML makes notify a key of that table, where Codex never looks.
     // Codex passes no shell: each word is one argument, a TOML string (JSON's escapes are TOML's).
-    lines.push('', '# ~/.codex/config.toml (the turn-complete notification): a top-level key, so put it above the first [table]:',
-      `notify = [${argv('notify').map((w) => JSON.stringify(w)).join(', ')}]`);
+    lines.push(
+      '',
+      '# ~/.codex/config.toml (the turn-complete notification): a top-level key, so put it above the first [table]:',
+      `notify = [${argv('notify')
+        .map((w) => JSON.stringify(w))
+        .join(', ')}]`,
+    );
   }
   if (harness === 'claude-code') {
-    lines.push('', '# ~/.claude/settings.json, beside "hooks" (optional: the status line that records the usage-limit windows):',
-      JSON.stringify({ statusLine: { type: 'command', command: [...self, 'statusline'].map(shellWord).join(' ') } }));
+    lines.push(
+      '',
+      '# ~/.claude/settings.json, beside "hooks" (optional: the status line that records the usage-limit windows):',
+      JSON.stringify({ statusLine: { type: 'command', command: [...self, 'statusline'].map(shellWord).join(' ') } }),
+    );
   }
   if (shape.note) lines.push('', `# ${shape.note}`);
   return lines.join('\n');

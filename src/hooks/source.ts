@@ -32,7 +32,11 @@ export interface HookTarget {
 export class HookSource {
   private readonly spool: SpoolReader;
 
-  constructor(stateDir: string, private readonly target: HookTarget, opts?: SpoolOptions) {
+  constructor(
+    stateDir: string,
+    private readonly target: HookTarget,
+    opts?: SpoolOptions,
+  ) {
     this.spool = new SpoolReader(stateDir, opts);
   }
 
@@ -71,7 +75,10 @@ export class SpoolReader {
 
   private readonly putAway: boolean;
 
-  constructor(private readonly stateDir: string, opts: SpoolOptions = {}) {
+  constructor(
+    private readonly stateDir: string,
+    opts: SpoolOptions = {},
+  ) {
     this.file = join(stateDir, SPOOL_FILE);
     this.putAway = opts.putAway ?? true;
   }
@@ -102,7 +109,9 @@ export class SpoolReader {
   private readMoved(spoolIno: number | undefined, each: (r: HookRecord) => void): boolean {
     let names: string[];
     try {
-      names = readdirSync(this.stateDir).filter((n) => MOVED.test(n)).sort();
+      names = readdirSync(this.stateDir)
+        .filter((n) => MOVED.test(n))
+        .sort();
     } catch {
       names = [];
     }
@@ -206,8 +215,19 @@ function readLines(fd: number, offset: number, each: (r: HookRecord) => void): {
 export function setHook(target: HookTarget, key: string, r: HookRecord): boolean {
   const prev = target.hooks.get(key);
   if (prev && prev.at > r.at) return false;
-  let next: HookState = { phase: r.phase, at: r.at, ...(r.waits ? { waits: r.waits } : {}), ...(r.tool ? { tool: r.tool } : {}), ...(r.pid ? { pid: r.pid } : {}) };
-  if (prev && (r.phase === 'permission' || r.phase === 'tool') && !r.tool && (prev.phase === 'tool' || prev.phase === 'permission')) {
+  let next: HookState = {
+    phase: r.phase,
+    at: r.at,
+    ...(r.waits ? { waits: r.waits } : {}),
+    ...(r.tool ? { tool: r.tool } : {}),
+    ...(r.pid ? { pid: r.pid } : {}),
+  };
+  if (
+    prev &&
+    (r.phase === 'permission' || r.phase === 'tool') &&
+    !r.tool &&
+    (prev.phase === 'tool' || prev.phase === 'permission')
+  ) {
     next = { ...next, ...(prev.tool ? { tool: prev.tool } : {}), waits: prev.waits ?? r.waits };
   }
   if (prev && r.phase === 'stop' && prev.phase === 'stop') next = { ...next, at: prev.at };

@@ -16,7 +16,13 @@ export const SPOOL_MAX_BYTES = 1 << 20;
  */
 export const SPOOL_SEAL = '{"sealed":true}';
 /** The harnesses whose hooks we know (docs/hooks.md). */
-export const HOOK_HARNESSES = ['claude-code', 'gemini-cli', 'qwen-code', 'copilot-cli', 'codex'] as const satisfies readonly HarnessId[];
+export const HOOK_HARNESSES = [
+  'claude-code',
+  'gemini-cli',
+  'qwen-code',
+  'copilot-cli',
+  'codex',
+] as const satisfies readonly HarnessId[];
 export type HookHarness = (typeof HOOK_HARNESSES)[number];
 
 export interface HookRecord extends HookState {
@@ -34,11 +40,18 @@ const QUESTION_TOOLS = new Set(['AskUserQuestion', 'ask_user', 'ask_user_questio
 // Each harness's events by the phase they start; events not listed (SessionStart, PreCompress,
 // SubagentStop, ...) say nothing a status needs and are not written.
 const PHASES: Record<string, HookPhase> = {
-  userpromptsubmit: 'prompt', userpromptsubmitted: 'prompt', beforeagent: 'prompt',
-  pretooluse: 'tool', beforetool: 'tool',
+  userpromptsubmit: 'prompt',
+  userpromptsubmitted: 'prompt',
+  beforeagent: 'prompt',
+  pretooluse: 'tool',
+  beforetool: 'tool',
   permissionrequest: 'permission',
-  posttooluse: 'tool-done', posttoolbatch: 'tool-done', aftertool: 'tool-done',
-  stop: 'stop', afteragent: 'stop', agentstop: 'stop',
+  posttooluse: 'tool-done',
+  posttoolbatch: 'tool-done',
+  aftertool: 'tool-done',
+  stop: 'stop',
+  afteragent: 'stop',
+  agentstop: 'stop',
   sessionend: 'end',
 };
 
@@ -59,8 +72,15 @@ function text(p: Payload, ...keys: string[]): string | undefined {
  * `event`: the event named on the command line, where the payload does not name it (Copilot CLI);
  * `pid`: the process the hook ran under.
  */
-export function hookRecord(harness: HookHarness, payload: Payload, at: number, event?: string, pid?: number): HookRecord | undefined {
-  const name = text(payload, 'hook_event_name') ?? event ?? (payload.type === 'agent-turn-complete' ? 'notify' : undefined);
+export function hookRecord(
+  harness: HookHarness,
+  payload: Payload,
+  at: number,
+  event?: string,
+  pid?: number,
+): HookRecord | undefined {
+  const name =
+    text(payload, 'hook_event_name') ?? event ?? (payload.type === 'agent-turn-complete' ? 'notify' : undefined);
   const session = text(payload, 'session_id', 'sessionId', 'thread-id');
   if (!name || !session) return undefined;
   const tool = text(payload, 'tool_name', 'toolName');
@@ -84,9 +104,16 @@ export function hookRecord(harness: HookHarness, payload: Payload, at: number, e
   else if (phase === 'tool' && question && harness !== 'qwen-code') waits = 'question';
   if (!phase) return undefined;
   return {
-    harness, session, event: name, phase, at,
-    ...(waits ? { waits } : {}), ...(tool ? { tool } : {}), ...(pid ? { pid } : {}),
-    ...optional('transcript', text(payload, 'transcript_path')), ...optional('cwd', text(payload, 'cwd')),
+    harness,
+    session,
+    event: name,
+    phase,
+    at,
+    ...(waits ? { waits } : {}),
+    ...(tool ? { tool } : {}),
+    ...(pid ? { pid } : {}),
+    ...optional('transcript', text(payload, 'transcript_path')),
+    ...optional('cwd', text(payload, 'cwd')),
   };
 }
 
@@ -98,7 +125,8 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 export function parseSpoolLine(line: string): HookRecord | undefined {
   try {
     const r = JSON.parse(line) as Partial<HookRecord>;
-    if (typeof r.session !== 'string' || typeof r.at !== 'number' || !HOOK_HARNESSES.includes(r.harness as HookHarness)) return undefined;
+    if (typeof r.session !== 'string' || typeof r.at !== 'number' || !HOOK_HARNESSES.includes(r.harness as HookHarness))
+      return undefined;
     if (!Object.values(PHASES).includes(r.phase as HookPhase)) return undefined;
     return r as HookRecord;
   } catch {

@@ -66,7 +66,9 @@ export class BasicAuth {
     const password = decoded.slice(colon + 1);
     const hash = users.get(user);
     // The user's hash is in the digest: a password changed in the file is compared again.
-    const digest = createHash('sha256').update(`${user}\0${hash ?? ''}\0${password}`).digest('hex');
+    const digest = createHash('sha256')
+      .update(`${user}\0${hash ?? ''}\0${password}`)
+      .digest('hex');
     if (hash && this.verified.has(digest)) return 'allowed';
     if (this.wrong.has(digest)) return 'refused';
     let comparison = this.comparing.get(digest);

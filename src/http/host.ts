@@ -16,7 +16,10 @@ export function hostAllowed(host: string | undefined, listenHost: string, allowe
   if (!/^[^@/?#\s\\]+$/.test(host)) return false;
   const parsed = URL.parse(`http://${host}`);
   if (!parsed) return false;
-  const name = parsed.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const name = parsed.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (isIP(name)) return true;
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   if (name === listenHost.toLowerCase()) return true;

@@ -58,7 +58,10 @@ const NEVER_MS = 2 ** 31 - 1;
 /** Whether an Accept-Encoding header accepts gzip (`gzip;q=0` refuses it). */
 function acceptsGzip(header: string | undefined): boolean {
   return (header ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.trim().split(';').map((s) => s.trim());
+    const [coding, ...params] = part
+      .trim()
+      .split(';')
+      .map((s) => s.trim());
     if (coding !== 'gzip' && coding !== '*') return false;
     const q = params.find((p) => p.startsWith('q='));
     return !q || Number(q.slice(2)) > 0;
@@ -75,10 +78,14 @@ function clientCertOk(req: IncomingMessage, tls: TlsSettings | undefined): boole
   const socket = req.socket as TLSSocket;
   const given = Object.keys(socket.getPeerCertificate?.() ?? {}).length > 0;
   switch (tls.clientAuth) {
-    case 'RequireAnyClientCert': return given;
-    case 'VerifyClientCertIfGiven': return !given || socket.authorized;
-    case 'RequireAndVerifyClientCert': return given && socket.authorized;
-    default: return true;
+    case 'RequireAnyClientCert':
+      return given;
+    case 'VerifyClientCertIfGiven':
+      return !given || socket.authorized;
+    case 'RequireAndVerifyClientCert':
+      return given && socket.authorized;
+    default:
+      return true;
   }
 }
 
@@ -88,38 +95,71 @@ export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
   const timeouts = opts.timeouts ?? TIMEOUTS;
   const startedTls = opts.web?.tls;
 
-  const respond = (req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string | number> = {}) => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body), ...headers });
+  const respond = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: string | Buffer,
+    headers: Record<string, string | number> = {},
+  ) => {
+    res.writeHead(status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      ...headers,
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
   // Every path served, GET and HEAD only.
   const healthy = (req: IncomingMessage, res: ServerResponse) => respond(req, res, 200, 'ok\n');
   const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => void>([
-    [opts.path, (req, res) => {
-      const gzip = acceptsGzip(req.headers['accept-encoding']);
-      const body = gzip ? opts.exposition.gzip() : opts.exposition.plain();
-      respond(req, res, 200, body, { 'content-type': CONTENT_TYPE, vary: 'Accept-Encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
-    }],
+    [
+      opts.path,
+      (req, res) => {
+        const gzip = acceptsGzip(req.headers['accept-encoding']);
+        const body = gzip ? opts.exposition.gzip() : opts.exposition.plain();
+        respond(req, res, 200, body, {
+          'content-type': CONTENT_TYPE,
+          vary: 'Accept-Encoding',
+          ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+        });
+      },
+    ],
     ['/-/healthy', healthy],
     ['/healthz', healthy],
-    ['/-/ready', (req, res) => {
-      if (opts.ready()) respond(req, res, 200, 'ready\n');
-      else respond(req, res, 503, 'not ready: the first scan of the session files is not done\n');
-    }],
+    [
+      '/-/ready',
+      (req, res) => {
+        if (opts.ready()) respond(req, res, 200, 'ready\n');
+        else respond(req, res, 503, 'not ready: the first scan of the session files is not done\n');
+      },
+    ],
   ]);
   if (opts.views) {
-    for (const [path, content] of pageRoutes(opts.views, { version: opts.version, metricsPath: opts.path, processNote: opts.processNote })) {
+    for (const [path, content] of pageRoutes(opts.views, {
+      version: opts.version,
+      metricsPath: opts.path,
+      processNote: opts.processNote,
+    })) {
       routes.set(path, (req, res) => {
         const { type, body, gzipped } = content(acceptsGzip(req.headers['accept-encoding']));
-        respond(req, res, 200, body, { 'content-type': type, ...PAGE_HEADERS, ...(gzipped ? { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } : {}) });
+        respond(req, res, 200, body, {
+          'content-type': type,
+          ...PAGE_HEADERS,
+          ...(gzipped ? { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } : {}),
+        });
       });
     }
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req.headers.host, opts.host, opts.allowedHosts ?? [])) {
-      respond(req, res, 403, 'this Host is not answered (DNS rebinding); a name in front of a proxy goes in web.allowedHosts\n');
+      respond(
+        req,
+        res,
+        403,
+        'this Host is not answered (DNS rebinding); a name in front of a proxy goes in web.allowedHosts\n',
+      );
       return;
     }
     if (web instanceof Error) {
@@ -169,10 +209,16 @@ export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
   // when the configuration at start-up asks for one; a TLS handshake that stalls is dropped too.
   // HTTPS's modules (TLS, crypto's) only when it is served: each module loaded is start-up time.
   const server: Server = startedTls
-    ? (await import('node:https')).createServer({
-        ...serverOptions, ...secureOptions(startedTls),
-        requestCert: startedTls.clientAuth !== 'NoClientCert', rejectUnauthorized: false, handshakeTimeout: timeouts.headersMs,
-      }, listener)
+    ? (await import('node:https')).createServer(
+        {
+          ...serverOptions,
+          ...secureOptions(startedTls),
+          requestCert: startedTls.clientAuth !== 'NoClientCert',
+          rejectUnauthorized: false,
+          handshakeTimeout: timeouts.headersMs,
+        },
+        listener,
+      )
     : createHttpServer(serverOptions, listener);
   server.setTimeout(timeouts.idleMs, (socket) => socket.destroy());
   dropSlowClients(server, timeouts.headersMs, Boolean(startedTls));
@@ -181,12 +227,19 @@ export async function startServer(opts: ServerOptions): Promise<MetricsServer> {
   const setWebConfig = (next: WebConfig | Error) => {
     if (next instanceof Error) {
       opts.log.error('web configuration refused: every request fails until it is fixed', { error: next.message });
-    } else if (Boolean(next.tls) !== Boolean(startedTls) || (next.tls?.clientAuth !== 'NoClientCert') !== (startedTls?.clientAuth !== 'NoClientCert')) {
+    } else if (
+      Boolean(next.tls) !== Boolean(startedTls) ||
+      (next.tls?.clientAuth !== 'NoClientCert') !== (startedTls?.clientAuth !== 'NoClientCert')
+    ) {
       // HTTP or HTTPS, and whether clients are asked for a certificate, are fixed when the server starts.
-      opts.log.warn('web configuration: switching TLS or client certificates on or off takes a restart; the rest applies now');
+      opts.log.warn(
+        'web configuration: switching TLS or client certificates on or off takes a restart; the rest applies now',
+      );
     }
-    if (!(next instanceof Error) && next.tls && startedTls) (server as HttpsServer).setSecureContext(secureOptions(next.tls));
-    if (!(next instanceof Error)) opts.log.info('web configuration read', { tls: Boolean(next.tls), users: next.users.size });
+    if (!(next instanceof Error) && next.tls && startedTls)
+      (server as HttpsServer).setSecureContext(secureOptions(next.tls));
+    if (!(next instanceof Error))
+      opts.log.info('web configuration read', { tls: Boolean(next.tls), users: next.users.size });
     web = next;
   };
 

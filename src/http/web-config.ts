@@ -10,11 +10,20 @@ import YAML from 'yaml';
 import { FolderWatcher } from '../files/watch.js';
 
 const CLIENT_AUTH_TYPES = [
-  'NoClientCert', 'RequestClientCert', 'RequireAnyClientCert', 'VerifyClientCertIfGiven', 'RequireAndVerifyClientCert',
+  'NoClientCert',
+  'RequestClientCert',
+  'RequireAnyClientCert',
+  'VerifyClientCertIfGiven',
+  'RequireAndVerifyClientCert',
 ] as const;
 export type ClientAuth = (typeof CLIENT_AUTH_TYPES)[number];
 
-const TLS_VERSIONS: Record<string, SecureVersion> = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' };
+const TLS_VERSIONS: Record<string, SecureVersion> = {
+  TLS10: 'TLSv1',
+  TLS11: 'TLSv1.1',
+  TLS12: 'TLSv1.2',
+  TLS13: 'TLSv1.3',
+};
 
 // The headers exporter-toolkit lets a web config set, with the values it allows (any when absent).
 const HEADERS: Record<string, string[] | undefined> = {
@@ -27,9 +36,15 @@ const HEADERS: Record<string, string[] | undefined> = {
 
 // Keys of the format this exporter does not implement: refused by name rather than ignored.
 const UNSUPPORTED = new Set([
-  'tls_server_config.cert', 'tls_server_config.key', 'tls_server_config.client_ca', 'tls_server_config.cipher_suites',
-  'tls_server_config.curve_preferences', 'tls_server_config.prefer_server_cipher_suites',
-  'tls_server_config.client_allowed_sans', 'http_server_config.http2', 'rate_limit',
+  'tls_server_config.cert',
+  'tls_server_config.key',
+  'tls_server_config.client_ca',
+  'tls_server_config.cipher_suites',
+  'tls_server_config.curve_preferences',
+  'tls_server_config.prefer_server_cipher_suites',
+  'tls_server_config.client_allowed_sans',
+  'http_server_config.http2',
+  'rate_limit',
 ]);
 const KEYS: Record<string, string[]> = {
   '': ['tls_server_config', 'http_server_config', 'basic_auth_users'],
@@ -110,17 +125,28 @@ export function loadWebConfig(path: string): WebConfig {
     if (!key) throw new Error('tls_server_config.key_file: missing');
     const clientAuth = (text(t, 'client_auth_type', 'tls_server_config') || 'NoClientCert') as ClientAuth;
     if (!CLIENT_AUTH_TYPES.includes(clientAuth)) {
-      throw new Error(`tls_server_config.client_auth_type: "${clientAuth}" is not one of ${CLIENT_AUTH_TYPES.join(', ')}`);
+      throw new Error(
+        `tls_server_config.client_auth_type: "${clientAuth}" is not one of ${CLIENT_AUTH_TYPES.join(', ')}`,
+      );
     }
-    if (ca && clientAuth === 'NoClientCert') throw new Error('tls_server_config.client_ca_file: set without a client_auth_type');
+    if (ca && clientAuth === 'NoClientCert')
+      throw new Error('tls_server_config.client_ca_file: set without a client_auth_type');
     const version = (k: string, fallback: SecureVersion): SecureVersion => {
       const v = text(t, k, 'tls_server_config');
       if (!v) return fallback;
       const known = TLS_VERSIONS[v];
-      if (!known) throw new Error(`tls_server_config.${k}: "${v}" is not one of ${Object.keys(TLS_VERSIONS).join(', ')}`);
+      if (!known)
+        throw new Error(`tls_server_config.${k}: "${v}" is not one of ${Object.keys(TLS_VERSIONS).join(', ')}`);
       return known;
     };
-    tls = { cert, key, ca, clientAuth, minVersion: version('min_version', 'TLSv1.2'), maxVersion: version('max_version', 'TLSv1.3') };
+    tls = {
+      cert,
+      key,
+      ca,
+      clientAuth,
+      minVersion: version('min_version', 'TLSv1.2'),
+      maxVersion: version('max_version', 'TLSv1.3'),
+    };
     try {
       createSecureContext(tls);
     } catch (e) {
@@ -133,17 +159,21 @@ export function loadWebConfig(path: string): WebConfig {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(section(h, 'headers'))) {
     const lower = name.toLowerCase();
-    if (!(lower in HEADERS)) throw new Error(`http_server_config.headers.${name}: not one of ${Object.keys(HEADERS).join(', ')}`);
+    if (!(lower in HEADERS))
+      throw new Error(`http_server_config.headers.${name}: not one of ${Object.keys(HEADERS).join(', ')}`);
     const allowed = HEADERS[lower];
     if (typeof value !== 'string' || (allowed && !allowed.includes(value.toLowerCase()))) {
-      throw new Error(`http_server_config.headers.${name}: ${allowed ? `expected one of ${allowed.join(', ')}` : 'expected a string'}`);
+      throw new Error(
+        `http_server_config.headers.${name}: ${allowed ? `expected one of ${allowed.join(', ')}` : 'expected a string'}`,
+      );
     }
     headers[name] = value;
   }
 
   const users = new Map<string, string>();
   for (const [user, hash] of Object.entries(section(root, 'basic_auth_users'))) {
-    if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash)) throw new Error(`basic_auth_users.${user}: expected a bcrypt hash ($2y$…)`);
+    if (typeof hash !== 'string' || !BCRYPT_HASH.test(hash))
+      throw new Error(`basic_auth_users.${user}: expected a bcrypt hash ($2y$…)`);
     users.set(user, hash);
   }
   return { tls, users, headers, files };
@@ -153,30 +183,38 @@ export function loadWebConfig(path: string): WebConfig {
  * Calls `changed` with the file read again (or the Error that reading it gave) whenever it or a
  * file it names changes. A burst of changes (an editor's save, a certificate and its key) is one read.
  */
-export function watchWebConfig(path: string, first: WebConfig, changed: (c: WebConfig | Error) => void): { close(): void } {
+export function watchWebConfig(
+  path: string,
+  first: WebConfig,
+  changed: (c: WebConfig | Error) => void,
+): { close(): void } {
   let files = first.files;
   let timer: NodeJS.Timeout | undefined;
   // Their folders are watched, not the files: an editor saves by writing another file and renaming it.
-  const watcher = new FolderWatcher(0, (changedPath) => {
-    if (!files.includes(changedPath)) return;
-    timer ??= setTimeout(() => {
-      timer = undefined;
-      let next: WebConfig | Error;
-      try {
-        next = loadWebConfig(path);
-      } catch (e) {
-        next = e as Error;
-      }
-      if (!(next instanceof Error)) {
-        const now = foldersOf(next.files);
-        watcher.unwatch(foldersOf(files).filter((f) => !now.includes(f)));
-        watcher.add(now);
-        files = next.files;
-      }
-      changed(next);
-    }, 100);
-    // Past the system's limit of watches, a change shows at the next start, as without a watcher.
-  }, () => {});
+  const watcher = new FolderWatcher(
+    0,
+    (changedPath) => {
+      if (!files.includes(changedPath)) return;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        let next: WebConfig | Error;
+        try {
+          next = loadWebConfig(path);
+        } catch (e) {
+          next = e as Error;
+        }
+        if (!(next instanceof Error)) {
+          const now = foldersOf(next.files);
+          watcher.unwatch(foldersOf(files).filter((f) => !now.includes(f)));
+          watcher.add(now);
+          files = next.files;
+        }
+        changed(next);
+      }, 100);
+      // Past the system's limit of watches, a change shows at the next start, as without a watcher.
+    },
+    () => {},
+  );
   watcher.add(foldersOf(files));
   return {
     close() {

@@ -22,7 +22,11 @@ import { catalog } from '../catalog.js';
 const SERIES = 'otlp-delta:';
 const SINCE = 'otlp-delta-since';
 
-const PER_PROCESS = new Set(Object.values(catalog).filter((d) => d.perProcess).map((d) => d.name));
+const PER_PROCESS = new Set(
+  Object.values(catalog)
+    .filter((d) => d.perProcess)
+    .map((d) => d.name),
+);
 
 /** A series' key whatever the order its attributes were built in. */
 const seriesKey = (name: string, attributes: object) =>
@@ -35,7 +39,8 @@ const earlier = (a: HrTime, b: HrTime) => a[0] < b[0] || (a[0] === b[0] && a[1] 
  * connection is open (a connection that never opens fails as ETIMEDOUT, not taken); gRPC's
  * deadline (DEADLINE_EXCEEDED, code 4) also covers a connection still opening.
  */
-const unanswered = (r: ExportResult) => r.error?.message === 'Request timed out' || (r.error as { code?: unknown } | undefined)?.code === 4;
+const unanswered = (r: ExportResult) =>
+  r.error?.message === 'Request timed out' || (r.error as { code?: unknown } | undefined)?.code === 4;
 
 /** What one push would have the receiver take: each series' total, and the push's end. */
 interface Taken {
@@ -51,7 +56,10 @@ export class DeltaExporter implements PushMetricExporter {
   private since?: HrTime;
   private sending = false;
 
-  constructor(private readonly inner: PushMetricExporter, private readonly db: StateDb) {
+  constructor(
+    private readonly inner: PushMetricExporter,
+    private readonly db: StateDb,
+  ) {
     for (const { key, value } of db.kv()) {
       if (key.startsWith(SERIES)) this.taken.set(key.slice(SERIES.length), JSON.parse(value) as number);
       if (key === SINCE) this.since = JSON.parse(value) as HrTime;
@@ -62,19 +70,29 @@ export class DeltaExporter implements PushMetricExporter {
     // The SDK stops waiting for a push at its timeout while the push goes on and may yet be taken:
     // a second one from the same baseline would send the same gains twice. This one is not sent;
     // the next push carries its gains.
-    if (this.sending) return done({ code: ExportResultCode.FAILED, error: new Error('the previous push is not answered yet') });
+    if (this.sending)
+      return done({ code: ExportResultCode.FAILED, error: new Error('the previous push is not answered yet') });
     this.sending = true;
     const taken: Taken = { totals: [] };
-    const deltas = { ...metrics, scopeMetrics: metrics.scopeMetrics.map((sm) => ({ ...sm, metrics: sm.metrics.map((m) => this.delta(m, taken)) })) };
+    const deltas = {
+      ...metrics,
+      scopeMetrics: metrics.scopeMetrics.map((sm) => ({ ...sm, metrics: sm.metrics.map((m) => this.delta(m, taken)) })),
+    };
     this.inner.export(deltas, (result) => {
       this.sending = false;
       if (result.code === ExportResultCode.SUCCESS) return done(this.advance(taken));
       if (!unanswered(result)) return done(result);
       const recorded = this.advance(taken);
-      done(recorded.code !== ExportResultCode.SUCCESS ? recorded : {
-        code: ExportResultCode.FAILED,
-        error: new Error(`${result.error!.message}: counted as taken, its gains are not sent again (a receiver that lost it misses them)`),
-      });
+      done(
+        recorded.code !== ExportResultCode.SUCCESS
+          ? recorded
+          : {
+              code: ExportResultCode.FAILED,
+              error: new Error(
+                `${result.error!.message}: counted as taken, its gains are not sent again (a receiver that lost it misses them)`,
+              ),
+            },
+      );
     });
   }
 
@@ -109,15 +127,26 @@ export class DeltaExporter implements PushMetricExporter {
    */
   private advance({ totals, end }: Taken): ExportResult {
     if (!end) return { code: ExportResultCode.SUCCESS }; // no counter in it
-    const kv = totals.filter((t) => !t.perProcess && this.taken.get(t.key) !== t.value)
+    const kv = totals
+      .filter((t) => !t.perProcess && this.taken.get(t.key) !== t.value)
       .map((t) => ({ key: `${SERIES}${t.key}`, value: JSON.stringify(t.value) }));
     for (const t of totals) this.taken.set(t.key, t.value);
     this.since = end;
     try {
-      this.db.commit({ files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [...kv, { key: SINCE, value: JSON.stringify(end) }] });
+      this.db.commit({
+        files: [],
+        removedFiles: [],
+        sessions: [],
+        counters: [],
+        seen: [],
+        kv: [...kv, { key: SINCE, value: JSON.stringify(end) }],
+      });
       return { code: ExportResultCode.SUCCESS };
     } catch (e) {
-      return { code: ExportResultCode.FAILED, error: new Error(`taken, but not recorded in the state database: ${(e as Error).message}`) };
+      return {
+        code: ExportResultCode.FAILED,
+        error: new Error(`taken, but not recorded in the state database: ${(e as Error).message}`),
+      };
     }
   }
 }

@@ -30,7 +30,13 @@ export async function startPush(
   inputs: () => ViewInputs,
   opts: OtlpOptions,
   log: ExportLog,
-  settings: { otel: Config['otel']; resource: Record<string, string>; env: NodeJS.ProcessEnv; startMs: number; state: StateDb },
+  settings: {
+    otel: Config['otel'];
+    resource: Record<string, string>;
+    env: NodeJS.ProcessEnv;
+    startMs: number;
+    state: StateDb;
+  },
 ): Promise<Push> {
   const views = { ...settings.otel, genaiLatest: genaiLatest(settings.env) };
   const starts = { totalsMs: totalsStart(settings.state, settings.startMs), processMs: settings.startMs };
@@ -49,7 +55,14 @@ const TOTALS_START = 'otlp-start';
 function totalsStart(db: StateDb, nowMs: number): number {
   const kept = db.kv().find((k) => k.key === TOTALS_START);
   if (kept) return JSON.parse(kept.value) as number;
-  db.commit({ files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [{ key: TOTALS_START, value: JSON.stringify(nowMs) }] });
+  db.commit({
+    files: [],
+    removedFiles: [],
+    sessions: [],
+    counters: [],
+    seen: [],
+    kv: [{ key: TOTALS_START, value: JSON.stringify(nowMs) }],
+  });
   return nowMs;
 }
 
@@ -73,7 +86,9 @@ async function exporterFor(opts: OtlpOptions): Promise<PushMetricExporter> {
   if (opts.protocol === 'grpc') {
     const { OTLPMetricExporter } = await grpcExporter();
     // Its transport's package is its dependency, found from it: installed beside this one, it is not ours.
-    const { createEmptyMetadata } = createRequire(import.meta.resolve(GRPC_EXPORTER))(GRPC_BASE) as typeof import('@opentelemetry/otlp-grpc-exporter-base');
+    const { createEmptyMetadata } = createRequire(import.meta.resolve(GRPC_EXPORTER))(
+      GRPC_BASE,
+    ) as typeof import('@opentelemetry/otlp-grpc-exporter-base');
     const metadata = createEmptyMetadata();
     for (const [k, v] of Object.entries(opts.headers)) metadata.set(k, v);
     return new OTLPMetricExporter({ url: opts.url, metadata });
@@ -100,13 +115,20 @@ async function grpcExporter(): Promise<typeof import('@opentelemetry/exporter-me
     return (await import(GRPC_EXPORTER)) as typeof import('@opentelemetry/exporter-metrics-otlp-grpc');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw e;
-    throw new ConfigError(`otlp.protocol grpc: OpenTelemetry's gRPC exporter is installed apart, beside this package: `
-      + `npm install -g ${GRPC_EXPORTER}@${GRPC_VERSION} (or push over http/protobuf, which needs nothing more)`);
+    throw new ConfigError(
+      `otlp.protocol grpc: OpenTelemetry's gRPC exporter is installed apart, beside this package: ` +
+        `npm install -g ${GRPC_EXPORTER}@${GRPC_VERSION} (or push over http/protobuf, which needs nothing more)`,
+    );
   }
 }
 
 /** The producer's totals are cumulative; a delta push turns them into deltas as it sends them. */
-async function otlpReader(producer: MetricProducer, opts: OtlpOptions, log: ExportLog, state: StateDb): Promise<PeriodicExportingMetricReader> {
+async function otlpReader(
+  producer: MetricProducer,
+  opts: OtlpOptions,
+  log: ExportLog,
+  state: StateDb,
+): Promise<PeriodicExportingMetricReader> {
   const exporter = await exporterFor(opts);
   return new PeriodicExportingMetricReader({
     exporter: counted(opts.temporality === 'delta' ? new DeltaExporter(exporter, state) : exporter, log),

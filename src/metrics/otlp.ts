@@ -35,16 +35,29 @@ const DEFAULT_INTERVAL_MS = 60_000;
  */
 export function otlpOptions(otlp: Config['otlp'], env: NodeJS.ProcessEnv): OtlpOptions | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  const protocol = ours(otlp.protocol) ?? fromEnv(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'], PROTOCOLS) ?? 'http/protobuf';
-  const [source, given] = ours(otlp.endpoint) ? ['otlp.endpoint', otlp.endpoint.trim()]
-    : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim() ? ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.trim()]
-    : ['OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()];
+  const protocol =
+    ours(otlp.protocol) ??
+    fromEnv(env, ['OTEL_EXPORTER_OTLP_METRICS_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL'], PROTOCOLS) ??
+    'http/protobuf';
+  const [source, given] = ours(otlp.endpoint)
+    ? ['otlp.endpoint', otlp.endpoint.trim()]
+    : env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim()
+      ? ['OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT.trim()]
+      : ['OTEL_EXPORTER_OTLP_ENDPOINT', env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()];
   if (!given) return undefined;
-  if (!/^https?:$/.test(URL.parse(given)?.protocol ?? '')) throw new ConfigError(`${source}: expected an http:// or https:// URL, got "${shownUrl(given)}"`);
+  if (!/^https?:$/.test(URL.parse(given)?.protocol ?? ''))
+    throw new ConfigError(`${source}: expected an http:// or https:// URL, got "${shownUrl(given)}"`);
   // The signal's own variable is used as it is; our key and the general variable are base URLs for HTTP.
-  const url = source === 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' || protocol === 'grpc' ? given : `${given.replace(/\/+$/, '').replace(/\/v1\/metrics$/, '')}/v1/metrics`;
-  const intervalMs = otlp.intervalSeconds > 0 ? otlp.intervalSeconds * 1000 : envInterval(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_INTERVAL_MS;
-  const temporality = ours(otlp.temporality) ?? envTemporality(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE) ?? 'cumulative';
+  const url =
+    source === 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT' || protocol === 'grpc'
+      ? given
+      : `${given.replace(/\/+$/, '').replace(/\/v1\/metrics$/, '')}/v1/metrics`;
+  const intervalMs =
+    otlp.intervalSeconds > 0
+      ? otlp.intervalSeconds * 1000
+      : (envInterval(env.OTEL_METRIC_EXPORT_INTERVAL) ?? DEFAULT_INTERVAL_MS);
+  const temporality =
+    ours(otlp.temporality) ?? envTemporality(env.OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE) ?? 'cumulative';
   return { url, protocol, headers: otlp.headers, intervalMs, temporality };
 }
 
@@ -53,7 +66,11 @@ export function otlpOptions(otlp: Config['otlp'], env: NodeJS.ProcessEnv): OtlpO
  * otlp.resourceAttributes, identity.*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, then the
  * defaults (host name, OS user name).
  */
-export function otlpResource(config: Pick<Config, 'identity' | 'otlp'>, env: NodeJS.ProcessEnv, version: string): Record<string, string> {
+export function otlpResource(
+  config: Pick<Config, 'identity' | 'otlp'>,
+  env: NodeJS.ProcessEnv,
+  version: string,
+): Record<string, string> {
   const host = hostname();
   const serviceName = env.OTEL_SERVICE_NAME?.trim();
   const { user, team, attributes } = config.identity;
@@ -97,7 +114,8 @@ function fromEnv<T extends string>(env: NodeJS.ProcessEnv, names: string[], allo
   for (const name of names) {
     const value = env[name]?.trim();
     if (!value) continue;
-    if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name}: expected one of ${allowed.join(', ')}, got "${value}"`);
+    if (!(allowed as readonly string[]).includes(value))
+      throw new ConfigError(`${name}: expected one of ${allowed.join(', ')}, got "${value}"`);
     return value as T;
   }
   return undefined;
@@ -106,7 +124,8 @@ function fromEnv<T extends string>(env: NodeJS.ProcessEnv, names: string[], allo
 function envInterval(value: string | undefined): number | undefined {
   if (!value?.trim()) return undefined;
   const ms = Number(value);
-  if (!Number.isInteger(ms) || ms <= 0) throw new ConfigError(`OTEL_METRIC_EXPORT_INTERVAL: expected milliseconds (a positive integer), got "${value}"`);
+  if (!Number.isInteger(ms) || ms <= 0)
+    throw new ConfigError(`OTEL_METRIC_EXPORT_INTERVAL: expected milliseconds (a positive integer), got "${value}"`);
   return ms;
 }
 
@@ -119,7 +138,9 @@ function envTemporality(value: string | undefined): Temporality | undefined {
   if (!v) return undefined;
   if (v === 'cumulative' || v === 'lowmemory') return 'cumulative';
   if (v === 'delta') return 'delta';
-  throw new ConfigError(`OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`);
+  throw new ConfigError(
+    `OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: expected cumulative, delta or lowmemory, got "${value}"`,
+  );
 }
 
 // A query parameter (or a fragment's, as OAuth puts a token there) whose name says it holds a
@@ -163,7 +184,11 @@ export class ExportLog {
 
   private readonly url: string;
 
-  constructor(private readonly log: Logger, url: string, private readonly quietMs = 5 * 60_000) {
+  constructor(
+    private readonly log: Logger,
+    url: string,
+    private readonly quietMs = 5 * 60_000,
+  ) {
     this.url = shownUrl(url);
   }
 
@@ -181,7 +206,11 @@ export class ExportLog {
       this.unlogged++;
       return;
     }
-    this.log.warn('OTLP push failed', { url: this.url, error: result.error?.message ?? 'unknown', failedSinceLastLog: this.unlogged });
+    this.log.warn('OTLP push failed', {
+      url: this.url,
+      error: result.error?.message ?? 'unknown',
+      failedSinceLastLog: this.unlogged,
+    });
     this.lastWarnAt = now;
     this.unlogged = 0;
   }

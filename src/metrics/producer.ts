@@ -36,8 +36,19 @@ export function toMetricData(families: Family[], starts: Starts, nowMs: number):
     const startTime = def.kind === 'counter' && !def.perProcess ? totalsStart : processStart;
     const dataPoints = points.map((p) => ({ startTime, endTime, attributes: p.labels, value: p.value }));
     return def.kind === 'counter'
-      ? { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.SUM, isMonotonic: true, dataPoints }
-      : { descriptor, aggregationTemporality: AggregationTemporality.CUMULATIVE, dataPointType: DataPointType.GAUGE, dataPoints };
+      ? {
+          descriptor,
+          aggregationTemporality: AggregationTemporality.CUMULATIVE,
+          dataPointType: DataPointType.SUM,
+          isMonotonic: true,
+          dataPoints,
+        }
+      : {
+          descriptor,
+          aggregationTemporality: AggregationTemporality.CUMULATIVE,
+          dataPointType: DataPointType.GAUGE,
+          dataPoints,
+        };
   });
 }
 

@@ -9,7 +9,9 @@ import type { Family } from './snapshot.js';
 /** Soft limit of open files from /proc/self/limits; undefined where there is no /proc. */
 function maxFds(): number | undefined {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     return soft === 'unlimited' ? Infinity : soft ? Number(soft) : undefined;
   } catch {
@@ -42,7 +44,8 @@ export class SelfMetrics {
     const lag = Math.max(0, lateMs) / 1000;
     const cpu = process.cpuUsage();
     const memory = process.memoryUsage();
-    const one = (def: Family['def'], value: number | undefined): Family[] => (value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }]);
+    const one = (def: Family['def'], value: number | undefined): Family[] =>
+      value === undefined ? [] : [{ def, points: [{ labels: {}, value }] }];
     this.families = [
       ...one(catalog.processCpu, (cpu.user + cpu.system) / 1e6),
       ...one(catalog.processResidentMemory, memory.rss),

@@ -60,7 +60,8 @@ export function snapshot(
   for (const { metric, labels: l } of counters) {
     if (metric === 'tokens') zero('unpricedTokens', { harness: l.harness!, model: l.model! });
     if (metric === 'toolCalls') zero('toolErrors', l);
-    if (metric === 'turns') for (const outcome of TURN_OUTCOMES) zero('turns', { harness: l.harness!, project: l.project!, outcome });
+    if (metric === 'turns')
+      for (const outcome of TURN_OUTCOMES) zero('turns', { harness: l.harness!, project: l.project!, outcome });
     if (metric === 'linesAdded') zero('linesRemoved', l);
     if (metric === 'linesRemoved') zero('linesAdded', l);
   }
@@ -83,7 +84,12 @@ export function snapshot(
 
   // Every session a live process owns, idle ones too (as many as there are agent processes).
   for (const { session: s, process: proc } of opts.perSessionMax > 0 ? live : []) {
-    if (proc) put('sessionProcessInfo', { harness: s.harness, project: s.project, session_id: boundLabel(s.id), attribution: proc.attribution }, 1);
+    if (proc)
+      put(
+        'sessionProcessInfo',
+        { harness: s.harness, project: s.project, session_id: boundLabel(s.id), attribution: proc.attribution },
+        1,
+      );
   }
   const shown = live.filter((l) => l.status.status !== 'idle').slice(0, opts.perSessionMax);
   for (const { session: s, status } of shown) {
@@ -93,21 +99,28 @@ export function snapshot(
     const model = s.model && boundLabel(s.model);
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
     for (const call of Object.values(s.pendingTools)) {
-      if (call.startedAt !== undefined) put('sessionToolStarted', { ...id, tool: boundLabel(call.tool), kind: call.kind }, call.startedAt / 1000);
+      if (call.startedAt !== undefined)
+        put('sessionToolStarted', { ...id, tool: boundLabel(call.tool), kind: call.kind }, call.startedAt / 1000);
     }
     put('sessionLastActivity', id, s.lastActivityAt / 1000);
     if (s.turnStartedAt !== undefined) put('sessionTurnStarted', id, s.turnStartedAt / 1000);
     if (model && s.contextTokens !== undefined) put('sessionContextTokens', { ...id, model }, s.contextTokens);
     if (model && s.contextLimit !== undefined) put('sessionContextLimit', { ...id, model }, s.contextLimit);
     if (!s.usageUnrecorded) put('sessionCost', id, s.costUsd);
-    put('sessionSubagents', id, Object.keys(s.subagents ?? {}).length || Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length);
+    put(
+      'sessionSubagents',
+      id,
+      Object.keys(s.subagents ?? {}).length ||
+        Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length,
+    );
     if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);
   }
 
   for (const l of store.usageLimits.values()) {
     const reset = isReset(l, now);
     put('usageLimitUsed', { harness: l.harness, window: l.window }, reset ? 0 : l.usedRatio);
-    if (l.resetsAt !== undefined && !reset) put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
+    if (l.resetsAt !== undefined && !reset)
+      put('usageLimitResets', { harness: l.harness, window: l.window }, l.resetsAt);
   }
 
   for (const harness of store.blocks.harnesses()) {
@@ -123,7 +136,10 @@ export function snapshot(
     }
   }
 
-  for (const [label, cap] of [['model', store.models], ['tool', store.tools]] as const) {
+  for (const [label, cap] of [
+    ['model', store.models],
+    ['tool', store.tools],
+  ] as const) {
     for (const [harness, n] of cap.folds) put('labelFolds', { harness, label }, n);
   }
 
@@ -141,7 +157,8 @@ export function snapshot(
     if (st.lastSuccess !== undefined) put('collectorLastSuccess', { collector }, st.lastSuccess);
     put('files', { collector }, st.files);
     put('readBytes', { collector }, st.readBytes);
-    for (const reason of new Set([...SKIP_REASONS, ...st.skipped.keys()])) put('skippedRecords', { collector, reason }, st.skipped.get(reason) ?? 0);
+    for (const reason of new Set([...SKIP_REASONS, ...st.skipped.keys()]))
+      put('skippedRecords', { collector, reason }, st.skipped.get(reason) ?? 0);
     // The collector, the config section and the harness label are the same id.
     put('driftSessions', { collector }, live.filter((l) => l.drift && l.session.harness === collector).length);
   }
@@ -168,4 +185,7 @@ function byLabels(points: Point[]): Point[] {
 
 /** A series's identity, whatever the order its labels were written in. */
 const seriesKey = (metric: MetricKey, labels: Record<string, string>) =>
-  `${metric}\0${Object.keys(labels).sort().map((k) => `${k}\0${labels[k]}`).join('\0')}`;
+  `${metric}\0${Object.keys(labels)
+    .sort()
+    .map((k) => `${k}\0${labels[k]}`)
+    .join('\0')}`;

@@ -47,12 +47,13 @@ function priceRequest(p: ModelPrice, u: Usage, tierInput: number): number {
   const write = rate(p.cache_write_mtok, tierInput) ?? input;
   const write1h = rate(p.cache_write_1h_mtok, tierInput) ?? write;
   return (
-    u.input * input +
-    u.cacheRead * (rate(p.cache_read_mtok, tierInput) ?? input) +
-    (u.cacheWrite - u.cacheWrite1h) * write +
-    u.cacheWrite1h * write1h +
-    u.output * (rate(p.output_mtok, tierInput) ?? 0)
-  ) / 1e6;
+    (u.input * input +
+      u.cacheRead * (rate(p.cache_read_mtok, tierInput) ?? input) +
+      (u.cacheWrite - u.cacheWrite1h) * write +
+      u.cacheWrite1h * write1h +
+      u.output * (rate(p.output_mtok, tierInput) ?? 0)) /
+    1e6
+  );
 }
 
 interface Resolved {
@@ -63,8 +64,13 @@ interface Resolved {
 
 /** How the table says which model ids a provider or model covers (case-insensitive). */
 type Match =
-  | { equals: string } | { starts_with: string } | { ends_with: string } | { contains: string } | { regex: string }
-  | { or: Match[] } | { and: Match[] };
+  | { equals: string }
+  | { starts_with: string }
+  | { ends_with: string }
+  | { contains: string }
+  | { regex: string }
+  | { or: Match[] }
+  | { and: Match[] };
 
 interface TableModel {
   id: string;
@@ -113,7 +119,8 @@ function dashedDate(id: string): string {
   return id.replace(/(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)/g, '$1$2-$3-$4');
 }
 
-type Constraint = { type: 'start_date'; start_date: string } | { type: 'time_of_date'; start_time: string; end_time: string };
+type Constraint =
+  { type: 'start_date'; start_date: string } | { type: 'time_of_date'; start_time: string; end_time: string };
 
 /** Seconds after midnight UTC of a time of day written `HH:MM:SS[.fff](Z|±HH:MM)`. */
 function utcSeconds(time: string): number {
@@ -174,7 +181,9 @@ function versionOf(file: URL): { source: string; version: string } {
   const fd = openSync(file, 'r');
   const head = Buffer.alloc(256);
   try {
-    const m = /^\{"source":"([^"\\]*)","version":"([^"\\]*)",/.exec(head.toString('utf8', 0, readSync(fd, head, 0, head.length, 0)));
+    const m = /^\{"source":"([^"\\]*)","version":"([^"\\]*)",/.exec(
+      head.toString('utf8', 0, readSync(fd, head, 0, head.length, 0)),
+    );
     if (m) return { source: m[1]!, version: m[2]! };
   } finally {
     closeSync(fd);
@@ -187,7 +196,10 @@ function versionOf(file: URL): { source: string; version: string } {
  * same shape, USD per million tokens) taking precedence for exactly matching model ids. The table
  * is parsed when a model is first looked up: a restart that reads nothing new never parses it.
  */
-export function createPriceTable(overrides: Record<string, ModelPrice & { context_window?: number }> = {}, file = BUNDLED): PriceTable {
+export function createPriceTable(
+  overrides: Record<string, ModelPrice & { context_window?: number }> = {},
+  file = BUNDLED,
+): PriceTable {
   const { source, version } = versionOf(file);
   const cache = new Map<string, Resolved>();
   const resolve = (model: string): Resolved => {
@@ -215,11 +227,21 @@ export function createPriceTable(overrides: Record<string, ModelPrice & { contex
 /** Reads a price override file: `{ "<model id>": { "input_mtok": 3, "output_mtok": 15, ... } }`. */
 export function readOverrides(path: string): Record<string, ModelPrice> {
   const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new Error('expected an object of model ids');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new Error('expected an object of model ids');
   for (const [model, p] of Object.entries(data as Record<string, unknown>)) {
     if (p === null || typeof p !== 'object') throw new Error(`${model}: expected an object of prices`);
     for (const [k, v] of Object.entries(p as Record<string, unknown>)) {
-      if (!['input_mtok', 'output_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'context_window'].includes(k)) {
+      if (
+        ![
+          'input_mtok',
+          'output_mtok',
+          'cache_read_mtok',
+          'cache_write_mtok',
+          'cache_write_1h_mtok',
+          'context_window',
+        ].includes(k)
+      ) {
         throw new Error(`${model}.${k}: unknown price key`);
       }
       if (typeof v !== 'number' || !(v >= 0)) throw new Error(`${model}.${k}: expected a non-negative number`);

@@ -125,7 +125,8 @@ export function attribute(input: AttributionInput): AttributionResult {
       const session = sessionEnv ? env[sessionEnv] || undefined : undefined;
       if (session) envClaims.push({ agent, value: session });
       const marked = toolEnv !== undefined && env[toolEnv] !== undefined;
-      if ((marked || session) && !runsHook(p.argv, harness)) agent.tools.push({ ...(session ? { session } : {}), marked, startedAt: p.startedAt });
+      if ((marked || session) && !runsHook(p.argv, harness))
+        agent.tools.push({ ...(session ? { session } : {}), marked, startedAt: p.startedAt });
     }
     return agent;
   };
@@ -165,7 +166,8 @@ export function attribute(input: AttributionInput): AttributionResult {
     if (!p || (procStart !== undefined && procStart !== p.startTicks)) continue;
     // Without a start time (Copilot's lock files), only a process of the harness may be the one
     // that wrote it: a pid reused by anything else is not.
-    if (procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined) continue;
+    if (procStart === undefined && harnessByPid.get(p.pid) !== harness && ancestorOf(p, harness) === undefined)
+      continue;
     const agent = agentOf(p, harness);
     // Joined by its hook already, the same process's registry still says what it does.
     const hooked = claims.get(`${harness}/${entry.sessionId}`);
@@ -202,11 +204,22 @@ export function attribute(input: AttributionInput): AttributionResult {
   for (const agent of [...agents.values()].sort((a, b) => b.proc.startedAt - a.proc.startedAt)) {
     if (placed.has(agent) || agent.cwd === undefined || isDaemon(agent.harness, agent.proc.argv)) continue;
     const since = agent.proc.startedAt - START_SLACK_MS;
-    const s = byAge.find((x) => x.harness === agent.harness && x.cwd === agent.cwd && !claims.has(`${x.harness}/${x.id}`)
-      && (x.startedAt >= since || x.lastActivityAt >= since));
+    const s = byAge.find(
+      (x) =>
+        x.harness === agent.harness &&
+        x.cwd === agent.cwd &&
+        !claims.has(`${x.harness}/${x.id}`) &&
+        (x.startedAt >= since || x.lastActivityAt >= since),
+    );
     if (s) claim(s.harness, s.id, { agent, attribution: 'cwd' });
   }
   return { agents: [...agents.values()], claims, facts };
 }
 
-const MARKER_ENV = [...new Set(Object.values(HARNESS_PROCESSES).flatMap((h) => [h.toolEnv, h.sessionEnv]).filter((n): n is string => n !== undefined))];
+const MARKER_ENV = [
+  ...new Set(
+    Object.values(HARNESS_PROCESSES)
+      .flatMap((h) => [h.toolEnv, h.sessionEnv])
+      .filter((n): n is string => n !== undefined),
+  ),
+];

@@ -25,8 +25,18 @@ export interface HarnessProcess {
 }
 
 export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
-  'claude-code': { names: ['claude', 'claude.exe'], packages: ['@anthropic-ai/claude-code'], sessionEnv: 'CLAUDE_CODE_SESSION_ID' },
-  codex: { names: ['codex'], packages: ['@openai/codex'], sessionEnv: 'CODEX_SESSION_ID', toolEnv: 'CODEX_SESSION_ID', daemon: 'app-server' },
+  'claude-code': {
+    names: ['claude', 'claude.exe'],
+    packages: ['@anthropic-ai/claude-code'],
+    sessionEnv: 'CLAUDE_CODE_SESSION_ID',
+  },
+  codex: {
+    names: ['codex'],
+    packages: ['@openai/codex'],
+    sessionEnv: 'CODEX_SESSION_ID',
+    toolEnv: 'CODEX_SESSION_ID',
+    daemon: 'app-server',
+  },
   'gemini-cli': { names: ['gemini'], packages: ['@google/gemini-cli'], toolEnv: 'GEMINI_CLI' },
   'qwen-code': { names: ['qwen'], packages: ['@qwen-code/qwen-code'], toolEnv: 'QWEN_CODE' },
   'copilot-cli': { names: ['copilot'], packages: ['@github/copilot'], sessionEnv: 'COPILOT_AGENT_SESSION_ID' },
@@ -76,7 +86,8 @@ export const HARNESS_PROCESSES: Record<HarnessId, HarnessProcess> = {
 const INTERPRETER = /^(node|nodejs|bun|deno|python[0-9.]*|pypy[0-9.]*)$/;
 
 const byName = new Map<string, HarnessId>();
-for (const [h, p] of Object.entries(HARNESS_PROCESSES) as [HarnessId, HarnessProcess][]) for (const n of p.names) byName.set(n, h);
+for (const [h, p] of Object.entries(HARNESS_PROCESSES) as [HarnessId, HarnessProcess][])
+  for (const n of p.names) byName.set(n, h);
 
 /**
  * The harness a command line runs, from its executable and (for an interpreter) its script

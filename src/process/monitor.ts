@@ -105,8 +105,12 @@ export class ProcessMonitor {
    */
   nextDue(): number {
     const watch = this.table.pids && this.table.procs ? this.watchedAt + IDLE_WATCH_MS : Infinity;
-    return Math.min(this.fullAt + this.fullScanMs(), watch,
-      this.agentsAlive ? this.scannedAt + SCAN_MS : Infinity, this.woken ? this.wokenAt + SCAN_MS : Infinity);
+    return Math.min(
+      this.fullAt + this.fullScanMs(),
+      watch,
+      this.agentsAlive ? this.scannedAt + SCAN_MS : Infinity,
+      this.woken ? this.wokenAt + SCAN_MS : Infinity,
+    );
   }
 
   private fullScanMs(): number {
@@ -173,7 +177,15 @@ export class ProcessMonitor {
     this.registriesJoined = JSON.stringify(registries);
     // A hosted session (an editor extension's task) is no process's: not even its harness's CLI's in its folder.
     const sessions = [...store.sessions.values()].filter((s) => !s.archived && !s.hosted);
-    const { agents, claims, facts } = attribute({ table: this.table, procs, registries, sessions, hooks: store.hooks, openFileSession: this.openFileSession, facts: this.facts });
+    const { agents, claims, facts } = attribute({
+      table: this.table,
+      procs,
+      registries,
+      sessions,
+      hooks: store.hooks,
+      openFileSession: this.openFileSession,
+      facts: this.facts,
+    });
     this.facts = facts;
     this.agentsAlive = agents.length > 0;
     this.trees = new Set(agents.flatMap((a) => a.tree.map((p) => p.pid)));
@@ -195,7 +207,9 @@ export class ProcessMonitor {
       }
       return span > 0 ? Math.max(0, used / span) : 0;
     };
-    const measured = new Map(agents.map((a) => [a, { cpu: cpuOf(a), rss: a.tree.reduce((n, p) => n + this.table.residentBytes(p.pid), 0) }]));
+    const measured = new Map(
+      agents.map((a) => [a, { cpu: cpuOf(a), rss: a.tree.reduce((n, p) => n + this.table.residentBytes(p.pid), 0) }]),
+    );
     this.previous = current;
     this.previousAt = now;
 
@@ -227,8 +241,18 @@ export class ProcessMonitor {
       // A tool running after the answer that seemed to end the turn: the turn went on (Gemini CLI).
       if (toolRunning) store.toolRanAfterAnswer(s);
       owners.set(key, {
-        attribution: c.attribution, pid: c.agent.proc.pid, startTicks: c.agent.proc.startTicks, cpuRatio: m.cpu, residentBytes: m.rss,
-        ...(c.registry?.status ? { status: c.registry.status, waitingFor: c.registry.waitingFor, ...(c.registry.statusAt ? { statusAt: c.registry.statusAt } : {}) } : {}),
+        attribution: c.attribution,
+        pid: c.agent.proc.pid,
+        startTicks: c.agent.proc.startTicks,
+        cpuRatio: m.cpu,
+        residentBytes: m.rss,
+        ...(c.registry?.status
+          ? {
+              status: c.registry.status,
+              waitingFor: c.registry.waitingFor,
+              ...(c.registry.statusAt ? { statusAt: c.registry.statusAt } : {}),
+            }
+          : {}),
         ...(hasMarker || toolRunning ? { toolRunning } : {}),
       });
     }
@@ -236,27 +260,40 @@ export class ProcessMonitor {
     const owning = new Set([...claims].filter(([key]) => owners.has(key)).map(([, c]) => c.agent));
     // A front end of a session another process runs (Codex's TUI, whose app-server owns the
     // thread) and an idle daemon are not sessions of their own.
-    const ownedFolders = new Set([...owners.keys()].map((key) => {
-      const s = store.sessions.get(key)!;
-      return `${s.harness}\0${s.cwd}`;
-    }));
-    const standalone = (a: Agent) => !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`) && !isDaemon(a.harness, a.proc.argv);
+    const ownedFolders = new Set(
+      [...owners.keys()].map((key) => {
+        const s = store.sessions.get(key)!;
+        return `${s.harness}\0${s.cwd}`;
+      }),
+    );
+    const standalone = (a: Agent) =>
+      !owning.has(a) && !ownedFolders.has(`${a.harness}\0${a.cwd}`) && !isDaemon(a.harness, a.proc.argv);
     const alone = agents.filter(standalone);
     this.unplaced = alone.flatMap((a) => (a.cwd === undefined ? [] : [{ harness: a.harness, cwd: a.cwd }]));
     const unowned: UnownedAgent[] = alone.map((a) => {
       const m = measured.get(a)!;
       return {
-        harness: a.harness, project: a.cwd ? store.projectOf(a.cwd) : UNKNOWN_PROJECT, busy: m.cpu >= CPU_BUSY_RATIO,
-        cpuRatio: m.cpu, residentBytes: m.rss, pid: a.proc.pid,
+        harness: a.harness,
+        project: a.cwd ? store.projectOf(a.cwd) : UNKNOWN_PROJECT,
+        busy: m.cpu >= CPU_BUSY_RATIO,
+        cpuRatio: m.cpu,
+        residentBytes: m.rss,
+        pid: a.proc.pid,
       };
     });
     // A harness whose processes all ended drops to 0 rather than vanishing.
-    const totals = new Map<HarnessId, ProcessTotals>([...this.harnessesSeen].map((h) => [h, { processes: 0, cpuRatio: 0, residentBytes: 0 }]));
+    const totals = new Map<HarnessId, ProcessTotals>(
+      [...this.harnessesSeen].map((h) => [h, { processes: 0, cpuRatio: 0, residentBytes: 0 }]),
+    );
     for (const a of agents) {
       this.harnessesSeen.add(a.harness);
       const t = totals.get(a.harness) ?? { processes: 0, cpuRatio: 0, residentBytes: 0 };
       const m = measured.get(a)!;
-      totals.set(a.harness, { processes: t.processes + 1, cpuRatio: t.cpuRatio + m.cpu, residentBytes: t.residentBytes + m.rss });
+      totals.set(a.harness, {
+        processes: t.processes + 1,
+        cpuRatio: t.cpuRatio + m.cpu,
+        residentBytes: t.residentBytes + m.rss,
+      });
     }
     const orphansEnded = this.endOrphans(owners, procs, now);
     const ended = this.settleAnswers(owners, now) || orphansEnded;
@@ -285,7 +322,13 @@ export class ProcessMonitor {
    * agents sitting idle.
    */
   private readTable(now: number): Proc[] {
-    if (this.woken || !this.agentsAlive || now - this.fullAt >= this.fullScanMs() || !this.table.pids || !this.table.procs) {
+    if (
+      this.woken ||
+      !this.agentsAlive ||
+      now - this.fullAt >= this.fullScanMs() ||
+      !this.table.pids ||
+      !this.table.procs
+    ) {
       this.procs = this.table.list();
       this.fullAt = now;
       // What the cheap watch would find new is in this read: it looks again from here.
@@ -310,7 +353,8 @@ export class ProcessMonitor {
     const out = new Set<string>();
     const exists = new Map<string, boolean>();
     for (const [key, s] of this.store.sessions) {
-      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && Object.keys(s.pendingTools).length === 0)) continue;
+      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && Object.keys(s.pendingTools).length === 0))
+        continue;
       let here = exists.get(s.cwd);
       if (here === undefined) exists.set(s.cwd, (here = existsSync(s.cwd)));
       if (!here) out.add(key);

@@ -126,14 +126,22 @@ export function procTable(root: string): ProcessTable {
       seen.set(key, argv);
       if (!argv) return undefined;
       return {
-        pid, ppid: Number(f[1]), argv, startTicks, image, startedAt: boot + (startTicks * 1000) / TICKS,
+        pid,
+        ppid: Number(f[1]),
+        argv,
+        startTicks,
+        image,
+        startedAt: boot + (startTicks * 1000) / TICKS,
         cpuSeconds: (Number(f[11]) + Number(f[12])) / TICKS,
       };
     } catch {
       return undefined; // exited while being read
     }
   };
-  const pids = () => readdirSync(root).filter((name) => /^\d+$/.test(name)).map(Number);
+  const pids = () =>
+    readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
   return {
     environment: true,
     linuxTicks: true,
@@ -214,7 +222,10 @@ const PS_LINE = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(\d+)\s+(\S+)\s+(\w{3} \w{3} [ \d]\
 
 /** A CPU time as `ps` prints it, `[dd-][hh:]mm:ss[.hh]` (BSD's minutes may pass 59), in seconds. */
 export function cpuSeconds(t: string): number {
-  return t.split(/[-:]/).map(Number).reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
+  return t
+    .split(/[-:]/)
+    .map(Number)
+    .reduceRight((acc, v, i, a) => acc + v * [1, 60, 3600, 86400][a.length - 1 - i]!, 0);
 }
 
 /**
@@ -255,8 +266,11 @@ export function psTable(run: Run = runInCLocale()): ProcessTable {
   const cwds = new Map<number, string | undefined>();
   // Each process's arguments, by pid, start and command line (a file is looked for only once).
   let known = new Map<string, string[]>();
-  const lsof = (pid: number, what: string[]) => run('lsof', ['-a', '-p', String(pid), ...what, '-Fn']).split('\n')
-    .filter((l) => l.startsWith('n')).map((l) => l.slice(1));
+  const lsof = (pid: number, what: string[]) =>
+    run('lsof', ['-a', '-p', String(pid), ...what, '-Fn'])
+      .split('\n')
+      .filter((l) => l.startsWith('n'))
+      .map((l) => l.slice(1));
   return {
     environment: false,
     linuxTicks: false,
@@ -274,7 +288,15 @@ export function psTable(run: Run = runInCLocale()): ProcessTable {
         const argv = known.get(key) ?? argvOf(m[7]!);
         seen.set(key, argv);
         rss.set(pid, Number(m[4]) * 1024);
-        procs.push({ pid, ppid: Number(m[2]), argv, startTicks: startedAt / 1000, image: m[7]!, startedAt, cpuSeconds: cpuSeconds(m[5]!) });
+        procs.push({
+          pid,
+          ppid: Number(m[2]),
+          argv,
+          startTicks: startedAt / 1000,
+          image: m[7]!,
+          startedAt,
+          cpuSeconds: cpuSeconds(m[5]!),
+        });
       }
       known = seen;
       for (const pid of cwds.keys()) if (!rss.has(pid)) cwds.delete(pid);
@@ -292,7 +314,10 @@ export function psTable(run: Run = runInCLocale()): ProcessTable {
 }
 
 /** The process table of this platform, or undefined where there is none we can read. */
-export function platformTable(procRoot: string, platform: NodeJS.Platform = process.platform): ProcessTable | undefined {
+export function platformTable(
+  procRoot: string,
+  platform: NodeJS.Platform = process.platform,
+): ProcessTable | undefined {
   // Windows has neither /proc nor ps (a `/proc` there is a folder of drive C:).
   if (platform === 'win32') return undefined;
   try {
@@ -323,7 +348,8 @@ export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
       const children = new Map<number, Proc[]>();
       for (const p of all) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
       const out: Proc[] = [];
-      for (let next = children.get(pid) ?? []; next.length > 0; next = next.flatMap((p) => children.get(p.pid) ?? [])) out.push(...next);
+      for (let next = children.get(pid) ?? []; next.length > 0; next = next.flatMap((p) => children.get(p.pid) ?? []))
+        out.push(...next);
       return out;
     },
   };
@@ -336,5 +362,9 @@ export function descendantsOf(table: ProcessTable, pid: number): ProcessTable {
 export function withoutDemos(table: ProcessTable): ProcessTable {
   const real = (p: Proc) => !isDemoStandIn(p.argv);
   const { procs } = table;
-  return { ...table, list: () => table.list().filter(real), ...(procs ? { procs: (pids: readonly number[]) => procs(pids).filter(real) } : {}) };
+  return {
+    ...table,
+    list: () => table.list().filter(real),
+    ...(procs ? { procs: (pids: readonly number[]) => procs(pids).filter(real) } : {}),
+  };
 }

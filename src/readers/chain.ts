@@ -14,7 +14,10 @@ export interface Link {
  * that form a cycle end there), and whether a subagent's link was crossed on the way. Memoized
  * for one read.
  */
-export function chainFinder(linkOf: (id: string) => Link | undefined, maxLinks = 16): (id: string) => { root: string; child: boolean } {
+export function chainFinder(
+  linkOf: (id: string) => Link | undefined,
+  maxLinks = 16,
+): (id: string) => { root: string; child: boolean } {
   const memo = new Map<string, { root: string; child: boolean }>();
   return (id) => {
     let chain = memo.get(id);

@@ -50,16 +50,43 @@ export function dollars(v: unknown): number | undefined {
  * tokens are priced at list prices. `unsaid`: token types the totals do not hold.
  */
 export function countGrowth(
-  ev: SessionEvents, marks: Marks, key: string, model: string, totals: Usage, costUsd: number | undefined, ts: number,
+  ev: SessionEvents,
+  marks: Marks,
+  key: string,
+  model: string,
+  totals: Usage,
+  costUsd: number | undefined,
+  ts: number,
   unsaid?: readonly UsagePart[],
 ): void {
   const recorded = costUsd !== undefined && costUsd > 0;
-  const values = [totals.input, totals.output, totals.cacheRead, totals.cacheWrite, totals.reasoning, recorded ? costUsd : 0];
+  const values = [
+    totals.input,
+    totals.output,
+    totals.cacheRead,
+    totals.cacheWrite,
+    totals.reasoning,
+    recorded ? costUsd : 0,
+  ];
   const seen = !ev.firstTime(`totals:${key}:${values.join(',')}`);
   // The marks move either way: totals already counted (the state lost) are not counted again.
-  const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key, values) as [number, number, number, number, number, number];
+  const [input, output, cacheRead, cacheWrite, reasoning, cost] = growth(marks, key, values) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (seen || !(input || output || cacheRead || cacheWrite || reasoning || cost)) return;
-  ev.usage(model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, input + cacheRead + cacheWrite, ts, recorded ? cost : undefined, unsaid);
+  ev.usage(
+    model,
+    { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning },
+    input + cacheRead + cacheWrite,
+    ts,
+    recorded ? cost : undefined,
+    unsaid,
+  );
 }
 
 /**

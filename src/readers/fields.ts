@@ -78,7 +78,9 @@ export function lineCount(text: string): number {
 export function countUnifiedDiff(diff: string): { added: number; removed: number } {
   const lines = diff.split('\n');
   const firstHunk = lines.findIndex((l) => l.startsWith('@@'));
-  return countPatchLines(firstHunk === -1 ? lines : lines.slice(firstHunk).filter((l) => !l.startsWith('+++ ') && !l.startsWith('--- ')));
+  return countPatchLines(
+    firstHunk === -1 ? lines : lines.slice(firstHunk).filter((l) => !l.startsWith('+++ ') && !l.startsWith('--- ')),
+  );
 }
 
 const TODO_STATE = new Set<string>(TODO_STATES);

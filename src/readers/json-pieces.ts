@@ -45,7 +45,8 @@ interface Frame {
 
 /** A member set as `JSON.parse` sets it: `__proto__` is an own key, not the prototype. */
 function set(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
   else o[key] = value;
 }
 
@@ -90,7 +91,8 @@ function* containers(b: Buffer, i: number, piece: number): Generator<void, unkno
   let built = 0;
   let tokens = 0;
   let lookFrom = 0;
-  const push = (at: number) => void stack.push({ open: at, object: b[at] === 123, next: OPENED, comma: -1, keyAt: -1, keyEnd: -1, from: -1 });
+  const push = (at: number) =>
+    void stack.push({ open: at, object: b[at] === 123, next: OPENED, comma: -1, keyAt: -1, keyEnd: -1, from: -1 });
   push(i++);
   for (;;) {
     if (++tokens === TOKENS_A_STEP) {

@@ -26,11 +26,7 @@ export interface ReadResult {
  * view into a reused buffer, valid only during the call: readers read it with the shared scanner
  * (scan.ts), which decodes only the fields they ask for.
  */
-export function readLines(
-  path: string,
-  offset: number,
-  onLine: (line: Buffer, at: number) => void,
-): ReadResult {
+export function readLines(path: string, offset: number, onLine: (line: Buffer, at: number) => void): ReadResult {
   const result: ReadResult = { offset, bytesRead: 0, longLines: 0 };
   let fd: number;
   try {

@@ -14,10 +14,13 @@ const configs = new Map<string, ParsedFiles<string[]>>();
 export function configuredServers(path: string, key: string): string[] {
   let files = configs.get(key);
   if (!files) {
-    configs.set(key, (files = new ParsedFiles((text) => {
-      const servers = obj(obj(jsonValue(withoutComments(text ?? '')))?.[key]);
-      return servers ? Object.keys(servers) : [];
-    })));
+    configs.set(
+      key,
+      (files = new ParsedFiles((text) => {
+        const servers = obj(obj(jsonValue(withoutComments(text ?? '')))?.[key]);
+        return servers ? Object.keys(servers) : [];
+      })),
+    );
   }
   return files.get(path);
 }

@@ -111,7 +111,7 @@ export function uints(m: Message | undefined, field: number): number[] {
       out.push(v);
       continue;
     }
-    for (let pos = 0; pos < v.length; ) {
+    for (let pos = 0; pos < v.length;) {
       const r = varint(v, pos);
       if (!r) return out;
       out.push(r.value);

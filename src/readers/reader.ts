@@ -162,7 +162,10 @@ export type Reader<State> = LineReader<State> | DocumentReader<State> | StoreRea
  * folder's `where.ts`, which loads none of its parser (the registry loads that once a root is
  * there), and which its reader spreads.
  */
-export type Where = Pick<ReaderBase<unknown>, 'harness' | 'facts' | 'defaultRoots' | 'watchPaths' | 'watchFiles' | 'filesNear' | 'sessionOfOpenFile'>;
+export type Where = Pick<
+  ReaderBase<unknown>,
+  'harness' | 'facts' | 'defaultRoots' | 'watchPaths' | 'watchFiles' | 'filesNear' | 'sessionOfOpenFile'
+>;
 
 /** A harness as the registry holds it: where it looks, and its reader, loaded when first needed. */
 export interface Harness extends Where {

@@ -76,7 +76,10 @@ export class Fields {
   /** By the index of their key in the shape; duplicate keys: the last wins, as with JSON.parse. */
   readonly found: (Member | undefined)[] = [];
 
-  constructor(private readonly line: Buffer, readonly shape: Compiled) {}
+  constructor(
+    private readonly line: Buffer,
+    readonly shape: Compiled,
+  ) {}
 
   private get(key: string): Member | undefined {
     const i = this.shape.index.get(key);
@@ -92,7 +95,17 @@ export class Fields {
     const m = this.get(key);
     if (!m) return undefined;
     const c = this.line[m.start];
-    return c === 34 ? 'string' : c === 123 ? 'object' : c === 91 ? 'array' : c === 110 ? 'null' : c === 116 || c === 102 ? 'boolean' : 'number';
+    return c === 34
+      ? 'string'
+      : c === 123
+        ? 'object'
+        : c === 91
+          ? 'array'
+          : c === 110
+            ? 'null'
+            : c === 116 || c === 102
+              ? 'boolean'
+              : 'number';
   }
 
   /** A string member, decoded; undefined when absent or not a string. */
@@ -212,7 +225,16 @@ function digits(b: Buffer, from: number, to: number): number {
  * anything else, also a valid time outside the ranges checked here (left to Date.parse).
  */
 function isoTime(b: Buffer, i: number): number | undefined {
-  if (b[i + 4] !== 45 || b[i + 7] !== 45 || b[i + 10] !== 84 || b[i + 13] !== 58 || b[i + 16] !== 58 || b[i + 19] !== 46 || b[i + 23] !== 90) return undefined;
+  if (
+    b[i + 4] !== 45 ||
+    b[i + 7] !== 45 ||
+    b[i + 10] !== 84 ||
+    b[i + 13] !== 58 ||
+    b[i + 16] !== 58 ||
+    b[i + 19] !== 46 ||
+    b[i + 23] !== 90
+  )
+    return undefined;
   const year = digits(b, i, i + 4);
   const month = digits(b, i + 5, i + 7);
   const day = digits(b, i + 8, i + 10);
@@ -221,7 +243,21 @@ function isoTime(b: Buffer, i: number): number | undefined {
   const second = digits(b, i + 17, i + 19);
   const ms = digits(b, i + 20, i + 23);
   // Years below 100 would be 19xx to Date.UTC; days past the 28th are checked by Date.parse.
-  if (year < 100 || month < 1 || month > 12 || day < 1 || day > 28 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) return undefined;
+  if (
+    year < 100 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > 28 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    ms < 0
+  )
+    return undefined;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms);
 }
 

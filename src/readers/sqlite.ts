@@ -147,7 +147,10 @@ export function selectList(have: Set<string>, wanted: readonly string[]): string
 export function requireColumns(db: Db, table: string, required: readonly string[]): Set<string> {
   const have = columnsOf(db, table);
   const missing = required.find((c) => !have.has(c));
-  if (missing !== undefined) throw new Error(have.size ? `table ${table} has no column ${missing}` : `no table ${table} (needs column ${missing})`);
+  if (missing !== undefined)
+    throw new Error(
+      have.size ? `table ${table} has no column ${missing}` : `no table ${table} (needs column ${missing})`,
+    );
   return have;
 }
 
@@ -178,7 +181,10 @@ export function cursorMs(ms: number, nowMs = Date.now()): number {
  * Rows by id through one prepared `SELECT … WHERE id = ?`, each read at most once for one read of
  * the database (a missing one too); `set` puts in a row a query already returned.
  */
-export function rowsById<R>(db: Db, selectById: string): { get: (id: string) => R | undefined; set: (id: string, row: R) => void } {
+export function rowsById<R>(
+  db: Db,
+  selectById: string,
+): { get: (id: string) => R | undefined; set: (id: string, row: R) => void } {
   const byId = db.prepare(selectById);
   const rows = new Map<string, R | undefined>();
   return {

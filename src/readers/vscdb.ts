@@ -21,7 +21,8 @@ export function keyRange(prefix: string): [string, string] {
 /** A value as text: TEXT as it is, a BLOB decoded as UTF-8. */
 export function valueText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8');
   return undefined;
 }
 
@@ -50,10 +51,17 @@ export function keyValue(db: Db, table: Table, key: string): Json | undefined {
 }
 
 /** The keys starting with `prefix` and their values, one at a time (bounded memory), in key order. */
-export function* prefixed(db: Db, table: Table, prefix: string, afterRowid = 0): Generator<{ key: string; value: unknown }> {
+export function* prefixed(
+  db: Db,
+  table: Table,
+  prefix: string,
+  afterRowid = 0,
+): Generator<{ key: string; value: unknown }> {
   const [lo, hi] = keyRange(prefix);
   // The rowid is in the key's index: rows not changed since `afterRowid` are passed over without their values.
-  const rows = db.prepare(`SELECT key, value FROM ${table} WHERE key >= ? AND key < ? AND +rowid > ?`).iterate(lo, hi, afterRowid);
+  const rows = db
+    .prepare(`SELECT key, value FROM ${table} WHERE key >= ? AND key < ? AND +rowid > ?`)
+    .iterate(lo, hi, afterRowid);
   for (const row of rows as IterableIterator<{ key: unknown; value: unknown }>) {
     if (typeof row.key === 'string') yield { key: row.key, value: row.value };
   }
@@ -80,7 +88,8 @@ export function* keysAfter(db: Db, table: Table, afterRowid: number): Generator<
 
 /** The highest rowid of a table and its key (0 and undefined when empty). */
 export function topRow(db: Db, table: Table): { rowid: number; key?: string } {
-  const row = db.prepare(`SELECT rowid, key FROM ${table} ORDER BY rowid DESC LIMIT 1`).get() as { rowid: number; key: unknown } | undefined;
+  const row = db.prepare(`SELECT rowid, key FROM ${table} ORDER BY rowid DESC LIMIT 1`).get() as
+    { rowid: number; key: unknown } | undefined;
   return row ? { rowid: row.rowid, key: typeof row.key === 'string' ? row.key : undefined } : { rowid: 0 };
 }
 

@@ -22,7 +22,9 @@ const FRAME_A = [0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x01, 0x09, 0x00, 0x00, 0x61];
  */
 const nativeZstd = ((native: ZstdDecompressSync | undefined) => {
   try {
-    return native?.(Uint8Array.from([...FRAME_A, ...FRAME_A]), { maxOutputLength: 2 }).toString() === 'aa' ? native : undefined;
+    return native?.(Uint8Array.from([...FRAME_A, ...FRAME_A]), { maxOutputLength: 2 }).toString() === 'aa'
+      ? native
+      : undefined;
   } catch {
     return undefined;
   }
@@ -91,8 +93,14 @@ function largestWindow(blob: Uint8Array): number | undefined {
       // The window is the content, whose size follows the dictionary id.
       const from = at + DICT_ID_BYTES[descriptor & 3]!;
       if (from + sizeBytes > blob.length) return undefined;
-      window = sizeBytes === 1 ? blob[from]! : sizeBytes === 2 ? view.getUint16(from, true) + 256
-        : sizeBytes === 4 ? view.getUint32(from, true) : Number(view.getBigUint64(from, true));
+      window =
+        sizeBytes === 1
+          ? blob[from]!
+          : sizeBytes === 2
+            ? view.getUint16(from, true) + 256
+            : sizeBytes === 4
+              ? view.getUint32(from, true)
+              : Number(view.getBigUint64(from, true));
     } else {
       const exponent = blob[at]! >> 3;
       const base = 2 ** (10 + exponent);

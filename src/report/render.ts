@@ -26,9 +26,17 @@ export interface Layout {
  * in the order of `drop` (indexes) until it fits; with `compact`, the first `compact` of them
  * whatever the width. The header in cyan and the totals in yellow where `colour`.
  */
-function table(header: string[], cells: string[][], numeric: boolean[], layout: Layout = {}, drop: number[] = [], compact = 0): string {
+function table(
+  header: string[],
+  cells: string[][],
+  numeric: boolean[],
+  layout: Layout = {},
+  drop: number[] = [],
+  compact = 0,
+): string {
   const split = cells.map((r) => r.map((c) => c.split('\n').map(printable)));
-  const widthOf = (i: number) => Math.max(header[i]!.length, ...split.map((r) => Math.max(...r[i]!.map((l) => l.length))));
+  const widthOf = (i: number) =>
+    Math.max(header[i]!.length, ...split.map((r) => Math.max(...r[i]!.map((l) => l.length))));
   const widths = header.map((_, i) => widthOf(i));
   const shown = new Set(header.map((_, i) => i));
   const total = () => [...shown].reduce((a, i) => a + widths[i]! + 2, -2);
@@ -38,7 +46,11 @@ function table(header: string[], cells: string[][], numeric: boolean[], layout: 
   const keep = <T>(row: T[]) => row.filter((_, i) => shown.has(i));
   const w = keep(widths);
   const num = keep(numeric);
-  const line = (cols: string[]) => cols.map((c, i) => (num[i] ? c.padStart(w[i]!) : c.padEnd(w[i]!))).join('  ').trimEnd();
+  const line = (cols: string[]) =>
+    cols
+      .map((c, i) => (num[i] ? c.padStart(w[i]!) : c.padEnd(w[i]!)))
+      .join('  ')
+      .trimEnd();
   const lines = (row: string[][]) => {
     const cols = keep(row);
     const height = Math.max(...cols.map((c) => c.length));
@@ -47,17 +59,39 @@ function table(header: string[], cells: string[][], numeric: boolean[], layout: 
   const paint = (code: number, text: string) => (layout.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
   const rule = w.map((n) => '─'.repeat(n)).join('  ');
   const body = split.slice(0, -1);
-  return [paint(36, line(keep(header))), rule, ...body.flatMap(lines), rule, ...lines(split.at(-1)!).map((l) => paint(33, l))].join('\n') + '\n';
+  return (
+    [
+      paint(36, line(keep(header))),
+      rule,
+      ...body.flatMap(lines),
+      rule,
+      ...lines(split.at(-1)!).map((l) => paint(33, l)),
+    ].join('\n') + '\n'
+  );
 }
 
-const usageCells = (u: Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens' | 'totalTokens'>, cost: string): string[] =>
-  [int(u.inputTokens), int(u.outputTokens), int(u.cacheReadTokens), int(u.cacheCreationTokens), int(u.totalTokens), cost];
+const usageCells = (
+  u: Pick<Usage, 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheCreationTokens' | 'totalTokens'>,
+  cost: string,
+): string[] => [
+  int(u.inputTokens),
+  int(u.outputTokens),
+  int(u.cacheReadTokens),
+  int(u.cacheCreationTokens),
+  int(u.totalTokens),
+  cost,
+];
 
 /**
  * A cost as a table shows it: `unpriced` where all of it is tokens of models with no price and no
  * cost the harness recorded; marked `*` where some of it is (a note under the table names them).
  */
-function costCell(cost: number, parts: readonly { model: string; cost: number; tokens: number }[], layout: Layout, marked: Set<string>): string {
+function costCell(
+  cost: number,
+  parts: readonly { model: string; cost: number; tokens: number }[],
+  layout: Layout,
+  marked: Set<string>,
+): string {
   const none = parts.filter((p) => p.tokens > 0 && p.cost === 0 && layout.unpriced?.(p.model));
   for (const p of none) marked.add(p.model);
   if (none.length === 0) return usd(cost);
@@ -65,9 +99,12 @@ function costCell(cost: number, parts: readonly { model: string; cost: number; t
 }
 
 const unpricedNote = (marked: Set<string>): string =>
-  (marked.size === 0 ? '' : `* without the tokens of ${[...marked].sort().join(', ')}: no price is known for ${marked.size === 1 ? 'it' : 'them'} (unpriced)\n`);
+  marked.size === 0
+    ? ''
+    : `* without the tokens of ${[...marked].sort().join(', ')}: no price is known for ${marked.size === 1 ? 'it' : 'them'} (unpriced)\n`;
 
-const modelParts = (r: Pick<PeriodRow, 'modelBreakdowns'>) => r.modelBreakdowns.map((b) => ({ model: b.modelName, cost: b.cost, tokens: b.totalTokens }));
+const modelParts = (r: Pick<PeriodRow, 'modelBreakdowns'>) =>
+  r.modelBreakdowns.map((b) => ({ model: b.modelName, cost: b.cost, tokens: b.totalTokens }));
 
 const USAGE_HEADER = ['Input', 'Output', 'Cache Read', 'Cache Write', 'Total Tokens', 'Cost'];
 const USAGE_NUMERIC = USAGE_HEADER.map(() => true);
@@ -78,60 +115,138 @@ const PERIOD_NAME = { daily: 'Date', weekly: 'Week', monthly: 'Month' } as const
 // compact table): the total, then the cache writes and reads.
 const USAGE_DROP = [4, 3, 2];
 
-export function periodTable(rows: readonly PeriodRow[], kind: 'daily' | 'weekly' | 'monthly', breakdown?: string, layout: Layout = {}): string {
+export function periodTable(
+  rows: readonly PeriodRow[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  breakdown?: string,
+  layout: Layout = {},
+): string {
   const marked = new Set<string>();
   const cells: string[][] = [];
   for (const r of rows) {
-    cells.push([r.period, r.modelsUsed.map((m) => `- ${m}`).join('\n'), ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked))]);
+    cells.push([
+      r.period,
+      r.modelsUsed.map((m) => `- ${m}`).join('\n'),
+      ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)),
+    ]);
     // `<label>Breakdowns` of `<label>Name`s (report.ts's breakdowns), the models' always there.
     type Part = Omit<Usage, 'totalCost'> & { cost: number } & Record<string, unknown>;
-    const parts = breakdown === undefined ? undefined
-      : ((r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`])?.map((b) => ({ name: String(b[`${breakdown}Name`]), b }));
+    const parts =
+      breakdown === undefined
+        ? undefined
+        : (r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`]?.map((b) => ({
+            name: String(b[`${breakdown}Name`]),
+            b,
+          }));
     for (const { name, b } of parts ?? []) {
-      const cost = breakdown === 'model' ? costCell(b.cost, [{ model: name, cost: b.cost, tokens: b.totalTokens }], layout, marked) : usd(b.cost);
+      const cost =
+        breakdown === 'model'
+          ? costCell(b.cost, [{ model: name, cost: b.cost, tokens: b.totalTokens }], layout, marked)
+          : usd(b.cost);
       cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, cost)]);
     }
   }
   const t = totalsOf(rows);
   cells.push(['Total', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked))]);
-  return table([PERIOD_NAME[kind], 'Models', ...USAGE_HEADER], cells, [false, false, ...USAGE_NUMERIC], layout, [...USAGE_DROP.map((i) => i + 2), 1], USAGE_DROP.length)
-    + unpricedNote(marked);
+  return (
+    table(
+      [PERIOD_NAME[kind], 'Models', ...USAGE_HEADER],
+      cells,
+      [false, false, ...USAGE_NUMERIC],
+      layout,
+      [...USAGE_DROP.map((i) => i + 2), 1],
+      USAGE_DROP.length,
+    ) + unpricedNote(marked)
+  );
 }
 
 export function sessionTable(rows: readonly SessionRow[], layout: Layout = {}): string {
   const marked = new Set<string>();
-  const cells = rows.map((r) => [r.sessionId, r.harness, r.project, r.modelsUsed.map((m) => `- ${m}`).join('\n'),
-    ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)), r.lastActivity.slice(0, 16).replace('T', ' ')]);
+  const cells = rows.map((r) => [
+    r.sessionId,
+    r.harness,
+    r.project,
+    r.modelsUsed.map((m) => `- ${m}`).join('\n'),
+    ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)),
+    r.lastActivity.slice(0, 16).replace('T', ' '),
+  ]);
   const t = totalsOf(rows);
-  cells.push(['Total', '', '', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked)), '']);
-  return table(['Session', 'Harness', 'Project', 'Models', ...USAGE_HEADER, 'Last Activity (UTC)'], cells,
-    [false, false, false, false, ...USAGE_NUMERIC, false], layout, [...USAGE_DROP.map((i) => i + 4), 10, 1, 3], USAGE_DROP.length)
-    + unpricedNote(marked);
+  cells.push([
+    'Total',
+    '',
+    '',
+    '',
+    ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked)),
+    '',
+  ]);
+  return (
+    table(
+      ['Session', 'Harness', 'Project', 'Models', ...USAGE_HEADER, 'Last Activity (UTC)'],
+      cells,
+      [false, false, false, false, ...USAGE_NUMERIC, false],
+      layout,
+      [...USAGE_DROP.map((i) => i + 4), 10, 1, 3],
+      USAGE_DROP.length,
+    ) + unpricedNote(marked)
+  );
 }
 
 export function blocksTable(rows: readonly BlockRow[], layout: Layout = {}): string {
   const marked = new Set<string>();
   // A block has no cost by model: `unpriced` only where it has no cost at all.
-  const cost = (r: BlockRow) => (r.costUSD === 0 ? costCell(0, r.models.map((model) => ({ model, cost: 0, tokens: r.totalTokens })), layout, marked) : usd(r.costUSD));
-  const minutes = (r: BlockRow) => Math.round((Date.parse(r.actualEndTime ?? r.endTime) - Date.parse(r.startTime)) / 60_000);
+  const cost = (r: BlockRow) =>
+    r.costUSD === 0
+      ? costCell(
+          0,
+          r.models.map((model) => ({ model, cost: 0, tokens: r.totalTokens })),
+          layout,
+          marked,
+        )
+      : usd(r.costUSD);
+  const minutes = (r: BlockRow) =>
+    Math.round((Date.parse(r.actualEndTime ?? r.endTime) - Date.parse(r.startTime)) / 60_000);
   const span = (r: BlockRow) => `${Math.floor(minutes(r) / 60)}h${String(minutes(r) % 60).padStart(2, '0')}m`;
-  const cells = rows.map((r) => (r.isGap
-    ? [r.startTime.slice(0, 16).replace('T', ' '), r.harness, `${span(r)} gap`, '', '', '', '', '']
-    : [
-      r.startTime.slice(0, 16).replace('T', ' '), r.harness, r.isActive ? `ACTIVE, ${r.projection?.remainingMinutes ?? 0}m left` : span(r),
-      r.models.map((m) => `- ${m}`).join('\n'), int(r.entries), int(r.totalTokens), cost(r),
-      r.projection ? usd(r.projection.totalCost) : '',
-    ]));
-  cells.push(['Total', '', '', '', int(rows.reduce((a, r) => a + r.entries, 0)), int(rows.reduce((a, r) => a + r.totalTokens, 0)),
-    usd(rows.reduce((a, r) => a + r.costUSD, 0)), '']);
-  return table(['Block Start (UTC)', 'Harness', 'Duration', 'Models', 'Requests', 'Tokens', 'Cost', 'Projected'], cells,
-    [false, false, false, false, true, true, true, true], layout, [7, 4, 1, 3]) + unpricedNote(marked);
+  const cells = rows.map((r) =>
+    r.isGap
+      ? [r.startTime.slice(0, 16).replace('T', ' '), r.harness, `${span(r)} gap`, '', '', '', '', '']
+      : [
+          r.startTime.slice(0, 16).replace('T', ' '),
+          r.harness,
+          r.isActive ? `ACTIVE, ${r.projection?.remainingMinutes ?? 0}m left` : span(r),
+          r.models.map((m) => `- ${m}`).join('\n'),
+          int(r.entries),
+          int(r.totalTokens),
+          cost(r),
+          r.projection ? usd(r.projection.totalCost) : '',
+        ],
+  );
+  cells.push([
+    'Total',
+    '',
+    '',
+    '',
+    int(rows.reduce((a, r) => a + r.entries, 0)),
+    int(rows.reduce((a, r) => a + r.totalTokens, 0)),
+    usd(rows.reduce((a, r) => a + r.costUSD, 0)),
+    '',
+  ]);
+  return (
+    table(
+      ['Block Start (UTC)', 'Harness', 'Duration', 'Models', 'Requests', 'Tokens', 'Cost', 'Projected'],
+      cells,
+      [false, false, false, false, true, true, true, true],
+      layout,
+      [7, 4, 1, 3],
+    ) + unpricedNote(marked)
+  );
 }
 
 /** Usage without the requests, sessions and turns (a store's report: it has none of them by model), nested splits too. */
 function withoutCounts<T extends object>(u: T): T {
   const { requests: _r, sessions: _s, turns: _t, ...rest } = u as T & Partial<Usage>;
-  for (const [k, v] of Object.entries(rest)) if (k.endsWith('Breakdowns') && Array.isArray(v)) (rest as Record<string, unknown>)[k] = v.map((b: object) => withoutCounts(b));
+  for (const [k, v] of Object.entries(rest))
+    if (k.endsWith('Breakdowns') && Array.isArray(v))
+      (rest as Record<string, unknown>)[k] = v.map((b: object) => withoutCounts(b));
   return rest as T;
 }
 
@@ -140,7 +255,12 @@ function withoutCounts<T extends object>(u: T): T {
  * `blocks[]`; `totals`; and `"complete": false` where the exporter's first read is not done.
  * Without `counts` (a store's report), no requests, sessions or turns: the store has none by model.
  */
-export function reportJson(kind: Kind, rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[], complete = true, counts = true): string {
+export function reportJson(
+  kind: Kind,
+  rows: readonly PeriodRow[] | readonly SessionRow[] | readonly BlockRow[],
+  complete = true,
+  counts = true,
+): string {
   const partial = complete ? {} : { complete: false };
   if (kind === 'blocks') return `${printableJson({ blocks: rows, ...partial })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);

@@ -57,8 +57,16 @@ export interface Breakdowns {
 export type PeriodRow = Usage & Breakdowns & { period: string };
 
 const zero = (): Usage => ({
-  inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheCreationTokens: 0, totalTokens: 0, reasoningOutputTokens: 0,
-  totalCost: 0, requests: 0, sessions: 0, turns: { completed: 0, failed: 0, interrupted: 0 },
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheCreationTokens: 0,
+  totalTokens: 0,
+  reasoningOutputTokens: 0,
+  totalCost: 0,
+  requests: 0,
+  sessions: 0,
+  turns: { completed: 0, failed: 0, interrupted: 0 },
 });
 
 function addRow(u: Usage, r: LedgerRow): void {
@@ -77,7 +85,18 @@ function addRow(u: Usage, r: LedgerRow): void {
 }
 
 export function addUsage(into: Usage, u: Usage): void {
-  for (const k of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheCreationTokens', 'totalTokens', 'reasoningOutputTokens', 'totalCost', 'requests', 'sessions'] as const) into[k] += u[k];
+  for (const k of [
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheCreationTokens',
+    'totalTokens',
+    'reasoningOutputTokens',
+    'totalCost',
+    'requests',
+    'sessions',
+  ] as const)
+    into[k] += u[k];
   for (const k of ['completed', 'failed', 'interrupted'] as const) into.turns[k] += u.turns[k];
 }
 
@@ -88,7 +107,11 @@ export function totalsOf(rows: readonly Usage[]): Usage {
 }
 
 /** The period of a day: itself, its week (the Sunday it starts on, as ccusage's weeks), or its month. */
-function periodOf(day: string, kind: 'daily' | 'weekly' | 'monthly', startOfWeek: ReportOptions['startOfWeek']): string {
+function periodOf(
+  day: string,
+  kind: 'daily' | 'weekly' | 'monthly',
+  startOfWeek: ReportOptions['startOfWeek'],
+): string {
   if (kind === 'daily') return day;
   if (kind === 'monthly') return day.slice(0, 7);
   const t = Date.parse(`${day}T00:00:00Z`);
@@ -101,7 +124,10 @@ export function lastSince(kind: 'daily' | 'weekly' | 'monthly', n: number, o: Re
   const today = dayOf(now, o.timeZone);
   const t = Date.parse(`${today}T00:00:00Z`);
   if (kind === 'daily') return new Date(t - (n - 1) * 86_400_000).toISOString().slice(0, 10);
-  if (kind === 'weekly') return new Date(Date.parse(`${periodOf(today, 'weekly', o.startOfWeek)}T00:00:00Z`) - (n - 1) * 7 * 86_400_000).toISOString().slice(0, 10);
+  if (kind === 'weekly')
+    return new Date(Date.parse(`${periodOf(today, 'weekly', o.startOfWeek)}T00:00:00Z`) - (n - 1) * 7 * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
   const d = new Date(t);
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (n - 1), 1)).toISOString().slice(0, 10);
 }
@@ -110,8 +136,16 @@ export function lastSince(kind: 'daily' | 'weekly' | 'monthly', n: number, o: Re
 const ordered = <T>(rows: T[], o: ReportOptions): T[] => (o.order === 'desc' ? rows.reverse() : rows);
 
 /** A row whose every request moved to a later quarter hour (a response streamed across it): no day of its own. */
-const holdsNothing = (r: LedgerRow) => r.requests === 0 && r.sessions === 0 && r.input === 0 && r.output === 0 && r.cacheRead === 0
-  && r.cacheWrite === 0 && r.turnsCompleted === 0 && r.turnsFailed === 0 && r.turnsInterrupted === 0;
+const holdsNothing = (r: LedgerRow) =>
+  r.requests === 0 &&
+  r.sessions === 0 &&
+  r.input === 0 &&
+  r.output === 0 &&
+  r.cacheRead === 0 &&
+  r.cacheWrite === 0 &&
+  r.turnsCompleted === 0 &&
+  r.turnsFailed === 0 &&
+  r.turnsInterrupted === 0;
 
 /**
  * The ledger's rows the filters keep, each with its day in the report's time zone: the day its
@@ -121,7 +155,12 @@ export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (Ledge
   const days = new Map<number, string>();
   const out: (LedgerRow & { day: string })[] = [];
   for (const r of rows) {
-    if ((o.harness && r.harness !== o.harness) || (o.project && r.project !== o.project) || (o.model && r.model !== o.model)) continue;
+    if (
+      (o.harness && r.harness !== o.harness) ||
+      (o.project && r.project !== o.project) ||
+      (o.model && r.model !== o.model)
+    )
+      continue;
     if (holdsNothing(r)) continue;
     const start = rowStart(r);
     let day = days.get(start);
@@ -134,7 +173,7 @@ export function selectRows(rows: readonly LedgerRow[], o: ReportOptions): (Ledge
 
 /** A row's value of a label: the ledger's own three, or any other a store's series carries ('' where it has none). */
 const labelOf = (r: LedgerRow & { labels?: Readonly<Record<string, string>> }, label: string): string =>
-  label === 'harness' || label === 'project' || label === 'model' ? r[label] : r.labels?.[label] ?? '';
+  label === 'harness' || label === 'project' || label === 'model' ? r[label] : (r.labels?.[label] ?? '');
 
 /** The split of some rows by one label, largest cost first (then name). */
 function split(rows: readonly LedgerRow[], by: string): { name: string; cost: number; usage: Usage }[] {
@@ -145,7 +184,8 @@ function split(rows: readonly LedgerRow[], by: string): { name: string; cost: nu
     if (!u) groups.set(name, (u = zero()));
     addRow(u, r);
   }
-  return [...groups].map(([name, usage]) => ({ name, cost: usage.totalCost, usage }))
+  return [...groups]
+    .map(([name, usage]) => ({ name, cost: usage.totalCost, usage }))
     .sort((a, b) => b.cost - a.cost || a.name.localeCompare(b.name));
 }
 
@@ -161,18 +201,29 @@ function breakdowns(rows: readonly LedgerRow[], by: string | undefined): Breakdo
     modelBreakdowns: models.map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ modelName: name, cost, ...u })),
   };
   if (by !== undefined && by !== 'model') {
-    (b as unknown as Record<string, unknown>)[`${by}Breakdowns`] = split(rows, by).map(({ name, cost, usage: { totalCost: _, ...u } }) => ({ [`${by}Name`]: name, cost, ...u }));
+    (b as unknown as Record<string, unknown>)[`${by}Breakdowns`] = split(rows, by).map(
+      ({ name, cost, usage: { totalCost: _, ...u } }) => ({ [`${by}Name`]: name, cost, ...u }),
+    );
   }
   return b;
 }
 
 /** Daily, weekly or monthly rows, oldest first (`order`). */
-export function periodReport(rows: readonly LedgerRow[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions): PeriodRow[] {
+export function periodReport(
+  rows: readonly LedgerRow[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  o: ReportOptions,
+): PeriodRow[] {
   return periodRows(selectRows(rows, o), kind, o, o.breakdown);
 }
 
 /** The rows of some dated rows (the ledger's as selectRows dates them, or a store's), split by `by` too. */
-export function periodRows(rows: readonly (LedgerRow & { day: string })[], kind: 'daily' | 'weekly' | 'monthly', o: ReportOptions, by?: string): PeriodRow[] {
+export function periodRows(
+  rows: readonly (LedgerRow & { day: string })[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  o: ReportOptions,
+  by?: string,
+): PeriodRow[] {
   const byPeriod = new Map<string, LedgerRow[]>();
   for (const r of rows) {
     const p = periodOf(r.day, kind, o.startOfWeek);
@@ -180,12 +231,15 @@ export function periodRows(rows: readonly (LedgerRow & { day: string })[], kind:
     if (!list) byPeriod.set(p, (list = []));
     list.push(r);
   }
-  return ordered([...byPeriod.keys()].sort().map((period) => {
-    const list = byPeriod.get(period)!;
-    const u = zero();
-    for (const r of list) addRow(u, r);
-    return { period, ...u, ...breakdowns(list, by) };
-  }), o);
+  return ordered(
+    [...byPeriod.keys()].sort().map((period) => {
+      const list = byPeriod.get(period)!;
+      const u = zero();
+      for (const r of list) addRow(u, r);
+      return { period, ...u, ...breakdowns(list, by) };
+    }),
+    o,
+  );
 }
 
 export interface SessionRow extends Usage, Breakdowns {
@@ -202,8 +256,18 @@ export interface SessionRow extends Usage, Breakdowns {
 /** A session's use of each model as ledger rows (its own split, or its whole use under its last model). */
 function sessionRows(s: StoredSession): LedgerRow[] {
   const row = (model: string, m: ModelUse): LedgerRow => ({
-    hour: 0, quarter: 0, harness: s.harness, project: s.project, model, ...m, sessions: 0,
-    turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
+    hour: 0,
+    quarter: 0,
+    harness: s.harness,
+    project: s.project,
+    model,
+    ...m,
+    sessions: 0,
+    turnsCompleted: 0,
+    turnsFailed: 0,
+    turnsInterrupted: 0,
+    firstMs: null,
+    lastMs: null,
   });
   if (s.byModel) return Object.entries(s.byModel).map(([model, m]) => row(model, m));
   const t = s.tokens;
@@ -219,25 +283,46 @@ function sessionRows(s: StoredSession): LedgerRow[] {
 export function sessionReport(sessions: readonly StoredSession[], o: ReportOptions): SessionRow[] {
   const rows: SessionRow[] = [];
   for (const s of sessions) {
-    if (!s.lastActivityAt || (o.harness && s.harness !== o.harness) || (o.project && s.project !== o.project) || (o.model && !(s.byModel ? o.model in s.byModel : s.model === o.model))) continue;
+    if (
+      !s.lastActivityAt ||
+      (o.harness && s.harness !== o.harness) ||
+      (o.project && s.project !== o.project) ||
+      (o.model && !(s.byModel ? o.model in s.byModel : s.model === o.model))
+    )
+      continue;
     const day = dayOf(s.lastActivityAt, o.timeZone);
     if ((o.since && day < o.since) || (o.until && day > o.until)) continue;
     const t = s.tokens;
     if (t.input + t.output + t.cacheRead + t.cacheWrite === 0) continue;
     const turns = s.turnsByOutcome ?? {};
     const u: Usage = {
-      ...zero(), inputTokens: t.input, outputTokens: t.output, cacheReadTokens: t.cacheRead, cacheCreationTokens: t.cacheWrite,
-      totalTokens: t.input + t.output + t.cacheRead + t.cacheWrite, reasoningOutputTokens: t.reasoning, totalCost: s.costUsd, sessions: 1,
+      ...zero(),
+      inputTokens: t.input,
+      outputTokens: t.output,
+      cacheReadTokens: t.cacheRead,
+      cacheCreationTokens: t.cacheWrite,
+      totalTokens: t.input + t.output + t.cacheRead + t.cacheWrite,
+      reasoningOutputTokens: t.reasoning,
+      totalCost: s.costUsd,
+      sessions: 1,
       requests: Object.values(s.byModel ?? {}).reduce((n, m) => n + m.requests, 0),
       turns: { completed: turns.completed ?? 0, failed: turns.failed ?? 0, interrupted: turns.interrupted ?? 0 },
     };
     rows.push({
-      sessionId: s.id, harness: s.harness, projectPath: s.cwd ?? '', project: s.project, ...u,
-      firstActivity: new Date(s.firstRequestAt ?? s.startedAt).toISOString(), lastActivity: new Date(s.lastRequestAt ?? s.lastActivityAt).toISOString(),
+      sessionId: s.id,
+      harness: s.harness,
+      projectPath: s.cwd ?? '',
+      project: s.project,
+      ...u,
+      firstActivity: new Date(s.firstRequestAt ?? s.startedAt).toISOString(),
+      lastActivity: new Date(s.lastRequestAt ?? s.lastActivityAt).toISOString(),
       ...breakdowns(sessionRows(s), undefined),
     });
   }
-  return ordered(rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)), o);
+  return ordered(
+    rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)),
+    o,
+  );
 }
 
 export interface BlockRow {
@@ -252,7 +337,12 @@ export interface BlockRow {
   isGap: boolean;
   /** Model requests (ccusage: entries). */
   entries: number;
-  tokenCounts: { inputTokens: number; outputTokens: number; cacheCreationInputTokens: number; cacheReadInputTokens: number };
+  tokenCounts: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheCreationInputTokens: number;
+    cacheReadInputTokens: number;
+  };
   totalTokens: number;
   costUSD: number;
   models: string[];
@@ -264,9 +354,20 @@ export interface BlockRow {
 function gapRow(harness: string, startMs: number, endMs: number): BlockRow {
   const start = new Date(startMs).toISOString();
   return {
-    id: `gap-${start}`, harness, startTime: start, endTime: new Date(endMs).toISOString(), actualEndTime: null, isActive: false, isGap: true, entries: 0,
+    id: `gap-${start}`,
+    harness,
+    startTime: start,
+    endTime: new Date(endMs).toISOString(),
+    actualEndTime: null,
+    isActive: false,
+    isGap: true,
+    entries: 0,
     tokenCounts: { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
-    totalTokens: 0, costUSD: 0, models: [], burnRate: null, projection: null,
+    totalTokens: 0,
+    costUSD: 0,
+    models: [],
+    burnRate: null,
+    projection: null,
   };
 }
 
@@ -294,7 +395,8 @@ export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: 
   for (const [harness, hours] of byHarness) {
     let before: { lastMs: number } | undefined;
     for (const b of groupBlocks([...hours.values()])) {
-      if (before && b.firstMs - before.lastMs > BLOCK_MS) out.push(gapRow(harness, before.lastMs + BLOCK_MS, b.firstMs));
+      if (before && b.firstMs - before.lastMs > BLOCK_MS)
+        out.push(gapRow(harness, before.lastMs + BLOCK_MS, b.firstMs));
       before = b;
       const u = zero();
       const list = b.spans.flatMap((s) => s.rows);
@@ -303,14 +405,32 @@ export function blocksReport(rows: readonly LedgerRow[], o: ReportOptions, now: 
       const p = isActive ? projection({ ...b, tokens: u.totalTokens, costUsd: u.totalCost }, now) : undefined;
       const minutes = (b.lastMs - b.firstMs) / 60_000;
       out.push({
-        id: new Date(b.startMs).toISOString(), harness, startTime: new Date(b.startMs).toISOString(), endTime: new Date(b.endMs).toISOString(),
-        actualEndTime: new Date(b.lastMs).toISOString(), isActive, isGap: false, entries: u.requests,
-        tokenCounts: { inputTokens: u.inputTokens, outputTokens: u.outputTokens, cacheCreationInputTokens: u.cacheCreationTokens, cacheReadInputTokens: u.cacheReadTokens },
-        totalTokens: u.totalTokens, costUSD: u.totalCost, models: breakdowns(list, undefined).modelsUsed,
+        id: new Date(b.startMs).toISOString(),
+        harness,
+        startTime: new Date(b.startMs).toISOString(),
+        endTime: new Date(b.endMs).toISOString(),
+        actualEndTime: new Date(b.lastMs).toISOString(),
+        isActive,
+        isGap: false,
+        entries: u.requests,
+        tokenCounts: {
+          inputTokens: u.inputTokens,
+          outputTokens: u.outputTokens,
+          cacheCreationInputTokens: u.cacheCreationTokens,
+          cacheReadInputTokens: u.cacheReadTokens,
+        },
+        totalTokens: u.totalTokens,
+        costUSD: u.totalCost,
+        models: breakdowns(list, undefined).modelsUsed,
         burnRate: p ? { tokensPerMinute: p.tokensPerMinute, costPerHour: (u.totalCost / minutes) * 60 } : null,
-        projection: p ? { totalCost: p.projectedCostUsd, remainingMinutes: Math.max(0, Math.round((b.endMs - now) / 60_000)) } : null,
+        projection: p
+          ? { totalCost: p.projectedCostUsd, remainingMinutes: Math.max(0, Math.round((b.endMs - now) / 60_000)) }
+          : null,
       });
     }
   }
-  return ordered(out.sort((a, b) => a.startTime.localeCompare(b.startTime) || a.harness.localeCompare(b.harness)), o);
+  return ordered(
+    out.sort((a, b) => a.startTime.localeCompare(b.startTime) || a.harness.localeCompare(b.harness)),
+    o,
+  );
 }

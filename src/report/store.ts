@@ -25,7 +25,11 @@ export function dayAt(ms: number, timeZone?: string): string {
   const key = timeZone ?? '';
   let f = dayFormats.get(key);
   // en-CA writes a date as YYYY-MM-DD.
-  if (!f) dayFormats.set(key, (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (!f)
+    dayFormats.set(
+      key,
+      (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return f.format(ms);
 }
 
@@ -65,7 +69,10 @@ export function daysFrom(since: string, until: string): string[] {
  * inside it, are that day's samples (from bound i to bound i + 1): each step is counted, so that
  * what grew before the reset is too.
  */
-export function growth(values: readonly (number | undefined)[], samples: readonly (readonly number[] | undefined)[] = []): number[] {
+export function growth(
+  values: readonly (number | undefined)[],
+  samples: readonly (readonly number[] | undefined)[] = [],
+): number[] {
   const out: number[] = [];
   let before = values[0] ?? 0;
   for (let i = 1; i < values.length; i++) {
@@ -101,7 +108,12 @@ export function storeRows(series: readonly StoreSeries[], days: readonly string[
   for (const s of series) {
     const { token_type: tokenType, ...labels } = s.labels;
     const into = STORE_COUNTERS[s.counter];
-    const field: Field | undefined = typeof into === 'string' ? into : tokenType !== undefined ? (into as Record<string, Field>)[tokenType] : undefined;
+    const field: Field | undefined =
+      typeof into === 'string'
+        ? into
+        : tokenType !== undefined
+          ? (into as Record<string, Field>)[tokenType]
+          : undefined;
     if (field === undefined) continue;
     const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
     growth(s.values, s.samples).forEach((grew, i) => {
@@ -109,11 +121,31 @@ export function storeRows(series: readonly StoreSeries[], days: readonly string[
       const id = `${days[i]}\n${key}`;
       let row = rows.get(id);
       if (!row) {
-        rows.set(id, (row = {
-          day: days[i]!, labels, hour: 0, quarter: 0, harness: labels.harness ?? '', project: labels.project ?? '', model: labels.model ?? '',
-          input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, costUsd: 0, requests: 0, sessions: 0,
-          turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
-        }));
+        rows.set(
+          id,
+          (row = {
+            day: days[i]!,
+            labels,
+            hour: 0,
+            quarter: 0,
+            harness: labels.harness ?? '',
+            project: labels.project ?? '',
+            model: labels.model ?? '',
+            input: 0,
+            output: 0,
+            cacheRead: 0,
+            cacheWrite: 0,
+            reasoning: 0,
+            costUsd: 0,
+            requests: 0,
+            sessions: 0,
+            turnsCompleted: 0,
+            turnsFailed: 0,
+            turnsInterrupted: 0,
+            firstMs: null,
+            lastMs: null,
+          }),
+        );
       }
       row[field] += grew;
     });

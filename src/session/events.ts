@@ -27,7 +27,15 @@ export interface SessionEvents {
    * at `at` with `usage` in all (a response streamed as several records): it is one request, of
    * the time of its last record.
    */
-  usage(model: string, delta: Usage, tierInput: number, ts: number, costUsd?: number, unsaid?: readonly UsagePart[], earlier?: EarlierPart): void;
+  usage(
+    model: string,
+    delta: Usage,
+    tierInput: number,
+    ts: number,
+    costUsd?: number,
+    unsaid?: readonly UsagePart[],
+    earlier?: EarlierPart,
+  ): void;
   context(model: string, tokens: number, limit?: number): void;
   /** Premium requests of `model` the harness billed (GitHub Copilot's unit), not yet counted. */
   premiumRequests(model: string, n: number): void;

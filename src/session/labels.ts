@@ -37,7 +37,10 @@ export class LabelCap {
   readonly folds = new Map<string, number>();
 
   /** `known`: [harness, value] pairs already exported (they keep their place across restarts). */
-  constructor(private readonly max: number, known: Iterable<[string, string]> = []) {
+  constructor(
+    private readonly max: number,
+    known: Iterable<[string, string]> = [],
+  ) {
     for (const [harness, value] of known) if (value !== OTHER) this.values(harness).add(value);
   }
 

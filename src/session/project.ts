@@ -49,7 +49,11 @@ export function repositoryRoot(cwd: string): string {
  * not a Windows one (every path on Linux and macOS) is returned as it is.
  */
 export function windowsFolder(path: string): string {
-  const plain = path.startsWith('\\\\?\\UNC\\') ? `\\\\${path.slice(8)}` : path.startsWith('\\\\?\\') ? path.slice(4) : path;
+  const plain = path.startsWith('\\\\?\\UNC\\')
+    ? `\\\\${path.slice(8)}`
+    : path.startsWith('\\\\?\\')
+      ? path.slice(4)
+      : path;
   return /^[a-z]:\\/.test(plain) ? plain[0]!.toUpperCase() + plain.slice(1) : plain;
 }
 
@@ -73,9 +77,16 @@ export class ProjectNamer {
   private readonly aliasByRealPath: Map<string, string>;
 
   /** `known`: labels already exported (they keep their place under the cap across restarts). */
-  constructor(private readonly opts: ProjectOptions, known: Iterable<string> = []) {
+  constructor(
+    private readonly opts: ProjectOptions,
+    known: Iterable<string> = [],
+  ) {
     this.admitted = new Set([...known].filter((p) => p !== OTHER_PROJECT && p !== UNKNOWN_PROJECT));
-    this.aliasByRealPath = new Map(Object.entries(opts.aliases).filter(([key]) => isAbsolute(key)).map(([key, label]) => [realPath(key), label]));
+    this.aliasByRealPath = new Map(
+      Object.entries(opts.aliases)
+        .filter(([key]) => isAbsolute(key))
+        .map(([key, label]) => [realPath(key), label]),
+    );
   }
 
   label(cwd: string | undefined): string {
@@ -90,13 +101,20 @@ export class ProjectNamer {
 
   private name(root: string): string {
     const { mode, aliases } = this.opts;
-    const alias = aliases[root] ?? aliases[basename(root)] ?? (this.aliasByRealPath.size > 0 ? this.aliasByRealPath.get(realPath(root)) : undefined);
+    const alias =
+      aliases[root] ??
+      aliases[basename(root)] ??
+      (this.aliasByRealPath.size > 0 ? this.aliasByRealPath.get(realPath(root)) : undefined);
     if (alias !== undefined) return alias;
     switch (mode) {
-      case 'name': return basename(root) || root;
-      case 'path': return root;
-      case 'hash': return shortHash(root, 12);
-      case 'none': return 'all';
+      case 'name':
+        return basename(root) || root;
+      case 'path':
+        return root;
+      case 'hash':
+        return shortHash(root, 12);
+      case 'none':
+        return 'all';
     }
   }
 

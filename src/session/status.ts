@@ -42,11 +42,25 @@ const HOOK_BEHIND_MS = 60_000;
 // Phases after which records keep coming while the turn goes on.
 const TURN_PHASES = new Set<HookState['phase']>(['prompt', 'tool', 'tool-done']);
 
-export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opts: StatusOptions, facts: HarnessFacts = {}): SessionStatus {
+export function statusOf(
+  s: Session,
+  live: Liveness = NOT_SEEN,
+  now: number,
+  opts: StatusOptions,
+  facts: HarnessFacts = {},
+): SessionStatus {
   const proc = live.proc;
   if (proc?.status === 'waiting') {
     const w = proc.waitingFor ?? '';
-    return { status: 'asking', reason: w === 'permission prompt' || w.startsWith('approve') ? 'approval' : w === 'input needed' ? 'question' : 'waiting' };
+    return {
+      status: 'asking',
+      reason:
+        w === 'permission prompt' || w.startsWith('approve')
+          ? 'approval'
+          : w === 'input needed'
+            ? 'question'
+            : 'waiting',
+    };
   }
   // Where processes are seen, a session no live process owns has no agent left to work or ask:
   // what its files leave open was cut off. Where they are not, the timer decides, but never
@@ -57,7 +71,10 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
   if (hook && !ownerGone && hookStands(s, hook, proc, stale, now, opts)) {
     // Where the files record a permission's answer, one written after the event says its wait
     // is over; until then (the file late, or silent) the event stands.
-    const byHook = hook.phase === 'permission' && facts.recordsPermissions && answeredSince(s, hook.at) ? undefined : hookStatus(hook, proc);
+    const byHook =
+      hook.phase === 'permission' && facts.recordsPermissions && answeredSince(s, hook.at)
+        ? undefined
+        : hookStatus(hook, proc);
     if (byHook) return byHook;
     if (hook.phase === 'stop') return finished(s, Math.max(hook.at, s.lastTurn?.endedAt ?? 0), false, now, opts);
   }
@@ -69,11 +86,16 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
     if (waits.has('question')) return { status: 'asking', reason: 'question' };
     if (waits.has('approval')) return { status: 'asking', reason: 'approval' };
     if (!stale) {
-      if (waits.has('subagents') || Object.keys(s.subagents ?? {}).length > 0) return { status: 'delegating', reason: 'subagents' };
+      if (waits.has('subagents') || Object.keys(s.subagents ?? {}).length > 0)
+        return { status: 'delegating', reason: 'subagents' };
       if (proc?.status === 'busy') return { status: 'working', reason: 'process-busy' };
       // A command the harness may hold for approval (its files look the same either way) runs only
       // if a child of the agent carries the harness's marker.
-      if (s.turnStartedAt !== undefined && proc?.toolRunning === false && pending.some((t) => t.kind === 'execute' && !t.waits)) {
+      if (
+        s.turnStartedAt !== undefined &&
+        proc?.toolRunning === false &&
+        pending.some((t) => t.kind === 'execute' && !t.waits)
+      ) {
         return { status: 'asking', reason: 'approval' };
       }
       if (s.turnStartedAt !== undefined) return { status: 'working', reason: 'turn-open' };
@@ -82,7 +104,8 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
     }
   }
   // The contract shows a failed turn as an error, except for a harness it gives no error status.
-  if (s.turnStartedAt === undefined && s.lastTurn?.outcome === 'failed' && !facts.noErrorStatus) return { status: 'error', reason: 'turn-failed' };
+  if (s.turnStartedAt === undefined && s.lastTurn?.outcome === 'failed' && !facts.noErrorStatus)
+    return { status: 'error', reason: 'turn-failed' };
   // A turn cut off ended with its last record.
   const endedAt = s.turnStartedAt !== undefined ? s.lastActivityAt : s.lastTurn?.endedAt;
   if (endedAt === undefined) return { status: 'idle', reason: processIdle ? 'process-idle' : 'quiet' };
@@ -97,7 +120,14 @@ export function statusOf(s: Session, live: Liveness = NOT_SEEN, now: number, opt
  * `idle` once the person refused). A turn it left open goes stale as the files' do where
  * processes cannot be seen; any other event stands until a record well after it.
  */
-function hookStands(s: Session, hook: HookState, proc: ProcessState | undefined, stale: boolean, now: number, opts: StatusOptions): boolean {
+function hookStands(
+  s: Session,
+  hook: HookState,
+  proc: ProcessState | undefined,
+  stale: boolean,
+  now: number,
+  opts: StatusOptions,
+): boolean {
   if ((proc?.statusAt ?? -Infinity) > hook.at) return false;
   if (s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) > hook.at) return false;
   if (!TURN_PHASES.has(hook.phase)) return s.lastActivityAt - hook.at < HOOK_BEHIND_MS;
@@ -106,7 +136,10 @@ function hookStands(s: Session, hook: HookState, proc: ProcessState | undefined,
 
 /** The files recorded something after `at` and leave no call waiting on the person. */
 function answeredSince(s: Session, at: number): boolean {
-  return s.lastActivityAt > at && !Object.values(s.pendingTools).some((t) => t.waits === 'approval' || t.waits === 'question');
+  return (
+    s.lastActivityAt > at &&
+    !Object.values(s.pendingTools).some((t) => t.waits === 'approval' || t.waits === 'question')
+  );
 }
 
 /**
@@ -118,11 +151,14 @@ function answeredSince(s: Session, at: number): boolean {
 function hookStatus(hook: HookState, proc: ProcessState | undefined): SessionStatus | undefined {
   switch (hook.phase) {
     case 'permission':
-      if (proc?.toolRunning || (proc?.status === 'busy' && proc.statusAt === undefined)) return { status: 'working', reason: 'process-busy' };
+      if (proc?.toolRunning || (proc?.status === 'busy' && proc.statusAt === undefined))
+        return { status: 'working', reason: 'process-busy' };
       return { status: 'asking', reason: hook.waits ?? 'approval' };
     case 'tool':
       if (hook.waits === 'question') return { status: 'asking', reason: 'question' };
-      return proc?.toolRunning ? { status: 'working', reason: 'process-busy' } : { status: 'working', reason: 'turn-open' };
+      return proc?.toolRunning
+        ? { status: 'working', reason: 'process-busy' }
+        : { status: 'working', reason: 'turn-open' };
     case 'prompt':
     case 'tool-done':
       return { status: 'working', reason: 'turn-open' };
@@ -136,7 +172,10 @@ function hookStatus(hook: HookState, proc: ProcessState | undefined): SessionSta
 /** A session whose last turn ended at `endedAt`: done for a while (unread, where the harness records reading), then idle. */
 function finished(s: Session, endedAt: number, processIdle: boolean, now: number, opts: StatusOptions): SessionStatus {
   // Where the harness records that the person read the session, that decides.
-  if (s.viewedAt !== undefined) return s.viewedAt < endedAt ? { status: 'done', reason: 'unread' } : { status: 'idle', reason: 'read' };
+  if (s.viewedAt !== undefined)
+    return s.viewedAt < endedAt ? { status: 'done', reason: 'unread' } : { status: 'idle', reason: 'read' };
   const reason = processIdle ? 'process-idle' : undefined;
-  return now - endedAt < opts.doneForMs ? { status: 'done', reason: reason ?? 'recent' } : { status: 'idle', reason: reason ?? 'quiet' };
+  return now - endedAt < opts.doneForMs
+    ? { status: 'done', reason: reason ?? 'recent' }
+    : { status: 'idle', reason: reason ?? 'quiet' };
 }

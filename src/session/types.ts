@@ -48,12 +48,23 @@ export function plausibleAmount(n: number): boolean {
 
 /** Whether every count of a usage is plausible. */
 export function plausibleUsage(u: Usage): boolean {
-  return plausibleCount(u.input) && plausibleCount(u.output) && plausibleCount(u.cacheRead)
-    && plausibleCount(u.cacheWrite) && plausibleCount(u.cacheWrite1h) && plausibleCount(u.reasoning);
+  return (
+    plausibleCount(u.input) &&
+    plausibleCount(u.output) &&
+    plausibleCount(u.cacheRead) &&
+    plausibleCount(u.cacheWrite) &&
+    plausibleCount(u.cacheWrite1h) &&
+    plausibleCount(u.reasoning)
+  );
 }
 
 export const ZERO_USAGE: Usage = Object.freeze({
-  input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0,
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  cacheWrite1h: 0,
+  reasoning: 0,
 });
 
 export function addUsage(a: Usage, b: Usage): Usage {
@@ -71,7 +82,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
  * Usage from a prompt count that includes cache reads and writes (the OpenAI convention, also
  * Codex's and Copilot CLI's) and an output count that includes reasoning.
  */
-export function usageFromPrompt(prompt: number, output: number, cacheRead: number, cacheWrite: number, reasoning: number): Usage {
+export function usageFromPrompt(
+  prompt: number,
+  output: number,
+  cacheRead: number,
+  cacheWrite: number,
+  reasoning: number,
+): Usage {
   // A negative prompt is damage, kept as it is for the store to skip; not a 0.
   const input = prompt < 0 ? prompt : Math.max(0, prompt - cacheRead - cacheWrite);
   return { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning };
@@ -81,8 +98,11 @@ export function usageFromPrompt(prompt: number, output: number, cacheRead: numbe
 export function minusUsage(a: Usage, b: Usage): Usage {
   const d = (x: number, y: number) => Math.max(0, x - y);
   return {
-    input: d(a.input, b.input), output: d(a.output, b.output), cacheRead: d(a.cacheRead, b.cacheRead),
-    cacheWrite: d(a.cacheWrite, b.cacheWrite), cacheWrite1h: d(a.cacheWrite1h, b.cacheWrite1h),
+    input: d(a.input, b.input),
+    output: d(a.output, b.output),
+    cacheRead: d(a.cacheRead, b.cacheRead),
+    cacheWrite: d(a.cacheWrite, b.cacheWrite),
+    cacheWrite1h: d(a.cacheWrite1h, b.cacheWrite1h),
     reasoning: d(a.reasoning, b.reasoning),
   };
 }
@@ -90,9 +110,12 @@ export function minusUsage(a: Usage, b: Usage): Usage {
 /** The larger of a and b per field. */
 export function maxUsage(a: Usage, b: Usage): Usage {
   return {
-    input: Math.max(a.input, b.input), output: Math.max(a.output, b.output),
-    cacheRead: Math.max(a.cacheRead, b.cacheRead), cacheWrite: Math.max(a.cacheWrite, b.cacheWrite),
-    cacheWrite1h: Math.max(a.cacheWrite1h, b.cacheWrite1h), reasoning: Math.max(a.reasoning, b.reasoning),
+    input: Math.max(a.input, b.input),
+    output: Math.max(a.output, b.output),
+    cacheRead: Math.max(a.cacheRead, b.cacheRead),
+    cacheWrite: Math.max(a.cacheWrite, b.cacheWrite),
+    cacheWrite1h: Math.max(a.cacheWrite1h, b.cacheWrite1h),
+    reasoning: Math.max(a.reasoning, b.reasoning),
   };
 }
 

@@ -26,8 +26,19 @@ const SMALL_CACHE_KB = 64;
 // in any time zone: every zone's offset is whole quarters), harness, project and model, added to at
 // each commit (the quarter last in the key: a report sums an hour's quarters in the key's order, no
 // sort). Its columns after the key, in the order of LedgerRow.
-const LEDGER_SUMS = ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'cost_usd', 'requests', 'sessions',
-  'turns_completed', 'turns_failed', 'turns_interrupted'] as const;
+const LEDGER_SUMS = [
+  'input',
+  'output',
+  'cache_read',
+  'cache_write',
+  'reasoning',
+  'cost_usd',
+  'requests',
+  'sessions',
+  'turns_completed',
+  'turns_failed',
+  'turns_interrupted',
+] as const;
 const LEDGER = `CREATE TABLE ledger (hour INTEGER NOT NULL, quarter INTEGER NOT NULL, harness TEXT NOT NULL, project TEXT NOT NULL,
     model TEXT NOT NULL, ${LEDGER_SUMS.map((c) => `${c} ${c === 'cost_usd' ? 'REAL' : 'INTEGER'} NOT NULL DEFAULT 0`).join(', ')},
     first_ms REAL, last_ms REAL, PRIMARY KEY (hour, harness, project, model, quarter)) WITHOUT ROWID`;
@@ -59,7 +70,9 @@ const LEDGER_TABLE = { ledger: ['hour', 'harness', 'project', 'model', ...LEDGER
 /** A state database that cannot be used as it is: start-up stops with this message. */
 export class StateError extends Error {
   constructor(path: string, problem: string) {
-    super(`state database ${path} ${problem}. It holds every counter's total: move it away to keep it, or start with --reset-state to start over from 0`);
+    super(
+      `state database ${path} ${problem}. It holds every counter's total: move it away to keep it, or start with --reset-state to start over from 0`,
+    );
   }
 }
 
@@ -119,11 +132,16 @@ export interface LedgerRow {
 }
 
 // The counts of LedgerRow (its names of LEDGER_SUMS).
-type LedgerCount = Exclude<{ [K in keyof LedgerRow]: LedgerRow[K] extends number ? K : never }[keyof LedgerRow], 'hour' | 'quarter'>;
+type LedgerCount = Exclude<
+  { [K in keyof LedgerRow]: LedgerRow[K] extends number ? K : never }[keyof LedgerRow],
+  'hour' | 'quarter'
+>;
 const LEDGER_KEYS = LEDGER_SUMS.map((c) => c.replace(/_(\w)/g, (_, x: string) => x.toUpperCase())) as LedgerCount[];
 
 /** The ledger's rows of some hours; `quarter`: that column, or `0` in a ledger of whole hours (schema 4). */
-const ledgerSelect = (quarter: string) => `SELECT hour, ${quarter} AS quarter, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
+const ledgerSelect = (
+  quarter: string,
+) => `SELECT hour, ${quarter} AS quarter, harness, project, model, input, output, cache_read AS cacheRead, cache_write AS cacheWrite,
   reasoning, cost_usd AS costUsd, requests, sessions, turns_completed AS turnsCompleted, turns_failed AS turnsFailed,
   turns_interrupted AS turnsInterrupted, first_ms AS firstMs, last_ms AS lastMs FROM ledger WHERE hour >= ? AND hour < ?`;
 const LEDGER_SELECT = ledgerSelect('quarter');
@@ -147,8 +165,13 @@ function ledgerSumSelect(sum: LedgerSum): string {
   }
   // The local quarter's day: 96 quarters a day, from the local midnight.
   const [first, ...changes] = sum.days;
-  const offset = changes.length === 0 ? `${Math.trunc(first!.quarters)}`
-    : `CASE ${changes.reverse().map((d) => `WHEN ${QUARTER} >= ${Math.trunc(d.from)} THEN ${Math.trunc(d.quarters)}`).join(' ')} ELSE ${Math.trunc(first!.quarters)} END`;
+  const offset =
+    changes.length === 0
+      ? `${Math.trunc(first!.quarters)}`
+      : `CASE ${changes
+          .reverse()
+          .map((d) => `WHEN ${QUARTER} >= ${Math.trunc(d.from)} THEN ${Math.trunc(d.quarters)}`)
+          .join(' ')} ELSE ${Math.trunc(first!.quarters)} END`;
   return `SELECT min(${QUARTER}) / 4 AS hour, min(${QUARTER}) % 4 AS quarter, harness, project, model, ${SUMS}
     FROM ledger WHERE hour >= ? AND hour < ? GROUP BY (${QUARTER} + ${offset}) / 96, harness, project, model`;
 }
@@ -190,12 +213,15 @@ export class StateDb {
   constructor(dir: string, opts: { reset?: boolean; privateCopy?: boolean } = {}) {
     this.db = dir === ':memory:' ? memoryDb() : opts.privateCopy ? memoryCopy(dir) : openFile(dir, opts.reset ?? false);
     this.seenGet = this.db.prepare('SELECT 1 FROM seen WHERE key = ?');
-    const putFile = this.db.prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length, gone_ms, state_version)
+    const putFile = this.db
+      .prepare(`INSERT OR REPLACE INTO files (path, collector, ino, size, mtime_ms, offset, state, head, head_length, gone_ms, state_version)
       VALUES (@path, @collector, @ino, @size, @mtimeMs, @offset, @state, @head, @headLength, @goneMs, @stateVersion)`);
     const delFile = this.db.prepare('DELETE FROM files WHERE path = ?');
     const putSession = this.db.prepare('INSERT OR REPLACE INTO sessions (key, data) VALUES (@key, @data)');
     const delSession = this.db.prepare('DELETE FROM sessions WHERE key = ?');
-    const putCounter = this.db.prepare('INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)');
+    const putCounter = this.db.prepare(
+      'INSERT OR REPLACE INTO counters (key, metric, labels, value) VALUES (@key, @metric, @labels, @value)',
+    );
     const putSeen = this.db.prepare('INSERT OR IGNORE INTO seen (key) VALUES (?)');
     const putKv = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (@key, @value)');
     const addLedger = this.db.prepare(`INSERT INTO ledger (hour, quarter, ${LEDGER_COLUMNS})
@@ -223,13 +249,18 @@ export class StateDb {
   }
 
   files(collector: string): FileRow[] {
-    return (this.db.prepare(`SELECT path, collector, ino, size, mtime_ms AS mtimeMs, offset, state,
-      head, head_length AS headLength, gone_ms AS goneMs, state_version AS stateVersion FROM files WHERE collector = ?`).all(collector) as FileRow[])
-      .map((r) => {
-        if (r.goneMs === null) delete r.goneMs;
-        if (r.stateVersion === null) delete r.stateVersion;
-        return r;
-      });
+    return (
+      this.db
+        .prepare(
+          `SELECT path, collector, ino, size, mtime_ms AS mtimeMs, offset, state,
+      head, head_length AS headLength, gone_ms AS goneMs, state_version AS stateVersion FROM files WHERE collector = ?`,
+        )
+        .all(collector) as FileRow[]
+    ).map((r) => {
+      if (r.goneMs === null) delete r.goneMs;
+      if (r.stateVersion === null) delete r.stateVersion;
+      return r;
+    });
   }
 
   sessions(): { key: string; data: string }[] {
@@ -352,7 +383,7 @@ export function readKvValue(dir: string, key: string): string | undefined {
   if (!existsSync(path)) return undefined;
   const db = openDatabase(path, { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(key) as string | undefined);
+    return db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(key) as string | undefined;
   } finally {
     db.close();
   }
@@ -373,24 +404,40 @@ export const FIRST_READ_KEY = 'first-read';
  * left out as no row this exporter writes (plausibleLedgerRow). `firstReadSince`: a first read of
  * the files under way (or killed) since then.
  */
-export function readReportState(dir: string, fromHour: number, toHour: number, withSessions: boolean,
+export function readReportState(
+  dir: string,
+  fromHour: number,
+  toHour: number,
+  withSessions: boolean,
   sum: (firstHour: number, lastHour: number) => LedgerSum = () => ({ quarters: 1 }),
-): { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number } | undefined {
+):
+  | { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number }
+  | undefined {
   const path = join(dir, 'state.db');
   if (!existsSync(path)) return undefined;
   const { db, version } = openChecked(path, { readonly: true });
   try {
     if (version < 4) return undefined;
-    const span = db.prepare('SELECT min(hour) AS first, max(hour) AS last FROM ledger WHERE hour >= ? AND hour < ?').get(fromHour, toHour) as { first: number | null; last: number | null };
+    const span = db
+      .prepare('SELECT min(hour) AS first, max(hour) AS last FROM ledger WHERE hour >= ? AND hour < ?')
+      .get(fromHour, toHour) as { first: number | null; last: number | null };
     // Schema 4 (a running exporter not upgraded yet): whole hours, read as their first quarter.
-    const select = version < 5 ? ledgerSelect('0') : span.first === null || span.last === null ? LEDGER_SELECT : ledgerSumSelect(sum(span.first, span.last));
+    const select =
+      version < 5
+        ? ledgerSelect('0')
+        : span.first === null || span.last === null
+          ? LEDGER_SELECT
+          : ledgerSumSelect(sum(span.first, span.last));
     const rows = db.prepare(select).all(fromHour, toHour) as LedgerRow[];
     const ledger = rows.filter(plausibleLedgerRow);
     const reading = Number(db.prepare('SELECT value FROM kv WHERE key = ?').pluck().get(FIRST_READ_KEY) || 0);
     return {
       ...(reading > 0 ? { firstReadSince: reading } : {}),
-      ledger, skipped: rows.length - ledger.length,
-      sessions: withSessions ? db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[] : [],
+      ledger,
+      skipped: rows.length - ledger.length,
+      sessions: withSessions
+        ? (db.prepare('SELECT key, data FROM sessions').all() as { key: string; data: string }[])
+        : [],
     };
   } finally {
     db.close();
@@ -407,10 +454,20 @@ const inDateRange = (ms: unknown) => typeof ms === 'number' && Math.abs(ms) <= 8
  * `"totalTokens": "0abc1e+300-5150"` and a day of NaN-NaN-NaN.
  */
 function plausibleLedgerRow(r: LedgerRow): boolean {
-  return Number.isInteger(r.hour) && r.hour >= 0 && r.hour <= LAST_HOUR && Number.isInteger(r.quarter) && r.quarter >= 0 && r.quarter <= 3
-    && [r.harness, r.project, r.model].every((v) => typeof v === 'string')
-    && LEDGER_KEYS.every((k) => k === 'costUsd' ? Number.isFinite(r[k]) && r[k] >= 0 : Number.isSafeInteger(r[k]) && r[k] >= 0)
-    && (r.firstMs === null || inDateRange(r.firstMs)) && (r.lastMs === null || inDateRange(r.lastMs));
+  return (
+    Number.isInteger(r.hour) &&
+    r.hour >= 0 &&
+    r.hour <= LAST_HOUR &&
+    Number.isInteger(r.quarter) &&
+    r.quarter >= 0 &&
+    r.quarter <= 3 &&
+    [r.harness, r.project, r.model].every((v) => typeof v === 'string') &&
+    LEDGER_KEYS.every((k) =>
+      k === 'costUsd' ? Number.isFinite(r[k]) && r[k] >= 0 : Number.isSafeInteger(r[k]) && r[k] >= 0,
+    ) &&
+    (r.firstMs === null || inDateRange(r.firstMs)) &&
+    (r.lastMs === null || inDateRange(r.lastMs))
+  );
 }
 
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
@@ -451,11 +508,21 @@ function migrate(db: Db, version: number): void {
 /** Checks that the database is this exporter's and undamaged; returns its schema version. */
 function check(db: Db, path: string): number {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > VERSION) throw new StateError(path, `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`);
+  if (version > VERSION)
+    throw new StateError(
+      path,
+      `was written by a newer version of the exporter (schema ${version}, this one knows ${VERSION})`,
+    );
   for (const [table, columns] of Object.entries(version >= 4 ? { ...TABLES, ...LEDGER_TABLE } : TABLES)) {
-    const have = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((r) => r.name));
+    const have = new Set(
+      (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((r) => r.name),
+    );
     const missing = columns.filter((c) => !have.has(c));
-    if (missing.length > 0) throw new StateError(path, `is not a state database of this exporter (table ${table} lacks ${missing.join(', ')})`);
+    if (missing.length > 0)
+      throw new StateError(
+        path,
+        `is not a state database of this exporter (table ${table} lacks ${missing.join(', ')})`,
+      );
   }
   // Reading every table once finds a database damaged past its header now, not mid-scan. Not
   // through a memory map, though it took a third of the time: a disk's read error there is a

@@ -38,8 +38,13 @@ export const statusFile = (dir: string): string => join(dir, FILE);
 export function readRecordedStatus(dir: string): RecordedStatus | undefined {
   try {
     const r = JSON.parse(readFileSync(statusFile(dir), 'utf8')) as Partial<RecordedStatus> | null;
-    return r && Array.isArray(r.limits) && typeof r.sessions === 'object' && r.sessions !== null && typeof r.at === 'number'
-      ? r as RecordedStatus : undefined;
+    return r &&
+      Array.isArray(r.limits) &&
+      typeof r.sessions === 'object' &&
+      r.sessions !== null &&
+      typeof r.at === 'number'
+      ? (r as RecordedStatus)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -54,17 +59,24 @@ export function recordedStatusMtime(dir: string): number | undefined {
  * Records the windows Claude Code reported (none: those recorded before stay, until they reset)
  * and one session's context use.
  */
-export function recordStatus(dir: string, limits: RecordedLimit[], session: { id: string; context: Omit<RecordedContext, 'at'> } | undefined, now = Date.now()): void {
+export function recordStatus(
+  dir: string,
+  limits: RecordedLimit[],
+  session: { id: string; context: Omit<RecordedContext, 'at'> } | undefined,
+  now = Date.now(),
+): void {
   const before = readRecordedStatus(dir);
   const sessions = { ...before?.sessions };
   if (session) {
     delete sessions[session.id];
     sessions[session.id] = { ...session.context, at: now };
   }
-  const kept = Object.entries(sessions).sort(([, a], [, b]) => b.at - a.at).slice(0, SESSIONS_KEPT);
+  const kept = Object.entries(sessions)
+    .sort(([, a], [, b]) => b.at - a.at)
+    .slice(0, SESSIONS_KEPT);
   const status: RecordedStatus = {
-    at: limits.length > 0 ? now : before?.at ?? now,
-    limits: limits.length > 0 ? limits : before?.limits ?? [],
+    at: limits.length > 0 ? now : (before?.at ?? now),
+    limits: limits.length > 0 ? limits : (before?.limits ?? []),
     sessions: Object.fromEntries(kept),
   };
   mkdirSync(dir, { recursive: true, mode: 0o700 });

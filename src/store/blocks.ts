@@ -48,7 +48,9 @@ export function projection(b: Block, now: number): { tokensPerMinute: number; pr
  * in ms) grouped into blocks, oldest first. A span never straddles two blocks: a block's bounds
  * are whole hours.
  */
-export function groupBlocks<S extends { firstMs: number; lastMs: number }>(spans: readonly S[]): (Omit<Block, 'tokens' | 'costUsd'> & { spans: S[] })[] {
+export function groupBlocks<S extends { firstMs: number; lastMs: number }>(
+  spans: readonly S[],
+): (Omit<Block, 'tokens' | 'costUsd'> & { spans: S[] })[] {
   const blocks: (Omit<Block, 'tokens' | 'costUsd'> & { spans: S[] })[] = [];
   for (const span of [...spans].sort((a, b) => a.firstMs - b.firstMs)) {
     const block = blocks.at(-1);
@@ -121,11 +123,17 @@ export class UsageBlocks {
   current(harness: string, now: number): Block | undefined {
     const byMinute = this.minutes.get(harness);
     if (!byMinute) return undefined;
-    const recent = [...byMinute.values()].filter((m) => now - m[1] <= KEEP_MS).map(([firstMs, lastMs, tokens, costUsd]) => ({ firstMs, lastMs, tokens, costUsd }));
+    const recent = [...byMinute.values()]
+      .filter((m) => now - m[1] <= KEEP_MS)
+      .map(([firstMs, lastMs, tokens, costUsd]) => ({ firstMs, lastMs, tokens, costUsd }));
     const last = groupBlocks(recent).at(-1);
     if (!last || now >= last.endMs || now - last.lastMs >= BLOCK_MS) return undefined;
     const { spans, ...bounds } = last;
-    return { ...bounds, tokens: spans.reduce((a, m) => a + m.tokens, 0), costUsd: spans.reduce((a, m) => a + m.costUsd, 0) };
+    return {
+      ...bounds,
+      tokens: spans.reduce((a, m) => a + m.tokens, 0),
+      costUsd: spans.reduce((a, m) => a + m.costUsd, 0),
+    };
   }
 
   /** The rows changed since the last commit (a harness without recent requests as null, which `load` skips). */

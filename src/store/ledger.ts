@@ -20,8 +20,24 @@ const DAY_HOURS = 24;
 
 /** A row of nothing: the start of what one quarter hour of one harness, project and model adds. */
 const emptyRow = (hour: number, quarter: number, harness: string, project: string, model: string): LedgerRow => ({
-  hour, quarter, harness, project, model, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, costUsd: 0,
-  requests: 0, sessions: 0, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0, firstMs: null, lastMs: null,
+  hour,
+  quarter,
+  harness,
+  project,
+  model,
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  reasoning: 0,
+  costUsd: 0,
+  requests: 0,
+  sessions: 0,
+  turnsCompleted: 0,
+  turnsFailed: 0,
+  turnsInterrupted: 0,
+  firstMs: null,
+  lastMs: null,
 });
 
 /** One model request, as the counters counted it. */
@@ -73,7 +89,15 @@ export class Ledger {
     const hour = Math.floor(q / 4);
     const quarter = q - hour * 4;
     const last = this.last;
-    if (last && last.hour === hour && last.quarter === quarter && last.model === model && last.project === project && last.harness === harness) return last;
+    if (
+      last &&
+      last.hour === hour &&
+      last.quarter === quarter &&
+      last.model === model &&
+      last.project === project &&
+      last.harness === harness
+    )
+      return last;
     if (!Number.isFinite(hour) || hour < this.firstHour(Date.now())) return undefined;
     const key = `${q}\0${harness}\0${project}\0${model}`;
     let r = this.pending.get(key);
@@ -91,7 +115,14 @@ export class Ledger {
    * before moves (as ccusage counts a response: once, at the time of its largest record). The rows
    * of a commit are added to the table's, so a move out of a quarter committed already subtracts.
    */
-  request(ts: number, harness: string, project: string, model: string, q: LedgerRequest, earlier?: { at: number; part: LedgerRequest }): void {
+  request(
+    ts: number,
+    harness: string,
+    project: string,
+    model: string,
+    q: LedgerRequest,
+    earlier?: { at: number; part: LedgerRequest },
+  ): void {
     if (earlier && Math.floor(earlier.at / QUARTER_MS) !== Math.floor(ts / QUARTER_MS)) {
       const from = this.row(earlier.at, harness, project, model);
       const to = this.row(ts, harness, project, model);
@@ -138,7 +169,9 @@ function offsetAt(ts: number, timeZone?: string): number {
   let f = offsetFormats.get(timeZone);
   if (!f) offsetFormats.set(timeZone, (f = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' })));
   // GMT, GMT+05:30, GMT-09:30, GMT+05:53:28.
-  const m = /([+-])(\d\d):(\d\d)(:\d\d)?$/.exec(f.formatToParts(ts).find((p) => p.type === 'timeZoneName')?.value ?? '');
+  const m = /([+-])(\d\d):(\d\d)(:\d\d)?$/.exec(
+    f.formatToParts(ts).find((p) => p.type === 'timeZoneName')?.value ?? '',
+  );
   return !m ? 0 : m[4] ? Number.NaN : (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
 }
 
@@ -148,7 +181,12 @@ function offsetAt(ts: number, timeZone?: string): number {
  * first from `firstHour`'s. Undefined where one is not whole quarters (none today). One look a
  * day finds each change (an offset lasts months), then its quarter.
  */
-export function zoneOffsets(timeZone: string | undefined, firstHour: number, lastHour: number, now = Date.now()): { from: number; quarters: number }[] | undefined {
+export function zoneOffsets(
+  timeZone: string | undefined,
+  firstHour: number,
+  lastHour: number,
+  now = Date.now(),
+): { from: number; quarters: number }[] | undefined {
   const quartersAt = (q: number) => offsetAt(q * QUARTER_MS, timeZone) / 15;
   // Looked up over the hours a ledger can hold (up to two days ahead, ten years back): a row
   // outside, none the exporter writes, takes the nearest offset, not a look a day (an hour of
@@ -197,12 +235,19 @@ export function dayOf(ts: number, timeZone?: string): string {
   const zone = timeZone;
   let f = dayFormats.get(zone);
   // en-CA writes a date as YYYY-MM-DD.
-  if (!f) dayFormats.set(zone, (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })));
+  if (!f)
+    dayFormats.set(
+      zone,
+      (f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })),
+    );
   return f.format(ts);
 }
 
 /** The ledger's hours that can fall on the days from `since` to `until` (YYYY-MM-DD) in any time zone. */
-export function hoursOfDays(since: string | undefined, until: string | undefined): { fromHour: number; toHour: number } {
+export function hoursOfDays(
+  since: string | undefined,
+  until: string | undefined,
+): { fromHour: number; toHour: number } {
   const edge = 26; // hours: the widest offset from UTC (+14, -12) and then some
   return {
     fromHour: since ? Date.parse(`${since}T00:00:00Z`) / HOUR_MS - edge : 0,
@@ -216,7 +261,12 @@ export function hoursOfDays(since: string | undefined, until: string | undefined
  * viewers' chart of the last 30 days. `ledger` is the state database's (`StateDb.ledger`), which
  * holds what was committed: call it after a commit (`SessionStore.onChange`), not on a scrape.
  */
-export function spendByDay(ledger: (fromHour: number, toHour: number) => LedgerRow[], since: string, until: string, timeZone?: string): { date: string; costUsd: number }[] {
+export function spendByDay(
+  ledger: (fromHour: number, toHour: number) => LedgerRow[],
+  since: string,
+  until: string,
+  timeZone?: string,
+): { date: string; costUsd: number }[] {
   const spend = new Map<string, number>();
   for (let t = Date.parse(`${since}T12:00:00Z`); ; t += DAY_HOURS * HOUR_MS) {
     const day = new Date(t).toISOString().slice(0, 10);

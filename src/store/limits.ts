@@ -11,4 +11,5 @@ export interface LimitWindow {
 export const isReset = (l: LimitWindow, now: number): boolean => l.resetsAt !== undefined && l.resetsAt * 1000 <= now;
 
 /** How close a window is to its limit: below 75 % used, below 90 %, or above (the dashboards' thresholds). */
-export const usedLevel = (ratio: number): 'ok' | 'near' | 'over' => (ratio >= 0.9 ? 'over' : ratio >= 0.75 ? 'near' : 'ok');
+export const usedLevel = (ratio: number): 'ok' | 'near' | 'over' =>
+  ratio >= 0.9 ? 'over' : ratio >= 0.75 ? 'near' : 'ok';

@@ -30,7 +30,18 @@ export function liveSessions(store: SessionStore, now: number, opts: LiveOptions
     if (s.archived || now - s.lastActivityAt > opts.activeWindowMs) continue;
     const proc = view.owners.get(key);
     const visible = view.visible.has(s.harness) && !view.elsewhere.has(key) && !s.hosted;
-    live.push({ session: s, status: statusOf(s, { visible, proc, hook: store.hooks.get(key) }, now, opts.status, store.harnessFacts.get(s.harness)), process: proc, drift: drifted(s) });
+    live.push({
+      session: s,
+      status: statusOf(
+        s,
+        { visible, proc, hook: store.hooks.get(key) },
+        now,
+        opts.status,
+        store.harnessFacts.get(s.harness),
+      ),
+      process: proc,
+      drift: drifted(s),
+    });
   }
   return live.sort((a, b) => b.session.lastActivityAt - a.session.lastActivityAt);
 }
@@ -40,9 +51,16 @@ export function liveSessions(store: SessionStore, now: number, opts: LiveOptions
  * every agent no session file is joined to, by the CPU its process tree uses. The summary counts
  * the same, so `top` and the live page agree with /metrics.
  */
-export function countedSessions(store: SessionStore, live: readonly LiveSession[]): { harness: string; project: string; status: Status }[] {
+export function countedSessions(
+  store: SessionStore,
+  live: readonly LiveSession[],
+): { harness: string; project: string; status: Status }[] {
   return [
     ...live.map(({ session: s, status }) => ({ harness: s.harness, project: s.project, status: status.status })),
-    ...store.processes.unowned.map((a) => ({ harness: a.harness, project: a.project, status: a.busy ? 'working' as const : 'idle' as const })),
+    ...store.processes.unowned.map((a) => ({
+      harness: a.harness,
+      project: a.project,
+      status: a.busy ? ('working' as const) : ('idle' as const),
+    })),
   ];
 }

@@ -33,4 +33,10 @@ export interface ProcessView {
   totals: ReadonlyMap<HarnessId, ProcessTotals>;
 }
 
-export const EMPTY_VIEW: ProcessView = { visible: new Set(), elsewhere: new Set(), owners: new Map(), unowned: [], totals: new Map() };
+export const EMPTY_VIEW: ProcessView = {
+  visible: new Set(),
+  elsewhere: new Set(),
+  owners: new Map(),
+  unowned: [],
+  totals: new Map(),
+};

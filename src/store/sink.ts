@@ -5,7 +5,19 @@
 // see each other's.
 
 import type { EarlierPart, SessionEvents } from '../session/events.js';
-import { addUsage, plausibleAmount, plausibleCount, plausibleUsage, type HarnessId, type TodoState, type TokenType, type ToolCall, type TurnOutcome, type Usage, type UsagePart } from '../session/types.js';
+import {
+  addUsage,
+  plausibleAmount,
+  plausibleCount,
+  plausibleUsage,
+  type HarnessId,
+  type TodoState,
+  type TokenType,
+  type ToolCall,
+  type TurnOutcome,
+  type Usage,
+  type UsagePart,
+} from '../session/types.js';
 import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
@@ -67,7 +79,10 @@ export class FileSink implements SessionEvents, Tally {
   private readonly byModel = new Map<string, UsageCounters>();
   private readonly toolCounters = new Map<string, Counter>();
 
-  constructor(private readonly store: SessionStore, private readonly source: SinkSource) {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly source: SinkSource,
+  ) {
     this.harness = source.harness;
     this.collector = source.collector;
     this.onSkip = source.onSkip;
@@ -107,13 +122,22 @@ export class FileSink implements SessionEvents, Tally {
     if (ts < s.startedAt) s.startedAt = ts;
   }
 
-  usage(model: string, u: Usage, tierInput: number, ts: number, recordedCost?: number, unsaid?: readonly UsagePart[], earlier?: EarlierPart): void {
+  usage(
+    model: string,
+    u: Usage,
+    tierInput: number,
+    ts: number,
+    recordedCost?: number,
+    unsaid?: readonly UsagePart[],
+    earlier?: EarlierPart,
+  ): void {
     const { store, harness, unrecorded } = this;
     // A harness that records no tokens (Qoder's zeros, parsed as Claude Code's) has no usage:
     // no cost, no unpriced count, no request in the ledger or the blocks. One that records a
     // cost without tokens (Crush) has that cost.
     if (this.muted || (this.usageUnrecorded && recordedCost === undefined)) return;
-    if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost))) return this.onSkip('implausible_value');
+    if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost)))
+      return this.onSkip('implausible_value');
     const s = this.session();
     const total = (v: Usage) => v.input + v.output + v.cacheRead + v.cacheWrite;
     const firstOfSession = total(s.tokens) === 0;
@@ -134,19 +158,35 @@ export class FileSink implements SessionEvents, Tally {
     // The ledger counts what the counters count: no token type the harness or the record leaves unsaid.
     const counted = (t: TokenType, n: number) => (said(t) ? n : 0);
     const part = (v: Usage, costUsd: number | undefined, first: boolean) => ({
-      input: counted('input', v.input), output: counted('output', v.output), cacheRead: counted('cache_read', v.cacheRead),
-      cacheWrite: counted('cache_write', v.cacheWrite), reasoning: saysReasoning ? v.reasoning : 0, costUsd, firstOfSession: first,
+      input: counted('input', v.input),
+      output: counted('output', v.output),
+      cacheRead: counted('cache_read', v.cacheRead),
+      cacheWrite: counted('cache_write', v.cacheWrite),
+      reasoning: saysReasoning ? v.reasoning : 0,
+      costUsd,
+      firstOfSession: first,
     });
     // More of a response put before (streamed as several records): one request, moved to the
     // time of its last record, in the ledger, the blocks and the day's spend alike.
-    const before = earlier && (recordedCost === undefined ? store.prices.cost(model, earlier.usage, tierInput, earlier.at) : undefined);
+    const before =
+      earlier &&
+      (recordedCost === undefined ? store.prices.cost(model, earlier.usage, tierInput, earlier.at) : undefined);
     if (earlier) {
       store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
       if (before !== undefined) store.spend.move(earlier.at, ts, `${harness}\0${s.project}`, before);
     }
     const q = part(u, cost, firstOfSession);
-    store.ledger.request(ts, harness, s.project, c.labels.model, q,
-      earlier && { at: earlier.at, part: part(earlier.usage, before, total(s.tokens) === total(u) + total(earlier.usage)) });
+    store.ledger.request(
+      ts,
+      harness,
+      s.project,
+      c.labels.model,
+      q,
+      earlier && {
+        at: earlier.at,
+        part: part(earlier.usage, before, total(s.tokens) === total(u) + total(earlier.usage)),
+      },
+    );
     useOf(s, c.labels.model, q, ts, earlier?.at);
     store.blocks.add(harness, ts, total(u), cost ?? 0);
     if (cost === undefined) {
@@ -210,7 +250,11 @@ export class FileSink implements SessionEvents, Tally {
     const tool = this.store.tools.label(harness, call.tool);
     const k = `${s.project}\0${tool}\0${call.kind}`;
     let c = this.toolCounters.get(k);
-    if (!c) this.toolCounters.set(k, (c = this.store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })));
+    if (!c)
+      this.toolCounters.set(
+        k,
+        (c = this.store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })),
+      );
     this.bump(c, 1);
     s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
   }
@@ -241,7 +285,8 @@ export class FileSink implements SessionEvents, Tally {
     const s = this.session();
     const c = s.pendingTools[id] ?? call;
     delete s.pendingTools[id];
-    if (failed && c) this.add('toolErrors', { ...this.hp(), tool: this.store.tools.label(this.harness, c.tool), kind: c.kind }, 1);
+    if (failed && c)
+      this.add('toolErrors', { ...this.hp(), tool: this.store.tools.label(this.harness, c.tool), kind: c.kind }, 1);
   }
 
   lines(added: number, removed: number): void {
@@ -260,7 +305,12 @@ export class FileSink implements SessionEvents, Tally {
   }
 
   usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void {
-    this.store.setUsageLimit({ harness: this.harness, window: usageWindow(window), usedRatio, ...(resetsAt ? { resetsAt } : {}) });
+    this.store.setUsageLimit({
+      harness: this.harness,
+      window: usageWindow(window),
+      usedRatio,
+      ...(resetsAt ? { resetsAt } : {}),
+    });
   }
 
   viewed(ts: number): void {
@@ -331,7 +381,12 @@ export class FileSink implements SessionEvents, Tally {
       const labels = { harness: this.harness, project, model };
       let cost: Counter | undefined;
       let reasoning: Counter | undefined;
-      c = { labels, tokens: {}, reasoning: () => (reasoning ??= this.store.counter('reasoningTokens', labels)), cost: () => (cost ??= this.store.counter('cost', labels)) };
+      c = {
+        labels,
+        tokens: {},
+        reasoning: () => (reasoning ??= this.store.counter('reasoningTokens', labels)),
+        cost: () => (cost ??= this.store.counter('cost', labels)),
+      };
       this.byModel.set(k, c);
     }
     return c;
@@ -345,7 +400,15 @@ export class FileSink implements SessionEvents, Tally {
 
 /** A request at `ts` (or more of one put at `earlier`) in the session's own split by model, for `report session`. */
 function useOf(s: StoredSession, model: string, q: LedgerRequest, ts: number, earlier: number | undefined): void {
-  const m = ((s.byModel ??= {})[model] ??= { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, costUsd: 0, requests: 0 });
+  const m = ((s.byModel ??= {})[model] ??= {
+    input: 0,
+    output: 0,
+    cacheRead: 0,
+    cacheWrite: 0,
+    reasoning: 0,
+    costUsd: 0,
+    requests: 0,
+  });
   m.input += q.input;
   m.output += q.output;
   m.cacheRead += q.cacheRead;

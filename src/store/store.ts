@@ -7,9 +7,24 @@ import { catalog, type LabelsOf, type MetricKey } from '../catalog.js';
 import type { PriceTable } from '../pricing/prices.js';
 import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
-import { ZERO_USAGE, type HarnessFacts, type HarnessId, type HookState, type RegistryEntry, type Session, type TurnOutcome } from '../session/types.js';
+import {
+  ZERO_USAGE,
+  type HarnessFacts,
+  type HarnessId,
+  type HookState,
+  type RegistryEntry,
+  type Session,
+  type TurnOutcome,
+} from '../session/types.js';
 import { REQUEST_TOKEN_BOUNDARIES } from '../session/vocabulary.js';
-import { FIRST_READ_KEY, type Changes, type CounterRow, type FileRow, type LedgerRow, type StateDb } from '../state/db.js';
+import {
+  FIRST_READ_KEY,
+  type Changes,
+  type CounterRow,
+  type FileRow,
+  type LedgerRow,
+  type StateDb,
+} from '../state/db.js';
 import { EMPTY_VIEW, type ProcessView } from './processes.js';
 import { UsageBlocks } from './blocks.js';
 import type { LimitWindow } from './limits.js';
@@ -151,7 +166,13 @@ export class SessionStore implements Tally {
       // A value that is not finite (+Inf, stored by versions that added whatever a record said)
       // can never move again: it starts over, which Prometheus reads as a counter reset.
       const value = Number.isFinite(row.value) ? row.value : 0;
-      this.counters.set(row.key, { key: row.key, metric: row.metric as MetricKey, labels: JSON.parse(row.labels) as Record<string, string>, value, committed: value });
+      this.counters.set(row.key, {
+        key: row.key,
+        metric: row.metric as MetricKey,
+        labels: JSON.parse(row.labels) as Record<string, string>,
+        value,
+        committed: value,
+      });
     }
     for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
     let namingWas: string | undefined;
@@ -176,8 +197,10 @@ export class SessionStore implements Tally {
     }
     const known = [...this.counters.values()].map((c) => c.labels.project).filter((p): p is string => p !== undefined);
     this.projects = new ProjectNamer(projectOptions, known);
-    const knownOf = (label: string) => [...this.counters.values()]
-      .filter((c) => c.labels[label] !== undefined).map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
+    const knownOf = (label: string) =>
+      [...this.counters.values()]
+        .filter((c) => c.labels[label] !== undefined)
+        .map((c): [string, string] => [c.labels.harness!, c.labels[label]!]);
     this.models = new LabelCap(caps.model, knownOf('model'));
     this.tools = new LabelCap(caps.tool, knownOf('tool'));
   }
@@ -287,8 +310,14 @@ export class SessionStore implements Tally {
     let s = this.sessions.get(key);
     if (!s) {
       s = {
-        harness, id, project: UNKNOWN_PROJECT, startedAt: Date.now(), lastActivityAt: 0,
-        pendingTools: {}, tokens: { ...ZERO_USAGE }, costUsd: 0,
+        harness,
+        id,
+        project: UNKNOWN_PROJECT,
+        startedAt: Date.now(),
+        lastActivityAt: 0,
+        pendingTools: {},
+        tokens: { ...ZERO_USAGE },
+        costUsd: 0,
         ...(usageUnrecorded ? { usageUnrecorded: true as const } : {}),
       };
       this.sessions.set(key, s);
@@ -403,7 +432,13 @@ export class SessionStore implements Tally {
   private countTurn(s: StoredSession, outcome: TurnOutcome, ts: number, tally: Tally): void {
     if (tally.add('turns', { harness: s.harness, project: s.project, outcome }, 1)) {
       (s.turnsByOutcome ??= {})[outcome] = (s.turnsByOutcome[outcome] ?? 0) + 1;
-      this.ledger.turn(ts, s.harness, s.project, s.model === undefined ? '' : this.models.label(s.harness, s.model), outcome);
+      this.ledger.turn(
+        ts,
+        s.harness,
+        s.project,
+        s.model === undefined ? '' : this.models.label(s.harness, s.model),
+        outcome,
+      );
     }
   }
 
@@ -503,7 +538,11 @@ export class SessionStore implements Tally {
    * Whether it committed.
    */
   commitIfChanged(): boolean {
-    const changed = this.dirtyCounters.size > 0 || this.dirtySessions.size > 0 || this.dirtyLimits.size > 0 || this.stagedFiles.size > 0;
+    const changed =
+      this.dirtyCounters.size > 0 ||
+      this.dirtySessions.size > 0 ||
+      this.dirtyLimits.size > 0 ||
+      this.stagedFiles.size > 0;
     if (changed) this.commit();
     return changed;
   }
@@ -517,26 +556,28 @@ export class SessionStore implements Tally {
    */
   commit(): void {
     const ledger = this.ledger.changes();
-    const changes: Changes = this.ledgerOnly ? { ...ledger, files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [] } : {
-      ...ledger,
-      files: [...this.stagedFiles.values()],
-      removedFiles: [...this.stagedRemoved],
-      removedSessions: [...this.removedSessions],
-      sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
-      counters: [...this.dirtyCounters].map((key): CounterRow => {
-        const c = this.counters.get(key)!;
-        return { key, metric: c.metric, labels: JSON.stringify(c.labels), value: c.value };
-      }),
-      seen: [...this.pendingSeen],
-      kv: [
-        ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
-        ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
-        ...this.spend.changes(),
-        ...this.blocks.changes(),
-        ...(this.namingToCommit !== undefined ? [{ key: NAMING_KEY, value: this.namingToCommit }] : []),
-        ...[...this.pendingKv].map(([key, value]) => ({ key, value })),
-      ],
-    };
+    const changes: Changes = this.ledgerOnly
+      ? { ...ledger, files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [] }
+      : {
+          ...ledger,
+          files: [...this.stagedFiles.values()],
+          removedFiles: [...this.stagedRemoved],
+          removedSessions: [...this.removedSessions],
+          sessions: [...this.dirtySessions].map((key) => ({ key, data: JSON.stringify(this.sessions.get(key)) })),
+          counters: [...this.dirtyCounters].map((key): CounterRow => {
+            const c = this.counters.get(key)!;
+            return { key, metric: c.metric, labels: JSON.stringify(c.labels), value: c.value };
+          }),
+          seen: [...this.pendingSeen],
+          kv: [
+            ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
+            ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
+            ...this.spend.changes(),
+            ...this.blocks.changes(),
+            ...(this.namingToCommit !== undefined ? [{ key: NAMING_KEY, value: this.namingToCommit }] : []),
+            ...[...this.pendingKv].map(([key, value]) => ({ key, value })),
+          ],
+        };
     this.db.commit(changes);
     for (const key of this.dirtyCounters) {
       const c = this.counters.get(key)!;

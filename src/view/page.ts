@@ -21,7 +21,8 @@ export interface Views {
   summary: Rendered;
 }
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const WEB = join(PACKAGE_ROOT, 'web');
@@ -45,11 +46,16 @@ export const PAGE_HEADERS = {
 } as const;
 
 /** The page's paths and their content (its files, read once, and its JSON, rendered once per change). */
-export function pageRoutes(views: Views, about: { version: string; metricsPath: string; processNote?: string }): Map<string, Content> {
+export function pageRoutes(
+  views: Views,
+  about: { version: string; metricsPath: string; processNote?: string },
+): Map<string, Content> {
   const note = about.processNote ? `<p id="process-note" class="note">${escapeHtml(about.processNote)}</p>` : '';
-  const fill = (text: string) => text
-    .replaceAll('{{version}}', escapeHtml(about.version)).replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath))
-    .replaceAll('{{process_note}}', note);
+  const fill = (text: string) =>
+    text
+      .replaceAll('{{version}}', escapeHtml(about.version))
+      .replaceAll('{{metrics_path}}', escapeHtml(about.metricsPath))
+      .replaceAll('{{process_note}}', note);
   const routes = new Map<string, Content>();
   for (const [path, a] of Object.entries(ASSETS)) {
     const file = { type: a.type, body: Buffer.from(fill(readFileSync(join(WEB, a.file), 'utf8'))) };
@@ -58,7 +64,9 @@ export function pageRoutes(views: Views, about: { version: string; metricsPath: 
   // Built by `npm run build`: read when first asked, so that the routes are made from the sources too.
   let format: { type: string; body: Buffer } | undefined;
   routes.set('/format.js', () => (format ??= { type: JS, body: readFileSync(FORMAT) }));
-  const json = (view: Rendered): Content => (gzip) => ({ type: 'application/json; charset=utf-8', body: gzip ? view.gzip() : view.plain(), gzipped: gzip });
+  const json =
+    (view: Rendered): Content =>
+    (gzip) => ({ type: 'application/json; charset=utf-8', body: gzip ? view.gzip() : view.plain(), gzipped: gzip });
   routes.set('/api/v1/sessions', json(views.sessions));
   routes.set('/api/v1/summary', json(views.summary));
   return routes;

@@ -34,9 +34,19 @@ export interface ScreenOptions {
 const STATUS_ORDER = ['asking', 'error', 'working', 'delegating', 'done', 'idle'];
 
 const SGR: Record<string, string> = {
-  asking: '1;33', error: '1;31', working: '32', delegating: '36', done: '34', idle: '2', head: '7', dim: '2', bold: '1',
+  asking: '1;33',
+  error: '1;31',
+  working: '32',
+  delegating: '36',
+  done: '34',
+  idle: '2',
+  head: '7',
+  dim: '2',
+  bold: '1',
   // How much of a usage-limit window is used (usedLevel).
-  ok: '32', near: '33', over: '31',
+  ok: '32',
+  near: '33',
+  over: '31',
 };
 
 interface Column {
@@ -64,13 +74,37 @@ const COLUMNS: Column[] = [
   { head: 'COST', priority: 2, width: 9, right: true, cell: (s) => costText(s) },
   { head: 'TOOL', priority: 5, width: 14, max: 30, cell: (s) => s.running_tool?.tool ?? '-' },
   // How long the running tool has run ("Bash for 12m").
-  { head: 'FOR', priority: 5, width: 5, right: true, cell: (s, now) => (s.running_tool?.started_at ? elapsed(now - Date.parse(s.running_tool.started_at)) : '-') },
+  {
+    head: 'FOR',
+    priority: 5,
+    width: 5,
+    right: true,
+    cell: (s, now) => (s.running_tool?.started_at ? elapsed(now - Date.parse(s.running_tool.started_at)) : '-'),
+  },
   // The live agent process with its children, and how it was joined to the session.
-  { head: 'CPU', priority: 6, width: 5, right: true, cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-') },
+  {
+    head: 'CPU',
+    priority: 6,
+    width: 5,
+    right: true,
+    cell: (s) => (s.process?.cpu_ratio != null ? `${Math.round(s.process.cpu_ratio * 100)}%` : '-'),
+  },
   // `999.9MB`: seven characters, the unit never cut off.
-  { head: 'MEM', priority: 6, width: 7, right: true, cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-') },
+  {
+    head: 'MEM',
+    priority: 6,
+    width: 7,
+    right: true,
+    cell: (s) => (s.process?.resident_memory_bytes != null ? `${compact(s.process.resident_memory_bytes)}B` : '-'),
+  },
   { head: 'VIA', priority: 7, width: 15, cell: (s) => s.attribution },
-  { head: 'LAST', priority: 2, width: 8, right: true, cell: (s, now) => (s.last_activity_at ? elapsed(now - Date.parse(s.last_activity_at)) : 'now') },
+  {
+    head: 'LAST',
+    priority: 2,
+    width: 8,
+    right: true,
+    cell: (s, now) => (s.last_activity_at ? elapsed(now - Date.parse(s.last_activity_at)) : 'now'),
+  },
 ];
 
 function contextBar(s: SessionRecord): string {
@@ -87,7 +121,11 @@ const LIMIT_BAR = 8;
 /** One character a day, its height against the largest day's; a day without spend a dot. */
 function sparkline(days: Summary['spend_30d']): string {
   const max = Math.max(...days.map((d) => d.cost_usd));
-  return days.map((d) => (d.cost_usd > 0 ? SPARKS[Math.min(SPARKS.length, Math.ceil((d.cost_usd / max) * SPARKS.length)) - 1] : '·')).join('');
+  return days
+    .map((d) =>
+      d.cost_usd > 0 ? SPARKS[Math.min(SPARKS.length, Math.ceil((d.cost_usd / max) * SPARKS.length)) - 1] : '·',
+    )
+    .join('');
 }
 
 /**
@@ -96,15 +134,26 @@ function sparkline(days: Summary['spend_30d']): string {
  * one does not fit, `claude-code 5h 47% ↻2h13m`. A window whose reset time has passed since the
  * summary was rendered is left out, as the summary leaves it out.
  */
-function limitLines(limits: Summary['limits'], lineWidth: number, now: number, paint: (code: string, text: string) => string): string[] {
+function limitLines(
+  limits: Summary['limits'],
+  lineWidth: number,
+  now: number,
+  paint: (code: string, text: string) => string,
+): string[] {
   const head = 'limits ';
   const width = Math.max(1, lineWidth - head.length);
   const shown = limits.filter((l) => l.resets_at === null || Date.parse(l.resets_at) > now);
   if (shown.length === 0) return [];
   const label = (l: Summary['limits'][number]) => printable(`${l.harness} ${l.window}`);
-  const left = (l: Summary['limits'][number]) => (l.resets_at === null ? undefined : timeLeft(Date.parse(l.resets_at), now));
+  const left = (l: Summary['limits'][number]) =>
+    l.resets_at === null ? undefined : timeLeft(Date.parse(l.resets_at), now);
   const labelWidth = Math.max(...shown.map((l) => label(l).length));
-  const resetWidth = Math.max(...shown.map((l) => { const t = left(l); return t === undefined ? 0 : ` resets in ${t}`.length; }));
+  const resetWidth = Math.max(
+    ...shown.map((l) => {
+      const t = left(l);
+      return t === undefined ? 0 : ` resets in ${t}`.length;
+    }),
+  );
   const itemWidth = labelWidth + 1 + LIMIT_BAR + 1 + 4 + resetWidth;
   const items = shown.map((l) => {
     const ratio = Math.min(1, Math.max(0, l.used_ratio));
@@ -128,12 +177,16 @@ function limitLines(limits: Summary['limits'], lineWidth: number, now: number, p
 function fit(raw: string, width: number, right = false): string {
   const text = printable(raw);
   const chars = [...text];
-  if (chars.length > width) return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
+  if (chars.length > width)
+    return width <= 1 ? chars.slice(0, width).join('') : `${chars.slice(0, width - 1).join('')}…`;
   return right ? text.padStart(width) : text.padEnd(width);
 }
 
 /** The sessions shown, in the order shown. */
-export function visibleSessions(sessions: readonly SessionRecord[], o: Pick<ScreenOptions, 'sort' | 'filter' | 'showIdle' | 'now'>): SessionRecord[] {
+export function visibleSessions(
+  sessions: readonly SessionRecord[],
+  o: Pick<ScreenOptions, 'sort' | 'filter' | 'showIdle' | 'now'>,
+): SessionRecord[] {
   const needle = o.filter.toLowerCase();
   // An agent no session file is joined to has no recorded activity: it is running now.
   const activity = (s: SessionRecord) => (s.last_activity_at ? Date.parse(s.last_activity_at) : o.now);
@@ -179,16 +232,24 @@ export function renderScreen(summary: Summary, sessions: readonly SessionRecord[
   const line = (text: string) => fit(text, o.width);
   const clock = new Date(o.now).toTimeString().slice(0, 8);
   const rate = o.tokensPerMinute === undefined ? '-' : compact(o.tokensPerMinute);
-  const counts = STATUS_ORDER.map((s) => `${summary.sessions_by_status[s as keyof Summary['sessions_by_status']] ?? 0} ${s}`).join('  ');
+  const counts = STATUS_ORDER.map(
+    (s) => `${summary.sessions_by_status[s as keyof Summary['sessions_by_status']] ?? 0} ${s}`,
+  ).join('  ');
   const out = [
     line(`coding-agent-exporter top  ${clock}  ${o.source}`),
     line(`spend today ${usd(summary.spend_today_usd)}  this week ${usd(summary.spend_week_usd)}  tokens/min ${rate}`),
     ...(summary.spend_30d.length > 0
-      ? [line(`last 30 days ${usd(summary.spend_30d.reduce((a, d) => a + d.cost_usd, 0))} ${sparkline(summary.spend_30d)}`)]
+      ? [
+          line(
+            `last 30 days ${usd(summary.spend_30d.reduce((a, d) => a + d.cost_usd, 0))} ${sparkline(summary.spend_30d)}`,
+          ),
+        ]
       : []),
     ...limitLines(summary.limits, o.width, o.now, paint),
     line(`sessions: ${counts}`),
-    o.problem ? paint(SGR.error!, line(`refresh failed: ${o.problem}`)) : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
+    o.problem
+      ? paint(SGR.error!, line(`refresh failed: ${o.problem}`))
+      : line(`sort: ${o.sort}  filter: ${o.filter || '-'}  idle: ${o.showIdle ? 'shown' : 'hidden'}`),
   ];
   const rows = visibleSessions(sessions, o);
   const room = Math.max(0, o.height - out.length - 2);
@@ -197,17 +258,25 @@ export function renderScreen(summary: Summary, sessions: readonly SessionRecord[
   out.push(paint(SGR.head!, line(cols.map((c) => fit(c.head, c.width, c.right)).join(' '))));
   for (const s of shown) {
     const code = SGR[s.status] ?? '';
-    out.push(cols.map((c) => {
-      const text = fit(c.cell(s, o.now), c.width, c.right);
-      return c.head === 'STATUS' || c.head === 'REASON' || s.status === 'asking' || s.status === 'error' ? paint(code, text) : text;
-    }).join(' '));
+    out.push(
+      cols
+        .map((c) => {
+          const text = fit(c.cell(s, o.now), c.width, c.right);
+          return c.head === 'STATUS' || c.head === 'REASON' || s.status === 'asking' || s.status === 'error'
+            ? paint(code, text)
+            : text;
+        })
+        .join(' '),
+    );
   }
-  if (rows.length === 0) out.push(line(sessions.length === 0 ? 'no session active in the activity window' : 'no session matches'));
+  if (rows.length === 0)
+    out.push(line(sessions.length === 0 ? 'no session active in the activity window' : 'no session matches'));
   while (out.length < o.height - 1) out.push('');
   const more = rows.length > room ? `  (${rows.length - room} more)` : '';
-  const keys = o.editing !== undefined
-    ? `filter: ${o.editing}_   (Enter apply, Esc cancel)`
-    : `q quit  s sort  / filter  i idle${more}`;
+  const keys =
+    o.editing !== undefined
+      ? `filter: ${o.editing}_   (Enter apply, Esc cancel)`
+      : `q quit  s sort  / filter  i idle${more}`;
   out.push(paint(SGR.dim!, line(keys)));
   return out.slice(0, o.height);
 }

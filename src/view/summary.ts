@@ -42,7 +42,8 @@ function spend30d(history: SpendHistory, now: number): Summary['spend_30d'] {
   const today = new Date(now);
   // By the calendar, not by 24-hour steps: a day of 23 or 25 hours is still one day.
   const days = Array.from({ length: HISTORY_DAYS }, (_, i) =>
-    localDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - (HISTORY_DAYS - 1 - i)).getTime()));
+    localDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - (HISTORY_DAYS - 1 - i)).getTime()),
+  );
   const spent = new Map<string, number>();
   for (const d of history(days[0]!, days[HISTORY_DAYS - 1]!)) spent.set(d.date, (spent.get(d.date) ?? 0) + d.costUsd);
   return days.map((date) => ({ date, cost_usd: spent.get(date) ?? 0 }));
@@ -54,13 +55,20 @@ function limitsOf(store: SessionStore, now: number): Summary['limits'] {
     .filter((l) => !isReset(l, now))
     .sort((a, b) => a.harness.localeCompare(b.harness) || order(a.window) - order(b.window))
     .map((l) => ({
-      harness: l.harness, window: l.window, used_ratio: l.usedRatio,
+      harness: l.harness,
+      window: l.window,
+      used_ratio: l.usedRatio,
       resets_at: l.resetsAt === undefined ? null : new Date(l.resetsAt * 1000).toISOString(),
     }));
 }
 
 /** `spendHistory`: the per-day ledger; without it `spend_30d` is empty. */
-export function summaryOf(store: SessionStore, live: readonly LiveSession[], now: number, spendHistory?: SpendHistory): Summary {
+export function summaryOf(
+  store: SessionStore,
+  live: readonly LiveSession[],
+  now: number,
+  spendHistory?: SpendHistory,
+): Summary {
   const today = localDay(now);
   const spendToday = Object.entries(store.spend.days.get(today) ?? {}).map(([key, usd]) => {
     const [harness = '', project = ''] = key.split('\0');

@@ -39,8 +39,41 @@ const LAYERS: Record<string, readonly string[]> = {
   http: ['metrics', 'view', 'config', 'log', 'threads', 'files'],
   docs: ['catalog', 'config'],
   // The wiring and the commands.
-  exporter: ['clock', 'collectors', 'config', 'files', 'hooks', 'http', 'log', 'metrics', 'pricing', 'process', 'state', 'store', 'version', 'view'],
-  cli: ['exporter', 'collectors', 'config', 'files', 'heap', 'hooks', 'log', 'metrics', 'pricing', 'process', 'view', 'readers', 'report', 'session', 'state', 'store', 'version'],
+  exporter: [
+    'clock',
+    'collectors',
+    'config',
+    'files',
+    'hooks',
+    'http',
+    'log',
+    'metrics',
+    'pricing',
+    'process',
+    'state',
+    'store',
+    'version',
+    'view',
+  ],
+  cli: [
+    'exporter',
+    'collectors',
+    'config',
+    'files',
+    'heap',
+    'hooks',
+    'log',
+    'metrics',
+    'pricing',
+    'process',
+    'view',
+    'readers',
+    'report',
+    'session',
+    'state',
+    'store',
+    'version',
+  ],
   main: ['cli', 'config', 'hooks', 'version'],
 };
 
@@ -75,7 +108,9 @@ describe('the dependency rule', () => {
       ['metrics/snapshot.ts', new Set(['store/live.ts'])],
       ['store/live.ts', new Set(['session/types.ts'])],
     ]);
-    expect(forbiddenImports(bad, LAYERS)).toEqual(['session/types.ts → metrics/snapshot.ts: session may not import metrics']);
+    expect(forbiddenImports(bad, LAYERS)).toEqual([
+      'session/types.ts → metrics/snapshot.ts: session may not import metrics',
+    ]);
     expect(cycles(bad)).toEqual([['metrics/snapshot.ts', 'session/types.ts', 'store/live.ts']]);
   });
 });

@@ -15,16 +15,37 @@ function loadedByServe(): string[] {
   const main = readFileSync(`${SRC}main.ts`, 'utf8');
   const run = readFileSync(`${SRC}cli/run.ts`, 'utf8');
   const exporter = readFileSync(`${SRC}exporter.ts`, 'utf8');
-  const entries = ['main.ts', 'config/load.ts', 'log.ts', 'cli/args.ts', 'cli/run.ts', 'state/db.ts', 'version.ts', 'exporter.ts', 'heap.ts'];
-  for (const e of entries.slice(1)) expect(`${main}${exporter}`.includes(`'./${e.replace(/\.ts$/, '.js')}'`) || run.includes(`'../${e.replace(/\.ts$/, '.js')}'`), e).toBe(true);
+  const entries = [
+    'main.ts',
+    'config/load.ts',
+    'log.ts',
+    'cli/args.ts',
+    'cli/run.ts',
+    'state/db.ts',
+    'version.ts',
+    'exporter.ts',
+    'heap.ts',
+  ];
+  for (const e of entries.slice(1))
+    expect(
+      `${main}${exporter}`.includes(`'./${e.replace(/\.ts$/, '.js')}'`) ||
+        run.includes(`'../${e.replace(/\.ts$/, '.js')}'`),
+      e,
+    ).toBe(true);
   expect(exporter).toContain("import('./http/server.js')");
   return [...reachable(importGraph(SRC, { dynamic: false }), [...entries, 'http/server.ts'])].sort();
 }
 
 /** Whether a package is CommonJS for an `import`: no `"type": "module"`, no `import` condition. */
 function commonJs(spec: string): boolean {
-  const name = spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
-  const pkg = JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as { type?: string; exports?: unknown };
+  const name = spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
+  const pkg = JSON.parse(readFileSync(`${ROOT}node_modules/${name}/package.json`, 'utf8')) as {
+    type?: string;
+    exports?: unknown;
+  };
   return pkg.type !== 'module' && !JSON.stringify(pkg.exports ?? {}).includes('"import"');
 }
 
@@ -39,21 +60,35 @@ describe('what serve loads before it answers', () => {
   });
 
   it('imports no CommonJS package: each is required', () => {
-    expect(loaded.flatMap((m) => packagesOf(SRC, m).filter(commonJs).map((p) => `${m} → ${p}`))).toEqual([]);
+    expect(
+      loaded.flatMap((m) =>
+        packagesOf(SRC, m)
+          .filter(commonJs)
+          .map((p) => `${m} → ${p}`),
+      ),
+    ).toEqual([]);
   });
 
-  it('loads no reader\'s parser: the registry imports a harness\'s reader once a root of it is found', () => {
-    const folders = readdirSync(`${SRC}readers`, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `readers/${e.name}/`);
+  it("loads no reader's parser: the registry imports a harness's reader once a root of it is found", () => {
+    const folders = readdirSync(`${SRC}readers`, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `readers/${e.name}/`);
     expect(folders.length).toBeGreaterThan(20);
     expect(loaded.filter((m) => folders.some((f) => m.startsWith(f)) && !/\/(where|paths)\.ts$/.test(m))).toEqual([]);
   });
 
-  it('loads none of Node\'s modules for HTTPS, threads or commands: they are loaded where first needed (TLS configured, a first read, a password, macOS)', () => {
+  it("loads none of Node's modules for HTTPS, threads or commands: they are loaded where first needed (TLS configured, a first read, a password, macOS)", () => {
     expect(loaded.flatMap((m) => builtinsOf(SRC, m).map((b) => `${m} → ${b}`))).toContain('http/server.ts → node:http');
-    expect(loaded.flatMap((m) => builtinsOf(SRC, m).filter((b) => /^node:(https|tls|worker_threads|child_process)$/.test(b)).map((b) => `${m} → ${b}`))).toEqual([]);
+    expect(
+      loaded.flatMap((m) =>
+        builtinsOf(SRC, m)
+          .filter((b) => /^node:(https|tls|worker_threads|child_process)$/.test(b))
+          .map((b) => `${m} → ${b}`),
+      ),
+    ).toEqual([]);
   });
 
-  it('loads no zstd decompressor: OpenClaw\'s reader requires it on the first compressed event', () => {
+  it("loads no zstd decompressor: OpenClaw's reader requires it on the first compressed event", () => {
     expect(loaded.filter((m) => packagesOf(SRC, m).includes('fzstd'))).toEqual([]);
   });
 });

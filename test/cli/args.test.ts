@@ -19,7 +19,13 @@ describe('parseArgs', () => {
   });
 
   it('takes its own flags anywhere, their values included', () => {
-    expect(parseArgs(['--since', '7d', '--json', 'sessions', '--config', 'c.json'])).toMatchObject({ command: 'sessions', since: 604800, json: true, configFile: 'c.json', rest: [] });
+    expect(parseArgs(['--since', '7d', '--json', 'sessions', '--config', 'c.json'])).toMatchObject({
+      command: 'sessions',
+      since: 604800,
+      json: true,
+      configFile: 'c.json',
+      rest: [],
+    });
     expect(parseArgs(['once', '--version']).version).toBe(true);
     expect(parseArgs(['help', 'top']).topic).toBe('top');
   });
@@ -30,7 +36,10 @@ describe('parseArgs', () => {
     [['--json=yes'], '--json takes no value'],
     [['-x'], 'unknown flag -x'],
     [['--colector.codex'], 'unknown flag --colector.codex (did you mean --collector.codex?)'],
-    [['help', 'once', 'top'], 'unexpected argument "top": help takes no more words (see coding-agent-exporter help help)'],
+    [
+      ['help', 'once', 'top'],
+      'unexpected argument "top": help takes no more words (see coding-agent-exporter help help)',
+    ],
     // A flag of another command is refused, not ignored.
     [['serve', '--json'], '--json: only the sessions, report and doctor commands take it'],
     [['once', '--json'], '--json: only the sessions, report and doctor commands take it'],
@@ -39,9 +48,18 @@ describe('parseArgs', () => {
     [['once', '--since', '7d'], '--since: only the sessions, top and report commands take it'],
     // The start of one flag alone, not the flag two edits away (--collector.cline).
     [['--collector.claude'], 'unknown flag --collector.claude (did you mean --collector.claude-code?)'],
-    [['sessions', '--since', 'yesterday'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "yesterday"'],
-    [['top', '--url', 'http://h:1', '--since', '2h'], '--since: top --url shows the running exporter\'s activity window (its sessions.activeWindowSeconds)'],
-    [['report', '--since', '3x'], '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "3x"'],
+    [
+      ['sessions', '--since', 'yesterday'],
+      '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "yesterday"',
+    ],
+    [
+      ['top', '--url', 'http://h:1', '--since', '2h'],
+      "--since: top --url shows the running exporter's activity window (its sessions.activeWindowSeconds)",
+    ],
+    [
+      ['report', '--since', '3x'],
+      '--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "3x"',
+    ],
   ])('refuses %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(message);
   });
@@ -61,18 +79,48 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['sessions', '--since', '2026-12-08'], now)).toThrow('--since 2026-12-08 is in the future');
     const utcNoon = Date.parse('2026-12-07T12:00:00Z');
     expect(parseArgs(['report', '--since', '7d', '-z', 'UTC'], utcNoon).report?.since).toBe('2026-11-30');
-    expect(parseArgs(['report', '--since', '12h', '-z', 'Pacific/Kiritimati'], utcNoon).report?.since).toBe('2026-12-07');
+    expect(parseArgs(['report', '--since', '12h', '-z', 'Pacific/Kiritimati'], utcNoon).report?.since).toBe(
+      '2026-12-07',
+    );
     expect(parseArgs(['report', '--since', '2026-12-01'], utcNoon).report?.since).toBe('2026-12-01');
   });
 
   it("takes ccusage's command lines for report unchanged", () => {
-    const argv = ['report', 'claude', 'daily', '-s', '20260301', '-u', '20260302', '-j', '-b', '-z', 'local', '-o', 'desc', '-O', '--compact'];
+    const argv = [
+      'report',
+      'claude',
+      'daily',
+      '-s',
+      '20260301',
+      '-u',
+      '20260302',
+      '-j',
+      '-b',
+      '-z',
+      'local',
+      '-o',
+      'desc',
+      '-O',
+      '--compact',
+    ];
     expect(parseArgs(argv)).toMatchObject({
       json: true,
-      report: { kind: 'daily', harness: 'claude-code', since: '2026-03-01', until: '2026-03-02', breakdown: 'model', order: 'desc', compact: true },
+      report: {
+        kind: 'daily',
+        harness: 'claude-code',
+        since: '2026-03-01',
+        until: '2026-03-02',
+        breakdown: 'model',
+        order: 'desc',
+        compact: true,
+      },
     });
     expect(parseArgs(argv).report?.timeZone).toBeUndefined();
-    expect(parseArgs(['report', 'codex', 'monthly', '--breakdown', 'project']).report).toMatchObject({ kind: 'monthly', harness: 'codex', breakdown: 'project' });
+    expect(parseArgs(['report', 'codex', 'monthly', '--breakdown', 'project']).report).toMatchObject({
+      kind: 'monthly',
+      harness: 'codex',
+      breakdown: 'project',
+    });
     expect(parseArgs(['report', 'claude', 'weekly', '-w', 'monday']).rest).toEqual(['--start-of-week', 'monday']);
     expect(parseArgs(['report', '--last', '3']).report).toMatchObject({ kind: 'daily', last: 3 });
     expect(() => parseArgs(['report', '--last', '3', '-s', '20260301'])).toThrow('--last: not with --since or --until');
@@ -83,15 +131,25 @@ describe('parseArgs', () => {
   });
 
   it("takes a team's store for daily, weekly and monthly reports, split by any label, and refuses it elsewhere", () => {
-    expect(parseArgs(['report', 'weekly', '--from', 'http://u:p@vm:8428', '--by', 'user']).report)
-      .toMatchObject({ kind: 'weekly', from: 'http://u:p@vm:8428', by: 'user' });
+    expect(parseArgs(['report', 'weekly', '--from', 'http://u:p@vm:8428', '--by', 'user']).report).toMatchObject({
+      kind: 'weekly',
+      from: 'http://u:p@vm:8428',
+      by: 'user',
+    });
     expect(parseArgs(['report', '--from', 'vm:8428']).report).toMatchObject({ kind: 'daily', from: 'vm:8428' });
-    expect(() => parseArgs(['report', 'session', '--from', 'http://vm:8428'])).toThrow('--from: only for daily, weekly and monthly, not session');
-    expect(() => parseArgs(['report', 'blocks', '--from', 'http://vm:8428'])).toThrow('--from: only for daily, weekly and monthly, not blocks');
-    expect(() => parseArgs(['report', '--from', 'ftp://vm'])).toThrow('--from: expected a Prometheus query API\'s http:// or https:// URL, got "ftp://vm"');
+    expect(() => parseArgs(['report', 'session', '--from', 'http://vm:8428'])).toThrow(
+      '--from: only for daily, weekly and monthly, not session',
+    );
+    expect(() => parseArgs(['report', 'blocks', '--from', 'http://vm:8428'])).toThrow(
+      '--from: only for daily, weekly and monthly, not blocks',
+    );
+    expect(() => parseArgs(['report', '--from', 'ftp://vm'])).toThrow(
+      '--from: expected a Prometheus query API\'s http:// or https:// URL, got "ftp://vm"',
+    );
     expect(() => parseArgs(['report', '--by', 'user'])).toThrow('--by: only with --from');
-    expect(() => parseArgs(['report', '--from', 'http://vm:8428', '--by', 'a-b'])).toThrow('--by: expected a label name');
+    expect(() => parseArgs(['report', '--from', 'http://vm:8428', '--by', 'a-b'])).toThrow(
+      '--by: expected a label name',
+    );
     expect(() => parseArgs(['once', '--from', 'http://vm:8428'])).toThrow('--from: only the report command takes it');
   });
 });
-

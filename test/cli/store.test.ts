@@ -39,26 +39,56 @@ const SAMPLES: [string, number, number][] = [
 beforeAll(async () => {
   const port = await freePort();
   const vm = `http://127.0.0.1:${port}`;
-  await processes.start('victoria-metrics', [`-storageDataPath=${join(tempDir('cae-store-'), 'vm')}`, `-httpListenAddr=127.0.0.1:${port}`,
-    '-search.latencyOffset=0s', '-search.disableCache', '-httpAuth.username=team', '-httpAuth.password=s3cret'], /started VictoriaMetrics/);
+  await processes.start(
+    'victoria-metrics',
+    [
+      `-storageDataPath=${join(tempDir('cae-store-'), 'vm')}`,
+      `-httpListenAddr=127.0.0.1:${port}`,
+      '-search.latencyOffset=0s',
+      '-search.disableCache',
+      '-httpAuth.username=team',
+      '-httpAuth.password=s3cret',
+    ],
+    /started VictoriaMetrics/,
+  );
   const auth = { authorization: `Basic ${Buffer.from('team:s3cret').toString('base64')}` };
   // Its log line can come before its listener answers (seen once on a loaded machine).
-  await until(async () => ((await fetch(`${vm}/health`, { headers: auth })).ok ? true : undefined), 20_000, 'VictoriaMetrics answering', 100);
+  await until(
+    async () => ((await fetch(`${vm}/health`, { headers: auth })).ok ? true : undefined),
+    20_000,
+    'VictoriaMetrics answering',
+    100,
+  );
   const body = SAMPLES.map(([series, value, ms]) => `${series} ${value} ${ms}`).join('\n');
   const r = await fetch(`${vm}/api/v1/import/prometheus`, { method: 'POST', headers: auth, body });
   expect(r.status).toBe(204);
-  await until(async () => {
-    await fetch(`${vm}/internal/force_flush`, { headers: auth });
-    const q = await (await fetch(`${vm}/api/v1/series?match[]={__name__=~"coding_agent_.*"}&start=${(b0 - DAY) / 1000}`, { headers: auth })).json() as { data: unknown[] };
-    return q.data.length === 2 ? true : undefined;
-  }, 20_000, 'the samples searchable', 200);
+  await until(
+    async () => {
+      await fetch(`${vm}/internal/force_flush`, { headers: auth });
+      const q = (await (
+        await fetch(`${vm}/api/v1/series?match[]={__name__=~"coding_agent_.*"}&start=${(b0 - DAY) / 1000}`, {
+          headers: auth,
+        })
+      ).json()) as { data: unknown[] };
+      return q.data.length === 2 ? true : undefined;
+    },
+    20_000,
+    'the samples searchable',
+    200,
+  );
   store = `http://team:s3cret@127.0.0.1:${port}`;
 }, 60_000);
 
 afterAll(() => processes.stopAll());
 
-interface Row { date: string; inputTokens: number; totalCost: number; userBreakdowns: { userName: string; inputTokens: number; cost: number }[] }
-const report = (args: string[]) => run(['report', 'daily', '--json', '-z', ZONE, '--since', d0, '--until', d2, ...args], envFor(FIXTURES));
+interface Row {
+  date: string;
+  inputTokens: number;
+  totalCost: number;
+  userBreakdowns: { userName: string; inputTokens: number; cost: number }[];
+}
+const report = (args: string[]) =>
+  run(['report', 'daily', '--json', '-z', ZONE, '--since', d0, '--until', d2, ...args], envFor(FIXTURES));
 
 describe('report --from a store', () => {
   it("cuts each day at the zone's midnight and counts what each counter grew by in it, resets and gaps included", () => {
@@ -66,19 +96,33 @@ describe('report --from a store', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const rows = (JSON.parse(r.stdout) as { daily: Row[] }).daily;
-    expect(rows.map((d) => [d.date, d.inputTokens, d.totalCost])).toEqual([[d0, 0, 45], [d1, 20, 0], [d2, 5, 18]]);
+    expect(rows.map((d) => [d.date, d.inputTokens, d.totalCost])).toEqual([
+      [d0, 0, 45],
+      [d1, 20, 0],
+      [d2, 5, 18],
+    ]);
     expect(rows.map((d) => d.userBreakdowns.map((b) => [b.userName, b.inputTokens, b.cost]))).toEqual([
-      [['alice', 0, 45]], [['bob', 20, 0]], [['alice', 0, 18], ['bob', 5, 0]],
+      [['alice', 0, 45]],
+      [['bob', 20, 0]],
+      [
+        ['alice', 0, 18],
+        ['bob', 5, 0],
+      ],
     ]);
   });
 
   it('prints the split as a table, and says which store refused, without its password', () => {
-    const table = run(['report', 'daily', '-z', ZONE, '--since', d0, '--until', d2, '--from', store, '--by', 'instance'], envFor(FIXTURES));
+    const table = run(
+      ['report', 'daily', '-z', ZONE, '--since', d0, '--until', d2, '--from', store, '--by', 'instance'],
+      envFor(FIXTURES),
+    );
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/└ a1 .*\$45\.00/);
     const refused = report(['--from', store.replace('s3cret', 'wrong')]);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^coding-agent-exporter: report --from http:\/\/127\.0\.0\.1:\d+\/: \/api\/v1\/query: HTTP 401/);
+    expect(refused.stderr).toMatch(
+      /^coding-agent-exporter: report --from http:\/\/127\.0\.0\.1:\d+\/: \/api\/v1\/query: HTTP 401/,
+    );
     expect(refused.stderr).not.toContain('wrong');
   });
 });

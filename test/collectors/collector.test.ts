@@ -2,7 +2,18 @@
 // harnesses append, rewrite and delete files, and when it restarts.
 
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
@@ -29,7 +40,8 @@ const quiet = createLogger('error');
 const ts = (s: number) => new Date(Date.UTC(2026, 10, 30, 10, 0, s)).toISOString();
 const answer = (id: string, input: number, s = 1) =>
   `${JSON.stringify({ type: 'assistant', timestamp: ts(s), cwd: '/src/app', message: { id, model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: input, output_tokens: 1 } } })}\n`;
-const prompt = (uuid: string, s = 0) => `${JSON.stringify({ type: 'user', uuid, timestamp: ts(s), cwd: '/src/app', message: { content: 'go' } })}\n`;
+const prompt = (uuid: string, s = 0) =>
+  `${JSON.stringify({ type: 'user', uuid, timestamp: ts(s), cwd: '/src/app', message: { content: 'go' } })}\n`;
 
 function setup(stateDir = tempDir(), root = tempDir(), reader: Reader<unknown> = claudeCode) {
   const db = new StateDb(stateDir);
@@ -37,8 +49,12 @@ function setup(stateDir = tempDir(), root = tempDir(), reader: Reader<unknown> =
   const collector = new Collector('claude-code', reader, [root], store, db, quiet);
   const dir = join(root, 'projects', '-src-app');
   mkdirSync(dir, { recursive: true });
-  const input = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
-  const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+  const input = () =>
+    [...store.counters.values()]
+      .filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input')
+      .reduce((a, c) => a + c.value, 0);
+  const count = (metric: string) =>
+    [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
   return { db, store, collector, root, dir, stateDir, input, count, file: join(dir, 's1.jsonl') };
 }
 
@@ -142,7 +158,11 @@ describe('collector', () => {
     await t.collector.scan();
     t.db.close();
     const from: number[] = [];
-    const again = setup(t.stateDir, t.root, { ...claudeCode, stateVersion: 2, migrateState: (old, v) => (from.push(v), old) });
+    const again = setup(t.stateDir, t.root, {
+      ...claudeCode,
+      stateVersion: 2,
+      migrateState: (old, v) => (from.push(v), old),
+    });
     const more = answer('m2', 50, 2);
     appendFileSync(t.file, more);
     await again.collector.scan();
@@ -173,12 +193,19 @@ describe('collector', () => {
     expect(missing.stats.files).toBe(0);
   });
 
-  it('loads the registry\'s reader of a harness only once a root of it is there, and reads with it', async () => {
+  it("loads the registry's reader of a harness only once a root of it is there, and reads with it", async () => {
     const t = setup();
     const root = join(tempDir(), 'claude');
     let loads = 0;
     const registered = HARNESSES['claude-code'];
-    const collector = new Collector('claude-code', { ...registered, load: () => (loads++, registered.load()) }, [root], t.store, t.db, quiet);
+    const collector = new Collector(
+      'claude-code',
+      { ...registered, load: () => (loads++, registered.load()) },
+      [root],
+      t.store,
+      t.db,
+      quiet,
+    );
     // Where it looks is known without the reader: the watchers start from it.
     expect(collector.watchPaths()).toEqual([join(root, 'projects'), join(root, 'sessions')]);
     await collector.loadReader();
@@ -207,7 +234,12 @@ describe('collector', () => {
     await collector.scan();
     expect(collector.stats.success).toBe(false);
     expect(warned()).toHaveLength(1);
-    expect(JSON.parse(warned()[0]!)).toMatchObject({ level: 'warn', collector: 'claude-code', path: projects, error: 'ENOTDIR' });
+    expect(JSON.parse(warned()[0]!)).toMatchObject({
+      level: 'warn',
+      collector: 'claude-code',
+      path: projects,
+      error: 'ENOTDIR',
+    });
     rmSync(projects);
     renameSync(moved, projects);
     await collector.scan();
@@ -238,25 +270,28 @@ describe('symbolic links', () => {
     expect(t.input()).toBe(111);
   });
 
-  it.each(['a-link', 'z-link'])('reads a file reached twice (%s.jsonl, a link to a transcript beside it) once, across appends and a restart', async (link) => {
-    const t = setup();
-    writeFileSync(t.file, prompt('u1') + answer('m1', 100));
-    symlinkSync(t.file, join(t.dir, `${link}.jsonl`));
-    // The same folder reached again, through a link to it.
-    symlinkSync(t.dir, join(t.root, 'projects', '-src-again'));
-    await t.collector.scan();
-    expect(t.input()).toBe(100);
-    expect(t.count('prompts')).toBe(1);
-    expect(t.collector.stats.readBytes).toBe(statSync(t.file).size);
-    appendFileSync(t.file, prompt('u2', 3) + answer('m2', 5, 4));
-    await t.collector.scan();
-    t.db.close();
-    const again = setup(t.stateDir, t.root);
-    appendFileSync(t.file, prompt('u3', 5) + answer('m3', 1, 6));
-    await again.collector.scan();
-    expect(again.input()).toBe(106);
-    expect(again.count('prompts')).toBe(3);
-  });
+  it.each(['a-link', 'z-link'])(
+    'reads a file reached twice (%s.jsonl, a link to a transcript beside it) once, across appends and a restart',
+    async (link) => {
+      const t = setup();
+      writeFileSync(t.file, prompt('u1') + answer('m1', 100));
+      symlinkSync(t.file, join(t.dir, `${link}.jsonl`));
+      // The same folder reached again, through a link to it.
+      symlinkSync(t.dir, join(t.root, 'projects', '-src-again'));
+      await t.collector.scan();
+      expect(t.input()).toBe(100);
+      expect(t.count('prompts')).toBe(1);
+      expect(t.collector.stats.readBytes).toBe(statSync(t.file).size);
+      appendFileSync(t.file, prompt('u2', 3) + answer('m2', 5, 4));
+      await t.collector.scan();
+      t.db.close();
+      const again = setup(t.stateDir, t.root);
+      appendFileSync(t.file, prompt('u3', 5) + answer('m3', 1, 6));
+      await again.collector.scan();
+      expect(again.input()).toBe(106);
+      expect(again.count('prompts')).toBe(3);
+    },
+  );
 });
 
 describe('a harness whose files are found by a search (Aider, in the home folder)', () => {
@@ -265,13 +300,17 @@ describe('a harness whose files are found by a search (Aider, in the home folder
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const collector = new Collector('aider', aider, [home], store, db, quiet);
-    const sent = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    const sent = () =>
+      [...store.counters.values()]
+        .filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input')
+        .reduce((a, c) => a + c.value, 0);
     const history = (...p: string[]) => {
       mkdirSync(join(home, ...p), { recursive: true });
       return join(home, ...p, '.aider.chat.history.md');
     };
     const answer = (n: number) => `#### go\n\n> Tokens: ${n} sent, 1 received.\n\nDone.\n`;
-    const started = (time: string) => `# aider chat started at ${time}\n\n> Main model: gpt-5 with diff edit format\n\n`;
+    const started = (time: string) =>
+      `# aider chat started at ${time}\n\n> Main model: gpt-5 with diff edit format\n\n`;
     const app = history('src', 'app');
     writeFileSync(app, `${started('2026-11-30 10:00:00')}${answer(100)}`);
     await collector.scan();
@@ -303,16 +342,22 @@ describe('a harness whose files are found by a search (Aider, in the home folder
     expect(collector.stats.success).toBe(true);
   });
 
-  it('renames the sessions an earlier release named by their history\'s path: they go on under the new id, nothing counted twice', async () => {
+  it("renames the sessions an earlier release named by their history's path: they go on under the new id, nothing counted twice", async () => {
     const home = tempDir();
     const stateDir = tempDir();
     mkdirSync(join(home, 'src', 'app'), { recursive: true });
     const path = join(home, 'src', 'app', '.aider.chat.history.md');
-    const answer = (n: number) => `#### go\n\n> Tokens: ${n} sent, 1 received. Cost: $0.01 message, $${n / 1000} session.\n\nDone.\n`;
-    writeFileSync(path, `# aider chat started at 2026-11-30 10:00:00\n\n> Main model: gpt-5 with diff edit format\n\n${answer(100)}`);
+    const answer = (n: number) =>
+      `#### go\n\n> Tokens: ${n} sent, 1 received. Cost: $0.01 message, $${n / 1000} session.\n\nDone.\n`;
+    writeFileSync(
+      path,
+      `# aider chat started at 2026-11-30 10:00:00\n\n> Main model: gpt-5 with diff edit format\n\n${answer(100)}`,
+    );
     // The release before: a session's id was its history's path and its header time.
     const before: LineReader<AiderState> = {
-      ...aider, renamedSession: undefined, searchFiles: undefined,
+      ...aider,
+      renamedSession: undefined,
+      searchFiles: undefined,
       listFiles: (root) => aider.listFiles(root).map((f) => ({ ...f, sessionId: f.path })),
       sessionOf: (f, s) => (s.started === undefined ? f.path : `${f.path}#${s.started}`),
     };
@@ -320,7 +365,9 @@ describe('a harness whose files are found by a search (Aider, in the home folder
       const db = new StateDb(stateDir);
       const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
       await new Collector('aider', reader, [home], store, db, quiet).scan();
-      const sent = [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+      const sent = [...store.counters.values()]
+        .filter((c) => c.metric === 'tokens' && c.labels.token_type === 'input')
+        .reduce((a, c) => a + c.value, 0);
       const sessions = [...store.sessions.values()].map((s) => [s.id, s.tokens.input]);
       db.close();
       const again = new StateDb(stateDir);
@@ -356,16 +403,31 @@ describe('a harness whose files are found by a search (Aider, in the home folder
 });
 
 describe('Claude Code process registry', () => {
-  it('hands the process scan every registry file, with its pid, start and status (whether it runs is the process table\'s to say)', async () => {
+  it("hands the process scan every registry file, with its pid, start and status (whether it runs is the process table's to say)", async () => {
     const t = setup();
     writeFileSync(t.file, prompt('u1') + answer('m1', 100));
     mkdirSync(join(t.root, 'sessions'));
-    writeFileSync(join(t.root, 'sessions', '11721.json'), JSON.stringify({ pid: 11721, sessionId: 's1', procStart: '355797', status: 'waiting', waitingFor: 'permission prompt' }));
-    writeFileSync(join(t.root, 'sessions', '11722.json'), JSON.stringify({ pid: 11722, sessionId: 's2', status: 'busy' }));
+    writeFileSync(
+      join(t.root, 'sessions', '11721.json'),
+      JSON.stringify({
+        pid: 11721,
+        sessionId: 's1',
+        procStart: '355797',
+        status: 'waiting',
+        waitingFor: 'permission prompt',
+      }),
+    );
+    writeFileSync(
+      join(t.root, 'sessions', '11722.json'),
+      JSON.stringify({ pid: 11722, sessionId: 's2', status: 'busy' }),
+    );
     writeFileSync(join(t.root, 'sessions', '11722.abc.key'), 'secret');
     await t.collector.scan();
     expect(t.store.registryEntries()).toEqual([
-      ['claude-code', { sessionId: 's1', pid: 11721, procStart: 355797, status: 'waiting', waitingFor: 'permission prompt' }],
+      [
+        'claude-code',
+        { sessionId: 's1', pid: 11721, procStart: 355797, status: 'waiting', waitingFor: 'permission prompt' },
+      ],
       ['claude-code', { sessionId: 's2', pid: 11722, status: 'busy', waitingFor: undefined }],
     ]);
   });
@@ -379,7 +441,8 @@ function codexSetup() {
   const collector = new Collector('codex', codex, [root], store, db, quiet);
   const day = join(root, 'sessions', '2026', '11', '30');
   mkdirSync(day, { recursive: true });
-  const count = (metric: string) => [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
+  const count = (metric: string) =>
+    [...store.counters.values()].filter((c) => c.metric === metric).reduce((a, c) => a + c.value, 0);
   return { root, store, collector, day, count };
 }
 
@@ -389,9 +452,15 @@ describe('moved files', () => {
     const name = 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl';
     mkdirSync(join(root, 'archived_sessions'));
     const line = (o: object) => `${JSON.stringify({ timestamp: ts(1), ...o })}\n`;
-    writeFileSync(join(day, name), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
-      + line({ type: 'event_msg', payload: { type: 'user_message', message: 'hi' } })
-      + line({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: 10, output_tokens: 2 } } } }));
+    writeFileSync(
+      join(day, name),
+      line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } }) +
+        line({ type: 'event_msg', payload: { type: 'user_message', message: 'hi' } }) +
+        line({
+          type: 'event_msg',
+          payload: { type: 'token_count', info: { total_token_usage: { input_tokens: 10, output_tokens: 2 } } },
+        }),
+    );
     await collector.scan();
     renameSync(join(day, name), join(root, 'archived_sessions', name));
     await collector.scan();
@@ -408,18 +477,31 @@ describe('moved files', () => {
 });
 
 describe('Codex subagent rollouts', () => {
-  it('fold into their parent\'s session', async () => {
+  it("fold into their parent's session", async () => {
     const { store, collector, day, count } = codexSetup();
     const line = (s: number, o: object) => `${JSON.stringify({ timestamp: ts(s), ...o })}\n`;
     const parent = '01a22a3d-0000-7000-8000-000000000001';
     const child = '01a22a3d-0000-7000-8000-000000000002';
-    const total = (input: number) => ({ type: 'event_msg', payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, output_tokens: 1 } } } });
-    writeFileSync(join(day, `rollout-2026-11-30T10-00-00-${parent}.jsonl`), line(0, { type: 'session_meta', payload: { id: parent, cwd: '/src/app' } })
-      + line(1, { type: 'event_msg', payload: { type: 'user_message', message: 'go' } }) + line(2, total(100)));
-    writeFileSync(join(day, `rollout-2026-11-30T10-00-05-${child}.jsonl`), line(5, { type: 'session_meta', payload: { id: child, cwd: '/src/app',
-      source: { subagent: { thread_spawn: { parent_thread_id: parent } } } } })
-      // Its own first turn: what comes before it replays the parent's history.
-      + line(8, { type: 'turn_context', payload: { cwd: '/src/app', model: 'gpt-5' } }) + line(9, total(30)));
+    const total = (input: number) => ({
+      type: 'event_msg',
+      payload: { type: 'token_count', info: { total_token_usage: { input_tokens: input, output_tokens: 1 } } },
+    });
+    writeFileSync(
+      join(day, `rollout-2026-11-30T10-00-00-${parent}.jsonl`),
+      line(0, { type: 'session_meta', payload: { id: parent, cwd: '/src/app' } }) +
+        line(1, { type: 'event_msg', payload: { type: 'user_message', message: 'go' } }) +
+        line(2, total(100)),
+    );
+    writeFileSync(
+      join(day, `rollout-2026-11-30T10-00-05-${child}.jsonl`),
+      line(5, {
+        type: 'session_meta',
+        payload: { id: child, cwd: '/src/app', source: { subagent: { thread_spawn: { parent_thread_id: parent } } } },
+      }) +
+        // Its own first turn: what comes before it replays the parent's history.
+        line(8, { type: 'turn_context', payload: { cwd: '/src/app', model: 'gpt-5' } }) +
+        line(9, total(30)),
+    );
     await collector.scan();
     expect([...store.sessions.keys()]).toEqual([`codex/${parent}`]);
     expect(count('sessionsStarted')).toBe(1);
@@ -430,13 +512,16 @@ describe('Codex subagent rollouts', () => {
 
 describe('document files (one JSON document rewritten whole)', () => {
   // A toy reader, not any harness's: `{"tokens": {"<request id>": n}}`, the state keeps what was counted per id.
-  interface DocState { counted: Record<string, number> }
+  interface DocState {
+    counted: Record<string, number>;
+  }
   const docReader: LineReader<DocState> = {
     harness: 'aider',
     kind: 'files',
     defaultRoots: () => [],
     watchPaths: (root) => [root],
-    listFiles: (root) => (existsSync(join(root, 'doc.json')) ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true }] : []),
+    listFiles: (root) =>
+      existsSync(join(root, 'doc.json')) ? [{ path: join(root, 'doc.json'), sessionId: 's1', document: true }] : [],
     initialState: () => ({ counted: {} }),
     readLine: () => {
       throw new Error('a document is never read by lines');
@@ -456,7 +541,8 @@ describe('document files (one JSON document rewritten whole)', () => {
     const db = new StateDb(stateDir);
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const collector = new Collector('aider', reader, [root], store, db, quiet);
-    const input = () => [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    const input = () =>
+      [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
     return { collector, input, root, stateDir, path: join(root, 'doc.json') };
   }
   const t0Doc = Date.UTC(2026, 10, 30, 10, 0, 0);
@@ -570,10 +656,19 @@ describe('document files (one JSON document rewritten whole)', () => {
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const collector = new Collector('amp', amp, [root], store, db, quiet);
     // Amp's thread: one answer, and 32 MB of objects with a key each of their own (one JSON value per 16 bytes or fewer: parsed).
-    const answer = { role: 'assistant', messageId: 1, content: [], usage: { model: 'claude-sonnet-4-5', inputTokens: 700, outputTokens: 5 } };
+    const answer = {
+      role: 'assistant',
+      messageId: 1,
+      content: [],
+      usage: { model: 'claude-sonnet-4-5', inputTokens: 700, outputTokens: 5 },
+    };
     const filler: string[] = [];
-    for (let i = 0, bytes = 0; bytes < (32 << 20) - 4096; i++) bytes += filler[filler.push(`{"k${i}":${i},"padding":"abcdefghijklmnopqrstuvwxyz"}`) - 1]!.length + 1;
-    writeFileSync(join(root, 'T-0123.json'), `{"id":"T-0123","messages":[${JSON.stringify(answer)}],"meta":{"traces":[],"filler":[${filler.join(',')}]}}`);
+    for (let i = 0, bytes = 0; bytes < (32 << 20) - 4096; i++)
+      bytes += filler[filler.push(`{"k${i}":${i},"padding":"abcdefghijklmnopqrstuvwxyz"}`) - 1]!.length + 1;
+    writeFileSync(
+      join(root, 'T-0123.json'),
+      `{"id":"T-0123","messages":[${JSON.stringify(answer)}],"meta":{"traces":[],"filler":[${filler.join(',')}]}}`,
+    );
     let turns = 0;
     let reading = true;
     const turn = () => {
@@ -585,11 +680,13 @@ describe('document files (one JSON document rewritten whole)', () => {
     await collector.scan();
     reading = false;
     expect(collector.stats.skipped).toEqual(new Map());
-    expect([...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0)).toBe(700);
+    expect(
+      [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0),
+    ).toBe(700);
     expect(turns).toBeGreaterThan(20); // read at once, none
   }, 120_000);
 
-  it('reads a thread of 150,000 messages with turns of the event loop during its reader\'s pass, its counts handed over when the pass is done', async () => {
+  it("reads a thread of 150,000 messages with turns of the event loop during its reader's pass, its counts handed over when the pass is done", async () => {
     const root = tempDir();
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
@@ -599,11 +696,22 @@ describe('document files (one JSON document rewritten whole)', () => {
     const collector = new Collector('amp', reader, [root], store, db, quiet);
     const messages = [];
     for (let i = 0; i < 75_000; i++) {
-      messages.push({ role: 'user', messageId: 2 * i, content: [{ type: 'text', text: 'go on with the next step of the plan, and run the tests after it' }], meta: { sentAt: 1764496800000 + i } });
-      messages.push({ role: 'assistant', messageId: 2 * i + 1, content: [{ type: 'text', text: 'Done: the step is in place and the tests pass on this branch.' }], usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 } });
+      messages.push({
+        role: 'user',
+        messageId: 2 * i,
+        content: [{ type: 'text', text: 'go on with the next step of the plan, and run the tests after it' }],
+        meta: { sentAt: 1764496800000 + i },
+      });
+      messages.push({
+        role: 'assistant',
+        messageId: 2 * i + 1,
+        content: [{ type: 'text', text: 'Done: the step is in place and the tests pass on this branch.' }],
+        usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 },
+      });
     }
     writeFileSync(join(root, 'T-0123.json'), JSON.stringify({ id: 'T-0123', created: 1764496800000, messages }));
-    const input = () => [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
+    const input = () =>
+      [...store.counters.values()].filter((c) => c.labels.token_type === 'input').reduce((a, c) => a + c.value, 0);
     let turns = 0;
     const seenDuring = new Set<number>();
     let scanning = true;
@@ -624,7 +732,12 @@ describe('document files (one JSON document rewritten whole)', () => {
     // Nothing of the thread is in the store before its pass is done: no turn sees a part of it.
     expect([...seenDuring].filter((n) => n !== 150_000)).toEqual([0]);
     // Rewritten with one more answer: only it counts (the keys the pass asked are the store's).
-    messages.push({ role: 'assistant', messageId: 150_000, content: [{ type: 'text', text: 'One more.' }], usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 } });
+    messages.push({
+      role: 'assistant',
+      messageId: 150_000,
+      content: [{ type: 'text', text: 'One more.' }],
+      usage: { model: 'claude-sonnet-4-5', inputTokens: 2, outputTokens: 1 },
+    });
     writeFileSync(join(root, 'T-0123.json'), JSON.stringify({ id: 'T-0123', created: 1764496800000, messages }));
     await collector.scan();
     expect(input()).toBe(150_002);
@@ -636,7 +749,10 @@ describe('store collector (a database of many sessions)', () => {
     const db = new StateDb(stateDir);
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const collector = new Collector('opencode', opencode, [root], store, db, log);
-    const output = () => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
+    const output = () =>
+      [...store.counters.values()]
+        .filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output')
+        .reduce((a, c) => a + c.value, 0);
     return { collector, output, root };
   }
   const call = (db: OpenCodeDb, id: string, t: number, output: number) => {
@@ -682,8 +798,13 @@ describe('store collector (a database of many sessions)', () => {
     const root = tempDir();
     const path = join(root, 'opencode.db');
     const lines: string[] = [];
-    const t = storeSetup(tempDir(), root, createLogger('info', (l) => lines.push(l)));
-    const warned = () => lines.filter((l) => l.includes('"could not read store"')).map((l) => (JSON.parse(l) as { error: string }).error);
+    const t = storeSetup(
+      tempDir(),
+      root,
+      createLogger('info', (l) => lines.push(l)),
+    );
+    const warned = () =>
+      lines.filter((l) => l.includes('"could not read store"')).map((l) => (JSON.parse(l) as { error: string }).error);
     writeFileSync(path, 'not a database, but long enough to have a header of one: '.repeat(4));
     await t.collector.scan();
     await t.collector.scan();

@@ -19,7 +19,17 @@ import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 
-const METRICS = ['tokens', 'prompts', 'turns', 'toolCalls', 'toolErrors', 'linesAdded', 'linesRemoved', 'compactions', 'sessionsStarted'];
+const METRICS = [
+  'tokens',
+  'prompts',
+  'turns',
+  'toolCalls',
+  'toolErrors',
+  'linesAdded',
+  'linesRemoved',
+  'compactions',
+  'sessionsStarted',
+];
 
 /** A collector over a copy of a capture; `restart` opens the same state again, as a new process would. */
 function setup(name: string, reader: Reader<unknown>, capture: string) {
@@ -30,9 +40,16 @@ function setup(name: string, reader: Reader<unknown>, capture: string) {
   let store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const home = join(root, name === 'codex' ? '.codex' : '.copilot');
   let collector = new Collector(name, reader, [home], store, db, createLogger('error'));
-  const totals = () => Object.fromEntries(METRICS.map((m) => [m, [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0)]));
+  const totals = () =>
+    Object.fromEntries(
+      METRICS.map((m) => [
+        m,
+        [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0),
+      ]),
+    );
   return {
-    home, totals,
+    home,
+    totals,
     scan: () => collector.scan(),
     restart() {
       store.commit();
@@ -157,40 +174,59 @@ describe('a Copilot CLI event log read again from its start counts once', () => 
   });
 });
 
-describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))('every %s session file read again from its start counts once', (harness, reader) => {
-  it('replaced by one with another first line, and moved away and back across a restart', async () => {
-    for (const capture of capturesOf(reader)) {
-      const home = tempDir();
-      cpSync(capture.home, home, { recursive: true });
-      const stateDir = tempDir();
-      const open = () => {
-        const db = new StateDb(stateDir);
-        const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-        const collector = new Collector(harness, reader, reader.defaultRoots({}, home), store, db, createLogger('error'));
-        const totals = () => Object.fromEntries(METRICS.map((m) => [m, [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0)]));
-        return { db, store, collector, totals };
-      };
-      let t = open();
-      await t.collector.scan();
-      const first = t.totals();
-      const files = reader.defaultRoots({}, home).flatMap((r) => reader.listFiles(r)).filter((f) => !f.document && !f.store);
-      for (const f of files) {
-        const [head, ...rest] = readFileSync(f.path, 'utf8').split('\n');
-        const rec = JSON.parse(head!) as Record<string, unknown>;
-        rmSync(f.path);
-        writeFileSync(f.path, [JSON.stringify({ ...rec, rewritten: true }), ...rest].join('\n'));
+describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))(
+  'every %s session file read again from its start counts once',
+  (harness, reader) => {
+    it('replaced by one with another first line, and moved away and back across a restart', async () => {
+      for (const capture of capturesOf(reader)) {
+        const home = tempDir();
+        cpSync(capture.home, home, { recursive: true });
+        const stateDir = tempDir();
+        const open = () => {
+          const db = new StateDb(stateDir);
+          const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+          const collector = new Collector(
+            harness,
+            reader,
+            reader.defaultRoots({}, home),
+            store,
+            db,
+            createLogger('error'),
+          );
+          const totals = () =>
+            Object.fromEntries(
+              METRICS.map((m) => [
+                m,
+                [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0),
+              ]),
+            );
+          return { db, store, collector, totals };
+        };
+        let t = open();
+        await t.collector.scan();
+        const first = t.totals();
+        const files = reader
+          .defaultRoots({}, home)
+          .flatMap((r) => reader.listFiles(r))
+          .filter((f) => !f.document && !f.store);
+        for (const f of files) {
+          const [head, ...rest] = readFileSync(f.path, 'utf8').split('\n');
+          const rec = JSON.parse(head!) as Record<string, unknown>;
+          rmSync(f.path);
+          writeFileSync(f.path, [JSON.stringify({ ...rec, rewritten: true }), ...rest].join('\n'));
+        }
+        await t.collector.scan();
+        expect(t.totals(), capture.home).toEqual(first);
+        const away = tempDir();
+        files.forEach((f, i) => renameSync(f.path, join(away, String(i))));
+        await t.collector.scan();
+        t.store.commit();
+        t.db.close();
+        t = open();
+        files.forEach((f, i) => renameSync(join(away, String(i)), f.path));
+        await t.collector.scan();
+        expect(t.totals(), capture.home).toEqual(first);
       }
-      await t.collector.scan();
-      expect(t.totals(), capture.home).toEqual(first);
-      const away = tempDir();
-      files.forEach((f, i) => renameSync(f.path, join(away, String(i))));
-      await t.collector.scan();
-      t.store.commit();
-      t.db.close();
-      t = open();
-      files.forEach((f, i) => renameSync(join(away, String(i)), f.path));
-      await t.collector.scan();
-      expect(t.totals(), capture.home).toEqual(first);
-    }
-  });
-});
+    });
+  },
+);

@@ -22,7 +22,19 @@ function setup() {
   const read = (path: string) => {
     const st = statSync(path);
     const prev = files.previous(path, st)?.row;
-    files.track({ path, collector: 'codex', ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, offset: st.size, state: '{}', ...files.head(path, prev, prev?.offset ?? 0, st.size) }, st.size);
+    files.track(
+      {
+        path,
+        collector: 'codex',
+        ino: st.ino,
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        offset: st.size,
+        state: '{}',
+        ...files.head(path, prev, prev?.offset ?? 0, st.size),
+      },
+      st.size,
+    );
   };
   const reopen = () => {
     // As the collector does between files and at a scan's end: what changed of the rows, handed to the store.

@@ -27,7 +27,8 @@ const quiet = createLogger('error');
 const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => e[1].kind === 'files');
 
 describe('an event log played back', () => {
-  const storeOf = () => new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+  const storeOf = () =>
+    new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const contents = (store: SessionStore) => ({
     counters: Object.fromEntries([...store.counters.values()].map((c) => [c.key, c.value])),
     sessions: Object.fromEntries(store.sessions),
@@ -41,7 +42,14 @@ describe('an event log played back', () => {
         const keys = new Set<string>(); // one thread's
         for (const file of files.filter((f) => !f.document)) {
           const state = reader.initialState(file);
-          const events = sinkOf(direct, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, name, () => {}, reader.unrecorded);
+          const events = sinkOf(
+            direct,
+            reader.harness,
+            () => reader.sessionOf?.(file, state) ?? file.sessionId,
+            name,
+            () => {},
+            reader.unrecorded,
+          );
           readLines(file.path, 0, (line) => {
             events.beginLine(false);
             reader.readLine(line, state, file, events);
@@ -50,7 +58,14 @@ describe('an event log played back', () => {
           const read = readWhole(reader, file, keys);
           expect(answersHold(read.log, (k) => played.seen(name, k))).toBe(true);
           let session = file.sessionId;
-          const sink = sinkOf(played, reader.harness, () => session, name, () => {}, reader.unrecorded);
+          const sink = sinkOf(
+            played,
+            reader.harness,
+            () => session,
+            name,
+            () => {},
+            reader.unrecorded,
+          );
           play(read.log, {
             events: sink,
             session: (id) => (session = id),
@@ -73,7 +88,13 @@ describe('an event log played back', () => {
       return log.log;
     };
     expect(answersHold(logOf('msg:a', 'msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(true);
-    sinkOf(store, 'claude-code', () => 's', 'claude-code', () => {}).firstTime('msg:b');
+    sinkOf(
+      store,
+      'claude-code',
+      () => 's',
+      'claude-code',
+      () => {},
+    ).firstTime('msg:b');
     expect(answersHold(logOf('msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(false);
     store.commit();
     expect(answersHold(logOf('msg:b'), (k) => store.seen('claude-code', k))).toBe(false);
@@ -88,15 +109,29 @@ describe('a backlog read on threads', () => {
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const threads = n > 0 ? new ReadThreads(n) : undefined;
-    const collectors = (['claude-code', 'codex'] as const).map((h) =>
-      new Collector(h, READERS[h], READERS[h].defaultRoots({}, home), store, db, quiet, false, { threads, minBytes: 0, mainReads }));
+    const collectors = (['claude-code', 'codex'] as const).map(
+      (h) =>
+        new Collector(h, READERS[h], READERS[h].defaultRoots({}, home), store, db, quiet, false, {
+          threads,
+          minBytes: 0,
+          mainReads,
+        }),
+    );
     for (const c of collectors) await c.scan();
     threads?.close();
     return { store, collectors };
   }
-  const tokens = (store: SessionStore, harness: string) => Object.fromEntries(['input', 'output', 'cache_read', 'cache_write'].map((t) => [t,
-    [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.harness === harness && c.labels.token_type === t).reduce((a, c) => a + c.value, 0)]));
-  const counters = (store: SessionStore) => Object.fromEntries([...store.counters.values()].map((c) => [c.key, c.value]));
+  const tokens = (store: SessionStore, harness: string) =>
+    Object.fromEntries(
+      ['input', 'output', 'cache_read', 'cache_write'].map((t) => [
+        t,
+        [...store.counters.values()]
+          .filter((c) => c.metric === 'tokens' && c.labels.harness === harness && c.labels.token_type === t)
+          .reduce((a, c) => a + c.value, 0),
+      ]),
+    );
+  const counters = (store: SessionStore) =>
+    Object.fromEntries([...store.counters.values()].map((c) => [c.key, c.value]));
 
   it('counts exactly what the main thread alone counts, also with transcripts repeated in other files', async () => {
     // Copies of some transcripts in another project, as a resumed session repeats its history:
@@ -106,12 +141,17 @@ describe('a backlog read on threads', () => {
     const projects = join(home, '.claude', 'projects');
     mkdirSync(join(projects, 'zz-copies'));
     for (const p of readdirSync(projects).filter((p) => p !== 'zz-copies')) {
-      for (const f of readdirSync(join(projects, p)).filter((f) => f.endsWith('.jsonl'))) cpSync(join(projects, p, f), join(projects, 'zz-copies', `copy-${f}`));
+      for (const f of readdirSync(join(projects, p)).filter((f) => f.endsWith('.jsonl')))
+        cpSync(join(projects, p, f), join(projects, 'zz-copies', `copy-${f}`));
     }
 
     const alone = await readCorpus(home, 0);
     // Every file read on a thread; then the main thread reading beside them, as it does by default.
-    for (const [threads, mainReads] of [[1, false], [3, false], [1, true]] as const) {
+    for (const [threads, mainReads] of [
+      [1, false],
+      [3, false],
+      [1, true],
+    ] as const) {
       const ahead = await readCorpus(home, threads, mainReads);
       expect(tokens(ahead.store, 'claude-code')).toEqual(corpus.expected['claude-code']);
       expect(tokens(ahead.store, 'codex')).toEqual(corpus.expected.codex);
@@ -122,7 +162,14 @@ describe('a backlog read on threads', () => {
 
   // The thread holds a file open while it reads it (threads share the process's descriptors).
   async function fileBeingRead(paths: string[]): Promise<string | undefined> {
-    const open = () => readdirSync('/proc/self/fd').map((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`); } catch { return ''; } });
+    const open = () =>
+      readdirSync('/proc/self/fd').map((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`);
+        } catch {
+          return '';
+        }
+      });
     for (const end = Date.now() + 20_000; Date.now() < end; await new Promise((r) => setTimeout(r, 1))) {
       const reading = open().find((p) => paths.includes(p));
       if (reading) return reading;
@@ -135,7 +182,11 @@ describe('a backlog read on threads', () => {
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const threads = new ReadThreads(2);
     const root = join(corpus.home, '.claude');
-    const collector = new Collector('claude-code', claudeCode, [root], store, db, quiet, false, { threads, minBytes: 0, mainReads: false });
+    const collector = new Collector('claude-code', claudeCode, [root], store, db, quiet, false, {
+      threads,
+      minBytes: 0,
+      mainReads: false,
+    });
     const scan = collector.scan();
     expect(await fileBeingRead(claudeCode.listFiles(root).map((f) => f.path))).toBeDefined();
     threads.close();

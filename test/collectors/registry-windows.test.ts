@@ -17,7 +17,9 @@ const USERPROFILE = 'C:\\Users\\me';
 const APPDATA = `${USERPROFILE}\\AppData\\Roaming`;
 const LOCALAPPDATA = `${USERPROFILE}\\AppData\\Local`;
 const ENV = { USERPROFILE, APPDATA, LOCALAPPDATA };
-const roots = Object.fromEntries(Object.entries(HARNESSES).map(([id, h]) => [id, h.defaultRoots(ENV, USERPROFILE)])) as Record<HarnessId, string[]>;
+const roots = Object.fromEntries(
+  Object.entries(HARNESSES).map(([id, h]) => [id, h.defaultRoots(ENV, USERPROFILE)]),
+) as Record<HarnessId, string[]>;
 
 describe('harness roots on Windows', () => {
   it('are Windows paths under %USERPROFILE%, with no forward slash', () => {
@@ -35,20 +37,27 @@ describe('harness roots on Windows', () => {
     expect(roots['trae-cli']).toEqual([`${USERPROFILE}\\.trae\\cli`]);
   });
 
-  it('look in every editor\'s user dir under %APPDATA% for the VS Code extensions', () => {
-    const extensions: Partial<Record<HarnessId, string>> = { cline: 'saoudrizwan.claude-dev', 'roo-code': 'rooveterinaryinc.roo-cline', kilo: 'kilocode.kilo-code' };
+  it("look in every editor's user dir under %APPDATA% for the VS Code extensions", () => {
+    const extensions: Partial<Record<HarnessId, string>> = {
+      cline: 'saoudrizwan.claude-dev',
+      'roo-code': 'rooveterinaryinc.roo-cline',
+      kilo: 'kilocode.kilo-code',
+    };
     for (const [id, extension] of Object.entries(extensions)) {
       for (const editor of ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 'Windsurf']) {
-        expect(roots[id as HarnessId], `${id} in ${editor}`).toContain(`${APPDATA}\\${editor}\\User\\globalStorage\\${extension}\\tasks`);
+        expect(roots[id as HarnessId], `${id} in ${editor}`).toContain(
+          `${APPDATA}\\${editor}\\User\\globalStorage\\${extension}\\tasks`,
+        );
       }
     }
   });
 
   it('look for Copilot Chat in the user folder of VS Code, Insiders, VSCodium and Code - OSS under %APPDATA%', () => {
-    for (const editor of ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS']) expect(roots['copilot-vscode']).toContain(`${APPDATA}\\${editor}\\User`);
+    for (const editor of ['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'])
+      expect(roots['copilot-vscode']).toContain(`${APPDATA}\\${editor}\\User`);
   });
 
-  it('find Cursor\'s editor in its user dir under %APPDATA%', () => {
+  it("find Cursor's editor in its user dir under %APPDATA%", () => {
     expect(roots.cursor).toContain(`${APPDATA}\\Cursor`);
   });
 
@@ -60,9 +69,13 @@ describe('harness roots on Windows', () => {
     expect(roots.warp).toEqual([`${LOCALAPPDATA}\\warp\\Warp\\data`]);
   });
 
-  it('still take the harness\'s own variables first', () => {
-    expect(HARNESSES.goose.defaultRoots({ ...ENV, GOOSE_PATH_ROOT: 'D:\\goose' }, USERPROFILE)).toEqual(['D:\\goose\\data']);
+  it("still take the harness's own variables first", () => {
+    expect(HARNESSES.goose.defaultRoots({ ...ENV, GOOSE_PATH_ROOT: 'D:\\goose' }, USERPROFILE)).toEqual([
+      'D:\\goose\\data',
+    ]);
     expect(HARNESSES.hermes.defaultRoots({ ...ENV, HERMES_HOME: 'D:\\hermes' }, USERPROFILE)[0]).toBe('D:\\hermes');
-    expect(HARNESSES.crush.defaultRoots({ ...ENV, XDG_DATA_HOME: 'D:\\data' }, USERPROFILE)).toEqual(['D:\\data\\crush']);
+    expect(HARNESSES.crush.defaultRoots({ ...ENV, XDG_DATA_HOME: 'D:\\data' }, USERPROFILE)).toEqual([
+      'D:\\data\\crush',
+    ]);
   });
 });

@@ -22,11 +22,16 @@ const EXTENSIONS: Partial<Record<HarnessId, string>> = {
 };
 
 describe('harness roots on macOS', () => {
-  const roots = Object.fromEntries(Object.entries(HARNESSES).map(([id, h]) => [id, h.defaultRoots({}, HOME)])) as Record<HarnessId, string[]>;
+  const roots = Object.fromEntries(
+    Object.entries(HARNESSES).map(([id, h]) => [id, h.defaultRoots({}, HOME)]),
+  ) as Record<HarnessId, string[]>;
 
-  it('look in every editor\'s user dir under ~/Library/Application Support for the VS Code extensions', () => {
+  it("look in every editor's user dir under ~/Library/Application Support for the VS Code extensions", () => {
     for (const [id, extension] of Object.entries(EXTENSIONS)) {
-      for (const editor of EDITORS) expect(roots[id as HarnessId], `${id} in ${editor}`).toContain(`${MAC}/${editor}/User/globalStorage/${extension}/tasks`);
+      for (const editor of EDITORS)
+        expect(roots[id as HarnessId], `${id} in ${editor}`).toContain(
+          `${MAC}/${editor}/User/globalStorage/${extension}/tasks`,
+        );
     }
   });
 
@@ -35,41 +40,54 @@ describe('harness roots on macOS', () => {
     expect(copilot).toEqual(['Code', 'Code - Insiders', 'VSCodium', 'Code - OSS'].map((e) => `${MAC}/${e}/User`));
   });
 
-  it('find Zed\'s threads under ~/Library/Application Support/Zed', () => {
+  it("find Zed's threads under ~/Library/Application Support/Zed", () => {
     expect(roots.zed).toContain(`${MAC}/Zed/threads`);
   });
 
-  it('find Cursor\'s editor in its user dir under ~/Library/Application Support', () => {
+  it("find Cursor's editor in its user dir under ~/Library/Application Support", () => {
     expect(roots.cursor).toContain(`${MAC}/Cursor`);
   });
 
-  it('are under ~/Library for those extensions, Zed, Cursor\'s editor, Warp and Copilot Chat only', () => {
-    const underLibrary = Object.entries(roots).filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`))).map(([id]) => id);
+  it("are under ~/Library for those extensions, Zed, Cursor's editor, Warp and Copilot Chat only", () => {
+    const underLibrary = Object.entries(roots)
+      .filter(([, rs]) => rs.some((r) => r.startsWith(`${HOME}/Library/`)))
+      .map(([id]) => id);
     expect(underLibrary.sort()).toEqual([...Object.keys(EXTENSIONS), 'zed', 'cursor', 'warp', 'copilot-vscode'].sort());
     for (const [id, rs] of Object.entries(roots)) {
       if (['zed', 'cursor', 'warp', 'copilot-vscode'].includes(id)) continue;
-      for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`))) expect(r, id).toMatch(new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`));
+      for (const r of rs.filter((x) => x.startsWith(`${HOME}/Library/`)))
+        expect(r, id).toMatch(
+          new RegExp(`^${MAC}/[^/]+/User/globalStorage/${EXTENSIONS[id as HarnessId]!.replaceAll('.', '\\.')}/tasks$`),
+        );
     }
   });
 
   // warp_core's secure_state_dir: the app group's container, else (no app group) Application Support.
-  it('find Warp\'s database in its app group\'s container, else under ~/Library/Application Support', () => {
-    expect(roots.warp).toContain(`${HOME}/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable`);
+  it("find Warp's database in its app group's container, else under ~/Library/Application Support", () => {
+    expect(roots.warp).toContain(
+      `${HOME}/Library/Group Containers/2BBY89MBSN.dev.warp/Library/Application Support/dev.warp.Warp-Stable`,
+    );
     expect(roots.warp).toContain(`${MAC}/dev.warp.Warp-Stable`);
   });
 
-  it('move the extensions\' tasks where an editor\'s settings under ~/Library move them', () => {
+  it("move the extensions' tasks where an editor's settings under ~/Library move them", () => {
     const home = tempDir();
     const userDir = join(home, 'Library', 'Application Support', 'Cursor', 'User');
     mkdirSync(userDir, { recursive: true });
-    writeFileSync(join(userDir, 'settings.json'), '{\n  // moved\n  "roo-cline.customStoragePath": "/Volumes/data/roo",\n}\n');
+    writeFileSync(
+      join(userDir, 'settings.json'),
+      '{\n  // moved\n  "roo-cline.customStoragePath": "/Volumes/data/roo",\n}\n',
+    );
     expect(HARNESSES['roo-code'].defaultRoots({}, home)).toContain('/Volumes/data/roo/tasks');
   });
 });
 
 describe('rootsOf', () => {
-  it('takes the configured roots (resolved) over the harness\'s defaults, and says which', () => {
-    expect(rootsOf(HARNESSES.codex, ['rel/codex'], {}, HOME)).toEqual({ roots: [join(process.cwd(), 'rel/codex')], configured: true });
+  it("takes the configured roots (resolved) over the harness's defaults, and says which", () => {
+    expect(rootsOf(HARNESSES.codex, ['rel/codex'], {}, HOME)).toEqual({
+      roots: [join(process.cwd(), 'rel/codex')],
+      configured: true,
+    });
     expect(rootsOf(HARNESSES.codex, [], { CODEX_HOME: '/c' }, HOME)).toEqual({ roots: ['/c'], configured: false });
   });
 });

@@ -26,8 +26,12 @@ describe('the wait before the next rescan', () => {
 });
 
 /** A collector as the rescan sees it. */
-const collector = (searches = false): Rescanned & { stats: { success: boolean; readBytes: number; files: number } } =>
-  ({ searches, stats: { success: true, readBytes: 0, files: 1 } });
+const collector = (
+  searches = false,
+): Rescanned & { stats: { success: boolean; readBytes: number; files: number } } => ({
+  searches,
+  stats: { success: true, readBytes: 0, files: 1 },
+});
 
 describe('the rescan plan', () => {
   const period = 30_000;
@@ -87,11 +91,18 @@ describe('the rescan plan', () => {
 describe('the watch plan', () => {
   const quiet = createLogger('error');
 
-  it('waits for a folder not there yet in its parent, reads what it holds once it appears, and tells the exporter\'s own files apart', async () => {
+  it("waits for a folder not there yet in its parent, reads what it holds once it appears, and tells the exporter's own files apart", async () => {
     const root = tempDir();
     const state = tempDir();
     const db = new StateDb(tempDir());
-    const c = new Collector('claude-code', claudeCode, [root], new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }), db, quiet);
+    const c = new Collector(
+      'claude-code',
+      claudeCode,
+      [root],
+      new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }),
+      db,
+      quiet,
+    );
     const reads: string[] = [];
     let own = 0;
     const spool = join(state, 'hooks.jsonl');
@@ -115,7 +126,7 @@ describe('the watch plan', () => {
       for (let i = 0; i < 5; i++) appendFileSync(join(root, 'projects', '-src-app', 's1.jsonl'), '{}\n');
       await until(async () => (reads.length > before ? true : undefined), 5000, 'a read of the appended lines');
       appendFileSync(spool, 'x\n');
-      await until(async () => (own > 0 ? true : undefined), 5000, 'the spool\'s change');
+      await until(async () => (own > 0 ? true : undefined), 5000, "the spool's change");
       expect(plan.takeFailed()).toBe(false);
     } finally {
       plan.close();

@@ -24,12 +24,16 @@ describe('configuration', () => {
 
   it('lets flags win over environment over file', () => {
     const f = withFile({ listenAddress: '127.0.0.1:1111', sessions: { perSessionMax: 3 } });
-    const c = loadConfig(['--listen-address', '127.0.0.1:3333'], { CODING_AGENT_EXPORTER_LISTEN_ADDRESS: '127.0.0.1:2222', CODING_AGENT_EXPORTER_SESSIONS_PER_SESSION_MAX: '7' }, f);
+    const c = loadConfig(
+      ['--listen-address', '127.0.0.1:3333'],
+      { CODING_AGENT_EXPORTER_LISTEN_ADDRESS: '127.0.0.1:2222', CODING_AGENT_EXPORTER_SESSIONS_PER_SESSION_MAX: '7' },
+      f,
+    );
     expect(c.listenAddress).toBe('127.0.0.1:3333');
     expect(c.sessions.perSessionMax).toBe(7);
   });
 
-  it('takes exporter-toolkit\'s --web.listen-address as --listen-address', () => {
+  it("takes exporter-toolkit's --web.listen-address as --listen-address", () => {
     expect(loadConfig(['--web.listen-address', '127.0.0.1:4444'], {}).listenAddress).toBe('127.0.0.1:4444');
     expect(loadConfig(['--web.listen-address=:5555'], {}).listenAddress).toBe(':5555');
     expect(() => loadConfig(['--web.listen-address'], {})).toThrow(/--web\.listen-address: a value is missing/);
@@ -37,21 +41,39 @@ describe('configuration', () => {
 
   it('reads each format from variables and flags: lists split at commas, true/false words, whole numbers', () => {
     const c = loadConfig(['--watch', 'false', '--processes=false', '--collector.codex'], {
-      CODING_AGENT_EXPORTER_CODEX_ROOTS: '/a,/b', CODING_AGENT_EXPORTER_PROJECT_MAX: '7', CODING_AGENT_EXPORTER_CLAUDE_CODE_ENABLED: 'false', CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug',
+      CODING_AGENT_EXPORTER_CODEX_ROOTS: '/a,/b',
+      CODING_AGENT_EXPORTER_PROJECT_MAX: '7',
+      CODING_AGENT_EXPORTER_CLAUDE_CODE_ENABLED: 'false',
+      CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug',
     });
-    expect([c.watch, c.processes.enabled, c.collectors.codex?.enabled, c.collectors['claude-code']?.enabled]).toEqual([false, false, true, false]);
+    expect([c.watch, c.processes.enabled, c.collectors.codex?.enabled, c.collectors['claude-code']?.enabled]).toEqual([
+      false,
+      false,
+      true,
+      false,
+    ]);
     expect([c.collectors.codex?.roots, c.project.max, c.logLevel]).toEqual([['/a', '/b'], 7, 'debug']);
     // A file's number written as text is read as a variable's would be; the last of a repeated flag wins.
-    expect(loadConfig(['--rescan-seconds', '5', '--rescan-seconds=6'], {}, withFile({ rescanSeconds: '9', ledger: { days: 3 } })))
-      .toMatchObject({ rescanSeconds: 6, ledger: { days: 3 } });
+    expect(
+      loadConfig(
+        ['--rescan-seconds', '5', '--rescan-seconds=6'],
+        {},
+        withFile({ rescanSeconds: '9', ledger: { days: 3 } }),
+      ),
+    ).toMatchObject({ rescanSeconds: 6, ledger: { days: 3 } });
   });
 
-  it('refuses what is not a whole number, a key that is not the schema\'s own, and names every bad key at once', () => {
-    expect(() => loadConfig([], { CODING_AGENT_EXPORTER_PROJECT_MAX: '7abc' })).toThrow(/project\.max: must be a whole number, 0 or more: value was "7abc"/);
-    expect(() => loadConfig([], {}, withFile(JSON.parse('{"__proto__": {"watch": false}}')))).toThrow(/__proto__: not a configuration key/);
+  it("refuses what is not a whole number, a key that is not the schema's own, and names every bad key at once", () => {
+    expect(() => loadConfig([], { CODING_AGENT_EXPORTER_PROJECT_MAX: '7abc' })).toThrow(
+      /project\.max: must be a whole number, 0 or more: value was "7abc"/,
+    );
+    expect(() => loadConfig([], {}, withFile(JSON.parse('{"__proto__": {"watch": false}}')))).toThrow(
+      /__proto__: not a configuration key/,
+    );
     expect(() => loadConfig([], {}, withFile({ toString: 1 }))).toThrow(/toString: not a configuration key/);
-    expect(() => loadConfig([], {}, withFile({ web: { allowedHosts: [5] }, model: [], tool: { max: 1.5 } })))
-      .toThrow(/model: must be an object.*; web\.allowedHosts: must be a list of strings.*; tool\.max: must be a whole number/);
+    expect(() => loadConfig([], {}, withFile({ web: { allowedHosts: [5] }, model: [], tool: { max: 1.5 } }))).toThrow(
+      /model: must be an object.*; web\.allowedHosts: must be a list of strings.*; tool\.max: must be a whole number/,
+    );
   });
 
   it.each([
@@ -63,7 +85,10 @@ describe('configuration', () => {
     [['once', '--listen-adress', '127.0.0.1:1'], /--listen-adress/],
     [['once', '--rescan-seconds', '-5'], /rescanSeconds/],
     [['bogus'], /unknown command "bogus"/],
-    [['once', '--pricing-overrides', withFile({ 'my-model': { input_mtok: 'cheap' } })], /pricing\.overridesFile .*my-model\.input_mtok/],
+    [
+      ['once', '--pricing-overrides', withFile({ 'my-model': { input_mtok: 'cheap' } })],
+      /pricing\.overridesFile .*my-model\.input_mtok/,
+    ],
   ])('%j stops with a message naming the key', (args, message) => {
     const r = run([...args, '--state-dir', tempDir()], envFor(home));
     expect(r.status).toBe(2);

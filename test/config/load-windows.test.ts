@@ -24,7 +24,9 @@ describe('configuration on Windows', () => {
   it('keeps its state under %LOCALAPPDATA% by default, under XDG_STATE_HOME where that is set', () => {
     vi.stubEnv('XDG_STATE_HOME', '');
     vi.stubEnv('LOCALAPPDATA', 'C:\\Users\\me\\AppData\\Local');
-    expect(loadConfig([], { HOME: 'C:\\Users\\me' }).stateDir).toBe('C:\\Users\\me\\AppData\\Local\\coding-agent-exporter');
+    expect(loadConfig([], { HOME: 'C:\\Users\\me' }).stateDir).toBe(
+      'C:\\Users\\me\\AppData\\Local\\coding-agent-exporter',
+    );
     vi.stubEnv('XDG_STATE_HOME', 'D:\\state');
     expect(loadConfig([], { HOME: 'C:\\Users\\me' }).stateDir).toBe('D:\\state\\coding-agent-exporter');
   });

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DASHBOARDS, GRAFANA, knownMetrics, read, scan, selectorProblems, type Json } from './lib.js';
 
-const files = readdirSync(DASHBOARDS).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DASHBOARDS)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const dashboards: [string, Json][] = files.map((f) => [f, JSON.parse(read(join(DASHBOARDS, f)))]);
 const DS = { type: 'prometheus', uid: '${datasource}' };
 const known = knownMetrics();
@@ -18,7 +20,7 @@ function panels(d: Json): Json[] {
 }
 const vars = (d: Json): Json[] => d.templating?.list ?? [];
 const variable = (d: Json, name: string): Json => vars(d).find((v: Json) => v.name === name);
-const varQuery = (v: Json): string => (typeof v.query === 'string' ? v.query : v.query?.query ?? '');
+const varQuery = (v: Json): string => (typeof v.query === 'string' ? v.query : (v.query?.query ?? ''));
 /** A panel's time override that makes $__range a calendar window ("today so far" and the like). */
 const calendarOverride = (p: Json): boolean => typeof p.timeFrom === 'string' && /^now\/[dwMy]$/.test(p.timeFrom);
 
@@ -28,10 +30,15 @@ describe('dashboards', () => {
   });
 
   it('match the output of deploy/grafana/generate.mjs (run it after editing)', async () => {
-    const gen = await import(join(GRAFANA, 'generate.mjs')) as { dashboards: Record<string, Json>; render: (d: Json) => string };
+    const gen = (await import(join(GRAFANA, 'generate.mjs'))) as {
+      dashboards: Record<string, Json>;
+      render: (d: Json) => string;
+    };
     expect(Object.keys(gen.dashboards).sort()).toEqual(files);
     for (const [file, d] of Object.entries(gen.dashboards)) {
-      expect(read(join(DASHBOARDS, file)), `${file} is stale: run node deploy/grafana/generate.mjs`).toBe(gen.render(d));
+      expect(read(join(DASHBOARDS, file)), `${file} is stale: run node deploy/grafana/generate.mjs`).toBe(
+        gen.render(d),
+      );
     }
   });
 
@@ -66,7 +73,9 @@ describe('dashboards', () => {
         const ds = variable(d, 'datasource');
         expect(ds).toMatchObject({ type: 'datasource', query: 'prometheus' });
         expect(varQuery(variable(d, 'job'))).toBe('label_values(coding_agent_exporter_build_info, job)');
-        expect(varQuery(variable(d, 'instance'))).toBe('label_values(coding_agent_exporter_build_info{job=~"$job"}, instance)');
+        expect(varQuery(variable(d, 'instance'))).toBe(
+          'label_values(coding_agent_exporter_build_info{job=~"$job"}, instance)',
+        );
         for (const v of vars(d).filter((x: Json) => x.type === 'query')) {
           expect(v.datasource, v.name).toEqual(DS);
           expect(v.multi, v.name).toBe(true);
@@ -83,8 +92,18 @@ describe('dashboards', () => {
           expect(project).toBeDefined();
         }
         const person = 'job=~"\\$job",instance=~"\\$instance",user=~"\\$user",team=~"\\$team"';
-        if (harness) expect(varQuery(harness)).toMatch(new RegExp(`^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person}\\}, harness\\)$`));
-        if (project) expect(varQuery(project)).toMatch(new RegExp(`^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person},harness=~"\\$harness"\\}, project\\)$`));
+        if (harness)
+          expect(varQuery(harness)).toMatch(
+            new RegExp(
+              `^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person}\\}, harness\\)$`,
+            ),
+          );
+        if (project)
+          expect(varQuery(project)).toMatch(
+            new RegExp(
+              `^label_values\\((coding_agent_sessions_started_total|coding_agent_tokens_total)\\{${person},harness=~"\\$harness"\\}, project\\)$`,
+            ),
+          );
         for (const v of vars(d).filter((x: Json) => x.type === 'query')) {
           for (const m of varQuery(v).matchAll(/label_values\(([a-z_:]+)/g)) expect(known.has(m[1]!), m[1]).toBe(true);
         }
@@ -125,7 +144,11 @@ describe('dashboards', () => {
       });
 
       it('has user and team variables from build_info, whose All matches a missing label', () => {
-        expect(vars(d).map((v: Json) => v.name).slice(3, 5)).toEqual(['user', 'team']);
+        expect(
+          vars(d)
+            .map((v: Json) => v.name)
+            .slice(3, 5),
+        ).toEqual(['user', 'team']);
         for (const name of ['user', 'team']) {
           const v = variable(d, name);
           expect(varQuery(v), name).toBe(`label_values(coding_agent_exporter_build_info{job=~"$job"}, ${name})`);
@@ -141,8 +164,10 @@ describe('dashboards', () => {
             for (const s of scan(t.expr).selectors) {
               if (s.name.endsWith(':threshold')) continue; // constant series without labels
               const where = `${file}: "${p.title}" ${s.raw}`;
-              const has = (label: string): boolean => s.matchers.some((m) => m.label === label && m.op === '=~' && m.value === `$${label}`);
-              for (const l of ['job', 'instance', 'user', 'team']) expect(has(l), `${where} lacks ${l}=~"$${l}"`).toBe(true);
+              const has = (label: string): boolean =>
+                s.matchers.some((m) => m.label === label && m.op === '=~' && m.value === `$${label}`);
+              for (const l of ['job', 'instance', 'user', 'team'])
+                expect(has(l), `${where} lacks ${l}=~"$${l}"`).toBe(true);
               const labels = known.get(s.name) ?? [];
               for (const l of ['harness', 'project']) {
                 if (hasVar(l) && labels.includes(l)) expect(has(l), `${where} lacks ${l}=~"$${l}"`).toBe(true);
@@ -166,7 +191,8 @@ describe('dashboards', () => {
 
       it('references only metrics of the catalog, the recording rules, up and scrape_duration_seconds', () => {
         for (const p of panels(d)) {
-          for (const t of p.targets) expect(selectorProblems(t.expr, known), `${file}: "${p.title}": ${t.expr}`).toEqual([]);
+          for (const t of p.targets)
+            expect(selectorProblems(t.expr, known), `${file}: "${p.title}": ${t.expr}`).toEqual([]);
         }
       });
 
@@ -182,25 +208,50 @@ describe('dashboards', () => {
 
   it('the overview has the spend, token, session, activity and usage-limit panels', () => {
     const overview = dashboards.find(([f]) => f === 'overview.json')![1];
-    const exprs = panels(overview).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n');
-    for (const m of ['harness_project_model:coding_agent_cost_usd:increase1d', 'harness_project_model:coding_agent_cost_usd:increase7d',
-      'harness_project_model:coding_agent_cost_usd:increase30d', 'coding_agent_tokens_total', 'coding_agent_sessions{',
-      'coding_agent_prompts_total', 'coding_agent_turns_total', 'coding_agent_tool_calls_total', 'coding_agent_tool_errors_total',
-      'coding_agent_lines_added_total', 'coding_agent_lines_removed_total', 'coding_agent_usage_limit_used_ratio',
-      'coding_agent_usage_limit_resets_timestamp_seconds', 'coding_agent_premium_requests_total']) {
+    const exprs = panels(overview)
+      .flatMap((p) => p.targets.map((t: Json) => t.expr))
+      .join('\n');
+    for (const m of [
+      'harness_project_model:coding_agent_cost_usd:increase1d',
+      'harness_project_model:coding_agent_cost_usd:increase7d',
+      'harness_project_model:coding_agent_cost_usd:increase30d',
+      'coding_agent_tokens_total',
+      'coding_agent_sessions{',
+      'coding_agent_prompts_total',
+      'coding_agent_turns_total',
+      'coding_agent_tool_calls_total',
+      'coding_agent_tool_errors_total',
+      'coding_agent_lines_added_total',
+      'coding_agent_lines_removed_total',
+      'coding_agent_usage_limit_used_ratio',
+      'coding_agent_usage_limit_resets_timestamp_seconds',
+      'coding_agent_premium_requests_total',
+    ]) {
       expect(exprs, m).toContain(m);
     }
   });
 
-  it('the sessions dashboard shows each session\'s plan progress', () => {
+  it("the sessions dashboard shows each session's plan progress", () => {
     const sessions = dashboards.find(([f]) => f === 'sessions.json')![1];
-    expect(panels(sessions).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n')).toContain('coding_agent_session_todos');
+    expect(
+      panels(sessions)
+        .flatMap((p) => p.targets.map((t: Json) => t.expr))
+        .join('\n'),
+    ).toContain('coding_agent_session_todos');
   });
 
   it('the sessions dashboard shows live processes, how they were joined and the tools they run; exporter health shows drift', () => {
-    const exprsOf = (file: string) => panels(dashboards.find(([f]) => f === file)![1]).flatMap((p) => p.targets.map((t: Json) => t.expr)).join('\n');
-    for (const m of ['coding_agent_session_process_info', 'coding_agent_session_tool_started_timestamp_seconds', 'coding_agent_processes',
-      'coding_agent_process_cpu_ratio', 'coding_agent_process_resident_memory_bytes']) {
+    const exprsOf = (file: string) =>
+      panels(dashboards.find(([f]) => f === file)![1])
+        .flatMap((p) => p.targets.map((t: Json) => t.expr))
+        .join('\n');
+    for (const m of [
+      'coding_agent_session_process_info',
+      'coding_agent_session_tool_started_timestamp_seconds',
+      'coding_agent_processes',
+      'coding_agent_process_cpu_ratio',
+      'coding_agent_process_resident_memory_bytes',
+    ]) {
       expect(exprsOf('sessions.json'), m).toContain(m);
     }
     expect(exprsOf('exporter-health.json')).toContain('coding_agent_exporter_drift_sessions');
@@ -210,9 +261,15 @@ describe('dashboards', () => {
     const sessions = dashboards.find(([f]) => f === 'sessions.json')![1];
     const table = panels(sessions).find((p) => p.type === 'table' && p.title === 'Live sessions');
     const exprs = table.targets.map((t: Json) => t.expr).join('\n');
-    for (const m of ['coding_agent_session_status', 'coding_agent_session_last_activity_timestamp_seconds',
-      'coding_agent_session_turn_started_timestamp_seconds', 'coding_agent_session_context_tokens',
-      'coding_agent_session_context_limit_tokens', 'coding_agent_session_cost_usd', 'coding_agent_session_subagents']) {
+    for (const m of [
+      'coding_agent_session_status',
+      'coding_agent_session_last_activity_timestamp_seconds',
+      'coding_agent_session_turn_started_timestamp_seconds',
+      'coding_agent_session_context_tokens',
+      'coding_agent_session_context_limit_tokens',
+      'coding_agent_session_cost_usd',
+      'coding_agent_session_subagents',
+    ]) {
       expect(exprs, m).toContain(m);
     }
   });

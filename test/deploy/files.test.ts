@@ -11,7 +11,14 @@ import { HARNESSES } from '../../src/collectors/registry.js';
 import { DEPLOY, GRAFANA, parsePlist, parseXml, ROOT, read, walk, yaml, type Json, type XmlElement } from './lib.js';
 
 // The CLI contract the deploy files rely on (src/main.ts, src/config/schema.ts).
-const FLAGS_WITH_VALUE = new Set(['--listen-address', '--state-dir', '--config', '--otlp-endpoint', '--log-level', '--pricing-overrides']);
+const FLAGS_WITH_VALUE = new Set([
+  '--listen-address',
+  '--state-dir',
+  '--config',
+  '--otlp-endpoint',
+  '--log-level',
+  '--pricing-overrides',
+]);
 const COMMANDS = new Set(['serve', 'once', 'sessions', 'demo']);
 const STATE_DIR = '/var/lib/coding-agent-exporter';
 const PORT = '10477';
@@ -40,7 +47,10 @@ function checkArgs(args: string[], where: string): Map<string, string> {
 function cliSource(): string | undefined {
   const dir = join(ROOT, 'src');
   if (!existsSync(join(dir, 'main.ts'))) return undefined;
-  return walk(dir).filter((f) => f.endsWith('.ts')).map((f) => read(join(dir, f))).join('\n');
+  return walk(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => read(join(dir, f)))
+    .join('\n');
 }
 
 describe('the CLI contract', () => {
@@ -61,7 +71,8 @@ describe('deploy/docker/Dockerfile', () => {
   const text = read(join(DEPLOY, 'docker', 'Dockerfile'));
   const ignore = read(join(DEPLOY, 'docker', 'Dockerfile.dockerignore'));
   const lines = text.split('\n').filter((l) => !l.trim().startsWith('#'));
-  const instr = (name: string): string[] => lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
+  const instr = (name: string): string[] =>
+    lines.filter((l) => l.startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
 
   it('builds on node:20-bookworm-slim with npm ci and npm run build', () => {
     expect(text).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
@@ -76,7 +87,9 @@ describe('deploy/docker/Dockerfile', () => {
       for (const src of parts.slice(0, -1)) {
         expect(existsSync(join(ROOT, src)), `COPY ${src}`).toBe(true);
         // Dockerfile.dockerignore excludes everything, then re-includes what is copied.
-        expect(ignore, `COPY ${src} is excluded by Dockerfile.dockerignore`).toMatch(new RegExp(`^!${src.replace('.', '\\.')}(/\\*\\*)?$`, 'm'));
+        expect(ignore, `COPY ${src} is excluded by Dockerfile.dockerignore`).toMatch(
+          new RegExp(`^!${src.replace('.', '\\.')}(/\\*\\*)?$`, 'm'),
+        );
       }
     }
   });
@@ -136,15 +149,23 @@ describe('deploy/docker/compose.yml', () => {
       const named = env[`CODING_AGENT_EXPORTER_${reader.harness.toUpperCase().replace(/-/g, '_')}_ROOTS`]?.split(',');
       const roots: string[] = named ?? reader.defaultRoots({}, '/home/agent');
       // The root's folder, or one it is in (Antigravity's is in ~/.gemini), mounted from the same place at home.
-      const mounted = (r: string) => vols.some((v) => {
-        const [host, container, mode] = v.split(':');
-        return mode === 'ro' && host === `\${HOME}${container!.slice('/home/agent'.length)}` && container!.startsWith('/home/agent/')
-          && (r === container || r.startsWith(`${container}/`));
-      });
+      const mounted = (r: string) =>
+        vols.some((v) => {
+          const [host, container, mode] = v.split(':');
+          return (
+            mode === 'ro' &&
+            host === `\${HOME}${container!.slice('/home/agent'.length)}` &&
+            container!.startsWith('/home/agent/') &&
+            (r === container || r.startsWith(`${container}/`))
+          );
+        });
       expect(roots.some(mounted), `${reader.harness}: one of ${roots.join(', ')}`).toBe(true);
     }
     for (const name of Object.keys(env).filter((k) => k.endsWith('_ROOTS'))) {
-      expect(Object.keys(HARNESSES).map((h) => `CODING_AGENT_EXPORTER_${h.toUpperCase().replace(/-/g, '_')}_ROOTS`), name).toContain(name);
+      expect(
+        Object.keys(HARNESSES).map((h) => `CODING_AGENT_EXPORTER_${h.toUpperCase().replace(/-/g, '_')}_ROOTS`),
+        name,
+      ).toContain(name);
     }
     const state = vols.find((v) => v.endsWith(`:${STATE_DIR}`));
     expect(state).toBeDefined();
@@ -182,14 +203,22 @@ describe('deploy/grafana/provisioning', () => {
     const ds = yaml(join(GRAFANA, 'provisioning', 'datasources', 'prometheus.yml'));
     expect(ds.apiVersion).toBe(1);
     expect(ds.datasources).toHaveLength(1);
-    expect(ds.datasources[0]).toMatchObject({ uid: 'prometheus', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090' });
+    expect(ds.datasources[0]).toMatchObject({
+      uid: 'prometheus',
+      type: 'prometheus',
+      access: 'proxy',
+      url: 'http://prometheus:9090',
+    });
   });
 
   it('has a file provider for the dashboards folder', () => {
     const p = yaml(join(GRAFANA, 'provisioning', 'dashboards', 'coding-agent-exporter.yml'));
     expect(p.apiVersion).toBe(1);
     expect(p.providers).toHaveLength(1);
-    expect(p.providers[0]).toMatchObject({ type: 'file', options: { path: '/var/lib/grafana/dashboards/coding-agent-exporter' } });
+    expect(p.providers[0]).toMatchObject({
+      type: 'file',
+      options: { path: '/var/lib/grafana/dashboards/coding-agent-exporter' },
+    });
   });
 });
 
@@ -201,7 +230,11 @@ describe('deploy/systemd/coding-agent-exporter.service', () => {
     const t = line.trim();
     if (!t || t.startsWith('#')) continue;
     const s = /^\[(\w+)\]$/.exec(t);
-    if (s) { current = s[1]!; sections.set(current, new Map()); continue; }
+    if (s) {
+      current = s[1]!;
+      sections.set(current, new Map());
+      continue;
+    }
     const kv = /^(\w+)=(.*)$/.exec(t);
     expect(kv, `bad line: ${t}`).not.toBeNull();
     const m = sections.get(current)!;
@@ -236,12 +269,16 @@ describe('deploy/systemd/coding-agent-exporter.service', () => {
     const runtime = mkdtempSync(join(tmpdir(), 'cae-xdg-'));
     try {
       const r = spawnSync('systemd-analyze', ['verify', '--user', path], {
-        encoding: 'utf8', env: { ...process.env, XDG_RUNTIME_DIR: runtime }, timeout: 30_000,
+        encoding: 'utf8',
+        env: { ...process.env, XDG_RUNTIME_DIR: runtime },
+        timeout: 30_000,
       });
       const output = `${r.stdout}${r.stderr}`;
       if (/Failed to initialize manager|Failed to lookup RuntimeDirectory|Failed to connect/i.test(output)) return; // no user manager possible here
       // The binary is not installed on this machine; everything else must be clean.
-      const problems = output.split('\n').filter((l) => l.trim() && !/is not executable: No such file or directory/.test(l));
+      const problems = output
+        .split('\n')
+        .filter((l) => l.trim() && !/is not executable: No such file or directory/.test(l));
       expect(problems).toEqual([]);
     } finally {
       rmSync(runtime, { recursive: true, force: true });
@@ -253,7 +290,7 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
   const path = join(DEPLOY, 'launchd', 'io.github.coding-agent-exporter.plist');
   const plist = parsePlist(read(path)) as Json;
 
-  it('is a property list launchd takes: a dict with its Label (the file\'s name) and ProgramArguments, every key of its type', () => {
+  it("is a property list launchd takes: a dict with its Label (the file's name) and ProgramArguments, every key of its type", () => {
     expect(typeof plist === 'object' && !Array.isArray(plist)).toBe(true);
     expect(plist.Label).toBe('io.github.coding-agent-exporter');
     expect(`${plist.Label}.plist`).toBe(basename(path));
@@ -261,8 +298,17 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
     for (const a of plist.ProgramArguments) expect(typeof a).toBe('string');
     // launchd.plist(5)'s types for the keys the file uses; a key it does not know is a typo.
     const TYPES: Record<string, string> = {
-      Label: 'string', ProgramArguments: 'object', EnvironmentVariables: 'object', RunAtLoad: 'boolean', KeepAlive: 'object',
-      ThrottleInterval: 'number', ProcessType: 'string', LowPriorityIO: 'boolean', Umask: 'number', StandardOutPath: 'string', StandardErrorPath: 'string',
+      Label: 'string',
+      ProgramArguments: 'object',
+      EnvironmentVariables: 'object',
+      RunAtLoad: 'boolean',
+      KeepAlive: 'object',
+      ThrottleInterval: 'number',
+      ProcessType: 'string',
+      LowPriorityIO: 'boolean',
+      Umask: 'number',
+      StandardOutPath: 'string',
+      StandardErrorPath: 'string',
     };
     for (const [k, v] of Object.entries(plist)) expect(typeof v, k).toBe(TYPES[k]);
     for (const v of Object.values(plist.EnvironmentVariables)) expect(typeof v).toBe('string');
@@ -272,7 +318,7 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
     expect(plist.Umask).toBe(0o077);
   });
 
-  it('runs the package\'s command where deploy/README.md installs it, with flags it takes, in folders the README makes', () => {
+  it("runs the package's command where deploy/README.md installs it, with flags it takes, in folders the README makes", () => {
     const [program, ...args] = plist.ProgramArguments as string[];
     const pkg = JSON.parse(read(join(ROOT, 'package.json')));
     expect(program).toBe(`__HOME__/.local/bin/${Object.keys(pkg.bin)[0]}`);
@@ -281,7 +327,10 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
     const flags = checkArgs(args, 'ProgramArguments');
     expect(flags.get('--listen-address')).toBe(`127.0.0.1:${PORT}`);
     // Each folder the service writes in (its state, its log's) is made by the README's mkdir.
-    const mkdir = /^mkdir -p (.*)$/m.exec(readme.slice(readme.indexOf('### macOS (launchd)')))![1]!.replaceAll('$HOME', '~').replaceAll('"', '');
+    const mkdir = /^mkdir -p (.*)$/m
+      .exec(readme.slice(readme.indexOf('### macOS (launchd)')))![1]!
+      .replaceAll('$HOME', '~')
+      .replaceAll('"', '');
     for (const p of [flags.get('--state-dir')!, dirname(plist.StandardOutPath), dirname(plist.StandardErrorPath)]) {
       expect(p).toMatch(/^__HOME__\//);
       expect(mkdir, p).toContain(p.replace('__HOME__', '~'));
@@ -290,18 +339,23 @@ describe('deploy/launchd/io.github.coding-agent-exporter.plist', () => {
   });
 
   it('is checked by a parser that fails on what plutil -lint fails on', () => {
-    const ok = '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>A</key><string>x &amp; y</string></dict></plist>\n';
+    const ok =
+      '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0"><dict><key>A</key><string>x &amp; y</string></dict></plist>\n';
     expect(parsePlist(ok)).toEqual({ A: 'x & y' });
     for (const bad of [
       ok.replace('</string>', ''), // unclosed
-      ok.replace('<key>A</key><string>x &amp; y</string>', '<key>A</key><string>1</string><key>A</key><string>2</string>'), // key twice
+      ok.replace(
+        '<key>A</key><string>x &amp; y</string>',
+        '<key>A</key><string>1</string><key>A</key><string>2</string>',
+      ), // key twice
       ok.replace('<string>x &amp; y</string>', ''), // key without value
       ok.replace('&amp;', '&'), // bare ampersand
       ok.replace('<dict>', '<!-- a -- b --><dict>'), // -- in a comment
       ok.replace('<string>x &amp; y</string>', '<integer>1.5</integer>'),
       ok.replace('</plist>', '</plist><dict/>'),
       ok.replace('<plist version="1.0">', '<plist>'),
-    ]) expect(() => parsePlist(bad), bad).toThrow(/^plist: /);
+    ])
+      expect(() => parsePlist(bad), bad).toThrow(/^plist: /);
   });
 });
 
@@ -316,7 +370,11 @@ describe('deploy/otel-collector/config.yml', () => {
 
   it('has a metrics pipeline whose components are all defined', () => {
     const p = c.service.pipelines.metrics;
-    for (const [kind, names] of [['receivers', p.receivers], ['processors', p.processors], ['exporters', p.exporters]] as const) {
+    for (const [kind, names] of [
+      ['receivers', p.receivers],
+      ['processors', p.processors],
+      ['exporters', p.exporters],
+    ] as const) {
       for (const n of names as string[]) expect(c[kind]?.[n], `${kind}.${n}`).toBeDefined();
     }
   });
@@ -329,16 +387,20 @@ describe('deploy/README.md', () => {
       expect(readme.includes(f) || readme.includes(f.split('/').pop()!), f).toBe(true);
     }
   });
-
 });
 
 // The package is not on npm: its name is not claimed there, so a registry install would get
 // whatever someone else publishes under it first. The docs lead with the clone.
 describe('installing', () => {
-  const docs = () => ['README.md', ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`), ...walk(DEPLOY).map((f) => `deploy/${f}`)]
-    .filter((f) => /\.(md|ya?ml|service|plist)$/.test(f));
+  const docs = () =>
+    [
+      'README.md',
+      ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`),
+      ...walk(DEPLOY).map((f) => `deploy/${f}`),
+    ].filter((f) => /\.(md|ya?ml|service|plist)$/.test(f));
   // `npx coding-agent-exporter`, `npm install [-g|--global --prefix P] coding-agent-exporter` (not `./coding-agent-exporter-<v>.tgz`).
-  const REGISTRY = /npx coding-agent-exporter|npm (?:install|i)(?:\s+-{1,2}[\w-]+(?:\s+~?[\w/.]+)?)*\s+coding-agent-exporter(?![\w.-])/;
+  const REGISTRY =
+    /npx coding-agent-exporter|npm (?:install|i)(?:\s+-{1,2}[\w-]+(?:\s+~?[\w/.]+)?)*\s+coding-agent-exporter(?![\w.-])/;
 
   it('from the registry only in a paragraph that says it is future, once it is published', () => {
     const found: string[] = [];
@@ -361,7 +423,12 @@ describe('installing', () => {
   });
 
   it('knows a registry install when it sees one (the check would pass on nothing)', () => {
-    for (const c of ['npm install -g coding-agent-exporter', 'npm install --global --prefix ~/.local coding-agent-exporter', 'npx coding-agent-exporter']) expect(c).toMatch(REGISTRY);
+    for (const c of [
+      'npm install -g coding-agent-exporter',
+      'npm install --global --prefix ~/.local coding-agent-exporter',
+      'npx coding-agent-exporter',
+    ])
+      expect(c).toMatch(REGISTRY);
     expect('npm install --global --prefix ~/.local ./coding-agent-exporter-*.tgz').not.toMatch(REGISTRY);
   });
 });
@@ -373,15 +440,21 @@ describe('every Prometheus we tell you to run', () => {
   const RETENTION = '--storage.tsdb.retention.time=90d';
   /** The `prometheus --…` command lines of the docs and the deploy files (comment marks cut, `\` continuations joined). */
   const commands = (): { file: string; args: string[] }[] => {
-    const files = ['README.md', ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`), ...walk(DEPLOY).map((f) => `deploy/${f}`)]
-      .filter((f) => /\.(md|ya?ml)$/.test(f));
+    const files = [
+      'README.md',
+      ...walk(join(ROOT, 'docs')).map((f) => `docs/${f}`),
+      ...walk(DEPLOY).map((f) => `deploy/${f}`),
+    ].filter((f) => /\.(md|ya?ml)$/.test(f));
     return files.flatMap((file) => {
-      const lines = read(join(ROOT, file)).split('\n').map((l) => l.replace(/^\s*#\s?/, ''));
+      const lines = read(join(ROOT, file))
+        .split('\n')
+        .map((l) => l.replace(/^\s*#\s?/, ''));
       const out: { file: string; args: string[] }[] = [];
       lines.forEach((line, i) => {
         if (!/^\s*prometheus\s+--/.test(line)) return;
         let text = line;
-        for (let j = i; lines[j]!.trimEnd().endsWith('\\'); j++) text = `${text.trimEnd().slice(0, -1)} ${lines[j + 1]}`;
+        for (let j = i; lines[j]!.trimEnd().endsWith('\\'); j++)
+          text = `${text.trimEnd().slice(0, -1)} ${lines[j + 1]}`;
         out.push({ file, args: text.trim().split(/\s+/).slice(1) });
       });
       return out;
@@ -392,10 +465,15 @@ describe('every Prometheus we tell you to run', () => {
   const outside = (path: string | undefined) => path !== undefined && /^(\/|~\/|\$HOME\/|\$\{HOME\}\/)/.test(path);
 
   it('keeps 90 days, as the Compose file does, and stores them outside the checkout', () => {
-    const compose = { file: 'deploy/docker/compose.yml', args: yaml(join(DEPLOY, 'docker/compose.yml')).services.prometheus.command as string[] };
+    const compose = {
+      file: 'deploy/docker/compose.yml',
+      args: yaml(join(DEPLOY, 'docker/compose.yml')).services.prometheus.command as string[],
+    };
     const all = [compose, ...commands()];
     const servers = all.filter((c) => !c.args.includes('--enable-feature=agent'));
-    expect(servers.map((c) => c.file)).toEqual(expect.arrayContaining(['deploy/docker/compose.yml', 'deploy/prometheus/prometheus.yml', 'deploy/README.md']));
+    expect(servers.map((c) => c.file)).toEqual(
+      expect.arrayContaining(['deploy/docker/compose.yml', 'deploy/prometheus/prometheus.yml', 'deploy/README.md']),
+    );
     for (const c of servers) {
       expect(c.args, c.file).toContain(RETENTION);
       expect(outside(value(c.args, '--storage.tsdb.path')), `${c.file}: --storage.tsdb.path`).toBe(true);
@@ -403,7 +481,8 @@ describe('every Prometheus we tell you to run', () => {
     // Agent mode keeps nothing but a write-ahead log until it is sent: no retention, the same rule for its folder.
     const agents = all.filter((c) => c.args.includes('--enable-feature=agent'));
     expect(agents.length).toBeGreaterThan(0);
-    for (const c of agents) expect(outside(value(c.args, '--storage.agent.path')), `${c.file}: --storage.agent.path`).toBe(true);
+    for (const c of agents)
+      expect(outside(value(c.args, '--storage.agent.path')), `${c.file}: --storage.agent.path`).toBe(true);
   });
 
   it('finds a command that keeps the default 15 days in ./data (the check would pass on nothing)', () => {
@@ -430,14 +509,59 @@ describe('deploy/windows/coding-agent-exporter.xml', () => {
     // The task schema's children of each element the file uses; a name it does not know is a typo.
     const SCHEMA: Record<string, string[]> = {
       Task: ['RegistrationInfo', 'Triggers', 'Principals', 'Settings', 'Actions', 'Data'],
-      RegistrationInfo: ['URI', 'SecurityDescriptor', 'Source', 'Date', 'Author', 'Version', 'Description', 'Documentation'],
-      Triggers: ['BootTrigger', 'RegistrationTrigger', 'IdleTrigger', 'TimeTrigger', 'EventTrigger', 'LogonTrigger', 'SessionStateChangeTrigger', 'CalendarTrigger'],
+      RegistrationInfo: [
+        'URI',
+        'SecurityDescriptor',
+        'Source',
+        'Date',
+        'Author',
+        'Version',
+        'Description',
+        'Documentation',
+      ],
+      Triggers: [
+        'BootTrigger',
+        'RegistrationTrigger',
+        'IdleTrigger',
+        'TimeTrigger',
+        'EventTrigger',
+        'LogonTrigger',
+        'SessionStateChangeTrigger',
+        'CalendarTrigger',
+      ],
       LogonTrigger: ['Enabled', 'StartBoundary', 'EndBoundary', 'Repetition', 'ExecutionTimeLimit', 'Delay', 'UserId'],
       Principals: ['Principal'],
-      Principal: ['UserId', 'GroupId', 'LogonType', 'RunLevel', 'DisplayName', 'ProcessTokenSidType', 'RequiredPrivileges'],
-      Settings: ['AllowStartOnDemand', 'RestartOnFailure', 'MultipleInstancesPolicy', 'DisallowStartIfOnBatteries', 'StopIfGoingOnBatteries',
-        'AllowHardTerminate', 'StartWhenAvailable', 'NetworkProfileName', 'RunOnlyIfNetworkAvailable', 'WakeToRun', 'Enabled', 'Hidden',
-        'DeleteExpiredTaskAfter', 'IdleSettings', 'NetworkSettings', 'ExecutionTimeLimit', 'Priority', 'RunOnlyIfIdle', 'UseUnifiedSchedulingEngine', 'DisallowStartOnRemoteAppSession'],
+      Principal: [
+        'UserId',
+        'GroupId',
+        'LogonType',
+        'RunLevel',
+        'DisplayName',
+        'ProcessTokenSidType',
+        'RequiredPrivileges',
+      ],
+      Settings: [
+        'AllowStartOnDemand',
+        'RestartOnFailure',
+        'MultipleInstancesPolicy',
+        'DisallowStartIfOnBatteries',
+        'StopIfGoingOnBatteries',
+        'AllowHardTerminate',
+        'StartWhenAvailable',
+        'NetworkProfileName',
+        'RunOnlyIfNetworkAvailable',
+        'WakeToRun',
+        'Enabled',
+        'Hidden',
+        'DeleteExpiredTaskAfter',
+        'IdleSettings',
+        'NetworkSettings',
+        'ExecutionTimeLimit',
+        'Priority',
+        'RunOnlyIfIdle',
+        'UseUnifiedSchedulingEngine',
+        'DisallowStartOnRemoteAppSession',
+      ],
       IdleSettings: ['Duration', 'WaitTimeout', 'StopOnIdleEnd', 'RestartOnIdle'],
       RestartOnFailure: ['Interval', 'Count'],
       Actions: ['Exec', 'ComHandler', 'SendEmail', 'ShowMessage'],
@@ -445,14 +569,21 @@ describe('deploy/windows/coding-agent-exporter.xml', () => {
     };
     const visit = (el: XmlElement) => {
       // Only triggers and actions may repeat.
-      if (el.name !== 'Triggers' && el.name !== 'Actions') expect(new Set(el.children.map((c) => c.name)).size, `<${el.name}>'s children once each`).toBe(el.children.length);
+      if (el.name !== 'Triggers' && el.name !== 'Actions')
+        expect(new Set(el.children.map((c) => c.name)).size, `<${el.name}>'s children once each`).toBe(
+          el.children.length,
+        );
       for (const c of el.children) {
         expect(SCHEMA[el.name], `<${c.name}> in <${el.name}>`).toContain(c.name);
         visit(c);
       }
     };
     visit(task);
-    for (const [el, value] of [[path('Settings', 'Enabled'), 'true'], [path('Triggers', 'LogonTrigger', 'Enabled'), 'true']] as const) expect(el.text).toBe(value);
+    for (const [el, value] of [
+      [path('Settings', 'Enabled'), 'true'],
+      [path('Triggers', 'LogonTrigger', 'Enabled'), 'true'],
+    ] as const)
+      expect(el.text).toBe(value);
   });
 
   it('starts at logon, as you, runs for ever, restarts after a failure, once at a time, on battery too', () => {
@@ -487,8 +618,23 @@ describe('deploy/windows/coding-agent-exporter.xml', () => {
 
   it('is checked by a parser that fails on malformed XML', () => {
     const ok = '<?xml version="1.0"?>\n<Task a="1"><B>x &amp; y</B><C/></Task>\n';
-    expect(parseXml(ok)).toEqual({ name: 'Task', attrs: { a: '1' }, text: '', children: [{ name: 'B', attrs: {}, children: [], text: 'x & y' }, { name: 'C', attrs: {}, children: [], text: '' }] });
-    for (const bad of [ok.replace('</B>', ''), ok.replace('</B>', '</C>'), ok.replace('&amp;', '&'), ok.replace('a="1"', 'a="1" a="2"'), ok.replace('<B>', '<!-- a -- b --><B>'), `${ok}<D/>`]) {
+    expect(parseXml(ok)).toEqual({
+      name: 'Task',
+      attrs: { a: '1' },
+      text: '',
+      children: [
+        { name: 'B', attrs: {}, children: [], text: 'x & y' },
+        { name: 'C', attrs: {}, children: [], text: '' },
+      ],
+    });
+    for (const bad of [
+      ok.replace('</B>', ''),
+      ok.replace('</B>', '</C>'),
+      ok.replace('&amp;', '&'),
+      ok.replace('a="1"', 'a="1" a="2"'),
+      ok.replace('<B>', '<!-- a -- b --><B>'),
+      `${ok}<D/>`,
+    ]) {
       expect(() => parseXml(bad), bad).toThrow(/^xml: /);
     }
   });

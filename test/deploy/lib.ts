@@ -34,20 +34,34 @@ export function walk(dir: string, prefix = ''): string[] {
 // ---------------------------------------------------------------------------------------------
 // Rule files
 
-export interface RecordingRule { record: string; expr: string; group: string }
+export interface RecordingRule {
+  record: string;
+  expr: string;
+  group: string;
+}
 export interface AlertRule {
-  alert: string; expr: string; for?: string; group: string;
-  labels?: Record<string, string>; annotations?: Record<string, string>;
+  alert: string;
+  expr: string;
+  for?: string;
+  group: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
 }
 
 export function recordingRules(): RecordingRule[] {
-  const doc = yaml(join(PROM, 'rules.yml')) as { groups: { name: string; rules: { record?: string; expr: string }[] }[] };
-  return doc.groups.flatMap((g) => g.rules.filter((r) => r.record).map((r) => ({ record: r.record!, expr: String(r.expr), group: g.name })));
+  const doc = yaml(join(PROM, 'rules.yml')) as {
+    groups: { name: string; rules: { record?: string; expr: string }[] }[];
+  };
+  return doc.groups.flatMap((g) =>
+    g.rules.filter((r) => r.record).map((r) => ({ record: r.record!, expr: String(r.expr), group: g.name })),
+  );
 }
 
 export function alertRules(): AlertRule[] {
   const doc = yaml(join(PROM, 'alerts.yml')) as { groups: { name: string; rules: Omit<AlertRule, 'group'>[] }[] };
-  return doc.groups.flatMap((g) => g.rules.filter((r) => r.alert).map((r) => ({ ...r, expr: String(r.expr), group: g.name })));
+  return doc.groups.flatMap((g) =>
+    g.rules.filter((r) => r.alert).map((r) => ({ ...r, expr: String(r.expr), group: g.name })),
+  );
 }
 
 /** Threshold rules: `record: coding_agent:<name>:threshold`, `expr: vector(<number>)`. */
@@ -66,17 +80,41 @@ export function thresholds(): Map<string, number> {
 // PromQL scanning (enough for our expressions; promtool checks the real syntax)
 
 const AGGREGATIONS = new Set([
-  'sum', 'min', 'max', 'avg', 'group', 'stddev', 'stdvar', 'count', 'count_values', 'bottomk', 'topk', 'quantile',
-  'limitk', 'limit_ratio',
+  'sum',
+  'min',
+  'max',
+  'avg',
+  'group',
+  'stddev',
+  'stdvar',
+  'count',
+  'count_values',
+  'bottomk',
+  'topk',
+  'quantile',
+  'limitk',
+  'limit_ratio',
 ]);
 const GROUPING = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right']);
 const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'atan2', 'inf', 'nan', 'start', 'end']);
 
-export interface Selector { name: string; matchers: Matcher[]; raw: string }
-export interface Matcher { label: string; op: string; value: string }
-export interface Scan { selectors: Selector[]; ranges: string[] }
+export interface Selector {
+  name: string;
+  matchers: Matcher[];
+  raw: string;
+}
+export interface Matcher {
+  label: string;
+  op: string;
+  value: string;
+}
+export interface Scan {
+  selectors: Selector[];
+  ranges: string[];
+}
 
-const TOKEN = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|[a-zA-Z_:][a-zA-Z0-9_:]*|\$\{?[a-zA-Z_]+\}?|\d+(?:\.\d+)?(?:[a-zA-Z]+\d*)*|#[^\n]*|\S/g;
+const TOKEN =
+  /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\{[^}]*\}|\[[^\]]*\]|[a-zA-Z_:][a-zA-Z0-9_:]*|\$\{?[a-zA-Z_]+\}?|\d+(?:\.\d+)?(?:[a-zA-Z]+\d*)*|#[^\n]*|\S/g;
 
 export function parseMatchers(braces: string): Matcher[] {
   const out: Matcher[] = [];
@@ -92,12 +130,17 @@ export function scan(expr: string): Scan {
   const ranges: string[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (t.startsWith('[')) { ranges.push(t.slice(1, -1).trim()); continue; }
+    if (t.startsWith('[')) {
+      ranges.push(t.slice(1, -1).trim());
+      continue;
+    }
     if (t.startsWith('{')) throw new Error(`selector without a metric name in: ${expr}`);
     if (!/^[a-zA-Z_:]/.test(t)) continue;
     const next = tokens[i + 1];
     if (GROUPING.has(t)) {
-      if (next === '(') { while (i < tokens.length && tokens[i] !== ')') i++; }
+      if (next === '(') {
+        while (i < tokens.length && tokens[i] !== ')') i++;
+      }
       continue;
     }
     if (AGGREGATIONS.has(t) || KEYWORDS.has(t) || next === '(') continue;
@@ -125,9 +168,21 @@ export function knownMetrics(): Map<string, string[] | undefined> {
   for (const [name, def] of catalogByName) known.set(name, [...def.labels, ...TARGET_LABELS]);
   for (const [name, labels] of Object.entries(BUILTINS)) known.set(name, [...labels, ...TARGET_LABELS]);
   for (const r of recordingRules()) {
-    if (r.record.endsWith(':threshold')) { known.set(r.record, []); continue; }
+    if (r.record.endsWith(':threshold')) {
+      known.set(r.record, []);
+      continue;
+    }
     const by = /\bby\s*\(([^)]*)\)/.exec(r.expr);
-    if (by) { known.set(r.record, by[1]!.split(',').map((s) => s.trim()).filter(Boolean)); continue; }
+    if (by) {
+      known.set(
+        r.record,
+        by[1]!
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
+      continue;
+    }
     // No aggregation: inherits the labels of the (single) series it reads.
     const inner = scan(r.expr).selectors[0];
     known.set(r.record, inner ? known.get(inner.name) : undefined);
@@ -146,13 +201,17 @@ export const LABEL_VALUES: Record<string, readonly string[]> = {
 export function selectorProblems(expr: string, known = knownMetrics()): string[] {
   const problems: string[] = [];
   for (const s of scan(expr).selectors) {
-    if (!known.has(s.name)) { problems.push(`unknown metric ${s.name}`); continue; }
+    if (!known.has(s.name)) {
+      problems.push(`unknown metric ${s.name}`);
+      continue;
+    }
     const labels = known.get(s.name);
     for (const m of s.matchers) {
       if (labels && !labels.includes(m.label)) problems.push(`${s.name} has no label ${m.label}`);
       const allowed = LABEL_VALUES[m.label];
       if (allowed && !m.value.startsWith('$') && /^[a-z_|]+$/.test(m.value)) {
-        for (const v of m.value.split('|')) if (!allowed.includes(v)) problems.push(`${m.label}="${v}" is not one of ${allowed.join(', ')}`);
+        for (const v of m.value.split('|'))
+          if (!allowed.includes(v)) problems.push(`${m.label}="${v}" is not one of ${allowed.join(', ')}`);
       }
     }
   }
@@ -174,8 +233,10 @@ export const skipPromtool = !promtoolAvailable && process.env.CODING_AGENT_EXPOR
  */
 export function promtool(args: string[], cwd = ROOT): Promise<{ status: number | null; output: string }> {
   if (!promtoolAvailable) {
-    throw new Error(`promtool not found (install Debian/Ubuntu package "prometheus", or set PROMTOOL=/path/to/promtool; `
-      + 'CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 skips these tests)');
+    throw new Error(
+      `promtool not found (install Debian/Ubuntu package "prometheus", or set PROMTOOL=/path/to/promtool; ` +
+        'CODING_AGENT_EXPORTER_SKIP_PROMTOOL=1 skips these tests)',
+    );
   }
   return new Promise((resolve) => {
     const child = spawn(PROMTOOL, args, { cwd, timeout: 120_000 });
@@ -194,7 +255,13 @@ export function promtool(args: string[], cwd = ROOT): Promise<{ status: number |
 export function anchors(markdown: string): Set<string> {
   const out = new Set<string>();
   for (const m of markdown.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    out.add(m[1]!.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').trim().replace(/\s/g, '-'));
+    out.add(
+      m[1]!
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .trim()
+        .replace(/\s/g, '-'),
+    );
   }
   return out;
 }
@@ -212,7 +279,12 @@ const PLIST_DOCTYPE = /^<!DOCTYPE\s+plist\s[^>]*>/;
  * Where text from `i` on is past whitespace, comments (none with `--` inside: `fail` says so,
  * at the comment) and any of the `prolog` declarations: for the plist and the XML parser alike.
  */
-function pastTrivia(text: string, i: number, fail: (what: string, at: number) => never, prolog: readonly RegExp[]): number {
+function pastTrivia(
+  text: string,
+  i: number,
+  fail: (what: string, at: number) => never,
+  prolog: readonly RegExp[],
+): number {
   for (;;) {
     const rest = text.slice(i);
     const ws = /^\s+/.exec(rest);
@@ -259,7 +331,10 @@ export function parsePlist(text: string): PlistValue {
     const end = text.indexOf('<', i);
     const raw = text.slice(i, end < 0 ? text.length : end);
     i += raw.length;
-    const decoded = raw.replace(/&([a-z]+);|&/g, (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`));
+    const decoded = raw.replace(
+      /&([a-z]+);|&/g,
+      (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`),
+    );
     const t = tag();
     if (!t.close || t.name !== name) fail(`</${name}> expected`);
     return decoded;
@@ -273,14 +348,20 @@ export function parsePlist(text: string): PlistValue {
       return parse(s) ?? fail(`<${t.name}> holding "${s}"`);
     };
     switch (t.name) {
-      case 'true': case 'false':
+      case 'true':
+      case 'false':
         if (!t.empty) expectClose(t.name);
         return t.name === 'true';
-      case 'string': return scalar((s) => s);
-      case 'integer': return scalar((s) => (/^\s*[+-]?\d+\s*$/.test(s) ? Number(s) : undefined));
-      case 'real': return scalar((s) => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : undefined));
-      case 'date': return scalar((s) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(s) ? new Date(s) : undefined));
-      case 'data': return scalar((s) => (/^[A-Za-z0-9+/=\s]*$/.test(s) ? Buffer.from(s, 'base64') : undefined));
+      case 'string':
+        return scalar((s) => s);
+      case 'integer':
+        return scalar((s) => (/^\s*[+-]?\d+\s*$/.test(s) ? Number(s) : undefined));
+      case 'real':
+        return scalar((s) => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : undefined));
+      case 'date':
+        return scalar((s) => (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(s) ? new Date(s) : undefined));
+      case 'data':
+        return scalar((s) => (/^[A-Za-z0-9+/=\s]*$/.test(s) ? Buffer.from(s, 'base64') : undefined));
       case 'array': {
         const out: PlistValue[] = [];
         if (t.empty) return out;
@@ -303,12 +384,14 @@ export function parsePlist(text: string): PlistValue {
         expectClose('dict');
         return out;
       }
-      default: return fail(`an unknown element <${t.name}>`);
+      default:
+        return fail(`an unknown element <${t.name}>`);
     }
   };
   skip(true);
   const root = tag();
-  if (root.name !== 'plist' || root.close || root.empty || !/\sversion="1\.0"/.test(root.attrs)) fail('<plist version="1.0"> expected');
+  if (root.name !== 'plist' || root.close || root.empty || !/\sversion="1\.0"/.test(root.attrs))
+    fail('<plist version="1.0"> expected');
   const v = value();
   expectClose('plist');
   skip();
@@ -317,7 +400,12 @@ export function parsePlist(text: string): PlistValue {
 }
 
 /** An XML element: its name, attributes, child elements and text (entities decoded). */
-export interface XmlElement { name: string; attrs: Record<string, string>; children: XmlElement[]; text: string }
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  text: string;
+}
 
 /**
  * Well-formed XML as a tree (a declaration, comments without `--`, one root, every tag closed in
@@ -328,7 +416,11 @@ export function parseXml(text: string): XmlElement {
   const fail = (what: string, at = i): never => {
     throw new Error(`xml: ${what} at line ${text.slice(0, at).split('\n').length}`);
   };
-  const decode = (s: string) => s.replace(/&([a-z]+);|&/g, (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`));
+  const decode = (s: string) =>
+    s.replace(
+      /&([a-z]+);|&/g,
+      (all, e: string | undefined) => (e && ENTITIES[e]) ?? fail(`a bare or unknown entity ${all}`),
+    );
   // Whitespace, comments and (before the root) the declaration.
   const skip = (prolog = false) => {
     i = pastTrivia(text, i, fail, prolog ? [XML_DECLARATION] : []);

@@ -27,7 +27,9 @@ describe.skipIf(skipPromtool)('promtool', () => {
   });
 
   it('test rules: every unit test in tests/*.yml passes', async () => {
-    const files = readdirSync(join(PROM, 'tests')).filter((f) => f.endsWith('.yml')).map((f) => join('tests', f));
+    const files = readdirSync(join(PROM, 'tests'))
+      .filter((f) => f.endsWith('.yml'))
+      .map((f) => join('tests', f));
     expect(files.length).toBeGreaterThanOrEqual(3);
     const out = await ok(['test', 'rules', ...files], PROM);
     expect(out).not.toMatch(/FAILED/);
@@ -37,7 +39,10 @@ describe.skipIf(skipPromtool)('promtool', () => {
     const dir = join(tmp, 'mutated');
     cpSync(PROM, dir, { recursive: true });
     const rules = readFileSync(join(dir, 'rules.yml'), 'utf8');
-    const mutated = rules.replace(/(record: coding_agent:session_stuck_seconds:threshold\n\s+expr: )vector\(900\)/, '$1vector(3600)');
+    const mutated = rules.replace(
+      /(record: coding_agent:session_stuck_seconds:threshold\n\s+expr: )vector\(900\)/,
+      '$1vector(3600)',
+    );
     expect(mutated).not.toBe(rules);
     writeFileSync(join(dir, 'rules.yml'), mutated);
     const r = await promtool(['test', 'rules', join('tests', 'alerts_test.yml')], dir);
@@ -103,41 +108,58 @@ describe.skipIf(skipPromtool)('promtool', () => {
     const table = (d.panels as Json[]).find((p) => p.type === 'table' && p.title === 'Live sessions');
     const attention = table.targets.find((t: Json) => t.refId === 'I').expr as string;
     const expr = attention.replace(/\$\{?(job|instance|user|team|harness|project)\}?/g, '.*');
-    const l = (id: string, extra = ''): string => `{job="coding-agent-exporter",instance="laptop",harness="claude-code",project="api",session_id="${id}"${extra}}`;
+    const l = (id: string, extra = ''): string =>
+      `{job="coding-agent-exporter",instance="laptop",harness="claude-code",project="api",session_id="${id}"${extra}}`;
     const dir = join(tmp, 'attention');
     mkdirSync(dir, { recursive: true });
     cpSync(join(PROM, 'rules.yml'), join(dir, 'rules.yml'));
-    writeFileSync(join(dir, 'test.yml'), stringify({
-      rule_files: ['rules.yml'],
-      evaluation_interval: '1m',
-      tests: [{
-        name: 'Attention column',
-        interval: '1m',
-        input_series: [
-          // s1: working, silent since the start -> stuck; s2: working and active -> nothing;
-          // s3: asking, silent -> waiting for you; s4: error -> turn failed; s5: done -> nothing.
-          { series: `coding_agent_session_status${l('s1', ',status="working",reason="turn-open"')}`, values: '1x30' },
-          { series: `coding_agent_session_last_activity_timestamp_seconds${l('s1')}`, values: '0x30' },
-          { series: `coding_agent_session_status${l('s2', ',status="working",reason="process-busy"')}`, values: '1x30' },
-          { series: `coding_agent_session_last_activity_timestamp_seconds${l('s2')}`, values: '0+60x30' },
-          { series: `coding_agent_session_status${l('s3', ',status="asking",reason="question"')}`, values: '1x30' },
-          { series: `coding_agent_session_last_activity_timestamp_seconds${l('s3')}`, values: '0x30' },
-          { series: `coding_agent_session_status${l('s4', ',status="error",reason="turn-failed"')}`, values: '1x30' },
-          { series: `coding_agent_session_last_activity_timestamp_seconds${l('s4')}`, values: '0x30' },
-          { series: `coding_agent_session_status${l('s5', ',status="done",reason="recent"')}`, values: '1x30' },
-          { series: `coding_agent_session_last_activity_timestamp_seconds${l('s5')}`, values: '0x30' },
+    writeFileSync(
+      join(dir, 'test.yml'),
+      stringify({
+        rule_files: ['rules.yml'],
+        evaluation_interval: '1m',
+        tests: [
+          {
+            name: 'Attention column',
+            interval: '1m',
+            input_series: [
+              // s1: working, silent since the start -> stuck; s2: working and active -> nothing;
+              // s3: asking, silent -> waiting for you; s4: error -> turn failed; s5: done -> nothing.
+              {
+                series: `coding_agent_session_status${l('s1', ',status="working",reason="turn-open"')}`,
+                values: '1x30',
+              },
+              { series: `coding_agent_session_last_activity_timestamp_seconds${l('s1')}`, values: '0x30' },
+              {
+                series: `coding_agent_session_status${l('s2', ',status="working",reason="process-busy"')}`,
+                values: '1x30',
+              },
+              { series: `coding_agent_session_last_activity_timestamp_seconds${l('s2')}`, values: '0+60x30' },
+              { series: `coding_agent_session_status${l('s3', ',status="asking",reason="question"')}`, values: '1x30' },
+              { series: `coding_agent_session_last_activity_timestamp_seconds${l('s3')}`, values: '0x30' },
+              {
+                series: `coding_agent_session_status${l('s4', ',status="error",reason="turn-failed"')}`,
+                values: '1x30',
+              },
+              { series: `coding_agent_session_last_activity_timestamp_seconds${l('s4')}`, values: '0x30' },
+              { series: `coding_agent_session_status${l('s5', ',status="done",reason="recent"')}`, values: '1x30' },
+              { series: `coding_agent_session_last_activity_timestamp_seconds${l('s5')}`, values: '0x30' },
+            ],
+            promql_expr_test: [
+              {
+                expr,
+                eval_time: '20m',
+                exp_samples: [
+                  { labels: l('s1'), value: 2 },
+                  { labels: l('s3'), value: 1 },
+                  { labels: l('s4'), value: 3 },
+                ],
+              },
+            ],
+          },
         ],
-        promql_expr_test: [{
-          expr,
-          eval_time: '20m',
-          exp_samples: [
-            { labels: l('s1'), value: 2 },
-            { labels: l('s3'), value: 1 },
-            { labels: l('s4'), value: 3 },
-          ],
-        }],
-      }],
-    }));
+      }),
+    );
     expect(await ok(['test', 'rules', 'test.yml'], dir)).toMatch(/SUCCESS/);
   });
 });

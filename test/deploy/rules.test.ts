@@ -6,8 +6,20 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  PROM, RUNBOOK, RUNBOOK_BASE, TARGET_LABELS, alertRules, anchors, knownMetrics, read, recordingRules, scan, selectorProblems,
-  thresholds, yaml, type Json,
+  PROM,
+  RUNBOOK,
+  RUNBOOK_BASE,
+  TARGET_LABELS,
+  alertRules,
+  anchors,
+  knownMetrics,
+  read,
+  recordingRules,
+  scan,
+  selectorProblems,
+  thresholds,
+  yaml,
+  type Json,
 } from './lib.js';
 
 const alerts = alertRules();
@@ -16,17 +28,22 @@ const runbook = read(RUNBOOK);
 
 describe('the PromQL scanner used by these checks', () => {
   it('finds metric selectors, matchers and ranges, and skips functions, grouping labels and keywords', () => {
-    const s = scan('sum by (harness) (rate(coding_agent_tokens_total{job=~"$job",token_type="input"}[$__rate_interval])) / on(job) group_left(x) (up > 0) and time() - foo offset 5m');
+    const s = scan(
+      'sum by (harness) (rate(coding_agent_tokens_total{job=~"$job",token_type="input"}[$__rate_interval])) / on(job) group_left(x) (up > 0) and time() - foo offset 5m',
+    );
     expect(s.selectors.map((x) => x.name)).toEqual(['coding_agent_tokens_total', 'up', 'foo']);
     expect(s.selectors[0]!.matchers).toEqual([
-      { label: 'job', op: '=~', value: '$job' }, { label: 'token_type', op: '=', value: 'input' },
+      { label: 'job', op: '=~', value: '$job' },
+      { label: 'token_type', op: '=', value: 'input' },
     ]);
     expect(s.ranges).toEqual(['$__rate_interval']);
   });
 
   it('reports unknown metrics, labels and label values', () => {
     expect(selectorProblems('rate(coding_agent_token_total[5m])')).toEqual(['unknown metric coding_agent_token_total']);
-    expect(selectorProblems('coding_agent_tokens_total{type="input"}')).toEqual(['coding_agent_tokens_total has no label type']);
+    expect(selectorProblems('coding_agent_tokens_total{type="input"}')).toEqual([
+      'coding_agent_tokens_total has no label type',
+    ]);
     expect(selectorProblems('coding_agent_sessions{status=~"asking|waiting"}')).toEqual([
       'status="waiting" is not one of asking, working, delegating, done, error, idle',
     ]);
@@ -50,10 +67,15 @@ describe('recording rules (rules.yml)', () => {
       const m = /^([a-z_]+):([a-z_]+):([a-z0-9_]+)$/.exec(r.record);
       expect(m, r.record).not.toBeNull();
       const [, level, metric, ops] = m!;
-      expect(ops, r.record).toMatch(/^(rate|increase|ratio_rate)\d+[smhdw]|^increase\d+[smhdw]_p\d+_\d+[smhdw]$|^predict\d+[smhdw]_at_reset$/);
+      expect(ops, r.record).toMatch(
+        /^(rate|increase|ratio_rate)\d+[smhdw]|^increase\d+[smhdw]_p\d+_\d+[smhdw]$|^predict\d+[smhdw]_at_reset$/,
+      );
       // The metric part names the source metric (without _total), optionally with a qualifier.
       const sources = scan(r.expr).selectors.map((s) => s.name.replace(/_total$/, '').replace(/^.*:(.*):.*$/, '$1'));
-      expect(sources.some((s) => metric!.startsWith(s)), `${r.record} reads ${sources.join(', ')}`).toBe(true);
+      expect(
+        sources.some((s) => metric!.startsWith(s)),
+        `${r.record} reads ${sources.join(', ')}`,
+      ).toBe(true);
       // The level lists the labels kept besides the target labels ("instance" = only those).
       const kept = (known.get(r.record) ?? []).filter((l) => !TARGET_LABELS.includes(l));
       expect(level, r.record).toBe(kept.length ? kept.join('_') : 'instance');
@@ -75,7 +97,9 @@ describe('recording rules (rules.yml)', () => {
     const seen = new Set<string>();
     for (const r of records) {
       expect(selectorProblems(r.expr, known), r.record).toEqual([]);
-      for (const s of scan(r.expr).selectors) if (s.name.includes(':')) expect(seen.has(s.name), `${r.record} reads ${s.name} before it is defined`).toBe(true);
+      for (const s of scan(r.expr).selectors)
+        if (s.name.includes(':'))
+          expect(seen.has(s.name), `${r.record} reads ${s.name} before it is defined`).toBe(true);
       seen.add(r.record);
     }
   });
@@ -137,7 +161,8 @@ describe('alerts (alerts.yml)', () => {
         expect(a.annotations?.runbook_url).toBe(`${RUNBOOK_BASE}#${anchor}`);
         expect(anchors(runbook).has(anchor), `docs/runbook.md has no "## ${a.alert}"`).toBe(true);
         const section = runbook.split(/^## /m).find((s) => s.startsWith(`${a.alert}\n`)) ?? '';
-        for (const part of ['**Meaning.**', '**Impact.**', '**Diagnosis.**', '**Mitigation.**']) expect(section, part).toContain(part);
+        for (const part of ['**Meaning.**', '**Impact.**', '**Diagnosis.**', '**Mitigation.**'])
+          expect(section, part).toContain(part);
       });
 
       it('uses only catalog metrics, recording rules and up', () => {
@@ -146,8 +171,15 @@ describe('alerts (alerts.yml)', () => {
 
       it('takes its numbers from threshold rules, not from literals', () => {
         // Allowed literals: 0 and 1 (states), and the 1h window of the unpriced-tokens alert.
-        const literals = a.expr.replace(/"[^"]*"/g, '').replace(/\[[^\]]*\]/g, '').match(/(?<![\w.:])\d+(?:\.\d+)?(?![\w.])/g) ?? [];
-        expect(literals.filter((n) => n !== '0' && n !== '1'), a.expr).toEqual([]);
+        const literals =
+          a.expr
+            .replace(/"[^"]*"/g, '')
+            .replace(/\[[^\]]*\]/g, '')
+            .match(/(?<![\w.:])\d+(?:\.\d+)?(?![\w.])/g) ?? [];
+        expect(
+          literals.filter((n) => n !== '0' && n !== '1'),
+          a.expr,
+        ).toEqual([]);
       });
     });
   }
@@ -160,7 +192,11 @@ describe('alerts (alerts.yml)', () => {
 
 describe('thresholds and durations are documented in one table', () => {
   const rows = new Map<string, string[]>();
-  for (const m of runbook.matchAll(/^\| (CodingAgent\w+) \|(.*)\|\s*$/gm)) rows.set(m[1]!, m[2]!.split('|').map((c) => c.trim()));
+  for (const m of runbook.matchAll(/^\| (CodingAgent\w+) \|(.*)\|\s*$/gm))
+    rows.set(
+      m[1]!,
+      m[2]!.split('|').map((c) => c.trim()),
+    );
   const values = thresholds();
 
   it('lists every alert with its severity, for: and threshold rules with their current values', () => {
@@ -171,7 +207,9 @@ describe('thresholds and durations are documented in one table', () => {
       expect(severity, a.alert).toBe(a.labels?.severity);
       expect(forCell, a.alert).toBe(a.for ?? '0m');
       const listed = [...rules!.matchAll(/`(coding_agent:[a-z_]+:threshold)` = ([0-9.]+)/g)];
-      const used = scan(a.expr).selectors.map((s) => s.name).filter((n) => n.endsWith(':threshold'));
+      const used = scan(a.expr)
+        .selectors.map((s) => s.name)
+        .filter((n) => n.endsWith(':threshold'));
       expect(listed.map((l) => l[1]).sort(), a.alert).toEqual([...new Set(used)].sort());
       for (const [, rule, value] of listed) {
         expect(Number(value), `${rule} in docs/runbook.md`).toBe(values.get(rule!));
@@ -183,7 +221,8 @@ describe('thresholds and durations are documented in one table', () => {
 
   it('matches the comment block at the top of rules.yml', () => {
     const text = read(join(PROM, 'rules.yml'));
-    for (const a of alerts) expect(text, a.alert).toMatch(new RegExp(`^\\s*#\\s+${a.alert}\\s.*\\s${a.for ?? '0m'}\\s*$`, 'm'));
+    for (const a of alerts)
+      expect(text, a.alert).toMatch(new RegExp(`^\\s*#\\s+${a.alert}\\s.*\\s${a.for ?? '0m'}\\s*$`, 'm'));
   });
 });
 
@@ -194,7 +233,8 @@ describe('promtool unit tests (tests/*.yml)', () => {
   for (const file of testFiles) {
     const doc = yaml(join(PROM, 'tests', file));
     for (const t of doc.tests ?? []) {
-      for (const a of t.alert_rule_test ?? []) cases.push({ file, name: t.name ?? '', alertname: a.alertname, fires: (a.exp_alerts ?? []).length > 0 });
+      for (const a of t.alert_rule_test ?? [])
+        cases.push({ file, name: t.name ?? '', alertname: a.alertname, fires: (a.exp_alerts ?? []).length > 0 });
       for (const e of t.promql_expr_test ?? []) exprTests.push(String(e.expr));
     }
   }
@@ -202,18 +242,31 @@ describe('promtool unit tests (tests/*.yml)', () => {
   it('have a "fires" and a "does not fire" case for every alert, with behavioural names', () => {
     for (const a of alerts) {
       const mine = cases.filter((c) => c.alertname === a.alert);
-      expect(mine.some((c) => c.fires && c.name.startsWith(`${a.alert} fires when`)), `${a.alert}: no "fires when" case`).toBe(true);
-      expect(mine.some((c) => !c.fires && c.name.startsWith(`${a.alert} does not fire`)), `${a.alert}: no "does not fire" case`).toBe(true);
+      expect(
+        mine.some((c) => c.fires && c.name.startsWith(`${a.alert} fires when`)),
+        `${a.alert}: no "fires when" case`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => !c.fires && c.name.startsWith(`${a.alert} does not fire`)),
+        `${a.alert}: no "does not fire" case`,
+      ).toBe(true);
     }
   });
 
   it('test the key recording rules', () => {
     const tested = exprTests.join('\n');
-    for (const r of ['harness_project_model:coding_agent_cost_usd:rate5m', 'harness_project_model:coding_agent_cost_usd:increase1h',
-      'harness_project_model:coding_agent_cost_usd:increase1d', 'harness_project_model:coding_agent_cost_usd:increase7d',
-      'harness_project_model:coding_agent_cost_usd:increase30d', 'instance:coding_agent_cost_usd:increase1d',
-      'harness_project_model_token_type:coding_agent_tokens:rate5m', 'harness_project_model:coding_agent_tokens_cache_hit:ratio_rate1h',
-      'harness:coding_agent_tokens_cache_hit:ratio_rate1h', 'instance:coding_agent_cost_usd:increase1h_p95_7d']) {
+    for (const r of [
+      'harness_project_model:coding_agent_cost_usd:rate5m',
+      'harness_project_model:coding_agent_cost_usd:increase1h',
+      'harness_project_model:coding_agent_cost_usd:increase1d',
+      'harness_project_model:coding_agent_cost_usd:increase7d',
+      'harness_project_model:coding_agent_cost_usd:increase30d',
+      'instance:coding_agent_cost_usd:increase1d',
+      'harness_project_model_token_type:coding_agent_tokens:rate5m',
+      'harness_project_model:coding_agent_tokens_cache_hit:ratio_rate1h',
+      'harness:coding_agent_tokens_cache_hit:ratio_rate1h',
+      'instance:coding_agent_cost_usd:increase1h_p95_7d',
+    ]) {
       expect(tested, r).toContain(r);
     }
   });

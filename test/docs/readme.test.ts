@@ -12,13 +12,17 @@ import { readmeCommands } from '../helpers/readme.js';
 const ROOT = resolve(__dirname, '../..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const README = read('README.md');
-const markdown = (dir: string): string[] => readdirSync(join(ROOT, dir), { withFileTypes: true })
-  .flatMap((e) => (e.isDirectory() ? markdown(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : []));
+const markdown = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? markdown(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
+  );
 
 /** The ids in the second column of a table's rows whose first column is a harness's name (not the header's). */
-const harnessRows = (text: string) => text.split('\n')
-  .map((l) => /^\| [^|]+ \| `([a-z0-9-]+)` \|/.exec(l)?.[1])
-  .filter((id): id is string => id !== undefined && id !== 'harness');
+const harnessRows = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => /^\| [^|]+ \| `([a-z0-9-]+)` \|/.exec(l)?.[1])
+    .filter((id): id is string => id !== undefined && id !== 'harness');
 
 describe('the README', () => {
   it('is short: under 25 KB', () => {
@@ -39,10 +43,13 @@ describe('the README', () => {
   it('says the Node.js versions .ci/run runs the suite on, no LTS line between the oldest and the newest left out', () => {
     // The machine's Node.js (the oldest the package takes), then .ci/run's loop, each a pinned version.
     const pinned = /for version in ([\d. ]+); do/.exec(read('.ci/run'))![1]!.trim().split(/\s+/);
-    const oldest = Number(/>=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)![1]);
+    const oldest = Number(
+      />=(\d+)/.exec((JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node)![1],
+    );
     const majors = [oldest, ...pinned.map((v) => Number(v.split('.')[0]))];
     // Node.js's LTS lines are its even majors.
-    for (let major = oldest; major <= Math.max(...majors); major += 2) expect(majors, `Node.js ${major}`).toContain(major);
+    for (let major = oldest; major <= Math.max(...majors); major += 2)
+      expect(majors, `Node.js ${major}`).toContain(major);
     expect(README).toContain(`tested on ${majors.slice(0, -1).join(', ')} and ${majors.at(-1)}`);
     for (const version of pinned) expect(read('docs/install.md'), version).toContain(`tested: ${version}`);
   });
@@ -62,7 +69,13 @@ describe('docs/harnesses.md', () => {
   });
 
   it('has a section naming every harness read (a `## ` heading with its name in the table)', () => {
-    const names = new Map(doc.split('\n').map((l) => /^\| ([^|]+?) \| `([a-z0-9-]+)` \|/.exec(l)).filter((m) => m !== null).map((m) => [m[2]!, m[1]!]));
+    const names = new Map(
+      doc
+        .split('\n')
+        .map((l) => /^\| ([^|]+?) \| `([a-z0-9-]+)` \|/.exec(l))
+        .filter((m) => m !== null)
+        .map((m) => [m[2]!, m[1]!]),
+    );
     const headings = doc.split('\n').filter((l) => l.startsWith('## '));
     const named = (name: string) => new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`);
     expect(HARNESSES.filter((id) => !headings.some((h) => named(names.get(id) ?? id).test(h)))).toEqual([]);

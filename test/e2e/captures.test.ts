@@ -10,9 +10,15 @@ import { envFor, FIXTURES, run, samples, sum, tempDir } from '../helpers/run.js'
 interface Expected {
   harness: string;
   sessions: {
-    project: string; model: string | null; git_branch: string | null;
+    project: string;
+    model: string | null;
+    git_branch: string | null;
     tokens: { input: number; output: number; cache_read: number; cache_write: number | null; reasoning: number };
-    tool_calls: number; tool_errors: number; prompts: number; failed_turns: number; final_status: string;
+    tool_calls: number;
+    tool_errors: number;
+    prompts: number;
+    failed_turns: number;
+    final_status: string;
   }[];
 }
 
@@ -37,18 +43,38 @@ function snapshotTree(dir: string): Record<string, string> {
 
 describe('sessions command', () => {
   it('prints a table a person can read: status and why, model, tokens, cost, context, last activity', () => {
-    const env = envFor(join(FIXTURES, 'home'), { CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' });
+    const env = envFor(join(FIXTURES, 'home'), {
+      CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000',
+      CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000',
+    });
     const r = run(['sessions', '--state-dir', tempDir()], env);
     expect(r.status).toBe(0);
     const [header, ...rows] = r.stdout.trim().split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['HARNESS', 'PROJECT', 'STATUS', 'MODEL', 'TOKENS', 'COST', 'CONTEXT', 'PROCESS', 'LAST ACTIVITY', 'SESSION']);
+    expect(header!.split(/\s{2,}/)).toEqual([
+      'HARNESS',
+      'PROJECT',
+      'STATUS',
+      'MODEL',
+      'TOKENS',
+      'COST',
+      'CONTEXT',
+      'PROCESS',
+      'LAST ACTIVITY',
+      'SESSION',
+    ]);
     expect(rows).toHaveLength(16);
-    expect(r.stdout).toMatch(/claude-code\s+demo-app\s+done \(recent\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.01\s+2\.3k\/200k \(1%\)/);
+    expect(r.stdout).toMatch(
+      /claude-code\s+demo-app\s+done \(recent\)\s+claude-sonnet-4-5\s+4\.5k\s+\$0\.01\s+2\.3k\/200k \(1%\)/,
+    );
     expect(r.stdout).toMatch(/codex\s+demo-app\s+error \(turn-failed\)/);
     expect(r.stdout).toMatch(/codex\s+demo-app\s+done \(recent\)\s+gpt-5-fake\s+2\.7k\s+unpriced/);
-    expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+done \(recent\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/);
+    expect(r.stdout).toMatch(
+      /gemini-cli\s+demo-app\s+done \(recent\)\s+gemini-2\.5-flash\s+2\.7k\s+\$0\.0007\s+1\.3k\/1M \(0%\)/,
+    );
     expect(r.stdout).toMatch(/gemini-cli\s+demo-app\s+error \(turn-failed\)/);
-    expect(r.stdout).toMatch(/copilot-cli\s+demo-app\s+done \(recent\)\s+gpt-4\.1\s+2\.7k\s+\$0\.0035\s+1\.3k\/64k \(2%\)/);
+    expect(r.stdout).toMatch(
+      /copilot-cli\s+demo-app\s+done \(recent\)\s+gpt-4\.1\s+2\.7k\s+\$0\.0035\s+1\.3k\/64k \(2%\)/,
+    );
     expect(r.stdout).toMatch(/qwen-code\s+demo-app\s+done \(recent\)\s+qwen3-coder-fake\s+2\.7k\s+unpriced/);
     expect(r.stdout).toMatch(/opencode\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced\s+1\.3k\s/);
     expect(r.stdout).toMatch(/kilo\s+demo-app\s+done \(recent\)\s+fake-model\s+2\.7k\s+unpriced/);
@@ -58,8 +84,13 @@ describe('sessions command', () => {
 describe('premium requests', () => {
   it('exist at 0 where Copilot CLI recorded none billed (totalPremiumRequests: 0)', () => {
     const r = run(['once', '--state-dir', tempDir()], envFor(join(FIXTURES, 'home')));
-    expect(samples(r.stdout).filter((s) => s.name === 'coding_agent_premium_requests_total'))
-      .toEqual([{ name: 'coding_agent_premium_requests_total', labels: { harness: 'copilot-cli', project: 'demo-app', model: 'gpt-4.1' }, value: 0 }]);
+    expect(samples(r.stdout).filter((s) => s.name === 'coding_agent_premium_requests_total')).toEqual([
+      {
+        name: 'coding_agent_premium_requests_total',
+        labels: { harness: 'copilot-cli', project: 'demo-app', model: 'gpt-4.1' },
+        value: 0,
+      },
+    ]);
   });
 });
 
@@ -76,22 +107,25 @@ describe('a database named by the environment', () => {
 describe('JSON written with spaces', () => {
   // Every JSONL file of a capture respelled as Python's json.dumps writes it: the binary must export
   // exactly what it exports for the compact original.
-  it.each(['claude-code/tool', 'codex/tool', 'qwen-code/tool', 'copilot-cli/tool', 'gemini-cli/tool'])('%s', (capture) => {
-    const spaced = tempDir();
-    cpSync(join(root, capture), spaced, { recursive: true });
-    for (const e of readdirSync(spaced, { recursive: true, withFileTypes: true })) {
-      const path = join(e.parentPath, e.name);
-      if (e.isFile() && e.name.endsWith('.jsonl')) writeFileSync(path, pythonJsonLines(readFileSync(path, 'utf8')));
-    }
-    const series = (home: string) => {
-      const r = run(['once', '--state-dir', tempDir()], envFor(home));
-      expect(r.status).toBe(0);
-      return samples(r.stdout).filter((x) => !x.name.startsWith('coding_agent_exporter_'));
-    };
-    const compact = series(join(root, capture));
-    expect(compact.some((x) => x.name === 'coding_agent_tokens_total' && x.value > 0)).toBe(true);
-    expect(series(spaced)).toEqual(compact);
-  });
+  it.each(['claude-code/tool', 'codex/tool', 'qwen-code/tool', 'copilot-cli/tool', 'gemini-cli/tool'])(
+    '%s',
+    (capture) => {
+      const spaced = tempDir();
+      cpSync(join(root, capture), spaced, { recursive: true });
+      for (const e of readdirSync(spaced, { recursive: true, withFileTypes: true })) {
+        const path = join(e.parentPath, e.name);
+        if (e.isFile() && e.name.endsWith('.jsonl')) writeFileSync(path, pythonJsonLines(readFileSync(path, 'utf8')));
+      }
+      const series = (home: string) => {
+        const r = run(['once', '--state-dir', tempDir()], envFor(home));
+        expect(r.status).toBe(0);
+        return samples(r.stdout).filter((x) => !x.name.startsWith('coding_agent_exporter_'));
+      };
+      const compact = series(join(root, capture));
+      expect(compact.some((x) => x.name === 'coding_agent_tokens_total' && x.value > 0)).toBe(true);
+      expect(series(spaced)).toEqual(compact);
+    },
+  );
 });
 
 describe('read-only', () => {
@@ -106,8 +140,14 @@ describe('read-only', () => {
 describe('privacy', () => {
   it('puts no prompt or reply text into metrics or logs, even at debug level', () => {
     const home = join(FIXTURES, 'home');
-    const env = envFor(home, { CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' });
-    const outputs = [run(['once', '--state-dir', tempDir()], env), run(['sessions', '--json', '--state-dir', tempDir()], env)];
+    const env = envFor(home, {
+      CODING_AGENT_EXPORTER_LOG_LEVEL: 'debug',
+      CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000',
+    });
+    const outputs = [
+      run(['once', '--state-dir', tempDir()], env),
+      run(['sessions', '--json', '--state-dir', tempDir()], env),
+    ];
     for (const r of outputs) {
       for (const text of ['Run echo hi', 'Say hello', 'The command printed', 'Hello from the fake model', 'echo hi']) {
         expect(r.stdout + r.stderr).not.toContain(text);
@@ -186,80 +226,109 @@ const LIST_PRICES: Record<string, { input: number; output: number; cacheRead: nu
 const expectedOf = (home: string) => JSON.parse(readFileSync(join(home, 'expected.json'), 'utf8')) as Expected;
 
 // A harness that wrote nothing (Continue CLI when every request failed): nothing to report.
-describe.each(cases.filter(({ home }) => expectedOf(home).sessions.length === 0))('$folder/$scenario (no session written)', ({ home }) => {
-  const h = { harness: expectedOf(home).harness };
-  it('reports no session and no tokens', () => {
+describe.each(cases.filter(({ home }) => expectedOf(home).sessions.length === 0))(
+  '$folder/$scenario (no session written)',
+  ({ home }) => {
+    const h = { harness: expectedOf(home).harness };
+    it('reports no session and no tokens', () => {
+      const out = run(['once', '--state-dir', tempDir()], envFor(home));
+      expect(out.status).toBe(0);
+      expect(sum(out.stdout, 'coding_agent_sessions_started_total', h)).toBe(0);
+      expect(sum(out.stdout, 'coding_agent_tokens_total', h)).toBe(0);
+      expect(sum(out.stdout, 'coding_agent_prompts_total', h)).toBe(0);
+    });
+  },
+);
+
+describe.each(cases.filter(({ home }) => expectedOf(home).sessions.length > 0))(
+  '$folder/$scenario',
+  ({ folder, home, scenario }) => {
+    const expected = expectedOf(home);
+    const h = { harness: expected.harness };
     const out = run(['once', '--state-dir', tempDir()], envFor(home));
-    expect(out.status).toBe(0);
-    expect(sum(out.stdout, 'coding_agent_sessions_started_total', h)).toBe(0);
-    expect(sum(out.stdout, 'coding_agent_tokens_total', h)).toBe(0);
-    expect(sum(out.stdout, 'coding_agent_prompts_total', h)).toBe(0);
-  });
-});
+    const s = expected.sessions[0]!;
 
-describe.each(cases.filter(({ home }) => expectedOf(home).sessions.length > 0))('$folder/$scenario', ({ folder, home, scenario }) => {
-  const expected = expectedOf(home);
-  const h = { harness: expected.harness };
-  const out = run(['once', '--state-dir', tempDir()], envFor(home));
-  const s = expected.sessions[0]!;
+    it('exits cleanly', () => {
+      expect(out.stderr).not.toMatch(/"level":"(warn|error)"/);
+      expect(out.status).toBe(0);
+    });
 
-  it('exits cleanly', () => {
-    expect(out.stderr).not.toMatch(/"level":"(warn|error)"/);
-    expect(out.status).toBe(0);
-  });
+    it('counts every token exactly, once', () => {
+      const tokens = (t: string) =>
+        sum(out.stdout, 'coding_agent_tokens_total', { ...h, project: s.project, token_type: t });
+      expect(tokens('input')).toBe(s.tokens.input);
+      expect(tokens('output')).toBe(s.tokens.output);
+      expect(tokens('cache_read')).toBe(s.tokens.cache_read);
+      expect(tokens('cache_write')).toBe(s.tokens.cache_write ?? 0);
+      // A token type the harness does not record has no series, not a 0.
+      const cacheWriteSeries = samples(out.stdout).filter(
+        (x) =>
+          x.name === 'coding_agent_tokens_total' &&
+          x.labels.harness === h.harness &&
+          x.labels.token_type === 'cache_write',
+      );
+      expect(cacheWriteSeries.length > 0).toBe(s.tokens.cache_write !== null && s.tokens.input + s.tokens.output > 0);
+      expect(sum(out.stdout, 'coding_agent_reasoning_tokens_total', h)).toBe(s.tokens.reasoning);
+    });
 
-  it('counts every token exactly, once', () => {
-    const tokens = (t: string) => sum(out.stdout, 'coding_agent_tokens_total', { ...h, project: s.project, token_type: t });
-    expect(tokens('input')).toBe(s.tokens.input);
-    expect(tokens('output')).toBe(s.tokens.output);
-    expect(tokens('cache_read')).toBe(s.tokens.cache_read);
-    expect(tokens('cache_write')).toBe(s.tokens.cache_write ?? 0);
-    // A token type the harness does not record has no series, not a 0.
-    const cacheWriteSeries = samples(out.stdout).filter((x) => x.name === 'coding_agent_tokens_total' && x.labels.harness === h.harness && x.labels.token_type === 'cache_write');
-    expect(cacheWriteSeries.length > 0).toBe(s.tokens.cache_write !== null && s.tokens.input + s.tokens.output > 0);
-    expect(sum(out.stdout, 'coding_agent_reasoning_tokens_total', h)).toBe(s.tokens.reasoning);
-  });
+    it('labels tokens with the model', () => {
+      const total = s.tokens.input + s.tokens.output;
+      if (total > 0) expect(sum(out.stdout, 'coding_agent_tokens_total', { ...h, model: s.model! })).toBeGreaterThan(0);
+    });
 
-  it('labels tokens with the model', () => {
-    const total = s.tokens.input + s.tokens.output;
-    if (total > 0) expect(sum(out.stdout, 'coding_agent_tokens_total', { ...h, model: s.model! })).toBeGreaterThan(0);
-  });
+    it('counts prompts, turns and tools', () => {
+      expect(sum(out.stdout, 'coding_agent_prompts_total', h)).toBe(s.prompts);
+      expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'failed' })).toBe(s.failed_turns);
+      expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'completed' })).toBe(
+        s.final_status === 'done' ? 1 : 0,
+      );
+      expect(sum(out.stdout, 'coding_agent_tool_calls_total', h)).toBe(s.tool_calls);
+      expect(sum(out.stdout, 'coding_agent_tool_errors_total', h)).toBe(s.tool_errors);
+      expect(sum(out.stdout, 'coding_agent_sessions_started_total', { ...h, project: s.project })).toBe(1);
+    });
 
-  it('counts prompts, turns and tools', () => {
-    expect(sum(out.stdout, 'coding_agent_prompts_total', h)).toBe(s.prompts);
-    expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'failed' })).toBe(s.failed_turns);
-    expect(sum(out.stdout, 'coding_agent_turns_total', { ...h, outcome: 'completed' })).toBe(s.final_status === 'done' ? 1 : 0);
-    expect(sum(out.stdout, 'coding_agent_tool_calls_total', h)).toBe(s.tool_calls);
-    expect(sum(out.stdout, 'coding_agent_tool_errors_total', h)).toBe(s.tool_errors);
-    expect(sum(out.stdout, 'coding_agent_sessions_started_total', { ...h, project: s.project })).toBe(1);
-  });
+    it("derives the final status (with windows wide enough for the capture's age)", () => {
+      const wide = {
+        CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000',
+        CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000',
+      };
+      const r = run(['sessions', '--json', '--state-dir', tempDir()], envFor(home, wide));
+      expect(r.status).toBe(0);
+      const sessions = JSON.parse(r.stdout) as {
+        status: string;
+        project: string;
+        model: string | null;
+        git_branch: string | null;
+      }[];
+      expect(sessions).toHaveLength(1);
+      expect(sessions[0]!.status).toBe(s.final_status);
+      expect(sessions[0]).toMatchObject(
+        CONTEXT[`${folder}/${scenario}`] ?? CONTEXT[`${expected.harness}/${scenario}`] ?? {},
+      );
+      expect(sessions[0]!.project).toBe(s.project);
+      if (s.model) expect(sessions[0]!.model).toBe(s.model);
+      if (s.git_branch) expect(sessions[0]!.git_branch).toBe(s.git_branch);
+    });
 
-  it('derives the final status (with windows wide enough for the capture\'s age)', () => {
-    const wide = { CODING_AGENT_EXPORTER_SESSIONS_DONE_FOR_SECONDS: '1000000000', CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
-    const r = run(['sessions', '--json', '--state-dir', tempDir()], envFor(home, wide));
-    expect(r.status).toBe(0);
-    const sessions = JSON.parse(r.stdout) as { status: string; project: string; model: string | null; git_branch: string | null }[];
-    expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.status).toBe(s.final_status);
-    expect(sessions[0]).toMatchObject(CONTEXT[`${folder}/${scenario}`] ?? CONTEXT[`${expected.harness}/${scenario}`] ?? {});
-    expect(sessions[0]!.project).toBe(s.project);
-    if (s.model) expect(sessions[0]!.model).toBe(s.model);
-    if (s.git_branch) expect(sessions[0]!.git_branch).toBe(s.git_branch);
-  });
-
-  it('prices known models at their list prices and reports unknown ones as unpriced', () => {
-    const tokens = s.tokens.input + s.tokens.output + s.tokens.cache_read + (s.tokens.cache_write ?? 0);
-    const cost = sum(out.stdout, 'coding_agent_cost_usd_total', h);
-    const unpriced = sum(out.stdout, 'coding_agent_exporter_unpriced_tokens_total', h);
-    const price = s.model ? LIST_PRICES[s.model] : undefined;
-    if (price) {
-      const t = s.tokens;
-      const expectedCost = (price.input * t.input + price.output * t.output + price.cacheRead * t.cache_read + price.cacheWrite * (t.cache_write ?? 0)) / 1e6;
-      expect(cost).toBeCloseTo(expectedCost, 12);
-      expect(unpriced).toBe(0);
-    } else {
-      expect(cost).toBe(0);
-      expect(unpriced).toBe(tokens);
-    }
-  });
-});
+    it('prices known models at their list prices and reports unknown ones as unpriced', () => {
+      const tokens = s.tokens.input + s.tokens.output + s.tokens.cache_read + (s.tokens.cache_write ?? 0);
+      const cost = sum(out.stdout, 'coding_agent_cost_usd_total', h);
+      const unpriced = sum(out.stdout, 'coding_agent_exporter_unpriced_tokens_total', h);
+      const price = s.model ? LIST_PRICES[s.model] : undefined;
+      if (price) {
+        const t = s.tokens;
+        const expectedCost =
+          (price.input * t.input +
+            price.output * t.output +
+            price.cacheRead * t.cache_read +
+            price.cacheWrite * (t.cache_write ?? 0)) /
+          1e6;
+        expect(cost).toBeCloseTo(expectedCost, 12);
+        expect(unpriced).toBe(0);
+      } else {
+        expect(cost).toBe(0);
+        expect(unpriced).toBe(tokens);
+      }
+    });
+  },
+);

@@ -22,7 +22,11 @@ describe('demo', () => {
   // An agent of the user's, running before the demo starts: not one of the demo's.
   const outside = join(tempDir(), 'intruder');
   mkdirSync(outside);
-  const intruder = spawn('/bin/sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`], { argv0: join(outside, 'aider'), cwd: outside, stdio: 'ignore' });
+  const intruder = spawn('/bin/sh', ['-c', `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done`], {
+    argv0: join(outside, 'aider'),
+    cwd: outside,
+    stdio: 'ignore',
+  });
   const env = { PATH: process.env.PATH, HOME: '/nonexistent' };
   const { child, url } = listening(['demo', '--listen-address', '127.0.0.1:0'], env);
   afterAll(() => {
@@ -37,14 +41,26 @@ describe('demo', () => {
     // Each live session's agent is a process the exporter finds and joins to it; Aider has no
     // session file. Codex's is joined through the environment of its agent's child (the loop's
     // `sleep`), which a scan between two sleeps does not see: the next one does.
-    const attributions = (text: string) => samples(text).filter((s) => s.name === 'coding_agent_session_process_info')
-      .map((s) => `${s.labels.harness}/${s.labels.attribution}`).sort().join(' ');
-    const joined = 'claude-code/command-line claude-code/command-line claude-code/command-line codex/environment opencode/command-line';
-    const first = await until(async () => {
-      const text = await (await fetch(u)).text();
-      return attributions(text) === joined ? text : undefined;
-    }, 20_000, 'every demo session joined to its agent', 200);
-    const statuses = samples(first).filter((s) => s.name === 'coding_agent_session_status').map((s) => `${s.labels.status}/${s.labels.reason}`);
+    const attributions = (text: string) =>
+      samples(text)
+        .filter((s) => s.name === 'coding_agent_session_process_info')
+        .map((s) => `${s.labels.harness}/${s.labels.attribution}`)
+        .sort()
+        .join(' ');
+    const joined =
+      'claude-code/command-line claude-code/command-line claude-code/command-line codex/environment opencode/command-line';
+    const first = await until(
+      async () => {
+        const text = await (await fetch(u)).text();
+        return attributions(text) === joined ? text : undefined;
+      },
+      20_000,
+      'every demo session joined to its agent',
+      200,
+    );
+    const statuses = samples(first)
+      .filter((s) => s.name === 'coding_agent_session_status')
+      .map((s) => `${s.labels.status}/${s.labels.reason}`);
     expect(statuses).toEqual(expect.arrayContaining(['asking/question', 'working/turn-open', 'error/turn-failed']));
     expect(sum(first, 'coding_agent_usage_limit_used_ratio', { harness: 'codex', window: '5h' })).toBeGreaterThan(0);
     // Only the agents the demo started: not the user's, nor another demo's running on this machine.
@@ -55,22 +71,35 @@ describe('demo', () => {
     // OpenCode does.
     // A subagent runs at one of the steps: a session shows delegating meanwhile.
     const opencode = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode' });
-    const statusesOf = (text: string) => samples(text).filter((s) => s.name === 'coding_agent_session_status').map((s) => s.labels.status);
+    const statusesOf = (text: string) =>
+      samples(text)
+        .filter((s) => s.name === 'coding_agent_session_status')
+        .map((s) => s.labels.status);
     const seen = new Set(statusesOf(first));
-    const later = await until(async () => {
-      const text = await (await fetch(u)).text();
-      for (const st of statusesOf(text)) seen.add(st);
-      const grew = sum(text, 'coding_agent_tokens_total') > sum(first, 'coding_agent_tokens_total') && opencode(text) > opencode(first);
-      return grew && seen.has('delegating') ? text : undefined;
-    }, 30_000, 'counters that grow and a session delegating', 200);
+    const later = await until(
+      async () => {
+        const text = await (await fetch(u)).text();
+        for (const st of statusesOf(text)) seen.add(st);
+        const grew =
+          sum(text, 'coding_agent_tokens_total') > sum(first, 'coding_agent_tokens_total') &&
+          opencode(text) > opencode(first);
+        return grew && seen.has('delegating') ? text : undefined;
+      },
+      30_000,
+      'counters that grow and a session delegating',
+      200,
+    );
     expect(sum(later, 'coding_agent_session_todos', { harness: 'opencode' })).toBe(4);
     expect(sum(later, 'coding_agent_cost_usd_total')).toBeGreaterThan(0);
   });
 
-  it('runs no agent an exporter beside it counts as the user\'s', async () => {
+  it("runs no agent an exporter beside it counts as the user's", async () => {
     await ready(await url);
     // The demo's agents are running (joined above); an exporter of the same user reads the process table.
-    const beside = run(['once', '--state-dir', tempDir()], envFor(tempDir(), { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true' }));
+    const beside = run(
+      ['once', '--state-dir', tempDir()],
+      envFor(tempDir(), { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true' }),
+    );
     expect(beside.status).toBe(0);
     const labels = samples(beside.stdout).flatMap((s) => Object.values(s.labels));
     expect(labels).toContain('intruder'); // the user's agent is seen

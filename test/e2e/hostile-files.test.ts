@@ -34,10 +34,22 @@ function fifoHome(): string {
   mkfifo(join(work, '.git'));
   const dir = join(home, '.claude/projects/-work');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'fifo-cwd.jsonl'), `${JSON.stringify({
-    type: 'assistant', timestamp: '2026-11-30T10:00:01.000Z', cwd: work, sessionId: 'fifo-cwd',
-    message: { id: 'msg_fifo', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 7, output_tokens: 1 } },
-  })}\n`);
+  writeFileSync(
+    join(dir, 'fifo-cwd.jsonl'),
+    `${JSON.stringify({
+      type: 'assistant',
+      timestamp: '2026-11-30T10:00:01.000Z',
+      cwd: work,
+      sessionId: 'fifo-cwd',
+      message: {
+        id: 'msg_fifo',
+        model: 'claude-sonnet-4-5',
+        content: [],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 7, output_tokens: 1 },
+      },
+    })}\n`,
+  );
   return home;
 }
 
@@ -45,7 +57,9 @@ describe('a FIFO where a harness keeps a file', () => {
   it('does not block `once`: it exits with every other file read', () => {
     const r = run(['once', '--state-dir', tempDir()], envFor(fifoHome()));
     expect(r.status).toBe(0);
-    expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' })).toBe(7);
+    expect(
+      sum(r.stdout, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' }),
+    ).toBe(7);
     expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'gemini-cli' })).toBeGreaterThan(0);
     expect(sum(r.stdout, 'coding_agent_tokens_total', { harness: 'kilo' })).toBeGreaterThan(0);
     expect(sum(r.stdout, 'coding_agent_exporter_collector_success', { collector: 'gemini-cli' })).toBe(1);
@@ -58,7 +72,9 @@ describe('a FIFO where a harness keeps a file', () => {
     // The first scan meets every FIFO and ends; the endpoint answers after it.
     await ready(base);
     const text = await (await fetch(`${base}/metrics`)).text();
-    expect(sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' })).toBe(7);
+    expect(
+      sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', project: 'work', token_type: 'input' }),
+    ).toBe(7);
   }, 30_000);
 });
 
@@ -72,7 +88,10 @@ describe('a database another process holds locked', () => {
     db.pragma('journal_mode = DELETE');
     db.exec('BEGIN EXCLUSIVE');
     try {
-      const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '1'], envFor(home));
+      const { child, url } = listening(
+        ['--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '1'],
+        envFor(home),
+      );
       children.push(child);
       const base = await url;
       // Every scan gives up on the database while the lock is held (how long a read waits for a
@@ -82,10 +101,14 @@ describe('a database another process holds locked', () => {
       await ready(base);
       expect(collected(await metrics())).toBe(0);
       db.exec('COMMIT');
-      const text = await until(async () => {
-        const t = await metrics();
-        return collected(t) === 1 ? t : undefined;
-      }, 20_000, 'a scan that reads the database');
+      const text = await until(
+        async () => {
+          const t = await metrics();
+          return collected(t) === 1 ? t : undefined;
+        },
+        20_000,
+        'a scan that reads the database',
+      );
       expect(sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' })).toBeGreaterThan(0);
     } finally {
       if (db.inTransaction) db.exec('COMMIT');
@@ -103,7 +126,9 @@ describe('a whole document of tiny values, under the 32 MB cap', () => {
     writeFileSync(join(threads, 'T-0123.json'), `{"id":"T-0123","messages":[${'{},'.repeat(n)}{}]}`);
     const r = run(['once', '--state-dir', tempDir()], envFor(home, { NODE_OPTIONS: '--max-old-space-size=256' }));
     expect(r.status).toBe(0);
-    expect(sum(r.stdout, 'coding_agent_exporter_skipped_records_total', { collector: 'amp', reason: 'file_too_large' })).toBe(1);
+    expect(
+      sum(r.stdout, 'coding_agent_exporter_skipped_records_total', { collector: 'amp', reason: 'file_too_large' }),
+    ).toBe(1);
     expect(sum(r.stdout, 'coding_agent_exporter_skipped_records_total', { collector: 'amp' })).toBe(1);
   }, 60_000);
 });

@@ -9,7 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { catalog } from '../../src/catalog.js';
-import { grpcReceiver, httpReceiver, pushesOf, type HttpReceiver, type Metric, type Receiver, type Push } from '../helpers/otlp-receiver.js';
+import {
+  grpcReceiver,
+  httpReceiver,
+  pushesOf,
+  type HttpReceiver,
+  type Metric,
+  type Receiver,
+  type Push,
+} from '../helpers/otlp-receiver.js';
 import { envFor, FIXTURES, listening, ready, sum, tempDir, until } from '../helpers/run.js';
 
 const HOME = join(FIXTURES, 'captures/codex/tool');
@@ -23,7 +31,10 @@ afterEach(async () => {
 });
 
 function start(env: Record<string, string>, args: string[] = [], where: { home?: string; state?: string } = {}) {
-  const run = listening(['--listen-address', '127.0.0.1:0', '--state-dir', where.state ?? tempDir(), ...args], envFor(where.home ?? HOME, env));
+  const run = listening(
+    ['--listen-address', '127.0.0.1:0', '--state-dir', where.state ?? tempDir(), ...args],
+    envFor(where.home ?? HOME, env),
+  );
   children.push(run.child);
   let stderr = '';
   run.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -36,7 +47,8 @@ async function receive(kind: 'http' | 'grpc' = 'http', tls?: { key: string; cert
   return r;
 }
 
-const metricSum = (metrics: Metric[], name: string) => metrics.find((m) => m.name === name)?.points.reduce((a, p) => a + p.value, 0) ?? 0;
+const metricSum = (metrics: Metric[], name: string) =>
+  metrics.find((m) => m.name === name)?.points.reduce((a, p) => a + p.value, 0) ?? 0;
 const tokenSum = (metrics: Metric[]) => metricSum(metrics, 'coding_agent_tokens');
 const pushedSum = (pushes: Push[], name: string) => pushes.reduce((a, p) => a + metricSum(p.metrics, name), 0);
 
@@ -55,7 +67,10 @@ const scraped = async (base: string, name: string) => sum(await (await fetch(`${
 describe('OTLP push', () => {
   it('sends the catalog names with cumulative counters over http/json', async () => {
     const r = await receive();
-    start({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, ['--otlp-endpoint', r.url]);
+    start({ CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/json', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, [
+      '--otlp-endpoint',
+      r.url,
+    ]);
     const [a, b] = await pushesOf(r, 2);
     expect(a!.headers['content-type']).toMatch(/json/);
     expect(a!.path).toBe('/v1/metrics');
@@ -65,12 +80,17 @@ describe('OTLP push', () => {
     expect(tokens.temporality).toBe(2); // cumulative
     expect(tokenSum(a!.metrics)).toBe(TOKENS);
     expect(tokenSum(b!.metrics)).toBe(TOKENS);
-    expect(Object.keys(a!.resource)).toEqual(expect.arrayContaining(['service.name', 'service.version', 'service.instance.id', 'host.name', 'user.name']));
+    expect(Object.keys(a!.resource)).toEqual(
+      expect.arrayContaining(['service.name', 'service.version', 'service.instance.id', 'host.name', 'user.name']),
+    );
   });
 
   it('sends deltas on request', async () => {
     const r = await receive();
-    start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, ['--otlp-endpoint', r.url]);
+    start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1' }, [
+      '--otlp-endpoint',
+      r.url,
+    ]);
     const [a, b] = await pushesOf(r, 2);
     expect(a!.headers['content-type']).toBe('application/x-protobuf'); // the default protocol
     expect(a!.metrics.find((m) => m.name === 'coding_agent_tokens')!.temporality).toBe(1); // delta
@@ -104,11 +124,12 @@ describe('OTLP push', () => {
     expect(pushedSum(r.pushes.slice(before), 'coding_agent_exporter_read_bytes')).toBe(read);
   });
 
-  it('keeps the totals\' start time across restarts (a new one reads as a reset), the process\'s own counters\' is the process\'s', async () => {
+  it("keeps the totals' start time across restarts (a new one reads as a reset), the process's own counters' is the process's", async () => {
     const state = tempDir();
     const r = await receive();
     const env = { OTEL_METRIC_EXPORT_INTERVAL: '300', CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code' };
-    const startsOf = (push: Push, name: string) => new Set(push.metrics.find((m) => m.name === name)!.points.map((p) => p.start));
+    const startsOf = (push: Push, name: string) =>
+      new Set(push.metrics.find((m) => m.name === name)!.points.map((p) => p.start));
     const runOnce = async () => {
       const run = start(env, ['--otlp-endpoint', r.url], { state });
       await pushedAfterScan(await run.url, r);
@@ -121,14 +142,20 @@ describe('OTLP push', () => {
     expect([...startsOf(first, 'coding_agent_tokens')]).toHaveLength(1);
     expect(startsOf(second, 'coding_agent_tokens')).toEqual(startsOf(first, 'coding_agent_tokens'));
     expect(startsOf(second, 'claude_code.token.usage')).toEqual(startsOf(first, 'coding_agent_tokens'));
-    const [a, b] = [[...startsOf(first, 'coding_agent_exporter_read_bytes')][0]!, [...startsOf(second, 'coding_agent_exporter_read_bytes')][0]!];
+    const [a, b] = [
+      [...startsOf(first, 'coding_agent_exporter_read_bytes')][0]!,
+      [...startsOf(second, 'coding_agent_exporter_read_bytes')][0]!,
+    ];
     expect(BigInt(b)).toBeGreaterThan(BigInt(a));
   });
 
   it('sends what failed to push with the next push that works: the deltas taken add up to the total', async () => {
     const r = (await receive()) as HttpReceiver;
     r.refuseNext = 3;
-    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, ['--otlp-endpoint', r.url]);
+    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, [
+      '--otlp-endpoint',
+      r.url,
+    ]);
     const base = await run.url;
     await pushedAfterScan(base, r);
     expect(r.refused).toBe(3);
@@ -139,11 +166,22 @@ describe('OTLP push', () => {
     const r = (await receive()) as HttpReceiver;
     r.holdNext = 1;
     // The SDK stops waiting for the held push after the interval; the push itself goes on.
-    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, ['--otlp-endpoint', r.url]);
+    const run = start({ CODING_AGENT_EXPORTER_OTLP_TEMPORALITY: 'delta', OTEL_METRIC_EXPORT_INTERVAL: '300' }, [
+      '--otlp-endpoint',
+      r.url,
+    ]);
     const base = await run.url;
     await ready(base);
-    const next = await until(async () => (run.stderr().includes('the previous push is not answered yet') ? 'not sent'
-      : r.received > 1 ? 'sent' : undefined), 20_000, 'the push after the held one');
+    const next = await until(
+      async () =>
+        run.stderr().includes('the previous push is not answered yet')
+          ? 'not sent'
+          : r.received > 1
+            ? 'sent'
+            : undefined,
+      20_000,
+      'the push after the held one',
+    );
     expect(next).toBe('not sent');
     r.release();
     await pushedAfterScan(base, r);
@@ -160,7 +198,8 @@ describe('OTLP push', () => {
       OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE: 'Delta',
       OTEL_METRIC_EXPORT_INTERVAL: '500',
       OTEL_SERVICE_NAME: 'agents-of-alice',
-      OTEL_RESOURCE_ATTRIBUTES: 'service.name=ignored,service.instance.id=alice@laptop,user.name=alice,deployment.environment=dev',
+      OTEL_RESOURCE_ATTRIBUTES:
+        'service.name=ignored,service.instance.id=alice@laptop,user.name=alice,deployment.environment=dev',
     });
     const [a, b] = await pushesOf(r, 2);
     expect(a!.path).toBe('/base/v1/metrics');
@@ -168,7 +207,10 @@ describe('OTLP push', () => {
     expect(a!.headers['content-encoding']).toBe('gzip');
     expect(a!.headers['x-team-token']).toBe('abc def');
     expect(a!.resource).toMatchObject({
-      'service.name': 'agents-of-alice', 'service.instance.id': 'alice@laptop', 'user.name': 'alice', 'deployment.environment': 'dev',
+      'service.name': 'agents-of-alice',
+      'service.instance.id': 'alice@laptop',
+      'user.name': 'alice',
+      'deployment.environment': 'dev',
     });
     expect(tokenSum(a!.metrics)).toBe(TOKENS);
     expect(tokenSum(b!.metrics)).toBe(0); // delta, as preferred
@@ -177,16 +219,19 @@ describe('OTLP push', () => {
   it('lets our keys win over the OTEL_* variables', async () => {
     const ours = await receive();
     const theirs = await receive();
-    start({
-      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${theirs.url}/v1/metrics`,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_HEADERS: 'x-team-token=theirs,x-other=1',
-      OTEL_METRIC_EXPORT_INTERVAL: '600000',
-      OTEL_RESOURCE_ATTRIBUTES: 'user.name=alice,team.name=red',
-      CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-      CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1',
-      CODING_AGENT_EXPORTER_IDENTITY_USER: 'bob',
-    }, ['--otlp-endpoint', ours.url, '--identity.team', 'blue']);
+    start(
+      {
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: `${theirs.url}/v1/metrics`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-team-token=theirs,x-other=1',
+        OTEL_METRIC_EXPORT_INTERVAL: '600000',
+        OTEL_RESOURCE_ATTRIBUTES: 'user.name=alice,team.name=red',
+        CODING_AGENT_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        CODING_AGENT_EXPORTER_OTLP_INTERVAL_SECONDS: '1',
+        CODING_AGENT_EXPORTER_IDENTITY_USER: 'bob',
+      },
+      ['--otlp-endpoint', ours.url, '--identity.team', 'blue'],
+    );
     const [a] = await pushesOf(ours, 1);
     expect(a!.headers['content-type']).toBe('application/x-protobuf');
     expect(a!.headers['x-team-token']).toBe('theirs'); // headers merge: ours only where we set one
@@ -217,10 +262,35 @@ describe('OTLP push', () => {
   it('trusts the certificate named by OTEL_EXPORTER_OTLP_CERTIFICATE', async () => {
     const dir = tempDir();
     const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
     const r = await receive('http', { key: readFileSync(key, 'utf8'), cert: readFileSync(cert, 'utf8') });
-    start({ OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_CERTIFICATE: cert, OTEL_METRIC_EXPORT_INTERVAL: '500' });
+    start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+      OTEL_EXPORTER_OTLP_CERTIFICATE: cert,
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+    });
     const [a] = await pushesOf(r, 1);
     expect(tokenSum(a!.metrics)).toBe(TOKENS);
   });
@@ -228,15 +298,26 @@ describe('OTLP push', () => {
   it('adds the GenAI and Claude Code views on request, over gRPC too', async () => {
     const r = await receive('grpc');
     start({
-      OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_METRIC_EXPORT_INTERVAL: '500',
-      CODING_AGENT_EXPORTER_OTEL_SEMCONV: 'genai', CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code',
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_METRIC_EXPORT_INTERVAL: '500',
+      CODING_AGENT_EXPORTER_OTEL_SEMCONV: 'genai',
+      CODING_AGENT_EXPORTER_OTEL_COMPAT: 'claude-code',
     });
     const [a] = await pushesOf(r, 1);
     const names = a!.metrics.map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(['coding_agent_tokens', 'gen_ai.client.token.usage', 'claude_code.token.usage', 'claude_code.session.count']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'coding_agent_tokens',
+        'gen_ai.client.token.usage',
+        'claude_code.token.usage',
+        'claude_code.session.count',
+      ]),
+    );
     const usage = a!.metrics.find((m) => m.name === 'gen_ai.client.token.usage')!;
     expect(usage.kind).toBe('histogram');
-    const sumOf = (type: string) => usage.points.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((x, p) => x + p.value, 0);
+    const sumOf = (type: string) =>
+      usage.points.filter((p) => p.attributes['gen_ai.token.type'] === type).reduce((x, p) => x + p.value, 0);
     const claude = a!.metrics.find((m) => m.name === 'claude_code.token.usage')!;
     expect(claude.unit).toBe('tokens');
     expect(sumOf('input') + sumOf('output')).toBe(tokenSum(a!.metrics));
@@ -245,9 +326,18 @@ describe('OTLP push', () => {
 
   it('pushes nothing when OTEL_SDK_DISABLED is true', async () => {
     const r = await receive();
-    const run = start({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: r.url, OTEL_METRIC_EXPORT_INTERVAL: '200' });
+    const run = start({
+      OTEL_SDK_DISABLED: 'true',
+      OTEL_EXPORTER_OTLP_ENDPOINT: r.url,
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+    });
     const base = await run.url;
-    await until(async () => (sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_tokens_total') > 0 ? true : undefined), 10_000, 'a scan');
+    await until(
+      async () =>
+        sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_tokens_total') > 0 ? true : undefined,
+      10_000,
+      'a scan',
+    );
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).not.toContain('coding_agent_exporter_otlp_exports_total');
     await new Promise((res) => setTimeout(res, 1000));
@@ -261,16 +351,30 @@ describe('OTLP push', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((res) => probe.close(() => res()));
     // OTEL_EXPORTER_OTLP_TIMEOUT bounds the exporter's retries of each push.
-    const run = start({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_METRIC_EXPORT_INTERVAL: '200', OTEL_EXPORTER_OTLP_TIMEOUT: '300' });
+    const run = start({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '300',
+    });
     const base = await run.url;
-    const failures = await until(async () => {
-      const n = sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_exporter_otlp_exports_total', { result: 'failure' });
-      return n >= 2 ? n : undefined;
-    }, 20_000, 'two failed pushes', 100);
+    const failures = await until(
+      async () => {
+        const n = sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_exporter_otlp_exports_total', {
+          result: 'failure',
+        });
+        return n >= 2 ? n : undefined;
+      },
+      20_000,
+      'two failed pushes',
+      100,
+    );
     expect(failures).toBeGreaterThanOrEqual(2);
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(sum(text, 'coding_agent_exporter_otlp_exports_total', { result: 'success' })).toBe(0);
-    const warnings = run.stderr().split('\n').filter((l) => l.includes('"msg":"OTLP push failed"'));
+    const warnings = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"OTLP push failed"'));
     expect(warnings).toHaveLength(1); // rate-limited: one line, not one per push
     expect(warnings[0]).toContain(`127.0.0.1:${port}`);
     expect(warnings[0]).toMatch(/ECONNREFUSED/);

@@ -30,7 +30,15 @@ beforeAll(async () => {
   url = await started.url;
   browser = await chromium.launch({
     executablePath: execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim(),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
@@ -71,9 +79,10 @@ describe('the live page', () => {
     const failed = page.locator('#sessions tbody tr', { hasText: 'docs-site' });
     expect(await failed.locator('td').nth(2).textContent()).toBe('error');
     // Spend today is every dollar counted (the demo's records are all of the last 25 minutes).
-    const summary = await (await fetch(`${url}/api/v1/summary`)).json() as { spend_today_usd: number };
+    const summary = (await (await fetch(`${url}/api/v1/summary`)).json()) as { spend_today_usd: number };
     const counted = sum(await (await fetch(`${url}/metrics`)).text(), 'coding_agent_cost_usd_total');
-    if (new Date().getDate() === new Date(Date.now() - 25 * 60_000).getDate()) expect(summary.spend_today_usd).toBeCloseTo(counted, 9);
+    if (new Date().getDate() === new Date(Date.now() - 25 * 60_000).getDate())
+      expect(summary.spend_today_usd).toBeCloseTo(counted, 9);
     expect(summary.spend_today_usd).toBeGreaterThan(0);
     expect(await page.locator('#spend-today').textContent()).toBe(usd(summary.spend_today_usd));
     // The cost format the page is served is `sessions`' and `top`'s.
@@ -87,10 +96,20 @@ describe('the live page', () => {
     const cwd = '/home/demo/src/late-arrival';
     const dir = join(home, '.claude', 'projects', cwd.replace(/[^A-Za-z0-9]/g, '-'));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${session}.jsonl`), `${JSON.stringify({
-      type: 'user', sessionId: session, cwd, gitBranch: 'main', version: '2.1.332', timestamp: new Date().toISOString(),
-      uuid: `${session}-0`, isSidechain: false, message: { role: 'user', content: 'Start' },
-    })}\n`);
+    writeFileSync(
+      join(dir, `${session}.jsonl`),
+      `${JSON.stringify({
+        type: 'user',
+        sessionId: session,
+        cwd,
+        gitBranch: 'main',
+        version: '2.1.332',
+        timestamp: new Date().toISOString(),
+        uuid: `${session}-0`,
+        isSidechain: false,
+        message: { role: 'user', content: 'Start' },
+      })}\n`,
+    );
     const late = page.locator('#sessions tbody tr', { hasText: 'late-arrival' });
     await late.waitFor({ timeout: 10_000 });
     expect(await late.locator('td').nth(2).textContent()).toBe('working');
@@ -101,16 +120,23 @@ describe('the live page', () => {
     await page.close();
   }, 60_000);
 
-  it('shows the usage-limit windows the exporter serves, with their share used, and the last 30 days\' spend', async () => {
+  it("shows the usage-limit windows the exporter serves, with their share used, and the last 30 days' spend", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${url}/`);
-    const summary = await (await fetch(`${url}/api/v1/summary`)).json() as Summary;
+    const summary = (await (await fetch(`${url}/api/v1/summary`)).json()) as Summary;
     // The demo's Codex session reports its 5-hour and weekly windows.
     expect(summary.limits.map((l) => `${l.harness} ${l.window}`)).toEqual(['codex 5h', 'codex 7d']);
     await page.waitForSelector('#limits tbody tr');
-    const rows = await page.locator('#limits tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-    expect(rows.map((r) => r.slice(0, 3))).toEqual(summary.limits.map((l) => [l.harness, l.window, `${Math.round(l.used_ratio * 100)}%`]));
-    expect(rows.map((r) => r[3])).toEqual([expect.stringMatching(/^[1-3]h\d\dm$/), expect.stringMatching(/^[34]d\d+h$/)]);
+    const rows = await page
+      .locator('#limits tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows.map((r) => r.slice(0, 3))).toEqual(
+      summary.limits.map((l) => [l.harness, l.window, `${Math.round(l.used_ratio * 100)}%`]),
+    );
+    expect(rows.map((r) => r[3])).toEqual([
+      expect.stringMatching(/^[1-3]h\d\dm$/),
+      expect.stringMatching(/^[34]d\d+h$/),
+    ]);
     // The last 30 days' spend is the ledger's: every dollar counted falls on the last two days (the
     // demo's records are all of the last 25 minutes), and the chart shows it.
     const counted = sum(await (await fetch(`${url}/metrics`)).text(), 'coding_agent_cost_usd_total');
@@ -124,10 +150,11 @@ describe('the live page', () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    const real = await (await fetch(`${url}/api/v1/summary`)).json() as Summary;
+    const real = (await (await fetch(`${url}/api/v1/summary`)).json()) as Summary;
     const now = Date.now();
     const at = (ms: number) => new Date(now + ms).toISOString();
-    const days = (costs: number[]) => costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
+    const days = (costs: number[]) =>
+      costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
     let served: Summary = {
       ...real,
       limits: [
@@ -140,24 +167,50 @@ describe('the live page', () => {
       ],
       spend_30d: days(Array.from({ length: 30 }, (_, i) => (i === 29 ? 8 : i % 3 === 0 ? 0 : 2))),
     };
-    await page.route(`${url}/api/v1/summary`, (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(served) }));
+    await page.route(`${url}/api/v1/summary`, (route) =>
+      route.fulfill({ contentType: 'application/json', body: JSON.stringify(served) }),
+    );
     await page.goto(`${url}/`);
     await page.waitForSelector('#limits tbody tr');
-    const rows = await page.locator('#limits tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    const rows = await page
+      .locator('#limits tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     expect(rows).toEqual([
       ['claude-code', '5h', '47%', '2h13m'],
       ['claude-code', '7d', '93%', '3d4h'],
       ['copilot-cli', 'premium_interactions', '80%', '–'],
     ]);
-    expect(await page.locator('#limits tbody .bar').evaluateAll((bars) => bars.map((b) => [b.className, (b.firstChild as HTMLElement).style.width])))
-      .toEqual([['bar', '47%'], ['bar full', '93%'], ['bar near', '80%']]);
+    expect(
+      await page
+        .locator('#limits tbody .bar')
+        .evaluateAll((bars) => bars.map((b) => [b.className, (b.firstChild as HTMLElement).style.width])),
+    ).toEqual([
+      ['bar', '47%'],
+      ['bar full', '93%'],
+      ['bar near', '80%'],
+    ]);
     // The time to reset the page is served is `top`'s and the status line's.
-    const spans = [0, 30_000, 59 * 60_000, 60 * 60_000, 61 * 60_000 + 29_000, 1439 * 60_000, 1440 * 60_000, 5 * 86_400_000 + 7 * 3600_000];
+    const spans = [
+      0,
+      30_000,
+      59 * 60_000,
+      60 * 60_000,
+      61 * 60_000 + 29_000,
+      1439 * 60_000,
+      1440 * 60_000,
+      5 * 86_400_000 + 7 * 3600_000,
+    ];
     expect(await inPage(page, '(x) => f.timeLeft(x, 0)', spans)).toEqual(spans.map((x) => timeLeft(x, 0)));
 
-    const chart = async () => page.locator('#spend-chart rect').evaluateAll((rects) => rects.map((r) => ({
-      x: Number(r.getAttribute('x')), height: Number(r.getAttribute('height')), none: r.classList.contains('none'), title: r.textContent,
-    })));
+    const chart = async () =>
+      page.locator('#spend-chart rect').evaluateAll((rects) =>
+        rects.map((r) => ({
+          x: Number(r.getAttribute('x')),
+          height: Number(r.getAttribute('height')),
+          none: r.classList.contains('none'),
+          title: r.textContent,
+        })),
+      );
     await page.waitForFunction(() => !document.getElementById('history')!.hidden);
     expect(await page.locator('#spend-30d').textContent()).toBe(usd(2 * 19 + 8));
     const month = await chart();
@@ -178,7 +231,9 @@ describe('the live page', () => {
     expect(await page.locator('#spend-30d').textContent()).toBe('$0.00');
     // No history, no limits: neither is shown.
     served = { ...served, spend_30d: [], limits: [] };
-    await page.waitForFunction(() => document.getElementById('history')!.hidden && document.getElementById('limits')!.hidden);
+    await page.waitForFunction(
+      () => document.getElementById('history')!.hidden && document.getElementById('limits')!.hidden,
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
@@ -186,8 +241,13 @@ describe('the live page', () => {
   it('lists every session its cards count: agents no session file is joined to too', async () => {
     const proc = fakeProc();
     proc.add(500, { argv: ['/usr/bin/python3', '/home/u/.local/bin/aider'], cwd: '/src/chat-bot' });
-    const started = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()],
-      envFor(home, { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true', CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root }));
+    const started = listening(
+      ['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()],
+      envFor(home, {
+        CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true',
+        CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root,
+      }),
+    );
     try {
       const base = await started.url;
       await ready(base);
@@ -198,7 +258,10 @@ describe('the live page', () => {
       expect((await agent.locator('td').allTextContents()).slice(0, 3)).toEqual(['aider', 'chat-bot', 'idle']);
       expect(await agent.locator('td').nth(6).textContent()).toBe('–');
       expect(await agent.locator('td').last().textContent()).toBe('process-only');
-      const counted = (await page.locator('#by-status span').allTextContents()).reduce((n, chip) => n + Number.parseInt(chip, 10), 0);
+      const counted = (await page.locator('#by-status span').allTextContents()).reduce(
+        (n, chip) => n + Number.parseInt(chip, 10),
+        0,
+      );
       expect(counted).toBe(await page.locator('#sessions tbody tr').count());
       await page.close();
     } finally {
@@ -210,7 +273,10 @@ describe('the live page', () => {
     const page = await browser.newPage({ viewport: { width: 375, height: 740 }, isMobile: true });
     await page.goto(`${url}/`);
     await page.waitForSelector('#sessions tbody tr');
-    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    const { scroll, client } = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
     expect(scroll).toBeLessThanOrEqual(client);
     expect(await page.locator('#sessions thead th', { hasText: 'Model' }).isVisible()).toBe(false);
     expect(await page.locator('#sessions tbody tr').first().locator('td').nth(2).isVisible()).toBe(true);

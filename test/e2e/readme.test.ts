@@ -10,7 +10,7 @@ import { envFor, FIXTURES, listening, ready, run, tempDir } from '../helpers/run
 const README = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
 const SERVES = new Set(['', 'serve', 'demo']);
 
-describe('the README\'s commands, run as shown', () => {
+describe("the README's commands, run as shown", () => {
   const home = tempDir();
   cpSync(join(FIXTURES, 'home'), home, { recursive: true });
   const env = envFor(home, { CODING_AGENT_EXPORTER_STATE_DIR: tempDir() });
@@ -31,16 +31,28 @@ describe('the README\'s commands, run as shown', () => {
     expect(shown.filter((a) => !SERVES.has(a[0] ?? '')).length).toBeGreaterThan(5);
   });
 
-  it.each(shown.filter((a) => !SERVES.has(a[0] ?? '')).map((a) => [a.join(' '), a] as const))('%s exits 0', (_, args) => {
-    const r = run(args.map((a) => (a === 'URL' ? url : a)), env);
-    expect(r.status, r.stderr).toBe(0);
-  });
+  it.each(shown.filter((a) => !SERVES.has(a[0] ?? '')).map((a) => [a.join(' '), a] as const))(
+    '%s exits 0',
+    (_, args) => {
+      const r = run(
+        args.map((a) => (a === 'URL' ? url : a)),
+        env,
+      );
+      expect(r.status, r.stderr).toBe(0);
+    },
+  );
 
-  it.each(shown.filter((a) => SERVES.has(a[0] ?? '')).map((a) => [a.join(' ') || '(no command)', a] as const))('%s serves', async (_, args) => {
-    const { child, url: base } = listening([...args, '--listen-address', '127.0.0.1:0'], { ...env, CODING_AGENT_EXPORTER_STATE_DIR: tempDir() });
-    kill.push(() => child.kill('SIGKILL'));
-    await ready(await base);
-    expect(child.exitCode).toBeNull();
-    child.kill('SIGTERM');
-  });
+  it.each(shown.filter((a) => SERVES.has(a[0] ?? '')).map((a) => [a.join(' ') || '(no command)', a] as const))(
+    '%s serves',
+    async (_, args) => {
+      const { child, url: base } = listening([...args, '--listen-address', '127.0.0.1:0'], {
+        ...env,
+        CODING_AGENT_EXPORTER_STATE_DIR: tempDir(),
+      });
+      kill.push(() => child.kill('SIGKILL'));
+      await ready(await base);
+      expect(child.exitCode).toBeNull();
+      child.kill('SIGTERM');
+    },
+  );
 });

@@ -3,7 +3,16 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Database } from '../helpers/sqlite.js';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { statusFile } from '../../src/state/statusline.js';
@@ -16,7 +25,10 @@ afterEach(() => {
 
 /** Starts `serve` on a free port; resolves with its base URL once it listens. */
 async function serve(home: string, stateDir: string, ...flags: string[]): Promise<string> {
-  const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...flags], envFor(home));
+  const { child, url } = listening(
+    ['--listen-address', '127.0.0.1:0', '--state-dir', stateDir, ...flags],
+    envFor(home),
+  );
   children.push(child);
   return url;
 }
@@ -55,12 +67,14 @@ function copiesHome(copies: number): string {
   const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
   mkdirSync(dir, { recursive: true });
   for (let i = 0; i < copies; i++) {
-    const copy = text.replaceAll('"msg_', `"msg_${i}_`).replaceAll('toolu_', `toolu_${i}_`).replaceAll('"uuid":"', `"uuid":"${i}-`);
+    const copy = text
+      .replaceAll('"msg_', `"msg_${i}_`)
+      .replaceAll('toolu_', `toolu_${i}_`)
+      .replaceAll('"uuid":"', `"uuid":"${i}-`);
     writeFileSync(join(dir, `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000.jsonl`), copy);
   }
   return home;
 }
-
 
 describe('serve', () => {
   it('shows a row OpenCode writes to its database long before a rescan, the database open in WAL mode', async () => {
@@ -72,17 +86,39 @@ describe('serve', () => {
     try {
       // No rescan for an hour: only the watcher can show the new row.
       const url = await serve(home, tempDir(), '--rescan-seconds', '3600');
-      const output = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' });
+      const output = (text: string) =>
+        sum(text, 'coding_agent_tokens_total', { harness: 'opencode', token_type: 'output' });
       await until(async (saw) => (saw(output(await metrics(url))) === 116 ? true : undefined), 10_000);
       // A new turn, as OpenCode writes it: the messages touch the session row, the call's usage is a part.
       const session = db.prepare('SELECT id FROM session').pluck().get() as string;
       const at = Date.now();
-      const message = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)');
+      const message = db.prepare(
+        'INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)',
+      );
       message.run('msg_e2e_user', session, at, at, JSON.stringify({ role: 'user', time: { created: at } }));
-      message.run('msg_e2e_answer', session, at, at, JSON.stringify({ role: 'assistant', parentID: 'msg_e2e_user', modelID: 'fake-model', time: { created: at } }));
+      message.run(
+        'msg_e2e_answer',
+        session,
+        at,
+        at,
+        JSON.stringify({ role: 'assistant', parentID: 'msg_e2e_user', modelID: 'fake-model', time: { created: at } }),
+      );
       db.prepare('UPDATE session SET time_updated = ? WHERE id = ?').run(at, session);
-      db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('prt_e2e', 'msg_e2e_answer', session, at, at,
-        JSON.stringify({ type: 'step-finish', reason: 'stop', cost: 0, tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } } }));
+      db.prepare(
+        'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(
+        'prt_e2e',
+        'msg_e2e_answer',
+        session,
+        at,
+        at,
+        JSON.stringify({
+          type: 'step-finish',
+          reason: 'stop',
+          cost: 0,
+          tokens: { input: 1, output: 1000, reasoning: 0, cache: { read: 0, write: 0 } },
+        }),
+      );
       // Seen through the watcher (the bench measures how fast).
       await until(async (saw) => (saw(output(await metrics(url))) === 1116 ? true : undefined), 30_000, 'the new row');
     } finally {
@@ -101,14 +137,35 @@ describe('serve', () => {
     expect(await page.text()).toContain('/metrics');
     expect((await fetch(`${url}/nope`)).status).toBe(404);
 
-    const input = (text: string) => sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', token_type: 'input' });
+    const input = (text: string) =>
+      sum(text, 'coding_agent_tokens_total', { harness: 'claude-code', token_type: 'input' });
     await until(async (saw) => (saw(input(await metrics(url))) === 2534 ? true : undefined), 10_000);
 
     const dir = join(home, '.claude/projects/-home-dev-src-demo-app');
-    const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
-    appendFileSync(file, `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
-      message: { id: 'msg_appended', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1000, output_tokens: 5 } } })}\n`);
-    await until(async (saw) => (saw(input(await metrics(url))) === 3534 ? true : undefined), 30_000, 'the appended record');
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
+    );
+    appendFileSync(
+      file,
+      `${JSON.stringify({
+        type: 'assistant',
+        timestamp: new Date().toISOString(),
+        cwd: '/home/dev/src/demo-app',
+        message: {
+          id: 'msg_appended',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 1000, output_tokens: 5 },
+        },
+      })}\n`,
+    );
+    await until(
+      async (saw) => (saw(input(await metrics(url))) === 3534 ? true : undefined),
+      30_000,
+      'the appended record',
+    );
   });
 
   it('finds a harness installed after it started without waiting for a rescan, then watches it', async () => {
@@ -123,8 +180,21 @@ describe('serve', () => {
     cpSync(join(src, name), join(dir, name));
     const input = async () => sum(await metrics(url), 'coding_agent_tokens_total', { token_type: 'input' });
     await until(async (saw) => (saw(await input()) === 2534 ? true : undefined), 20_000, 'the new folder read');
-    appendFileSync(join(dir, name), `${JSON.stringify({ type: 'assistant', timestamp: new Date().toISOString(), cwd: '/home/dev/src/demo-app',
-      message: { id: 'msg_late', model: 'claude-sonnet-4-5', content: [], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } } })}\n`);
+    appendFileSync(
+      join(dir, name),
+      `${JSON.stringify({
+        type: 'assistant',
+        timestamp: new Date().toISOString(),
+        cwd: '/home/dev/src/demo-app',
+        message: {
+          id: 'msg_late',
+          model: 'claude-sonnet-4-5',
+          content: [],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      })}\n`,
+    );
     await until(async (saw) => (saw(await input()) === 2535 ? true : undefined), 20_000, 'the append read');
   });
 
@@ -132,17 +202,24 @@ describe('serve', () => {
     const home = tempDir();
     cpSync(join(FIXTURES, 'captures/gemini-cli/tool'), home, { recursive: true });
     const state = tempDir();
-    const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', state, '--rescan-seconds', '3600'],
-      envFor(home, { CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: String(90 * 86400) }));
+    const { child, url } = listening(
+      ['--listen-address', '127.0.0.1:0', '--state-dir', state, '--rescan-seconds', '3600'],
+      envFor(home, { CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: String(90 * 86400) }),
+    );
     children.push(child);
     const base = await url;
     await ready(base);
-    const status = async () => ((await (await fetch(`${base}/api/v1/sessions`)).json()) as { harness: string; status: string; reason: string }[])
-      .find((s) => s.harness === 'gemini-cli');
+    const status = async () =>
+      (
+        (await (await fetch(`${base}/api/v1/sessions`)).json()) as { harness: string; status: string; reason: string }[]
+      ).find((s) => s.harness === 'gemini-cli');
     expect(await status()).toMatchObject({ status: 'idle' });
     const id = '5da0c0d6-ad8a-42cd-969c-34c4a9293815';
-    const r = spawnSync(process.execPath, [MAIN, 'hook', 'gemini-cli', '--state-dir', state],
-      { env: envFor(home), input: JSON.stringify({ hook_event_name: 'BeforeTool', session_id: id, tool_name: 'ask_user' }), encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [MAIN, 'hook', 'gemini-cli', '--state-dir', state], {
+      env: envFor(home),
+      input: JSON.stringify({ hook_event_name: 'BeforeTool', session_id: id, tool_name: 'ask_user' }),
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
     await until(async () => ((await status())?.status === 'asking' ? true : undefined), 20_000, 'the hook event shown');
     expect(await status()).toMatchObject({ status: 'asking', reason: 'question' });
@@ -198,7 +275,8 @@ describe('serve', () => {
   const duringCommit = () => {
     let walSize = -1;
     return (dir: string) => {
-      const size = filesCommitted(dir) > 0 ? statSync(join(dir, 'state.db-wal'), { throwIfNoEntry: false })?.size ?? 0 : -1;
+      const size =
+        filesCommitted(dir) > 0 ? (statSync(join(dir, 'state.db-wal'), { throwIfNoEntry: false })?.size ?? 0) : -1;
       const grew = walSize >= 0 && size > walSize;
       walSize = size;
       return grew;

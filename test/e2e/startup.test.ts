@@ -38,7 +38,10 @@ describe('start-up errors', () => {
     const file = join(tempDir(), 'state');
     writeFileSync(file, '');
     refusedWith(run(['once', '--state-dir', file], envFor(home)), /stateDir \(.*state\) is a file, not a folder/);
-    refusedWith(run(['once', '--state-dir', join(file, 'below')], envFor(home)), /stateDir \(.*below\) is a file, not a folder/);
+    refusedWith(
+      run(['once', '--state-dir', join(file, 'below')], envFor(home)),
+      /stateDir \(.*below\) is a file, not a folder/,
+    );
   });
 
   it('a state folder that cannot be written', () => {
@@ -52,6 +55,9 @@ describe('start-up errors', () => {
   });
 
   it('an OTLP endpoint that is not a URL', () => {
-    refusedWith(run(['once', '--state-dir', tempDir(), '--otlp-endpoint', 'notaurl'], envFor(home)), /otlp\.endpoint: expected an http:\/\/ or https:\/\/ URL, got "notaurl"/);
+    refusedWith(
+      run(['once', '--state-dir', tempDir(), '--otlp-endpoint', 'notaurl'], envFor(home)),
+      /otlp\.endpoint: expected an http:\/\/ or https:\/\/ URL, got "notaurl"/,
+    );
   });
 });

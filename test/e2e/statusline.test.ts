@@ -8,7 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { envFor, MAIN, run, samples, tempDir, until } from '../helpers/run.js';
 
 const statusline = (args: string[], stdin: string, env: NodeJS.ProcessEnv) => {
-  const r = spawnSync(process.execPath, [MAIN, 'statusline', ...args], { env, input: stdin, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [MAIN, 'statusline', ...args], {
+    env,
+    input: stdin,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, stdout: r.stdout };
 };
 
@@ -25,10 +30,14 @@ function stdinOpened(pid: number): boolean {
 }
 
 /** A status as Claude Code writes it, for a subscription with its 5-hour window. */
-const status = (extra: Record<string, unknown> = {}, resetsAt = Date.now() / 1000 + 3600) => JSON.stringify({
-  session_id: 's-1', model: { display_name: 'Sonnet 4.6' }, context_window: { used_percentage: 12 },
-  rate_limits: { five_hour: { used_percentage: 50, resets_at: resetsAt } }, ...extra,
-});
+const status = (extra: Record<string, unknown> = {}, resetsAt = Date.now() / 1000 + 3600) =>
+  JSON.stringify({
+    session_id: 's-1',
+    model: { display_name: 'Sonnet 4.6' },
+    context_window: { used_percentage: 12 },
+    rate_limits: { five_hour: { used_percentage: 50, resets_at: resetsAt } },
+    ...extra,
+  });
 
 describe('statusline', () => {
   it('prints one line, records the windows, and the exporter exports them (a window past its reset as 0)', () => {
@@ -36,7 +45,8 @@ describe('statusline', () => {
     const state = tempDir();
     const now = Date.now() / 1000;
     const stdin = JSON.stringify({
-      session_id: 's-1', model: { id: 'claude-sonnet-4-6', display_name: 'Sonnet 4.6' },
+      session_id: 's-1',
+      model: { id: 'claude-sonnet-4-6', display_name: 'Sonnet 4.6' },
       context_window: { context_window_size: 1000000, used_percentage: 12 },
       rate_limits: {
         five_hour: { used_percentage: 93, resets_at: now + 3600 },
@@ -46,10 +56,14 @@ describe('statusline', () => {
     });
     const r = statusline(['--state-dir', state], stdin, envFor(home, { NO_COLOR: '1' }));
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^Sonnet 4\.6 │ ctx 12% │ - session, - today │ 5h 93% ↻(59m|1h00m) │ 7d 40% ↻(23h59m|1d0h)\n$/);
+    expect(r.stdout).toMatch(
+      /^Sonnet 4\.6 │ ctx 12% │ - session, - today │ 5h 93% ↻(59m|1h00m) │ 7d 40% ↻(23h59m|1d0h)\n$/,
+    );
     const once = run(['once', '--state-dir', state], envFor(home));
     expect(once.status).toBe(0);
-    const limits = samples(once.stdout).filter((s) => s.name.startsWith('coding_agent_usage_limit_') && s.labels.harness === 'claude-code');
+    const limits = samples(once.stdout).filter(
+      (s) => s.name.startsWith('coding_agent_usage_limit_') && s.labels.harness === 'claude-code',
+    );
     expect(limits.map((s) => [s.name, s.labels.window, s.value])).toEqual([
       ['coding_agent_usage_limit_used_ratio', '5h', 0.93],
       ['coding_agent_usage_limit_used_ratio', '7d', 0.4],
@@ -76,7 +90,10 @@ describe('statusline', () => {
 
   it('reads stdin to its end: from a writer that writes late and in pieces, and a payload of 100 KB', async () => {
     const env = envFor(tempDir(), { NO_COLOR: '1' });
-    const child = spawn(process.execPath, [MAIN, 'statusline', '--state-dir', tempDir()], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [MAIN, 'statusline', '--state-dir', tempDir()], {
+      env,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stdin.on('error', () => undefined); // a command that stopped reading: its line says so
@@ -101,12 +118,21 @@ describe('statusline', () => {
     expect(existsSync(join(state, RECORDED))).toBe(false);
 
     for (const id of ['y'.repeat(100_000), 'a/../b', '']) {
-      expect(statusline(['--state-dir', state], status({ session_id: id }, 1e300), env).stdout).toMatch(/^Sonnet 4\.6 │ ctx 12% │ .* │ 5h 50% ↻- /);
+      expect(statusline(['--state-dir', state], status({ session_id: id }, 1e300), env).stdout).toMatch(
+        /^Sonnet 4\.6 │ ctx 12% │ .* │ 5h 50% ↻- /,
+      );
     }
     expect(statSync(join(state, RECORDED)).size).toBeLessThan(1000);
-    expect(JSON.parse(readFileSync(join(state, RECORDED), 'utf8'))).toMatchObject({ sessions: {}, limits: [{ window: '5h', usedRatio: 0.5 }] });
+    expect(JSON.parse(readFileSync(join(state, RECORDED), 'utf8'))).toMatchObject({
+      sessions: {},
+      limits: [{ window: '5h', usedRatio: 0.5 }],
+    });
     const once = run(['once', '--state-dir', state], env);
-    const limits = samples(once.stdout).filter((s) => s.name.startsWith('coding_agent_usage_limit_') && s.labels.harness === 'claude-code');
-    expect(limits.map((s) => [s.name, s.labels.window, s.value])).toEqual([['coding_agent_usage_limit_used_ratio', '5h', 0.5]]);
+    const limits = samples(once.stdout).filter(
+      (s) => s.name.startsWith('coding_agent_usage_limit_') && s.labels.harness === 'claude-code',
+    );
+    expect(limits.map((s) => [s.name, s.labels.window, s.value])).toEqual([
+      ['coding_agent_usage_limit_used_ratio', '5h', 0.5],
+    ]);
   });
 });

@@ -27,9 +27,14 @@ function hostileHome(): string {
   const lines = [
     { ...common, type: 'user', timestamp: at(0), uuid: 'u1', message: { role: 'user', content: 'go' } },
     {
-      ...common, type: 'assistant', timestamp: at(1), uuid: 'a1',
+      ...common,
+      type: 'assistant',
+      timestamp: at(1),
+      uuid: 'a1',
       message: {
-        id: 'msg_1', model: `claude-sonnet-4-5${OSC52}${CSI}`, stop_reason: 'tool_use',
+        id: 'msg_1',
+        model: `claude-sonnet-4-5${OSC52}${CSI}`,
+        stop_reason: 'tool_use',
         content: [{ type: 'tool_use', id: 'toolu_1', name: `mcp__evil${OSC52}__run${BIDI}`, input: {} }],
         usage: { input_tokens: 10, output_tokens: 2 },
       },
@@ -39,7 +44,7 @@ function hostileHome(): string {
   return home;
 }
 
-describe('escape codes in a harness\'s files', () => {
+describe("escape codes in a harness's files", () => {
   const home = hostileHome();
 
   it.each([
@@ -62,15 +67,21 @@ describe('escape codes in a harness\'s files', () => {
   });
 
   // JSON.stringify escapes C0 alone: C1 and the bidi characters would reach the terminal.
-  it.each([[['sessions', '--json']], [['report', '--json']], [['report', 'session', '--json']]])('%j keeps them, escaped', (args) => {
-    const r = run([...args, '--state-dir', tempDir()], envFor(home));
-    expect(r.status).toBe(0);
-    expect(r.stdout).not.toMatch(UNSAFE);
-    expect(r.stdout).toContain('claude-sonnet-4-5\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J\\u009b31m');
-  });
+  it.each([[['sessions', '--json']], [['report', '--json']], [['report', 'session', '--json']]])(
+    '%j keeps them, escaped',
+    (args) => {
+      const r = run([...args, '--state-dir', tempDir()], envFor(home));
+      expect(r.status).toBe(0);
+      expect(r.stdout).not.toMatch(UNSAFE);
+      expect(r.stdout).toContain('claude-sonnet-4-5\\u001b]52;c;cm0gLXJmIH4K\\u0007\\u001b[2J\\u009b31m');
+    },
+  );
 
   it('sessions --json is the same value, escaped', () => {
-    const [s] = JSON.parse(run(['sessions', '--json', '--state-dir', tempDir()], envFor(home)).stdout) as { model: string; cwd: string }[];
+    const [s] = JSON.parse(run(['sessions', '--json', '--state-dir', tempDir()], envFor(home)).stdout) as {
+      model: string;
+      cwd: string;
+    }[];
     expect(s!.model).toBe(`claude-sonnet-4-5${OSC52}${CSI}`);
     expect(s!.cwd).toBe(`/home/dev/src/evil${TITLE}${BIDI}`);
   });

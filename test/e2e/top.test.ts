@@ -52,7 +52,9 @@ describe('top', () => {
     expect(rows[0]).toMatch(/^claude-code\s+webshop\s+asking\s+question/);
     expect(r.stdout).toMatch(/docs-site\s+error\s+turn-failed/);
     // The demo's Codex session reports its 5-hour and weekly windows.
-    expect(r.stdout).toMatch(/^limits codex 5h [▓░]{8} +\d+% resets in \dh\d\dm +codex 7d [▓░]{8} +\d+% resets in \dd\d+h$/m);
+    expect(r.stdout).toMatch(
+      /^limits codex 5h [▓░]{8} +\d+% resets in \dh\d\dm +codex 7d [▓░]{8} +\d+% resets in \dd\d+h$/m,
+    );
     // eslint-disable-next-line no-control-regex -- an ANSI escape is what must not be there
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });
@@ -60,14 +62,26 @@ describe('top', () => {
   it('lists every session its header counts, agents no session file is joined to too, as `sessions` does', () => {
     const proc = fakeProc();
     proc.add(500, { argv: ['/usr/bin/python3', '/home/u/.local/bin/aider'], cwd: '/src/chat-bot' });
-    const env = envFor(home, { CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true', CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root });
+    const env = envFor(home, {
+      CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'true',
+      CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root,
+    });
     const top = run(['top', '--state-dir', tempDir()], env).stdout;
     const rows = top.split('\n').filter((l) => /^(claude-code|codex|opencode|aider)\s/.test(l));
     expect(rows).toContainEqual(expect.stringMatching(/^aider\s+chat-bot\s+idle\s+cpu-idle\s.*process-only\s+now$/));
-    const counted = [...top.match(/^sessions: (.*)$/m)![1]!.matchAll(/(\d+) \w+/g)].reduce((n, m) => n + Number(m[1]), 0);
+    const counted = [...top.match(/^sessions: (.*)$/m)![1]!.matchAll(/(\d+) \w+/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
     expect(counted).toBe(rows.length);
-    const listed = JSON.parse(run(['sessions', '--json', '--state-dir', tempDir()], env).stdout) as { harness: string; project: string; status: string }[];
-    expect(listed.map((r) => `${r.harness} ${r.project} ${r.status}`).sort()).toEqual(rows.map((l) => l.split(/\s+/).slice(0, 3).join(' ')).sort());
+    const listed = JSON.parse(run(['sessions', '--json', '--state-dir', tempDir()], env).stdout) as {
+      harness: string;
+      project: string;
+      status: string;
+    }[];
+    expect(listed.map((r) => `${r.harness} ${r.project} ${r.status}`).sort()).toEqual(
+      rows.map((l) => l.split(/\s+/).slice(0, 3).join(' ')).sort(),
+    );
   });
 
   it('starts from the state database without ever writing it (safe beside a running exporter)', () => {
@@ -80,16 +94,22 @@ describe('top', () => {
     expect(existsSync(join(dir, 'state.db-wal')) ? statSync(join(dir, 'state.db-wal')).size : 0).toBe(0);
   });
 
-  it('shows a running exporter\'s sessions with --url', async () => {
+  it("shows a running exporter's sessions with --url", async () => {
     const { child, url } = listening(['--listen-address', '127.0.0.1:0', '--state-dir', tempDir()], envFor(home));
     try {
       const base = await url;
       await ready(base);
-      const { stdout: r } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base], { env: envFor(home) });
+      const { stdout: r } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base], {
+        env: envFor(home),
+      });
       expect(r).toContain(base);
       expect(r.split('\n').find((l) => /^claude-code\s/.test(l))).toMatch(/webshop\s+asking\s+question/);
       // An address without a scheme is http's.
-      const { stdout: bare } = await promisify(execFile)(process.execPath, [MAIN, 'top', '--url', base.replace('http://', '')], { env: envFor(home) });
+      const { stdout: bare } = await promisify(execFile)(
+        process.execPath,
+        [MAIN, 'top', '--url', base.replace('http://', '')],
+        { env: envFor(home) },
+      );
       expect(bare).toContain(base);
     } finally {
       child.kill('SIGKILL');
@@ -105,8 +125,14 @@ describe('top', () => {
   });
 
   it('never prints the password or token of --url, whether the URL is refused, unreachable or not a URL', () => {
-    for (const url of ['http://prom:s3cret@127.0.0.1:1', 'http://prom:s3cr/et@127.0.0.1:1', 'ftp://prom:s3cret@127.0.0.1:1',
-      'prom:s3cret@127.0.0.1:1', 'http://127.0.0.1:1/?token=s3cret', '127.0.0.1:1?api_key=s3cret']) {
+    for (const url of [
+      'http://prom:s3cret@127.0.0.1:1',
+      'http://prom:s3cr/et@127.0.0.1:1',
+      'ftp://prom:s3cret@127.0.0.1:1',
+      'prom:s3cret@127.0.0.1:1',
+      'http://127.0.0.1:1/?token=s3cret',
+      '127.0.0.1:1?api_key=s3cret',
+    ]) {
       const r = run(['top', '--url', url], envFor(home));
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/127\.0\.0\.1:1/);
@@ -116,17 +142,47 @@ describe('top', () => {
 
   it('runs full-screen in tmux: waiting session on top, filter, sort, and the terminal restored after q', async () => {
     const env = envFor(home, { TERM: 'xterm-256color', NO_COLOR: '1' });
-    tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'top', '-x', '150', '-y', '30', '-e', `HOME=${home}`, 'bash', '--norc', '--noprofile');
+    tmux(
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'top',
+      '-x',
+      '150',
+      '-y',
+      '30',
+      '-e',
+      `HOME=${home}`,
+      'bash',
+      '--norc',
+      '--noprofile',
+    );
     tmux('send-keys', '-t', 'top', 'clear; echo shell-before-top', 'Enter');
     await until(async () => (screen().includes('shell-before-top\n') ? true : undefined), 5000, 'the shell');
     const command = `${process.execPath} ${MAIN} top --state-dir ${join(stateDir, 'tmux')}`;
-    tmux('send-keys', '-t', 'top', `env -i PATH="${env.PATH}" HOME="${home}" TERM=xterm-256color NO_COLOR=1 ${command}`, 'Enter');
+    tmux(
+      'send-keys',
+      '-t',
+      'top',
+      `env -i PATH="${env.PATH}" HOME="${home}" TERM=xterm-256color NO_COLOR=1 ${command}`,
+      'Enter',
+    );
 
-    const first = await until(async () => {
-      const s = screen();
-      // The whole frame: tmux may show a frame half drawn, its last line (the keys) not yet there.
-      return s.includes('coding-agent-exporter top') && /webshop\s+asking/.test(s) && /q quit\s+s sort\s+\/ filter\s+i idle/.test(s) ? s : undefined;
-    }, 15_000, 'the top screen');
+    const first = await until(
+      async () => {
+        const s = screen();
+        // The whole frame: tmux may show a frame half drawn, its last line (the keys) not yet there.
+        return s.includes('coding-agent-exporter top') &&
+          /webshop\s+asking/.test(s) &&
+          /q quit\s+s sort\s+\/ filter\s+i idle/.test(s)
+          ? s
+          : undefined;
+      },
+      15_000,
+      'the top screen',
+    );
     expect(paneFlag('alternate_on')).toBe('1');
     mkdirSync(ARTIFACTS, { recursive: true });
     writeFileSync(join(ARTIFACTS, 'top.txt'), first);
@@ -141,10 +197,14 @@ describe('top', () => {
     tmux('send-keys', '-t', 'top', '/');
     tmux('send-keys', '-t', 'top', '-l', 'docs');
     tmux('send-keys', '-t', 'top', 'Enter');
-    const filtered = await until(async () => {
-      const s = screen();
-      return /filter: docs\s+idle:/.test(s) ? s : undefined;
-    }, 5000, 'the filter');
+    const filtered = await until(
+      async () => {
+        const s = screen();
+        return /filter: docs\s+idle:/.test(s) ? s : undefined;
+      },
+      5000,
+      'the filter',
+    );
     const shown = filtered.split('\n').filter((l) => /^(claude-code|codex|opencode)\s/.test(l));
     expect(shown.length).toBe(1);
     expect(shown[0]).toMatch(/docs-site/);
@@ -154,7 +214,11 @@ describe('top', () => {
     await until(async () => (screen().includes('sort: cost') ? true : undefined), 5000, 'the sort');
 
     tmux('send-keys', '-t', 'top', 'q');
-    const after = await until(async () => (paneFlag('alternate_on') === '0' ? screen() : undefined), 5000, 'top to quit');
+    const after = await until(
+      async () => (paneFlag('alternate_on') === '0' ? screen() : undefined),
+      5000,
+      'top to quit',
+    );
     expect(after).toContain('shell-before-top');
     expect(after).not.toContain('coding-agent-exporter top');
     // Nothing logged after it quits (the log lines held while it ran were a server's info).
@@ -171,8 +235,18 @@ describe('top', () => {
         server.close(() => r(port));
       });
     });
-    tmux('send-keys', '-t', 'top', `env -i PATH="${env.PATH}" TERM=xterm-256color ${process.execPath} ${MAIN} top --url 127.0.0.1:${dead}; echo exit=$?`, 'Enter');
-    const refused = await until(async () => (/exit=\d/.test(screen()) ? screen() : undefined), 10_000, 'top to refuse the address');
+    tmux(
+      'send-keys',
+      '-t',
+      'top',
+      `env -i PATH="${env.PATH}" TERM=xterm-256color ${process.execPath} ${MAIN} top --url 127.0.0.1:${dead}; echo exit=$?`,
+      'Enter',
+    );
+    const refused = await until(
+      async () => (/exit=\d/.test(screen()) ? screen() : undefined),
+      10_000,
+      'top to refuse the address',
+    );
     expect(refused).toContain(`coding-agent-exporter: --url 127.0.0.1:${dead}: /api/v1/`);
     expect(refused).toContain(`connect ECONNREFUSED 127.0.0.1:${dead}`);
     expect(refused).toContain('exit=2');

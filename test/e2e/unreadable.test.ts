@@ -15,9 +15,16 @@ const DROP = ['--inh-caps=-dac_override,-dac_read_search', '--bounding-set=-dac_
 const canDrop = spawnSync('setpriv', [...DROP, 'true']).status === 0;
 
 function onceWithout(home: string): { stdout: string; warnings: { path: string; collector: string }[] } {
-  const r = spawnSync('setpriv', [...DROP, process.execPath, MAIN, 'once', '--state-dir', tempDir()], { env: envFor(home), encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('setpriv', [...DROP, process.execPath, MAIN, 'once', '--state-dir', tempDir()], {
+    env: envFor(home),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(r.status).toBe(0);
-  const warnings = r.stderr.split('\n').filter((l) => l.includes('"cannot read folder"')).map((l) => JSON.parse(l) as { path: string; collector: string });
+  const warnings = r.stderr
+    .split('\n')
+    .filter((l) => l.includes('"cannot read folder"'))
+    .map((l) => JSON.parse(l) as { path: string; collector: string });
   return { stdout: r.stdout, warnings };
 }
 
@@ -28,18 +35,27 @@ describe.skipIf(!canDrop)('a folder the exporter cannot read', () => {
     ['a project folder', '.claude/projects/-home-dev-src-demo-app', 'claude-code'],
     ['~/.codex/sessions', '.codex/sessions', 'codex'],
   ];
-  it.each(cases)('chmod 000 on %s: its collector fails, the folder is named at warn', (_name, folder, collector) => {
-    const home = tempDir();
-    cpSync(join(FIXTURES, 'home'), home, { recursive: true });
-    chmodSync(join(home, folder), 0);
-    const { stdout, warnings } = onceWithout(home);
-    expect(sum(stdout, 'coding_agent_exporter_collector_success', { collector })).toBe(0);
-    expect(warnings.filter((w) => w.collector === collector).map((w) => w.path).join()).toContain(join(home, folder));
-    // The other harnesses are read as before.
-    const other = collector === 'codex' ? 'claude-code' : 'codex';
-    expect(sum(stdout, 'coding_agent_exporter_collector_success', { collector: other })).toBe(1);
-    expect(sum(stdout, 'coding_agent_tokens_total', { harness: other })).toBeGreaterThan(0);
-  }, 60_000);
+  it.each(cases)(
+    'chmod 000 on %s: its collector fails, the folder is named at warn',
+    (_name, folder, collector) => {
+      const home = tempDir();
+      cpSync(join(FIXTURES, 'home'), home, { recursive: true });
+      chmodSync(join(home, folder), 0);
+      const { stdout, warnings } = onceWithout(home);
+      expect(sum(stdout, 'coding_agent_exporter_collector_success', { collector })).toBe(0);
+      expect(
+        warnings
+          .filter((w) => w.collector === collector)
+          .map((w) => w.path)
+          .join(),
+      ).toContain(join(home, folder));
+      // The other harnesses are read as before.
+      const other = collector === 'codex' ? 'claude-code' : 'codex';
+      expect(sum(stdout, 'coding_agent_exporter_collector_success', { collector: other })).toBe(1);
+      expect(sum(stdout, 'coding_agent_tokens_total', { harness: other })).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });
 
 describe.skipIf(!canDrop)('a folder that becomes unreadable while the exporter runs', () => {
@@ -56,16 +72,36 @@ describe.skipIf(!canDrop)('a folder that becomes unreadable while the exporter r
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(folder, old, old);
     let stderr = '';
-    const { child, url } = listening([...DROP, process.execPath, MAIN, '--listen-address', '127.0.0.1:0', '--state-dir', tempDir(), '--rescan-seconds', '1'], envFor(home), 'setpriv');
+    const { child, url } = listening(
+      [
+        ...DROP,
+        process.execPath,
+        MAIN,
+        '--listen-address',
+        '127.0.0.1:0',
+        '--state-dir',
+        tempDir(),
+        '--rescan-seconds',
+        '1',
+      ],
+      envFor(home),
+      'setpriv',
+    );
     children.push(child);
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const base = await url;
     await ready(base);
-    const success = async () => sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_exporter_collector_success', { collector: 'claude-code' });
+    const success = async () =>
+      sum(await (await fetch(`${base}/metrics`)).text(), 'coding_agent_exporter_collector_success', {
+        collector: 'claude-code',
+      });
     expect(await success()).toBe(1);
     chmodSync(folder, 0);
     await until(async () => ((await success()) === 0 ? true : undefined), 20_000, 'the claude-code collector to fail');
-    const warnings = stderr.split('\n').filter((l) => l.includes('"level":"warn"')).map((l) => JSON.parse(l) as { msg: string; path?: string });
+    const warnings = stderr
+      .split('\n')
+      .filter((l) => l.includes('"level":"warn"'))
+      .map((l) => JSON.parse(l) as { msg: string; path?: string });
     expect(warnings.filter((w) => w.path === folder).map((w) => w.msg)).toEqual(['cannot read folder']);
   }, 60_000);
 });

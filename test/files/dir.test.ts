@@ -13,9 +13,20 @@ describe('listDir', () => {
     mkdirSync(join(dir, 'sub'));
     const old = new Date(Date.now() - 60_000);
     utimesSync(dir, old, old); // settled: the listing is cached
-    expect(listDir(dir).map((e) => [e.name, e.isFile, e.isDirectory]).sort()).toEqual([['a.jsonl', true, false], ['sub', false, true]]);
+    expect(
+      listDir(dir)
+        .map((e) => [e.name, e.isFile, e.isDirectory])
+        .sort(),
+    ).toEqual([
+      ['a.jsonl', true, false],
+      ['sub', false, true],
+    ]);
     writeFileSync(join(dir, 'b.jsonl'), ''); // changes the folder's mtime
-    expect(listDir(dir).map((e) => e.name).sort()).toEqual(['a.jsonl', 'b.jsonl', 'sub']);
+    expect(
+      listDir(dir)
+        .map((e) => e.name)
+        .sort(),
+    ).toEqual(['a.jsonl', 'b.jsonl', 'sub']);
     expect(listDir(join(dir, 'missing'))).toEqual([]);
   });
 });
@@ -35,9 +46,19 @@ describe('listDir and symbolic links', () => {
     symlinkSync(join(dir, 'self.jsonl'), join(dir, 'self.jsonl'));
     symlinkSync(dir, join(dir, 'here'));
     symlinkSync('..', join(dir, 'up'));
-    expect(listDir(dir).map((e) => [e.name, e.isFile, e.isDirectory]).sort()).toEqual([
-      ['dangling.jsonl', false, false], ['fifo.jsonl', false, false], ['here', false, false], ['project', false, true],
-      ['s.jsonl', true, false], ['self.jsonl', false, false], ['up', false, false], ['zero.jsonl', false, false],
+    expect(
+      listDir(dir)
+        .map((e) => [e.name, e.isFile, e.isDirectory])
+        .sort(),
+    ).toEqual([
+      ['dangling.jsonl', false, false],
+      ['fifo.jsonl', false, false],
+      ['here', false, false],
+      ['project', false, true],
+      ['s.jsonl', true, false],
+      ['self.jsonl', false, false],
+      ['up', false, false],
+      ['zero.jsonl', false, false],
     ]);
   });
 });

@@ -13,7 +13,7 @@ import { CHILD_OPEN } from '../helpers/sqlite.js';
 const tmp = () => mkdtempSync(join(tmpdir(), 'cae-sqlite-'));
 
 describe(`SQLite through ${engine}`, () => {
-  it('is Node\'s own where it has one with serialize(), better-sqlite3 only where not, or as CODING_AGENT_EXPORTER_SQLITE says', async () => {
+  it("is Node's own where it has one with serialize(), better-sqlite3 only where not, or as CODING_AGENT_EXPORTER_SQLITE says", async () => {
     const wanted = process.env.CODING_AGENT_EXPORTER_SQLITE;
     let hasSerialize = false;
     try {
@@ -26,7 +26,7 @@ describe(`SQLite through ${engine}`, () => {
     expect(engine).toBe(wanted === 'better' || !hasSerialize ? 'better-sqlite3' : 'node:sqlite');
   });
 
-  it('loads without printing SQLite\'s ExperimentalWarning (Node 22), every other warning passed on', async () => {
+  it("loads without printing SQLite's ExperimentalWarning (Node 22), every other warning passed on", async () => {
     const seen: string[] = [];
     const listen = (w: Error) => seen.push(`${w.name}: ${w.message}`);
     process.on('warning', listen);
@@ -55,7 +55,11 @@ describe(`SQLite through ${engine}`, () => {
     put.run({ a: 1, b: 'x', c: 1.5 });
     put.run({ a: 2, b: undefined, c: null });
     db.prepare('INSERT INTO t VALUES (?, ?, ?)').run(3, 'z', 2);
-    expect(db.prepare('SELECT a, b, c FROM t ORDER BY a').all()).toEqual([{ a: 1, b: 'x', c: 1.5 }, { a: 2, b: null, c: null }, { a: 3, b: 'z', c: 2 }]);
+    expect(db.prepare('SELECT a, b, c FROM t ORDER BY a').all()).toEqual([
+      { a: 1, b: 'x', c: 1.5 },
+      { a: 2, b: null, c: null },
+      { a: 3, b: 'z', c: 2 },
+    ]);
     expect(db.prepare('SELECT b FROM t WHERE a = ?').pluck().get(3)).toBe('z');
     expect(db.prepare('SELECT b FROM t WHERE a = ?').pluck().get(9)).toBeUndefined();
     expect([...db.prepare('SELECT a FROM t ORDER BY a').pluck().iterate()]).toEqual([1, 2, 3]);
@@ -124,7 +128,7 @@ describe(`SQLite through ${engine}`, () => {
     r.close();
   });
 
-  it('names SQLite\'s errors as better-sqlite3 does: SQLITE_BUSY within the busy timeout, SQLITE_CONSTRAINT_…, SQLITE_NOTADB', async () => {
+  it("names SQLite's errors as better-sqlite3 does: SQLITE_BUSY within the busy timeout, SQLITE_CONSTRAINT_…, SQLITE_NOTADB", async () => {
     const dir = tmp();
     const path = join(dir, 'a.db');
     openDatabase(path).exec('CREATE TABLE t (a INTEGER PRIMARY KEY)');
@@ -139,12 +143,19 @@ describe(`SQLite through ${engine}`, () => {
     const db = openDatabase(path, { timeout: 10 });
     db.prepare('INSERT INTO t VALUES (1)').run();
     expect(code(() => db.prepare('INSERT INTO t VALUES (1)').run())).toMatch(/^SQLITE_CONSTRAINT/);
-    const locker = spawn(process.execPath, ['-e', `${CHILD_OPEN}
+    const locker = spawn(
+      process.execPath,
+      [
+        '-e',
+        `${CHILD_OPEN}
       const db = open(${JSON.stringify(path)});
       db.exec('BEGIN EXCLUSIVE');
       console.log('locked');
       process.stdin.once('data', () => process.exit(0));
-    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve) => locker.stdout.once('data', () => resolve()));
       expect(code(() => db.prepare('SELECT * FROM t').all())).toBe('SQLITE_BUSY');
@@ -153,7 +164,12 @@ describe(`SQLite through ${engine}`, () => {
       db.close();
     }
     const junk = join(dir, 'junk.db');
-    writeFileSync(junk, 'not a database, not a database, not a database, not a database, not a database, not a database!');
-    expect(code(() => openDatabase(junk, { readonly: true }).prepare('SELECT 1 FROM sqlite_master').get())).toBe('SQLITE_NOTADB');
+    writeFileSync(
+      junk,
+      'not a database, not a database, not a database, not a database, not a database, not a database!',
+    );
+    expect(code(() => openDatabase(junk, { readonly: true }).prepare('SELECT 1 FROM sqlite_master').get())).toBe(
+      'SQLITE_NOTADB',
+    );
   });
 });

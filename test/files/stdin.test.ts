@@ -23,6 +23,8 @@ describe('readStdin', () => {
     open.write('{');
     await expect(waited).rejects.toThrow('stdin was not closed within 0.05 s');
 
-    await expect(readStdin(Object.assign(new PassThrough(), { isTTY: true }), { maxBytes: 100, waitMs: 50 })).rejects.toThrow('a terminal');
+    await expect(
+      readStdin(Object.assign(new PassThrough(), { isTTY: true }), { maxBytes: 100, waitMs: 50 }),
+    ).rejects.toThrow('a terminal');
   });
 });

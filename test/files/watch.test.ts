@@ -10,13 +10,18 @@ afterEach(() => open.splice(0).forEach((w) => w.close()));
 /** A watcher of `dir` to `depth`, and the paths it was told of, in order. */
 function watching(dir: string, depth: number): string[] {
   const seen: string[] = [];
-  const w = new FolderWatcher(depth, (path) => seen.push(path), (e) => seen.push(`failed: ${e.message}`));
+  const w = new FolderWatcher(
+    depth,
+    (path) => seen.push(path),
+    (e) => seen.push(`failed: ${e.message}`),
+  );
   open.push(w);
   w.add([dir]);
   return seen;
 }
 
-const told = (seen: string[], path: string) => until(async (saw) => (saw(seen).includes(path) ? true : undefined), 10_000, `a change of ${path}`);
+const told = (seen: string[], path: string) =>
+  until(async (saw) => (saw(seen).includes(path) ? true : undefined), 10_000, `a change of ${path}`);
 
 describe('FolderWatcher', () => {
   it('tells of each change to a file, a second one at once after the first too', async () => {
@@ -63,7 +68,11 @@ describe('FolderWatcher', () => {
   it('skips a folder that is not there, and stops telling once unwatched', async () => {
     const dir = tempDir();
     const seen = watching(join(dir, 'missing'), 0);
-    const w = new FolderWatcher(0, (path) => seen.push(path), () => {});
+    const w = new FolderWatcher(
+      0,
+      (path) => seen.push(path),
+      () => {},
+    );
     open.push(w);
     w.add([dir]);
     w.unwatch([dir]);

@@ -28,41 +28,89 @@ export function crushDb(path: string): Database {
 type Part = { type: string; data: object };
 const text = (t: string): Part => ({ type: 'text', data: { text: t } });
 const finish = (reason: string, time: number): Part => ({ type: 'finish', data: { reason, time } });
-const call = (id: string, name: string, finished = true): Part => ({ type: 'tool_call', data: { id, name, input: '{}', finished } });
-const result = (id: string, name: string, isError = false): Part => ({ type: 'tool_result', data: { tool_call_id: id, name, content: 'x', is_error: isError } });
+const call = (id: string, name: string, finished = true): Part => ({
+  type: 'tool_call',
+  data: { id, name, input: '{}', finished },
+});
+const result = (id: string, name: string, isError = false): Part => ({
+  type: 'tool_result',
+  data: { tool_call_id: id, name, content: 'x', is_error: isError },
+});
 
 /** Writes sessions into a database the way Crush's services do. */
 export class CrushWriter {
   private n = 0;
   constructor(readonly db: Database) {}
 
-  session(id: string, created: number, opts: { parent?: string; cost?: number; prompt?: number; completion?: number } = {}): void {
-    this.db.prepare(`INSERT INTO sessions (id, parent_session_id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at)
-      VALUES (?, ?, 'A session', ?, ?, ?, ?, ?)`).run(id, opts.parent ?? null, opts.prompt ?? 0, opts.completion ?? 0, opts.cost ?? 0, created, created);
+  session(
+    id: string,
+    created: number,
+    opts: { parent?: string; cost?: number; prompt?: number; completion?: number } = {},
+  ): void {
+    this.db
+      .prepare(
+        `INSERT INTO sessions (id, parent_session_id, title, prompt_tokens, completion_tokens, cost, updated_at, created_at)
+      VALUES (?, ?, 'A session', ?, ?, ?, ?, ?)`,
+      )
+      .run(id, opts.parent ?? null, opts.prompt ?? 0, opts.completion ?? 0, opts.cost ?? 0, created, created);
   }
 
   /** Sets a session's running totals (its `updated_at` trigger stamps the clock; the truth's time is kept). */
   totals(id: string, t: number, cost: number, prompt = 0, completion = 0, summary?: string): void {
-    this.db.prepare('UPDATE sessions SET cost = ?, prompt_tokens = ?, completion_tokens = ?, summary_message_id = ? WHERE id = ?').run(cost, prompt, completion, summary ?? null, id);
+    this.db
+      .prepare(
+        'UPDATE sessions SET cost = ?, prompt_tokens = ?, completion_tokens = ?, summary_message_id = ? WHERE id = ?',
+      )
+      .run(cost, prompt, completion, summary ?? null, id);
     this.db.prepare('UPDATE sessions SET updated_at = ? WHERE id = ?').run(t, id);
   }
 
-  message(session: string, role: string, t: number, parts: Part[], opts: { summary?: boolean; id?: string } = {}): string {
+  message(
+    session: string,
+    role: string,
+    t: number,
+    parts: Part[],
+    opts: { summary?: boolean; id?: string } = {},
+  ): string {
     const id = opts.id ?? `${session}-m${++this.n}`;
     // Crush appends a `stop` finish to every message that is no answer.
     const all = role === 'assistant' ? parts : [...parts, finish('stop', t)];
-    this.db.prepare(`INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, finished_at, is_summary_message)
-      VALUES (?, ?, ?, ?, ?, 'anthropic', ?, ?, ?, ?)`).run(id, session, role, JSON.stringify(all), role === 'assistant' ? 'claude-sonnet-4-5' : null,
-      t, t, all.some((p) => p.type === 'finish') ? t : null, opts.summary ? 1 : 0);
+    this.db
+      .prepare(
+        `INSERT INTO messages (id, session_id, role, parts, model, provider, created_at, updated_at, finished_at, is_summary_message)
+      VALUES (?, ?, ?, ?, ?, 'anthropic', ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        session,
+        role,
+        JSON.stringify(all),
+        role === 'assistant' ? 'claude-sonnet-4-5' : null,
+        t,
+        t,
+        all.some((p) => p.type === 'finish') ? t : null,
+        opts.summary ? 1 : 0,
+      );
     return id;
   }
 }
 
 const base = (id: string, project: string, over: Partial<Truth>): Truth => ({
-  harness: 'crush', session_id: id, project, model: 'claude-sonnet-4-5',
+  harness: 'crush',
+  session_id: id,
+  project,
+  model: 'claude-sonnet-4-5',
   tokens: { input: null, output: null, cache_read: null, cache_write: null, reasoning: null },
-  cost_usd: 0, tool_calls: 0, tool_errors: 0, prompts: 1, turns: { completed: 1, failed: 0, interrupted: 0 }, compactions: 0,
-  subagents: 0, status: 'done', status_reason: 'recent', ...over,
+  cost_usd: 0,
+  tool_calls: 0,
+  tool_errors: 0,
+  prompts: 1,
+  turns: { completed: 1, failed: 0, interrupted: 0 },
+  compactions: 0,
+  subagents: 0,
+  status: 'done',
+  status_reason: 'recent',
+  ...over,
 });
 
 /** Every session `crushHome` writes, as the shared ground truth has them. */
@@ -70,9 +118,27 @@ export const CRUSH_TRUTH: Truth[] = [
   base('c1', 'web-ui', { cost_usd: 0.0123, context: { used: 2000, limit: 200_000 } }),
   base('c2', 'web-ui', { cost_usd: 0.02, tool_calls: 2, tool_errors: 1 }),
   base('c2-agent', 'web-ui', { parent_session_id: 'c2', cost_usd: 0.004, tool_calls: 1, prompts: 0, turns: null }),
-  base('c3', 'web-ui', { cost_usd: 0.001, turns: { completed: 0, failed: 1, interrupted: 0 }, status: 'error', status_reason: 'turn-failed' }),
-  base('c4', 'web-ui', { cost_usd: 0.003, tool_calls: 1, turns: { completed: 0, failed: 0, interrupted: 0 }, status: 'working', status_reason: 'turn-open' }),
-  base('c5', 'data-pipe', { cost_usd: 0.05, prompts: 2, turns: { completed: 2, failed: 0, interrupted: 0 }, compactions: 1, status: 'idle', status_reason: 'quiet' }),
+  base('c3', 'web-ui', {
+    cost_usd: 0.001,
+    turns: { completed: 0, failed: 1, interrupted: 0 },
+    status: 'error',
+    status_reason: 'turn-failed',
+  }),
+  base('c4', 'web-ui', {
+    cost_usd: 0.003,
+    tool_calls: 1,
+    turns: { completed: 0, failed: 0, interrupted: 0 },
+    status: 'working',
+    status_reason: 'turn-open',
+  }),
+  base('c5', 'data-pipe', {
+    cost_usd: 0.05,
+    prompts: 2,
+    turns: { completed: 2, failed: 0, interrupted: 0 },
+    compactions: 1,
+    status: 'idle',
+    status_reason: 'quiet',
+  }),
 ];
 
 /** A HOME with Crush's global data folder and two projects (`~/src/web-ui`, `~/src/data-pipe`). */
@@ -86,11 +152,20 @@ export function crushHome(home = tempDir('cae-crush-')): string {
   const pipe = project('data-pipe');
   const global = join(home, '.local', 'share', 'crush');
   mkdirSync(global, { recursive: true });
-  writeFileSync(join(global, 'projects.json'), JSON.stringify({ projects: [
-    { path: web.dir, data_dir: join(web.dir, '.crush'), last_accessed: '2026-11-30T11:58:00Z' },
-    { path: pipe.dir, data_dir: '.crush', last_accessed: '2026-11-30T10:06:00Z' },
-    { path: join(home, 'src', 'gone'), data_dir: '.crush', last_accessed: '2026-11-01T10:00:00Z' },
-  ] }, null, 2));
+  writeFileSync(
+    join(global, 'projects.json'),
+    JSON.stringify(
+      {
+        projects: [
+          { path: web.dir, data_dir: join(web.dir, '.crush'), last_accessed: '2026-11-30T11:58:00Z' },
+          { path: pipe.dir, data_dir: '.crush', last_accessed: '2026-11-30T10:06:00Z' },
+          { path: join(home, 'src', 'gone'), data_dir: '.crush', last_accessed: '2026-11-01T10:00:00Z' },
+        ],
+      },
+      null,
+      2,
+    ),
+  );
 
   const w = web.w;
   w.session('c1', at('11:50:00'));
@@ -127,7 +202,13 @@ export function crushHome(home = tempDir('cae-crush-')): string {
   p.session('c5', at('10:00:00'));
   p.message('c5', 'user', at('10:00:00'), [text('Explain the pipeline')]);
   p.message('c5', 'assistant', at('10:00:30'), [text('It reads, then writes.'), finish('end_turn', at('10:00:30'))]);
-  const summary = p.message('c5', 'assistant', at('10:05:00'), [text('Summary: the pipeline reads and writes.'), finish('end_turn', at('10:05:00'))], { summary: true });
+  const summary = p.message(
+    'c5',
+    'assistant',
+    at('10:05:00'),
+    [text('Summary: the pipeline reads and writes.'), finish('end_turn', at('10:05:00'))],
+    { summary: true },
+  );
   p.message('c5', 'user', at('10:06:00'), [text('Now add a retry')]);
   p.message('c5', 'assistant', at('10:06:20'), [text('Added.'), finish('end_turn', at('10:06:20'))]);
   p.totals('c5', at('10:06:20'), 0.05, 4000, 300, summary);

@@ -15,12 +15,31 @@ export const eventsNamed = (log: unknown[][], name: string): unknown[][] => log.
 /** `seen`: the keys of one collector, shared by the recorders of its sessions. */
 export function recorder(seen = new Set<string>()): { events: SessionEvents; log: Recorded[] } {
   const log: Recorded[] = [];
-  const rec = (name: string) => (...args: unknown[]) => void log.push([name, ...args]);
+  const rec =
+    (name: string) =>
+    (...args: unknown[]) =>
+      void log.push([name, ...args]);
   const events: SessionEvents = {
-    meta: rec('meta'), activity: rec('activity'), usage: rec('usage'), context: rec('context'), prompt: rec('prompt'),
-    turnStarted: rec('turnStarted'), turnEnded: rec('turnEnded'), turnReopened: rec('turnReopened'), toolCall: rec('toolCall'), toolResult: rec('toolResult'),
-    toolWaits: rec('toolWaits'), subagent: rec('subagent'), archived: rec('archived'),
-    lines: rec('lines'), premiumRequests: rec('premiumRequests'), compaction: rec('compaction'), usageLimit: rec('usageLimit'), viewed: rec('viewed'), todos: rec('todos'), skipped: rec('skipped'),
+    meta: rec('meta'),
+    activity: rec('activity'),
+    usage: rec('usage'),
+    context: rec('context'),
+    prompt: rec('prompt'),
+    turnStarted: rec('turnStarted'),
+    turnEnded: rec('turnEnded'),
+    turnReopened: rec('turnReopened'),
+    toolCall: rec('toolCall'),
+    toolResult: rec('toolResult'),
+    toolWaits: rec('toolWaits'),
+    subagent: rec('subagent'),
+    archived: rec('archived'),
+    lines: rec('lines'),
+    premiumRequests: rec('premiumRequests'),
+    compaction: rec('compaction'),
+    usageLimit: rec('usageLimit'),
+    viewed: rec('viewed'),
+    todos: rec('todos'),
+    skipped: rec('skipped'),
     firstTime: (k) => !seen.has(k) && Boolean(seen.add(k)),
     record: rec('record'),
   };
@@ -38,7 +57,13 @@ type Turn = NonNullable<Session['lastTurn']>;
 export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Turn[]; last?: Turn; open: boolean } {
   const store = new SessionStore(new StateDb(':memory:'), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   let session = 's';
-  const ev = sinkOf(store, 'claude-code', () => session, 'test', () => {});
+  const ev = sinkOf(
+    store,
+    'claude-code',
+    () => session,
+    'test',
+    () => {},
+  );
   const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').reduce((n, c) => n + c.value, 0);
   const counted: Turn[] = [];
   log.forEach(([name, ...args], i) => {
@@ -54,11 +79,16 @@ export function storeTurns(log: Recorded[], sessions?: string[]): { counted: Tur
 }
 
 /** The outcomes of the turns recorded events make, as they are counted (storeTurns). */
-export const countedTurns = (log: Recorded[], sessions?: string[]): string[] => storeTurns(log, sessions).counted.map((t) => t.outcome);
+export const countedTurns = (log: Recorded[], sessions?: string[]): string[] =>
+  storeTurns(log, sessions).counted.map((t) => t.outcome);
 
 /** The store's sink for one file's events (`FileSink`), its source named in order. */
 export function sinkOf(
-  store: SessionStore, harness: HarnessId, sessionOf: () => string, collector: string, onSkip: (reason: string) => void,
+  store: SessionStore,
+  harness: HarnessId,
+  sessionOf: () => string,
+  collector: string,
+  onSkip: (reason: string) => void,
   unrecorded?: readonly UsagePart[],
 ): SessionEvents & Pick<FileSink, 'beginLine'> {
   return new FileSink(store, { harness, sessionOf, collector, onSkip, unrecorded });

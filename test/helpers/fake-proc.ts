@@ -43,7 +43,10 @@ export function fakeProc({ snapshot = false } = {}): {
   if (!snapshot) writeFileSync(join(root, 'stat'), `cpu 1 2 3\nbtime ${BOOT_SECONDS}\n`);
   const link = (to: string, at: string) => (snapshot ? writeFileSync(at, `${to}\n`) : symlinkSync(to, at));
   const stat = (pid: number, p: FakeProcess, state = 'S') =>
-    writeFileSync(join(root, String(pid), 'stat'), `${pid} (${p.comm ?? basename(p.argv[0] ?? '')}) ${state} ${p.ppid ?? 1} ${pid} ${pid} 0 -1 0 0 0 0 0 ${p.cpuTicks ?? 0} 0 0 0 20 0 1 0 ${p.startTicks ?? 1000} 0 0\n`);
+    writeFileSync(
+      join(root, String(pid), 'stat'),
+      `${pid} (${p.comm ?? basename(p.argv[0] ?? '')}) ${state} ${p.ppid ?? 1} ${pid} ${pid} 0 -1 0 0 0 0 0 ${p.cpuTicks ?? 0} 0 0 0 20 0 1 0 ${p.startTicks ?? 1000} 0 0\n`,
+    );
   const procs = new Map<number, FakeProcess>();
   return {
     root,
@@ -55,7 +58,12 @@ export function fakeProc({ snapshot = false } = {}): {
       stat(pid, p);
       writeFileSync(join(dir, 'cmdline'), `${p.argv.join('\0')}\0`);
       writeFileSync(join(dir, 'status'), `Name:\t${basename(p.argv[0] ?? '')}\nVmRSS:\t ${p.rssKb ?? 1000} kB\n`);
-      writeFileSync(join(dir, 'environ'), Object.entries(p.env ?? {}).map(([k, v]) => `${k}=${v}\0`).join(''));
+      writeFileSync(
+        join(dir, 'environ'),
+        Object.entries(p.env ?? {})
+          .map(([k, v]) => `${k}=${v}\0`)
+          .join(''),
+      );
       if (p.argv[0]) link(p.exe ?? p.argv[0], join(dir, 'exe'));
       if (p.cwd) link(p.cwd, join(dir, 'cwd'));
       (p.open ?? []).forEach((path, i) => link(path, join(dir, 'fd', String(i + 3))));

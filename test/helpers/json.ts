@@ -4,13 +4,22 @@
 export function pythonJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`)
+      .join(', ')}}`;
   }
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   return JSON.stringify(value);
 }
 
 /** A JSONL text with every line respelled by `pythonJson`. */
 export function pythonJsonLines(text: string): string {
-  return text.split('\n').map((l) => (l.trim() ? pythonJson(JSON.parse(l)) : l)).join('\n');
+  return text
+    .split('\n')
+    .map((l) => (l.trim() ? pythonJson(JSON.parse(l)) : l))
+    .join('\n');
 }

@@ -26,8 +26,13 @@ const V2 = `
   CREATE TABLE session_message (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, type TEXT NOT NULL,
     seq INTEGER NOT NULL, time_created INTEGER NOT NULL, time_updated INTEGER NOT NULL, data TEXT NOT NULL);`;
 
-export const tokens = (input: number, output: number, reasoning: number, read: number, write = 0, total?: number) =>
-  ({ ...(total !== undefined ? { total } : {}), input, output, reasoning, cache: { read, write } });
+export const tokens = (input: number, output: number, reasoning: number, read: number, write = 0, total?: number) => ({
+  ...(total !== undefined ? { total } : {}),
+  input,
+  output,
+  reasoning,
+  cache: { read, write },
+});
 
 export class OpenCodeDb {
   readonly path: string;
@@ -42,12 +47,18 @@ export class OpenCodeDb {
   }
 
   session(id: string, t: number, opts: { parent?: string; directory?: string; table?: string } = {}): void {
-    this.db.prepare(`INSERT OR REPLACE INTO ${opts.table ?? 'session'} (id, parent_id, directory, time_created, time_updated) VALUES (?, ?, ?, ?, ?)`)
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO ${opts.table ?? 'session'} (id, parent_id, directory, time_created, time_updated) VALUES (?, ?, ?, ?, ?)`,
+      )
       .run(id, opts.parent ?? null, opts.directory ?? '/src/app', T0, T0 + t);
   }
 
   message(session: string, id: string, t: number, data: object, updated = t): void {
-    this.db.prepare('INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)')
+    this.db
+      .prepare(
+        'INSERT OR REPLACE INTO message (id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?)',
+      )
       .run(id, session, T0 + t, T0 + updated, JSON.stringify(data));
     this.touch(session, updated);
   }
@@ -58,11 +69,21 @@ export class OpenCodeDb {
   }
 
   assistant(session: string, id: string, t: number, extra: object = {}): void {
-    this.message(session, id, t, { role: 'assistant', parentID: 'u', modelID: 'claude-sonnet-4-5', providerID: 'anthropic', time: { created: T0 + t }, ...extra });
+    this.message(session, id, t, {
+      role: 'assistant',
+      parentID: 'u',
+      modelID: 'claude-sonnet-4-5',
+      providerID: 'anthropic',
+      time: { created: T0 + t },
+      ...extra,
+    });
   }
 
   part(session: string, message: string, id: string, t: number, data: object, updated = t): void {
-    this.db.prepare('INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)')
+    this.db
+      .prepare(
+        'INSERT OR REPLACE INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(id, message, session, T0 + t, T0 + updated, JSON.stringify(data));
   }
 
@@ -72,7 +93,10 @@ export class OpenCodeDb {
   }
 
   row(session: string, id: string, type: string, seq: number, t: number, data: object, updated = t): void {
-    this.db.prepare('INSERT OR REPLACE INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.db
+      .prepare(
+        'INSERT OR REPLACE INTO session_message (id, session_id, type, seq, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .run(id, session, type, seq, T0 + t, T0 + updated, JSON.stringify(data));
     this.touch(session, updated, 'session_v2');
   }

@@ -23,12 +23,22 @@ export class OpenCodeStorage {
     utimesSync(path, new Date(at(t)), new Date(at(t)));
   }
 
-  session(id: string, t: number, opts: { parent?: string; directory?: string; project?: string; updated?: number } = {}): void {
+  session(
+    id: string,
+    t: number,
+    opts: { parent?: string; directory?: string; project?: string; updated?: number } = {},
+  ): void {
     const project = opts.project ?? 'global';
     const updated = opts.updated ?? t;
     this.write(`session/${project}/${id}.json`, updated, {
-      id, slug: 'brave-otter', version: '1.1.65', projectID: project, directory: opts.directory ?? '/src/app',
-      ...(opts.parent ? { parentID: opts.parent } : {}), title: 'A session', time: { created: at(t), updated: at(updated) },
+      id,
+      slug: 'brave-otter',
+      version: '1.1.65',
+      projectID: project,
+      directory: opts.directory ?? '/src/app',
+      ...(opts.parent ? { parentID: opts.parent } : {}),
+      title: 'A session',
+      time: { created: at(t), updated: at(updated) },
     });
   }
 
@@ -42,12 +52,22 @@ export class OpenCodeStorage {
   }
 
   user(session: string, id: string, t: number, text = 'do it'): void {
-    this.message(session, id, t, { role: 'user', agent: 'build', model: { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' } });
+    this.message(session, id, t, {
+      role: 'user',
+      agent: 'build',
+      model: { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' },
+    });
     this.part(session, id, `${id}-text`, t, { type: 'text', text });
   }
 
   assistant(session: string, id: string, t: number, extra: object = {}, updated = t): void {
-    this.message(session, id, t, { role: 'assistant', parentID: 'u', modelID: 'claude-sonnet-4-5', providerID: 'anthropic', ...extra }, updated);
+    this.message(
+      session,
+      id,
+      t,
+      { role: 'assistant', parentID: 'u', modelID: 'claude-sonnet-4-5', providerID: 'anthropic', ...extra },
+      updated,
+    );
   }
 
   part(session: string, message: string, id: string, t: number, data: object): void {

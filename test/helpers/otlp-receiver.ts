@@ -9,8 +9,18 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
 /** `start`: the point's start time, in nanoseconds since the epoch. */
-export interface Point { attributes: Record<string, string>; value: number; start: string }
-export interface Metric { name: string; unit: string; kind: 'sum' | 'gauge' | 'histogram'; temporality?: number; points: Point[] }
+export interface Point {
+  attributes: Record<string, string>;
+  value: number;
+  start: string;
+}
+export interface Metric {
+  name: string;
+  unit: string;
+  kind: 'sum' | 'gauge' | 'histogram';
+  temporality?: number;
+  points: Point[];
+}
 export interface Push {
   path: string;
   headers: Record<string, string | string[] | undefined>;
@@ -18,7 +28,11 @@ export interface Push {
   metrics: Metric[];
 }
 
-export interface Receiver { url: string; pushes: Push[]; close(): Promise<void> }
+export interface Receiver {
+  url: string;
+  pushes: Push[];
+  close(): Promise<void>;
+}
 
 /** An OTLP/HTTP receiver that can be told to refuse pushes for a while (as one that is down) or to answer late. */
 export interface HttpReceiver extends Receiver {
@@ -39,18 +53,28 @@ export interface HttpReceiver extends Receiver {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OTLP/JSON bodies, walked by the tests that check them
 type Json = Record<string, any>;
 
-const jsonAttrs = (kvs: Json[] = []) => Object.fromEntries(kvs.map((kv) => [kv.key, String(Object.values(kv.value ?? {})[0])]));
+const jsonAttrs = (kvs: Json[] = []) =>
+  Object.fromEntries(kvs.map((kv) => [kv.key, String(Object.values(kv.value ?? {})[0])]));
 
 function fromJson(body: Json): Pick<Push, 'resource' | 'metrics'> {
   const rm = body.resourceMetrics[0] as Json;
-  const metrics = (rm.scopeMetrics as Json[]).flatMap((sm) => sm.metrics as Json[]).map((m): Metric => {
-    const kind = m.sum ? 'sum' : m.gauge ? 'gauge' : 'histogram';
-    const data = m[kind] as Json;
-    return {
-      name: m.name, unit: m.unit ?? '', kind, temporality: data.aggregationTemporality,
-      points: (data.dataPoints as Json[]).map((p) => ({ attributes: jsonAttrs(p.attributes), value: Number(p.asDouble ?? p.asInt ?? p.sum), start: String(p.startTimeUnixNano ?? 0) })),
-    };
-  });
+  const metrics = (rm.scopeMetrics as Json[])
+    .flatMap((sm) => sm.metrics as Json[])
+    .map((m): Metric => {
+      const kind = m.sum ? 'sum' : m.gauge ? 'gauge' : 'histogram';
+      const data = m[kind] as Json;
+      return {
+        name: m.name,
+        unit: m.unit ?? '',
+        kind,
+        temporality: data.aggregationTemporality,
+        points: (data.dataPoints as Json[]).map((p) => ({
+          attributes: jsonAttrs(p.attributes),
+          value: Number(p.asDouble ?? p.asInt ?? p.sum),
+          start: String(p.startTimeUnixNano ?? 0),
+        })),
+      };
+    });
   return { resource: jsonAttrs(rm.resource?.attributes), metrics };
 }
 
@@ -90,33 +114,47 @@ const msgs = (f: Map<number, Field[]>, no: number) => (f.get(no) ?? []) as Buffe
 const str = (f: Map<number, Field[]>, no: number) => msgs(f, no)[0]?.toString('utf8') ?? '';
 
 function protoAttrs(kvs: Buffer[]): Record<string, string> {
-  return Object.fromEntries(kvs.map((kv) => {
-    const f = fields(kv);
-    const any = fields(msgs(f, 2)[0] ?? Buffer.alloc(0));
-    return [str(f, 1), str(any, 1)];
-  }));
+  return Object.fromEntries(
+    kvs.map((kv) => {
+      const f = fields(kv);
+      const any = fields(msgs(f, 2)[0] ?? Buffer.alloc(0));
+      return [str(f, 1), str(any, 1)];
+    }),
+  );
 }
 
 function fromProtobuf(body: Buffer): Pick<Push, 'resource' | 'metrics'> {
   const rm = fields(msgs(fields(body), 1)[0]!);
   const resource = protoAttrs(msgs(fields(msgs(rm, 1)[0] ?? Buffer.alloc(0)), 1));
-  const metrics = msgs(rm, 2).flatMap((sm) => msgs(fields(sm), 2)).map((mb): Metric => {
-    const m = fields(mb);
-    // Metric: 5 gauge, 7 sum, 9 histogram; NumberDataPoint: 4 as_double, 6 as_int; HistogramDataPoint: 5 sum.
-    const [kind, no] = m.has(7) ? ['sum', 7] as const : m.has(5) ? ['gauge', 5] as const : ['histogram', 9] as const;
-    const data = fields(msgs(m, no)[0]!);
-    const points = msgs(data, 1).map((pb): Point => {
-      const p = fields(pb);
-      const double = msgs(p, kind === 'histogram' ? 5 : 4)[0];
-      const int = msgs(p, 6)[0];
-      const value = double ? double.readDoubleLE(0) : int ? Number(int.readBigInt64LE(0)) : 0;
-      // Both data points: 2 start_time_unix_nano (fixed64).
-      const start = msgs(p, 2)[0]?.readBigUInt64LE(0).toString() ?? '0';
-      return { attributes: protoAttrs(msgs(p, kind === 'histogram' ? 9 : 7)), value, start };
+  const metrics = msgs(rm, 2)
+    .flatMap((sm) => msgs(fields(sm), 2))
+    .map((mb): Metric => {
+      const m = fields(mb);
+      // Metric: 5 gauge, 7 sum, 9 histogram; NumberDataPoint: 4 as_double, 6 as_int; HistogramDataPoint: 5 sum.
+      const [kind, no] = m.has(7)
+        ? (['sum', 7] as const)
+        : m.has(5)
+          ? (['gauge', 5] as const)
+          : (['histogram', 9] as const);
+      const data = fields(msgs(m, no)[0]!);
+      const points = msgs(data, 1).map((pb): Point => {
+        const p = fields(pb);
+        const double = msgs(p, kind === 'histogram' ? 5 : 4)[0];
+        const int = msgs(p, 6)[0];
+        const value = double ? double.readDoubleLE(0) : int ? Number(int.readBigInt64LE(0)) : 0;
+        // Both data points: 2 start_time_unix_nano (fixed64).
+        const start = msgs(p, 2)[0]?.readBigUInt64LE(0).toString() ?? '0';
+        return { attributes: protoAttrs(msgs(p, kind === 'histogram' ? 9 : 7)), value, start };
+      });
+      const temporality = data.get(2)?.[0];
+      return {
+        name: str(m, 1),
+        unit: str(m, 3),
+        kind,
+        temporality: temporality === undefined ? undefined : Number(temporality),
+        points,
+      };
     });
-    const temporality = data.get(2)?.[0];
-    return { name: str(m, 1), unit: str(m, 3), kind, temporality: temporality === undefined ? undefined : Number(temporality), points };
-  });
   return { resource, metrics };
 }
 
@@ -124,7 +162,9 @@ function fromProtobuf(body: Buffer): Pick<Push, 'resource' | 'metrics'> {
 
 function decodeHttp(req: IncomingMessage, body: Buffer): Push {
   const raw = req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
-  const decoded = String(req.headers['content-type']).includes('json') ? fromJson(JSON.parse(raw.toString()) as Json) : fromProtobuf(raw);
+  const decoded = String(req.headers['content-type']).includes('json')
+    ? fromJson(JSON.parse(raw.toString()) as Json)
+    : fromProtobuf(raw);
   return { path: req.url ?? '', headers: req.headers, ...decoded };
 }
 
@@ -140,7 +180,9 @@ export async function httpReceiver(tls?: { key: string; cert: string }): Promise
       return;
     }
     pushes.push(decodeHttp(req, body));
-    res.writeHead(200, { 'content-type': String(req.headers['content-type']) }).end(String(req.headers['content-type']).includes('json') ? '{}' : '');
+    res
+      .writeHead(200, { 'content-type': String(req.headers['content-type']) })
+      .end(String(req.headers['content-type']).includes('json') ? '{}' : '');
   };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -164,7 +206,11 @@ export async function httpReceiver(tls?: { key: string; cert: string }): Promise
     holdNext: 0,
     release: () => held.splice(0).forEach((a) => a()),
     received: 0,
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   return receiver;
 }
@@ -194,7 +240,11 @@ export async function grpcReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     pushes,
-    close: () => new Promise((r) => { for (const s of sessions) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise((r) => {
+        for (const s of sessions) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 

@@ -46,11 +46,16 @@ export class Processes {
   /** Stops every child and waits until each has exited. */
   async stopAll(): Promise<void> {
     await Promise.all(this.cleanups.splice(0).map((c) => c()));
-    await Promise.all(this.children.splice(0).map((c) => new Promise<void>((res) => {
-      if (c.exitCode !== null || c.signalCode !== null) return res();
-      c.once('exit', () => res());
-      c.kill('SIGTERM');
-      setTimeout(() => c.kill('SIGKILL'), 5000).unref();
-    })));
+    await Promise.all(
+      this.children.splice(0).map(
+        (c) =>
+          new Promise<void>((res) => {
+            if (c.exitCode !== null || c.signalCode !== null) return res();
+            c.once('exit', () => res());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 5000).unref();
+          }),
+      ),
+    );
   }
 }

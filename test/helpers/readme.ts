@@ -11,8 +11,15 @@ export function readmeCommands(readme: string, url = 'http://127.0.0.1:10477'): 
     else if (fence === 'sh' || fence === '') blocks.push(line);
   }
   const table = [...readme.matchAll(/^\| `(coding-agent-exporter[^`]*)`/gm)].map((m) => m[1]!);
-  return [...blocks, ...table].map((l) => /(?:^|\$ )(coding-agent-exporter(?: [^#\n]*)?)/.exec(l)?.[1]?.trim())
+  return [...blocks, ...table]
+    .map((l) => /(?:^|\$ )(coding-agent-exporter(?: [^#\n]*)?)/.exec(l)?.[1]?.trim())
     .filter((c): c is string => c !== undefined)
-    .map((c) => c.replace(/\[([^\]|\\]+)(\\?\|[^\]]*)?\]/g, '$1').replace(/\bHARNESS\b/, 'claude-code').replace(/\bURL\b/, url).replace(/ T\b/, ' {model}'))
+    .map((c) =>
+      c
+        .replace(/\[([^\]|\\]+)(\\?\|[^\]]*)?\]/g, '$1')
+        .replace(/\bHARNESS\b/, 'claude-code')
+        .replace(/\bURL\b/, url)
+        .replace(/ T\b/, ' {model}'),
+    )
     .map((c) => c.split(/\s+/).slice(1));
 }

@@ -19,12 +19,22 @@ export function tempDir(prefix = 'cae-'): string {
  * (the agents running on this machine are not the fixtures').
  */
 export function envFor(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false',
+    ...extra,
+  };
   return env;
 }
 
 export function run(args: string[], env: NodeJS.ProcessEnv): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+    killSignal: 'SIGKILL',
+  });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -53,7 +63,11 @@ export function sum(text: string, name: string, match: Record<string, string> = 
  * Starts the binary with `args` (which should include `--listen-address 127.0.0.1:0`); resolves
  * with its base URL once it logs where it listens. The caller kills the child.
  */
-export function listening(args: string[], env: NodeJS.ProcessEnv, bin?: string): { child: ChildProcess; url: Promise<string> } {
+export function listening(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  bin?: string,
+): { child: ChildProcess; url: Promise<string> } {
   // `bin`: an installed coding-agent-exporter instead of this checkout's build.
   const child = bin ? spawn(bin, args, { env }) : spawn(process.execPath, [MAIN, ...args], { env });
   const url = new Promise<string>((resolve, reject) => {
@@ -73,7 +87,12 @@ export function listening(args: string[], env: NodeJS.ProcessEnv, bin?: string):
  * saying what it waited for and what its last try saw: the value `f` handed to `saw` (the count
  * short of the one waited for, say), else what it threw, else that it returned nothing.
  */
-export async function until<T>(f: (saw: <V>(v: V) => V) => Promise<T | undefined>, ms: number, what = 'a condition', everyMs = 20): Promise<T> {
+export async function until<T>(
+  f: (saw: <V>(v: V) => V) => Promise<T | undefined>,
+  ms: number,
+  what = 'a condition',
+  everyMs = 20,
+): Promise<T> {
   const end = Date.now() + ms;
   let last = '';
   const saw = <V>(v: V): V => {
@@ -94,5 +113,9 @@ export async function until<T>(f: (saw: <V>(v: V) => V) => Promise<T | undefined
 
 /** Resolves once the exporter at `base` has done its first scan (`/-/ready` answers 200): it listens before. */
 export async function ready(base: string): Promise<void> {
-  await until(async (saw) => (saw((await fetch(`${base}/-/ready`)).status) === 200 ? true : undefined), 20_000, 'the first scan');
+  await until(
+    async (saw) => (saw((await fetch(`${base}/-/ready`)).status) === 200 ? true : undefined),
+    20_000,
+    'the first scan',
+  );
 }

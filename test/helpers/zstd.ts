@@ -11,7 +11,8 @@ export function zstdFrame(parts: Part[], windowLog = 17): Buffer {
   const blocks: [type: number, size: number, body: Uint8Array][] = [];
   for (const p of parts) {
     if (Buffer.isBuffer(p)) {
-      for (let at = 0; at < p.length; at += BLOCK) blocks.push([0, Math.min(BLOCK, p.length - at), p.subarray(at, at + BLOCK)]);
+      for (let at = 0; at < p.length; at += BLOCK)
+        blocks.push([0, Math.min(BLOCK, p.length - at), p.subarray(at, at + BLOCK)]);
     } else {
       for (let left = p.times; left > 0; left -= BLOCK) blocks.push([1, Math.min(BLOCK, left), Buffer.from([p.byte])]);
     }

@@ -24,7 +24,9 @@ function writer(dir: string, name: string): Promise<number | null> {
       const line = JSON.stringify({ harness: 'codex', session: '${name}-' + n, event: 'PreToolUse', phase: 'tool', at: n }) + '\\n';
       appendToSpool(${JSON.stringify(dir)}, line, ${MAX_BYTES});
     }`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   return new Promise((resolve) => child.on('exit', resolve));
 }
 
@@ -36,7 +38,9 @@ describe('the spool under many hooks at once', () => {
     const read = () => reader.read((r) => seen.set(r.session, (seen.get(r.session) ?? 0) + 1));
     for (let round = 0; round < ROUNDS; round++) {
       let running = WRITERS;
-      const exits = Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(dir, `${round}-${w}`).finally(() => running--)));
+      const exits = Promise.all(
+        Array.from({ length: WRITERS }, (_, w) => writer(dir, `${round}-${w}`).finally(() => running--)),
+      );
       // The reader reads as often as it can while they write.
       while (running > 0) {
         read();

@@ -10,7 +10,8 @@ import { HookSource, SpoolReader } from '../../src/hooks/source.js';
 import { hookMap } from '../helpers/hooks.js';
 import { tempDir } from '../helpers/run.js';
 
-const line = (session: string, phase: string, at: number) => `${JSON.stringify({ harness: 'codex', session, event: 'x', phase, at })}\n`;
+const line = (session: string, phase: string, at: number) =>
+  `${JSON.stringify({ harness: 'codex', session, event: 'x', phase, at })}\n`;
 
 describe('the hook spool source', () => {
   it('reads appended lines, follows a rotation, waits for a torn line, and starts over after a restart', () => {
@@ -28,7 +29,10 @@ describe('the hook spool source', () => {
     renameSync(spool, `${spool}.1`);
     appendFileSync(spool, `${line('b', 'permission', 4)}{"harness":"codex","sess`);
     expect(source.read()).toBe(true);
-    expect(Object.fromEntries([...hooks].map(([k, v]) => [k, v.phase]))).toEqual({ 'codex/a': 'stop', 'codex/b': 'permission' });
+    expect(Object.fromEntries([...hooks].map(([k, v]) => [k, v.phase]))).toEqual({
+      'codex/a': 'stop',
+      'codex/b': 'permission',
+    });
     appendFileSync(spool, 'ion":"c","event":"x","phase":"end","at":5}\nnot json\n');
     expect(source.read()).toBe(true);
     expect(hooks.get('codex/c')).toEqual({ phase: 'end', at: 5 });

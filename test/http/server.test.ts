@@ -23,14 +23,25 @@ afterEach(async () => {
 async function serve(render: () => string, opts: Partial<ServerOptions> = {}) {
   const exposition = new RenderedExposition(render);
   const s = await startServer({
-    host: '127.0.0.1', port: 0, path: '/metrics', version: 'test', exposition, ready: () => true, log: createLogger('error'), ...opts,
+    host: '127.0.0.1',
+    port: 0,
+    path: '/metrics',
+    version: 'test',
+    exposition,
+    ready: () => true,
+    log: createLogger('error'),
+    ...opts,
   });
   servers.push(s);
   const address = s.server.address();
   return { exposition, port: typeof address === 'object' && address ? address.port : 0 };
 }
 
-interface Answer { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
 
 function get(port: number, path: string, method = 'GET', headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -123,12 +134,30 @@ describe('metrics server', () => {
   it('answers only a Host that names it: an address, a loopback name, its listen host or a configured name (DNS rebinding)', async () => {
     const { port } = await serve(() => TEXT, { allowedHosts: ['metrics.example.com', '.corp.example'] });
     const status = async (host: string, path = '/api/v1/sessions') => (await get(port, path, 'GET', { host })).status;
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, 'LOCALHOST', 'app.localhost', '[::1]:1', '10.1.2.3', 'metrics.example.com', 'corp.example:443', 'a.corp.example']) {
+    for (const host of [
+      `127.0.0.1:${port}`,
+      `localhost:${port}`,
+      'LOCALHOST',
+      'app.localhost',
+      '[::1]:1',
+      '10.1.2.3',
+      'metrics.example.com',
+      'corp.example:443',
+      'a.corp.example',
+    ]) {
       expect(await status(host, '/metrics'), host).toBe(200);
     }
     // A page at an attacker's name that resolves to 127.0.0.1 sends that name.
-    for (const host of ['attacker.example', `attacker.example:${port}`, 'localhost.attacker.example', 'metrics.example.com.attacker.example', 'xcorp.example', 'a@127.0.0.1']) {
-      for (const path of ['/', '/api/v1/sessions', '/metrics', '/-/healthy']) expect(await status(host, path), `${host} ${path}`).toBe(403);
+    for (const host of [
+      'attacker.example',
+      `attacker.example:${port}`,
+      'localhost.attacker.example',
+      'metrics.example.com.attacker.example',
+      'xcorp.example',
+      'a@127.0.0.1',
+    ]) {
+      for (const path of ['/', '/api/v1/sessions', '/metrics', '/-/healthy'])
+        expect(await status(host, path), `${host} ${path}`).toBe(403);
     }
   });
 
@@ -152,7 +181,7 @@ describe('metrics server', () => {
     expect((await get(port, '/metrics')).status).toBe(200);
   });
 
-  it('drops a kept-alive client that trickles its next request\'s headers', async () => {
+  it("drops a kept-alive client that trickles its next request's headers", async () => {
     const { port } = await serve(() => TEXT, { timeouts: { headersMs: 500, idleMs: 5_000 } });
     const slow: Socket = connect(port, '127.0.0.1');
     const closed = new Promise<void>((r) => slow.on('close', () => r()));
@@ -197,7 +226,9 @@ describe('metrics server', () => {
     // Cost 8 (made by bcryptjs): each comparison takes tens of milliseconds, the flood's loops keep the thread busy.
     const users = new Map([['prom', '$2b$08$idaQDcBEXYWHZHswLrmcOOxloYVSqjDzew4jVFDJLSbZaXf831.gG']]);
     const { port } = await serve(() => TEXT, { web: { users, headers: {}, files: [] } });
-    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`prom:${password}`).toString('base64')}` });
+    const basic = (password: string) => ({
+      authorization: `Basic ${Buffer.from(`prom:${password}`).toString('base64')}`,
+    });
     let [stop, guesses, answered] = [false, 0, 0];
     const loops = Array.from({ length: 6 }, async () => {
       while (!stop) {

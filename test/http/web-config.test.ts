@@ -48,7 +48,9 @@ describe('basic auth', () => {
     for (let i = 0; i < 2; i++) expect(await auth.check(users, basic('prom', 'wrong'))).toBe('refused');
     expect(auth.compares).toBe(2);
     // The same credential waiting many times at once is compared once for all.
-    expect(await Promise.all(Array.from({ length: 5 }, () => auth.check(users, basic('prom', 'other'))))).toEqual(Array(5).fill('refused'));
+    expect(await Promise.all(Array.from({ length: 5 }, () => auth.check(users, basic('prom', 'other'))))).toEqual(
+      Array(5).fill('refused'),
+    );
     expect(auth.compares).toBe(3);
     // A password changed in the file is compared again.
     expect(await auth.check(new Map([['prom', vectors[0]![1]]]), basic('prom', 's3cret'))).toBe('refused');
@@ -61,16 +63,21 @@ describe('basic auth', () => {
     const users = new Map([['prom', vectors[3]![1]]]);
     expect(await auth.check(users, basic('prom', 's3cret'))).toBe('allowed');
     const flood = Array.from({ length: 6 }, (_, i) => auth.check(users, basic(i % 2 ? 'prom' : 'nobody', `guess${i}`)));
-    const first = await Promise.race([auth.check(users, basic('prom', 's3cret')), ...flood.map(async (f) => `flood: ${await f}`)]);
+    const first = await Promise.race([
+      auth.check(users, basic('prom', 's3cret')),
+      ...flood.map(async (f) => `flood: ${await f}`),
+    ]);
     expect(first).toBe('allowed');
     expect(await Promise.all(flood)).toEqual(Array(6).fill('refused'));
     await auth.close();
   });
 
-  it('keeps a flood from one address within bounds, without keeping out another address\'s password', async () => {
+  it("keeps a flood from one address within bounds, without keeping out another address's password", async () => {
     const auth = new BasicAuth();
     const users = new Map([['prom', vectors[2]![1]]]);
-    const flood = Array.from({ length: 3 * BasicAuth.WAITING_MAX }, (_, i) => auth.check(users, basic('prom', `guess${i}`), '10.0.0.66'));
+    const flood = Array.from({ length: 3 * BasicAuth.WAITING_MAX }, (_, i) =>
+      auth.check(users, basic('prom', `guess${i}`), '10.0.0.66'),
+    );
     let compared = 0;
     for (const f of flood) void f.then((v) => (compared += v === 'refused' ? 1 : 0));
     // Arriving after the room is full, it takes the place of the flood's latest; the addresses
@@ -88,7 +95,11 @@ describe('basic auth', () => {
 
 describe('web configuration file', () => {
   it('reads users and headers', () => {
-    const c = loadWebConfig(configFile(`basic_auth_users:\n  prom: "${'$2b$04$C6UzMDM.H6dfI/f/IKxGhuOU5kfOwTSLdzprajyqZQc7Gnl9K8JPm'}"\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n`));
+    const c = loadWebConfig(
+      configFile(
+        `basic_auth_users:\n  prom: "${'$2b$04$C6UzMDM.H6dfI/f/IKxGhuOU5kfOwTSLdzprajyqZQc7Gnl9K8JPm'}"\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n`,
+      ),
+    );
     expect(c.tls).toBeUndefined();
     expect([...c.users.keys()]).toEqual(['prom']);
     expect(c.headers).toEqual({ 'X-Frame-Options': 'deny' });
@@ -97,10 +108,16 @@ describe('web configuration file', () => {
   it.each([
     ['tls_server_config:\n  certfile: a.pem\n', 'tls_server_config.certfile: unknown key'],
     ['tls_server_config:\n  cert_file: a.pem\n', 'tls_server_config.cert_file: ENOENT'],
-    ['tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n', 'tls_server_config.cipher_suites: not supported'],
+    [
+      'tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256]\n',
+      'tls_server_config.cipher_suites: not supported',
+    ],
     ['basic_auth_users:\n  prom: plaintext\n', 'basic_auth_users.prom: expected a bcrypt hash'],
     ['http_server_config:\n  headers:\n    Server: me\n', 'http_server_config.headers.Server: not one of'],
-    ['http_server_config:\n  headers:\n    X-Frame-Options: allow\n', 'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin'],
+    [
+      'http_server_config:\n  headers:\n    X-Frame-Options: allow\n',
+      'http_server_config.headers.X-Frame-Options: expected one of deny, sameorigin',
+    ],
     ['rate_limit:\n  burst: 1\n', 'rate_limit: not supported'],
     ['nonsense: 1\n', 'nonsense: unknown key'],
   ])('refuses %j naming the key', (yaml, message) => {

@@ -19,8 +19,16 @@ afterEach(async () => {
 
 /** Pushes `tokens` as the total of one series; resolves with the result. */
 function push(exporter: DeltaExporter, tokens: number): Promise<ExportResult> {
-  const families = [{ def: catalog.tokens, points: [{ labels: { harness: 'codex', project: 'p', model: 'm', token_type: 'input' }, value: tokens }] }];
-  const metrics = resourceMetrics(resourceFromAttributes({}), toMetricData(families, { totalsMs: 0, processMs: 0 }, Date.now()));
+  const families = [
+    {
+      def: catalog.tokens,
+      points: [{ labels: { harness: 'codex', project: 'p', model: 'm', token_type: 'input' }, value: tokens }],
+    },
+  ];
+  const metrics = resourceMetrics(
+    resourceFromAttributes({}),
+    toMetricData(families, { totalsMs: 0, processMs: 0 }, Date.now()),
+  );
   return new Promise((resolve) => exporter.export(metrics, resolve));
 }
 

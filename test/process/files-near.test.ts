@@ -21,7 +21,10 @@ describe('an Aider process with no session of its own', () => {
     const repo = join(home, 'work', 'clients', 'acme', 'services', 'billing', 'api');
     mkdirSync(join(repo, 'src'), { recursive: true });
     const history = join(repo, '.aider.chat.history.md');
-    writeFileSync(history, `# aider chat started at 2026-11-30 10:00:00\n\n> Main model: gpt-5 with diff edit format\n\n${answer(100)}`);
+    writeFileSync(
+      history,
+      `# aider chat started at 2026-11-30 10:00:00\n\n> Main model: gpt-5 with diff edit format\n\n${answer(100)}`,
+    );
     // A Claude Code transcript, whose change has the process table read within a second.
     const transcripts = join(home, '.claude', 'projects', '-src-app');
     mkdirSync(transcripts, { recursive: true });
@@ -30,13 +33,23 @@ describe('an Aider process with no session of its own', () => {
     const proc = fakeProc();
     proc.add(1, { argv: ['/sbin/init'] });
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root };
-    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
-    const sent = () => [...agent.store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.harness === 'aider' && c.labels.token_type === 'input')
-      .reduce((a, c) => a + c.value, 0);
+    const agent = new Exporter(
+      loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env),
+      createLogger('error'),
+      { env, home },
+    );
+    const sent = () =>
+      [...agent.store.counters.values()]
+        .filter((c) => c.metric === 'tokens' && c.labels.harness === 'aider' && c.labels.token_type === 'input')
+        .reduce((a, c) => a + c.value, 0);
     try {
       await agent.follow();
       expect(sent()).toBe(0);
-      proc.add(4100, { argv: ['/usr/bin/python3', '/home/dev/.local/bin/aider'], comm: 'aider', cwd: join(repo, 'src') });
+      proc.add(4100, {
+        argv: ['/usr/bin/python3', '/home/dev/.local/bin/aider'],
+        comm: 'aider',
+        cwd: join(repo, 'src'),
+      });
       appendFileSync(transcript, '{}\n');
       await until(async (saw) => (saw(sent()) === 100 ? true : undefined), 10_000, 'the history read');
       appendFileSync(history, answer(50));

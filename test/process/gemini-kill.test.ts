@@ -30,7 +30,10 @@ function home(lines?: number): { dir: string; rest: () => void } {
   const dir = tempDir();
   cpSync(join(FIXTURES, 'captures', 'gemini-cli', 'tool'), dir, { recursive: true });
   const chats = join(dir, '.gemini', 'tmp', 'demo-app', 'chats');
-  const file = join(chats, readdirSync(chats).find((n) => n.endsWith('.jsonl'))!);
+  const file = join(
+    chats,
+    readdirSync(chats).find((n) => n.endsWith('.jsonl'))!,
+  );
   const whole = readFileSync(file, 'utf8');
   if (lines !== undefined) writeFileSync(file, `${whole.split('\n').slice(0, lines).join('\n')}\n`);
   return { dir, rest: () => writeFileSync(file, whole) };
@@ -39,7 +42,13 @@ function home(lines?: number): { dir: string; rest: () => void } {
 /** Hook events as Gemini CLI's hooks spool them, `[event, ms after the answer, payload]`. */
 function hooks(stateDir: string, events: [string, number, Record<string, unknown>?][]): void {
   const lines = events.map(([name, after, extra]) => {
-    const r = hookRecord('gemini-cli', { hook_event_name: name, session_id: SID, cwd: CWD, ...extra }, ANSWER_AT + after, name, WORKER);
+    const r = hookRecord(
+      'gemini-cli',
+      { hook_event_name: name, session_id: SID, cwd: CWD, ...extra },
+      ANSWER_AT + after,
+      name,
+      WORKER,
+    );
     return JSON.stringify(r);
   });
   writeFileSync(join(stateDir, SPOOL_FILE), `${lines.join('\n')}\n`);
@@ -63,13 +72,33 @@ async function run(r: Run) {
   const stateDir = tempDir();
   if (r.hookEvents) hooks(stateDir, r.hookEvents);
   if (r.running) {
-    proc.add(LAUNCHER, { argv: ['node', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'gemini-2.5-flash'], cwd: CWD });
-    proc.add(WORKER, { ppid: LAUNCHER, argv: ['/usr/bin/node', '--max-old-space-size=4096', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'x'], cwd: CWD });
+    proc.add(LAUNCHER, {
+      argv: ['node', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'gemini-2.5-flash'],
+      cwd: CWD,
+    });
+    proc.add(WORKER, {
+      ppid: LAUNCHER,
+      argv: [
+        '/usr/bin/node',
+        '--max-old-space-size=4096',
+        '/usr/lib/node_modules/@google/gemini-cli/bin/gemini',
+        '-m',
+        'x',
+      ],
+      cwd: CWD,
+    });
   }
   if (r.tool) proc.add(TOOL, { ppid: WORKER, argv: ['/bin/bash', '-c', 'sleep 30'], env: { GEMINI_CLI: '1' } });
   const files = home(r.lines);
-  const env = { HOME: files.dir, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root, CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000' };
-  const agent = new Exporter(loadConfig(['--state-dir', stateDir], env), createLogger('error'), { env, home: env.HOME });
+  const env = {
+    HOME: files.dir,
+    CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root,
+    CODING_AGENT_EXPORTER_SESSIONS_ACTIVE_WINDOW_SECONDS: '1000000000',
+  };
+  const agent = new Exporter(loadConfig(['--state-dir', stateDir], env), createLogger('error'), {
+    env,
+    home: env.HOME,
+  });
   await agent.scanAll();
   if (r.finish) {
     rmSync(join(proc.root, String(TOOL)), { recursive: true, force: true });
@@ -81,7 +110,10 @@ async function run(r: Run) {
     for (const pid of [TOOL, WORKER, LAUNCHER]) rmSync(join(proc.root, String(pid)), { recursive: true, force: true });
     await agent.scanAll();
   }
-  const turns = (outcome: string) => [...agent.store.counters.values()].filter((c) => c.metric === 'turns' && c.labels.outcome === outcome).reduce((n, c) => n + c.value, 0);
+  const turns = (outcome: string) =>
+    [...agent.store.counters.values()]
+      .filter((c) => c.metric === 'turns' && c.labels.outcome === outcome)
+      .reduce((n, c) => n + c.value, 0);
   const counted = { completed: turns('completed'), interrupted: turns('interrupted') };
   await agent.stop();
   return counted;
@@ -89,7 +121,10 @@ async function run(r: Run) {
 
 describe('Gemini CLI killed mid-turn', () => {
   it('counts a turn cut off while its tool ran as interrupted, not completed', async () => {
-    expect(await run({ lines: 6, running: true, tool: true, then: 'killed' })).toEqual({ completed: 0, interrupted: 1 });
+    expect(await run({ lines: 6, running: true, tool: true, then: 'killed' })).toEqual({
+      completed: 0,
+      interrupted: 1,
+    });
   });
 
   it('counts a turn cut off while it waited for approval as interrupted, where hooks said so', async () => {
@@ -98,7 +133,10 @@ describe('Gemini CLI killed mid-turn', () => {
       ['BeforeTool', 1000, { tool_name: 'run_shell_command' }],
       ['Notification', 2000, { notification_type: 'ToolPermission', details: { type: 'exec' } }],
     ];
-    expect(await run({ lines: 6, running: true, hookEvents: events, then: 'killed' })).toEqual({ completed: 0, interrupted: 1 });
+    expect(await run({ lines: 6, running: true, hookEvents: events, then: 'killed' })).toEqual({
+      completed: 0,
+      interrupted: 1,
+    });
   });
 
   it('counts a finished turn once as completed when the CLI quits', async () => {
@@ -106,7 +144,10 @@ describe('Gemini CLI killed mid-turn', () => {
   });
 
   it('counts a turn whose tool ran and that then finished once as completed', async () => {
-    expect(await run({ lines: 6, running: true, tool: true, finish: true, then: 'quit' })).toEqual({ completed: 1, interrupted: 0 });
+    expect(await run({ lines: 6, running: true, tool: true, finish: true, then: 'quit' })).toEqual({
+      completed: 1,
+      interrupted: 0,
+    });
   });
 
   it('counts a finished turn as completed at once where a hook says the turn ended', async () => {

@@ -7,8 +7,14 @@ describe('harness processes', () => {
     [['claude', '--model', 'x'], 'claude-code'],
     [['node', '/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js'], 'claude-code'],
     [['node', '/usr/lib/node_modules/@openai/codex/bin/codex.js'], 'codex'],
-    [['/home/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex', 'app-server', '--listen', 'unix://'], 'codex'],
-    [['/usr/bin/node', '--max-old-space-size=4096', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'x'], 'gemini-cli'],
+    [
+      ['/home/u/.codex/packages/app-server-daemon/releases/0.171.0/bin/codex', 'app-server', '--listen', 'unix://'],
+      'codex',
+    ],
+    [
+      ['/usr/bin/node', '--max-old-space-size=4096', '/usr/lib/node_modules/@google/gemini-cli/bin/gemini', '-m', 'x'],
+      'gemini-cli',
+    ],
     [['node', '--expose-gc', '/usr/lib/node_modules/@qwen-code/qwen-code/cli.js'], 'qwen-code'],
     [['/usr/lib/node_modules/@github/copilot-linux-x64/copilot'], 'copilot-cli'],
     [['/usr/bin/python3', '/home/u/.local/bin/aider', '--model', 'sonnet'], 'aider'],
@@ -26,16 +32,27 @@ describe('harness processes', () => {
     expect(harnessOf(['vim', 'codex'])).toBeUndefined();
   });
 
-  it('takes a script for a harness only where it is the harness\'s entry point, not any script named like it', () => {
+  it("takes a script for a harness only where it is the harness's entry point, not any script named like it", () => {
     expect(harnessOf(['node', '/home/u/src/tools/gemini.js'])).toBeUndefined();
     expect(harnessOf(['python3', 'scripts/aider.py', '--check'])).toBeUndefined();
     expect(harnessOf(['bun', '/tmp/claude.mjs'])).toBeUndefined();
   });
 
-  it('tells a demo\'s stand-in agents (run from its sample home) from the user\'s, by the executable\'s path alone', () => {
-    expect(isDemoStandIn(['/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude', '-c', 'while …', 'claude', '--resume', 'x'])).toBe(true);
+  it("tells a demo's stand-in agents (run from its sample home) from the user's, by the executable's path alone", () => {
+    expect(
+      isDemoStandIn([
+        '/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude',
+        '-c',
+        'while …',
+        'claude',
+        '--resume',
+        'x',
+      ]),
+    ).toBe(true);
     expect(isDemoStandIn(['/tmp/coding-agent-exporter-demo-Ab12Cd/bin/aider'])).toBe(true); // a demo of an earlier version
-    expect(isDemoStandIn(['/home/u/.local/bin/claude', '/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude'])).toBe(false);
+    expect(isDemoStandIn(['/home/u/.local/bin/claude', '/tmp/coding-agent-exporter-demo-4242-Ab12Cd/bin/claude'])).toBe(
+      false,
+    );
     expect(isDemoStandIn(['/home/u/coding-agent-exporter-demo-notes/claude'])).toBe(false);
   });
 
@@ -47,8 +64,10 @@ describe('harness processes', () => {
     expect(sessionArgs(['claude', '-p', 'resume'])).toEqual([]);
   });
 
-  it('tells our hook, run directly or through sh -c, from the agent\'s tools', () => {
-    expect(runsHook(['/bin/sh', '-c', 'coding-agent-exporter hook claude-code PreToolUse --state-dir /s'], 'claude-code')).toBe(true);
+  it("tells our hook, run directly or through sh -c, from the agent's tools", () => {
+    expect(
+      runsHook(['/bin/sh', '-c', 'coding-agent-exporter hook claude-code PreToolUse --state-dir /s'], 'claude-code'),
+    ).toBe(true);
     expect(runsHook(['node', '/opt/cae/dist/main.js', 'hook', 'copilot-cli', 'preToolUse'], 'copilot-cli')).toBe(true);
     expect(runsHook(['/bin/bash', '-c', 'git hook list'], 'claude-code')).toBe(false);
     expect(runsHook(['coding-agent-exporter', 'hook', 'codex', 'notify'], 'claude-code')).toBe(false);

@@ -15,7 +15,17 @@ describe('ps table on macOS output', () => {
   const programs = {
     claude: join(home, 'Library', 'Application Support', 'Claude', 'claude-code', '2.1.3', 'claude'),
     electron: join(home, 'Applications', 'Visual Studio Code.app', 'Contents', 'MacOS', 'Electron'),
-    helper: join(home, 'Applications', 'Visual Studio Code.app', 'Contents', 'Frameworks', 'Code Helper (Plugin).app', 'Contents', 'MacOS', 'Code Helper (Plugin)'),
+    helper: join(
+      home,
+      'Applications',
+      'Visual Studio Code.app',
+      'Contents',
+      'Frameworks',
+      'Code Helper (Plugin).app',
+      'Contents',
+      'MacOS',
+      'Code Helper (Plugin)',
+    ),
   };
   for (const p of Object.values(programs)) {
     mkdirSync(dirname(p), { recursive: true });
@@ -39,7 +49,7 @@ describe('ps table on macOS output', () => {
     expect(procs.map((p) => p.pid)).toEqual([412, 588, 601, 702, 733, 745, 760, 790]);
   });
 
-  it('reads the parent, the memory (KiB), the start (lstart, local time) and BSD\'s CPU time', () => {
+  it("reads the parent, the memory (KiB), the start (lstart, local time) and BSD's CPU time", () => {
     const claude = byPid.get(745)!;
     expect(claude.ppid).toBe(702);
     expect(table.residentBytes(745)).toBe(402432 * 1024);
@@ -52,7 +62,11 @@ describe('ps table on macOS output', () => {
   it('keeps a program path with spaces whole, and splits the arguments at spaces', () => {
     expect(byPid.get(745)!.argv).toEqual([programs.claude, '--resume', '0b5e3c1e-8c4d-4c5e-9a51-3f0d6d1c2a77']);
     expect(byPid.get(588)!.argv).toEqual([programs.electron]);
-    expect(byPid.get(601)!.argv).toEqual([programs.helper, '--type=utility', '--utility-sub-type=node.mojom.NodeService']);
+    expect(byPid.get(601)!.argv).toEqual([
+      programs.helper,
+      '--type=utility',
+      '--utility-sub-type=node.mojom.NodeService',
+    ]);
     // A program whose path is no file here stays split; arguments are split even inside quotes
     // (ps shows no quotes: these are the prompt's own).
     expect(byPid.get(412)!.argv).toEqual(['/usr/libexec/UserEventAgent', '(Aqua)']);
@@ -78,7 +92,7 @@ describe('ps table on macOS output', () => {
 });
 
 describe('cpuSeconds', () => {
-  it('reads BSD\'s and procps\'s forms', () => {
+  it("reads BSD's and procps's forms", () => {
     expect(cpuSeconds('0:00.52')).toBeCloseTo(0.52, 6);
     expect(cpuSeconds('125:03.07')).toBeCloseTo(7503.07, 6);
     expect(cpuSeconds('00:00:27')).toBe(27);
@@ -87,7 +101,7 @@ describe('cpuSeconds', () => {
 });
 
 describe('runInCLocale', () => {
-  it('runs ps and lsof in the C locale (lstart and BSD\'s decimal point in the user\'s language would not parse)', () => {
+  it("runs ps and lsof in the C locale (lstart and BSD's decimal point in the user's language would not parse)", () => {
     expect(runInCLocale()('sh', ['-c', 'echo "$LC_ALL"'])).toBe('C\n');
   });
 });

@@ -13,15 +13,24 @@ describe('ps table', () => {
   const held = join(dir, 'held.jsonl');
   writeFileSync(held, '');
   symlinkSync(process.execPath, join(dir, 'codex'));
-  const child = spawn(join(dir, 'codex'), ['-e', `require('fs').openSync(${JSON.stringify(held)}, 'r'); setInterval(() => {}, 1000)`], { cwd: dir, stdio: 'ignore' });
+  const child = spawn(
+    join(dir, 'codex'),
+    ['-e', `require('fs').openSync(${JSON.stringify(held)}, 'r'); setInterval(() => {}, 1000)`],
+    { cwd: dir, stdio: 'ignore' },
+  );
   afterAll(() => {
     child.kill('SIGKILL');
   });
 
-  it('lists the user\'s processes with their parent, start, CPU and memory; lsof gives the working folder and open files', async () => {
+  it("lists the user's processes with their parent, start, CPU and memory; lsof gives the working folder and open files", async () => {
     const table = psTable();
     // Once the child runs its script: it holds the file open.
-    await until(async () => (table.openFiles(child.pid!).includes(held) ? true : undefined), 30_000, 'the child holding its file', 50);
+    await until(
+      async () => (table.openFiles(child.pid!).includes(held) ? true : undefined),
+      30_000,
+      'the child holding its file',
+      50,
+    );
     const first = table.list();
     const me = first.find((p) => p.pid === child.pid)!;
     expect(me.ppid).toBe(process.pid);

@@ -34,14 +34,31 @@ describe('a registry or status file rewritten while following', () => {
     const sessions = join(home, '.claude', 'sessions');
     mkdirSync(transcripts, { recursive: true });
     mkdirSync(sessions, { recursive: true });
-    writeFileSync(join(transcripts, `${SID}.jsonl`), `${JSON.stringify({ type: 'user', uuid: 'u1', cwd: CWD, sessionId: SID, timestamp: new Date().toISOString(),
-      message: { role: 'user', content: 'go' } })}\n`);
-    const register = (status: object) => writeFileSync(join(sessions, `${PID}.json`), JSON.stringify({ pid: PID, sessionId: SID, cwd: CWD, procStart: String(START), ...status }));
+    writeFileSync(
+      join(transcripts, `${SID}.jsonl`),
+      `${JSON.stringify({
+        type: 'user',
+        uuid: 'u1',
+        cwd: CWD,
+        sessionId: SID,
+        timestamp: new Date().toISOString(),
+        message: { role: 'user', content: 'go' },
+      })}\n`,
+    );
+    const register = (status: object) =>
+      writeFileSync(
+        join(sessions, `${PID}.json`),
+        JSON.stringify({ pid: PID, sessionId: SID, cwd: CWD, procStart: String(START), ...status }),
+      );
     register({ status: 'busy' });
     const proc = fakeProc();
     proc.add(PID, { argv: ['/home/dev/.local/bin/claude'], cwd: CWD, startTicks: START });
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_PROC_ROOT: proc.root };
-    const agent = new Exporter(loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
+    const agent = new Exporter(
+      loadConfig(['--state-dir', tempDir(), '--rescan-seconds', '3600'], env),
+      createLogger('error'),
+      { env, home },
+    );
     const status = () => agent.sessions().map((l) => `${l.status.status}/${l.status.reason}`)[0];
     try {
       await agent.follow();
@@ -57,7 +74,11 @@ describe('a registry or status file rewritten while following', () => {
     const home = tempDir();
     const state = tempDir();
     const env = { HOME: home, CODING_AGENT_EXPORTER_PROCESSES_ENABLED: 'false' };
-    const agent = new Exporter(loadConfig(['--state-dir', state, '--rescan-seconds', '3600'], env), createLogger('error'), { env, home });
+    const agent = new Exporter(
+      loadConfig(['--state-dir', state, '--rescan-seconds', '3600'], env),
+      createLogger('error'),
+      { env, home },
+    );
     const fiveHour = () => agent.store.usageLimits.get('limit:claude-code/5h')?.usedRatio;
     try {
       await agent.follow();

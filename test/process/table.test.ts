@@ -11,9 +11,12 @@ import { BOOT_SECONDS, fakeProc } from '../helpers/fake-proc.js';
 function startOf(agoMs: number | undefined): number {
   const proc = fakeProc();
   const boot = BOOT_SECONDS * 1000 + 630;
-  if (agoMs !== undefined) writeFileSync(join(proc.root, 'uptime'), `${((Date.now() - agoMs - boot) / 1000).toFixed(2)} 12.34\n`);
+  if (agoMs !== undefined)
+    writeFileSync(join(proc.root, 'uptime'), `${((Date.now() - agoMs - boot) / 1000).toFixed(2)} 12.34\n`);
   proc.add(500, { argv: ['sleep', '30'], startTicks: 1000 });
-  return procTable(proc.root).list().find((p) => p.pid === 500)!.startedAt;
+  return procTable(proc.root)
+    .list()
+    .find((p) => p.pid === 500)!.startedAt;
 }
 
 describe('the /proc table', () => {
@@ -27,12 +30,14 @@ describe('the /proc table', () => {
   });
 });
 
-describe('the platform\'s table', () => {
+describe("the platform's table", () => {
   it('is none on Windows, even where a /proc-like folder is there: statuses from files and hooks alone, said', () => {
     const proc = fakeProc();
     proc.add(500, { argv: ['sleep', '30'] });
     expect(platformTable(proc.root, 'linux')).toBeDefined();
     expect(platformTable(proc.root, 'win32')).toBeUndefined();
-    expect(noTableNote('win32')).toBe('no process table on this platform (win32): statuses come from session files and hooks alone');
+    expect(noTableNote('win32')).toBe(
+      'no process table on this platform (win32): statuses come from session files and hooks alone',
+    );
   });
 });

@@ -8,7 +8,10 @@ import type { SessionFile } from '../../src/readers/reader.js';
 import { countedTurns, recorder, storeTurns, type Recorded } from '../helpers/events.js';
 import { tempDir } from '../helpers/run.js';
 
-const file: SessionFile = { path: '/src/app/.aider.chat.history.md', sessionId: sessionIdOf('/src/app/.aider.chat.history.md') };
+const file: SessionFile = {
+  path: '/src/app/.aider.chat.history.md',
+  sessionId: sessionIdOf('/src/app/.aider.chat.history.md'),
+};
 
 /** Reads a history's text line by line; every event with the session it was reported for. */
 function read(text: string) {
@@ -16,10 +19,12 @@ function read(text: string) {
   const state: AiderState = aider.initialState(file);
   const sessions: string[] = [];
   const events = new Proxy(r.events, {
-    get: (target, name: string) => (...args: unknown[]) => {
-      sessions.push(aider.sessionOf!(file, state));
-      return (target[name as keyof typeof target] as (...a: unknown[]) => unknown)(...args);
-    },
+    get:
+      (target, name: string) =>
+      (...args: unknown[]) => {
+        sessions.push(aider.sessionOf!(file, state));
+        return (target[name as keyof typeof target] as (...a: unknown[]) => unknown)(...args);
+      },
   });
   for (const l of text.split('\n')) if (l !== '') aider.readLine(Buffer.from(l), state, file, events);
   return { log: r.log, sessions, state };
@@ -50,9 +55,19 @@ Cost: $0.01 message, $0.03 session.
 `);
     const usage = of(log, 'usage');
     expect(usage.map(([, model, u, tier, , cost]) => [model, u, tier, cost])).toEqual([
-      ['anthropic/claude-sonnet-4-5-20250929', { input: 2300, output: 12000, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, 2300, 0.02],
+      [
+        'anthropic/claude-sonnet-4-5-20250929',
+        { input: 2300, output: 12000, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+        2300,
+        0.02,
+      ],
       // "sent" includes the cache hit and the cache write
-      ['anthropic/claude-sonnet-4-5-20250929', { input: 1724, output: 799, cacheRead: 3300, cacheWrite: 176, cacheWrite1h: 0, reasoning: 0 }, 5200, 0.01],
+      [
+        'anthropic/claude-sonnet-4-5-20250929',
+        { input: 1724, output: 799, cacheRead: 3300, cacheWrite: 176, cacheWrite1h: 0, reasoning: 0 },
+        5200,
+        0.01,
+      ],
     ]);
     expect(countedTurns(log, sessions)).toEqual(['completed', 'completed']);
   });
@@ -142,7 +157,11 @@ ${header('2026-11-30 11:00:00')}
 > Tokens: 1k sent, 10 received. Cost: $0.01 message, $0.01 session.  
 `);
     // The failure stays counted; the turn it ended went on and completed.
-    expect(storeTurns(retried.log, retried.sessions)).toMatchObject({ counted: [{ outcome: 'failed' }], last: { outcome: 'completed' }, open: false });
+    expect(storeTurns(retried.log, retried.sessions)).toMatchObject({
+      counted: [{ outcome: 'failed' }],
+      last: { outcome: 'completed' },
+      open: false,
+    });
   });
 
   it('ends an unanswered turn as interrupted at the next prompt or session', () => {
@@ -156,7 +175,7 @@ ${header('2026-11-30 11:00:00')}
     expect(countedTurns(log, sessions)).toEqual(['interrupted']);
   });
 
-  it('names each session after a short hash of the file\'s path (no path in an id) and its header time; its records take that (local) time', () => {
+  it("names each session after a short hash of the file's path (no path in an id) and its header time; its records take that (local) time", () => {
     const { log, sessions } = read(`${header('2026-11-30 10:00:00')}
 #### a  
 ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
@@ -164,9 +183,15 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 `);
     const p = log.map(([e], i) => [e, sessions[i]]).filter(([e]) => e === 'prompt');
     const fileId = createHash('sha256').update('/src/app/.aider.chat.history.md').digest('hex').slice(0, 12);
-    expect(p).toEqual([['prompt', `${fileId}#2026-11-30T10:00:00`], ['prompt', `${fileId}#2026-11-30T11:30:00`]]);
+    expect(p).toEqual([
+      ['prompt', `${fileId}#2026-11-30T10:00:00`],
+      ['prompt', `${fileId}#2026-11-30T11:30:00`],
+    ]);
     // without an input history beside it, a prompt takes its session's start
-    expect(of(log, 'prompt').map(([, t]) => t)).toEqual([Date.parse('2026-11-30T10:00:00'), Date.parse('2026-11-30T11:30:00')]);
+    expect(of(log, 'prompt').map(([, t]) => t)).toEqual([
+      Date.parse('2026-11-30T10:00:00'),
+      Date.parse('2026-11-30T11:30:00'),
+    ]);
     expect(of(log, 'meta')).toContainEqual(['meta', { cwd: '/src/app' }]);
     expect(of(log, 'meta')).toContainEqual(['meta', { model: 'openrouter/qwen/qwen3-coder' }]);
     // nothing is reported for the file before its first header (no session of its own)
@@ -175,14 +200,28 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 
   it('gives each prompt, and the records after it, the time the input history says it was typed', () => {
     const dir = tempDir();
-    const history = { path: join(dir, '.aider.chat.history.md'), sessionId: sessionIdOf(join(dir, '.aider.chat.history.md')) };
-    writeFileSync(join(dir, '.aider.input.history'), [
-      '# 2026-11-29 09:00:00.100000', '+fix it', // an earlier session's
-      '# 2026-11-30 10:00:05.250000', '+fix it',
-      '# 2026-11-30 10:20:00.000000', '+/ask why?',
-      '# 2026-11-30 10:21:00.000000', '+N',
-      '# 2026-11-30 11:00:00.000000', '+', '+a second line',
-    ].map((l) => `${l}\n`).join(''));
+    const history = {
+      path: join(dir, '.aider.chat.history.md'),
+      sessionId: sessionIdOf(join(dir, '.aider.chat.history.md')),
+    };
+    writeFileSync(
+      join(dir, '.aider.input.history'),
+      [
+        '# 2026-11-29 09:00:00.100000',
+        '+fix it', // an earlier session's
+        '# 2026-11-30 10:00:05.250000',
+        '+fix it',
+        '# 2026-11-30 10:20:00.000000',
+        '+/ask why?',
+        '# 2026-11-30 10:21:00.000000',
+        '+N',
+        '# 2026-11-30 11:00:00.000000',
+        '+',
+        '+a second line',
+      ]
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const r = recorder();
     const state = aider.initialState(history);
     const text = `${header('2026-11-30 10:00:00')}
@@ -197,7 +236,11 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 `;
     for (const l of text.split('\n')) if (l) aider.readLine(Buffer.from(l), state, history, r.events);
     const at = (s: string) => Date.parse(s);
-    expect(of(r.log, 'prompt').map(([, t]) => t)).toEqual([at('2026-11-30T10:00:05.250'), at('2026-11-30T10:20:00'), at('2026-11-30T11:00:00')]);
+    expect(of(r.log, 'prompt').map(([, t]) => t)).toEqual([
+      at('2026-11-30T10:00:05.250'),
+      at('2026-11-30T10:20:00'),
+      at('2026-11-30T11:00:00'),
+    ]);
     expect(storeTurns(r.log).counted.map((t) => [t.outcome, t.endedAt])).toEqual([
       ['completed', at('2026-11-30T10:00:05.250')],
       ['completed', at('2026-11-30T10:20:00')],
@@ -224,11 +267,22 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     put('.git', 'x');
     put('.hidden', 'repo');
     writeFileSync(join(root, '.aider.chat.history.md'), '');
-    const found = aider.listFiles(root).map((f) => f.path.slice(root.length)).sort();
-    expect(found).toEqual(['/.aider.chat.history.md', '/repo/.aider.chat.history.md', '/src/org/team/repo/.aider.chat.history.md']);
+    const found = aider
+      .listFiles(root)
+      .map((f) => f.path.slice(root.length))
+      .sort();
+    expect(found).toEqual([
+      '/.aider.chat.history.md',
+      '/repo/.aider.chat.history.md',
+      '/src/org/team/repo/.aider.chat.history.md',
+    ]);
     // What an Aider working in a folder writes is found at any depth: its folder's, and those above it up to the root.
-    const near = (cwd: string[], r = root) => aider.filesNear!(join(root, ...cwd), r).map((f) => f.path.slice(root.length));
-    expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual(['/src/org/team/group/too-deep/.aider.chat.history.md', '/.aider.chat.history.md']);
+    const near = (cwd: string[], r = root) =>
+      aider.filesNear!(join(root, ...cwd), r).map((f) => f.path.slice(root.length));
+    expect(near(['src', 'org', 'team', 'group', 'too-deep', 'lib'])).toEqual([
+      '/src/org/team/group/too-deep/.aider.chat.history.md',
+      '/.aider.chat.history.md',
+    ]);
     expect(near(['src', 'org'])).toEqual(['/.aider.chat.history.md']);
     expect(near(['repo'], join(root, 'src'))).toEqual([]);
   });
@@ -241,9 +295,13 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     const search = (budget: { folders: number; entries: number }) => {
       const steps = searchFiles(root, budget);
       let listed = 0;
-      for (let step = steps.next(); ; step = steps.next(), listed++) if (step.done === true) return { listed, found: step.value.map((f) => f.path.slice(root.length)) };
+      for (let step = steps.next(); ; step = steps.next(), listed++)
+        if (step.done === true) return { listed, found: step.value.map((f) => f.path.slice(root.length)) };
     };
-    expect(search({ folders: 100, entries: 100 })).toEqual({ listed: 10, found: ['/a/.aider.chat.history.md', '/c/deeper/.aider.chat.history.md'] });
+    expect(search({ folders: 100, entries: 100 })).toEqual({
+      listed: 10,
+      found: ['/a/.aider.chat.history.md', '/c/deeper/.aider.chat.history.md'],
+    });
     expect(search({ folders: 4, entries: 100 })).toEqual({ listed: 4, found: ['/a/.aider.chat.history.md'] });
     // The root's 3 entries and a's 2 spend a budget of 5 entries.
     expect(search({ folders: 100, entries: 5 })).toEqual({ listed: 2, found: ['/a/.aider.chat.history.md'] });
@@ -251,7 +309,9 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
 
   it('gives the sessions an earlier release named by their path their id of now, and no other id another', () => {
     const fileId = sessionIdOf('/home/u/src/app#1/.aider.chat.history.md');
-    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md#2026-11-30 10:00:00')).toBe(`${fileId}#2026-11-30T10:00:00`);
+    expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md#2026-11-30 10:00:00')).toBe(
+      `${fileId}#2026-11-30T10:00:00`,
+    );
     expect(aider.renamedSession!('/home/u/src/app#1/.aider.chat.history.md')).toBe(fileId);
     expect(aider.renamedSession!(`${fileId}#2026-11-30T10:00:00`)).toBeUndefined();
   });
@@ -272,8 +332,12 @@ ${header('2026-11-30 11:30:00', 'openrouter/qwen/qwen3-coder')}
     writeFileSync(join(root, 'elsewhere', 'repo', '.aider.chat.history.md'), '');
     symlinkSync(join(root, 'elsewhere', 'repo'), join(root, 'a', 'linked'));
     // Followed link by link, this maze has K^4 paths 4 levels down: every history file was found again under each.
-    expect(aider.listFiles(root).map((f) => f.path.slice(root.length)).sort())
-      .toEqual(['/a/.aider.chat.history.md', '/b/.aider.chat.history.md', '/elsewhere/repo/.aider.chat.history.md']);
+    expect(
+      aider
+        .listFiles(root)
+        .map((f) => f.path.slice(root.length))
+        .sort(),
+    ).toEqual(['/a/.aider.chat.history.md', '/b/.aider.chat.history.md', '/elsewhere/repo/.aider.chat.history.md']);
     // The search yields once per folder listed: the root, a, b, elsewhere and its repo (reached first by its own path).
     const search = aider.searchFiles!(root);
     let listed = 0;

@@ -31,10 +31,20 @@ function setup() {
     mtime++;
   };
   const put = (idx: number, s: StepSpec, p = payload(s)) =>
-    write('INSERT OR REPLACE INTO steps (idx, step_type, status, step_payload) VALUES (?, ?, ?, ?)', idx, s.type, s.status, p);
-  const gen = (idx: number, data: Buffer) => write('INSERT OR REPLACE INTO gen_metadata (idx, data, size) VALUES (?, ?, ?)', idx, data, data.length);
-  const prompt = (at: number) => appendFileSync(join(root, 'history.jsonl'),
-    `${JSON.stringify({ display: 'go', timestamp: (T0 + at) * 1000, workspace: '/src/web-ui', conversationId: ID })}\n`);
+    write(
+      'INSERT OR REPLACE INTO steps (idx, step_type, status, step_payload) VALUES (?, ?, ?, ?)',
+      idx,
+      s.type,
+      s.status,
+      p,
+    );
+  const gen = (idx: number, data: Buffer) =>
+    write('INSERT OR REPLACE INTO gen_metadata (idx, data, size) VALUES (?, ?, ?)', idx, data, data.length);
+  const prompt = (at: number) =>
+    appendFileSync(
+      join(root, 'history.jsonl'),
+      `${JSON.stringify({ display: 'go', timestamp: (T0 + at) * 1000, workspace: '/src/web-ui', conversationId: ID })}\n`,
+    );
   /** Reads the store; what it reported since the previous read. */
   const read = () => {
     utimesSync(path, mtime, mtime);
@@ -63,8 +73,15 @@ describe('antigravity-cli reader', () => {
     expect(of(first.log, 'prompt')).toEqual([['prompt', (T0 + 0) * 1000]]);
     expect(of(first.log, 'toolCall')).toEqual([['toolCall', 'call_1', { tool: 'run_command', kind: 'execute' }]]);
     // tokens from the generation; its thinking part from the step it produced
-    expect(of(first.log, 'usage')).toEqual([['usage', 'gemini-3.1-pro',
-      { input: 900, output: 150, cacheRead: 3000, cacheWrite: 0, cacheWrite1h: 0, reasoning: 40 }, 3900, (T0 + 2) * 1000]]);
+    expect(of(first.log, 'usage')).toEqual([
+      [
+        'usage',
+        'gemini-3.1-pro',
+        { input: 900, output: 150, cacheRead: 3000, cacheWrite: 0, cacheWrite1h: 0, reasoning: 40 },
+        3900,
+        (T0 + 2) * 1000,
+      ],
+    ]);
     expect(of(first.log, 'turnEnded')).toEqual([]);
     expect(t.read()).toEqual({ changed: false, log: [] });
 
@@ -85,7 +102,9 @@ describe('antigravity-cli reader', () => {
     t.put(0, { type: USER, status: 3, at: 0 });
     t.put(1, { type: PLANNER, status: 3, at: 1, calls: [['call_1', 'run_command']] });
     t.put(2, { type: TOOL, status: 9, at: 2, executes: 'call_1' });
-    expect(of(t.read().log, 'toolCall')).toEqual([['toolCall', 'call_1', { tool: 'run_command', kind: 'execute', waits: 'approval' }]]);
+    expect(of(t.read().log, 'toolCall')).toEqual([
+      ['toolCall', 'call_1', { tool: 'run_command', kind: 'execute', waits: 'approval' }],
+    ]);
     t.put(2, { type: TOOL, status: 7, at: 2, executes: 'call_1' });
     t.put(3, { type: PLANNER, status: 3, at: 4 });
     const log = t.read().log;
@@ -101,12 +120,15 @@ describe('antigravity-cli reader', () => {
     expect(of(t.read().log, 'turnEnded')).toHaveLength(1);
     t.prompt(600);
     const underway = t.read().log;
-    expect(underway.filter(([e]) => e.startsWith('turn') || e === 'prompt')).toEqual([['turnStarted', (T0 + 600) * 1000]]);
+    expect(underway.filter(([e]) => e.startsWith('turn') || e === 'prompt')).toEqual([
+      ['turnStarted', (T0 + 600) * 1000],
+    ]);
     t.put(2, { type: USER, status: 3, at: 601 });
     t.put(3, { type: PLANNER, status: 3, at: 605 });
     const saved = t.read().log;
     expect(saved.filter(([e]) => e.startsWith('turn') || e === 'prompt')).toEqual([
-      ['prompt', (T0 + 601) * 1000], ['turnEnded', 'completed', (T0 + 605) * 1000],
+      ['prompt', (T0 + 601) * 1000],
+      ['turnEnded', 'completed', (T0 + 605) * 1000],
     ]);
   });
 
@@ -139,7 +161,10 @@ describe('antigravity-cli reader', () => {
   it('takes the cwd from cache/last_conversations.json when the history has no prompt of the conversation', () => {
     const t = setup();
     mkdirSync(join(t.root, 'cache'));
-    writeFileSync(join(t.root, 'cache', 'last_conversations.json'), JSON.stringify({ '/src/api': 'other', '/src/web-ui': ID }));
+    writeFileSync(
+      join(t.root, 'cache', 'last_conversations.json'),
+      JSON.stringify({ '/src/api': 'other', '/src/web-ui': ID }),
+    );
     t.put(0, { type: USER, status: 3, at: 0 });
     expect(of(t.read().log, 'meta')).toEqual([['meta', { cwd: '/src/web-ui', model: undefined }]]);
   });
@@ -147,7 +172,10 @@ describe('antigravity-cli reader', () => {
   it('reports the task.md checklist as the plan', () => {
     const t = setup();
     mkdirSync(join(t.root, 'brain', ID), { recursive: true });
-    writeFileSync(join(t.root, 'brain', ID, 'task.md'), '# Task\n\n- [x] Read the code\n- [/] Make the change\n  - [ ] Test it\n- [ ] Ship\n');
+    writeFileSync(
+      join(t.root, 'brain', ID, 'task.md'),
+      '# Task\n\n- [x] Read the code\n- [/] Make the change\n  - [ ] Test it\n- [ ] Ship\n',
+    );
     t.put(0, { type: USER, status: 3, at: 0 });
     expect(of(t.read().log, 'todos')).toEqual([['todos', { completed: 1, in_progress: 1, pending: 2 }]]);
   });
@@ -182,7 +210,11 @@ describe('antigravity-cli reader', () => {
     t.put(2, { type: PLANNER, status: 3, at: 2 }, Buffer.from([0x0a, 0x05, 0x01]));
     t.gen(0, Buffer.from('garbage'));
     const log = t.read().log;
-    expect(of(log, 'skipped').map(([, r]) => r).sort()).toEqual(['parse_error', 'unknown_shape', 'unknown_shape']);
+    expect(
+      of(log, 'skipped')
+        .map(([, r]) => r)
+        .sort(),
+    ).toEqual(['parse_error', 'unknown_shape', 'unknown_shape']);
     expect(of(log, 'prompt')).toHaveLength(1);
   });
 });

@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readAtOnce, type LineReader, type Reader, type SessionFile, type StoreReader } from '../../src/readers/reader.js';
+import {
+  readAtOnce,
+  type LineReader,
+  type Reader,
+  type SessionFile,
+  type StoreReader,
+} from '../../src/readers/reader.js';
 import type { HarnessId, UsagePart } from '../../src/session/types.js';
 import { TOKEN_TYPES } from '../../src/session/vocabulary.js';
 import { recorder } from '../helpers/events.js';
@@ -54,7 +60,11 @@ function readAll<S>(reader: LineReader<S>, file: SessionFile, lines: Buffer[], s
 }
 
 function linesOf(path: string): Buffer[] {
-  return readFileSync(path).toString('utf8').split('\n').filter(Boolean).map((l) => Buffer.from(l));
+  return readFileSync(path)
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => Buffer.from(l));
 }
 
 /** How a harness's root is read (readerConformance's `opts`). */
@@ -88,7 +98,8 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: Conf
     it('watches its session files or the folders they are in, under the root, or finds each where its process works', () => {
       const folders = reader.watchPaths(root);
       const single = reader.watchFiles?.(root) ?? [];
-      for (const w of [...folders, ...single]) expect(w.startsWith(root) || (opts.elsewhere !== undefined && w.startsWith(opts.elsewhere))).toBe(true);
+      for (const w of [...folders, ...single])
+        expect(w.startsWith(root) || (opts.elsewhere !== undefined && w.startsWith(opts.elsewhere))).toBe(true);
       const unwatched = (opts.unwatched ?? []).map((p) => join(root, p));
       for (const f of files.filter((f) => !unwatched.includes(f.path))) {
         const near = reader.filesNear?.(dirname(f.path), root).some((n) => n.path === f.path) === true;
@@ -109,7 +120,8 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: Conf
       const unrecorded = new Set([...(reader.unrecorded ?? []), ...notRecorded(reader.harness)]);
       const { store } = await readHome(reader, root);
       const exported = [...store.counters.values()].flatMap((c) =>
-        c.metric === 'reasoningTokens' ? ['reasoning'] : c.metric === 'tokens' ? [c.labels.token_type!] : []);
+        c.metric === 'reasoningTokens' ? ['reasoning'] : c.metric === 'tokens' ? [c.labels.token_type!] : [],
+      );
       expect([...new Set(exported)].filter((t) => unrecorded.has(t as UsagePart))).toEqual([]);
     });
 
@@ -127,7 +139,8 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: Conf
       writeFileSync(join(dir, 'projects', 'x', 'secret.key'), 'k\n');
       // A harness's own per-session files may be named `<session>.settings.json` (Droid); the
       // user's settings file never.
-      for (const f of reader.listFiles(dir)) expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|(^|\/)settings\.json$|config\.toml/);
+      for (const f of reader.listFiles(dir))
+        expect(f.path).not.toMatch(/credentials|auth\.json|\.key$|(^|\/)settings\.json$|config\.toml/);
     });
 
     // A harness may write documents only (Continue CLI, Cline), and a store's harness documents
@@ -137,7 +150,8 @@ export function readerConformance<S>(reader: Reader<S>, root: string, opts: Conf
     // A reader of session files may read a database beside them as a store (Copilot CLI's).
     const stores = files.filter((f) => !f.document && (reader.kind === 'store' || f.store));
     const others = files.filter((f) => !f.document && !stores.includes(f));
-    if (reader.kind === 'files' && others.length > 0) lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
+    if (reader.kind === 'files' && others.length > 0)
+      lineConformance(reader, others, opts.textLines ?? false, opts.noCwd ?? false);
     if (stores.length > 0) storeConformance(reader, stores);
   });
 }
@@ -194,16 +208,41 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLin
 
   it('skips bad records with a reason and never throws', () => {
     const f = files[0]!;
-    const bad = ['{"type":"assistant","message":', 'not json', '[]', 'null', '{"type":"user"}', '{"type":"assistant","message":{"usage":7}}',
-      '{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":"x"}}}', '{"timestamp":"yesterday","type":"system"}',
-      '\u0000\u00ff{', '{"type":"session_meta","payload":[]}', '{"type":"response_item","payload":{"type":"function_call_output"}}'];
-    const { log } = readAll(reader, f, bad.map((b) => Buffer.from(b)));
+    const bad = [
+      '{"type":"assistant","message":',
+      'not json',
+      '[]',
+      'null',
+      '{"type":"user"}',
+      '{"type":"assistant","message":{"usage":7}}',
+      '{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":"x"}}}',
+      '{"timestamp":"yesterday","type":"system"}',
+      '\u0000\u00ff{',
+      '{"type":"session_meta","payload":[]}',
+      '{"type":"response_item","payload":{"type":"function_call_output"}}',
+    ];
+    const { log } = readAll(
+      reader,
+      f,
+      bad.map((b) => Buffer.from(b)),
+    );
     expect(log.filter(([e]) => e === 'skipped').length).toBeGreaterThan(0);
     for (const [e] of log) expect(['skipped', 'activity', 'meta', 'record']).toContain(e);
   });
 
   it('counts every line that is not a JSON object with a type, each once', () => {
-    const bad = ['\u0000\u0000\u0000\u0000', '\u00ff\u00fe\u0001\u0002', '{}', 'null', '42', '"text"', 'true', '[]', '{"type":"x"', '{"type":"x"} {}'];
+    const bad = [
+      '\u0000\u0000\u0000\u0000',
+      '\u00ff\u00fe\u0001\u0002',
+      '{}',
+      'null',
+      '42',
+      '"text"',
+      'true',
+      '[]',
+      '{"type":"x"',
+      '{"type":"x"} {}',
+    ];
     for (const line of bad) {
       const { log } = readAll(reader, files[0]!, [Buffer.from(line)]);
       expect([line, log.filter(([e]) => e === 'skipped').length]).toEqual([line, 1]);
@@ -211,10 +250,13 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLin
   });
 
   if (!textLines) {
-    it('reads JSON written with spaces and escapes (as Python\'s json.dumps writes it) exactly as compact JSON', () => {
+    it("reads JSON written with spaces and escapes (as Python's json.dumps writes it) exactly as compact JSON", () => {
       for (const f of files) {
         const text = readFileSync(f.path, 'utf8');
-        const spaced = pythonJsonLines(text).split('\n').filter(Boolean).map((l) => Buffer.from(l));
+        const spaced = pythonJsonLines(text)
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => Buffer.from(l));
         // A record's identity may be its bytes (Codex's have no id): other bytes are another record.
         const read = (lines: Buffer[]) => readAll(reader, f, lines).log.filter(([e]) => e !== 'record');
         expect(read(spaced)).toEqual(read(linesOf(f.path)));
@@ -226,7 +268,8 @@ function lineConformance<S>(reader: LineReader<S>, files: SessionFile[], textLin
     for (const f of files) {
       for (const [e, , usage] of readAll(reader, f, linesOf(f.path)).log) {
         if (e !== 'usage') continue;
-        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+        for (const v of Object.values(usage as Record<string, number>))
+          expect(Number.isInteger(v) && v >= 0).toBe(true);
       }
     }
   });
@@ -262,7 +305,8 @@ function documentConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
     for (const f of files) {
       for (const [e, , usage] of readDocument(reader, f).log) {
         if (e !== 'usage') continue;
-        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+        for (const v of Object.values(usage as Record<string, number>))
+          expect(Number.isInteger(v) && v >= 0).toBe(true);
       }
     }
   });
@@ -325,7 +369,8 @@ function storeConformance<S>(reader: Reader<S>, files: SessionFile[]): void {
     for (const f of files) {
       for (const [e, , usage] of readStore(reader, f).log) {
         if (e !== 'usage') continue;
-        for (const v of Object.values(usage as Record<string, number>)) expect(Number.isInteger(v) && v >= 0).toBe(true);
+        for (const v of Object.values(usage as Record<string, number>))
+          expect(Number.isInteger(v) && v >= 0).toBe(true);
       }
     }
   });

@@ -13,12 +13,23 @@ import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readAtOnce } from '../../src/readers/reader.js';
 
 const ID = '7bf71713-281f-4031-aafe-2b30931cfe27';
-const captured = JSON.parse(readFileSync(join(FIXTURES, `captures/continue-cli/tool/.continue/sessions/${ID}.json`), 'utf8')) as { history: object[] };
+const captured = JSON.parse(
+  readFileSync(join(FIXTURES, `captures/continue-cli/tool/.continue/sessions/${ID}.json`), 'utf8'),
+) as { history: object[] };
 const doc = (history: object[]) => Buffer.from(JSON.stringify({ ...captured, history }));
 const file = { path: `/nowhere/sessions/${ID}.json`, sessionId: ID, document: true as const };
 const prompt = (text: string) => ({ message: { role: 'user', content: text }, contextItems: [] });
 const answer = (prompt: number, output: number) => ({
-  message: { role: 'assistant', content: 'ok', usage: { prompt_tokens: prompt, completion_tokens: output, prompt_tokens_details: { cached_tokens: 0 }, model: 'm' } },
+  message: {
+    role: 'assistant',
+    content: 'ok',
+    usage: {
+      prompt_tokens: prompt,
+      completion_tokens: output,
+      prompt_tokens_details: { cached_tokens: 0 },
+      model: 'm',
+    },
+  },
   contextItems: [],
 });
 
@@ -27,7 +38,10 @@ function collect(root: string) {
   const db = new StateDb(':memory:');
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const collector = new Collector('continue-cli', continueCli, [root], store, db, createLogger('error'));
-  const tokens = (type: string) => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === type).reduce((n, c) => n + c.value, 0);
+  const tokens = (type: string) =>
+    [...store.counters.values()]
+      .filter((c) => c.metric === 'tokens' && c.labels.token_type === type)
+      .reduce((n, c) => n + c.value, 0);
   return { collector, store, tokens };
 }
 
@@ -44,8 +58,12 @@ describe('Continue CLI reader', () => {
       ['fake-model', { input: 350, output: 60, cacheRead: 900, cacheWrite: 50, cacheWrite1h: 0, reasoning: 14 }],
     ]);
     expect(eventsNamed(r.log, 'prompt')).toHaveLength(1);
-    expect(eventsNamed(r.log, 'toolCall').map(([, id, call]) => [id, call])).toEqual([['call_64118952e0e5b0f1b417a2ae', { tool: 'Bash', kind: 'execute' }]]);
-    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['call_64118952e0e5b0f1b417a2ae', false]]);
+    expect(eventsNamed(r.log, 'toolCall').map(([, id, call]) => [id, call])).toEqual([
+      ['call_64118952e0e5b0f1b417a2ae', { tool: 'Bash', kind: 'execute' }],
+    ]);
+    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([
+      ['call_64118952e0e5b0f1b417a2ae', false],
+    ]);
     // The answer with a tool call leaves the turn open; the final answer ends it, once.
     expect(countedTurns(r.log)).toEqual(['completed']);
   });
@@ -54,8 +72,17 @@ describe('Continue CLI reader', () => {
     const r = recorder();
     const state = continueCli.initialState(file);
     readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1)]), state, file, r.events));
-    readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1), prompt('again')]), state, file, r.events));
-    readAtOnce(continueCli.readDocument(doc([prompt('again'), answer(100, 1), prompt('again'), prompt('other'), answer(300, 2)]), state, file, r.events));
+    readAtOnce(
+      continueCli.readDocument(doc([prompt('again'), answer(100, 1), prompt('again')]), state, file, r.events),
+    );
+    readAtOnce(
+      continueCli.readDocument(
+        doc([prompt('again'), answer(100, 1), prompt('again'), prompt('other'), answer(300, 2)]),
+        state,
+        file,
+        r.events,
+      ),
+    );
     expect(eventsNamed(r.log, 'prompt')).toHaveLength(3);
     expect(eventsNamed(r.log, 'usage')).toHaveLength(2);
     expect(countedTurns(r.log)).toEqual(['completed', 'interrupted', 'completed']);
@@ -66,12 +93,19 @@ describe('Continue CLI reader', () => {
     const call = (id: string) => ({ id, type: 'function', function: { name: 'Bash', arguments: '{}' } });
     const item = {
       message: { role: 'assistant', content: '', toolCalls: [call('a'), call('b'), call('c')] },
-      toolCallStates: [{ toolCallId: 'a', status: 'errored' }, { toolCallId: 'b', status: 'canceled' }, { toolCallId: 'c', status: 'calling' }],
+      toolCallStates: [
+        { toolCallId: 'a', status: 'errored' },
+        { toolCallId: 'b', status: 'canceled' },
+        { toolCallId: 'c', status: 'calling' },
+      ],
     };
     readAtOnce(continueCli.readDocument(doc([prompt('x'), item]), continueCli.initialState(file), file, r.events));
     expect(eventsNamed(r.log, 'toolCall')).toHaveLength(3);
     // `c` still runs: no result yet.
-    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([['a', true], ['b', true]]);
+    expect(eventsNamed(r.log, 'toolResult').map(([, id, failed]) => [id, failed])).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
   });
 
   it('reads the capture through the collector once, again after a rewrite only what is new, and skips a document too large to read', async () => {
@@ -98,7 +132,9 @@ describe('Continue CLI reader', () => {
   });
 
   it('finds the sessions where CONTINUE_GLOBAL_DIR says, never the index or other files', () => {
-    expect(continueCli.defaultRoots({ CONTINUE_GLOBAL_DIR: '/cfg/continue' }, '/home/u')).toEqual(['/cfg/continue/sessions']);
+    expect(continueCli.defaultRoots({ CONTINUE_GLOBAL_DIR: '/cfg/continue' }, '/home/u')).toEqual([
+      '/cfg/continue/sessions',
+    ]);
     expect(continueCli.defaultRoots({}, '/home/u')).toEqual(['/home/u/.continue/sessions']);
     const root = tempDir();
     mkdirSync(root, { recursive: true });

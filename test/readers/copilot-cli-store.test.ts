@@ -21,29 +21,80 @@ const t0 = Date.UTC(2026, 11, 7, 10, 0, 0);
 let n = 0;
 const line = (type: string, data: object) =>
   `${JSON.stringify({ type, data, id: `e${++n}`, timestamp: new Date(t0 + n * 1000).toISOString(), parentId: null })}\n`;
-const start = () => line('session.start', { sessionId: S, selectedModel: 'gpt-5.2', context: { cwd: '/src/app', branch: 'main' } });
+const start = () =>
+  line('session.start', { sessionId: S, selectedModel: 'gpt-5.2', context: { cwd: '/src/app', branch: 'main' } });
 type Call = [input: number, output: number, cacheRead: number, cacheWrite: number, reasoning: number];
-const record = ([input, output, cacheRead, cacheWrite, reasoning]: Call, call: string) => line('session.usage_record', { usage: {
-  model: 'gpt-5.2', inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite, reasoningTokens: reasoning, apiCallId: call } });
+const record = ([input, output, cacheRead, cacheWrite, reasoning]: Call, call: string) =>
+  line('session.usage_record', {
+    usage: {
+      model: 'gpt-5.2',
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+      reasoningTokens: reasoning,
+      apiCallId: call,
+    },
+  });
 /** A chat span of the OpenTelemetry file export. */
-const span = ([input, output, cacheRead, cacheWrite, reasoning]: Call, response: string) => `${JSON.stringify({ name: 'chat gpt-5.2', endTimeUnixNano: String((t0 + ++n * 1000) * 1e6), attributes: {
-  'gen_ai.operation.name': 'chat', 'gen_ai.conversation.id': S, 'gen_ai.response.model': 'gpt-5.2', 'gen_ai.response.id': response,
-  'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output, 'gen_ai.usage.cache_read.input_tokens': cacheRead,
-  'gen_ai.usage.cache_write.input_tokens': cacheWrite, 'gen_ai.usage.reasoning.output_tokens': reasoning } })}\n`;
-const answer = (output: number) => line('assistant.message', { messageId: `m${n}`, content: 'y', toolRequests: [], outputTokens: output, model: 'gpt-5.2' });
+const span = ([input, output, cacheRead, cacheWrite, reasoning]: Call, response: string) =>
+  `${JSON.stringify({
+    name: 'chat gpt-5.2',
+    endTimeUnixNano: String((t0 + ++n * 1000) * 1e6),
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.conversation.id': S,
+      'gen_ai.response.model': 'gpt-5.2',
+      'gen_ai.response.id': response,
+      'gen_ai.usage.input_tokens': input,
+      'gen_ai.usage.output_tokens': output,
+      'gen_ai.usage.cache_read.input_tokens': cacheRead,
+      'gen_ai.usage.cache_write.input_tokens': cacheWrite,
+      'gen_ai.usage.reasoning.output_tokens': reasoning,
+    },
+  })}\n`;
+const answer = (output: number) =>
+  line('assistant.message', {
+    messageId: `m${n}`,
+    content: 'y',
+    toolRequests: [],
+    outputTokens: output,
+    model: 'gpt-5.2',
+  });
 const shutdown = (calls: Call[]) => {
   const sum = (i: number) => calls.reduce((a, c) => a + c[i]!, 0);
-  return line('session.shutdown', { shutdownType: 'routine', modelMetrics: { 'gpt-5.2': { requests: { count: calls.length, cost: calls.length }, usage: {
-    inputTokens: sum(0), outputTokens: sum(1), cacheReadTokens: sum(2), cacheWriteTokens: sum(3), reasoningTokens: sum(4) } } } });
+  return line('session.shutdown', {
+    shutdownType: 'routine',
+    modelMetrics: {
+      'gpt-5.2': {
+        requests: { count: calls.length, cost: calls.length },
+        usage: {
+          inputTokens: sum(0),
+          outputTokens: sum(1),
+          cacheReadTokens: sum(2),
+          cacheWriteTokens: sum(3),
+          reasoningTokens: sum(4),
+        },
+      },
+    },
+  });
 };
 
 const A: Call = [1000, 100, 600, 200, 10];
 const B: Call = [3000, 50, 2500, 0, 0];
 const C: Call = [500, 40, 0, 100, 0];
 /** What calls come to in the metric contract (input without cache). */
-const expected = (calls: Call[]) => calls.reduce((a, [i, o, r, w, x]) => ({
-  input: a.input + i - r - w, output: a.output + o, cache_read: a.cache_read + r, cache_write: a.cache_write + w, reasoning: a.reasoning + x,
-}), { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 });
+const expected = (calls: Call[]) =>
+  calls.reduce(
+    (a, [i, o, r, w, x]) => ({
+      input: a.input + i - r - w,
+      output: a.output + o,
+      cache_read: a.cache_read + r,
+      cache_write: a.cache_write + w,
+      reasoning: a.reasoning + x,
+    }),
+    { input: 0, output: 0, cache_read: 0, cache_write: 0, reasoning: 0 },
+  );
 
 /** A Copilot CLI home: one session's events.jsonl and the store's rows (a schema-8 store, as 1.0.9x writes it). */
 function home() {
@@ -77,7 +128,8 @@ function home() {
     /** Rows written by a new connection, or by `db`, a writer that keeps the store open. */
     rows: (calls: Call[], session = S, initiator: string | null = null, writer?: Database) => {
       const db = writer ?? new Database(dbPath);
-      const insert = db.prepare(`INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+      const insert =
+        db.prepare(`INSERT INTO assistant_usage_events (session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
         reasoning_tokens, total_nano_aiu, request_multiplier, initiator) VALUES (?, 'gpt-5.2', ?, ?, ?, ?, ?, 1000, 1, ?)`);
       for (const c of calls) insert.run(session, ...c, initiator);
       if (!writer) db.close();
@@ -101,9 +153,17 @@ async function scan(root: string, stateDir: string) {
   const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const collector = new Collector('copilot-cli', copilotCli, [root], store, db, createLogger('error'));
   await collector.scan();
-  const sum = (metric: string, type?: string) => [...store.counters.values()]
-    .filter((c) => c.metric === metric && (type === undefined || c.labels.token_type === type)).reduce((a, c) => a + c.value, 0);
-  const tokens = { input: sum('tokens', 'input'), output: sum('tokens', 'output'), cache_read: sum('tokens', 'cache_read'), cache_write: sum('tokens', 'cache_write'), reasoning: sum('reasoningTokens') };
+  const sum = (metric: string, type?: string) =>
+    [...store.counters.values()]
+      .filter((c) => c.metric === metric && (type === undefined || c.labels.token_type === type))
+      .reduce((a, c) => a + c.value, 0);
+  const tokens = {
+    input: sum('tokens', 'input'),
+    output: sum('tokens', 'output'),
+    cache_read: sum('tokens', 'cache_read'),
+    cache_write: sum('tokens', 'cache_write'),
+    reasoning: sum('reasoningTokens'),
+  };
   const sessions = [...store.sessions.values()].map((s) => ({ id: s.id, cwd: s.cwd }));
   expect(collector.stats.skipped).toEqual(new Map());
   store.commit();
@@ -112,7 +172,7 @@ async function scan(root: string, stateDir: string) {
 }
 
 describe('Copilot CLI: the store and the event log count each call once', () => {
-  it('counts the store\'s calls as they are written, where the log records only output until the run ends', async () => {
+  it("counts the store's calls as they are written, where the log records only output until the run ends", async () => {
     const h = home();
     const state = tempDir();
     h.events(start(), answer(100));
@@ -128,7 +188,7 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
   });
 
-  it('counts a call once whichever of the store\'s row and the log\'s usage record is read first, across restarts', async () => {
+  it("counts a call once whichever of the store's row and the log's usage record is read first, across restarts", async () => {
     const h = home();
     const state = tempDir();
     h.events(start(), record(A, 'c1'));
@@ -157,7 +217,7 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, A]));
   });
 
-  it('counts what only one source has: a call the log lacks (a compaction\'s), and one only the run-end totals hold', async () => {
+  it("counts what only one source has: a call the log lacks (a compaction's), and one only the run-end totals hold", async () => {
     const h = home();
     const state = tempDir();
     h.events(start(), record(A, 'c1'));
@@ -169,7 +229,7 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B, C]));
   });
 
-  it('counts many runs\' ends read at once (the first scan of a settled store) against their own sessions\' rows', async () => {
+  it("counts many runs' ends read at once (the first scan of a settled store) against their own sessions' rows", async () => {
     const h = home();
     const state = tempDir();
     const ids = [1, 2, 3, 4].map((i) => `7c1e9a02-0000-4000-8000-00000000001${i}`);
@@ -199,11 +259,17 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
   });
 
-  it('without the store\'s rows, the run-end totals count as before: output per message, the rest at the end', async () => {
+  it("without the store's rows, the run-end totals count as before: output per message, the rest at the end", async () => {
     const h = home();
     const state = tempDir();
     h.events(start(), answer(100), answer(50));
-    expect((await scan(h.root, state)).tokens).toEqual({ input: 0, output: 150, cache_read: 0, cache_write: 0, reasoning: 0 });
+    expect((await scan(h.root, state)).tokens).toEqual({
+      input: 0,
+      output: 150,
+      cache_read: 0,
+      cache_write: 0,
+      reasoning: 0,
+    });
     h.events(shutdown([A, B]));
     expect((await scan(h.root, state)).tokens).toEqual(expected([A, B]));
   });
@@ -233,7 +299,12 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
       h.events(start(), answer(100));
       h.rows([A], S, null, writer);
       // The store's content; not the -shm, SQLite's shared-memory index (as in sqlite-stores-io.test.ts).
-      const hashes = () => ['', '-wal'].map((f) => createHash('sha1').update(readFileSync(`${path}${f}`)).digest('hex'));
+      const hashes = () =>
+        ['', '-wal'].map((f) =>
+          createHash('sha1')
+            .update(readFileSync(`${path}${f}`))
+            .digest('hex'),
+        );
       const before = hashes();
       expect((await scan(h.root, state)).tokens).toEqual(expected([A]));
       expect(hashes()).toEqual(before);
@@ -245,7 +316,7 @@ describe('Copilot CLI: the store and the event log count each call once', () => 
     }
   });
 
-  it('reads the calls of a session with no event log (the desktop app\'s) under its own id and working directory', async () => {
+  it("reads the calls of a session with no event log (the desktop app's) under its own id and working directory", async () => {
     const h = home();
     const other = '7c1e9a02-0000-4000-8000-000000000002';
     h.events(start());

@@ -30,27 +30,65 @@ function userDir(): { user: string; journal: string } {
 
 const header = { kind: 0, v: { version: 3, creationDate: T0, sessionId: S, requests: [], initialLocation: 'panel' } };
 const request = (n: number) => ({
-  requestId: `request_${n}`, timestamp: T0 + n * 60_000, message: { text: 'go on' }, modelId: 'copilot/claude-sonnet-4.5', response: [], modelState: { value: 0 },
+  requestId: `request_${n}`,
+  timestamp: T0 + n * 60_000,
+  message: { text: 'go on' },
+  modelId: 'copilot/claude-sonnet-4.5',
+  response: [],
+  modelState: { value: 0 },
 });
 /** The lines of request `n` (the `n`th of the session) from its push to its end, with `output` tokens in its result. */
-const requestLines = (n: number, output: number) => [
-  { kind: 2, k: ['requests'], v: [request(n)] },
-  { kind: 2, k: ['requests', n, 'response'], v: [{ value: 'Looking.' }, { kind: 'toolInvocationSerialized', toolCallId: `call_${n}`, toolId: 'copilot_readFile', isComplete: true, isConfirmed: { type: 1 } }] },
-  { kind: 1, k: ['requests', n, 'result'], v: { timings: { totalElapsed: 5000 }, metadata: { promptTokens: 9000, outputTokens: output } } },
-  { kind: 1, k: ['requests', n, 'modelState'], v: { value: 1, completedAt: T0 + n * 60_000 + 5000 } },
-].map(line).join('');
+const requestLines = (n: number, output: number) =>
+  [
+    { kind: 2, k: ['requests'], v: [request(n)] },
+    {
+      kind: 2,
+      k: ['requests', n, 'response'],
+      v: [
+        { value: 'Looking.' },
+        {
+          kind: 'toolInvocationSerialized',
+          toolCallId: `call_${n}`,
+          toolId: 'copilot_readFile',
+          isComplete: true,
+          isConfirmed: { type: 1 },
+        },
+      ],
+    },
+    {
+      kind: 1,
+      k: ['requests', n, 'result'],
+      v: { timings: { totalElapsed: 5000 }, metadata: { promptTokens: 9000, outputTokens: output } },
+    },
+    { kind: 1, k: ['requests', n, 'modelState'], v: { value: 1, completedAt: T0 + n * 60_000 + 5000 } },
+  ]
+    .map(line)
+    .join('');
 
 /** A collector and its tallying store over one user folder, scanned as many times as a test likes. */
 function reading(user: string) {
   const db = new StateDb(tempDir());
   const store = new TallyStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const collector = new Collector('copilot-vscode', copilotVscode, [user], store, db, createLogger('error'));
-  const tokens = (type: string) => [...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === type).map((c) => c.value);
+  const tokens = (type: string) =>
+    [...store.counters.values()]
+      .filter((c) => c.metric === 'tokens' && c.labels.token_type === type)
+      .map((c) => c.value);
   const tally = (k: string) => store.bySession.get(`copilot-vscode/${S}`)?.get(k) ?? 0;
   return { store, collector, tokens, tally, scan: () => collector.scan() };
 }
 
-interface Call { id: string; session?: string; turn: number; input: number; output: number; cached?: number; cacheWrite?: number; end: number; operation?: string }
+interface Call {
+  id: string;
+  session?: string;
+  turn: number;
+  input: number;
+  output: number;
+  cached?: number;
+  cacheWrite?: number;
+  end: number;
+  operation?: string;
+}
 
 /** Writes to the user folder's agent-traces.db (made on first use) as Copilot's exporter does. */
 function traces(user: string, f: (db: InstanceType<typeof Database>) => void): void {
@@ -68,10 +106,16 @@ function traces(user: string, f: (db: InstanceType<typeof Database>) => void): v
 }
 
 function insert(db: InstanceType<typeof Database>, c: Call): void {
-  db.prepare(`INSERT INTO spans (span_id, trace_id, name, start_time_ms, end_time_ms, status_code, operation_name, request_model, input_tokens, output_tokens,
-    cached_tokens, chat_session_id, turn_index) VALUES (?, 't', 'chat', ?, ?, 1, ?, 'claude-sonnet-4.5', ?, ?, ?, ?, ?)`)
-    .run(c.id, c.end - 1000, c.end, c.operation ?? 'chat', c.input, c.output, c.cached ?? null, c.session ?? S, c.turn);
-  if (c.cacheWrite !== undefined) db.prepare('INSERT INTO span_attributes VALUES (?, ?, ?)').run(c.id, 'gen_ai.usage.cache_creation.input_tokens', String(c.cacheWrite));
+  db.prepare(
+    `INSERT INTO spans (span_id, trace_id, name, start_time_ms, end_time_ms, status_code, operation_name, request_model, input_tokens, output_tokens,
+    cached_tokens, chat_session_id, turn_index) VALUES (?, 't', 'chat', ?, ?, 1, ?, 'claude-sonnet-4.5', ?, ?, ?, ?, ?)`,
+  ).run(c.id, c.end - 1000, c.end, c.operation ?? 'chat', c.input, c.output, c.cached ?? null, c.session ?? S, c.turn);
+  if (c.cacheWrite !== undefined)
+    db.prepare('INSERT INTO span_attributes VALUES (?, ?, ?)').run(
+      c.id,
+      'gen_ai.usage.cache_creation.input_tokens',
+      String(c.cacheWrite),
+    );
 }
 
 describe('copilot-vscode', () => {
@@ -85,8 +129,20 @@ describe('copilot-vscode', () => {
 
     // Compacted: the session as it stands, one `kind` 0 line (the "replace" path), shorter.
     const before = statSync(journal).size;
-    const whole = { ...header.v, requests: [{ ...request(0), response: [{ value: 'Looking.' }, { kind: 'toolInvocationSerialized', toolCallId: 'call_0', toolId: 'copilot_readFile', isComplete: true }],
-      result: { metadata: { promptTokens: 9000, outputTokens: 700 } }, modelState: { value: 1, completedAt: T0 + 5000 } }] };
+    const whole = {
+      ...header.v,
+      requests: [
+        {
+          ...request(0),
+          response: [
+            { value: 'Looking.' },
+            { kind: 'toolInvocationSerialized', toolCallId: 'call_0', toolId: 'copilot_readFile', isComplete: true },
+          ],
+          result: { metadata: { promptTokens: 9000, outputTokens: 700 } },
+          modelState: { value: 1, completedAt: T0 + 5000 },
+        },
+      ],
+    };
     writeFileSync(journal, line({ kind: 0, v: whole }));
     expect(statSync(journal).size).toBeLessThan(before);
     await r.scan();
@@ -95,7 +151,10 @@ describe('copilot-vscode', () => {
     appendFileSync(journal, requestLines(1, 300));
     await r.scan();
     expect(counts()).toEqual([2, 2, 2, [1000]]);
-    expect(r.store.sessions.get(`copilot-vscode/${S}`)).toMatchObject({ cwd: '/projects/webapp', model: 'claude-sonnet-4.5' });
+    expect(r.store.sessions.get(`copilot-vscode/${S}`)).toMatchObject({
+      cwd: '/projects/webapp',
+      model: 'claude-sonnet-4.5',
+    });
     expect(r.tokens('input')).toEqual([]);
     expect(r.collector.stats.skipped).toEqual(new Map());
   });
@@ -112,7 +171,7 @@ describe('copilot-vscode', () => {
     expect([r.tally('turns:completed'), r.tokens('output')]).toEqual([1, [700]]);
   });
 
-  it('counts a turn\'s tokens from the database where it holds the turn\'s calls, else from the journal: never both', async () => {
+  it("counts a turn's tokens from the database where it holds the turn's calls, else from the journal: never both", async () => {
     const { user, journal } = userDir();
     writeFileSync(journal, line(header) + requestLines(0, 700));
     const r = reading(user);
@@ -127,7 +186,12 @@ describe('copilot-vscode', () => {
     });
     appendFileSync(journal, requestLines(1, 300));
     await r.scan();
-    expect([r.tokens('output'), r.tokens('input'), r.tokens('cache_read'), r.tokens('cache_write')]).toEqual([[980], [3000], [8000], [1000]]);
+    expect([r.tokens('output'), r.tokens('input'), r.tokens('cache_read'), r.tokens('cache_write')]).toEqual([
+      [980],
+      [3000],
+      [8000],
+      [1000],
+    ]);
     expect(r.tally('prompts')).toBe(2);
 
     // Read cold, the database (listed first) has both turns.
@@ -171,7 +235,12 @@ describe('copilot-vscode', () => {
     });
     const r = reading(user);
     await r.scan();
-    expect([r.tokens('input'), r.tokens('cache_read'), r.tokens('cache_write'), r.tokens('output')]).toEqual([[3000], [6000], [], [650]]);
+    expect([r.tokens('input'), r.tokens('cache_read'), r.tokens('cache_write'), r.tokens('output')]).toEqual([
+      [3000],
+      [6000],
+      [],
+      [650],
+    ]);
     expect([...r.store.sessions.keys()]).toEqual([`copilot-vscode/${S}`]);
   });
 
@@ -180,24 +249,48 @@ describe('copilot-vscode', () => {
     writeFileSync(journal, line(header) + requestLines(0, 700));
     const transcripts = join(user, 'workspaceStorage', 'a1b2c3', 'GitHub.copilot-chat', 'transcripts');
     mkdirSync(transcripts, { recursive: true });
-    const event = (type: string, data: object) => line({ type, data, id: type, timestamp: new Date(T0 + 3000).toISOString(), parentId: null });
-    writeFileSync(join(transcripts, `${S}.jsonl`), event('tool.execution_start', { toolCallId: 'call_0', toolName: 'read_file', arguments: {} })
-      + event('tool.execution_complete', { toolCallId: 'call_0', success: false, result: { content: 'ENOENT' } }));
+    const event = (type: string, data: object) =>
+      line({ type, data, id: type, timestamp: new Date(T0 + 3000).toISOString(), parentId: null });
+    writeFileSync(
+      join(transcripts, `${S}.jsonl`),
+      event('tool.execution_start', { toolCallId: 'call_0', toolName: 'read_file', arguments: {} }) +
+        event('tool.execution_complete', { toolCallId: 'call_0', success: false, result: { content: 'ENOENT' } }),
+    );
     const r = reading(user);
     await r.scan();
     await r.scan();
-    const labels = (metric: string) => [...r.store.counters.values()].filter((c) => c.metric === metric).map((c) => [c.labels.tool, c.labels.kind, c.value]);
-    expect([labels('toolCalls'), labels('toolErrors')]).toEqual([[['read_file', 'read', 1]], [['read_file', 'read', 1]]]);
+    const labels = (metric: string) =>
+      [...r.store.counters.values()]
+        .filter((c) => c.metric === metric)
+        .map((c) => [c.labels.tool, c.labels.kind, c.value]);
+    expect([labels('toolCalls'), labels('toolErrors')]).toEqual([
+      [['read_file', 'read', 1]],
+      [['read_file', 'read', 1]],
+    ]);
   });
 
   it('reads an older session document (`.json`), and only the log where both are there', async () => {
     const { user, journal } = userDir();
     const older = join(user, 'workspaceStorage', 'a1b2c3', 'chatSessions', 'old-session.json');
-    writeFileSync(older, JSON.stringify({ version: 3, creationDate: T0, sessionId: 'old-session', requests: [{ ...request(0), modelState: undefined, isCanceled: true, result: {} }] }));
+    writeFileSync(
+      older,
+      JSON.stringify({
+        version: 3,
+        creationDate: T0,
+        sessionId: 'old-session',
+        requests: [{ ...request(0), modelState: undefined, isCanceled: true, result: {} }],
+      }),
+    );
     writeFileSync(journal, line(header) + requestLines(0, 700));
     writeFileSync(journal.replace(/\.jsonl$/, '.json'), JSON.stringify({ ...header.v, requests: [request(0)] }));
-    expect(copilotVscode.listFiles(user).map((f) => f.path.slice(user.length + 1)).sort()).toEqual([
-      join('workspaceStorage', 'a1b2c3', 'chatSessions', `${S}.jsonl`), join('workspaceStorage', 'a1b2c3', 'chatSessions', 'old-session.json'),
+    expect(
+      copilotVscode
+        .listFiles(user)
+        .map((f) => f.path.slice(user.length + 1))
+        .sort(),
+    ).toEqual([
+      join('workspaceStorage', 'a1b2c3', 'chatSessions', `${S}.jsonl`),
+      join('workspaceStorage', 'a1b2c3', 'chatSessions', 'old-session.json'),
     ]);
     const r = reading(user);
     await r.scan();

@@ -31,7 +31,9 @@ describe('what a document holds, counted before it is parsed', () => {
 describe('a whole JSON document', () => {
   it('is parsed where it holds at most one value per 16 bytes, or few', () => {
     const { events, log } = recorder();
-    const doc = Buffer.from(JSON.stringify({ messages: Array.from({ length: 100_000 }, (_, i) => ({ text: `message ${i} of a thread` })) }));
+    const doc = Buffer.from(
+      JSON.stringify({ messages: Array.from({ length: 100_000 }, (_, i) => ({ text: `message ${i} of a thread` })) }),
+    );
     expect((documentObject(doc, events)!.messages as unknown[]).length).toBe(100_000);
     expect((documentValue(dense(30_000), events) as unknown[]).length).toBe(30_000);
     expect(eventsNamed(log, 'skipped')).toEqual([]);
@@ -45,7 +47,11 @@ describe('a whole JSON document', () => {
 
   it('of a megabyte or more is parsed ahead, with turns of the event loop, into the value JSON.parse gives', async () => {
     const { events, log } = recorder();
-    const doc = Buffer.from(JSON.stringify({ messages: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: i, text: `message ${i} of a thread` })) }));
+    const doc = Buffer.from(
+      JSON.stringify({
+        messages: Array.from({ length: 100_000 }, (_, i) => ({ [`k${i}`]: i, text: `message ${i} of a thread` })),
+      }),
+    );
     let turns = 0;
     const counting = setInterval(() => turns++, 0);
     await parseAhead(doc);
@@ -58,12 +64,20 @@ describe('a whole JSON document', () => {
 
   it('parsed ahead, is skipped as documentValue skips it: too many values, no JSON', async () => {
     const { events, log } = recorder();
-    const docs = [dense(8_000_000), Buffer.from(`[${'"a line of text", '.repeat(100_000)}`), Buffer.from(`${JSON.stringify(Array(100_000).fill('a line of text'))} [`)];
+    const docs = [
+      dense(8_000_000),
+      Buffer.from(`[${'"a line of text", '.repeat(100_000)}`),
+      Buffer.from(`${JSON.stringify(Array(100_000).fill('a line of text'))} [`),
+    ];
     for (const doc of docs) {
       await parseAhead(doc);
       expect(documentValue(doc, events)).toBeUndefined();
     }
-    expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'file_too_large'], ['skipped', 'parse_error'], ['skipped', 'parse_error']]);
+    expect(eventsNamed(log, 'skipped')).toEqual([
+      ['skipped', 'file_too_large'],
+      ['skipped', 'parse_error'],
+      ['skipped', 'parse_error'],
+    ]);
   });
 
   it('is skipped as parse_error where it is no JSON, or, asked for an object, no object', () => {
@@ -71,7 +85,10 @@ describe('a whole JSON document', () => {
     expect(documentValue(Buffer.from('{"a":'), events)).toBeUndefined();
     expect(documentObject(Buffer.from('[1]'), events)).toBeUndefined();
     expect(documentValue(Buffer.from('null'), events)).toBeNull();
-    expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'parse_error']]);
+    expect(eventsNamed(log, 'skipped')).toEqual([
+      ['skipped', 'parse_error'],
+      ['skipped', 'parse_error'],
+    ]);
   });
 });
 

@@ -46,7 +46,8 @@ const CRUSH = crushHome();
  * helper writes (its projects.json names the databases by absolute path: a copy is written anew).
  */
 function homesOf(reader: Reader<unknown>): Home[] {
-  const filesIn = (home: string) => reader.defaultRoots({}, home).flatMap((r) => (existsSync(r) ? reader.listFiles(r) : []));
+  const filesIn = (home: string) =>
+    reader.defaultRoots({}, home).flatMap((r) => (existsSync(r) ? reader.listFiles(r) : []));
   const copy = (home: string) => (dir: string) => cpSync(home, dir, { recursive: true });
   return [
     ...capturesOf(reader).map(({ home, files }) => ({ files, copyTo: copy(home) })),
@@ -92,7 +93,9 @@ const TOKEN_KEY = /token|^(input|output|cached|cacheRead|cacheWrite|read|write|r
 function mapCounts(v: unknown, value: unknown): unknown {
   if (Array.isArray(v)) return v.map((x) => mapCounts(x, value));
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === 'number' && TOKEN_KEY.test(k) ? value : mapCounts(x, value)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, typeof x === 'number' && TOKEN_KEY.test(k) ? value : mapCounts(x, value)]),
+    );
   }
   if (typeof v === 'string' && /^[[{]/.test(v)) return withJson(v, (inner) => mapCounts(inner, value)) ?? v;
   return v;
@@ -130,7 +133,8 @@ function mapNumbers(v: unknown, f: () => unknown): unknown {
 function wrongTypes(v: unknown, rand: () => number): unknown {
   if (rand() < 0.15) return WRONG[Math.floor(rand() * WRONG.length)];
   if (Array.isArray(v)) return v.map((x) => wrongTypes(x, rand));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrongTypes(x, rand)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, wrongTypes(x, rand)]));
   return v;
 }
 
@@ -156,12 +160,22 @@ function expectFinite(store: SessionStore, stats: Map<string, Collector<unknown>
   expect(nonFinite([...store.counters.values()].map((c) => c.value))).toEqual([]);
   expect(nonFinite([...store.sessions.values()])).toEqual([]);
   expect(nonFinite([...store.usageLimits.values()])).toEqual([]);
-  const families = snapshot(store, stats, { status: { doneForMs: 1, staleAfterMs: 1 }, activeWindowMs: 1e15, perSessionMax: 1000, version: 'fuzz' });
-  expect(families.flatMap((f) => f.points.filter((p) => !Number.isFinite(p.value)).map((p) => `${f.def.name}${JSON.stringify(p.labels)}`))).toEqual([]);
+  const families = snapshot(store, stats, {
+    status: { doneForMs: 1, staleAfterMs: 1 },
+    activeWindowMs: 1e15,
+    perSessionMax: 1000,
+    version: 'fuzz',
+  });
+  expect(
+    families.flatMap((f) =>
+      f.points.filter((p) => !Number.isFinite(p.value)).map((p) => `${f.def.name}${JSON.stringify(p.labels)}`),
+    ),
+  ).toEqual([]);
 }
 
 /** Every token counted. */
-const tokenSum = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').reduce((a, c) => a + c.value, 0);
+const tokenSum = (store: SessionStore) =>
+  [...store.counters.values()].filter((c) => c.metric === 'tokens').reduce((a, c) => a + c.value, 0);
 
 /**
  * A column's JSON text, with how to store damaged JSON back: text as it is, a BLOB of JSON, or a
@@ -171,7 +185,8 @@ function jsonColumn(value: unknown): { text: string; store: (json: string) => un
   if (typeof value === 'string') return { text: value, store: (json) => json };
   if (!(value instanceof Uint8Array)) return undefined;
   const inflated = unzstd(value, 64 << 20);
-  if (Buffer.isBuffer(inflated)) return { text: inflated.toString('utf8'), store: (json) => zstdFrame([Buffer.from(json)]) };
+  if (Buffer.isBuffer(inflated))
+    return { text: inflated.toString('utf8'), store: (json) => zstdFrame([Buffer.from(json)]) };
   return { text: Buffer.from(value).toString('utf8'), store: (json) => Buffer.from(json) };
 }
 
@@ -191,14 +206,27 @@ describe.each(Object.keys(HARNESS_FIXTURES) as HarnessId[])('fuzzing the %s read
     expect(seeds.length).toBeGreaterThan(0);
   });
 
-  if (reader.kind === 'files') lineFuzz(harness, reader, seeds.filter((f) => !f.store));
-  if (reader.kind !== 'store' && reader.readDocument) documentFuzz(harness, reader, seeds.filter((f) => f.document && !f.store));
+  if (reader.kind === 'files')
+    lineFuzz(
+      harness,
+      reader,
+      seeds.filter((f) => !f.store),
+    );
+  if (reader.kind !== 'store' && reader.readDocument)
+    documentFuzz(
+      harness,
+      reader,
+      seeds.filter((f) => f.document && !f.store),
+    );
   // A reader of session files may read a database beside them as a store (Copilot CLI's).
   if (reader.kind === 'store' || seeds.some((f) => f.store)) storeFuzz(harness, reader, homes);
 });
 
 function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFile[]): void {
-  const lines = seeds.filter((f) => !f.document).flatMap((f) => readFileSync(f.path, 'utf8').split('\n').filter(Boolean)).slice(0, 400);
+  const lines = seeds
+    .filter((f) => !f.document)
+    .flatMap((f) => readFileSync(f.path, 'utf8').split('\n').filter(Boolean))
+    .slice(0, 400);
 
   /** Feeds lines as the collector does (state persisted as JSON between lines); returns skips per line. */
   function feed(input: Buffer[]): { skips: number[]; store: SessionStore; reasons: Set<string> } {
@@ -212,7 +240,14 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       skipped++;
       reasons.add(reason);
     };
-    const events = sinkOf(store, reader.harness, () => reader.sessionOf?.(file, state) ?? file.sessionId, harness, onSkip, reader.unrecorded);
+    const events = sinkOf(
+      store,
+      reader.harness,
+      () => reader.sessionOf?.(file, state) ?? file.sessionId,
+      harness,
+      onSkip,
+      reader.unrecorded,
+    );
     const skips = input.map((line) => {
       const before = skipped;
       events.beginLine(false);
@@ -232,7 +267,10 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
 
   it('random bytes: no throw; each line counted as skipped', () => {
     const rand = generator(seedOf(harness));
-    const input = [...GARBAGE.map((g) => Buffer.from(g, 'latin1')), ...Array.from({ length: 300 }, () => randomBytes(rand, 300))]
+    const input = [
+      ...GARBAGE.map((g) => Buffer.from(g, 'latin1')),
+      ...Array.from({ length: 300 }, () => randomBytes(rand, 300)),
+    ]
       .map((b) => b.subarray(0, b.indexOf(10) === -1 ? b.length : b.indexOf(10)))
       .filter((b) => b.length > 0);
     const { skips } = feed(input);
@@ -259,13 +297,23 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
       for (const c of store.counters.values()) expect(c.value).toBeLessThan(2 ** 40 * input.length);
     }
     // Numbers written as strings of digits, and mixed huge and small numbers.
-    feed(lines.flatMap((l) => {
-      try {
-        return [Buffer.from(JSON.stringify(mapNumbers(JSON.parse(l), () => (rand() < 0.5 ? String(Math.floor(rand() * 1000)) : HUGE[Math.floor(rand() * HUGE.length)]))))];
-      } catch {
-        return [];
-      }
-    }));
+    feed(
+      lines.flatMap((l) => {
+        try {
+          return [
+            Buffer.from(
+              JSON.stringify(
+                mapNumbers(JSON.parse(l), () =>
+                  rand() < 0.5 ? String(Math.floor(rand() * 1000)) : HUGE[Math.floor(rand() * HUGE.length)],
+                ),
+              ),
+            ),
+          ];
+        } catch {
+          return [];
+        }
+      }),
+    );
   });
 
   it('token counts that are no counts: skipped and counted, never read as 0', () => {
@@ -281,13 +329,15 @@ function lineFuzz(harness: string, reader: LineReader<unknown>, seeds: SessionFi
   it('values of the wrong type: no throw, nothing infinite', () => {
     const rand = generator(seedOf(harness) + 3);
     for (let round = 0; round < 3; round++) {
-      feed(lines.flatMap((l) => {
-        try {
-          return [Buffer.from(JSON.stringify(wrongTypes(JSON.parse(l), rand)))];
-        } catch {
-          return [];
-        }
-      }));
+      feed(
+        lines.flatMap((l) => {
+          try {
+            return [Buffer.from(JSON.stringify(wrongTypes(JSON.parse(l), rand)))];
+          } catch {
+            return [];
+          }
+        }),
+      );
     }
   });
 }
@@ -297,16 +347,29 @@ function documentFuzz(harness: string, reader: Reader<unknown>, docs: SessionFil
   it('documents: random bytes, cut, huge numbers, wrong types: no throw, nothing infinite; garbage counted', () => {
     const rand = generator(seedOf(harness) + 4);
     const file: SessionFile = { path: `/fuzz/${harness}.json`, sessionId: 'fuzz', document: true };
-    const variants: [SessionFile, Buffer][] = [[file, randomBytes(rand, 5000)], [file, Buffer.from('not json')]];
+    const variants: [SessionFile, Buffer][] = [
+      [file, randomBytes(rand, 5000)],
+      [file, Buffer.from('not json')],
+    ];
     for (const doc of docs) {
       const text = readFileSync(doc.path, 'utf8');
-      variants.push([doc, Buffer.from(text.slice(0, Math.floor(rand() * text.length)))],
-        [doc, Buffer.from(JSON.stringify(mapNumbers(JSON.parse(text), () => 1e308)))], [doc, Buffer.from(JSON.stringify(wrongTypes(JSON.parse(text), rand)))]);
+      variants.push(
+        [doc, Buffer.from(text.slice(0, Math.floor(rand() * text.length)))],
+        [doc, Buffer.from(JSON.stringify(mapNumbers(JSON.parse(text), () => 1e308)))],
+        [doc, Buffer.from(JSON.stringify(wrongTypes(JSON.parse(text), rand)))],
+      );
     }
     variants.forEach(([doc, bytes], i) => {
       const store = newStore();
       let skipped = 0;
-      const events = sinkOf(store, reader.harness, () => doc.sessionId, harness, () => void skipped++, reader.unrecorded);
+      const events = sinkOf(
+        store,
+        reader.harness,
+        () => doc.sessionId,
+        harness,
+        () => void skipped++,
+        reader.unrecorded,
+      );
       const state = reader.initialState(doc);
       expect(() => readAtOnce(reader.readDocument!(bytes, state, doc, events))).not.toThrow();
       expect(nonFinite(state)).toEqual([]);
@@ -319,7 +382,21 @@ function documentFuzz(harness: string, reader: Reader<unknown>, docs: SessionFil
     const read = (doc: SessionFile, text: string) => {
       const store = newStore();
       const reasons = new Set<string>();
-      readAtOnce(reader.readDocument!(Buffer.from(text), reader.initialState(doc), doc, sinkOf(store, reader.harness, () => doc.sessionId, harness, (r) => void reasons.add(r), reader.unrecorded)));
+      readAtOnce(
+        reader.readDocument!(
+          Buffer.from(text),
+          reader.initialState(doc),
+          doc,
+          sinkOf(
+            store,
+            reader.harness,
+            () => doc.sessionId,
+            harness,
+            (r) => void reasons.add(r),
+            reader.unrecorded,
+          ),
+        ),
+      );
       return { tokens: tokenSum(store), reasons };
     };
     for (const doc of docs) {
@@ -327,7 +404,11 @@ function documentFuzz(harness: string, reader: Reader<unknown>, docs: SessionFil
       if (read(doc, text).tokens === 0) continue;
       for (const value of [...NOT_COUNTS, ...RAW]) {
         const { tokens, reasons } = read(doc, withCounts(text, value)!);
-        expect([value, tokens, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([value, 0, true]);
+        expect([value, tokens, reasons.has('implausible_value') || reasons.has('parse_error')]).toEqual([
+          value,
+          0,
+          true,
+        ]);
       }
     }
   });
@@ -347,7 +428,14 @@ function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): voi
       for (const f of damaged) damage(f.path, rand);
       const store = newStore();
       const lines: string[] = [];
-      const collector = new Collector(harness, reader, roots, store, new StateDb(':memory:'), createLogger('warn', (l) => lines.push(l)));
+      const collector = new Collector(
+        harness,
+        reader,
+        roots,
+        store,
+        new StateDb(':memory:'),
+        createLogger('warn', (l) => lines.push(l)),
+      );
       await collector.scan();
       expect(collector.stats.skipped.get('reader_error')).toBeUndefined();
       expectFinite(store, new Map([[harness, collector.stats]]));
@@ -365,17 +453,30 @@ function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): voi
     // reads as a store (OpenClaw's older sessions): damaged as JSON, whole or line by line.
     if (!isDatabase(path)) {
       const text = readFileSync(path, 'utf8');
-      writeFileSync(path, withJson(text, f) ?? text.split('\n').map((l) => withJson(l, f) ?? l).join('\n'));
+      writeFileSync(
+        path,
+        withJson(text, f) ??
+          text
+            .split('\n')
+            .map((l) => withJson(l, f) ?? l)
+            .join('\n'),
+      );
       return;
     }
     const db = new Database(path);
     // Tables only: a full-text index's virtual table and its shadow tables are SQLite's to write.
-    const tables = (db.pragma('table_list') as { schema: string; name: string; type: string; wr: number }[]).filter((t) => t.schema === 'main' && t.type === 'table' && t.name !== 'sqlite_schema');
+    const tables = (db.pragma('table_list') as { schema: string; name: string; type: string; wr: number }[]).filter(
+      (t) => t.schema === 'main' && t.type === 'table' && t.name !== 'sqlite_schema',
+    );
     for (const { name, wr } of tables) {
-      const keys = (db.pragma(`table_info("${name}")`) as { name: string; pk: number }[]).filter((c) => c.pk > 0).map((c) => c.name);
+      const keys = (db.pragma(`table_info("${name}")`) as { name: string; pk: number }[])
+        .filter((c) => c.pk > 0)
+        .map((c) => c.name);
       // A row is named by its rowid, or in a table without one (OpenClaw's) by its primary key.
       const rowKeys = wr ? keys : ['rowid'];
-      const rows = db.prepare(`SELECT ${rowKeys.map((k, i) => `"${k}" AS _key${i}`).join(', ')}, * FROM "${name}"`).all() as Record<string, unknown>[];
+      const rows = db
+        .prepare(`SELECT ${rowKeys.map((k, i) => `"${k}" AS _key${i}`).join(', ')}, * FROM "${name}"`)
+        .all() as Record<string, unknown>[];
       const where = rowKeys.map((k) => `"${k}" = ?`).join(' AND ');
       for (const row of rows) {
         const rowKey = rowKeys.map((_, i) => row[`_key${i}`]);
@@ -403,7 +504,8 @@ function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): voi
   }
 
   /** The tokens counted, by counter. */
-  const tokensOf = (store: SessionStore) => Object.fromEntries([...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => [c.key, c.value]));
+  const tokensOf = (store: SessionStore) =>
+    Object.fromEntries([...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => [c.key, c.value]));
 
   it('random bytes over the database: the scan fails (logged) or the store is skipped (counted), nothing thrown or infinite', async () => {
     for (const { collector, lines, damaged, databases } of await readDamaged((p, rand) => {
@@ -424,20 +526,32 @@ function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): voi
   });
 
   it('a cut database: nothing thrown or infinite', async () => {
-    await readDamaged((p, rand) => writeFileSync(p, readFileSync(p).subarray(0, Math.floor(rand() * statSync(p).size))), 11);
+    await readDamaged(
+      (p, rand) => writeFileSync(p, readFileSync(p).subarray(0, Math.floor(rand() * statSync(p).size))),
+      11,
+    );
   });
 
   it('huge and impossible numbers in every JSON value and number column: read, counted as implausible, nothing infinite', async () => {
     const intact = (await readDamaged(() => {}, 12)).map((r) => tokensOf(r.store));
     const implausible = intact.map(() => 0);
     for (const value of HUGE) {
-      const results = await readDamaged((p) => rewrite(p, (v) => mapNumbers(v, () => value), () => value), 12);
+      const results = await readDamaged(
+        (p) =>
+          rewrite(
+            p,
+            (v) => mapNumbers(v, () => value),
+            () => value,
+          ),
+        12,
+      );
       results.forEach(({ collector, store }, i) => {
         expect(collector.stats.success).toBe(true);
         for (const c of store.counters.values()) expect(c.value).toBeLessThan(2 ** 40 * 1000);
         // No count can be any of these values: none adds a token (times and keys are damaged
         // too, and records left unread for that).
-        for (const [k, n] of Object.entries(tokensOf(store))) expect([k, value, n]).toEqual([k, value, Math.min(n, intact[i]![k] ?? 0)]);
+        for (const [k, n] of Object.entries(tokensOf(store)))
+          expect([k, value, n]).toEqual([k, value, Math.min(n, intact[i]![k] ?? 0)]);
         if (value >= 2 ** 40) implausible[i]! += collector.stats.skipped.get('implausible_value') ?? 0;
       });
     }
@@ -455,11 +569,20 @@ function storeFuzz(harness: string, reader: Reader<unknown>, homes: Home[]): voi
     for (const value of [...NOT_COUNTS, ...RAW]) {
       // A column holds text where JSON holds true, {} or []: SQLite has no such values.
       const column = typeof value === 'string' ? value : JSON.stringify(value);
-      const results = await readDamaged((p) => rewrite(p, (v) => mapCounts(v, marked(value)), (col) => (TOKEN_KEY.test(col) ? column : undefined)), 14);
+      const results = await readDamaged(
+        (p) =>
+          rewrite(
+            p,
+            (v) => mapCounts(v, marked(value)),
+            (col) => (TOKEN_KEY.test(col) ? column : undefined),
+          ),
+        14,
+      );
       results.forEach(({ collector, store }, i) => {
         if (intact[i] === 0) return;
         expect([value, tokenSum(store)]).toEqual([value, 0]);
-        const skipped = (collector.stats.skipped.get('implausible_value') ?? 0) + (collector.stats.skipped.get('parse_error') ?? 0);
+        const skipped =
+          (collector.stats.skipped.get('implausible_value') ?? 0) + (collector.stats.skipped.get('parse_error') ?? 0);
         expect([value, skipped > 0]).toEqual([value, true]);
       });
     }

@@ -39,12 +39,19 @@ interface Truth {
   status_reason: string;
 }
 
-const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.aider-cursor-antigravity.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.aider-cursor-antigravity.json'), 'utf8')) as {
+  now: string;
+  sessions: Truth[];
+};
 
 // Aider's header times and Cursor's prompt stamps are local times without a zone; the ground
 // truth wrote them for a clock at UTC: its "now" is taken in the same local time for them.
 const localNow = Date.parse(truth.now.replace(/Z$/, ''));
-const NOW: Record<string, number> = { aider: localNow, 'cursor-agent': localNow, 'antigravity-cli': Date.parse(truth.now) };
+const NOW: Record<string, number> = {
+  aider: localNow,
+  'cursor-agent': localNow,
+  'antigravity-cli': Date.parse(truth.now),
+};
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 
 describe.each([
@@ -75,8 +82,12 @@ describe.each([
     expect(s!.model).toBe(t.model);
     if (t.tokens) {
       expect({ ...s!.tokens, cacheWrite1h: undefined }).toEqual({
-        input: t.tokens.input, output: t.tokens.output, cacheRead: t.tokens.cache_read, cacheWrite: t.tokens.cache_write,
-        reasoning: t.tokens.reasoning ?? 0, cacheWrite1h: undefined,
+        input: t.tokens.input,
+        output: t.tokens.output,
+        cacheRead: t.tokens.cache_read,
+        cacheWrite: t.tokens.cache_write,
+        reasoning: t.tokens.reasoning ?? 0,
+        cacheWrite1h: undefined,
       });
     } else {
       expect(n('tokens') + n('cost')).toBe(0);
@@ -92,26 +103,47 @@ describe.each([
     expect(n('toolErrors')).toBe(t.tool_errors ?? 0);
     expect(n('subagents')).toBe(t.subagents);
     if (t.turns) {
-      expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
+      expect({
+        completed: n('turns:completed'),
+        failed: n('turns:failed'),
+        interrupted: n('turns:interrupted'),
+      }).toEqual(t.turns);
     }
     const status = statusOf(s!, undefined, NOW[reader.harness]!, OPTS, reader.facts);
     expect({ status: status.status, reason: status.reason }).toEqual({ status: t.status, reason: t.status_reason });
   });
 
   it('makes no series of what the harness does not record', () => {
-    const metrics = new Set([...read.store.counters.values()].filter((c) => c.labels.harness === reader.harness).map((c) => c.metric));
+    const metrics = new Set(
+      [...read.store.counters.values()].filter((c) => c.labels.harness === reader.harness).map((c) => c.metric),
+    );
     if (reader.harness === 'cursor-agent') {
       expect([...metrics].filter((m) => ['tokens', 'cost', 'unpricedTokens', 'toolErrors'].includes(m))).toEqual([]);
-      const families = snapshot(read.store, new Map(), { version: 't', activeWindowMs: 1e12, perSessionMax: 50, status: OPTS }, NOW['cursor-agent']);
+      const families = snapshot(
+        read.store,
+        new Map(),
+        { version: 't', activeWindowMs: 1e12, perSessionMax: 50, status: OPTS },
+        NOW['cursor-agent'],
+      );
       expect(families.map((f) => f.def.name)).not.toContain('coding_agent_session_cost_usd');
       // nor does `coding-agent-exporter sessions` show a token count or a cost
-      const listed = JSON.parse(sessionsJson(viewRecords(liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }), [], 'name'))) as { tokens: unknown; cost_usd: unknown }[];
+      const listed = JSON.parse(
+        sessionsJson(
+          viewRecords(
+            liveSessions(read.store, NOW['cursor-agent']!, { status: OPTS, activeWindowMs: 1e12 }),
+            [],
+            'name',
+          ),
+        ),
+      ) as { tokens: unknown; cost_usd: unknown }[];
       expect(listed.length).toBe(sessions.length);
       for (const l of listed) expect([l.tokens, l.cost_usd]).toEqual([null, null]);
     }
     if (reader.harness === 'aider') expect(metrics.has('toolCalls')).toBe(false);
     if (reader.harness === 'antigravity-cli') {
-      const types = [...read.store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.harness === reader.harness).map((c) => c.labels.token_type);
+      const types = [...read.store.counters.values()]
+        .filter((c) => c.metric === 'tokens' && c.labels.harness === reader.harness)
+        .map((c) => c.labels.token_type);
       expect([...new Set(types)].sort()).toEqual(['cache_read', 'input', 'output']);
     }
   });

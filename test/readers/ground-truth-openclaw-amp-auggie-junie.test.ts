@@ -73,8 +73,12 @@ describe.each([
     if (t.project) expect(s!.project).toBe(t.project);
     expect(s!.model).toBe(t.model);
     expect({ ...s!.tokens, cacheWrite1h: undefined }).toEqual({
-      input: t.tokens.input, output: t.tokens.output, cacheRead: t.tokens.cache_read, cacheWrite: t.tokens.cache_write,
-      reasoning: t.tokens.reasoning ?? 0, cacheWrite1h: undefined,
+      input: t.tokens.input,
+      output: t.tokens.output,
+      cacheRead: t.tokens.cache_read,
+      cacheWrite: t.tokens.cache_write,
+      reasoning: t.tokens.reasoning ?? 0,
+      cacheWrite1h: undefined,
     });
     // The harness's own cost where it records one (in dollars).
     if (t.cost_usd) expect(s!.costUsd).toBeCloseTo(t.cost_usd, 10);
@@ -83,7 +87,9 @@ describe.each([
     expect(n('toolCalls')).toBe(t.tool_calls ?? 0);
     expect(n('toolErrors')).toBe(t.tool_errors ?? 0);
     expect(n('compactions')).toBe(t.compactions ?? 0);
-    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
+    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(
+      t.turns,
+    );
     const status = statusOf(s!, undefined, NOW, OPTS, reader.facts);
     expect({ status: status.status, reason: status.reason }).toEqual({ status: t.status, reason: t.status_reason });
   });

@@ -19,7 +19,10 @@ import { readHome, type TallyStore } from '../helpers/tally.js';
 // A copy outside this repository: a project is named after the git repository a cwd is in.
 const HOME = tempDir();
 cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis'), HOME, { recursive: true });
-const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.vscode-extensions-kimi.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.vscode-extensions-kimi.json'), 'utf8')) as {
+  now: string;
+  sessions: Truth[];
+};
 
 const NOW = Date.parse(truth.now);
 const OPTS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
@@ -65,12 +68,18 @@ describe.each([
     const tally = store.bySession.get(`${reader.harness}/${t.session_id}`) ?? new Map<string, number>();
     const n = (k: string) => tally.get(k) ?? 0;
     const children = all.filter((c) => c.parent_session_id === t.session_id && reader.harness === 'kimi-cli');
-    const sum = (k: 'input' | 'output' | 'cache_read' | 'cache_write') => [t, ...children].reduce((a, c) => a + (c.tokens[k] ?? 0), 0);
+    const sum = (k: 'input' | 'output' | 'cache_read' | 'cache_write') =>
+      [t, ...children].reduce((a, c) => a + (c.tokens[k] ?? 0), 0);
     expect(s.project).toBe(t.project);
     expect(s.cwd).toBe(t.cwd!.replace('$HOME', '/home/dev'));
     expect(s.model).toBe(t.model);
     expect({ ...s.tokens, cacheWrite1h: 0 }).toEqual({
-      input: sum('input'), output: sum('output'), cacheRead: sum('cache_read'), cacheWrite: sum('cache_write'), reasoning: 0, cacheWrite1h: 0,
+      input: sum('input'),
+      output: sum('output'),
+      cacheRead: sum('cache_read'),
+      cacheWrite: sum('cache_write'),
+      reasoning: 0,
+      cacheWrite1h: 0,
     });
     if (t.cost_usd !== null) expect(s.costUsd).toBeCloseTo(t.cost_usd, 10);
     expect(n('prompts')).toBe(t.prompts);
@@ -81,7 +90,9 @@ describe.each([
     expect(n('toolErrors')).toBe(t.tool_errors ?? 0);
     expect(n('subagents')).toBe(t.subagents);
     expect(n('compactions')).toBe(t.compactions ?? 0);
-    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(t.turns);
+    expect({ completed: n('turns:completed'), failed: n('turns:failed'), interrupted: n('turns:interrupted') }).toEqual(
+      t.turns,
+    );
     const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
     expect({ status: status.status, reason: status.reason }).toEqual({ status: t.status, reason: t.status_reason });
   });

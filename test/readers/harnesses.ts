@@ -20,7 +20,8 @@ export interface HarnessFixtures {
 }
 
 const at = (...roots: string[]): HarnessFixtures => ({ conformance: roots.map((r) => ({ root: join(FIXTURES, r) })) });
-const editorTasks = (dir: string, ext: string) => `homes/vscode-extensions-and-clis/${dir}/User/globalStorage/${ext}/tasks`;
+const editorTasks = (dir: string, ext: string) =>
+  `homes/vscode-extensions-and-clis/${dir}/User/globalStorage/${ext}/tasks`;
 
 export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   'claude-code': at('captures/claude-code/tool/.claude', 'captures/claude-code-2.1.197/tool/.claude'),
@@ -32,7 +33,9 @@ export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   'gemini-cli': at('captures/gemini-cli/tool/.gemini'),
   droid: at('captures/droid/tool/.factory/sessions', 'captures/droid-anthropic/tool/.factory/sessions'),
   pi: at('captures/pi/tool/.pi/agent/sessions'),
-  aider: { conformance: [{ root: join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite'), opts: { textLines: true } }] },
+  aider: {
+    conformance: [{ root: join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite'), opts: { textLines: true } }],
+  },
   'cursor-agent': at('homes/aider-cursor-antigravity-sqlite/.cursor'),
   'antigravity-cli': at('homes/aider-cursor-antigravity-sqlite/.gemini/antigravity-cli'),
   hermes: at('homes/aider-cursor-antigravity-sqlite/.hermes'),
@@ -52,7 +55,9 @@ export const HARNESS_FIXTURES: Record<HarnessId, HarnessFixtures> = {
   openclaw: at('captures/openclaw/tool/.openclaw', 'homes/vscode-extensions-and-clis/.openclaw'),
   amp: at('homes/vscode-extensions-and-clis/.local/share/amp/threads'),
   auggie: at('homes/vscode-extensions-and-clis/.augment/sessions'),
-  junie: { conformance: [{ root: join(FIXTURES, 'homes/vscode-extensions-and-clis/.junie/sessions'), opts: { noCwd: true } }] },
+  junie: {
+    conformance: [{ root: join(FIXTURES, 'homes/vscode-extensions-and-clis/.junie/sessions'), opts: { noCwd: true } }],
+  },
   'trae-cli': at('homes/editor-stores-and-clis/.trae/cli'),
   grok: at('homes/editor-stores-and-clis/.grok'),
   openhands: at('homes/editor-stores-and-clis/.openhands/conversations'),

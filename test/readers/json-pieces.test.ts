@@ -20,14 +20,20 @@ function jsonParse(b: Buffer): unknown {
 
 /** Where two values differ, told more strictly than `toEqual`: -0, key order, own `__proto__`, prototypes. */
 function difference(a: unknown, b: unknown, at = '$'): string | undefined {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b) ? undefined : `${at}: ${String(a)} ≠ ${String(b)}`;
-  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return `${at}: not the same kind`;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)
+    return Object.is(a, b) ? undefined : `${at}: ${String(a)} ≠ ${String(b)}`;
+  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b))
+    return `${at}: not the same kind`;
   const ka = Reflect.ownKeys(a);
   const kb = Reflect.ownKeys(b);
   if (ka.join('\0') !== kb.join('\0')) return `${at}: keys ${ka.join(',')} ≠ ${kb.join(',')}`;
   for (const k of ka) {
     if (k === 'length' && Array.isArray(a)) continue;
-    const d = difference((a as Record<string | symbol, unknown>)[k], (b as Record<string | symbol, unknown>)[k], `${at}.${String(k)}`);
+    const d = difference(
+      (a as Record<string | symbol, unknown>)[k],
+      (b as Record<string | symbol, unknown>)[k],
+      `${at}.${String(k)}`,
+    );
     if (d) return d;
   }
   return undefined;
@@ -61,17 +67,74 @@ const EDGES = [
   '{"constructor":{"prototype":{"x":1}},"toString":"s","hasOwnProperty":1}',
   // spaces JSON allows, and the empty containers
   ' \t\r\n[ \t\r\n{ "a" : [ ] , "b" : { } } , [ [ ] , { } ] ] \n',
-  '[]', '{}', '[[]]', '[{}]', '{"":{"":[""]}}', '[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]',
+  '[]',
+  '{}',
+  '[[]]',
+  '[{}]',
+  '{"":{"":[""]}}',
+  '[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]',
   '[true,false,null,"true",1,"",[true],{"n":null}]',
   // documents that are not a container
-  '"just a string"', '12', ' null ', 'true',
+  '"just a string"',
+  '12',
+  ' null ',
+  'true',
   // no JSON
-  '', ' ', '[', ']', '{', '}', '[1,]', '[,1]', '[1,,2]', '{"a":1,}', '{,"a":1}', '{"a"}', '{"a":}', '{"a" 1}', '{"a"::1}',
-  '{1:2}', '{a:1}', "{'a':1}", '[1 2]', '[1]]', '[[1]', '{"a":[}', '{"a":1]', '[{]}', '[1]x', '[1] [2]', '[1],',
-  '[tru]', '[True]', '[nul]', '[NaN]', '[Infinity]', '[-]', '[01]', '[1.]', '[.5]', '[1e]', '[+1]', '[0x10]', '[1-2]',
-  '["a]', '["a\\"]', '["\\x41"]', '["\\u12"]', '["\u0001"]', '["a\nb"]', '{"a\u0000":1}', '{"\\q":1}', '["\\ud83d\\u"]',
-  '\ufeff[1]', '[1]\u00a0', '[\u00a01]', '/*c*/[1]', '[1]//c',
-]; 
+  '',
+  ' ',
+  '[',
+  ']',
+  '{',
+  '}',
+  '[1,]',
+  '[,1]',
+  '[1,,2]',
+  '{"a":1,}',
+  '{,"a":1}',
+  '{"a"}',
+  '{"a":}',
+  '{"a" 1}',
+  '{"a"::1}',
+  '{1:2}',
+  '{a:1}',
+  "{'a':1}",
+  '[1 2]',
+  '[1]]',
+  '[[1]',
+  '{"a":[}',
+  '{"a":1]',
+  '[{]}',
+  '[1]x',
+  '[1] [2]',
+  '[1],',
+  '[tru]',
+  '[True]',
+  '[nul]',
+  '[NaN]',
+  '[Infinity]',
+  '[-]',
+  '[01]',
+  '[1.]',
+  '[.5]',
+  '[1e]',
+  '[+1]',
+  '[0x10]',
+  '[1-2]',
+  '["a]',
+  '["a\\"]',
+  '["\\x41"]',
+  '["\\u12"]',
+  '["\u0001"]',
+  '["a\nb"]',
+  '{"a\u0000":1}',
+  '{"\\q":1}',
+  '["\\ud83d\\u"]',
+  '\ufeff[1]',
+  '[1]\u00a0',
+  '[\u00a01]',
+  '/*c*/[1]',
+  '[1]//c',
+];
 
 describe('a JSON document parsed in pieces', () => {
   it('is what JSON.parse gives, or nothing where it throws: numbers, escapes, surrogates, duplicate keys, __proto__', () => {
@@ -79,9 +142,27 @@ describe('a JSON document parsed in pieces', () => {
   });
 
   it('decodes bytes that are no UTF-8 as JSON.parse of the decoded text does', () => {
-    const bad = [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98], [0xc0, 0xaf], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+    const bad = [
+      [0xff],
+      [0xc3],
+      [0xe2, 0x82],
+      [0xed, 0xa0, 0x80],
+      [0xf0, 0x9f, 0x98],
+      [0xc0, 0xaf],
+      [0xf8, 0x88, 0x80, 0x80, 0x80],
+    ];
     for (const bytes of bad) {
-      expectSame(Buffer.concat([Buffer.from('["a'), Buffer.from(bytes), Buffer.from('",{"k'), Buffer.from(bytes), Buffer.from('":[1,"'), Buffer.from(bytes), Buffer.from('"]}]')]));
+      expectSame(
+        Buffer.concat([
+          Buffer.from('["a'),
+          Buffer.from(bytes),
+          Buffer.from('",{"k'),
+          Buffer.from(bytes),
+          Buffer.from('":[1,"'),
+          Buffer.from(bytes),
+          Buffer.from('"]}]'),
+        ]),
+      );
       expectSame(Buffer.concat([Buffer.from('[1,'), Buffer.from(bytes), Buffer.from(']')]));
     }
   });
@@ -102,7 +183,12 @@ describe('a JSON document parsed in pieces', () => {
   });
 
   it('holds no more text than about a piece at a time: JSON.parse is never handed the document whole', () => {
-    const doc = Buffer.from(JSON.stringify({ a: Array.from({ length: 50_000 }, (_, i) => ({ i, b: [i, { c: 'text of a message' }] })), d: { e: Array(30_000).fill('x') } }));
+    const doc = Buffer.from(
+      JSON.stringify({
+        a: Array.from({ length: 50_000 }, (_, i) => ({ i, b: [i, { c: 'text of a message' }] })),
+        d: { e: Array(30_000).fill('x') },
+      }),
+    );
     const parse = vi.spyOn(JSON, 'parse');
     try {
       const { value } = parsed(doc);
@@ -115,7 +201,12 @@ describe('a JSON document parsed in pieces', () => {
   });
 
   it('is built, not parsed whole, once a container outgrows a piece, with a step at least every piece', () => {
-    const doc = Buffer.from(JSON.stringify({ messages: Array.from({ length: 20_000 }, (_, i) => ({ [`k${i}`]: i, text: 'some text of a message' })), meta: { n: [1, 2, 3] } }));
+    const doc = Buffer.from(
+      JSON.stringify({
+        messages: Array.from({ length: 20_000 }, (_, i) => ({ [`k${i}`]: i, text: 'some text of a message' })),
+        meta: { n: [1, 2, 3] },
+      }),
+    );
     const { value, steps } = parsed(doc);
     expect(difference(value, JSON.parse(doc.toString()))).toBeUndefined();
     expect(steps).toBeGreaterThanOrEqual(Math.floor(doc.length / (2 * PIECE)));
@@ -138,8 +229,33 @@ function seeded(seed: number): () => number {
 
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const KEYS = ['a', 'b', 'a', '__proto__', '0', '7', '10', '4294967295', '', 'k\\u00e9', '\\ud800', 'x\\"y', 'é'];
-const NUMBERS = ['0', '-0', '1', '-1.5', '1e400', '-1e-400', '5e-324', '1.7976931348623157e308', '123456789012345678901234567890', '0.30000000000000004', '2E+3', '9007199254740993'];
-const STRINGS = ['', 'text', '\\"', '\\\\', '\\n\\t\\r\\b\\f\\/', '\\u0000', '\\ud83d\\ude00', '\\ud800', '\\udfff\\ud800', 'é€😀', ',[{]}:'];
+const NUMBERS = [
+  '0',
+  '-0',
+  '1',
+  '-1.5',
+  '1e400',
+  '-1e-400',
+  '5e-324',
+  '1.7976931348623157e308',
+  '123456789012345678901234567890',
+  '0.30000000000000004',
+  '2E+3',
+  '9007199254740993',
+];
+const STRINGS = [
+  '',
+  'text',
+  '\\"',
+  '\\\\',
+  '\\n\\t\\r\\b\\f\\/',
+  '\\u0000',
+  '\\ud83d\\ude00',
+  '\\ud800',
+  '\\udfff\\ud800',
+  'é€😀',
+  ',[{]}:',
+];
 
 /** A random JSON text (written here, so that keys repeat and numbers are spelled as JSON may spell them). */
 function randomValue(random: () => number, depth: number): string {

@@ -13,13 +13,19 @@ import { eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 
 const file = { path: join(FIXTURES, 'homes/vscode-extensions-and-clis/.kimi/sessions/x/s/wire.jsonl'), sessionId: 's' };
-const line = (type: string, payload: object, ts = 1) => Buffer.from(JSON.stringify({ timestamp: ts, message: { type, payload } }));
+const line = (type: string, payload: object, ts = 1) =>
+  Buffer.from(JSON.stringify({ timestamp: ts, message: { type, payload } }));
 
 describe('Kimi CLI reader', () => {
   it('waits for approval from a request until its response', () => {
     const r = recorder();
     const state = kimiCli.initialState(file);
-    kimiCli.readLine(line('ToolCall', { id: 't1', function: { name: 'Shell', arguments: '{}' } }), state, file, r.events);
+    kimiCli.readLine(
+      line('ToolCall', { id: 't1', function: { name: 'Shell', arguments: '{}' } }),
+      state,
+      file,
+      r.events,
+    );
     kimiCli.readLine(line('ApprovalRequest', { id: 'a1', tool_call_id: 't1' }), state, file, r.events);
     expect(eventsNamed(r.log, 'toolWaits')).toEqual([['toolWaits', 't1', 'approval']]);
     // The state persisted between the two (a restart).
@@ -28,14 +34,25 @@ describe('Kimi CLI reader', () => {
     expect(eventsNamed(r.log, 'toolWaits').at(-1)).toEqual(['toolWaits', 't1', undefined]);
   });
 
-  it('counts a subagent log\'s tokens for its parent session, not its prompts or turns', () => {
-    const sub = { path: join(FIXTURES, 'homes/vscode-extensions-and-clis/.kimi/sessions/x/s/subagents/a1/wire.jsonl'), sessionId: 's' };
+  it("counts a subagent log's tokens for its parent session, not its prompts or turns", () => {
+    const sub = {
+      path: join(FIXTURES, 'homes/vscode-extensions-and-clis/.kimi/sessions/x/s/subagents/a1/wire.jsonl'),
+      sessionId: 's',
+    };
     const r = recorder();
     const state = kimiCli.initialState(sub);
-    for (const l of [line('TurnBegin', { user_input: 'x' }), line('StatusUpdate', { token_usage: { input_other: 5, output: 2, input_cache_read: 1, input_cache_creation: 0 } }), line('TurnEnd', {})]) {
+    for (const l of [
+      line('TurnBegin', { user_input: 'x' }),
+      line('StatusUpdate', {
+        token_usage: { input_other: 5, output: 2, input_cache_read: 1, input_cache_creation: 0 },
+      }),
+      line('TurnEnd', {}),
+    ]) {
       kimiCli.readLine(l, state, sub, r.events);
     }
-    expect(eventsNamed(r.log, 'usage').map(([, , u]) => u)).toEqual([{ input: 5, output: 2, cacheRead: 1, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }]);
+    expect(eventsNamed(r.log, 'usage').map(([, , u]) => u)).toEqual([
+      { input: 5, output: 2, cacheRead: 1, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+    ]);
     expect(r.log.filter(([e]) => ['prompt', 'turnStarted', 'turnEnded'].includes(e))).toEqual([]);
   });
 
@@ -53,7 +70,10 @@ describe('Kimi CLI folders', () => {
     const md5 = (path: string) => createHash('md5').update(path).digest('hex');
     const index = (paths: string[]) => {
       const path = join(share, 'kimi.json');
-      writeFileSync(path, JSON.stringify({ work_dirs: paths.map((p) => ({ path: p, kaos: 'local', last_session_id: null })) }));
+      writeFileSync(
+        path,
+        JSON.stringify({ work_dirs: paths.map((p) => ({ path: p, kaos: 'local', last_session_id: null })) }),
+      );
       // Written a while ago: a file changed within the last seconds may change again unseen, and is read every time.
       const at = new Date(Date.now() - 60_000 + paths.length * 1000);
       utimesSync(path, at, at);

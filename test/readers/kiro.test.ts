@@ -15,9 +15,16 @@ const line = (kind: string, data: object) => `${JSON.stringify({ version: 'v1', 
 /** The sidecar with `turns` as its `user_turn_metadatas` (`[first message id, result, end in s]`). */
 function sidecar(dir: string, turns: [string, 'Ok' | 'Err', number][]): void {
   const path = join(dir, `${ID}.json`);
-  const side = JSON.parse(readFileSync(path, 'utf8')) as { session_state: { conversation_metadata: { user_turn_metadatas: object[] } } };
+  const side = JSON.parse(readFileSync(path, 'utf8')) as {
+    session_state: { conversation_metadata: { user_turn_metadatas: object[] } };
+  };
   side.session_state.conversation_metadata.user_turn_metadatas = turns.map(([first, result, end]) => ({
-    result: { [result]: {} }, message_ids: [first], end_timestamp: end, turn_duration: 5, input_token_count: 0, output_token_count: 0,
+    result: { [result]: {} },
+    message_ids: [first],
+    end_timestamp: end,
+    turn_duration: 5,
+    input_token_count: 0,
+    output_token_count: 0,
     metering_usage: [{ value: 0.1, unit: 'credit' }],
   }));
   writeFileSync(path, JSON.stringify(side));
@@ -26,25 +33,41 @@ function sidecar(dir: string, turns: [string, 'Ok' | 'Err', number][]): void {
 describe('kiro', () => {
   it('opens the running turn from the log and ends it from the sidecar, each once', async () => {
     const dir = tempDir();
-    for (const ext of ['jsonl', 'json']) cpSync(join(FIXTURES, `homes/editor-stores-and-clis/.kiro/sessions/cli/${ID}.${ext}`), join(dir, `${ID}.${ext}`));
+    for (const ext of ['jsonl', 'json'])
+      cpSync(join(FIXTURES, `homes/editor-stores-and-clis/.kiro/sessions/cli/${ID}.${ext}`), join(dir, `${ID}.${ext}`));
     const { store, collector } = await readHome(kiro, dir);
     const tally = () => store.bySession.get(`kiro/${ID}`)!;
     const session = () => store.sessions.get(`kiro/${ID}`)!;
     expect(tally().get('prompts')).toBe(1);
     expect(session().turnStartedAt).toBeDefined();
 
-    appendFileSync(join(dir, `${ID}.jsonl`), line('ToolResults', { message_id: 'm3', content: [{ kind: 'toolResult', data: { toolUseId: 'tooluse_834a42bf3cd557a68a7caa', status: 'error' } }] })
-      + line('AssistantMessage', { message_id: 'm4', content: [{ kind: 'text', data: 'The tests fail.' }] }));
+    appendFileSync(
+      join(dir, `${ID}.jsonl`),
+      line('ToolResults', {
+        message_id: 'm3',
+        content: [{ kind: 'toolResult', data: { toolUseId: 'tooluse_834a42bf3cd557a68a7caa', status: 'error' } }],
+      }) + line('AssistantMessage', { message_id: 'm4', content: [{ kind: 'text', data: 'The tests fail.' }] }),
+    );
     sidecar(dir, [['m1', 'Ok', 1796644470]]);
     await collector.scan();
     expect(session().turnStartedAt).toBeUndefined();
     expect([tally().get('prompts'), tally().get('turns:completed'), tally().get('toolErrors')]).toEqual([1, 1, 1]);
 
     // The next prompt: open until the sidecar holds its turn, which failed.
-    appendFileSync(join(dir, `${ID}.jsonl`), line('Prompt', { message_id: 'm5', content: [{ kind: 'text', data: 'Fix them' }], meta: { timestamp: 1796644500 } }));
+    appendFileSync(
+      join(dir, `${ID}.jsonl`),
+      line('Prompt', {
+        message_id: 'm5',
+        content: [{ kind: 'text', data: 'Fix them' }],
+        meta: { timestamp: 1796644500 },
+      }),
+    );
     await collector.scan();
     expect(session().turnStartedAt).toBe(1796644500_000);
-    sidecar(dir, [['m1', 'Ok', 1796644470], ['m5', 'Err', 1796644530]]);
+    sidecar(dir, [
+      ['m1', 'Ok', 1796644470],
+      ['m5', 'Err', 1796644530],
+    ]);
     await collector.scan();
     expect(session().turnStartedAt).toBeUndefined();
     expect([tally().get('prompts'), tally().get('turns:completed'), tally().get('turns:failed')]).toEqual([2, 1, 1]);

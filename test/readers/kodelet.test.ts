@@ -14,7 +14,10 @@ import { FIXTURES, tempDir } from '../helpers/run.js';
 const ID = '20261130T120000-0123456789abcdef';
 const prompt = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] });
 const toolUse = (id: string) => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 'bash', input: {} }] });
-const toolResult = (id: string) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: [], is_error: false }] });
+const toolResult = (id: string) => ({
+  role: 'user',
+  content: [{ type: 'tool_result', tool_use_id: id, content: [], is_error: false }],
+});
 const answer = (text: string) => ({ role: 'assistant', content: [{ type: 'text', text }] });
 
 function conversationDb() {
@@ -30,12 +33,30 @@ function conversationDb() {
     /** Kodelet's save: the whole row, with the running usage. */
     save(messages: object[], output: number, results: Record<string, object> = {}) {
       const t = `2026-11-30 12:00:${String(++second).padStart(2, '0')}.123456789 +0000 UTC m=+${second}.5`;
-      const usage = { inputTokens: 100 * second, outputTokens: output, cacheCreationInputTokens: 0, cacheReadInputTokens: 0,
-        inputCost: 0, outputCost: output / 1e6, cacheCreationCost: 0, cacheReadCost: 0, currentContextWindow: 500, maxContextWindow: 200000 };
-      db.prepare(`INSERT INTO conversations (id, raw_messages, provider, usage, created_at, updated_at, metadata, tool_results, cwd)
+      const usage = {
+        inputTokens: 100 * second,
+        outputTokens: output,
+        cacheCreationInputTokens: 0,
+        cacheReadInputTokens: 0,
+        inputCost: 0,
+        outputCost: output / 1e6,
+        cacheCreationCost: 0,
+        cacheReadCost: 0,
+        currentContextWindow: 500,
+        maxContextWindow: 200000,
+      };
+      db.prepare(
+        `INSERT INTO conversations (id, raw_messages, provider, usage, created_at, updated_at, metadata, tool_results, cwd)
         VALUES (?, ?, 'anthropic', ?, ?, ?, '{"model":"claude-sonnet-4-5"}', ?, '/src/app')
-        ON CONFLICT(id) DO UPDATE SET raw_messages = excluded.raw_messages, usage = excluded.usage, updated_at = excluded.updated_at, tool_results = excluded.tool_results`)
-        .run(ID, JSON.stringify(messages), JSON.stringify(usage), '2026-11-30 12:00:00.1 +0000 UTC m=+0.1', t, JSON.stringify(results));
+        ON CONFLICT(id) DO UPDATE SET raw_messages = excluded.raw_messages, usage = excluded.usage, updated_at = excluded.updated_at, tool_results = excluded.tool_results`,
+      ).run(
+        ID,
+        JSON.stringify(messages),
+        JSON.stringify(usage),
+        '2026-11-30 12:00:00.1 +0000 UTC m=+0.1',
+        t,
+        JSON.stringify(results),
+      );
     },
     read(): Recorded[] {
       state = JSON.parse(JSON.stringify(state)) as KodeletState;
@@ -47,8 +68,12 @@ function conversationDb() {
   };
 }
 
-const names = (log: Recorded[]) => log.map((e) => e[0]).filter((n) => ['prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult', 'compaction'].includes(n));
-const output = (log: Recorded[]) => log.filter((e) => e[0] === 'usage').reduce((a, e) => a + (e[2] as { output: number }).output, 0);
+const names = (log: Recorded[]) =>
+  log
+    .map((e) => e[0])
+    .filter((n) => ['prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult', 'compaction'].includes(n));
+const output = (log: Recorded[]) =>
+  log.filter((e) => e[0] === 'usage').reduce((a, e) => a + (e[2] as { output: number }).output, 0);
 
 describe('Kodelet conversations', () => {
   it('parses Go time strings in any zone, with the monotonic clock suffix', () => {
@@ -66,7 +91,9 @@ describe('Kodelet conversations', () => {
     expect(output(log)).toBe(40);
     c.save([prompt('fix it'), toolUse('t1'), toolResult('t1')], 40, { t1: { toolName: 'bash', success: true } });
     expect(names(c.read())).toEqual(['toolCall', 'toolResult']);
-    c.save([prompt('fix it'), toolUse('t1'), toolResult('t1'), answer('fixed')], 90, { t1: { toolName: 'bash', success: true } });
+    c.save([prompt('fix it'), toolUse('t1'), toolResult('t1'), answer('fixed')], 90, {
+      t1: { toolName: 'bash', success: true },
+    });
     log = c.read();
     expect(names(log)).toEqual(['turnEnded']);
     expect(output(log)).toBe(50);
@@ -75,7 +102,9 @@ describe('Kodelet conversations', () => {
     log = c.read();
     expect(names(log)).toEqual(['compaction']);
     expect(output(log)).toBe(30);
-    c.save([prompt('Summary of the conversation so far'), prompt('now the docs'), answer('done')], 150, { t1: { toolName: 'bash', success: true } });
+    c.save([prompt('Summary of the conversation so far'), prompt('now the docs'), answer('done')], 150, {
+      t1: { toolName: 'bash', success: true },
+    });
     expect(names(c.read())).toEqual(['turnStarted', 'prompt', 'turnEnded']);
     // Read again unchanged: nothing.
     expect(names(c.read())).toEqual([]);

@@ -15,7 +15,10 @@ describe('readLines', () => {
     const f = join(tempDir(), 'a.jsonl');
     writeFileSync(f, 'one\n\ntwo\nthr');
     const r = collect(f);
-    expect(r.lines).toEqual([['one', 0], ['two', 5]]);
+    expect(r.lines).toEqual([
+      ['one', 0],
+      ['two', 5],
+    ]);
     expect(r.offset).toBe(9);
     writeFileSync(f, 'one\n\ntwo\nthree\n');
     expect(collect(f, r.offset).lines).toEqual([['three', 9]]);
@@ -26,7 +29,11 @@ describe('readLines', () => {
     const long = 'x'.repeat(3 * 1024 * 1024 + 17);
     writeFileSync(f, `a\n${long}\nb\n`);
     const r = collect(f);
-    expect(r.lines.map(([l, at]) => [l.length, at])).toEqual([[1, 0], [long.length, 2], [1, long.length + 3]]);
+    expect(r.lines.map(([l, at]) => [l.length, at])).toEqual([
+      [1, 0],
+      [long.length, 2],
+      [1, long.length + 3],
+    ]);
     expect(r.offset).toBe(long.length + 5);
   });
 

@@ -37,9 +37,24 @@ describe('OpenClaw reader', () => {
     const packed = home('tool');
     const db = new Database(join(packed, DB));
     const bytes = readFileSync(join(FIXTURES, 'openclaw/answer.json.zst'));
-    db.prepare('UPDATE transcript_events SET event_json = NULL, event_zstd = ?, event_utf8_bytes = length(event_json), navigation_json = ? WHERE seq = 8')
-      .run(bytes, JSON.stringify({ version: 1, report: { kind: 'canonical' }, navigation: {}, reset: {}, model: {}, modelBytes: 0, modelWithoutCheckpointBytes: 0, withoutCustomDataBytes: 0 }));
-    expect(db.prepare('SELECT count(*) AS n FROM transcript_events WHERE event_zstd IS NOT NULL').get()).toEqual({ n: 1 });
+    db.prepare(
+      'UPDATE transcript_events SET event_json = NULL, event_zstd = ?, event_utf8_bytes = length(event_json), navigation_json = ? WHERE seq = 8',
+    ).run(
+      bytes,
+      JSON.stringify({
+        version: 1,
+        report: { kind: 'canonical' },
+        navigation: {},
+        reset: {},
+        model: {},
+        modelBytes: 0,
+        modelWithoutCheckpointBytes: 0,
+        withoutCustomDataBytes: 0,
+      }),
+    );
+    expect(db.prepare('SELECT count(*) AS n FROM transcript_events WHERE event_zstd IS NOT NULL').get()).toEqual({
+      n: 1,
+    });
     db.close();
     const expected = read(join(plain, '.openclaw')).log;
     const got = read(join(packed, '.openclaw')).log;
@@ -53,7 +68,9 @@ describe('OpenClaw reader', () => {
     const dir = home('text');
     const db = new Database(join(dir, DB));
     db.pragma('ignore_check_constraints = ON');
-    db.prepare('UPDATE transcript_events SET event_json = NULL, event_zstd = ? WHERE seq = 5').run(Buffer.from('not zstd'));
+    db.prepare('UPDATE transcript_events SET event_json = NULL, event_zstd = ? WHERE seq = 5').run(
+      Buffer.from('not zstd'),
+    );
     db.close();
     const { log } = read(join(dir, '.openclaw'));
     expect(eventsNamed(log, 'skipped')).toEqual([['skipped', 'parse_error']]);
@@ -65,8 +82,14 @@ describe('OpenClaw reader', () => {
     const db = new Database(join(dir, DB));
     db.pragma('ignore_check_constraints = ON');
     // The session's answer, padded with a gigabyte of text OpenClaw's own limits would refuse.
-    const { event_json: answer } = db.prepare('SELECT event_json FROM transcript_events WHERE seq = 5').get() as { event_json: string };
-    const bomb = zstdFrame([Buffer.from(`${answer.slice(0, -1)},"pad":"`), { byte: 0x61, times: 1 << 30 }, Buffer.from('"}')]);
+    const { event_json: answer } = db.prepare('SELECT event_json FROM transcript_events WHERE seq = 5').get() as {
+      event_json: string;
+    };
+    const bomb = zstdFrame([
+      Buffer.from(`${answer.slice(0, -1)},"pad":"`),
+      { byte: 0x61, times: 1 << 30 },
+      Buffer.from('"}'),
+    ]);
     expect(bomb.length).toBeLessThan(40_000);
     db.prepare('UPDATE transcript_events SET event_json = NULL, event_zstd = ? WHERE seq = 5').run(bomb);
     db.close();
@@ -88,11 +111,21 @@ describe('OpenClaw reader', () => {
     expect(usages(first.log)).toHaveLength(1);
     // The session goes on: a second prompt and answer appended (by seq), as `--session-id` again does.
     const db = new Database(join(dir, DB));
-    const rows = db.prepare('SELECT seq, event_json FROM transcript_events WHERE seq IN (4, 5) ORDER BY seq').all() as { seq: number; event_json: string }[];
-    const insert = db.prepare('INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)');
+    const rows = db.prepare('SELECT seq, event_json FROM transcript_events WHERE seq IN (4, 5) ORDER BY seq').all() as {
+      seq: number;
+      event_json: string;
+    }[];
+    const insert = db.prepare(
+      'INSERT INTO transcript_events (session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)',
+    );
     for (const r of rows) {
       const e = JSON.parse(r.event_json) as { id: string; timestamp: string };
-      insert.run('cap-demo-app', r.seq + 2, JSON.stringify({ ...e, id: `${e.id}-2`, timestamp: '2026-12-01T19:20:00.000Z' }), 1796152800000);
+      insert.run(
+        'cap-demo-app',
+        r.seq + 2,
+        JSON.stringify({ ...e, id: `${e.id}-2`, timestamp: '2026-12-01T19:20:00.000Z' }),
+        1796152800000,
+      );
     }
     db.close();
     const second = read(root, seen, states);
@@ -104,7 +137,9 @@ describe('OpenClaw reader', () => {
   it('counts a session once when OpenClaw keeps a copy of it on a reset', () => {
     const dir = tempDir();
     const sessions = join(dir, 'agents/main/sessions');
-    cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis/.openclaw/agents/main/sessions'), sessions, { recursive: true });
+    cpSync(join(FIXTURES, 'homes/vscode-extensions-and-clis/.openclaw/agents/main/sessions'), sessions, {
+      recursive: true,
+    });
     const id = '25d86a4d-5a30-4e8d-8a3e-35b9b3225557';
     const seen = new Set<string>();
     const before = read(dir, seen);
@@ -117,14 +152,17 @@ describe('OpenClaw reader', () => {
     expect(eventsNamed(after.log, 'prompt')).toEqual([]);
   });
 
-  it('never lists the credentials beside an agent\'s database', () => {
+  it("never lists the credentials beside an agent's database", () => {
     const dir = home('text');
     cpSync(join(dir, DB), join(dir, '.openclaw/agents/main/agent/auth-profiles.json'));
     expect(openclaw.listFiles(join(dir, '.openclaw')).map((f) => f.path)).toEqual([join(dir, DB)]);
   });
 
   it('reads the state folder OPENCLAW_STATE_DIR names', () => {
-    expect(openclaw.defaultRoots({ OPENCLAW_STATE_DIR: '/srv/claw' }, '/home/u')).toEqual(['/srv/claw', '/home/u/.openclaw']);
+    expect(openclaw.defaultRoots({ OPENCLAW_STATE_DIR: '/srv/claw' }, '/home/u')).toEqual([
+      '/srv/claw',
+      '/home/u/.openclaw',
+    ]);
     expect(openclaw.defaultRoots({}, '/home/u')).toEqual(['/home/u/.openclaw']);
   });
 

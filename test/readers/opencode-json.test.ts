@@ -36,17 +36,37 @@ function reading(root: string) {
 }
 
 const named = (log: Recorded[], name: string) => log.filter(([e]) => e === name);
-const total = (log: Recorded[]) => named(log, 'usage').reduce((a, [, , u]) => {
-  const x = u as Usage;
-  return { input: a.input + x.input, output: a.output + x.output, cacheRead: a.cacheRead + x.cacheRead, reasoning: a.reasoning + x.reasoning };
-}, { input: 0, output: 0, cacheRead: 0, reasoning: 0 });
+const total = (log: Recorded[]) =>
+  named(log, 'usage').reduce(
+    (a, [, , u]) => {
+      const x = u as Usage;
+      return {
+        input: a.input + x.input,
+        output: a.output + x.output,
+        cacheRead: a.cacheRead + x.cacheRead,
+        reasoning: a.reasoning + x.reasoning,
+      };
+    },
+    { input: 0, output: 0, cacheRead: 0, reasoning: 0 },
+  );
 
 /** A finished one-turn session: a prompt, two model calls, a tool call. */
 function oneTurn(s: OpenCodeStorage, id = 's1'): void {
   s.session(id, 0);
   s.user(id, `${id}-u1`, 1);
-  s.assistant(id, `${id}-a1`, 2, { parentID: `${id}-u1`, tokens: tokens(20, 5, 0, 100), time: { created: at(2), completed: at(9) }, finish: 'stop' }, 9);
-  s.part(id, `${id}-a1`, 'p1', 3, { type: 'tool', tool: 'bash', callID: `${id}-c1`, state: { status: 'completed', input: {}, output: 'ok' } });
+  s.assistant(
+    id,
+    `${id}-a1`,
+    2,
+    { parentID: `${id}-u1`, tokens: tokens(20, 5, 0, 100), time: { created: at(2), completed: at(9) }, finish: 'stop' },
+    9,
+  );
+  s.part(id, `${id}-a1`, 'p1', 3, {
+    type: 'tool',
+    tool: 'bash',
+    callID: `${id}-c1`,
+    state: { status: 'completed', input: {}, output: 'ok' },
+  });
   s.part(id, `${id}-a1`, 'p2', 4, { type: 'step-finish', reason: 'tool-calls', cost: 0, tokens: tokens(10, 4, 1, 50) });
   s.part(id, `${id}-a1`, 'p3', 8, { type: 'step-finish', reason: 'stop', cost: 0.5, tokens: tokens(20, 5, 0, 100) });
 }
@@ -80,14 +100,28 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     s.session('s1', 0);
     s.user('s1', 'u1', 1);
     s.assistant('s1', 'a1', 2);
-    s.part('s1', 'a1', 'p1', 3, { type: 'tool', tool: 'question', callID: 'c1', state: { status: 'pending', input: {} } });
-    expect(named(r.read().log, 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'question', kind: 'communicate', waits: 'question' }]]);
+    s.part('s1', 'a1', 'p1', 3, {
+      type: 'tool',
+      tool: 'question',
+      callID: 'c1',
+      state: { status: 'pending', input: {} },
+    });
+    expect(named(r.read().log, 'toolCall')).toEqual([
+      ['toolCall', 'c1', { tool: 'question', kind: 'communicate', waits: 'question' }],
+    ]);
     // Only the part file changes: the session is read again because its turn is open.
-    s.part('s1', 'a1', 'p1', 60, { type: 'tool', tool: 'question', callID: 'c1', state: { status: 'completed', input: {}, output: 'yes' } });
+    s.part('s1', 'a1', 'p1', 60, {
+      type: 'tool',
+      tool: 'question',
+      callID: 'c1',
+      state: { status: 'completed', input: {}, output: 'yes' },
+    });
     const later = r.read();
     expect(later.changed).toEqual([true]);
     expect(named(later.log, 'toolCall')).toEqual([]);
-    expect(named(later.log, 'toolResult')).toEqual([['toolResult', 'c1', false, { tool: 'question', kind: 'communicate', waits: 'question' }]]);
+    expect(named(later.log, 'toolResult')).toEqual([
+      ['toolResult', 'c1', false, { tool: 'question', kind: 'communicate', waits: 'question' }],
+    ]);
     s.part('s1', 'a1', 'p2', 70, { type: 'step-finish', cost: 0, tokens: tokens(10, 4, 0, 0) });
     s.assistant('s1', 'a1', 2, { time: { created: at(2), completed: at(70) }, finish: 'stop' }, 70);
     expect(named(r.read().log, 'turnEnded')).toHaveLength(1);
@@ -103,7 +137,12 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     oneTurn(s);
     r.read();
     // An edit of an old part (compaction marks old tool outputs) does not touch the session.
-    s.part('s1', 's1-a1', 'p1', 100, { type: 'tool', tool: 'bash', callID: 's1-c1', state: { status: 'completed', input: {}, output: '', time: { compacted: 1 } } });
+    s.part('s1', 's1-a1', 'p1', 100, {
+      type: 'tool',
+      tool: 'bash',
+      callID: 's1-c1',
+      state: { status: 'completed', input: {}, output: '', time: { compacted: 1 } },
+    });
     expect(r.read().changed).toEqual([false]);
     s.touch('s1', 200);
     s.user('s1', 'u2', 200);
@@ -117,7 +156,12 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     s.session('root', 0);
     s.user('root', 'u1', 1);
     s.assistant('root', 'a1', 2);
-    s.part('root', 'a1', 'task', 3, { type: 'tool', tool: 'task', callID: 'c1', state: { status: 'running', input: {} } });
+    s.part('root', 'a1', 'task', 3, {
+      type: 'tool',
+      tool: 'task',
+      callID: 'c1',
+      state: { status: 'running', input: {} },
+    });
     s.session('child', 4, { parent: 'root', project: 'other' });
     s.user('child', 'cu1', 5, 'the task prompt');
     s.assistant('child', 'ca1', 6, { time: { created: at(6), completed: at(8) }, finish: 'stop' }, 8);
@@ -139,10 +183,13 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     expect(named(reading(s.root).read().log, 'lines')).toEqual([['lines', 7, 2]]);
   });
 
-  it('reports the session\'s plan from its todo file, items by state', () => {
+  it("reports the session's plan from its todo file, items by state", () => {
     const s = new OpenCodeStorage();
     oneTurn(s);
-    s.write('todo/s1.json', 5, [{ content: 'a', status: 'completed', priority: 'high' }, { content: 'b', status: 'pending', priority: 'low' }]);
+    s.write('todo/s1.json', 5, [
+      { content: 'a', status: 'completed', priority: 'high' },
+      { content: 'b', status: 'pending', priority: 'low' },
+    ]);
     expect(named(reading(s.root).read().log, 'todos')).toEqual([['todos', { completed: 1, pending: 1 }]]);
   });
 
@@ -178,7 +225,10 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     s.write('session/global/s2.json', 4, 'not json');
     const r = reading(s.root);
     const { log } = r.read();
-    expect(named(log, 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'parse_error']]);
+    expect(named(log, 'skipped')).toEqual([
+      ['skipped', 'parse_error'],
+      ['skipped', 'parse_error'],
+    ]);
     expect(total(log)).toMatchObject({ input: 3, output: 2 });
     // Later reads read only the files written since the newest one read (less a few seconds of
     // overlap): the bad files are not reported again once the cursor is past them.
@@ -196,7 +246,11 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     s.assistant('s1', 'a1', 1);
     // Cut short: any parse would report it.
     s.write('part/a1/p1.json', 2, '{\n  "id": "p1",\n  "messageID": "a1",\n  "type": "reasoning",\n  "text": "hm');
-    s.write('part/a1/p2.json', 2, '{\n  "id": "p2",\n  "state": {\n    "type": "reasoning"\n  },\n  "type": "tool",\n  "tool": ');
+    s.write(
+      'part/a1/p2.json',
+      2,
+      '{\n  "id": "p2",\n  "state": {\n    "type": "reasoning"\n  },\n  "type": "tool",\n  "tool": ',
+    );
     expect(named(reading(s.root).read().log, 'skipped')).toEqual([['skipped', 'parse_error']]);
   });
 
@@ -216,7 +270,9 @@ describe('OpenCode JSON storage (before 1.2)', () => {
     expect(opencode.listFiles(s.root)).toEqual([]);
     oneTurn(s);
     expect(opencode.listFiles(s.root)).toEqual([{ path: join(s.root, 'storage'), sessionId: 'storage' }]);
-    expect([...opencode.watchPaths(s.root), ...opencode.watchFiles!(s.root)].some((p) => p.includes('storage'))).toBe(false);
+    expect([...opencode.watchPaths(s.root), ...opencode.watchFiles!(s.root)].some((p) => p.includes('storage'))).toBe(
+      false,
+    );
   });
 });
 

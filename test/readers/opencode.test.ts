@@ -32,14 +32,30 @@ function reading(db: OpenCodeDb) {
 }
 
 const named = (log: Recorded[], name: string) => log.filter(([e]) => e === name);
-const total = (log: Recorded[]) => named(log, 'usage').reduce<Usage>((a, [, , u]) => {
-  const x = u as Usage;
-  return { input: a.input + x.input, output: a.output + x.output, cacheRead: a.cacheRead + x.cacheRead, cacheWrite: a.cacheWrite + x.cacheWrite, cacheWrite1h: 0, reasoning: a.reasoning + x.reasoning };
-}, { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
+const total = (log: Recorded[]) =>
+  named(log, 'usage').reduce<Usage>(
+    (a, [, , u]) => {
+      const x = u as Usage;
+      return {
+        input: a.input + x.input,
+        output: a.output + x.output,
+        cacheRead: a.cacheRead + x.cacheRead,
+        cacheWrite: a.cacheWrite + x.cacheWrite,
+        cacheWrite1h: 0,
+        reasoning: a.reasoning + x.reasoning,
+      };
+    },
+    { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+  );
 
 describe('OpenCode tokens', () => {
   it('puts reasoning into output unless `total` says it already is', () => {
-    expect(usageOf(tokens(445, 44, 12, 789, 0, 1290))).toMatchObject({ input: 445, output: 56, reasoning: 12, cacheRead: 789 });
+    expect(usageOf(tokens(445, 44, 12, 789, 0, 1290))).toMatchObject({
+      input: 445,
+      output: 56,
+      reasoning: 12,
+      cacheRead: 789,
+    });
     expect(usageOf(tokens(445, 56, 12, 789, 0, 1290))).toMatchObject({ output: 56, reasoning: 12 });
     expect(usageOf(tokens(10, 5, 3, 0))).toMatchObject({ output: 8, reasoning: 3 });
   });
@@ -48,17 +64,41 @@ describe('OpenCode tokens', () => {
 describe('OpenCode databases', () => {
   it('are found in the data folder (channel databases too) or named by OPENCODE_DB, a root of its own', () => {
     const data = tempDir();
-    for (const name of ['opencode.db', 'opencode-beta.db', 'opencode.db-wal', 'opencode.db.bak', 'auth.json', 'kilo.db']) writeFileSync(join(data, name), '');
-    expect(opencode.listFiles(data).map((f) => basename(f.path)).sort()).toEqual(['opencode-beta.db', 'opencode.db']);
+    for (const name of [
+      'opencode.db',
+      'opencode-beta.db',
+      'opencode.db-wal',
+      'opencode.db.bak',
+      'auth.json',
+      'kilo.db',
+    ])
+      writeFileSync(join(data, name), '');
+    expect(
+      opencode
+        .listFiles(data)
+        .map((f) => basename(f.path))
+        .sort(),
+    ).toEqual(['opencode-beta.db', 'opencode.db']);
     expect(opencode.defaultRoots({ XDG_DATA_HOME: '/x' }, '/home/u')).toEqual(['/x/opencode']);
     expect(opencode.defaultRoots({}, '/home/u')).toEqual(['/home/u/.local/share/opencode']);
-    expect(opencode.defaultRoots({ OPENCODE_DB: '/srv/oc/work.db' }, '/home/u')).toEqual(['/home/u/.local/share/opencode', '/srv/oc/work.db']);
-    expect(opencode.defaultRoots({ OPENCODE_DB: 'other.db' }, '/home/u')).toEqual(['/home/u/.local/share/opencode', '/home/u/.local/share/opencode/other.db']);
+    expect(opencode.defaultRoots({ OPENCODE_DB: '/srv/oc/work.db' }, '/home/u')).toEqual([
+      '/home/u/.local/share/opencode',
+      '/srv/oc/work.db',
+    ]);
+    expect(opencode.defaultRoots({ OPENCODE_DB: 'other.db' }, '/home/u')).toEqual([
+      '/home/u/.local/share/opencode',
+      '/home/u/.local/share/opencode/other.db',
+    ]);
     expect(opencode.defaultRoots({ OPENCODE_DB: ':memory:' }, '/home/u')).toEqual(['/home/u/.local/share/opencode']);
     const named = join(data, 'opencode-beta.db');
     expect(opencode.listFiles(named).map((f) => f.path)).toEqual([named]);
     expect(opencode.watchFiles!(named)).toEqual([named, `${named}-wal`]);
-    expect(opencode.watchFiles!(data)).toEqual([join(data, 'opencode.db'), join(data, 'opencode.db-wal'), join(data, 'opencode-beta.db'), join(data, 'opencode-beta.db-wal')]);
+    expect(opencode.watchFiles!(data)).toEqual([
+      join(data, 'opencode.db'),
+      join(data, 'opencode.db-wal'),
+      join(data, 'opencode-beta.db'),
+      join(data, 'opencode-beta.db-wal'),
+    ]);
   });
 });
 
@@ -67,7 +107,11 @@ describe('OpenCode database reader', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);
     db.user('s1', 'u1', 1);
-    db.assistant('s1', 'a1', 2, { tokens: tokens(20, 5, 0, 100), time: { created: T0 + 2, completed: T0 + 9 }, finish: 'stop' });
+    db.assistant('s1', 'a1', 2, {
+      tokens: tokens(20, 5, 0, 100),
+      time: { created: T0 + 2, completed: T0 + 9 },
+      finish: 'stop',
+    });
     db.part('s1', 'a1', 'p1', 3, { type: 'step-finish', reason: 'tool-calls', cost: 0, tokens: tokens(10, 4, 1, 50) });
     db.part('s1', 'a1', 'p2', 8, { type: 'step-finish', reason: 'stop', cost: 0, tokens: tokens(20, 5, 0, 100) });
     const log = reading(db).read();
@@ -108,14 +152,36 @@ describe('OpenCode database reader', () => {
     db.assistant('s1', 'a1', 2);
     expect(named(r.read(), 'turnStarted')).toHaveLength(1);
     // A tool part streams without touching the session or the message row.
-    db.part('s1', 'a1', 'p1', 10, { type: 'tool', tool: 'question', callID: 'c1', state: { status: 'running', input: {} } });
-    expect(named(r.read(), 'toolCall')).toEqual([['toolCall', 'c1', { tool: 'question', kind: 'communicate', waits: 'question' }]]);
-    db.part('s1', 'a1', 'p1', 10, { type: 'tool', tool: 'question', callID: 'c1', state: { status: 'completed', input: {}, output: 'yes' } }, 20);
+    db.part('s1', 'a1', 'p1', 10, {
+      type: 'tool',
+      tool: 'question',
+      callID: 'c1',
+      state: { status: 'running', input: {} },
+    });
+    expect(named(r.read(), 'toolCall')).toEqual([
+      ['toolCall', 'c1', { tool: 'question', kind: 'communicate', waits: 'question' }],
+    ]);
+    db.part(
+      's1',
+      'a1',
+      'p1',
+      10,
+      { type: 'tool', tool: 'question', callID: 'c1', state: { status: 'completed', input: {}, output: 'yes' } },
+      20,
+    );
     const later = r.read();
-    expect(named(later, 'toolResult')).toEqual([['toolResult', 'c1', false, { tool: 'question', kind: 'communicate', waits: 'question' }]]);
+    expect(named(later, 'toolResult')).toEqual([
+      ['toolResult', 'c1', false, { tool: 'question', kind: 'communicate', waits: 'question' }],
+    ]);
     expect(named(later, 'toolCall')).toEqual([]);
     db.assistant('s1', 'a1', 2, { time: { created: T0 + 2, completed: T0 + 30 }, finish: 'stop' });
-    db.message('s1', 'a1', 2, { role: 'assistant', modelID: 'm', time: { created: T0 + 2, completed: T0 + 30 }, finish: 'stop' }, 30);
+    db.message(
+      's1',
+      'a1',
+      2,
+      { role: 'assistant', modelID: 'm', time: { created: T0 + 2, completed: T0 + 30 }, finish: 'stop' },
+      30,
+    );
     expect(named(r.read(), 'turnEnded')).toHaveLength(1);
     expect(named(r.log, 'turnStarted')).toHaveLength(1);
     expect(named(r.log, 'prompt')).toHaveLength(1);
@@ -126,7 +192,12 @@ describe('OpenCode database reader', () => {
     db.session('root', 0);
     db.user('root', 'u1', 1);
     db.assistant('root', 'a1', 2);
-    db.part('root', 'a1', 'task', 3, { type: 'tool', tool: 'task', callID: 'c1', state: { status: 'running', input: {}, metadata: { sessionId: 'child' } } });
+    db.part('root', 'a1', 'task', 3, {
+      type: 'tool',
+      tool: 'task',
+      callID: 'c1',
+      state: { status: 'running', input: {}, metadata: { sessionId: 'child' } },
+    });
     db.session('child', 4, { parent: 'root' });
     db.user('child', 'cu1', 5, 'the task prompt');
     db.assistant('child', 'ca1', 6, { time: { created: T0 + 6, completed: T0 + 8 }, finish: 'stop' });
@@ -147,11 +218,27 @@ describe('OpenCode database reader', () => {
     db.user('s1', 'u1', 1);
     db.part('s1', 'u1', 'x', 1, { type: 'text', text: 'file contents', synthetic: true });
     db.assistant('s1', 'a1', 2);
-    db.part('s1', 'a1', 'p1', 3, { type: 'tool', tool: 'edit', callID: 'c1', state: { status: 'error', input: {}, error: 'no such file' } });
-    db.part('s1', 'a1', 'p2', 3, { type: 'tool', tool: 'github_create_issue', callID: 'c2', state: { status: 'completed', input: {} } });
-    db.assistant('s1', 'a1', 2, { time: { created: T0 + 2, completed: T0 + 5 }, error: { name: 'APIError', data: { statusCode: 500 } } });
+    db.part('s1', 'a1', 'p1', 3, {
+      type: 'tool',
+      tool: 'edit',
+      callID: 'c1',
+      state: { status: 'error', input: {}, error: 'no such file' },
+    });
+    db.part('s1', 'a1', 'p2', 3, {
+      type: 'tool',
+      tool: 'github_create_issue',
+      callID: 'c2',
+      state: { status: 'completed', input: {} },
+    });
+    db.assistant('s1', 'a1', 2, {
+      time: { created: T0 + 2, completed: T0 + 5 },
+      error: { name: 'APIError', data: { statusCode: 500 } },
+    });
     db.user('s1', 'u2', 10);
-    db.assistant('s1', 'a2', 11, { time: { created: T0 + 11, completed: T0 + 12 }, error: { name: 'MessageAbortedError', data: {} } });
+    db.assistant('s1', 'a2', 11, {
+      time: { created: T0 + 11, completed: T0 + 12 },
+      error: { name: 'MessageAbortedError', data: {} },
+    });
     const log = reading(db).read();
     expect(named(log, 'turnEnded').map(([, o]) => o)).toEqual(['failed', 'interrupted']);
     expect(named(log, 'prompt')).toHaveLength(2);
@@ -164,7 +251,16 @@ describe('OpenCode database reader', () => {
   it('counts the lines of a turn from its diff summary once the turn ended', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);
-    db.message('s1', 'u1', 1, { role: 'user', time: { created: T0 + 1 }, summary: { diffs: [{ file: 'a.ts', additions: 7, deletions: 2 }, { file: 'b.ts', additions: 1, deletions: 0 }] } });
+    db.message('s1', 'u1', 1, {
+      role: 'user',
+      time: { created: T0 + 1 },
+      summary: {
+        diffs: [
+          { file: 'a.ts', additions: 7, deletions: 2 },
+          { file: 'b.ts', additions: 1, deletions: 0 },
+        ],
+      },
+    });
     db.assistant('s1', 'a1', 2, { parentID: 'u1', time: { created: T0 + 2, completed: T0 + 3 }, finish: 'stop' });
     const r = reading(db);
     expect(named(r.read(), 'lines')).toEqual([['lines', 8, 2]]);
@@ -172,11 +268,12 @@ describe('OpenCode database reader', () => {
     expect(named(r.read(), 'lines')).toEqual([]);
   });
 
-  it('reports the session\'s plan as it is now, items by state', () => {
+  it("reports the session's plan as it is now, items by state", () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);
     const todo = db.db.prepare('INSERT INTO todo VALUES (?, ?, ?, ?, ?)');
-    for (const [i, status] of ['completed', 'completed', 'in_progress', 'pending', 'weird'].entries()) todo.run('s1', i, 'item', status, 'high');
+    for (const [i, status] of ['completed', 'completed', 'in_progress', 'pending', 'weird'].entries())
+      todo.run('s1', i, 'item', status, 'high');
     expect(named(reading(db).read(), 'todos')).toEqual([['todos', { completed: 2, in_progress: 1, pending: 1 }]]);
   });
 
@@ -189,10 +286,12 @@ describe('OpenCode database reader', () => {
   });
 
   it('costs a renamed column only that field, not the harness', () => {
-    const db = new OpenCodeDb({ schema: `
+    const db = new OpenCodeDb({
+      schema: `
       CREATE TABLE session (id TEXT PRIMARY KEY, parent_id TEXT, dir TEXT, time_created INTEGER, time_updated INTEGER);
       CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);
-      CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);` });
+      CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, time_updated INTEGER, data TEXT);`,
+    });
     db.db.prepare('INSERT INTO session VALUES (?, NULL, ?, ?, ?)').run('s1', '/src/app', T0, T0);
     db.assistant('s1', 'a1', 1);
     db.part('s1', 'a1', 'p1', 2, { type: 'step-finish', cost: 0, tokens: tokens(3, 2, 0, 0) });
@@ -205,8 +304,13 @@ describe('OpenCode database reader', () => {
     const db = new OpenCodeDb();
     db.session('s1', 0);
     db.db.prepare('INSERT INTO message VALUES (?, ?, ?, ?, ?)').run('m1', 's1', T0, T0, '{"role":');
-    db.db.prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)').run('p1', 'm1', 's1', T0 + 1, T0 + 1, '{"type":"step-finish",');
-    expect(named(reading(db).read(), 'skipped')).toEqual([['skipped', 'parse_error'], ['skipped', 'parse_error']]);
+    db.db
+      .prepare('INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)')
+      .run('p1', 'm1', 's1', T0 + 1, T0 + 1, '{"type":"step-finish",');
+    expect(named(reading(db).read(), 'skipped')).toEqual([
+      ['skipped', 'parse_error'],
+      ['skipped', 'parse_error'],
+    ]);
   });
 });
 
@@ -219,8 +323,13 @@ describe('OpenCode 2.x', () => {
     db.session('s1', 0, { table: 'session_v2' });
     db.row('s1', 'm1', 'user', 1, 1, { time: { created: T0 + 1 }, text: 'hi' });
     db.row('s1', 'm2', 'assistant', 2, 2, {
-      time: { created: T0 + 2, completed: T0 + 4 }, model: { id: 'claude-sonnet-4-5', providerID: 'anthropic' }, cost: 0.5,
-      tokens: tokens(10, 5, 2, 30), content: [{ type: 'tool', id: 'c1', name: 'shell', state: { status: 'completed', input: {} }, time: { created: T0 + 3 } }],
+      time: { created: T0 + 2, completed: T0 + 4 },
+      model: { id: 'claude-sonnet-4-5', providerID: 'anthropic' },
+      cost: 0.5,
+      tokens: tokens(10, 5, 2, 30),
+      content: [
+        { type: 'tool', id: 'c1', name: 'shell', state: { status: 'completed', input: {} }, time: { created: T0 + 3 } },
+      ],
     });
     db.row('s1', 'm3', 'idle', 3, 5, { time: { created: T0 + 5 }, outcome: 'failed' });
     const log = reading(db).read();
@@ -243,9 +352,22 @@ describe('OpenCode 2.x', () => {
     const r = reading(db);
     db.session('s1', 0, { table: 'session_v2' });
     db.row('s1', 'm1', 'user', 1, 1, { time: { created: T0 + 1 }, text: 'hi' });
-    db.row('s1', 'm2', 'assistant', 2, 2, { time: { created: T0 + 2 }, model: { id: 'm' }, tokens: tokens(1, 1, 0, 0), content: [] });
+    db.row('s1', 'm2', 'assistant', 2, 2, {
+      time: { created: T0 + 2 },
+      model: { id: 'm' },
+      tokens: tokens(1, 1, 0, 0),
+      content: [],
+    });
     expect(named(r.read(), 'usage')).toEqual([]);
-    db.row('s1', 'm2', 'assistant', 2, 2, { time: { created: T0 + 2, completed: T0 + 9 }, model: { id: 'm' }, tokens: tokens(10, 4, 0, 0), content: [] }, 9);
+    db.row(
+      's1',
+      'm2',
+      'assistant',
+      2,
+      2,
+      { time: { created: T0 + 2, completed: T0 + 9 }, model: { id: 'm' }, tokens: tokens(10, 4, 0, 0), content: [] },
+      9,
+    );
     expect(total(r.read())).toMatchObject({ input: 10, output: 4 });
     db.row('s1', 'm3', 'idle', 3, 10, { time: { created: T0 + 10 }, outcome: 'succeeded' });
     expect(named(r.read(), 'turnEnded')).toEqual([['turnEnded', 'completed', T0 + 10]]);

@@ -2,11 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { bytes, decode, message, messages, text, uint, uints } from '../../src/readers/protobuf.js';
 import { buf, key, ld, v, varint } from '../../bench/protobuf-writer.js';
 
-
 describe('protobuf wire format', () => {
   it('reads varints, strings, embedded messages and repeated fields', () => {
     const usage = [...v(2, 973), ...v(3, 150), ...v(5, 3208)];
-    const m = decode(buf(ld(1, [...ld(4, usage), ...ld(19, 'gemini-3.1-pro')]), ld(7, [...ld(1, 'call_1')]), ld(7, [...ld(1, 'call_2')])))!;
+    const m = decode(
+      buf(
+        ld(1, [...ld(4, usage), ...ld(19, 'gemini-3.1-pro')]),
+        ld(7, [...ld(1, 'call_1')]),
+        ld(7, [...ld(1, 'call_2')]),
+      ),
+    )!;
     const chat = message(m, 1);
     expect(text(chat, 19)).toBe('gemini-3.1-pro');
     const u = message(chat, 4);

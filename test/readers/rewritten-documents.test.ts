@@ -53,8 +53,34 @@ describe('Auggie reader', () => {
     readAtOnce(auggie.readDocument(readFileSync(path), state, file, r.events));
     // The open exchange completes, with its usage.
     const last = session.chatHistory[1]!;
-    const done = { ...last, completed: true, finishedAt: '2026-11-30T11:40:00.000Z', exchange: { ...(last.exchange as object), response_nodes: [{ type: 10, token_usage: { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 30, cache_creation_input_tokens: 40 } }] } };
-    for (let i = 0; i < 2; i++) readAtOnce(auggie.readDocument(Buffer.from(JSON.stringify({ ...session, chatHistory: [session.chatHistory[0], done] })), state, file, r.events));
+    const done = {
+      ...last,
+      completed: true,
+      finishedAt: '2026-11-30T11:40:00.000Z',
+      exchange: {
+        ...(last.exchange as object),
+        response_nodes: [
+          {
+            type: 10,
+            token_usage: {
+              input_tokens: 10,
+              output_tokens: 20,
+              cache_read_input_tokens: 30,
+              cache_creation_input_tokens: 40,
+            },
+          },
+        ],
+      },
+    };
+    for (let i = 0; i < 2; i++)
+      readAtOnce(
+        auggie.readDocument(
+          Buffer.from(JSON.stringify({ ...session, chatHistory: [session.chatHistory[0], done] })),
+          state,
+          file,
+          r.events,
+        ),
+      );
     expect(usages(r.log)).toEqual([
       ['gpt-5-4', { input: 894, output: 767, cacheRead: 8528, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }],
       ['gpt-5-4', { input: 10, output: 20, cacheRead: 30, cacheWrite: 40, cacheWrite1h: 0, reasoning: 0 }],

@@ -3,24 +3,42 @@ import { lineCount, time } from '../../src/readers/fields.js';
 import { scanRecord, type Shape } from '../../src/readers/scan.js';
 import { pythonJson } from '../helpers/json.js';
 
-const SHAPE: Shape = { type: true, n: true, ok: true, usage: true, message: { id: true, content: { type: true, text: true } } };
-const record = { type: 'assistant', skipped: { deep: [1, { type: 'not this one' }], s: 'a "quoted" \\ text' }, n: -12.5e1, ok: true,
-  usage: { input_tokens: 3 }, message: { id: 'm\u00e91', content: [{ type: 'text', text: 'line\n"two"' }, 'not an object', { type: 'tool_use' }] } };
+const SHAPE: Shape = {
+  type: true,
+  n: true,
+  ok: true,
+  usage: true,
+  message: { id: true, content: { type: true, text: true } },
+};
+const record = {
+  type: 'assistant',
+  skipped: { deep: [1, { type: 'not this one' }], s: 'a "quoted" \\ text' },
+  n: -12.5e1,
+  ok: true,
+  usage: { input_tokens: 3 },
+  message: { id: 'm\u00e91', content: [{ type: 'text', text: 'line\n"two"' }, 'not an object', { type: 'tool_use' }] },
+};
 
 describe('scanRecord', () => {
-  it.each([['compact', JSON.stringify(record)], ['spaced as Python writes it', pythonJson(record)], ['indented', JSON.stringify(record, null, 2).replace(/\n/g, ' ')]])(
-    'reads the members a shape names, however the JSON is spaced (%s)', (_, text) => {
-      const rec = scanRecord(Buffer.from(text), SHAPE)!;
-      expect(rec.text('type')).toBe('assistant');
-      expect(rec.number('n')).toBe(-125);
-      expect(rec.isTrue('ok')).toBe(true);
-      expect(rec.value('usage')).toEqual({ input_tokens: 3 });
-      expect(rec.kind('usage')).toBe('object');
-      expect(rec.has('skipped')).toBe(false);
-      const msg = rec.object('message')!;
-      expect(msg.text('id')).toBe('m\u00e91');
-      expect(msg.items('content')!.map((b) => [b.text('type'), b.text('text')])).toEqual([['text', 'line\n"two"'], ['tool_use', undefined]]);
-    });
+  it.each([
+    ['compact', JSON.stringify(record)],
+    ['spaced as Python writes it', pythonJson(record)],
+    ['indented', JSON.stringify(record, null, 2).replace(/\n/g, ' ')],
+  ])('reads the members a shape names, however the JSON is spaced (%s)', (_, text) => {
+    const rec = scanRecord(Buffer.from(text), SHAPE)!;
+    expect(rec.text('type')).toBe('assistant');
+    expect(rec.number('n')).toBe(-125);
+    expect(rec.isTrue('ok')).toBe(true);
+    expect(rec.value('usage')).toEqual({ input_tokens: 3 });
+    expect(rec.kind('usage')).toBe('object');
+    expect(rec.has('skipped')).toBe(false);
+    const msg = rec.object('message')!;
+    expect(msg.text('id')).toBe('m\u00e91');
+    expect(msg.items('content')!.map((b) => [b.text('type'), b.text('text')])).toEqual([
+      ['text', 'line\n"two"'],
+      ['tool_use', undefined],
+    ]);
+  });
 
   it('takes the last of duplicate keys, as JSON.parse does', () => {
     expect(scanRecord(Buffer.from('{"type":"a","type":"b"}'), SHAPE)!.text('type')).toBe('b');
@@ -28,26 +46,68 @@ describe('scanRecord', () => {
 
   it('reads nothing of a line that is not exactly one JSON object', () => {
     const text = JSON.stringify(record);
-    for (const bad of ['', '   ', 'null', '42', '"s"', '[{}]', '\u0000\u0000', '{"type":"a"} {}', '{"type":"a",}', '{"type" "a"}', '{type:"a"}',
-      '{"type":"a', '{"a":[1,2}', '{"a":}', ...Array.from({ length: 40 }, (_, i) => text.slice(0, Math.floor((i / 40) * text.length)))]) {
+    for (const bad of [
+      '',
+      '   ',
+      'null',
+      '42',
+      '"s"',
+      '[{}]',
+      '\u0000\u0000',
+      '{"type":"a"} {}',
+      '{"type":"a",}',
+      '{"type" "a"}',
+      '{type:"a"}',
+      '{"type":"a',
+      '{"a":[1,2}',
+      '{"a":}',
+      ...Array.from({ length: 40 }, (_, i) => text.slice(0, Math.floor((i / 40) * text.length))),
+    ]) {
       expect([bad, scanRecord(Buffer.from(bad), SHAPE)]).toEqual([bad, undefined]);
     }
   });
 
   it('reads a time member as time() reads its decoded text, the usual form on its bytes', () => {
-    const texts = ['2026-01-05T01:40:49.315Z', '1999-12-31T23:59:59.999Z', '2024-02-28T00:00:00.000Z', '2024-02-29T12:00:00.000Z',
-      '2025-02-29T12:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-01-31T10:00:00.000Z', '2026-00-10T00:00:00.000Z', '2026-13-10T00:00:00.000Z',
-      '2026-01-00T00:00:00.000Z', '2026-01-05T24:00:00.000Z', '2026-01-05T23:60:00.000Z', '2026-01-05T23:59:60.000Z', '0050-01-05T01:40:49.315Z',
-      '0150-01-05T01:40:49.315Z', '2026-01-05T01:40:49.315+', '2026-01-05 01:40:49.315Z', '2026-01-05T01:40:49,315Z', '2026-01-05T01:4a:49.315Z',
-      '2026-01-05T01:40:49Z', '2026-01-05T01:40:49.315+02:00', '2026-01-05', 'Mon, 05 Jan 2026 01:40:49 GMT', '', 'x'.repeat(24)];
+    const texts = [
+      '2026-01-05T01:40:49.315Z',
+      '1999-12-31T23:59:59.999Z',
+      '2024-02-28T00:00:00.000Z',
+      '2024-02-29T12:00:00.000Z',
+      '2025-02-29T12:00:00.000Z',
+      '2026-04-31T00:00:00.000Z',
+      '2026-01-31T10:00:00.000Z',
+      '2026-00-10T00:00:00.000Z',
+      '2026-13-10T00:00:00.000Z',
+      '2026-01-00T00:00:00.000Z',
+      '2026-01-05T24:00:00.000Z',
+      '2026-01-05T23:60:00.000Z',
+      '2026-01-05T23:59:60.000Z',
+      '0050-01-05T01:40:49.315Z',
+      '0150-01-05T01:40:49.315Z',
+      '2026-01-05T01:40:49.315+',
+      '2026-01-05 01:40:49.315Z',
+      '2026-01-05T01:40:49,315Z',
+      '2026-01-05T01:4a:49.315Z',
+      '2026-01-05T01:40:49Z',
+      '2026-01-05T01:40:49.315+02:00',
+      '2026-01-05',
+      'Mon, 05 Jan 2026 01:40:49 GMT',
+      '',
+      'x'.repeat(24),
+    ];
     // Every day of a leap year and of the years around, at varying times.
-    for (let d = Date.UTC(2023, 0, 1); d < Date.UTC(2025, 0, 1); d += 86_400_000 + 3_723_456) texts.push(new Date(d).toISOString());
+    for (let d = Date.UTC(2023, 0, 1); d < Date.UTC(2025, 0, 1); d += 86_400_000 + 3_723_456)
+      texts.push(new Date(d).toISOString());
     for (const t of texts) {
       expect(scanRecord(Buffer.from(JSON.stringify({ type: t })), SHAPE)!.time('type'), t).toBe(time(t));
     }
     // Escaped, not a string, absent.
-    expect(scanRecord(Buffer.from('{"type":"\\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(time('\u0032026-01-05T01:40:49.315Z'));
-    expect(scanRecord(Buffer.from('{"type":"\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(Date.UTC(2026, 0, 5, 1, 40, 49, 315));
+    expect(scanRecord(Buffer.from('{"type":"\\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(
+      time('\u0032026-01-05T01:40:49.315Z'),
+    );
+    expect(scanRecord(Buffer.from('{"type":"\u0032026-01-05T01:40:49.315Z"}'), SHAPE)!.time('type')).toBe(
+      Date.UTC(2026, 0, 5, 1, 40, 49, 315),
+    );
     expect(scanRecord(Buffer.from('{"type":1767577249315}'), SHAPE)!.time('type')).toBeUndefined();
     expect(scanRecord(Buffer.from('{}'), SHAPE)!.time('type')).toBeUndefined();
   });

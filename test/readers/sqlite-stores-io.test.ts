@@ -34,7 +34,11 @@ function home(): string {
 
 function agentFor(dir: string, state = tempDir(), log: string[] = []): Exporter {
   const config = loadConfig(['--state-dir', state], { HOME: dir });
-  const agent = new Exporter(config, createLogger('warn', (l) => void log.push(l)), { env: { HOME: dir }, home: dir });
+  const agent = new Exporter(
+    config,
+    createLogger('warn', (l) => void log.push(l)),
+    { env: { HOME: dir }, home: dir },
+  );
   agents.push(agent);
   return agent;
 }
@@ -42,30 +46,49 @@ function agentFor(dir: string, state = tempDir(), log: string[] = []): Exporter 
 /** A counter's value summed over its series of one harness. */
 function total(agent: Exporter, harness: HarnessId, metric: string, labels: Record<string, string> = {}): number {
   return [...agent.store.counters.values()]
-    .filter((c) => c.metric === metric && c.labels.harness === harness && Object.entries(labels).every(([k, v]) => c.labels[k] === v))
+    .filter(
+      (c) =>
+        c.metric === metric &&
+        c.labels.harness === harness &&
+        Object.entries(labels).every(([k, v]) => c.labels[k] === v),
+    )
     .reduce((a, c) => a + c.value, 0);
 }
 
 const DBS: Record<'hermes' | 'kodelet' | 'goose' | 'crush', string> = {
-  hermes: '.hermes/state.db', kodelet: '.kodelet/storage.db', goose: '.local/share/goose/sessions/sessions.db', crush: 'src/web-ui/.crush/crush.db',
+  hermes: '.hermes/state.db',
+  kodelet: '.kodelet/storage.db',
+  goose: '.local/share/goose/sessions/sessions.db',
+  crush: 'src/web-ui/.crush/crush.db',
 };
 const hash = (p: string) => (existsSync(p) ? createHash('sha1').update(readFileSync(p)).digest('hex') : '-');
 
 /** One more model call, written by the harness's own writer (its usage: 1000 output tokens). */
 const CALL: Record<keyof typeof DBS, (db: Database) => void> = {
   hermes: (db) => {
-    db.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, estimated_cost_usd = estimated_cost_usd + 0.01, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'").run();
-    db.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'again', 1796039990, NULL)").run();
+    db.prepare(
+      "UPDATE sessions SET output_tokens = output_tokens + 1000, estimated_cost_usd = estimated_cost_usd + 0.01, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'",
+    ).run();
+    db.prepare(
+      "INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'again', 1796039990, NULL)",
+    ).run();
   },
   kodelet: (db) => {
-    const row = db.prepare("SELECT usage FROM conversations WHERE id = '20261130T113500-847f692edfb50af6'").pluck().get() as string;
+    const row = db
+      .prepare("SELECT usage FROM conversations WHERE id = '20261130T113500-847f692edfb50af6'")
+      .pluck()
+      .get() as string;
     const u = JSON.parse(row) as { outputTokens: number; outputCost: number };
     u.outputTokens += 1000;
     u.outputCost += 0.01;
-    db.prepare("UPDATE conversations SET usage = ?, updated_at = '2026-11-30 11:59:59.000000001 +0000 UTC m=+99.1' WHERE id = '20261130T113500-847f692edfb50af6'").run(JSON.stringify(u));
+    db.prepare(
+      "UPDATE conversations SET usage = ?, updated_at = '2026-11-30 11:59:59.000000001 +0000 UTC m=+99.1' WHERE id = '20261130T113500-847f692edfb50af6'",
+    ).run(JSON.stringify(u));
   },
   goose: (db) => {
-    db.prepare("INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source, is_compaction) VALUES ('20261130_1', 1796039990, 'gpt-4o', 10, 1000, 1010, 0, 0, 0.01, 'estimated', 0)").run();
+    db.prepare(
+      "INSERT INTO usage_ledger (session_id, created_timestamp, model, input_tokens, output_tokens, total_tokens, cache_read_tokens, cache_write_tokens, cost, cost_source, is_compaction) VALUES ('20261130_1', 1796039990, 'gpt-4o', 10, 1000, 1010, 0, 0, 0.01, 'estimated', 0)",
+    ).run();
     db.prepare("UPDATE sessions SET updated_at = '2026-11-30 11:59:50' WHERE id = '20261130_1'").run();
   },
   crush: (db) => {
@@ -110,10 +133,14 @@ describe.each(Object.keys(DBS) as (keyof typeof DBS)[])('%s store', (harness) =>
     const state = tempDir();
     const first = agentFor(dir, state);
     await first.scanAll(); // each scan commits: a kill after it loses nothing
-    const counters = [...first.store.counters.values()].filter((c) => c.labels.harness === harness).map((c) => [c.key, c.value]);
+    const counters = [...first.store.counters.values()]
+      .filter((c) => c.labels.harness === harness)
+      .map((c) => [c.key, c.value]);
     const again = agentFor(dir, state);
     await again.scanAll();
-    expect([...again.store.counters.values()].filter((c) => c.labels.harness === harness).map((c) => [c.key, c.value])).toEqual(counters);
+    expect(
+      [...again.store.counters.values()].filter((c) => c.labels.harness === harness).map((c) => [c.key, c.value]),
+    ).toEqual(counters);
     // The harness goes on: only the new call counts.
     const writer = new Database(join(dir, DBS[harness]));
     CALL[harness](writer);
@@ -126,19 +153,25 @@ describe.each(Object.keys(DBS) as (keyof typeof DBS)[])('%s store', (harness) =>
 });
 
 describe('stores', () => {
-  it('are found in every Hermes profile and under HERMES_HOME, Kodelet\'s, goose\'s and Crush\'s own variables', () => {
+  it("are found in every Hermes profile and under HERMES_HOME, Kodelet's, goose's and Crush's own variables", () => {
     expect(hermes.defaultRoots({}, '/home/u')).toEqual(['/home/u/.hermes']);
     expect(hermes.defaultRoots({ HERMES_HOME: '/srv/hermes' }, '/home/u')).toEqual(['/srv/hermes', '/home/u/.hermes']);
-    expect(hermes.listFiles(join(HOME, '.hermes')).map((f) => [f.sessionId, f.path.slice(HOME.length)]))
-      .toEqual([['default', '/.hermes/state.db'], ['work', '/.hermes/profiles/work/state.db']]);
+    expect(hermes.listFiles(join(HOME, '.hermes')).map((f) => [f.sessionId, f.path.slice(HOME.length)])).toEqual([
+      ['default', '/.hermes/state.db'],
+      ['work', '/.hermes/profiles/work/state.db'],
+    ]);
     expect(kodelet.defaultRoots({ KODELET_BASE_PATH: '/k' }, '/home/u')).toEqual(['/k']);
     expect(goose.defaultRoots({ GOOSE_PATH_ROOT: '/g' }, '/home/u')).toEqual(['/g/data']);
     expect(goose.defaultRoots({ XDG_DATA_HOME: '/x' }, '/home/u')).toEqual(['/x/goose']);
     expect(crush.defaultRoots({ CRUSH_GLOBAL_DATA: '/c' }, '/home/u')).toEqual(['/c']);
     // projects.json lists a project whose folder is gone: only the databases that exist are listed.
     const dir = crushHome();
-    expect(crush.listFiles(join(dir, '.local/share/crush')).map((f) => f.path.slice(dir.length)).sort())
-      .toEqual(['/src/data-pipe/.crush/crush.db', '/src/web-ui/.crush/crush.db']);
+    expect(
+      crush
+        .listFiles(join(dir, '.local/share/crush'))
+        .map((f) => f.path.slice(dir.length))
+        .sort(),
+    ).toEqual(['/src/data-pipe/.crush/crush.db', '/src/web-ui/.crush/crush.db']);
   });
 
   it('locked by a writer fail the scan after the busy timeout, and the next scan counts everything once', async () => {
@@ -163,7 +196,9 @@ describe('stores', () => {
     const state = tempDir();
     const prompt = (ts: number) => {
       const db = new Database(join(dir, DBS.hermes));
-      db.prepare("INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'go', ?, NULL)").run(ts);
+      db.prepare(
+        "INSERT INTO messages (session_id, role, content, timestamp, finish_reason) VALUES ('20261130_114800_8eb67b', 'user', 'go', ?, NULL)",
+      ).run(ts);
       db.close();
     };
     const interrupted = (a: Exporter) => total(a, 'hermes', 'turns', { outcome: 'interrupted' });
@@ -204,12 +239,18 @@ describe('damaged stores', () => {
     const dir = home();
     const agent = agentFor(dir);
     await agent.scanAll();
-    const before = [total(agent, 'hermes', 'tokens', { token_type: 'output' }), total(agent, 'crush', 'cost'),
-      total(agent, 'kodelet', 'tokens', { token_type: 'output' }), total(agent, 'goose', 'tokens', { token_type: 'output' })];
+    const before = [
+      total(agent, 'hermes', 'tokens', { token_type: 'output' }),
+      total(agent, 'crush', 'cost'),
+      total(agent, 'kodelet', 'tokens', { token_type: 'output' }),
+      total(agent, 'goose', 'tokens', { token_type: 'output' }),
+    ];
     const damage = {
-      hermes: "UPDATE sessions SET last_activity_at = 1e308 WHERE id = '20261130_113600_07105b'", crush: "UPDATE sessions SET updated_at = 1e308 WHERE id = 'c2'",
+      hermes: "UPDATE sessions SET last_activity_at = 1e308 WHERE id = '20261130_113600_07105b'",
+      crush: "UPDATE sessions SET updated_at = 1e308 WHERE id = 'c2'",
       // Text timestamps: a date far in the future.
-      kodelet: "UPDATE conversations SET updated_at = '9999-12-31 00:00:00.000000001 +0000 UTC m=+1.0' WHERE id = '20261130T114900-8e8e07d4427c194a'",
+      kodelet:
+        "UPDATE conversations SET updated_at = '9999-12-31 00:00:00.000000001 +0000 UTC m=+1.0' WHERE id = '20261130T114900-8e8e07d4427c194a'",
       goose: "UPDATE sessions SET updated_at = '9999-12-31 00:00:00' WHERE id = '20261130_2'",
     };
     for (const [h, sql] of Object.entries(damage)) {
@@ -220,14 +261,19 @@ describe('damaged stores', () => {
     await agent.scanAll();
     // Then a session's totals grow, with no new message (Hermes's background writer does so).
     const hermesDb = new Database(join(dir, DBS.hermes));
-    hermesDb.prepare("UPDATE sessions SET output_tokens = output_tokens + 1000, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'").run();
+    hermesDb
+      .prepare(
+        "UPDATE sessions SET output_tokens = output_tokens + 1000, last_activity_at = 1796039999 WHERE id = '20261130_114800_8eb67b'",
+      )
+      .run();
     hermesDb.close();
     for (const h of ['crush', 'kodelet', 'goose'] as const) {
       const db = new Database(join(dir, DBS[h]));
       CALL[h](db);
       // Kodelet finds changes by their time alone: this one is written now, as Kodelet would.
       const goNow = `${new Date().toISOString().replace('T', ' ').slice(0, 19)}.000000001 +0000 UTC m=+1.0`;
-      if (h === 'kodelet') db.prepare("UPDATE conversations SET updated_at = ? WHERE id = '20261130T113500-847f692edfb50af6'").run(goNow);
+      if (h === 'kodelet')
+        db.prepare("UPDATE conversations SET updated_at = ? WHERE id = '20261130T113500-847f692edfb50af6'").run(goNow);
       db.close();
     }
     await agent.scanAll();
@@ -263,7 +309,9 @@ describe('damaged stores', () => {
     await agent.scanAll();
     expect(agent.collectors.get('goose')!.stats.success).toBe(false);
     for (const other of ['hermes', 'kodelet', 'crush']) expect(agent.collectors.get(other)!.stats.success).toBe(true);
-    const warnings = log.map((l) => JSON.parse(l) as { level: string; collector?: string; error?: string }).filter((l) => l.collector === 'goose');
+    const warnings = log
+      .map((l) => JSON.parse(l) as { level: string; collector?: string; error?: string })
+      .filter((l) => l.collector === 'goose');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.level).toBe('warn');
     expect(warnings[0]!.error).toMatch(/accumulated_input_tokens/);

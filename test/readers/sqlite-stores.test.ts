@@ -20,8 +20,10 @@ import type { Truth } from '../helpers/ground-truth.js';
 
 const HOME = join(FIXTURES, 'homes/aider-cursor-antigravity-sqlite');
 
-
-const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.sqlite.json'), 'utf8')) as { now: string; sessions: Truth[] };
+const truth = JSON.parse(readFileSync(join(HOME, 'ground-truth.sqlite.json'), 'utf8')) as {
+  now: string;
+  sessions: Truth[];
+};
 const NOW = Date.parse(truth.now);
 const STATUS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
 
@@ -32,10 +34,12 @@ const STATUS = { doneForMs: 1800_000, staleAfterMs: 7200_000 };
  */
 function exported(sessions: Truth[]): Map<string, Truth> {
   const out = new Map<string, Truth>();
-  for (const t of sessions.filter((s) => !s.parent_session_id)) out.set(t.chain?.[0] ?? t.session_id, structuredClone(t));
+  for (const t of sessions.filter((s) => !s.parent_session_id))
+    out.set(t.chain?.[0] ?? t.session_id, structuredClone(t));
   for (const c of sessions.filter((s) => s.parent_session_id)) {
     const p = [...out.values()].find((t) => t.session_id === c.parent_session_id)!;
-    for (const k of Object.keys(p.tokens) as (keyof Truth['tokens'])[]) if (p.tokens[k] !== null) p.tokens[k] = p.tokens[k] + c.tokens[k]!;
+    for (const k of Object.keys(p.tokens) as (keyof Truth['tokens'])[])
+      if (p.tokens[k] !== null) p.tokens[k] = p.tokens[k] + c.tokens[k]!;
     p.cost_usd += c.cost_usd;
     if (p.tool_calls !== null) p.tool_calls += c.tool_calls ?? 0;
     if (p.tool_errors !== null) p.tool_errors += c.tool_errors ?? 0;
@@ -64,7 +68,8 @@ function readEvents(harness: HarnessId, home: string): Map<string, Recorded[]> {
   return new Map([...sinks].map(([id, r]) => [id, r.log]));
 }
 
-const count = (log: Recorded[], name: string, match?: (e: Recorded) => boolean) => log.filter((e) => e[0] === name && (!match || match(e))).length;
+const count = (log: Recorded[], name: string, match?: (e: Recorded) => boolean) =>
+  log.filter((e) => e[0] === name && (!match || match(e))).length;
 
 const cases: { harness: HarnessId; home: () => string; sessions: () => Truth[] }[] = [
   { harness: 'hermes', home: () => HOME, sessions: () => truth.sessions.filter((s) => s.harness === 'hermes') },
@@ -90,20 +95,32 @@ for (const c of cases) {
     afterAll(() => agent.stop());
 
     it('finds exactly the conversations of the truth', () => {
-      const got = [...agent.store.sessions.values()].filter((s) => s.harness === c.harness).map((s) => s.id).sort();
+      const got = [...agent.store.sessions.values()]
+        .filter((s) => s.harness === c.harness)
+        .map((s) => s.id)
+        .sort();
       expect(got).toEqual([...want.keys()].sort());
       expect(agent.collectors.get(c.harness)!.stats.success).toBe(true);
       expect([...agent.collectors.get(c.harness)!.stats.skipped]).toEqual([]);
     });
 
-    it('has each session\'s project, model, tokens, cost, context and status', () => {
+    it("has each session's project, model, tokens, cost, context and status", () => {
       for (const [id, t] of want) {
         const s = agent.store.sessions.get(`${c.harness}/${id}`)!;
         expect(s, id).toBeDefined();
         expect({ id, project: s.project, model: s.model }).toEqual({ id, project: t.project, model: t.model });
-        const tokens = { input: s.tokens.input, output: s.tokens.output, cache_read: s.tokens.cacheRead, cache_write: s.tokens.cacheWrite, reasoning: s.tokens.reasoning };
+        const tokens = {
+          input: s.tokens.input,
+          output: s.tokens.output,
+          cache_read: s.tokens.cacheRead,
+          cache_write: s.tokens.cacheWrite,
+          reasoning: s.tokens.reasoning,
+        };
         const recorded = Object.fromEntries(Object.entries(t.tokens).filter(([, v]) => v !== null));
-        expect({ id, ...Object.fromEntries(Object.keys(recorded).map((k) => [k, tokens[k as keyof typeof tokens]])) }).toEqual({ id, ...recorded });
+        expect({
+          id,
+          ...Object.fromEntries(Object.keys(recorded).map((k) => [k, tokens[k as keyof typeof tokens]])),
+        }).toEqual({ id, ...recorded });
         expect(s.costUsd, id).toBeCloseTo(t.cost_usd, 9);
         if (t.context) expect({ id, used: s.contextTokens, limit: s.contextLimit }).toEqual({ id, ...t.context });
         const st = statusOf(s, undefined, NOW, STATUS, agent.store.harnessFacts.get(c.harness));
@@ -111,20 +128,39 @@ for (const c of cases) {
       }
     });
 
-    it('counts each session\'s prompts, turns, tool calls and errors, compactions and subagents', () => {
+    it("counts each session's prompts, turns, tool calls and errors, compactions and subagents", () => {
       for (const [id, t] of want) {
         const log = logs.get(id) ?? [];
         const got = {
           id,
           prompts: t.prompts === null ? null : count(log, 'prompt'),
-          turns: t.turns === null ? null : Object.fromEntries((['completed', 'failed', 'interrupted'] as const).map((o) => [o, countedTurns(log).filter((c) => c === o).length])),
+          turns:
+            t.turns === null
+              ? null
+              : Object.fromEntries(
+                  (['completed', 'failed', 'interrupted'] as const).map((o) => [
+                    o,
+                    countedTurns(log).filter((c) => c === o).length,
+                  ]),
+                ),
           // A call reported again while pending (goose's approval request) is one call.
-          tool_calls: t.tool_calls === null ? null : new Set(log.filter((e) => e[0] === 'toolCall').map((e) => e[1])).size,
+          tool_calls:
+            t.tool_calls === null ? null : new Set(log.filter((e) => e[0] === 'toolCall').map((e) => e[1])).size,
           tool_errors: t.tool_errors === null ? null : count(log, 'toolResult', (e) => e[2] === true),
           compactions: t.compactions == null ? t.compactions : count(log, 'compaction'),
-          subagents: Object.values(agent.store.sessions.get(`${c.harness}/${id}`)!.pendingTools).filter((p) => p.waits === 'subagents').length,
+          subagents: Object.values(agent.store.sessions.get(`${c.harness}/${id}`)!.pendingTools).filter(
+            (p) => p.waits === 'subagents',
+          ).length,
         };
-        expect(got).toEqual({ id, prompts: t.prompts, turns: t.turns, tool_calls: t.tool_calls, tool_errors: t.tool_errors, compactions: t.compactions, subagents: t.subagents });
+        expect(got).toEqual({
+          id,
+          prompts: t.prompts,
+          turns: t.turns,
+          tool_calls: t.tool_calls,
+          tool_errors: t.tool_errors,
+          compactions: t.compactions,
+          subagents: t.subagents,
+        });
       }
     });
 
@@ -133,9 +169,13 @@ for (const c of cases) {
       const sessions = [...want.values()];
       for (const type of ['input', 'output', 'cache_read', 'cache_write'] as const) {
         const unrecorded = sessions.every((t) => t.tokens[type] === null);
-        expect(series.some((k) => k.metric === 'tokens' && k.labels.token_type === type), `${type} series`).toBe(!unrecorded);
+        expect(
+          series.some((k) => k.metric === 'tokens' && k.labels.token_type === type),
+          `${type} series`,
+        ).toBe(!unrecorded);
       }
-      if (sessions.every((t) => t.tool_errors === null)) expect(series.filter((k) => k.metric === 'toolErrors')).toEqual([]);
+      if (sessions.every((t) => t.tool_errors === null))
+        expect(series.filter((k) => k.metric === 'toolErrors')).toEqual([]);
     });
   });
 }

@@ -21,7 +21,8 @@ const count = (path: string) => readDatabase(path, (db) => db.prepare('SELECT co
 function withRows(db: OpenCodeDb, n: number): void {
   db.session('s1', 0);
   db.assistant('s1', 'a1', 1);
-  for (let i = 0; i < n; i++) db.part('s1', 'a1', `p${i}`, 2 + i, { type: 'step-finish', cost: 0, tokens: tokens(1, 1, 0, 0) });
+  for (let i = 0; i < n; i++)
+    db.part('s1', 'a1', `p${i}`, 2 + i, { type: 'step-finish', cost: 0, tokens: tokens(1, 1, 0, 0) });
 }
 
 describe('read-only SQLite access', () => {
@@ -47,10 +48,12 @@ describe('read-only SQLite access', () => {
     process.env.TMPDIR = tmp;
     let during: string[] = [];
     try {
-      expect(readDatabase(db.path, (d) => {
-        during = readdirSync(tmp);
-        return d.prepare('SELECT count(*) FROM part').pluck().get();
-      })).toBe(3);
+      expect(
+        readDatabase(db.path, (d) => {
+          during = readdirSync(tmp);
+          return d.prepare('SELECT count(*) FROM part').pluck().get();
+        }),
+      ).toBe(3);
     } finally {
       if (saved === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = saved;
@@ -66,13 +69,20 @@ describe('read-only SQLite access', () => {
     withRows(db, 2);
     db.close();
     // Another process takes the database for itself (rollback journal: readers cannot read).
-    const locker = spawn(process.execPath, ['-e', `
+    const locker = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       ${CHILD_OPEN}
       const db = open(${JSON.stringify(db.path)});
       db.exec('BEGIN EXCLUSIVE');
       console.log('locked');
       process.stdin.once('data', () => { db.exec('COMMIT'); process.exit(0); });
-    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     await new Promise<void>((resolve) => locker.stdout.once('data', () => resolve()));
     expect(() => count(db.path)).toThrow(/locked|busy/i);
     // The read sleeps on the event loop while it waits for a lock: it waits a few milliseconds (the
@@ -103,13 +113,23 @@ describe('read-only SQLite access', () => {
     const dir = dirname(db.path);
     const reader = `const { readDatabase } = await import(${JSON.stringify(new URL('../../dist/readers/sqlite.js', import.meta.url).href)});
       console.log(readDatabase(${JSON.stringify(db.path)}, (d) => d.prepare('SELECT count(*) FROM part').pluck().get()));`;
-    const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount --bind ${dir} ${dir} && mount -o remount,ro,bind ${dir} && touch ${dir}/x 2>/dev/null || ${process.execPath} --input-type=module -e "$0"`, reader], { encoding: 'utf8' });
+    const r = spawnSync(
+      'unshare',
+      [
+        '-rm',
+        'sh',
+        '-c',
+        `mount --bind ${dir} ${dir} && mount -o remount,ro,bind ${dir} && touch ${dir}/x 2>/dev/null || ${process.execPath} --input-type=module -e "$0"`,
+        reader,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('3');
     db.close();
   });
 
-  it('fails with the database\'s error when a file is not a database (the next scan tries again)', () => {
+  it("fails with the database's error when a file is not a database (the next scan tries again)", () => {
     const db = new OpenCodeDb();
     db.close();
     expect(() => readDatabase(`${db.path}.missing`, () => 0)).toThrow();
@@ -122,7 +142,11 @@ describe('read-only SQLite access', () => {
     db.close();
     // The writer has no busy timeout: any lock a read held in its way would fail an insert. It
     // writes until told to stop, a row every millisecond or so.
-    const writer = spawn(process.execPath, ['-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       ${CHILD_OPEN}
       const db = open(${JSON.stringify(db.path)}, { timeout: 0 });
       db.pragma('journal_mode = WAL');
@@ -140,7 +164,10 @@ describe('read-only SQLite access', () => {
         setTimeout(write, 1);
       };
       write();
-    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     let out = '';
     writer.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const done = new Promise<void>((resolve) => writer.on('exit', () => resolve()));
@@ -190,7 +217,11 @@ describe.runIf(existsSync('/proc/self/fdinfo'))('what a read opens of a WAL data
     withRows(db, 2);
     db.close();
     // The harness, in a process of its own (SQLite shares one -shm handle between a process's connections).
-    const writer = spawn(process.execPath, ['-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       ${CHILD_OPEN}
       const db = open(${JSON.stringify(db.path)});
       db.pragma('journal_mode = WAL');
@@ -199,13 +230,18 @@ describe.runIf(existsSync('/proc/self/fdinfo'))('what a read opens of a WAL data
       db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)').run('p9', 'a1', 's1', ${T0} + 99, ${T0} + 99, data);
       console.log('written');
       process.stdin.once('data', () => process.exit(0));
-    `], { stdio: ['pipe', 'pipe', 'inherit'] });
+    `,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     try {
       await new Promise<void>((resolve) => writer.stdout.once('data', () => resolve()));
       const before = { db: hash(db.path), wal: hash(`${db.path}-wal`), shm: hash(`${db.path}-shm`) };
       const opened = readDatabase(db.path, (d) => ({
         rows: d.prepare('SELECT count(*) FROM part').pluck().get(),
-        db: openFlags(db.path), wal: openFlags(`${db.path}-wal`), shm: openFlags(`${db.path}-shm`),
+        db: openFlags(db.path),
+        wal: openFlags(`${db.path}-wal`),
+        shm: openFlags(`${db.path}-shm`),
       }));
       expect(opened).toEqual({ rows: 3, db: ['read-only'], wal: ['read-write'], shm: ['read-only'] });
       expect({ db: hash(db.path), wal: hash(`${db.path}-wal`), shm: hash(`${db.path}-shm`) }).toEqual(before);
@@ -226,7 +262,11 @@ describe.runIf(existsSync('/proc/self/fdinfo'))('what a read opens of a WAL data
     copyFileSync(`${db.path}-wal`, `${copy}-wal`);
     db.close();
     const before = { db: hash(copy), wal: hash(`${copy}-wal`) };
-    const opened = readDatabase(copy, (d) => ({ rows: d.prepare('SELECT count(*) FROM part').pluck().get(), db: openFlags(copy), wal: openFlags(`${copy}-wal`) }));
+    const opened = readDatabase(copy, (d) => ({
+      rows: d.prepare('SELECT count(*) FROM part').pluck().get(),
+      db: openFlags(copy),
+      wal: openFlags(`${copy}-wal`),
+    }));
     expect(opened).toEqual({ rows: 2, db: ['read-only'], wal: [] });
     expect(existsSync(`${copy}-shm`)).toBe(false);
     expect({ db: hash(copy), wal: hash(`${copy}-wal`) }).toEqual(before);

@@ -4,14 +4,26 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readDatabase } from '../../src/readers/sqlite.js';
-import { hasTable, keyAt, keyRange, keysAfter, keysWithPrefix, keyValue, prefixed, topRow, valueObject } from '../../src/readers/vscdb.js';
+import {
+  hasTable,
+  keyAt,
+  keyRange,
+  keysAfter,
+  keysWithPrefix,
+  keyValue,
+  prefixed,
+  topRow,
+  valueObject,
+} from '../../src/readers/vscdb.js';
 import { Database } from '../helpers/sqlite.js';
 import { tempDir } from '../helpers/run.js';
 
 function store() {
   const path = join(tempDir(), 'state.vscdb');
   const db = new Database(path);
-  db.exec('CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB); CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)');
+  db.exec(
+    'CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB); CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)',
+  );
   const put = db.prepare('INSERT INTO cursorDiskKV VALUES (?, ?)');
   put.run('bubbleId:a:1', '{"n":1}');
   put.run('bubbleId:a:2', Buffer.from('{"n":2}'));
@@ -25,7 +37,10 @@ describe('vscdb', () => {
   it('reads the keys of a prefix by range, with their values as TEXT or BLOB', () => {
     const { path } = store();
     readDatabase(path, (db) => {
-      expect([...prefixed(db, 'cursorDiskKV', 'bubbleId:a:')].map((r) => [r.key, valueObject(r.value)])).toEqual([['bubbleId:a:1', { n: 1 }], ['bubbleId:a:2', { n: 2 }]]);
+      expect([...prefixed(db, 'cursorDiskKV', 'bubbleId:a:')].map((r) => [r.key, valueObject(r.value)])).toEqual([
+        ['bubbleId:a:1', { n: 1 }],
+        ['bubbleId:a:2', { n: 2 }],
+      ]);
       expect([...keysWithPrefix(db, 'cursorDiskKV', 'composerData:')]).toEqual(['composerData:a']);
       expect(keyValue(db, 'cursorDiskKV', 'bubbleId:ab:3')).toEqual({ n: 3 });
       expect(keyValue(db, 'cursorDiskKV', 'missing')).toBeUndefined();

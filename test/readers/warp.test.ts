@@ -45,13 +45,40 @@ function data(u: Usage): string {
   return JSON.stringify({
     server_conversation_token: 'tok',
     conversation_usage_metadata: {
-      was_summarized: false, context_window_usage: 0.2, credits_spent: 3.5, platform_credits_spent: 0, credits_spent_for_last_block: 0.5,
+      was_summarized: false,
+      context_window_usage: 0.2,
+      credits_spent: 3.5,
+      platform_credits_spent: 0,
+      credits_spent_for_last_block: 0.5,
       ...(u.cents === undefined ? {} : { total_provider_cost_in_cents: u.cents }),
-      ...(u.charged ? { total_charged_usage: { input_tokens: input, output_tokens: output, input_cache_read_tokens: cacheRead, input_cache_write_tokens: cacheWrite, input_cost_in_cents: 1 } } : {}),
-      token_usage: [{ model_id: MODEL, warp_tokens: u.warp ?? 5000, byok_tokens: 0, custom_endpoint_tokens: 0, warp_token_usage_by_category: { primary_agent: u.warp ?? 5000 } }],
+      ...(u.charged
+        ? {
+            total_charged_usage: {
+              input_tokens: input,
+              output_tokens: output,
+              input_cache_read_tokens: cacheRead,
+              input_cache_write_tokens: cacheWrite,
+              input_cost_in_cents: 1,
+            },
+          }
+        : {}),
+      token_usage: [
+        {
+          model_id: MODEL,
+          warp_tokens: u.warp ?? 5000,
+          byok_tokens: 0,
+          custom_endpoint_tokens: 0,
+          warp_token_usage_by_category: { primary_agent: u.warp ?? 5000 },
+        },
+      ],
       tool_usage_metadata: {
         ...Object.fromEntries(Object.entries(u.tools ?? {}).map(([t, count]) => [`${t}_stats`, { count }])),
-        apply_file_diff_stats: { count: u.tools?.apply_file_diff ?? 0, lines_added: u.lines?.[0] ?? 0, lines_removed: u.lines?.[1] ?? 0, files_changed: 1 },
+        apply_file_diff_stats: {
+          count: u.tools?.apply_file_diff ?? 0,
+          lines_added: u.lines?.[0] ?? 0,
+          lines_removed: u.lines?.[1] ?? 0,
+          files_changed: 1,
+        },
       },
       context_window_segments: [],
     },
@@ -68,17 +95,21 @@ function warpHome(root = join(tempDir(), 'warp-terminal')) {
   db.exec(SCHEMA);
   const file: SessionFile = { path, sessionId: 'warp' };
   return {
-    root, file, db,
+    root,
+    file,
+    db,
     conversation(id: string, modified: string, u: Usage) {
-      db.prepare(`INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, ?, ?)
-        ON CONFLICT (conversation_id) DO UPDATE SET conversation_data = excluded.conversation_data, last_modified_at = excluded.last_modified_at`)
-        .run(id, data(u), modified);
+      db.prepare(
+        `INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, ?, ?)
+        ON CONFLICT (conversation_id) DO UPDATE SET conversation_data = excluded.conversation_data, last_modified_at = excluded.last_modified_at`,
+      ).run(id, data(u), modified);
     },
     exchange(exchange: string, conversation: string, start: string, status: string, text = 'do it') {
       const input = text === '' ? '[]' : JSON.stringify([{ Query: { text, context: [], referenced_attachments: {} } }]);
-      db.prepare(`INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, working_directory, output_status, model_id) VALUES (?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (exchange_id) DO UPDATE SET output_status = excluded.output_status`)
-        .run(exchange, conversation, start, input, '/home/ada/src/app', JSON.stringify(status), MODEL);
+      db.prepare(
+        `INSERT INTO ai_queries (exchange_id, conversation_id, start_ts, input, working_directory, output_status, model_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (exchange_id) DO UPDATE SET output_status = excluded.output_status`,
+      ).run(exchange, conversation, start, input, '/home/ada/src/app', JSON.stringify(status), MODEL);
     },
   };
 }
@@ -95,57 +126,96 @@ function reading() {
   };
 }
 
-const counted = (log: Recorded[]) => log.filter(([e]) => ['usage', 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'lines'].includes(e))
-  .map(([e, a, b, , , cost, unsaid]) => e === 'usage' ? [e, b, cost, unsaid] : e === 'turnStarted' ? [e] : [e, a, ...(e === 'lines' || e === 'turnEnded' ? [b] : [])]);
+const counted = (log: Recorded[]) =>
+  log
+    .filter(([e]) => ['usage', 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'lines'].includes(e))
+    .map(([e, a, b, , , cost, unsaid]) =>
+      e === 'usage'
+        ? [e, b, cost, unsaid]
+        : e === 'turnStarted'
+          ? [e]
+          : [e, a, ...(e === 'lines' || e === 'turnEnded' ? [b] : [])],
+    );
 const restart = (state: WarpState) => JSON.parse(JSON.stringify(state)) as WarpState;
 const utc = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`);
 
 describe('Warp reader', () => {
-  it('counts what a conversation\'s running totals grew by, never less, across a restart', () => {
+  it("counts what a conversation's running totals grew by, never less, across a restart", () => {
     const w = warpHome();
     const r = reading();
     let state = warp.initialState(w.file);
     w.exchange('e1', PARENT, '2026-12-07 11:00:00', 'Pending');
-    w.conversation(PARENT, '2026-12-07 11:00:10', { cents: 10, tools: { run_command: 1, read_files: 1, apply_file_diff: 1 }, lines: [5, 1] });
+    w.conversation(PARENT, '2026-12-07 11:00:10', {
+      cents: 10,
+      tools: { run_command: 1, read_files: 1, apply_file_diff: 1 },
+      lines: [5, 1],
+    });
     expect(r.read(w.file, state)).toBe(true);
     const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
     // No tokens by type yet: only the cost, with no token type said (no series, never a 0).
     expect(counted(r.log(PARENT))).toEqual([
-      ['turnStarted'], ['prompt', utc('2026-12-07 11:00:00')],
+      ['turnStarted'],
+      ['prompt', utc('2026-12-07 11:00:00')],
       ['usage', zero, 0.1, ['input', 'output', 'cache_read', 'cache_write', 'reasoning']],
-      ['toolCall', `${PARENT}:run_command:1`], ['toolCall', `${PARENT}:read_files:1`], ['toolCall', `${PARENT}:apply_file_diff:1`],
+      ['toolCall', `${PARENT}:run_command:1`],
+      ['toolCall', `${PARENT}:read_files:1`],
+      ['toolCall', `${PARENT}:apply_file_diff:1`],
       ['lines', 5, 1],
     ]);
     expect(eventsNamed(r.log(PARENT), 'toolCall').map(([, , call]) => call)).toEqual([
-      { tool: 'run_command', kind: 'execute' }, { tool: 'read_files', kind: 'read' }, { tool: 'apply_file_diff', kind: 'edit' },
+      { tool: 'run_command', kind: 'execute' },
+      { tool: 'read_files', kind: 'read' },
+      { tool: 'apply_file_diff', kind: 'edit' },
     ]);
 
     state = restart(state);
     r.clear();
     w.exchange('e1', PARENT, '2026-12-07 11:00:00', 'Completed');
-    w.conversation(PARENT, '2026-12-07 11:01:00', { cents: 25, charged: [100, 20, 300, 50], tools: { run_command: 3, read_files: 1, apply_file_diff: 1 }, lines: [8, 2] });
+    w.conversation(PARENT, '2026-12-07 11:01:00', {
+      cents: 25,
+      charged: [100, 20, 300, 50],
+      tools: { run_command: 3, read_files: 1, apply_file_diff: 1 },
+      lines: [8, 2],
+    });
     r.read(w.file, state);
     expect(counted(r.log(PARENT))).toEqual([
       ['turnEnded', 'completed', utc('2026-12-07 11:01:00')],
       ['usage', { ...zero, input: 100, output: 20, cacheRead: 300, cacheWrite: 50 }, 0.15, ['reasoning']],
-      ['toolCall', `${PARENT}:run_command:2`], ['toolCall', `${PARENT}:run_command:3`],
+      ['toolCall', `${PARENT}:run_command:2`],
+      ['toolCall', `${PARENT}:run_command:3`],
       ['lines', 3, 1],
     ]);
 
     // Rewritten lower (a total recomputed), then back: nothing counted until past what was.
     state = restart(state);
     r.clear();
-    w.conversation(PARENT, '2026-12-07 11:02:00', { cents: 20, charged: [90, 20, 300, 50], tools: { run_command: 2 }, lines: [6, 2] });
+    w.conversation(PARENT, '2026-12-07 11:02:00', {
+      cents: 20,
+      charged: [90, 20, 300, 50],
+      tools: { run_command: 2 },
+      lines: [6, 2],
+    });
     r.read(w.file, state);
-    w.conversation(PARENT, '2026-12-07 11:03:00', { cents: 25, charged: [100, 20, 300, 50], tools: { run_command: 3 }, lines: [8, 2] });
+    w.conversation(PARENT, '2026-12-07 11:03:00', {
+      cents: 25,
+      charged: [100, 20, 300, 50],
+      tools: { run_command: 3 },
+      lines: [8, 2],
+    });
     r.read(w.file, state);
     expect(counted(r.log(PARENT))).toEqual([]);
     // A counter of a tool not known here (a newer Warp's) counts as `other`.
-    w.conversation(PARENT, '2026-12-07 11:04:00', { cents: 30, charged: [110, 25, 300, 50], tools: { run_command: 3, grep: 1, start_agent: 1 }, lines: [8, 2] });
+    w.conversation(PARENT, '2026-12-07 11:04:00', {
+      cents: 30,
+      charged: [110, 25, 300, 50],
+      tools: { run_command: 3, grep: 1, start_agent: 1 },
+      lines: [8, 2],
+    });
     r.read(w.file, state);
     expect(counted(r.log(PARENT))).toEqual([
       ['usage', { ...zero, input: 10, output: 5 }, expect.closeTo(0.05, 12), ['reasoning']],
-      ['toolCall', `${PARENT}:grep:1`], ['toolCall', `${PARENT}:other:1`],
+      ['toolCall', `${PARENT}:grep:1`],
+      ['toolCall', `${PARENT}:other:1`],
     ]);
     expect(eventsNamed(r.log(PARENT), 'toolCall').at(-1)?.[2]).toEqual({ tool: 'other', kind: 'other' });
   });
@@ -159,14 +229,27 @@ describe('Warp reader', () => {
     w.db.close();
     const { store } = await readHome(warp, w.root);
     const counters = [...store.counters.values()];
-    expect(counters.filter((c) => c.metric === 'tokens' || c.metric === 'reasoningTokens' || c.metric === 'unpricedTokens')).toEqual([]);
+    expect(
+      counters.filter((c) => c.metric === 'tokens' || c.metric === 'reasoningTokens' || c.metric === 'unpricedTokens'),
+    ).toEqual([]);
     expect(counters.filter((c) => c.metric === 'cost').map((c) => [c.labels.model, c.value])).toEqual([[MODEL, 0.4]]);
-    expect([...store.sessions.values()].map((s) => [s.id, s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite])).toEqual([[PARENT, 0], [CHILD, 0]]);
+    expect(
+      [...store.sessions.values()].map((s) => [
+        s.id,
+        s.tokens.input + s.tokens.output + s.tokens.cacheRead + s.tokens.cacheWrite,
+      ]),
+    ).toEqual([
+      [PARENT, 0],
+      [CHILD, 0],
+    ]);
     // A finished turn with no tokens counted is what Warp records there, not a reader behind its format.
-    expect([...store.sessions.values()].map((s) => [s.id, s.lastTurn?.outcome, drifted(s)])).toEqual([[PARENT, 'completed', false], [CHILD, 'completed', false]]);
+    expect([...store.sessions.values()].map((s) => [s.id, s.lastTurn?.outcome, drifted(s)])).toEqual([
+      [PARENT, 'completed', false],
+      [CHILD, 'completed', false],
+    ]);
   });
 
-  it('counts a subagent\'s query as its goal, not a prompt, also when it was written before its conversation; the parent counts the call that started it', () => {
+  it("counts a subagent's query as its goal, not a prompt, also when it was written before its conversation; the parent counts the call that started it", () => {
     const w = warpHome();
     const r = reading();
     const state = warp.initialState(w.file);
@@ -179,7 +262,9 @@ describe('Warp reader', () => {
     w.conversation(CHILD, '2026-12-07 11:00:08', { cents: 2, parent: PARENT });
     r.read(w.file, state);
     expect(counted(r.log(CHILD))).toEqual([['turnStarted'], ['usage', expect.anything(), 0.02, expect.anything()]]);
-    expect(eventsNamed(r.log(PARENT), 'toolCall')).toEqual([['toolCall', `spawn:${CHILD}`, { tool: 'subagent', kind: 'agent' }]]);
+    expect(eventsNamed(r.log(PARENT), 'toolCall')).toEqual([
+      ['toolCall', `spawn:${CHILD}`, { tool: 'subagent', kind: 'agent' }],
+    ]);
     expect(eventsNamed(r.log(PARENT), 'prompt')).toHaveLength(1);
     // Read again (a crash before the state was committed): nothing counted twice.
     r.clear();
@@ -197,8 +282,12 @@ describe('Warp reader', () => {
     w.conversation(PARENT, '2026-12-07 11:04:00', {});
     r.read(w.file, warp.initialState(w.file));
     expect(counted(r.log(PARENT)).filter(([e]) => e !== 'usage')).toEqual([
-      ['turnStarted'], ['prompt', utc('2026-12-07 11:00:00')], ['turnEnded', 'failed', utc('2026-12-07 11:00:00')],
-      ['turnStarted'], ['prompt', utc('2026-12-07 11:01:00')], ['turnEnded', 'interrupted', utc('2026-12-07 11:01:00')],
+      ['turnStarted'],
+      ['prompt', utc('2026-12-07 11:00:00')],
+      ['turnEnded', 'failed', utc('2026-12-07 11:00:00')],
+      ['turnStarted'],
+      ['prompt', utc('2026-12-07 11:01:00')],
+      ['turnEnded', 'interrupted', utc('2026-12-07 11:01:00')],
     ]);
     expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([['skipped', 'unknown_shape']]);
   });
@@ -207,7 +296,11 @@ describe('Warp reader', () => {
     const w = warpHome();
     const r = reading();
     const state = warp.initialState(w.file);
-    w.db.prepare("INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, '{\"server_conv', '2026-12-07 11:00:00')").run(PARENT);
+    w.db
+      .prepare(
+        "INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, '{\"server_conv', '2026-12-07 11:00:00')",
+      )
+      .run(PARENT);
     r.read(w.file, state);
     r.read(w.file, { ...state, sig: undefined });
     expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([['skipped', 'parse_error']]);
@@ -234,14 +327,20 @@ describe('Warp reader', () => {
     expect(eventsNamed(r.log(PARENT), 'prompt')).toEqual([['prompt', utc('2026-12-07 11:05:00')]]);
   });
 
-  it('looks under $XDG_STATE_HOME, for the Preview channel too, and lists the TUI\'s database beside the terminal\'s', () => {
-    expect(warp.defaultRoots({ XDG_STATE_HOME: '/x/state' }, '/home/ada').slice(0, 2)).toEqual(['/x/state/warp-terminal', '/x/state/warp-terminal-preview']);
+  it("looks under $XDG_STATE_HOME, for the Preview channel too, and lists the TUI's database beside the terminal's", () => {
+    expect(warp.defaultRoots({ XDG_STATE_HOME: '/x/state' }, '/home/ada').slice(0, 2)).toEqual([
+      '/x/state/warp-terminal',
+      '/x/state/warp-terminal-preview',
+    ]);
     const w = warpHome();
     mkdirSync(join(w.root, 'tui'));
     const tui = new Database(join(w.root, 'tui', 'warp.sqlite'));
     tui.exec(SCHEMA);
     tui.close();
-    expect(warp.listFiles(w.root).map((f) => [f.path, f.sessionId])).toEqual([[w.file.path, 'warp'], [join(w.root, 'tui', 'warp.sqlite'), 'warp-tui']]);
+    expect(warp.listFiles(w.root).map((f) => [f.path, f.sessionId])).toEqual([
+      [w.file.path, 'warp'],
+      [join(w.root, 'tui', 'warp.sqlite'), 'warp-tui'],
+    ]);
     expect(warp.watchFiles!(w.root)).toContain(join(w.root, 'tui', 'warp.sqlite-wal'));
   });
 });

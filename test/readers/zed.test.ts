@@ -23,14 +23,42 @@ const B = '9e2f6b31-7c4d-4a1e-8b05-6d3f2a1c9e84';
 const user = (id: string) => ({ User: { id, content: [{ Text: 'fix it' }] } });
 const answer = (results: Record<string, boolean> = {}) => ({
   Agent: {
-    content: [{ Text: 'Let me look.' }, ...Object.keys(results).map((id) => ({ ToolUse: { id, name: 'terminal', raw_input: '{}', input: {}, is_input_complete: true } }))],
-    tool_results: Object.fromEntries(Object.entries(results).map(([id, failed]) => [id, { tool_use_id: id, tool_name: 'terminal', is_error: failed, content: [] }])),
+    content: [
+      { Text: 'Let me look.' },
+      ...Object.keys(results).map((id) => ({
+        ToolUse: { id, name: 'terminal', raw_input: '{}', input: {}, is_input_complete: true },
+      })),
+    ],
+    tool_results: Object.fromEntries(
+      Object.entries(results).map(([id, failed]) => [
+        id,
+        { tool_use_id: id, tool_name: 'terminal', is_error: failed, content: [] },
+      ]),
+    ),
   },
 });
 const usage = (input: number, output: number, read = 0, write = 0) =>
-  Object.fromEntries(Object.entries({ input_tokens: input, output_tokens: output, cache_read_input_tokens: read, cache_creation_input_tokens: write }).filter(([, n]) => n > 0));
+  Object.fromEntries(
+    Object.entries({
+      input_tokens: input,
+      output_tokens: output,
+      cache_read_input_tokens: read,
+      cache_creation_input_tokens: write,
+    }).filter(([, n]) => n > 0),
+  );
 
-interface Save { messages?: object[]; usage?: object; provider?: string; model?: string; parent?: string; folders?: string; order?: string; version?: string | null; data?: Part[]; dataType?: string }
+interface Save {
+  messages?: object[];
+  usage?: object;
+  provider?: string;
+  model?: string;
+  parent?: string;
+  folders?: string;
+  order?: string;
+  version?: string | null;
+  data?: Part[];
+  dataType?: string;
+}
 
 function threadsDb() {
   const path = join(tempDir(), 'threads.db');
@@ -45,14 +73,21 @@ function threadsDb() {
     /** Zed's save: the whole row upserted, stamped with the time the thread changed. */
     save(id: string, s: Save = {}) {
       const t = `2026-11-30T12:00:${String(++second).padStart(2, '0')}.123456+00:00`;
-      const thread = { version: s.version === null ? undefined : s.version ?? '0.3.0', title: 't', messages: s.messages ?? [user('u1'), answer()],
-        cumulative_token_usage: s.usage ?? {}, request_token_usage: {}, model: { provider: s.provider ?? 'anthropic', model: s.model ?? 'claude-sonnet-4-5' },
-        subagent_context: s.parent ? { parent_thread_id: s.parent, depth: 1 } : null };
+      const thread = {
+        version: s.version === null ? undefined : (s.version ?? '0.3.0'),
+        title: 't',
+        messages: s.messages ?? [user('u1'), answer()],
+        cumulative_token_usage: s.usage ?? {},
+        request_token_usage: {},
+        model: { provider: s.provider ?? 'anthropic', model: s.model ?? 'claude-sonnet-4-5' },
+        subagent_context: s.parent ? { parent_thread_id: s.parent, depth: 1 } : null,
+      };
       const data = zstdFrame(s.data ?? [Buffer.from(JSON.stringify(thread))]);
-      db.prepare(`INSERT INTO threads (id, summary, updated_at, data_type, data, parent_id, folder_paths, folder_paths_order, created_at)
+      db.prepare(
+        `INSERT INTO threads (id, summary, updated_at, data_type, data, parent_id, folder_paths, folder_paths_order, created_at)
         VALUES (?, 't', ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at, data_type = excluded.data_type, data = excluded.data`)
-        .run(id, t, s.dataType ?? 'zstd', data, s.parent ?? null, s.folders ?? '/src/app', s.order ?? '0', t);
+        ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at, data_type = excluded.data_type, data = excluded.data`,
+      ).run(id, t, s.dataType ?? 'zstd', data, s.parent ?? null, s.folders ?? '/src/app', s.order ?? '0', t);
     },
     /** A read with the state as persisted (a restart between any two reads); the sessions it reported to. */
     read(): { log: Recorded[]; ids: Set<string> } {
@@ -68,20 +103,29 @@ function threadsDb() {
 
 const named = (log: Recorded[], ...names: string[]) => log.filter((e) => names.includes(e[0]));
 const tokens = (log: Recorded[]) => named(log, 'usage').map((e) => e[2]);
-const counted = (log: Recorded[]) => named(log, 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult').map((e) => (e[0] === 'toolResult' ? `${e[0]}:${String(e[2])}` : e[0]));
+const counted = (log: Recorded[]) =>
+  named(log, 'prompt', 'turnStarted', 'turnEnded', 'toolCall', 'toolResult').map((e) =>
+    e[0] === 'toolResult' ? `${e[0]}:${String(e[2])}` : e[0],
+  );
 
 describe('Zed threads', () => {
   it('count the running usage by its growth while the row is rewritten, never backwards, across restarts', () => {
     const z = threadsDb();
     z.save(A, { usage: usage(100, 10, 1000, 50) });
-    expect(tokens(z.read().log)).toEqual([{ input: 100, output: 10, cacheRead: 1000, cacheWrite: 50, cacheWrite1h: 0, reasoning: 0 }]);
+    expect(tokens(z.read().log)).toEqual([
+      { input: 100, output: 10, cacheRead: 1000, cacheWrite: 50, cacheWrite1h: 0, reasoning: 0 },
+    ]);
     z.save(A, { usage: usage(150, 30, 1500, 50) });
-    expect(tokens(z.read().log)).toEqual([{ input: 50, output: 20, cacheRead: 500, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }]);
+    expect(tokens(z.read().log)).toEqual([
+      { input: 50, output: 20, cacheRead: 500, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+    ]);
     // Rewritten lower, then grown back: only what passes the highest seen counts.
     z.save(A, { usage: usage(120, 30, 1500, 50) });
     expect(tokens(z.read().log)).toEqual([]);
     z.save(A, { usage: usage(160, 30, 1500, 50) });
-    expect(tokens(z.read().log)).toEqual([{ input: 10, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }]);
+    expect(tokens(z.read().log)).toEqual([
+      { input: 10, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+    ]);
     expect(z.read().log).toEqual([]);
   });
 
@@ -108,22 +152,31 @@ describe('Zed threads', () => {
     expect(named(z.read().log, 'skipped')).toEqual([]);
   });
 
-  it('count what each provider\'s usage gives as the contract counts it', () => {
+  it("count what each provider's usage gives as the contract counts it", () => {
     expect(unsaidOf('anthropic', 'claude-sonnet-4-5')).toEqual([]);
     expect(unsaidOf('zed.dev', 'claude-opus-4-6')).toEqual([]);
     expect(unsaidOf('openai', 'gpt-5')).toEqual(['cache_write']);
-    for (const p of ['lmstudio', 'ollama', 'google', 'zed.dev']) expect(unsaidOf(p, 'gemini-3-pro')).toEqual(['input', 'cache_read', 'cache_write']);
+    for (const p of ['lmstudio', 'ollama', 'google', 'zed.dev'])
+      expect(unsaidOf(p, 'gemini-3-pro')).toEqual(['input', 'cache_read', 'cache_write']);
     const z = threadsDb();
     z.save(A, { provider: 'lmstudio', model: 'qwen3-coder-30b', usage: usage(3717, 156) });
     z.save(B, { provider: 'openai', model: 'gpt-5', usage: usage(900, 40, 300) });
     const log = named(z.read().log, 'usage');
     expect(log.map((e) => [e[1], e[2], e[6]])).toEqual([
-      ['qwen3-coder-30b', { input: 0, output: 156, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, ['input', 'cache_read', 'cache_write']],
-      ['gpt-5', { input: 900, output: 40, cacheRead: 300, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, ['cache_write']],
+      [
+        'qwen3-coder-30b',
+        { input: 0, output: 156, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+        ['input', 'cache_read', 'cache_write'],
+      ],
+      [
+        'gpt-5',
+        { input: 900, output: 40, cacheRead: 300, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+        ['cache_write'],
+      ],
     ]);
   });
 
-  it('open a turn at a prompt with no answer saved, end it when the answer is with its calls\' results, and count a subagent\'s goal as no prompt', () => {
+  it("open a turn at a prompt with no answer saved, end it when the answer is with its calls' results, and count a subagent's goal as no prompt", () => {
     const z = threadsDb();
     z.save(A, { messages: [user('u1')] });
     expect(counted(z.read().log)).toEqual(['turnStarted', 'prompt']);
@@ -140,15 +193,17 @@ describe('Zed threads', () => {
     expect(counted(z.read().log)).toEqual(['turnStarted', 'turnEnded']);
   });
 
-  it('take the project\'s first folder in its own order', () => {
+  it("take the project's first folder in its own order", () => {
     const z = threadsDb();
     z.save(A, { folders: '/src/api\n/src/web', order: '1,0' });
     z.save(B, { folders: '/src/api\n/src/web', order: '0' });
-    const cwds = named(z.read().log, 'meta').map((e) => (e[1] as { cwd?: string }).cwd).filter(Boolean);
+    const cwds = named(z.read().log, 'meta')
+      .map((e) => (e[1] as { cwd?: string }).cwd)
+      .filter(Boolean);
     expect(cwds).toEqual(['/src/web', '/src/api']);
   });
 
-  it('report a thread of Zed\'s first agent (no version) with its folder and times, its content skipped as unknown', () => {
+  it("report a thread of Zed's first agent (no version) with its folder and times, its content skipped as unknown", () => {
     const z = threadsDb();
     z.save(A, { version: null });
     const { log } = z.read();
@@ -164,15 +219,24 @@ describe('Zed threads', () => {
   });
 });
 
-describe('Zed\'s data dir', () => {
-  it('is XDG_DATA_HOME\'s (or a Flatpak\'s) on Linux, and looked for where macOS and Windows keep it', () => {
-    expect(zed.defaultRoots({}, '/home/ada')).toEqual(['/home/ada/.local/share/zed/threads', '/home/ada/Library/Application Support/Zed/threads']);
-    expect(zed.defaultRoots({ XDG_DATA_HOME: '/data', FLATPAK_XDG_DATA_HOME: '/home/ada/.var/app/dev.zed.Zed/data' }, '/home/ada').slice(0, 2))
-      .toEqual(['/home/ada/.var/app/dev.zed.Zed/data/zed/threads', '/data/zed/threads']);
+describe("Zed's data dir", () => {
+  it("is XDG_DATA_HOME's (or a Flatpak's) on Linux, and looked for where macOS and Windows keep it", () => {
+    expect(zed.defaultRoots({}, '/home/ada')).toEqual([
+      '/home/ada/.local/share/zed/threads',
+      '/home/ada/Library/Application Support/Zed/threads',
+    ]);
+    expect(
+      zed
+        .defaultRoots(
+          { XDG_DATA_HOME: '/data', FLATPAK_XDG_DATA_HOME: '/home/ada/.var/app/dev.zed.Zed/data' },
+          '/home/ada',
+        )
+        .slice(0, 2),
+    ).toEqual(['/home/ada/.var/app/dev.zed.Zed/data/zed/threads', '/data/zed/threads']);
   });
 });
 
-describe('Zed\'s threads.db as Zed holds it', () => {
+describe("Zed's threads.db as Zed holds it", () => {
   const THREADS = '.local/share/zed/threads/threads.db';
   const PARENT = '7e192b75-8296-492e-aa22-a7a654d6f88a';
   const agents: Exporter[] = [];
@@ -182,22 +246,33 @@ describe('Zed\'s threads.db as Zed holds it', () => {
 
   function homeWithThreads(): string {
     const dir = tempDir('cae-home-');
-    cpSync(join(FIXTURES, 'homes/editor-stores-and-clis/.local/share/zed'), join(dir, '.local/share/zed'), { recursive: true });
+    cpSync(join(FIXTURES, 'homes/editor-stores-and-clis/.local/share/zed'), join(dir, '.local/share/zed'), {
+      recursive: true,
+    });
     return dir;
   }
   function agentFor(dir: string, state = tempDir()): Exporter {
-    const agent = new Exporter(loadConfig(['--state-dir', state], { HOME: dir }), createLogger('error'), { env: { HOME: dir }, home: dir });
+    const agent = new Exporter(loadConfig(['--state-dir', state], { HOME: dir }), createLogger('error'), {
+      env: { HOME: dir },
+      home: dir,
+    });
     agents.push(agent);
     return agent;
   }
-  const output = (agent: Exporter) => [...agent.store.counters.values()]
-    .filter((c) => c.metric === 'tokens' && c.labels.harness === 'zed' && c.labels.token_type === 'output').reduce((a, c) => a + c.value, 0);
+  const output = (agent: Exporter) =>
+    [...agent.store.counters.values()]
+      .filter((c) => c.metric === 'tokens' && c.labels.harness === 'zed' && c.labels.token_type === 'output')
+      .reduce((a, c) => a + c.value, 0);
   /** Zed's save of a thread that made one more call: its running sum 1000 output tokens more. */
   function call(writer: Database): void {
     const row = writer.prepare('SELECT data FROM threads WHERE id = ?').get(PARENT) as { data: Buffer };
-    const thread = JSON.parse((unzstd(row.data, 32 << 20) as Buffer).toString()) as { cumulative_token_usage: { output_tokens: number } };
+    const thread = JSON.parse((unzstd(row.data, 32 << 20) as Buffer).toString()) as {
+      cumulative_token_usage: { output_tokens: number };
+    };
     thread.cumulative_token_usage.output_tokens += 1000;
-    writer.prepare('UPDATE threads SET data = ?, updated_at = ? WHERE id = ?').run(zstdFrame([Buffer.from(JSON.stringify(thread))]), '2026-12-07T11:58:00.000+00:00', PARENT);
+    writer
+      .prepare('UPDATE threads SET data = ?, updated_at = ? WHERE id = ?')
+      .run(zstdFrame([Buffer.from(JSON.stringify(thread))]), '2026-12-07T11:58:00.000+00:00', PARENT);
   }
   const hash = (p: string) => (existsSync(p) ? createHash('sha1').update(readFileSync(p)).digest('hex') : '-');
 
@@ -229,10 +304,14 @@ describe('Zed\'s threads.db as Zed holds it', () => {
     const state = tempDir();
     const first = agentFor(dir, state);
     await first.scanAll();
-    const counters = [...first.store.counters.values()].filter((c) => c.labels.harness === 'zed').map((c) => [c.key, c.value]);
+    const counters = [...first.store.counters.values()]
+      .filter((c) => c.labels.harness === 'zed')
+      .map((c) => [c.key, c.value]);
     const again = agentFor(dir, state);
     await again.scanAll();
-    expect([...again.store.counters.values()].filter((c) => c.labels.harness === 'zed').map((c) => [c.key, c.value])).toEqual(counters);
+    expect(
+      [...again.store.counters.values()].filter((c) => c.labels.harness === 'zed').map((c) => [c.key, c.value]),
+    ).toEqual(counters);
     const writer = new Database(join(dir, THREADS));
     call(writer);
     writer.close();

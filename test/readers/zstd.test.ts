@@ -18,8 +18,14 @@ describe('bounded zstd decompression', () => {
 
   it('decodes frames one after another, and a skippable frame between them', () => {
     const skippable = Buffer.from([0x5a, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
-    const blob = Buffer.concat([zstdFrame([Buffer.from('ab'), { byte: 0x63, times: 200_000 }]), skippable, zstdFrame([Buffer.from('d')])]);
-    expect(same(unzstd(blob, 16 * MB), Buffer.concat([Buffer.from('ab'), Buffer.alloc(200_000, 'c'), Buffer.from('d')]))).toBe(true);
+    const blob = Buffer.concat([
+      zstdFrame([Buffer.from('ab'), { byte: 0x63, times: 200_000 }]),
+      skippable,
+      zstdFrame([Buffer.from('d')]),
+    ]);
+    expect(
+      same(unzstd(blob, 16 * MB), Buffer.concat([Buffer.from('ab'), Buffer.alloc(200_000, 'c'), Buffer.from('d')])),
+    ).toBe(true);
   });
 
   it('gives a bomb up once its output passes the limit: 32 kB that would be 1 GB', () => {
@@ -37,7 +43,9 @@ describe('bounded zstd decompression', () => {
   it('refuses a frame whose window is above the limit before allocating it: a 1 GB window for 2 bytes', () => {
     expect(unzstd(zstdFrame([Buffer.from('{}')], 30), 16 * MB)).toBe('too_large');
     // The same in a second frame.
-    expect(unzstd(Buffer.concat([zstdFrame([Buffer.from('{}')]), zstdFrame([Buffer.from('{}')], 30)]), 16 * MB)).toBe('too_large');
+    expect(unzstd(Buffer.concat([zstdFrame([Buffer.from('{}')]), zstdFrame([Buffer.from('{}')], 30)]), 16 * MB)).toBe(
+      'too_large',
+    );
   });
 
   it('says invalid for what is no whole zstd', () => {

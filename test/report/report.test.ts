@@ -18,8 +18,21 @@ const CCUSAGE = resolve(__dirname, '../../node_modules/.bin/ccusage');
 // The fixtures' records stay in the ledger however long after they were written the test runs.
 const KEEP = ['--ledger.days', '100000'];
 
-interface Totals { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheCreationTokens: number; totalTokens: number; totalCost: number; requests: number; turns: Record<string, number> }
-interface Day extends Totals { date: string; modelsUsed: string[]; modelBreakdowns: { modelName: string; cost: number; cacheCreationTokens: number }[] }
+interface Totals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  totalTokens: number;
+  totalCost: number;
+  requests: number;
+  turns: Record<string, number>;
+}
+interface Day extends Totals {
+  date: string;
+  modelsUsed: string[];
+  modelBreakdowns: { modelName: string; cost: number; cacheCreationTokens: number }[];
+}
 const report = (args: string[], env: NodeJS.ProcessEnv) => {
   const r = run(['report', ...args, '--json'], env);
   expect(r.stderr).toBe('');
@@ -34,15 +47,26 @@ describe('report', () => {
     const state = tempDir();
     const once = run(['once', '--state-dir', state, ...KEEP], env);
     expect(once.status).toBe(0);
-    const harnesses = [...new Set([...once.stdout.matchAll(/^coding_agent_tokens_total\{[^}]*harness="([^"]+)"/gm)].map((m) => m[1]!))];
+    const harnesses = [
+      ...new Set([...once.stdout.matchAll(/^coding_agent_tokens_total\{[^}]*harness="([^"]+)"/gm)].map((m) => m[1]!)),
+    ];
     expect(harnesses.length).toBeGreaterThan(3);
     for (const harness of [undefined, ...harnesses]) {
       const match: Record<string, string> = harness ? { harness } : {};
-      const { totals, daily } = report(['--state-dir', state, '-z', 'UTC', ...(harness ? ['--harness', harness] : [])], env);
+      const { totals, daily } = report(
+        ['--state-dir', state, '-z', 'UTC', ...(harness ? ['--harness', harness] : [])],
+        env,
+      );
       expect(totals.inputTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'input' }));
-      expect(totals.outputTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'output' }));
-      expect(totals.cacheReadTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_read' }));
-      expect(totals.cacheCreationTokens).toBe(sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_write' }));
+      expect(totals.outputTokens).toBe(
+        sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'output' }),
+      );
+      expect(totals.cacheReadTokens).toBe(
+        sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_read' }),
+      );
+      expect(totals.cacheCreationTokens).toBe(
+        sum(once.stdout, 'coding_agent_tokens_total', { ...match, token_type: 'cache_write' }),
+      );
       expect(totals.totalCost).toBeCloseTo(sum(once.stdout, 'coding_agent_cost_usd_total', match), 9);
       for (const outcome of ['completed', 'failed', 'interrupted']) {
         expect(totals.turns[outcome]).toBe(sum(once.stdout, 'coding_agent_turns_total', { ...match, outcome }));
@@ -75,9 +99,15 @@ describe('report', () => {
     expect(run(['once', '--state-dir', state], empty).status).toBe(0);
     const table = run(['report', '--state-dir', state], empty);
     expect(table.status).toBe(0);
-    expect(table.stdout).toMatch(/^Date +Models +Input +Output +Cache Read +Cache Write +Total Tokens +Cost\n─+.*\n─+.*\nTotal +0 +0 +0 +0 +0 +\$0\.00\n$/);
-    expect(report(['--state-dir', state], empty)).toMatchObject({ daily: [], totals: { inputTokens: 0, totalTokens: 0, totalCost: 0 } });
-    for (const kind of ['weekly', 'monthly', 'session', 'blocks']) expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
+    expect(table.stdout).toMatch(
+      /^Date +Models +Input +Output +Cache Read +Cache Write +Total Tokens +Cost\n─+.*\n─+.*\nTotal +0 +0 +0 +0 +0 +\$0\.00\n$/,
+    );
+    expect(report(['--state-dir', state], empty)).toMatchObject({
+      daily: [],
+      totals: { inputTokens: 0, totalTokens: 0, totalCost: 0 },
+    });
+    for (const kind of ['weekly', 'monthly', 'session', 'blocks'])
+      expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
   });
 
   it('skips and counts the rows of a state database that are not as the exporter writes them', () => {
@@ -86,32 +116,56 @@ describe('report', () => {
     expect(run(['once', '--state-dir', state], empty).status).toBe(0);
     const hour = 490_000; // 2025-11-24
     const db = new Database(join(state, 'state.db'));
-    const add = db.prepare(`INSERT INTO ledger (hour, quarter, harness, project, model, input, output, cache_read, requests, first_ms, last_ms)
+    const add =
+      db.prepare(`INSERT INTO ledger (hour, quarter, harness, project, model, input, output, cache_read, requests, first_ms, last_ms)
       VALUES (?, 0, 'claude-code', 'p', ?, ?, ?, ?, 1, ?, ?)`);
     add.run(hour, 'good', 100, 50, 0, hour * 3_600_000, hour * 3_600_000 + 60_000);
     add.run(hour, 'bad-counts', '0abc', 1e300, -5150, hour * 3_600_000, hour * 3_600_000);
     add.run(1e12, 'bad-hour', 5, 5, 0, null, null);
     const put = db.prepare('INSERT INTO sessions (key, data) VALUES (?, ?)');
-    const session = { id: 's-1', harness: 'claude-code', project: 'p', model: 'good', startedAt: hour * 3_600_000, lastActivityAt: hour * 3_600_000 + 60_000, tokens: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, reasoning: 0 }, costUsd: 0 };
+    const session = {
+      id: 's-1',
+      harness: 'claude-code',
+      project: 'p',
+      model: 'good',
+      startedAt: hour * 3_600_000,
+      lastActivityAt: hour * 3_600_000 + 60_000,
+      tokens: { input: 100, output: 50, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      costUsd: 0,
+    };
     put.run('a', JSON.stringify(session));
     put.run('b', 'not json');
-    put.run('c', JSON.stringify({ ...session, id: 's-2', startedAt: 'yesterday', tokens: { ...session.tokens, input: '0abc' } }));
+    put.run(
+      'c',
+      JSON.stringify({ ...session, id: 's-2', startedAt: 'yesterday', tokens: { ...session.tokens, input: '0abc' } }),
+    );
     db.close();
 
     const daily = run(['report', '--json', '-z', 'UTC', '--state-dir', state], empty);
     expect(daily.status).toBe(0);
-    expect(daily.stderr).toMatch(/^coding-agent-exporter: report: 2 rows of .*state\.db skipped: not as the exporter writes them/);
-    expect(JSON.parse(daily.stdout)).toMatchObject({ daily: [{ date: '2025-11-24', totalTokens: 150, modelsUsed: ['good'] }], totals: { totalTokens: 150 } });
+    expect(daily.stderr).toMatch(
+      /^coding-agent-exporter: report: 2 rows of .*state\.db skipped: not as the exporter writes them/,
+    );
+    expect(JSON.parse(daily.stdout)).toMatchObject({
+      daily: [{ date: '2025-11-24', totalTokens: 150, modelsUsed: ['good'] }],
+      totals: { totalTokens: 150 },
+    });
     expect(run(['report', 'blocks', '--json', '--state-dir', state], empty).stdout).not.toMatch(/NaN|abc/);
 
     const sessions = run(['report', 'session', '--json', '--state-dir', state], empty);
     expect(sessions.status).toBe(0);
     expect(sessions.stderr).toMatch(/: 4 rows of .*skipped/); // the ledger's two and the sessions' two
-    expect(JSON.parse(sessions.stdout)).toMatchObject({ sessions: [{ sessionId: 's-1', totalTokens: 150 }], totals: { totalTokens: 150 } });
+    expect(JSON.parse(sessions.stdout)).toMatchObject({
+      sessions: [{ sessionId: 's-1', totalTokens: 150 }],
+      totals: { totalTokens: 150 },
+    });
   });
 
   it.each([
-    [['report', '--since', '2026-13-01'], /--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "2026-13-01"/],
+    [
+      ['report', '--since', '2026-13-01'],
+      /--since: expected a duration such as 30m, 12h or 7d, or a day as YYYY-MM-DD or YYYYMMDD, got "2026-13-01"/,
+    ],
     [['report', '--until', 'yesterday'], /--until: expected a date/],
     [['report', '--since', '20260301', '--until', '2026-02-01'], /--since 2026-03-01 is after --until 2026-02-01/],
     [['report', '--breakdown', 'day'], /--breakdown: expected one of model, project, harness, got "day"/],
@@ -127,7 +181,7 @@ describe('report', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  it('takes a day in both of ccusage\'s forms, and keeps --since a duration for sessions', () => {
+  it("takes a day in both of ccusage's forms, and keeps --since a duration for sessions", () => {
     const state = tempDir();
     expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
     const all = report(['--state-dir', state, '-z', 'UTC'], env).daily;
@@ -140,7 +194,11 @@ describe('report', () => {
   it('loads no reader, collector, output or agent when a state exists (the files are read only without one)', () => {
     expect(readFileSync(join(SRC, 'cli/run.ts'), 'utf8')).toContain("import('./report.js')");
     const seen = reachable(importGraph(SRC, { dynamic: false }), ['main.ts', 'cli/report.ts']);
-    expect([...seen].filter((m) => /^(agent|collectors\/|metrics\/|process\/|readers\/|cli\/(help|top|demo|statusline))/.test(m))).toEqual([]);
+    expect(
+      [...seen].filter((m) =>
+        /^(agent|collectors\/|metrics\/|process\/|readers\/|cli\/(help|top|demo|statusline))/.test(m),
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -155,13 +213,32 @@ describe('report against ccusage on the same files', () => {
 
   const ccusage = (args: string[], kind = 'daily', at = home) => {
     const r = spawnSync(CCUSAGE, [...args, kind, '--json', '--offline', '--timezone', 'UTC'], {
-      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: at, CLAUDE_CONFIG_DIR: join(at, '.claude'), CODEX_HOME: join(at, '.codex'), TZ: 'UTC' },
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        HOME: at,
+        CLAUDE_CONFIG_DIR: join(at, '.claude'),
+        CODEX_HOME: join(at, '.codex'),
+        TZ: 'UTC',
+      },
     });
     expect(r.status, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { blocks: Record<string, unknown>[]; daily: (Omit<Day, 'modelBreakdowns'> & { costUSD?: number; models?: Record<string, { cacheCreationTokens: number }>; modelBreakdowns?: Day['modelBreakdowns'] })[] };
+    return JSON.parse(r.stdout) as {
+      blocks: Record<string, unknown>[];
+      daily: (Omit<Day, 'modelBreakdowns'> & {
+        costUSD?: number;
+        models?: Record<string, { cacheCreationTokens: number }>;
+        modelBreakdowns?: Day['modelBreakdowns'];
+      })[];
+    };
   };
-  const tokens = (d: Omit<Totals, 'totalCost' | 'requests' | 'turns'>) =>
-    ({ inputTokens: d.inputTokens, outputTokens: d.outputTokens, cacheReadTokens: d.cacheReadTokens, cacheCreationTokens: d.cacheCreationTokens, totalTokens: d.totalTokens });
+  const tokens = (d: Omit<Totals, 'totalCost' | 'requests' | 'turns'>) => ({
+    inputTokens: d.inputTokens,
+    outputTokens: d.outputTokens,
+    cacheReadTokens: d.cacheReadTokens,
+    cacheCreationTokens: d.cacheCreationTokens,
+    totalTokens: d.totalTokens,
+  });
 
   it('Claude Code: the same tokens and cost per day as `ccusage claude daily`', () => {
     const theirs = ccusage(['claude']).daily;
@@ -192,7 +269,10 @@ describe('report against ccusage on the same files', () => {
     const differed = new Set<string>();
     ours.forEach((d, i) => {
       const models = theirs[i]!.models!;
-      const gap = Object.entries(models).reduce((a, [m, u]) => a + u.cacheCreationTokens * (CACHE_WRITE_GAP[m] ?? 0), 0);
+      const gap = Object.entries(models).reduce(
+        (a, [m, u]) => a + u.cacheCreationTokens * (CACHE_WRITE_GAP[m] ?? 0),
+        0,
+      );
       for (const [m, u] of Object.entries(models)) if (u.cacheCreationTokens > 0 && CACHE_WRITE_GAP[m]) differed.add(m);
       expect(theirs[i]!.costUSD! - d.totalCost).toBeCloseTo(gap, 9);
     });
@@ -207,17 +287,33 @@ describe('report against ccusage on the same files', () => {
     // The corpus's Codex sessions, each given one of the two models.
     const at = tempDir();
     cpSync(join(home, '.codex'), join(at, '.codex'), { recursive: true });
-    const rollouts = readdirSync(join(at, '.codex'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl')).sort();
+    const rollouts = readdirSync(join(at, '.codex'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
     rollouts.forEach((f, i) => {
       const path = join(at, '.codex', f);
-      writeFileSync(path, readFileSync(path, 'utf8').replaceAll(/"model":"[^"]+"/g, `"model":"${i % 2 === 0 ? 'gpt-5.1-codex-mini' : 'gpt-4.1'}"`));
+      writeFileSync(
+        path,
+        readFileSync(path, 'utf8').replaceAll(
+          /"model":"[^"]+"/g,
+          `"model":"${i % 2 === 0 ? 'gpt-5.1-codex-mini' : 'gpt-4.1'}"`,
+        ),
+      );
     });
-    expect(sameCodexDays(at, ['--state-dir', join(tempDir(), 'none')])).toEqual(new Set(['gpt-5.1-codex-mini', 'gpt-4.1']));
+    expect(sameCodexDays(at, ['--state-dir', join(tempDir(), 'none')])).toEqual(
+      new Set(['gpt-5.1-codex-mini', 'gpt-4.1']),
+    );
   });
 
   it('Claude Code: the same 5-hour blocks as `ccusage claude blocks` (start, last request, tokens, cost), and the same gaps between them', () => {
     const pick = (b: Record<string, unknown>) => ({
-      id: b.id, isGap: b.isGap, startTime: b.startTime, endTime: b.endTime, actualEndTime: b.actualEndTime, tokenCounts: b.tokenCounts, models: b.models,
+      id: b.id,
+      isGap: b.isGap,
+      startTime: b.startTime,
+      endTime: b.endTime,
+      actualEndTime: b.actualEndTime,
+      tokenCounts: b.tokenCounts,
+      models: b.models,
     });
     const theirs = ccusage(['claude'], 'blocks').blocks;
     // ccusage's command line as it is: Claude Code's blocks are the default list.
@@ -233,29 +329,65 @@ describe('report against ccusage on the same files', () => {
 describe('report in a time zone a half or three quarters of an hour off UTC, against ccusage', () => {
   // Claude Code requests either side of midnight in Kolkata (18:30 UTC), Kathmandu (18:15 UTC)
   // and Adelaide (13:30 UTC in its summer, 14:30 UTC in its winter).
-  const times = ['2026-03-01T18:10:00Z', '2026-03-01T18:20:00Z', '2026-03-01T18:40:00Z', '2026-01-15T13:20:00Z', '2026-01-15T13:40:00Z',
-    '2026-07-15T14:20:00Z', '2026-07-15T14:40:00Z'];
+  const times = [
+    '2026-03-01T18:10:00Z',
+    '2026-03-01T18:20:00Z',
+    '2026-03-01T18:40:00Z',
+    '2026-01-15T13:20:00Z',
+    '2026-01-15T13:40:00Z',
+    '2026-07-15T14:20:00Z',
+    '2026-07-15T14:40:00Z',
+  ];
   const home = tempDir();
   const state = tempDir();
   beforeAll(() => {
     const folder = join(home, '.claude/projects/-src-app');
     mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, 'cc1.jsonl'), times.map((ts, i) => `${JSON.stringify({
-      type: 'assistant', timestamp: ts, sessionId: 'cc1', cwd: '/src/app', uuid: `u-${i}`, requestId: `req_${i}`,
-      message: { id: `msg_${i}`, role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'x' }],
-        usage: { input_tokens: 10 + i, output_tokens: 100 * (i + 1), cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } },
-    })}\n`).join(''));
+    writeFileSync(
+      join(folder, 'cc1.jsonl'),
+      times
+        .map(
+          (ts, i) =>
+            `${JSON.stringify({
+              type: 'assistant',
+              timestamp: ts,
+              sessionId: 'cc1',
+              cwd: '/src/app',
+              uuid: `u-${i}`,
+              requestId: `req_${i}`,
+              message: {
+                id: `msg_${i}`,
+                role: 'assistant',
+                model: 'claude-sonnet-4-5',
+                content: [{ type: 'text', text: 'x' }],
+                usage: {
+                  input_tokens: 10 + i,
+                  output_tokens: 100 * (i + 1),
+                  cache_read_input_tokens: 0,
+                  cache_creation_input_tokens: 0,
+                },
+              },
+            })}\n`,
+        )
+        .join(''),
+    );
     expect(run(['once', '--state-dir', state, ...KEEP], envFor(home)).status).toBe(0);
   }, 60_000);
 
-  it.each(['Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide'])('%s: the same tokens per day as `ccusage claude daily`', (zone) => {
-    const r = spawnSync(CCUSAGE, ['claude', 'daily', '--json', '--offline', '--timezone', zone], {
-      encoding: 'utf8', env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), TZ: zone },
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const theirs = (JSON.parse(r.stdout) as { daily: Day[] }).daily;
-    const ours = report(['--state-dir', state, '-z', zone], envFor(home)).daily;
-    expect(ours.length).toBeGreaterThan(3);
-    expect(ours.map((d) => [d.date, d.inputTokens, d.outputTokens])).toEqual(theirs.map((d) => [d.date, d.inputTokens, d.outputTokens]));
-  });
+  it.each(['Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Adelaide'])(
+    '%s: the same tokens per day as `ccusage claude daily`',
+    (zone) => {
+      const r = spawnSync(CCUSAGE, ['claude', 'daily', '--json', '--offline', '--timezone', zone], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'), TZ: zone },
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const theirs = (JSON.parse(r.stdout) as { daily: Day[] }).daily;
+      const ours = report(['--state-dir', state, '-z', zone], envFor(home)).daily;
+      expect(ours.length).toBeGreaterThan(3);
+      expect(ours.map((d) => [d.date, d.inputTokens, d.outputTokens])).toEqual(
+        theirs.map((d) => [d.date, d.inputTokens, d.outputTokens]),
+      );
+    },
+  );
 });

@@ -13,8 +13,12 @@ describe('a day of a store', () => {
     expect(new Date(dayStart('2026-01-15', 'Australia/Adelaide')).toISOString()).toBe('2026-01-14T13:30:00.000Z');
     expect(new Date(dayStart('2026-07-15', 'Australia/Adelaide')).toISOString()).toBe('2026-07-14T14:30:00.000Z');
     // New York's spring day is 23 hours long, its autumn day 25.
-    expect(dayStart('2026-03-09', 'America/New_York') - dayStart('2026-03-08', 'America/New_York')).toBe(23 * 3_600_000);
-    expect(dayStart('2026-11-02', 'America/New_York') - dayStart('2026-11-01', 'America/New_York')).toBe(25 * 3_600_000);
+    expect(dayStart('2026-03-09', 'America/New_York') - dayStart('2026-03-08', 'America/New_York')).toBe(
+      23 * 3_600_000,
+    );
+    expect(dayStart('2026-11-02', 'America/New_York') - dayStart('2026-11-01', 'America/New_York')).toBe(
+      25 * 3_600_000,
+    );
     // Santiago's clocks go from 23:59:59 to 01:00 on 2026-09-06: the day starts at 01:00 local.
     expect(new Date(dayStart('2026-09-06', 'America/Santiago')).toISOString()).toBe('2026-09-06T04:00:00.000Z');
     // Samoa skipped 2011-12-30: it has no length.
@@ -41,13 +45,16 @@ describe('a day of a store', () => {
 
   it('puts token types, reasoning and cost of one set of labels in one row a day, every label kept', () => {
     const labels = { harness: 'codex', project: 'p', model: 'gpt-5', user: 'alice', instance: 'a1' };
-    const rows = storeRows([
-      { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'input' }, values: [100, 150, 150] },
-      { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'cache_write' }, values: [0, 0, 4] },
-      { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'future_type' }, values: [0, 5, 9] },
-      { counter: 'coding_agent_reasoning_tokens_total', labels, values: [undefined, 3, 3] },
-      { counter: 'coding_agent_cost_usd_total', labels: { ...labels, user: 'bob' }, values: [1, 1.5, 1.5] },
-    ], ['2026-03-01', '2026-03-02']);
+    const rows = storeRows(
+      [
+        { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'input' }, values: [100, 150, 150] },
+        { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'cache_write' }, values: [0, 0, 4] },
+        { counter: 'coding_agent_tokens_total', labels: { ...labels, token_type: 'future_type' }, values: [0, 5, 9] },
+        { counter: 'coding_agent_reasoning_tokens_total', labels, values: [undefined, 3, 3] },
+        { counter: 'coding_agent_cost_usd_total', labels: { ...labels, user: 'bob' }, values: [1, 1.5, 1.5] },
+      ],
+      ['2026-03-01', '2026-03-02'],
+    );
     expect(rows.map((r) => [r.day, r.labels.user, r.input, r.cacheWrite, r.reasoning, r.costUsd])).toEqual([
       ['2026-03-01', 'alice', 50, 0, 3, 0],
       ['2026-03-02', 'alice', 0, 4, 0, 0],

@@ -23,8 +23,10 @@ describe('scripts/test-deps.mjs', () => {
     const r = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { PATH: bin } });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('the tests need promtool, prometheus, victoria-metrics, vmalert, openssl');
-    expect(r.stderr).toMatch(process.platform === 'darwin'
-      ? /brew install prometheus victoriametrics openssl/
-      : /sudo apt-get install -y --no-install-recommends prometheus victoria-metrics openssl/);
+    expect(r.stderr).toMatch(
+      process.platform === 'darwin'
+        ? /brew install prometheus victoriametrics openssl/
+        : /sudo apt-get install -y --no-install-recommends prometheus victoria-metrics openssl/,
+    );
   });
 });

@@ -15,7 +15,7 @@ const SHOP = 'C:\\Users\\me\\src\\shop';
 const SPELLINGS = [SHOP, `c:\\Users\\me\\src\\shop`, `\\\\?\\${SHOP}`, `${SHOP}\\`];
 
 describe('project label on Windows', () => {
-  it('is the folder\'s name however the path is spelt', () => {
+  it("is the folder's name however the path is spelt", () => {
     const n = namer('name');
     for (const cwd of SPELLINGS) expect(n.label(cwd), cwd).toBe('shop');
     expect(n.label('\\\\?\\UNC\\server\\share\\shop')).toBe('shop');

@@ -15,8 +15,15 @@ import { sinkOf } from '../helpers/events.js';
 describe('session store', () => {
   it('reopens a turn whose end came too early, without counting its end twice', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = sinkOf(store, 'gemini-cli', () => 's1', 'gemini-cli', () => {});
-    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const ev = sinkOf(
+      store,
+      'gemini-cli',
+      () => 's1',
+      'gemini-cli',
+      () => {},
+    );
+    const turns = () =>
+      [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     ev.turnReopened(); // no turn yet: nothing to reopen
     expect(store.sessions.get('gemini-cli/s1')!.turnStartedAt).toBeUndefined();
     ev.turnStarted(1000);
@@ -26,7 +33,11 @@ describe('session store', () => {
     expect(store.sessions.get('gemini-cli/s1')!.turnStartedAt).toBe(1000);
     ev.turnEnded('completed', 3000);
     expect(turns()).toEqual([['completed', 1]]);
-    expect(store.sessions.get('gemini-cli/s1')!.lastTurn).toEqual({ outcome: 'completed', endedAt: 3000, startedAt: 1000 });
+    expect(store.sessions.get('gemini-cli/s1')!.lastTurn).toEqual({
+      outcome: 'completed',
+      endedAt: 3000,
+      startedAt: 1000,
+    });
     ev.turnStarted(4000); // the next turn counts again
     ev.turnEnded('completed', 5000);
     expect(turns()).toEqual([['completed', 2]]);
@@ -34,8 +45,15 @@ describe('session store', () => {
 
   it('reopens only a turn that ended as the outcome named (a failed request retried after all)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = sinkOf(store, 'pi', () => 's1', 'pi', () => {});
-    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const ev = sinkOf(
+      store,
+      'pi',
+      () => 's1',
+      'pi',
+      () => {},
+    );
+    const turns = () =>
+      [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     const session = () => store.sessions.get('pi/s1')!;
     ev.turnStarted(1000);
     ev.turnEnded('completed', 2000);
@@ -46,7 +64,10 @@ describe('session store', () => {
     ev.turnReopened('failed');
     expect(session().turnStartedAt).toBe(3000);
     ev.turnEnded('completed', 5000);
-    expect(turns()).toEqual([['completed', 1], ['failed', 1]]);
+    expect(turns()).toEqual([
+      ['completed', 1],
+      ['failed', 1],
+    ]);
     expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 5000, startedAt: 3000 });
   });
 });
@@ -54,8 +75,15 @@ describe('session store', () => {
 describe('a turn that starts while one is open', () => {
   const setup = () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = sinkOf(store, 'droid', () => 's1', 'droid', () => {});
-    const turns = () => [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
+    const ev = sinkOf(
+      store,
+      'droid',
+      () => 's1',
+      'droid',
+      () => {},
+    );
+    const turns = () =>
+      [...store.counters.values()].filter((c) => c.metric === 'turns').map((c) => [c.labels.outcome, c.value]);
     const session = () => store.sessions.get('droid/s1')!;
     return { store, ev, turns, session };
   };
@@ -70,7 +98,10 @@ describe('a turn that starts while one is open', () => {
     expect(session().turnStartedAt).toBe(2000);
     expect(session().pendingTools).toEqual({}); // the cut-short turn's calls wait no more
     ev.turnEnded('completed', 3000);
-    expect(turns()).toEqual([['interrupted', 1], ['completed', 1]]);
+    expect(turns()).toEqual([
+      ['interrupted', 1],
+      ['completed', 1],
+    ]);
     expect(session().lastTurn).toEqual({ outcome: 'completed', endedAt: 3000, startedAt: 2000 });
   });
 
@@ -104,7 +135,10 @@ describe('a turn that starts while one is open', () => {
     expect(turns()).toEqual([['failed', 1]]);
     expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 3000, startedAt: 1000 });
     ev.turnEnded('completed', 4000); // the new turn counts
-    expect(turns()).toEqual([['failed', 1], ['completed', 1]]);
+    expect(turns()).toEqual([
+      ['failed', 1],
+      ['completed', 1],
+    ]);
   });
 
   it('counts nothing in a muted replay, while the session still moves on', () => {
@@ -122,7 +156,13 @@ describe('a turn that starts while one is open', () => {
 describe('tool calls', () => {
   it('reported again while pending change what they wait on and count once (goose asks for approval after the call)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = sinkOf(store, 'goose', () => 's1', 'goose', () => {});
+    const ev = sinkOf(
+      store,
+      'goose',
+      () => 's1',
+      'goose',
+      () => {},
+    );
     const calls = () => [...store.counters.values()].filter((c) => c.metric === 'toolCalls').map((c) => c.value);
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' });
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute', waits: 'approval' });
@@ -138,36 +178,95 @@ describe('reasoning series', () => {
   it('do not exist for a harness that records no output (Crush: reasoning is a part of output)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
-    sinkOf(store, 'crush', () => 's1', 'crush', () => {}, ['input', 'output', 'cache_read', 'cache_write']).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
-    sinkOf(store, 'hermes', () => 's1', 'hermes', () => {}).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
-    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
-    expect([...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value])).toEqual([['crush', 0.01], ['hermes', 0.01]]);
+    sinkOf(
+      store,
+      'crush',
+      () => 's1',
+      'crush',
+      () => {},
+      ['input', 'output', 'cache_read', 'cache_write'],
+    ).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    sinkOf(
+      store,
+      'hermes',
+      () => 's1',
+      'hermes',
+      () => {},
+    ).usage('claude-sonnet-4-5', usage, 0, 0, 0.01);
+    expect(
+      [...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness),
+    ).toEqual(['hermes']);
+    expect(
+      [...store.counters.values()].filter((c) => c.metric === 'cost').map((c) => [c.labels.harness, c.value]),
+    ).toEqual([
+      ['crush', 0.01],
+      ['hermes', 0.01],
+    ]);
   });
 
   it('do not exist for a harness that records output but not its reasoning part (Aider, goose, Kodelet, pi)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
     for (const harness of ['aider', 'goose', 'kodelet', 'pi', 'hermes'] as const) {
-      sinkOf(store, harness, () => 's1', harness, () => {}, READERS[harness].unrecorded).usage('claude-sonnet-4-5', usage, 10, 0);
+      sinkOf(
+        store,
+        harness,
+        () => 's1',
+        harness,
+        () => {},
+        READERS[harness].unrecorded,
+      ).usage('claude-sonnet-4-5', usage, 10, 0);
     }
-    expect([...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness)).toEqual(['hermes']);
-    expect(new Set([...store.counters.values()].filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output').map((c) => c.labels.harness)).size).toBe(5);
+    expect(
+      [...store.counters.values()].filter((c) => c.metric === 'reasoningTokens').map((c) => c.labels.harness),
+    ).toEqual(['hermes']);
+    expect(
+      new Set(
+        [...store.counters.values()]
+          .filter((c) => c.metric === 'tokens' && c.labels.token_type === 'output')
+          .map((c) => c.labels.harness),
+      ).size,
+    ).toBe(5);
   });
 });
 
 describe('token series', () => {
-  const usage = (input: number, output: number) => ({ input, output, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 });
-  const series = (store: SessionStore) => [...store.counters.values()].filter((c) => c.metric === 'tokens').map((c) => `${c.labels.token_type}=${c.value}`).sort();
+  const usage = (input: number, output: number) => ({
+    input,
+    output,
+    cacheRead: 0,
+    cacheWrite: 0,
+    cacheWrite1h: 0,
+    reasoning: 0,
+  });
+  const series = (store: SessionStore) =>
+    [...store.counters.values()]
+      .filter((c) => c.metric === 'tokens')
+      .map((c) => `${c.labels.token_type}=${c.value}`)
+      .sort();
 
   it('exist for every type a harness records, at 0 too, and not for a type it never records', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    sinkOf(store, 'qwen-code', () => 's1', 'qwen-code', () => {}, ['cache_write']).usage('m', usage(5, 1), 5, 0);
+    sinkOf(
+      store,
+      'qwen-code',
+      () => 's1',
+      'qwen-code',
+      () => {},
+      ['cache_write'],
+    ).usage('m', usage(5, 1), 5, 0);
     expect(series(store)).toEqual(['cache_read=0', 'input=5', 'output=1']);
   });
 
   it('wait for a record that says a type when the records so far do not (no 0 that is a guess)', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const ev = sinkOf(store, 'copilot-cli', () => 's1', 'copilot-cli', () => {});
+    const ev = sinkOf(
+      store,
+      'copilot-cli',
+      () => 's1',
+      'copilot-cli',
+      () => {},
+    );
     ev.usage('m', usage(0, 12), 0, 0, undefined, ['input', 'cache_read', 'cache_write']);
     expect(series(store)).toEqual(['output=12']);
     ev.usage('m', usage(95, 3), 95, 0);
@@ -180,7 +279,9 @@ describe('series identity', () => {
     const store = new SessionStore(new StateDb(tempDir()), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     store.add('prompts', { project: 'app', harness: 'codex' }, 1);
     store.add('prompts', { harness: 'codex', project: 'app' }, 2);
-    expect([...store.counters.values()].map((c) => [c.labels, c.value])).toEqual([[{ harness: 'codex', project: 'app' }, 3]]);
+    expect([...store.counters.values()].map((c) => [c.labels, c.value])).toEqual([
+      [{ harness: 'codex', project: 'app' }, 3],
+    ]);
   });
 });
 
@@ -193,18 +294,50 @@ describe('usage-limit windows', () => {
     const day = join(root, 'sessions', '2026', '11', '30');
     mkdirSync(day, { recursive: true });
     const line = (o: object) => `${JSON.stringify({ timestamp: '2026-11-30T10:00:00Z', ...o })}\n`;
-    const limits = (primary: number, secondary: number) => line({ type: 'event_msg', payload: { type: 'token_count', rate_limits: {
-      primary: { used_percent: 10, window_minutes: primary }, secondary: { used_percent: 20, window_minutes: secondary } } } });
-    writeFileSync(join(day, 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl'), line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } })
-      + limits(300, 10080) + Array.from({ length: 1000 }, (_, i) => limits(1 + 2 * i, 2 + 2 * i)).join(''));
+    const limits = (primary: number, secondary: number) =>
+      line({
+        type: 'event_msg',
+        payload: {
+          type: 'token_count',
+          rate_limits: {
+            primary: { used_percent: 10, window_minutes: primary },
+            secondary: { used_percent: 20, window_minutes: secondary },
+          },
+        },
+      });
+    writeFileSync(
+      join(day, 'rollout-2026-11-30T10-00-00-01a22a3d-05e6-72a3-9eaf-d395a9e9befd.jsonl'),
+      line({ type: 'session_meta', payload: { id: 'x', cwd: '/src/app' } }) +
+        limits(300, 10080) +
+        Array.from({ length: 1000 }, (_, i) => limits(1 + 2 * i, 2 + 2 * i)).join(''),
+    );
     await new Collector('codex', codex, [root], store, db, createLogger('error')).scan();
-    const ev = sinkOf(store, 'copilot-cli', () => 's1', 'copilot-cli', () => {});
+    const ev = sinkOf(
+      store,
+      'copilot-cli',
+      () => 's1',
+      'copilot-cli',
+      () => {},
+    );
     for (let i = 0; i < 1000; i++) ev.usageLimit(`quota-${i}`, 0.5, undefined);
     ev.usageLimit('premium_interactions', 0.25, undefined);
     const windows = () => [...store.usageLimits.values()].map((l) => `${l.harness}/${l.window}`).sort();
-    expect(windows()).toEqual(['codex/5h', 'codex/7d', 'codex/other', 'copilot-cli/other', 'copilot-cli/premium_interactions']);
+    expect(windows()).toEqual([
+      'codex/5h',
+      'codex/7d',
+      'codex/other',
+      'copilot-cli/other',
+      'copilot-cli/premium_interactions',
+    ]);
     // Windows an older version kept are not exported again.
-    db.commit({ files: [], removedFiles: [], sessions: [], counters: [], seen: [], kv: [{ key: 'limit:codex/3m', value: JSON.stringify({ harness: 'codex', window: '3m', usedRatio: 0.1 }) }] });
+    db.commit({
+      files: [],
+      removedFiles: [],
+      sessions: [],
+      counters: [],
+      seen: [],
+      kv: [{ key: 'limit:codex/3m', value: JSON.stringify({ harness: 'codex', window: '3m', usedRatio: 0.1 }) }],
+    });
     store.commit();
     db.close();
     const again = new SessionStore(new StateDb(stateDir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
@@ -221,12 +354,21 @@ describe('a change of project.mode', () => {
       return { db, store: new SessionStore(db, createPriceTable(), { mode, aliases: {}, max: 50 }) };
     };
     const prompt = (store: SessionStore, session: string) => {
-      const ev = sinkOf(store, 'codex', () => session, 'codex', () => {});
+      const ev = sinkOf(
+        store,
+        'codex',
+        () => session,
+        'codex',
+        () => {},
+      );
       ev.beginLine(false);
       ev.meta({ cwd: app });
       ev.prompt(1000);
     };
-    const prompts = (store: SessionStore) => Object.fromEntries([...store.counters.values()].filter((c) => c.metric === 'prompts').map((c) => [c.labels.project, c.value]));
+    const prompts = (store: SessionStore) =>
+      Object.fromEntries(
+        [...store.counters.values()].filter((c) => c.metric === 'prompts').map((c) => [c.labels.project, c.value]),
+      );
     const hashed = createHash('sha256').update(app).digest('hex').slice(0, 12);
 
     const first = open('name');

@@ -21,7 +21,7 @@ describe('dedupe keys', () => {
     let false_ = 0;
     for (let i = 0; i < 100_000; i++) if (f.mayHave(`msg:other_${i}`)) false_++;
     expect(false_).toBeLessThan(1_000);
-    expect(f.bytes).toBeLessThan(2 * 200_000 * 16 / 8);
+    expect(f.bytes).toBeLessThan((2 * 200_000 * 16) / 8);
   });
 
   it('knows committed keys after a restart', () => {

@@ -57,12 +57,47 @@ describe('state database', () => {
     const db = new StateDb(dir);
     expect(db.counters()).toMatchObject([{ key: 'k', value: 42 }]);
     expect(db.ledger()).toEqual([]);
-    const hour = { quarter: 0, harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1, costUsd: 0.5,
-      requests: 1, sessions: 1, turnsCompleted: 0, turnsFailed: 0, turnsInterrupted: 0 };
+    const hour = {
+      quarter: 0,
+      harness: 'codex',
+      project: 'p',
+      model: 'm',
+      input: 1,
+      output: 2,
+      cacheRead: 3,
+      cacheWrite: 4,
+      reasoning: 1,
+      costUsd: 0.5,
+      requests: 1,
+      sessions: 1,
+      turnsCompleted: 0,
+      turnsFailed: 0,
+      turnsInterrupted: 0,
+    };
     const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] };
-    db.commit({ ...empty, ledger: [{ ...hour, hour: 10, firstMs: 36_000_500, lastMs: 36_000_900 }, { ...hour, hour: 11, firstMs: 39_600_000, lastMs: 39_600_000 }] });
+    db.commit({
+      ...empty,
+      ledger: [
+        { ...hour, hour: 10, firstMs: 36_000_500, lastMs: 36_000_900 },
+        { ...hour, hour: 11, firstMs: 39_600_000, lastMs: 39_600_000 },
+      ],
+    });
     db.commit({ ...empty, ledger: [{ ...hour, hour: 10, sessions: 0, firstMs: 36_000_100, lastMs: 36_000_200 }] });
-    expect(db.ledger(10, 11)).toEqual([{ ...hour, hour: 10, input: 2, output: 4, cacheRead: 6, cacheWrite: 8, reasoning: 2, costUsd: 1, requests: 2, firstMs: 36_000_100, lastMs: 36_000_900 }]);
+    expect(db.ledger(10, 11)).toEqual([
+      {
+        ...hour,
+        hour: 10,
+        input: 2,
+        output: 4,
+        cacheRead: 6,
+        cacheWrite: 8,
+        reasoning: 2,
+        costUsd: 1,
+        requests: 2,
+        firstMs: 36_000_100,
+        lastMs: 36_000_900,
+      },
+    ]);
     db.commit({ ...empty, ledgerBefore: 11 });
     expect(db.ledger().map((r) => r.hour)).toEqual([11]);
     db.close();
@@ -84,14 +119,38 @@ describe('state database', () => {
       INSERT INTO ledger VALUES (10, 'codex', 'p', 'm', 1, 2, 3, 4, 1, 0.5, 1, 1, 1, 0, 0, 36000500, 36002000);
       PRAGMA user_version = 4;`);
     old.close();
-    const whole = { hour: 10, quarter: 0, harness: 'codex', project: 'p', model: 'm', input: 1, output: 2, cacheRead: 3, cacheWrite: 4, reasoning: 1,
-      costUsd: 0.5, requests: 1, sessions: 1, turnsCompleted: 1, turnsFailed: 0, turnsInterrupted: 0, firstMs: 36_000_500, lastMs: 36_002_000 };
+    const whole = {
+      hour: 10,
+      quarter: 0,
+      harness: 'codex',
+      project: 'p',
+      model: 'm',
+      input: 1,
+      output: 2,
+      cacheRead: 3,
+      cacheWrite: 4,
+      reasoning: 1,
+      costUsd: 0.5,
+      requests: 1,
+      sessions: 1,
+      turnsCompleted: 1,
+      turnsFailed: 0,
+      turnsInterrupted: 0,
+      firstMs: 36_000_500,
+      lastMs: 36_002_000,
+    };
     // Beside an exporter that has not upgraded it yet.
     expect(readReportState(dir, 0, 100, false)?.ledger).toEqual([whole]);
     const db = new StateDb(dir);
     expect(db.ledger()).toEqual([whole]);
     const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: [] };
-    db.commit({ ...empty, ledger: [{ ...whole, quarter: 2, sessions: 0, turnsCompleted: 0, firstMs: 37_900_000, lastMs: 37_900_000 }, { ...whole, sessions: 0, turnsCompleted: 0 }] });
+    db.commit({
+      ...empty,
+      ledger: [
+        { ...whole, quarter: 2, sessions: 0, turnsCompleted: 0, firstMs: 37_900_000, lastMs: 37_900_000 },
+        { ...whole, sessions: 0, turnsCompleted: 0 },
+      ],
+    });
     expect(db.ledger()).toEqual([
       { ...whole, input: 2, output: 4, cacheRead: 6, cacheWrite: 8, reasoning: 2, costUsd: 1, requests: 2 },
       { ...whole, quarter: 2, sessions: 0, turnsCompleted: 0, firstMs: 37_900_000, lastMs: 37_900_000 },
@@ -106,60 +165,87 @@ describe('state database', () => {
   const refusals: [string, (path: string) => void, RegExp][] = [
     ['empty (0 bytes)', (p) => writeFileSync(p, ''), /is empty \(0 bytes\)/],
     ['not a database', (p) => writeFileSync(p, Buffer.alloc(8192, 7)), /cannot be read/],
-    ['of another schema', (p) => {
-      const other = new Database(p);
-      other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
-      other.close();
-    }, /not a state database of this exporter/],
-    ['damaged past its header', (p) => {
-      const db = new StateDb(join(p, '..'));
-      db.commit({ files: [], removedFiles: [], sessions: [], counters: [], kv: [], seen: Array.from({ length: 5000 }, (_, i) => `key-${i}`) });
-      db.close();
-      // A page of the dedupe keys overwritten: the header and the schema still read.
-      const bytes = readFileSync(p);
-      expect(bytes.length).toBeGreaterThan(16 * 4096);
-      bytes.fill(7, 8 * 4096, 9 * 4096);
-      writeFileSync(p, bytes);
-    }, /is damaged/],
-    ['of a newer version', (p) => {
-      new StateDb(join(p, '..')).close();
-      const db = new Database(p);
-      db.pragma('user_version = 99');
-      db.close();
-    }, /newer version/],
-    ['without its ledger', (p) => {
-      new StateDb(join(p, '..')).close();
-      const db = new Database(p);
-      db.exec('DROP TABLE ledger');
-      db.close();
-    }, /not a state database of this exporter \(table ledger lacks hour, /],
+    [
+      'of another schema',
+      (p) => {
+        const other = new Database(p);
+        other.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
+        other.close();
+      },
+      /not a state database of this exporter/,
+    ],
+    [
+      'damaged past its header',
+      (p) => {
+        const db = new StateDb(join(p, '..'));
+        db.commit({
+          files: [],
+          removedFiles: [],
+          sessions: [],
+          counters: [],
+          kv: [],
+          seen: Array.from({ length: 5000 }, (_, i) => `key-${i}`),
+        });
+        db.close();
+        // A page of the dedupe keys overwritten: the header and the schema still read.
+        const bytes = readFileSync(p);
+        expect(bytes.length).toBeGreaterThan(16 * 4096);
+        bytes.fill(7, 8 * 4096, 9 * 4096);
+        writeFileSync(p, bytes);
+      },
+      /is damaged/,
+    ],
+    [
+      'of a newer version',
+      (p) => {
+        new StateDb(join(p, '..')).close();
+        const db = new Database(p);
+        db.pragma('user_version = 99');
+        db.close();
+      },
+      /newer version/,
+    ],
+    [
+      'without its ledger',
+      (p) => {
+        new StateDb(join(p, '..')).close();
+        const db = new Database(p);
+        db.exec('DROP TABLE ledger');
+        db.close();
+      },
+      /not a state database of this exporter \(table ledger lacks hour, /,
+    ],
   ];
-  it.each(refusals)('that is %s stops start-up and `report`, naming the file and --reset-state; --reset-state starts over', (_name, make, message) => {
-    const stateDir = tempDir();
-    const path = join(stateDir, 'state.db');
-    make(path);
-    const before = readFileSync(path);
-    expect(() => new StateDb(stateDir)).toThrow(message);
-    const env = envFor(join(FIXTURES, 'home'));
-    const r = run(['once', '--state-dir', stateDir], env);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toContain(path);
-    expect(r.stderr).toContain('--reset-state');
-    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-    // `report` reads it with the same checks: the same message, no stack trace.
-    for (const kind of ['daily', 'session']) {
-      const report = run(['report', kind, '--state-dir', stateDir], env);
-      expect(report.status).toBe(2);
-      expect(report.stderr).toMatch(message);
-      expect(report.stderr.split('\n').filter(Boolean)).toHaveLength(1);
-    }
-    expect(readFileSync(path)).toEqual(before); // never replaced in silence
-    const reset = run(['once', '--state-dir', stateDir, '--reset-state'], env);
-    expect(reset.status).toBe(0);
-    expect(reset.stdout).toContain('coding_agent_tokens_total');
-    expect(run(['once', '--state-dir', stateDir], env).status).toBe(0);
-    expect(existsSync(`${path}.new`)).toBe(false);
-  }, 60_000);
+  it.each(refusals)(
+    'that is %s stops start-up and `report`, naming the file and --reset-state; --reset-state starts over',
+    (_name, make, message) => {
+      const stateDir = tempDir();
+      const path = join(stateDir, 'state.db');
+      make(path);
+      const before = readFileSync(path);
+      expect(() => new StateDb(stateDir)).toThrow(message);
+      const env = envFor(join(FIXTURES, 'home'));
+      const r = run(['once', '--state-dir', stateDir], env);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(path);
+      expect(r.stderr).toContain('--reset-state');
+      expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+      // `report` reads it with the same checks: the same message, no stack trace.
+      for (const kind of ['daily', 'session']) {
+        const report = run(['report', kind, '--state-dir', stateDir], env);
+        expect(report.status).toBe(2);
+        expect(report.stderr).toMatch(message);
+        expect(report.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+      }
+      expect(readFileSync(path)).toEqual(before); // never replaced in silence
+      const reset = run(['once', '--state-dir', stateDir, '--reset-state'], env);
+      expect(reset.status).toBe(0);
+      expect(reset.stdout).toContain('coding_agent_tokens_total');
+      expect(run(['once', '--state-dir', stateDir], env).status).toBe(0);
+      expect(existsSync(`${path}.new`)).toBe(false);
+    },
+    60_000,
+  );
 });
 
 describe('the dedupe keys of a state database', () => {

@@ -10,10 +10,18 @@ import { StateDb } from '../../src/state/db.js';
 import { SessionStore } from '../../src/store/store.js';
 import { tempDir } from '../helpers/run.js';
 
-const OPTIONS = { perSessionMax: 0, version: 't', activeWindowMs: 86_400_000, status: { doneForMs: 1_800_000, staleAfterMs: 7_200_000 } };
-const open = (dir: string) => new SessionStore(new StateDb(dir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+const OPTIONS = {
+  perSessionMax: 0,
+  version: 't',
+  activeWindowMs: 86_400_000,
+  status: { doneForMs: 1_800_000, staleAfterMs: 7_200_000 },
+};
+const open = (dir: string) =>
+  new SessionStore(new StateDb(dir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
 const served = (store: SessionStore, metric: MetricKey) =>
-  snapshot(store, new Map(), OPTIONS).find((f) => f.def === catalog[metric])?.points.reduce((a, p) => a + p.value, 0);
+  snapshot(store, new Map(), OPTIONS)
+    .find((f) => f.def === catalog[metric])
+    ?.points.reduce((a, p) => a + p.value, 0);
 const prompts = 'prompts';
 
 describe('the store serves what is committed', () => {
@@ -97,7 +105,14 @@ describe('the store serves what is committed', () => {
 describe("a report's own read (ledgerOnly)", () => {
   it('commits the ledger alone, and keeps deduplicating by the keys it never writes', () => {
     const db = new StateDb(':memory:');
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+    const store = new SessionStore(
+      db,
+      createPriceTable(),
+      { mode: 'name', aliases: {}, max: 50 },
+      undefined,
+      undefined,
+      true,
+    );
     const s = store.sessionFor('codex', 'a', false);
     s.costUsd = 1;
     store.changed(s);
@@ -115,9 +130,19 @@ describe("a report's own read (ledgerOnly)", () => {
 
   it('sums the ledger in memory until its one commit at the end of the read, wherever a second or 32 MB fell', () => {
     const db = new StateDb(':memory:');
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+    const store = new SessionStore(
+      db,
+      createPriceTable(),
+      { mode: 'name', aliases: {}, max: 50 },
+      undefined,
+      undefined,
+      true,
+    );
     store.ledger.turn(Date.UTC(2026, 0, 1, 10), 'codex', 'p', 'gpt-5', 'completed');
-    store.stageFile({ path: '/f', collector: 'codex', ino: 1, size: 64 << 20, mtimeMs: 1, offset: 64 << 20, state: '{}' }, 64 << 20);
+    store.stageFile(
+      { path: '/f', collector: 'codex', ino: 1, size: 64 << 20, mtimeMs: 1, offset: 64 << 20, state: '{}' },
+      64 << 20,
+    );
     store.commitIfDue();
     expect(db.ledger()).toEqual([]);
     store.commit();

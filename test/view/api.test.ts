@@ -19,18 +19,37 @@ function transcript(home: string, n: number): void {
   const dir = join(home, '.claude', 'projects', `-src-app${n}`);
   mkdirSync(dir, { recursive: true });
   const at = new Date().toISOString();
-  writeFileSync(join(dir, `0000000${n}-0000-4000-8000-000000000000.jsonl`), [
-    { type: 'user', uuid: `u${n}`, timestamp: at, cwd: `/src/app${n}`, message: { role: 'user', content: 'go' } },
-    { type: 'assistant', uuid: `a${n}`, timestamp: at, cwd: `/src/app${n}`, requestId: `r${n}`, message: { id: `m${n}`, model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 10, output_tokens: 5 } } },
-  ].map((r) => `${JSON.stringify(r)}\n`).join(''));
+  writeFileSync(
+    join(dir, `0000000${n}-0000-4000-8000-000000000000.jsonl`),
+    [
+      { type: 'user', uuid: `u${n}`, timestamp: at, cwd: `/src/app${n}`, message: { role: 'user', content: 'go' } },
+      {
+        type: 'assistant',
+        uuid: `a${n}`,
+        timestamp: at,
+        cwd: `/src/app${n}`,
+        requestId: `r${n}`,
+        message: {
+          id: `m${n}`,
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'ok' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      },
+    ]
+      .map((r) => `${JSON.stringify(r)}\n`)
+      .join(''),
+  );
 }
 
 describe('/api/v1/sessions and /api/v1/summary', () => {
   it('render once for many concurrent requests, and again once a session file changes', async () => {
     const home = tempDir();
     transcript(home, 1);
-    const config = loadConfig(['--state-dir', tempDir(), '--listen-address', '127.0.0.1:0', '--processes', 'false'], { HOME: home });
+    const config = loadConfig(['--state-dir', tempDir(), '--listen-address', '127.0.0.1:0', '--processes', 'false'], {
+      HOME: home,
+    });
     const agent = new Exporter(config, createLogger('error'), { env: { HOME: home }, home });
     agents.push(agent);
     const renders = { sessions: 0, summary: 0 };

@@ -10,8 +10,16 @@ import type { UnownedAgent } from '../../src/store/processes.js';
 const now = Date.UTC(2026, 10, 30, 12);
 const live: LiveSession = {
   session: {
-    harness: 'codex', id: 't1', project: 'app', startedAt: now - 60_000, lastActivityAt: now - 5000, turnStartedAt: now - 30_000, pendingTools: {},
-    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 }, costUsd: 0, work: 2,
+    harness: 'codex',
+    id: 't1',
+    project: 'app',
+    startedAt: now - 60_000,
+    lastActivityAt: now - 5000,
+    turnStartedAt: now - 30_000,
+    pendingTools: {},
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+    costUsd: 0,
+    work: 2,
   },
   status: { status: 'working', reason: 'turn-open' },
   process: { attribution: 'open-file', pid: 42, cpuRatio: 0.123, residentBytes: 310_000_000 },
@@ -24,8 +32,17 @@ const unowned: UnownedAgent[] = [
 
 describe('the cost format every viewer shows (sessions, top, the page)', () => {
   it('gives whole cents from a cent up, a sub-cent amount to a hundredth of a cent, never rounded to a cent not spent or to a free-looking $0.00', () => {
-    expect([0, 0.0052, 0.00031, 0.00004, 0.01, 0.014, 0.999, 1.5, 1234.567].map(usd))
-      .toEqual(['$0.00', '$0.0052', '$0.0003', '<$0.0001', '$0.01', '$0.01', '$1.00', '$1.50', '$1234.57']);
+    expect([0, 0.0052, 0.00031, 0.00004, 0.01, 0.014, 0.999, 1.5, 1234.567].map(usd)).toEqual([
+      '$0.00',
+      '$0.0052',
+      '$0.0003',
+      '<$0.0001',
+      '$0.01',
+      '$0.01',
+      '$1.00',
+      '$1.50',
+      '$1234.57',
+    ]);
   });
 
   it('says unpriced where a model has no price, and nothing where the harness records no usage', () => {
@@ -36,32 +53,75 @@ describe('the cost format every viewer shows (sessions, top, the page)', () => {
   });
 
   it('is the one `sessions` prints', () => {
-    expect(formatSessions(viewRecords([{ ...live, session: { ...live.session, costUsd: 0.0052 } }], [], 'name'), now, 86400)).toMatch(/ \$0\.0052 /);
+    expect(
+      formatSessions(viewRecords([{ ...live, session: { ...live.session, costUsd: 0.0052 } }], [], 'name'), now, 86400),
+    ).toMatch(/ \$0\.0052 /);
   });
 });
 
 describe('sessions output', () => {
   it('shows the process column, drift, and process-only agents by their CPU', () => {
-    const text = formatSessions(viewRecords([live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }], unowned, 'name'), now, 86400);
+    const text = formatSessions(
+      viewRecords(
+        [live, { ...live, session: { ...live.session, id: 't2' }, process: undefined, drift: false }],
+        unowned,
+        'name',
+      ),
+      now,
+      86400,
+    );
     expect(text).toMatch(/transcript-only\s+5s ago\s+t2/);
-    expect(text).toMatch(/codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.00\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/);
+    expect(text).toMatch(
+      /codex\s+app\s+working \(turn-open\)\s+-\s+0 DRIFT\s+\$0\.00\s+-\s+open-file 12% 310MB\s+5s ago\s+t1/,
+    );
     expect(text).toMatch(/aider\s+web\s+working \(cpu-busy\).*process-only 98% 80MB\s+now\s+pid 7/);
     expect(text).toMatch(/cursor-agent\s+api\s+idle \(cpu-idle\).*process-only 1% 50MB/);
   });
 
   it('lists the agents no session file is joined to as records of their own, for every viewer: session_id null, nothing recorded', () => {
     expect(viewRecords([live], unowned, 'name').slice(1)).toEqual([
-      { harness: 'aider', session_id: null, project: 'web', cwd: null, git_branch: null, status: 'working', reason: 'cpu-busy', model: null,
-        tokens: null, cost_usd: null, context_tokens: null, context_limit_tokens: null, running_tool: null, started_at: null,
-        last_activity_at: null, turn_started_at: null, attribution: 'process-only', process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 }, drift: false },
-      expect.objectContaining({ harness: 'cursor-agent', session_id: null, status: 'idle', reason: 'cpu-idle', attribution: 'process-only' }),
+      {
+        harness: 'aider',
+        session_id: null,
+        project: 'web',
+        cwd: null,
+        git_branch: null,
+        status: 'working',
+        reason: 'cpu-busy',
+        model: null,
+        tokens: null,
+        cost_usd: null,
+        context_tokens: null,
+        context_limit_tokens: null,
+        running_tool: null,
+        started_at: null,
+        last_activity_at: null,
+        turn_started_at: null,
+        attribution: 'process-only',
+        process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 },
+        drift: false,
+      },
+      expect.objectContaining({
+        harness: 'cursor-agent',
+        session_id: null,
+        status: 'idle',
+        reason: 'cpu-idle',
+        attribution: 'process-only',
+      }),
     ]);
   });
 
   it('has the same in JSON', () => {
     const rows = JSON.parse(sessionsJson(viewRecords([live], unowned, 'name'))) as Record<string, unknown>[];
-    expect(rows[0]).toMatchObject({ drift: true, attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 } });
-    expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([['aider', 'working', 'cpu-busy'], ['cursor-agent', 'idle', 'cpu-idle']]);
+    expect(rows[0]).toMatchObject({
+      drift: true,
+      attribution: 'open-file',
+      process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
+    });
+    expect(rows.slice(1).map((r) => [r.harness, r.status, r.reason])).toEqual([
+      ['aider', 'working', 'cpu-busy'],
+      ['cursor-agent', 'idle', 'cpu-idle'],
+    ]);
   });
 
   it('gives the working directory only where project.mode shows paths or names: hash and none hide it', () => {
@@ -75,14 +135,25 @@ describe('sessions output', () => {
   });
 
   it('gives the running tool with its start, and transcript-only where no process owns the session', () => {
-    const running = { ...live.session, pendingTools: { c1: { tool: 'exec_command', kind: 'execute' as const, startedAt: now - 720_000 }, c2: { tool: 'x', kind: 'other' as const } } };
+    const running = {
+      ...live.session,
+      pendingTools: {
+        c1: { tool: 'exec_command', kind: 'execute' as const, startedAt: now - 720_000 },
+        c2: { tool: 'x', kind: 'other' as const },
+      },
+    };
     expect(sessionRecord({ ...live, session: running }, 'name')).toMatchObject({
       running_tool: { tool: 'exec_command', kind: 'execute', started_at: new Date(now - 720_000).toISOString() },
-      attribution: 'open-file', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 }, drift: true,
+      attribution: 'open-file',
+      process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
+      drift: true,
     });
     const untimed = { ...live.session, pendingTools: { c2: { tool: 'x', kind: 'other' as const } } };
     expect(sessionRecord({ ...live, session: untimed, process: undefined, drift: false }, 'name')).toMatchObject({
-      running_tool: { tool: 'x', kind: 'other', started_at: null }, attribution: 'transcript-only', process: null, drift: false,
+      running_tool: { tool: 'x', kind: 'other', started_at: null },
+      attribution: 'transcript-only',
+      process: null,
+      drift: false,
     });
   });
 });

@@ -8,35 +8,71 @@ import type { Summary } from '../../src/view/summary.js';
 const now = Date.parse('2026-12-01T12:00:00Z');
 function session(id: string, status: string, reason: string, extra: Partial<SessionRecord> = {}): SessionRecord {
   return {
-    harness: 'claude-code', session_id: id, project: `project-${id}`, cwd: null, git_branch: null, status, reason,
-    model: 'claude-sonnet-4-5', tokens: { input: 1, output: 1, cache_read: 0, cache_write: 0, reasoning: 0 },
-    cost_usd: 1.5, context_tokens: 50_000, context_limit_tokens: 200_000, running_tool: null,
-    started_at: new Date(now - 600_000).toISOString(), last_activity_at: new Date(now - 60_000).toISOString(), turn_started_at: null,
-    attribution: 'transcript-only', process: null, drift: false,
+    harness: 'claude-code',
+    session_id: id,
+    project: `project-${id}`,
+    cwd: null,
+    git_branch: null,
+    status,
+    reason,
+    model: 'claude-sonnet-4-5',
+    tokens: { input: 1, output: 1, cache_read: 0, cache_write: 0, reasoning: 0 },
+    cost_usd: 1.5,
+    context_tokens: 50_000,
+    context_limit_tokens: 200_000,
+    running_tool: null,
+    started_at: new Date(now - 600_000).toISOString(),
+    last_activity_at: new Date(now - 60_000).toISOString(),
+    turn_started_at: null,
+    attribution: 'transcript-only',
+    process: null,
+    drift: false,
     ...extra,
   };
 }
 const summary: Summary = {
-  generated_at: new Date(now).toISOString(), spend_today_usd: 12.5, spend_week_usd: 80, tokens_total: 1000,
-  sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 }, spend_today: [], limits: [], spend_30d: [],
+  generated_at: new Date(now).toISOString(),
+  spend_today_usd: 12.5,
+  spend_week_usd: 80,
+  tokens_total: 1000,
+  sessions_by_status: { asking: 1, working: 1, delegating: 0, done: 0, error: 1, idle: 1 },
+  spend_today: [],
+  limits: [],
+  spend_30d: [],
 };
 const sessions = [
   session('a', 'working', 'turn-open', {
-    running_tool: { tool: 'Bash', kind: 'execute', started_at: new Date(now - 720_000).toISOString() }, cost_usd: 9,
-    attribution: 'registry', process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
+    running_tool: { tool: 'Bash', kind: 'execute', started_at: new Date(now - 720_000).toISOString() },
+    cost_usd: 9,
+    attribution: 'registry',
+    process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
   }),
   session('b', 'idle', 'quiet', { last_activity_at: new Date(now - 5_000).toISOString() }),
   session('c', 'asking', 'approval', { last_activity_at: new Date(now - 900_000).toISOString() }),
   session('d', 'error', 'turn-failed', { harness: 'codex', cost_usd: null }),
 ];
-const opts: ScreenOptions = { width: 160, height: 20, color: false, now, sort: 'status', filter: '', showIdle: true, source: 'local' };
+const opts: ScreenOptions = {
+  width: 160,
+  height: 20,
+  color: false,
+  now,
+  sort: 'status',
+  filter: '',
+  showIdle: true,
+  source: 'local',
+};
 const rows = (lines: string[]) => lines.filter((l) => /^(claude-code|codex)\s/.test(l));
 
 describe('top screen', () => {
   it('puts sessions needing a person first, then by status, newest activity first within one', () => {
     expect(visibleSessions(sessions, opts).map((s) => s.session_id)).toEqual(['c', 'd', 'a', 'b']);
     expect(visibleSessions(sessions, { ...opts, sort: 'cost' }).map((s) => s.session_id)).toEqual(['a', 'b', 'c', 'd']);
-    expect(visibleSessions(sessions, { ...opts, sort: 'activity' }).map((s) => s.session_id)).toEqual(['b', 'a', 'd', 'c']);
+    expect(visibleSessions(sessions, { ...opts, sort: 'activity' }).map((s) => s.session_id)).toEqual([
+      'b',
+      'a',
+      'd',
+      'c',
+    ]);
     expect(visibleSessions(sessions, { ...opts, showIdle: false }).map((s) => s.session_id)).toEqual(['c', 'd', 'a']);
     expect(visibleSessions(sessions, { ...opts, filter: 'CODEX' }).map((s) => s.session_id)).toEqual(['d']);
   });
@@ -47,7 +83,9 @@ describe('top screen', () => {
     expect(lines[1]).toContain('spend today $12.50  this week $80.00');
     expect(lines[4]).toMatch(/TOOL\s+FOR\s+CPU\s+MEM VIA\s+LAST/);
     const working = rows(lines).find((l) => l.includes('project-a'))!;
-    expect(working).toMatch(/working\s+turn-open\s+claude-sonnet-4-5\s+\[##\.\.\.\.\.\.\]\s+25%\s+\$9\.00 Bash\s+12m\s+12%\s+310MB registry\s+1m/);
+    expect(working).toMatch(
+      /working\s+turn-open\s+claude-sonnet-4-5\s+\[##\.\.\.\.\.\.\]\s+25%\s+\$9\.00 Bash\s+12m\s+12%\s+310MB registry\s+1m/,
+    );
     const idle = rows(lines).find((l) => l.includes('project-b'))!;
     expect(idle).toMatch(/-\s+-\s+-\s+- transcript-only\s+5s/);
     expect(rows(lines).find((l) => l.includes('project-d'))).toContain('unpriced');
@@ -56,14 +94,25 @@ describe('top screen', () => {
   it('shows a sub-cent cost as `sessions` and the page do, and lists an agent no session file is joined to with its process', () => {
     const cheap = session('e', 'working', 'turn-open', { cost_usd: 0.0052 });
     const agent = session('f', 'working', 'cpu-busy', {
-      harness: 'codex', session_id: null, model: null, tokens: null, cost_usd: null, context_tokens: null, context_limit_tokens: null,
-      started_at: null, last_activity_at: null, attribution: 'process-only', process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 },
+      harness: 'codex',
+      session_id: null,
+      model: null,
+      tokens: null,
+      cost_usd: null,
+      context_tokens: null,
+      context_limit_tokens: null,
+      started_at: null,
+      last_activity_at: null,
+      attribution: 'process-only',
+      process: { pid: 7, cpu_ratio: 0.98, resident_memory_bytes: 80_000_000 },
     });
     const lines = renderScreen({ ...summary, spend_today_usd: 0.0052, spend_week_usd: 0 }, [cheap, agent], opts);
     expect(lines[1]).toContain('spend today $0.0052  this week $0.00');
     expect(rows(lines).find((l) => l.includes('project-e'))).toMatch(/ \$0\.0052 /);
     // Nothing recorded: no cost (not `unpriced`), and it runs now.
-    expect(rows(lines).find((l) => l.includes('project-f'))).toMatch(/working\s+cpu-busy\s+-\s+-\s+-\s+-\s+-\s+98%\s+80MB process-only\s+now$/);
+    expect(rows(lines).find((l) => l.includes('project-f'))).toMatch(
+      /working\s+cpu-busy\s+-\s+-\s+-\s+-\s+-\s+98%\s+80MB process-only\s+now$/,
+    );
   });
 
   it('drops columns by priority on a narrow terminal and never writes past its width', () => {
@@ -86,8 +135,14 @@ describe('top screen', () => {
     const wide = [
       ...sessions,
       session('g', 'working', 'turn-open', {
-        harness: 'antigravity-cli', attribution: 'registry', process: { pid: 9, cpu_ratio: 0.5, resident_memory_bytes: 310_500_000 },
-        running_tool: { tool: 'mcp:github/search_code', kind: 'other', started_at: new Date(now - 60_000).toISOString() },
+        harness: 'antigravity-cli',
+        attribution: 'registry',
+        process: { pid: 9, cpu_ratio: 0.5, resident_memory_bytes: 310_500_000 },
+        running_tool: {
+          tool: 'mcp:github/search_code',
+          kind: 'other',
+          started_at: new Date(now - 60_000).toISOString(),
+        },
       }),
     ];
     for (const width of [190, 200]) {
@@ -127,7 +182,7 @@ describe('top screen', () => {
   });
 });
 
-describe('top\'s usage limits and spend history', () => {
+describe("top's usage limits and spend history", () => {
   const at = (ms: number) => new Date(now + ms).toISOString();
   const limits: Summary['limits'] = [
     { harness: 'claude-code', window: '5h', used_ratio: 0.47, resets_at: at((2 * 60 + 13) * 60_000) },
@@ -136,16 +191,22 @@ describe('top\'s usage limits and spend history', () => {
     { harness: 'codex', window: '5h', used_ratio: 0.8, resets_at: at(-60_000) },
     { harness: 'copilot-cli', window: 'premium_interactions', used_ratio: 0.1, resets_at: null },
   ];
-  const days = (costs: number[]) => costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
+  const days = (costs: number[]) =>
+    costs.map((cost_usd, i) => ({ date: `2026-11-${String(i + 1).padStart(2, '0')}`, cost_usd }));
   const header = (s: Partial<Summary>, o: Partial<ScreenOptions> = {}) => {
     const lines = renderScreen({ ...summary, ...s }, sessions, { ...opts, ...o });
-    return lines.slice(0, lines.findIndex((l) => l.startsWith('HARNESS')));
+    return lines.slice(
+      0,
+      lines.findIndex((l) => l.startsWith('HARNESS')),
+    );
   };
 
   it('draws a bar per window with its share and time to reset, leaving out a window past its reset', () => {
     const lines = header({ limits }).filter((l) => /^limits |^ {7}\S/.test(l));
     const text = lines.join('\n');
-    expect(lines[0]).toMatch(/^limits claude-code 5h\s+▓▓▓▓░░░░ {2}47% resets in 2h13m\s+claude-code 7d\s+▓▓▓▓▓▓▓░ {2}93% resets in 3d4h/);
+    expect(lines[0]).toMatch(
+      /^limits claude-code 5h\s+▓▓▓▓░░░░ {2}47% resets in 2h13m\s+claude-code 7d\s+▓▓▓▓▓▓▓░ {2}93% resets in 3d4h/,
+    );
     expect(text).toMatch(/copilot-cli premium_interactions ▓░░░░░░░ {2}10%/);
     expect(text).not.toContain('codex');
     // Never a line a session's row could be taken for.
@@ -172,7 +233,10 @@ describe('top\'s usage limits and spend history', () => {
   });
 
   it('draws the last 30 days as a sparkline with their total: rising, flat, one day, nothing spent, no history', () => {
-    const spark = (costs: number[]) => header({ spend_30d: days(costs) }).find((l) => l.startsWith('last 30 days'))?.trimEnd();
+    const spark = (costs: number[]) =>
+      header({ spend_30d: days(costs) })
+        .find((l) => l.startsWith('last 30 days'))
+        ?.trimEnd();
     expect(spark([1, 2, 3, 4, 5, 6, 7, 8])).toBe('last 30 days $36.00 ▁▂▃▄▅▆▇█');
     expect(spark([0, 0.01, 100, 0, 50])).toBe('last 30 days $150.01 ·▁█·▄');
     expect(spark(Array.from({ length: 30 }, () => 2))).toBe(`last 30 days $60.00 ${'█'.repeat(30)}`);

@@ -17,20 +17,33 @@ import { tempDir } from '../helpers/run.js';
 
 const DAY = 86_400_000;
 const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
-const open = (dir: string) => new SessionStore(new StateDb(dir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+const open = (dir: string) =>
+  new SessionStore(new StateDb(dir), createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
 
 describe('spend by day', () => {
   it('counts each request on its own day, survives a restart, and forgets days older than a week', () => {
     const now = Date.now();
     const dir = tempDir();
     const store = open(dir);
-    const ev = sinkOf(store, 'claude-code', () => 's1', 'claude-code', () => {});
+    const ev = sinkOf(
+      store,
+      'claude-code',
+      () => 's1',
+      'claude-code',
+      () => {},
+    );
     ev.meta({ cwd: '/home/dev/src/webshop' });
     ev.usage('m', usage, 0, now, 1.25);
     ev.usage('m', usage, 0, now, 0.5);
     ev.usage('m', usage, 0, now - 2 * DAY, 4);
     ev.usage('m', usage, 0, now - 10 * DAY, 100); // history older than a week: in the counter only
-    sinkOf(store, 'codex', () => 't1', 'codex', () => {}).usage('gpt-5', usage, 0, now, 2);
+    sinkOf(
+      store,
+      'codex',
+      () => 't1',
+      'codex',
+      () => {},
+    ).usage('gpt-5', usage, 0, now, 2);
     store.commit();
 
     const again = open(dir);
@@ -48,7 +61,13 @@ describe('spend by day', () => {
   it('keeps seven days at most', () => {
     const now = Date.now();
     const store = open(tempDir());
-    const ev = sinkOf(store, 'claude-code', () => 's1', 'claude-code', () => {});
+    const ev = sinkOf(
+      store,
+      'claude-code',
+      () => 's1',
+      'claude-code',
+      () => {},
+    );
     for (let d = 6; d >= 0; d--) ev.usage('m', usage, 0, now - d * DAY, 1);
     expect(store.spend.days.size).toBe(7);
     expect(summaryOf(store, [], now).spend_week_usd).toBeCloseTo(7, 9);
@@ -64,7 +83,12 @@ describe('sessions by status', () => {
     new ProcessMonitor(procTable(proc.root), store, {}, createLogger('error')).scan(now);
     expect(store.processes.unowned).toHaveLength(1);
 
-    const opts = { status: { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 }, activeWindowMs: 86_400_000, perSessionMax: 50, version: 'x' };
+    const opts = {
+      status: { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 },
+      activeWindowMs: 86_400_000,
+      perSessionMax: 50,
+      version: 'x',
+    };
     const gauge: Record<string, number> = {};
     for (const p of snapshot(store, new Map(), opts, now).find((f) => f.def.name === 'coding_agent_sessions')!.points) {
       gauge[p.labels.status!] = (gauge[p.labels.status!] ?? 0) + p.value;
@@ -94,7 +118,7 @@ describe('usage limits', () => {
   });
 });
 
-describe('the last 30 days\' spend', () => {
+describe("the last 30 days' spend", () => {
   it('is every one of the last 30 local days from the history handed in, oldest first, a day without spend 0', () => {
     // Past midnight in a zone whose clocks went forward two days before: 24-hour steps back would skip a day.
     const tz = process.env.TZ;
@@ -102,12 +126,15 @@ describe('the last 30 days\' spend', () => {
     onTestFinished(() => void (tz === undefined ? delete process.env.TZ : (process.env.TZ = tz)));
     const now = new Date(2026, 2, 31, 0, 30).getTime();
     const asked: string[][] = [];
-    const history = (first: string, last: string) => (asked.push([first, last]), [
-      { date: '2026-03-31', costUsd: 2 },
-      { date: '2026-03-31', costUsd: 0.5 }, // a second row of the same day (another harness)
-      { date: '2026-03-10', costUsd: 4 },
-      { date: '2026-03-02', costUsd: 1 },
-    ]);
+    const history = (first: string, last: string) => (
+      asked.push([first, last]),
+      [
+        { date: '2026-03-31', costUsd: 2 },
+        { date: '2026-03-31', costUsd: 0.5 }, // a second row of the same day (another harness)
+        { date: '2026-03-10', costUsd: 4 },
+        { date: '2026-03-02', costUsd: 1 },
+      ]
+    );
     const days = summaryOf(open(tempDir()), [], now, history).spend_30d;
     expect(asked).toEqual([['2026-03-02', '2026-03-31']]);
     expect(days).toHaveLength(30);

@@ -51,7 +51,12 @@ export function inputHistory(path: string): readonly Input[] {
 const LOOKAHEAD = 32;
 
 /** The index of the entry typed as `text`, from `from` on and not before `notBefore` (ms). */
-export function findInput(entries: readonly Input[], from: number, text: string, notBefore: number): number | undefined {
+export function findInput(
+  entries: readonly Input[],
+  from: number,
+  text: string,
+  notBefore: number,
+): number | undefined {
   let i = from;
   while (i < entries.length && entries[i]!.at < notBefore) i++;
   for (const end = Math.min(entries.length, i + LOOKAHEAD); i < end; i++) if (entries[i]!.text === text) return i;

@@ -58,7 +58,8 @@ const INPUT_FILE = '.aider.input.history';
 const HEADER = '# aider chat started at ';
 const PROMPT = '#### ';
 const MODEL = /^> (?:Main model|Model): (\S+)/;
-const TOKENS = /^> Tokens: ([\d.]+[kM]?) sent, (?:([\d.]+[kM]?) cache write, )?(?:([\d.]+[kM]?) cache hit, )?([\d.]+[kM]?) received\.(.*)$/;
+const TOKENS =
+  /^> Tokens: ([\d.]+[kM]?) sent, (?:([\d.]+[kM]?) cache write, )?(?:([\d.]+[kM]?) cache hit, )?([\d.]+[kM]?) received\.(.*)$/;
 const COST = /Cost: \$([\d.]+) message, \$([\d.]+) session\./;
 // A request that failed: litellm's exceptions, and the notices Aider prints for them.
 const ERROR = /^> (?:litellm\.\w*(?:Error|Exception)|\w*(?:Error|Exception):|Retrying in )/;
@@ -104,7 +105,8 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
     if (cost && !line.startsWith('>')) return;
   }
   // An empty line of a prompt is `####` once its trailing spaces are gone.
-  if (line.startsWith(PROMPT) || line === PROMPT.trimEnd()) return promptLine(line.slice(PROMPT.length).trim(), prompting, state, file, ev);
+  if (line.startsWith(PROMPT) || line === PROMPT.trimEnd())
+    return promptLine(line.slice(PROMPT.length).trim(), prompting, state, file, ev);
   const model = MODEL.exec(line);
   if (model) {
     state.model = model[1];
@@ -113,7 +115,14 @@ function readLine(buf: Buffer, state: AiderState, file: SessionFile, ev: Session
   const tokens = TOKENS.exec(line);
   if (tokens) {
     const [sent, write, hit, received] = [count(tokens[1]), count(tokens[2]), count(tokens[3]), count(tokens[4])];
-    const usage: Usage = { input: Math.max(0, sent - hit - write), output: received, cacheRead: hit, cacheWrite: write, cacheWrite1h: 0, reasoning: 0 };
+    const usage: Usage = {
+      input: Math.max(0, sent - hit - write),
+      output: received,
+      cacheRead: hit,
+      cacheWrite: write,
+      cacheWrite1h: 0,
+      reasoning: 0,
+    };
     state.pending = { model: state.model ?? 'unknown', usage, sent };
     const cost = COST.exec(tokens[5]!);
     if (cost || tokens[5]!.trim() !== '') answered(state, ev, ts, cost ? Number(cost[2]) : undefined);
@@ -127,13 +136,26 @@ function header(started: string, state: AiderState, file: SessionFile, ev: Sessi
   // The previous session's open turn was cut short (the process ended).
   if (state.pending) answered(state, ev, state.at, undefined);
   if (state.started !== undefined) ev.turnEnded('interrupted', state.at);
-  Object.assign(state, { started, at: headerTime(started), sessionCost: 0, inPrompt: false as const, commandText: undefined, model: undefined });
+  Object.assign(state, {
+    started,
+    at: headerTime(started),
+    sessionCost: 0,
+    inPrompt: false as const,
+    commandText: undefined,
+    model: undefined,
+  });
   ev.meta({ cwd: dirname(file.path) });
   ev.activity(state.at);
 }
 
 /** A `#### ` line: a prompt's, or a command's (`/add`, `/model`, ...: not prompts). */
-function promptLine(text: string, prompting: AiderState['inPrompt'], state: AiderState, file: SessionFile, ev: SessionEvents): void {
+function promptLine(
+  text: string,
+  prompting: AiderState['inPrompt'],
+  state: AiderState,
+  file: SessionFile,
+  ev: SessionEvents,
+): void {
   if (prompting === 'prompt') {
     state.inPrompt = 'prompt';
     return;

@@ -50,7 +50,10 @@ function folderId(dir: string): string | undefined {
  * endless); at most `budget.folders` folders and `budget.entries` entries. It yields after each
  * folder listed, so that the caller can answer scrapes between folders.
  */
-export function* searchFiles(root: string, budget = { folders: MAX_FOLDERS, entries: MAX_ENTRIES }): Generator<void, SessionFile[], void> {
+export function* searchFiles(
+  root: string,
+  budget = { folders: MAX_FOLDERS, entries: MAX_ENTRIES },
+): Generator<void, SessionFile[], void> {
   const files: SessionFile[] = [];
   const listed = new Set<string>();
   let entries = 0;
@@ -67,7 +70,8 @@ export function* searchFiles(root: string, budget = { folders: MAX_FOLDERS, entr
       entries += list.length;
       for (const e of list) {
         if (e.isFile && e.name === FILE) files.push(history(e.path));
-        else if (e.isDirectory && !e.name.startsWith('.') && e.name !== 'node_modules') (e.isLink ? linked : own).push(e.path);
+        else if (e.isDirectory && !e.name.startsWith('.') && e.name !== 'node_modules')
+          (e.isLink ? linked : own).push(e.path);
       }
       yield;
     }

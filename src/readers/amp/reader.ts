@@ -118,13 +118,25 @@ function answer(m: Json, blocks: Json[], key: string, last: number, ev: SessionE
     const gpt = /^gpt-/i.test(model);
     const input = numberOf(u.inputTokens) + (gpt ? cacheCreation : 0);
     const cacheRead = numberOf(u.cacheReadInputTokens);
-    const usage = { input, output: numberOf(u.outputTokens), cacheRead, cacheWrite: gpt ? 0 : cacheCreation, cacheWrite1h: 0, reasoning: 0 };
+    const usage = {
+      input,
+      output: numberOf(u.outputTokens),
+      cacheRead,
+      cacheWrite: gpt ? 0 : cacheCreation,
+      cacheWrite1h: 0,
+      reasoning: 0,
+    };
     const prompt = input + cacheRead + usage.cacheWrite;
     ev.usage(model, usage, prompt, ts);
     const limit = numberOf(u.maxInputTokens);
     if (prompt > 0) ev.context(model, prompt, limit > 0 ? limit : undefined);
   }
-  const outcome = state?.type === 'complete' ? (state.stopReason === 'tool_use' ? undefined : 'completed') : ENDS.get(str(state?.type) ?? '');
+  const outcome =
+    state?.type === 'complete'
+      ? state.stopReason === 'tool_use'
+        ? undefined
+        : 'completed'
+      : ENDS.get(str(state?.type) ?? '');
   if (outcome && ev.firstTime(`end:${key}`)) ev.turnEnded(outcome, ts);
   return ts;
 }

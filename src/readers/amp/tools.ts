@@ -5,13 +5,23 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  Read: 'read', read_file: 'read', list_directory: 'read',
-  Grep: 'search', glob: 'search', codebase_search_agent: 'search', web_search: 'search',
-  edit_file: 'edit', create_file: 'edit', undo_edit: 'edit', format_file: 'edit',
+  Read: 'read',
+  read_file: 'read',
+  list_directory: 'read',
+  Grep: 'search',
+  glob: 'search',
+  codebase_search_agent: 'search',
+  web_search: 'search',
+  edit_file: 'edit',
+  create_file: 'edit',
+  undo_edit: 'edit',
+  format_file: 'edit',
   Bash: 'execute',
   read_web_page: 'fetch',
-  Task: 'agent', oracle: 'agent',
-  todo_write: 'plan', todo_read: 'plan',
+  Task: 'agent',
+  oracle: 'agent',
+  todo_write: 'plan',
+  todo_read: 'plan',
 };
 
 export function classifyTool(name: string): ToolCall {

@@ -7,7 +7,9 @@ export const amp: Where = {
   harness: 'amp',
   defaultRoots(env, home) {
     const data = env.AMP_DATA_DIR
-      ? env.AMP_DATA_DIR.split(',').map((d) => d.trim()).filter(Boolean)
+      ? env.AMP_DATA_DIR.split(',')
+          .map((d) => d.trim())
+          .filter(Boolean)
       : [join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'amp')];
     // The threads folder only: the data folder also holds the device id and the login.
     return [...new Set(data.map((d) => join(d, 'threads')))];

@@ -80,7 +80,11 @@ function history(root: string): Map<string, Prompted> {
 
 const NOT_A_DATABASE = /^SQLITE_(NOTADB|CORRUPT)/;
 
-function readStore(file: SessionFile, state: AntigravityState, eventsOf: (sessionId: string) => SessionEvents): boolean {
+function readStore(
+  file: SessionFile,
+  state: AntigravityState,
+  eventsOf: (sessionId: string) => SessionEvents,
+): boolean {
   const id = file.sessionId;
   const root = dirname(dirname(file.path));
   const prompted = history(root).get(id);
@@ -126,7 +130,14 @@ function lastWorkspace(root: string, id: string): string | undefined {
   return Object.entries(last ?? {}).find(([, v]) => v === id)?.[0];
 }
 
-function report(id: string, c: Conversation, cwd: string | undefined, prompted: Prompted | undefined, state: AntigravityState, ev: SessionEvents): void {
+function report(
+  id: string,
+  c: Conversation,
+  cwd: string | undefined,
+  prompted: Prompted | undefined,
+  state: AntigravityState,
+  ev: SessionEvents,
+): void {
   for (const reason of c.skipped) ev.skipped(reason);
   const lastGen = c.generations.at(-1);
   const model = lastGen?.model ?? c.configuredModel;
@@ -155,7 +166,8 @@ function report(id: string, c: Conversation, cwd: string | undefined, prompted: 
       const waiting = execution.get(call.id)?.status === STEP_STATUS.waiting;
       ev.toolCall(call.id, { ...classifyTool(call.name), ...(waiting ? { waits: 'approval' as const } : {}) });
     }
-    if (s.executes && !inFlight(s.status) && ev.firstTime(`result:${key(s)}`)) ev.toolResult(s.executes, s.status === STEP_STATUS.error);
+    if (s.executes && !inFlight(s.status) && ev.firstTime(`result:${key(s)}`))
+      ev.toolResult(s.executes, s.status === STEP_STATUS.error);
   }
 
   for (const g of c.generations) {
@@ -165,13 +177,21 @@ function report(id: string, c: Conversation, cwd: string | undefined, prompted: 
     if ((g.stepIndices.length > 0 && !first) || !ev.firstTime(`gen:${id}:${g.idx}:${first?.createdAt ?? ''}`)) continue;
     const thinking = g.usage.thinking || g.stepIndices.reduce((n, i) => n + (byIdx.get(i)?.usage?.thinking ?? 0), 0);
     const u: Usage = {
-      input: g.usage.input, output: g.usage.output, cacheRead: g.usage.cacheRead, cacheWrite: g.usage.cacheWrite,
-      cacheWrite1h: 0, reasoning: Math.min(thinking, g.usage.output),
+      input: g.usage.input,
+      output: g.usage.output,
+      cacheRead: g.usage.cacheRead,
+      cacheWrite: g.usage.cacheWrite,
+      cacheWrite1h: 0,
+      reasoning: Math.min(thinking, g.usage.output),
     };
     const prompt = u.input + u.cacheRead + u.cacheWrite;
     ev.usage(g.model ?? model ?? 'unknown', u, prompt, first?.createdAt ?? c.steps.at(-1)?.createdAt ?? 0);
   }
-  if (lastGen) ev.context(lastGen.model ?? model ?? 'unknown', lastGen.usage.input + lastGen.usage.cacheRead + lastGen.usage.cacheWrite);
+  if (lastGen)
+    ev.context(
+      lastGen.model ?? model ?? 'unknown',
+      lastGen.usage.input + lastGen.usage.cacheRead + lastGen.usage.cacheWrite,
+    );
 
   const last = c.steps.at(-1);
   if (last && !c.steps.some((s) => inFlight(s.status)) && state.turnOpen && !state.promptPending) {

@@ -70,13 +70,21 @@ export const inFlight = (status: number) => IN_FLIGHT.has(status);
 function usageOf(m: Message | undefined): Usage | undefined {
   if (!m) return undefined;
   return {
-    input: uint(m, USAGE.input), output: uint(m, USAGE.output), cacheRead: uint(m, USAGE.cacheRead),
-    cacheWrite: uint(m, USAGE.cacheWrite), thinking: uint(m, USAGE.thinking),
+    input: uint(m, USAGE.input),
+    output: uint(m, USAGE.output),
+    cacheRead: uint(m, USAGE.cacheRead),
+    cacheWrite: uint(m, USAGE.cacheWrite),
+    thinking: uint(m, USAGE.thinking),
   };
 }
 
 /** A step from its payload, checked against the table's copy of its type and status. */
-function decodeStep(idx: number, type: number, status: number, payload: Buffer): Step | 'parse_error' | 'unknown_shape' {
+function decodeStep(
+  idx: number,
+  type: number,
+  status: number,
+  payload: Buffer,
+): Step | 'parse_error' | 'unknown_shape' {
   const p = decode(payload);
   if (!p) return 'parse_error';
   // The side columns repeat payload fields 1 and 4: when they differ the layout changed.
@@ -85,7 +93,9 @@ function decodeStep(idx: number, type: number, status: number, payload: Buffer):
   const created = message(meta, META.createdAt);
   const planner = message(p, STEP.plannerResponse);
   return {
-    idx, type, status,
+    idx,
+    type,
+    status,
     createdAt: uint(created, 1) * 1000 + Math.floor(uint(created, 2) / 1e6),
     trajectory: text(message(meta, META.sourceTrajectoryStepInfo), 1) ?? '',
     calls: messages(planner, 7).flatMap((c) => {
@@ -122,19 +132,29 @@ export function readConversation(db: Db): Conversation | undefined {
     if (cols.some((c) => !have.has(c))) return undefined;
   }
   const out: Conversation = { steps: [], generations: [], skipped: [] };
-  const steps = db.prepare('SELECT idx, step_type, status, step_payload FROM steps ORDER BY idx').all() as
-    { idx: number; step_type: number; status: number; step_payload: unknown }[];
+  const steps = db.prepare('SELECT idx, step_type, status, step_payload FROM steps ORDER BY idx').all() as {
+    idx: number;
+    step_type: number;
+    status: number;
+    step_payload: unknown;
+  }[];
   for (const r of steps) {
-    const s = Buffer.isBuffer(r.step_payload) ? decodeStep(r.idx, r.step_type, r.status, r.step_payload) : 'unknown_shape';
+    const s = Buffer.isBuffer(r.step_payload)
+      ? decodeStep(r.idx, r.step_type, r.status, r.step_payload)
+      : 'unknown_shape';
     if (typeof s === 'string') out.skipped.push(s);
     else out.steps.push(s);
   }
-  for (const r of db.prepare('SELECT idx, data FROM gen_metadata ORDER BY idx').all() as { idx: number; data: unknown }[]) {
+  for (const r of db.prepare('SELECT idx, data FROM gen_metadata ORDER BY idx').all() as {
+    idx: number;
+    data: unknown;
+  }[]) {
     const g = Buffer.isBuffer(r.data) ? decodeGeneration(r.idx, r.data) : undefined;
     if (g) out.generations.push(g);
     else out.skipped.push('unknown_shape');
   }
-  const exec = db.prepare('SELECT data FROM executor_metadata ORDER BY idx DESC LIMIT 1').get() as { data: unknown } | undefined;
+  const exec = db.prepare('SELECT data FROM executor_metadata ORDER BY idx DESC LIMIT 1').get() as
+    { data: unknown } | undefined;
   const config = Buffer.isBuffer(exec?.data) ? message(message(decode(exec.data), 10), 1) : undefined;
   out.configuredModel = text(config, 28);
   return out;

@@ -38,7 +38,8 @@ function* readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessi
     yield;
     const item = obj(raw);
     const exchange = obj(item?.exchange);
-    const id = str(exchange?.request_id) ?? (typeof item?.sequenceId === 'number' ? String(item.sequenceId) : undefined);
+    const id =
+      str(exchange?.request_id) ?? (typeof item?.sequenceId === 'number' ? String(item.sequenceId) : undefined);
     if (!item || !exchange || !id) {
       ev.skipped('unknown_shape');
       continue;
@@ -52,11 +53,17 @@ function* readDocument(doc: Buffer, _state: object, file: SessionFile, ev: Sessi
     if (ev.firstTime(`turn:${key}`)) ev.turnStarted(ts);
     const nodes = Array.isArray(exchange.response_nodes) ? exchange.response_nodes : [];
     // One usage per exchange: the first node's (later nodes may repeat it).
-    const u = nodes.map((n) => obj(obj(n)?.token_usage)).find((t): t is Json => t !== undefined && Object.keys(t).length > 0);
+    const u = nodes
+      .map((n) => obj(obj(n)?.token_usage))
+      .find((t): t is Json => t !== undefined && Object.keys(t).length > 0);
     if (u && ev.firstTime(`usage:${key}`)) {
       const usage = {
-        input: numberOf(u.input_tokens), output: numberOf(u.output_tokens), cacheRead: numberOf(u.cache_read_input_tokens),
-        cacheWrite: numberOf(u.cache_creation_input_tokens), cacheWrite1h: 0, reasoning: 0,
+        input: numberOf(u.input_tokens),
+        output: numberOf(u.output_tokens),
+        cacheRead: numberOf(u.cache_read_input_tokens),
+        cacheWrite: numberOf(u.cache_creation_input_tokens),
+        cacheWrite1h: 0,
+        reasoning: 0,
       };
       const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
       ev.usage(model, usage, prompt, ts);

@@ -6,7 +6,10 @@ import type { SessionFile } from '../reader.js';
 import { listDir } from '../../files/dir.js';
 
 export function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
-  const configured = env.CLAUDE_CONFIG_DIR?.split(',').map((p) => p.trim()).filter(Boolean) ?? [];
+  const configured =
+    env.CLAUDE_CONFIG_DIR?.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean) ?? [];
   return [...configured, join(home, '.claude'), join(home, '.config', 'claude')];
 }
 
@@ -23,7 +26,8 @@ export function listFiles(root: string): SessionFile[] {
         files.push({ path: e.path, sessionId: basename(e.name, '.jsonl') });
       } else if (e.isDirectory) {
         for (const s of listDir(join(e.path, 'subagents'))) {
-          if (s.isFile && s.name.startsWith('agent-') && s.name.endsWith('.jsonl')) files.push({ path: s.path, sessionId: e.name });
+          if (s.isFile && s.name.startsWith('agent-') && s.name.endsWith('.jsonl'))
+            files.push({ path: s.path, sessionId: e.name });
         }
       }
     }

@@ -27,20 +27,45 @@ export interface ClaudeState {
 }
 
 // Records never needed: only their time is read.
-const SKIP = new Set(['progress', 'api-request-shape', 'api-request-blob', 'file-history-snapshot',
-  'queue-operation', 'last-prompt', 'cost-state', 'tools-used', 'atis-latch']);
+const SKIP = new Set([
+  'progress',
+  'api-request-shape',
+  'api-request-blob',
+  'file-history-snapshot',
+  'queue-operation',
+  'last-prompt',
+  'cost-state',
+  'tools-used',
+  'atis-latch',
+]);
 
 // Text a user record starts with when it is not a typed prompt.
-const NOT_PROMPT = ['<command-name>', '<local-command-stdout>', '<local-command-caveat>', '<task-notification>',
-  '<system-reminder>', 'Caveat:', '[Request interrupted'];
+const NOT_PROMPT = [
+  '<command-name>',
+  '<local-command-stdout>',
+  '<local-command-caveat>',
+  '<task-notification>',
+  '<system-reminder>',
+  'Caveat:',
+  '[Request interrupted',
+];
 
 // What is read of a record, whatever its type (the type comes after the message): everything
 // else (tool output, file contents, thinking, attachment bodies) is passed over unread.
 const ORIGIN: Shape = { kind: true };
 const BLOCK: Shape = { type: true, id: true, name: true, input: true, tool_use_id: true, is_error: true, text: true };
 const RECORD: Shape = {
-  type: true, subtype: true, timestamp: true, uuid: true, cwd: true, gitBranch: true,
-  isMeta: true, isCompactSummary: true, isApiErrorMessage: true, promptSource: true, origin: ORIGIN,
+  type: true,
+  subtype: true,
+  timestamp: true,
+  uuid: true,
+  cwd: true,
+  gitBranch: true,
+  isMeta: true,
+  isCompactSummary: true,
+  isApiErrorMessage: true,
+  promptSource: true,
+  origin: ORIGIN,
   message: { id: true, model: true, usage: true, stop_reason: true, content: BLOCK },
   toolUseResult: { type: true, structuredPatch: true, content: true },
   attachment: { type: true, commandMode: true, origin: ORIGIN },
@@ -59,10 +84,14 @@ function readLine(line: Buffer, state: ClaudeState, _file: SessionFile, ev: Sess
   const cwd = rec.text('cwd');
   if (cwd) ev.meta({ cwd, gitBranch: rec.text('gitBranch') || undefined });
   switch (type) {
-    case 'assistant': return assistant(rec, ts ?? Date.now(), state, ev);
-    case 'user': return user(rec, ts ?? Date.now(), state, ev);
-    case 'system': return system(rec, ts ?? Date.now(), state, ev);
-    case 'attachment': return queuedPrompt(rec, ts ?? Date.now(), state, ev);
+    case 'assistant':
+      return assistant(rec, ts ?? Date.now(), state, ev);
+    case 'user':
+      return user(rec, ts ?? Date.now(), state, ev);
+    case 'system':
+      return system(rec, ts ?? Date.now(), state, ev);
+    case 'attachment':
+      return queuedPrompt(rec, ts ?? Date.now(), state, ev);
     case 'api-request': {
       const model = rec.object('params')?.text('model');
       if (model && !state.model) {
@@ -136,11 +165,19 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
       // More of a response counted before: one request, of the time of this (its largest) line.
       const earlier = prev && { at: last.at ?? ts, usage: prev };
       if (last) Object.assign(last, { counted: usage, at: ts });
-      ev.usage(model, prev ? minusUsage(usage, prev) : usage, usage.input + usage.cacheRead + usage.cacheWrite, ts, undefined, undefined, earlier);
+      ev.usage(
+        model,
+        prev ? minusUsage(usage, prev) : usage,
+        usage.input + usage.cacheRead + usage.cacheWrite,
+        ts,
+        undefined,
+        undefined,
+        earlier,
+      );
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
   }
-  for (const b of fresh ? msg.items('content') ?? [] : []) {
+  for (const b of fresh ? (msg.items('content') ?? []) : []) {
     if (!isToolUse(b)) continue;
     const toolId = b.text('id');
     const name = b.text('name');
@@ -180,7 +217,12 @@ function user(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvents): v
 /** A prompt the person typed while the agent was working (`queued_command`, in prompt mode). */
 function queuedPrompt(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvents): void {
   const a = rec.object('attachment');
-  if (state.subagent || a?.text('type') !== 'queued_command' || (a.has('commandMode') && a.text('commandMode') !== 'prompt')) return;
+  if (
+    state.subagent ||
+    a?.text('type') !== 'queued_command' ||
+    (a.has('commandMode') && a.text('commandMode') !== 'prompt')
+  )
+    return;
   if (a.object('origin')?.text('kind') === 'task-notification') return;
   const uuid = rec.text('uuid');
   if (uuid && !ev.firstTime(`prompt:${uuid}`)) return;
@@ -228,8 +270,12 @@ function registry(root: string): RegistryEntry[] {
     const procStart = Number(str(rec.procStart) ?? rec.procStart);
     const statusAt = rec.statusUpdatedAt;
     return {
-      sessionId, pid, ...(Number.isFinite(procStart) && procStart > 0 ? { procStart } : {}),
-      ...(status === 'busy' || status === 'idle' || status === 'waiting' ? { status, waitingFor: str(rec.waitingFor) } : {}),
+      sessionId,
+      pid,
+      ...(Number.isFinite(procStart) && procStart > 0 ? { procStart } : {}),
+      ...(status === 'busy' || status === 'idle' || status === 'waiting'
+        ? { status, waitingFor: str(rec.waitingFor) }
+        : {}),
       ...(typeof statusAt === 'number' && Number.isFinite(statusAt) && statusAt > 0 ? { statusAt } : {}),
     };
   });

@@ -28,7 +28,6 @@ export interface ClineState {
 
 const MESSAGES = '.messages.json';
 
-
 // The sessions folder only: the data folder also holds the providers' settings, with API keys.
 function listFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
@@ -47,7 +46,10 @@ function listFiles(root: string): SessionFile[] {
 
 /** The manifest's final status as a turn's outcome (`running` has none). */
 const OUTCOMES = new Map<string, TurnOutcome>([
-  ['completed', 'completed'], ['failed', 'failed'], ['cancelled', 'interrupted'], ['aborted', 'interrupted'],
+  ['completed', 'completed'],
+  ['failed', 'failed'],
+  ['cancelled', 'interrupted'],
+  ['aborted', 'interrupted'],
 ]);
 
 function* readDocument(doc: Buffer, state: ClineState, file: SessionFile, ev: SessionEvents): DocumentSteps {
@@ -131,7 +133,13 @@ function answer(m: Json, blocks: Json[], key: string, ts: number, session: strin
   if (!metrics) return;
   const prompt = numberOf(metrics.inputTokens);
   if (ev.firstTime(`usage:${key}`)) {
-    const usage = usageFromPrompt(prompt, numberOf(metrics.outputTokens), numberOf(metrics.cacheReadTokens), numberOf(metrics.cacheWriteTokens), 0);
+    const usage = usageFromPrompt(
+      prompt,
+      numberOf(metrics.outputTokens),
+      numberOf(metrics.cacheReadTokens),
+      numberOf(metrics.cacheWriteTokens),
+      0,
+    );
     ev.usage(model ?? 'unknown', usage, prompt, ts);
   }
   if (prompt > 0) ev.context(model ?? 'unknown', prompt);
@@ -148,8 +156,14 @@ function registry(root: string): RegistryEntry[] {
   const path = join(dirname(root), 'db', 'sessions.db');
   if (!isFile(path)) return [];
   try {
-    const rows = readDatabase(path, (db) => db.prepare('SELECT session_id, pid FROM sessions WHERE ended_at IS NULL').all()) as { session_id: unknown; pid: unknown }[];
-    return rows.flatMap((r) => (typeof r.session_id === 'string' && typeof r.pid === 'number' && r.pid > 0 ? [{ sessionId: r.session_id, pid: r.pid }] : []));
+    const rows = readDatabase(path, (db) =>
+      db.prepare('SELECT session_id, pid FROM sessions WHERE ended_at IS NULL').all(),
+    ) as { session_id: unknown; pid: unknown }[];
+    return rows.flatMap((r) =>
+      typeof r.session_id === 'string' && typeof r.pid === 'number' && r.pid > 0
+        ? [{ sessionId: r.session_id, pid: r.pid }]
+        : [],
+    );
   } catch {
     return [];
   }

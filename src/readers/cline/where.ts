@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import type { Where } from '../reader.js';
 import { withExtensionTaskRoots, type TaskFamily } from '../vscode-tasks/where.js';
 
-export const CLINE_EXTENSION: TaskFamily = { harness: 'cline', extension: 'saoudrizwan.claude-dev', wholePrompt: false };
+export const CLINE_EXTENSION: TaskFamily = {
+  harness: 'cline',
+  extension: 'saoudrizwan.claude-dev',
+  wholePrompt: false,
+};
 
 /** The CLI's sessions alone. */
 export const cliSessions: Where = {

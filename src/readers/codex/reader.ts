@@ -36,11 +36,34 @@ export interface CodexState {
 
 // Records worth reading, by record type, then payload type, then (for item_completed) item
 // type; of everything else (messages, reasoning, world state) only the time is read.
-const EVENTS = new Set(['token_count', 'task_started', 'task_complete', 'turn_aborted', 'user_message', 'item_completed',
-  'patch_apply_end', 'mcp_tool_call_end', 'context_compacted', 'error']);
-const TURN_EVENTS = new Set(['task_started', 'task_complete', 'turn_aborted', 'error', 'user_message', 'item_completed']);
-const ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call', 'function_call_output',
-  'custom_tool_call_output']);
+const EVENTS = new Set([
+  'token_count',
+  'task_started',
+  'task_complete',
+  'turn_aborted',
+  'user_message',
+  'item_completed',
+  'patch_apply_end',
+  'mcp_tool_call_end',
+  'context_compacted',
+  'error',
+]);
+const TURN_EVENTS = new Set([
+  'task_started',
+  'task_complete',
+  'turn_aborted',
+  'error',
+  'user_message',
+  'item_completed',
+]);
+const ITEMS = new Set([
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+  'function_call_output',
+  'custom_tool_call_output',
+]);
 
 // What is read of a record, whatever its type: the large parts (base instructions, messages,
 // reasoning, tool output) are passed over unread.
@@ -48,9 +71,25 @@ const RECORD: Shape = {
   timestamp: true,
   type: true,
   payload: {
-    type: true, model: true, cwd: true, git: true, source: true, forked_from_id: true, item: { type: true },
-    name: true, namespace: true, arguments: true, call_id: true, id: true, output: true,
-    info: true, rate_limits: true, error: true, changes: true, success: true, result: true,
+    type: true,
+    model: true,
+    cwd: true,
+    git: true,
+    source: true,
+    forked_from_id: true,
+    item: { type: true },
+    name: true,
+    namespace: true,
+    arguments: true,
+    call_id: true,
+    id: true,
+    output: true,
+    info: true,
+    rate_limits: true,
+    error: true,
+    changes: true,
+    success: true,
+    result: true,
   },
 };
 
@@ -91,15 +130,33 @@ function listFiles(root: string): SessionFile[] {
 
 const TOOLS: ToolTable = {
   kinds: {
-    exec_command: 'execute', shell: 'execute', local_shell: 'execute', local_shell_call: 'execute', write_stdin: 'execute',
-    apply_patch: 'edit', update_plan: 'plan', request_user_input: 'communicate', request_permissions: 'communicate', view_image: 'read',
-    spawn_agent: 'agent', send_input: 'agent', wait: 'agent', close_agent: 'agent',
-    web_search: 'search', web_search_call: 'search', tool_search: 'search',
+    exec_command: 'execute',
+    shell: 'execute',
+    local_shell: 'execute',
+    local_shell_call: 'execute',
+    write_stdin: 'execute',
+    apply_patch: 'edit',
+    update_plan: 'plan',
+    request_user_input: 'communicate',
+    request_permissions: 'communicate',
+    view_image: 'read',
+    spawn_agent: 'agent',
+    send_input: 'agent',
+    wait: 'agent',
+    close_agent: 'agent',
+    web_search: 'search',
+    web_search_call: 'search',
+    tool_search: 'search',
   },
   // request_permissions asks the user for more permissions: an approval. A command that merely
   // asks to leave the sandbox may run without asking (the approval policy decides): whether it
   // waits shows only in the process table.
-  waits: { request_user_input: 'question', request_permissions: 'approval', wait: 'subagents', spawn_agent: 'subagents' },
+  waits: {
+    request_user_input: 'question',
+    request_permissions: 'approval',
+    wait: 'subagents',
+    spawn_agent: 'subagents',
+  },
 };
 
 function classifyTool(name: string, namespace: string | undefined): ToolCall {
@@ -110,7 +167,9 @@ function classifyTool(name: string, namespace: string | undefined): ToolCall {
 }
 
 // How outputs report an exit code: exec text, apply_patch text, older JSON metadata (as a string or not).
-const EXIT = ['Process exited with code ', 'Exit code: ', '\\"exit_code\\":', '"exit_code":'].map((m) => Buffer.from(m));
+const EXIT = ['Process exited with code ', 'Exit code: ', '\\"exit_code\\":', '"exit_code":'].map((m) =>
+  Buffer.from(m),
+);
 
 /** The exit code a tool output (its bytes from `from` to `to`) reports; 0 when it reports none. */
 function exitCode(line: Buffer, from: number, to: number): number {
@@ -131,7 +190,14 @@ function exitCode(line: Buffer, from: number, to: number): number {
  * A tool's output (`function_call_output`, `custom_tool_call_output`): which call it answers and
  * whether it failed. Outputs are large and only these two facts count.
  */
-function toolOutput(p: Fields, line: Buffer, file: SessionFile, ts: number | undefined, state: CodexState, ev: SessionEvents): void {
+function toolOutput(
+  p: Fields,
+  line: Buffer,
+  file: SessionFile,
+  ts: number | undefined,
+  state: CodexState,
+  ev: SessionEvents,
+): void {
   if (ts !== undefined) ev.activity(ts);
   if (state.replayUntil !== undefined && (ts ?? Infinity) <= state.replayUntil) return;
   const callId = p.text('call_id');
@@ -160,7 +226,13 @@ const recordKey = (file: SessionFile, line: Buffer) => `${file.sessionId}:${sha1
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
 function usageOf(u: Json): Usage {
-  return usageFromPrompt(numberOf(u.input_tokens), numberOf(u.output_tokens), numberOf(u.cached_input_tokens), numberOf(u.cache_write_input_tokens), numberOf(u.reasoning_output_tokens));
+  return usageFromPrompt(
+    numberOf(u.input_tokens),
+    numberOf(u.output_tokens),
+    numberOf(u.cached_input_tokens),
+    numberOf(u.cache_write_input_tokens),
+    numberOf(u.reasoning_output_tokens),
+  );
 }
 
 function windowName(minutes: number): string {
@@ -188,7 +260,8 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   const kind = type === undefined ? undefined : classify(type, p);
   // A rollout read again from its start (replaced by one with another beginning) counts nothing
   // twice: each record that may move a counter is named by its key.
-  if (kind === 'function_call_output' || kind === 'custom_tool_call_output') return toolOutput(p!, line, file, at, state, ev);
+  if (kind === 'function_call_output' || kind === 'custom_tool_call_output')
+    return toolOutput(p!, line, file, at, state, ev);
   if (kind !== undefined) ev.record(recordKey(file, line));
   if (kind === undefined) {
     if (at !== undefined) ev.activity(at);
@@ -202,7 +275,12 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   ev.activity(ts);
   const inFirstSecond = state.replayUntil !== undefined && ts <= state.replayUntil;
   // The rollout's own first turn (the parent's turn contexts are copied within the first second).
-  if (state.prefix && !inFirstSecond && (type === 'turn_context' || (type === 'event_msg' && p.text('type') === 'task_started'))) delete state.prefix;
+  if (
+    state.prefix &&
+    !inFirstSecond &&
+    (type === 'turn_context' || (type === 'event_msg' && p.text('type') === 'task_started'))
+  )
+    delete state.prefix;
   const replay = inFirstSecond || state.prefix === true;
   switch (type) {
     case 'turn_context': {
@@ -211,8 +289,10 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
       ev.meta({ model, cwd: p.text('cwd') });
       return;
     }
-    case 'response_item': return replay ? undefined : responseItem(p, state, ev);
-    case 'event_msg': return event(p, ts, replay, file.sessionId, state, ev);
+    case 'response_item':
+      return replay ? undefined : responseItem(p, state, ev);
+    case 'event_msg':
+      return event(p, ts, replay, file.sessionId, state, ev);
   }
 }
 
@@ -270,7 +350,11 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
         if (replay) state.totalReplayed = true;
         else if (state.totalReplayed) {
           delete state.totalReplayed;
-          if (state.total && (now.input + now.cacheRead < state.total.input + state.total.cacheRead || now.output < state.total.output)) delete state.total;
+          if (
+            state.total &&
+            (now.input + now.cacheRead < state.total.input + state.total.cacheRead || now.output < state.total.output)
+          )
+            delete state.total;
         }
         const prev = state.total;
         state.total = prev ? maxUsage(prev, now) : now;
@@ -282,7 +366,8 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
             ev.usage(model, delta, num(last?.input_tokens) || delta.input + delta.cacheRead + delta.cacheWrite, ts);
           }
           const limit = num(info?.model_context_window) || undefined;
-          if (last) ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
+          if (last)
+            ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
         }
       }
       const rl = obj(p.value('rate_limits'));

@@ -41,7 +41,11 @@ function listFiles(root: string): SessionFile[] {
 }
 
 // Tool call states that are over; `errored` and `canceled` did not do what was asked.
-const FINISHED = new Map([['done', false], ['errored', true], ['canceled', true]]);
+const FINISHED = new Map([
+  ['done', false],
+  ['errored', true],
+  ['canceled', true],
+]);
 
 function* readDocument(doc: Buffer, state: ContinueState, file: SessionFile, ev: SessionEvents): DocumentSteps {
   const s = documentObject(doc, ev);

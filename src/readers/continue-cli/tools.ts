@@ -6,14 +6,20 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  Read: 'read', List: 'read', CheckBackgroundJob: 'read',
+  Read: 'read',
+  List: 'read',
+  CheckBackgroundJob: 'read',
   Search: 'search',
-  Write: 'edit', Edit: 'edit', MultiEdit: 'edit',
-  Bash: 'execute', Skills: 'execute',
+  Write: 'edit',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  Bash: 'execute',
+  Skills: 'execute',
   Fetch: 'fetch',
   Subagent: 'agent',
   Checklist: 'plan',
-  AskQuestion: 'communicate', Exit: 'communicate',
+  AskQuestion: 'communicate',
+  Exit: 'communicate',
 };
 
 const WAITS: ToolTable['waits'] = { AskQuestion: 'question' };

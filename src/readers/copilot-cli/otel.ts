@@ -18,7 +18,8 @@ function attributes(v: unknown): Json {
   for (const kv of v.map(obj)) {
     const value = obj(kv?.value);
     const key = str(kv?.key);
-    if (key && value) out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.doubleValue);
+    if (key && value)
+      out[key] = value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.doubleValue);
   }
   return out;
 }
@@ -38,7 +39,12 @@ function endTime(span: Json): number | undefined {
  * own log already counted (`session.usage_record` of the same response id), or the store's row of
  * it (known by what it says, calls.ts; `said` is this file's tally), is not counted again.
  */
-export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: string) => void, said: Record<string, number>): void {
+export function readSpan(
+  line: Buffer,
+  ev: SessionEvents,
+  setSession: (id: string) => void,
+  said: Record<string, number>,
+): void {
   // Spans without token counts (tools, agents without usage) and metric lines are not decoded.
   if (!line.includes(USAGE)) return;
   const span = parseJson(line);
@@ -64,7 +70,14 @@ export function readSpan(line: Buffer, ev: SessionEvents, setSession: (id: strin
   const reasoning = numberOf(a['gen_ai.usage.reasoning.output_tokens']);
   const counts = [prompt, output, cacheRead, cacheWrite, reasoning];
   // Both keys marked, whichever was seen: the other source finds the one it knows.
-  const stored = !ev.firstTime(callKey(session, model, counts, nthTime(said, `${session} ${model} ${counts.join(',')}`)));
+  const stored = !ev.firstTime(
+    callKey(session, model, counts, nthTime(said, `${session} ${model} ${counts.join(',')}`)),
+  );
   if (!fresh || stored) return;
-  ev.usage(model, { input: Math.max(0, prompt - cacheRead - cacheWrite), output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, prompt, ts);
+  ev.usage(
+    model,
+    { input: Math.max(0, prompt - cacheRead - cacheWrite), output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning },
+    prompt,
+    ts,
+  );
 }

@@ -6,7 +6,18 @@
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
-import { addUsage, maxUsage, minusUsage, plausibleAmount, plausibleCount, plausibleUsage, usageFromPrompt, ZERO_USAGE, type TokenType, type Usage } from '../../session/types.js';
+import {
+  addUsage,
+  maxUsage,
+  minusUsage,
+  plausibleAmount,
+  plausibleCount,
+  plausibleUsage,
+  usageFromPrompt,
+  ZERO_USAGE,
+  type TokenType,
+  type Usage,
+} from '../../session/types.js';
 import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { parseJson } from '../lines.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -58,22 +69,38 @@ export interface CopilotState {
 // Events worth decoding; of all others (system prompts, reasoning, hooks, notices) only the time
 // is read.
 const KNOWN = new Set([
-  'session.start', 'session.resume', 'session.context_changed', 'session.model_change', 'user.message',
-  'assistant.turn_start', 'assistant.turn_end', 'assistant.message', 'session.usage_record', 'tool.execution_start',
-  'tool.execution_complete', 'permission.requested', 'permission.completed', 'session.error', 'abort',
-  'session.task_complete', 'session.compaction_complete', 'session.shutdown',
+  'session.start',
+  'session.resume',
+  'session.context_changed',
+  'session.model_change',
+  'user.message',
+  'assistant.turn_start',
+  'assistant.turn_end',
+  'assistant.message',
+  'session.usage_record',
+  'tool.execution_start',
+  'tool.execution_complete',
+  'permission.requested',
+  'permission.completed',
+  'session.error',
+  'abort',
+  'session.task_complete',
+  'session.compaction_complete',
+  'session.shutdown',
 ]);
 // What is read of every event before deciding to decode it: tool starts and ends are read from
 // it alone (their arguments and results can be whole files).
 const EVENT: Shape = {
-  type: true, id: true, timestamp: true,
+  type: true,
+  id: true,
+  timestamp: true,
   data: { toolCallId: true, toolName: true, mcpServerName: true, success: true, shellExecution: { exitCode: true } },
 };
 
 function readLine(line: Buffer, state: CopilotState, file: SessionFile, ev: SessionEvents): void {
   if (state.otel) {
     const otel = state.otel;
-    return readSpan(line, ev, (id) => void (otel.session = id), otel.said ??= {});
+    return readSpan(line, ev, (id) => void (otel.session = id), (otel.said ??= {}));
   }
   const event = scanRecord(line, EVENT);
   if (!event) return ev.skipped('parse_error');
@@ -150,7 +177,12 @@ function readLine(line: Buffer, state: CopilotState, file: SessionFile, ev: Sess
   }
 }
 
-function endTurn(outcome: 'completed' | 'failed' | 'interrupted', ts: number, state: CopilotState, ev: SessionEvents): void {
+function endTurn(
+  outcome: 'completed' | 'failed' | 'interrupted',
+  ts: number,
+  state: CopilotState,
+  ev: SessionEvents,
+): void {
   state.answered = false;
   state.requested = {};
   ev.turnEnded(outcome, ts);
@@ -170,7 +202,14 @@ function userMessage(rec: Json, d: Json, ts: number, ev: SessionEvents): void {
   ev.turnStarted(ts);
 }
 
-function assistantMessage(d: Json, sub: boolean, ts: number, session: string, state: CopilotState, ev: SessionEvents): void {
+function assistantMessage(
+  d: Json,
+  sub: boolean,
+  ts: number,
+  session: string,
+  state: CopilotState,
+  ev: SessionEvents,
+): void {
   const requests = Array.isArray(d.toolRequests) ? d.toolRequests.map(obj) : [];
   for (const r of requests) {
     const id = str(r?.toolCallId);
@@ -185,7 +224,7 @@ function assistantMessage(d: Json, sub: boolean, ts: number, session: string, st
   const call = str(d.apiCallId);
   const fresh = !call || ev.firstTime(`call:${call}`);
   // The same output of a call the store counted already is accounted for, not counted.
-  const stored = !ev.firstTime(outputKey(session, model, output, nthTime(state.said ??= {}, `o ${model} ${output}`)));
+  const stored = !ev.firstTime(outputKey(session, model, output, nthTime((state.said ??= {}), `o ${model} ${output}`)));
   if (!fresh) {
     state.external = true;
     return;
@@ -197,16 +236,32 @@ function assistantMessage(d: Json, sub: boolean, ts: number, session: string, st
 const OUTPUT_ONLY = ['input', 'cache_read', 'cache_write'] as const;
 
 /** Adds a model's tokens to what this log accounts for, and reports them. */
-function count(model: string, u: Usage, tierInput: number, ts: number, state: CopilotState, ev: SessionEvents, report = true, unsaid?: readonly TokenType[]): void {
+function count(
+  model: string,
+  u: Usage,
+  tierInput: number,
+  ts: number,
+  state: CopilotState,
+  ev: SessionEvents,
+  report = true,
+  unsaid?: readonly TokenType[],
+): void {
   // Added to what the log accounts for, a damaged count would stop the shutdown totals counting.
   if (!plausibleUsage(u)) return ev.skipped('implausible_value');
   state.counted[model] = addUsage(state.counted[model] ?? ZERO_USAGE, u);
-  if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0) ev.usage(model, u, tierInput, ts, undefined, unsaid);
+  if (report && u.input + u.output + u.cacheRead + u.cacheWrite > 0)
+    ev.usage(model, u, tierInput, ts, undefined, unsaid);
 }
 
 /** Copilot's usage (`inputTokens` includes cache reads and writes) in the metric contract's semantics. */
 function usageOf(u: Json): Usage {
-  return usageFromPrompt(numberOf(u.inputTokens), numberOf(u.outputTokens), numberOf(u.cacheReadTokens), numberOf(u.cacheWriteTokens), numberOf(u.reasoningTokens));
+  return usageFromPrompt(
+    numberOf(u.inputTokens),
+    numberOf(u.outputTokens),
+    numberOf(u.cacheReadTokens),
+    numberOf(u.cacheWriteTokens),
+    numberOf(u.reasoningTokens),
+  );
 }
 
 const COUNTS = ['outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const;
@@ -230,7 +285,9 @@ function usageRecord(d: Json, sub: boolean, ts: number, session: string, state: 
   const fresh = !call || ev.firstTime(`call:${call}`);
   // The store's row of the same call, read first, counted it (calls.ts).
   const counts = [prompt, ...COUNTS.map((k) => numberOf(u[k]))];
-  const stored = !ev.firstTime(callKey(session, model, counts, nthTime(state.said ??= {}, `${model} ${counts.join(',')}`)));
+  const stored = !ev.firstTime(
+    callKey(session, model, counts, nthTime((state.said ??= {}), `${model} ${counts.join(',')}`)),
+  );
   count(model, usageOf(u), prompt, ts, state, ev, fresh && !stored);
   // The prompt of the main agent's last call is the context in use; the CLI's prompt budget its limit.
   if (!sub) ev.context(model, prompt, num(u.maxPromptTokens) || undefined);
@@ -276,7 +333,8 @@ function shutdown(rec: Json, d: Json, ts: number, file: SessionFile, state: Copi
     const delta = minusUsage(total, before);
     // The requests' average prompt selects a long-context price tier, if the model has one.
     const requests = num(obj(obj(m)?.requests)?.count) || 1;
-    if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) ev.usage(model, delta, numberOf(u.inputTokens) / requests, ts);
+    if (fresh && delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0)
+      ev.usage(model, delta, numberOf(u.inputTokens) / requests, ts);
     const cost = obj(obj(m)?.requests)?.cost;
     if (cost === undefined) continue;
     const premium = num(cost);
@@ -291,12 +349,17 @@ function shutdown(rec: Json, d: Json, ts: number, file: SessionFile, state: Copi
     premiumRequests(state.model, 0, fresh, state, ev);
   }
   const changes = obj(d.codeChanges);
-  if (changes && !(plausibleCount(num(changes.linesAdded)) && plausibleCount(num(changes.linesRemoved)))) ev.skipped('implausible_value');
+  if (changes && !(plausibleCount(num(changes.linesAdded)) && plausibleCount(num(changes.linesRemoved))))
+    ev.skipped('implausible_value');
   else if (changes) {
     const before = state.linesCounted ?? { added: 0, removed: 0 };
-    const now = { added: Math.max(before.added, num(changes.linesAdded)), removed: Math.max(before.removed, num(changes.linesRemoved)) };
+    const now = {
+      added: Math.max(before.added, num(changes.linesAdded)),
+      removed: Math.max(before.removed, num(changes.linesRemoved)),
+    };
     state.linesCounted = now;
-    if (fresh && now.added + now.removed > before.added + before.removed) ev.lines(now.added - before.added, now.removed - before.removed);
+    if (fresh && now.added + now.removed > before.added + before.removed)
+      ev.lines(now.added - before.added, now.removed - before.removed);
   }
   // The process ended: a turn still open did not finish.
   endTurn(d.shutdownType === 'error' ? 'failed' : 'interrupted', ts, state, ev);
@@ -385,10 +448,13 @@ export const copilotCli: LineReader<CopilotState> = {
   initialState: (file) => ({
     ...(file.sessionId.startsWith(OTEL_PREFIX) ? { otel: {} } : {}),
     ...(file.store ? { store: { after: 0 } } : {}),
-    counted: {}, requested: {}, calls: {}, permissions: {},
+    counted: {},
+    requested: {},
+    calls: {},
+    permissions: {},
   }),
   sessionOf: (file, state) => state.otel?.session ?? file.sessionId,
   readLine,
-  readStore: (file, state, eventsOf) => readStoreFile(file.path, state.store ??= { after: 0 }, eventsOf),
+  readStore: (file, state, eventsOf) => readStoreFile(file.path, (state.store ??= { after: 0 }), eventsOf),
   registry,
 };

@@ -10,7 +10,16 @@ import type { SessionEvents } from '../../session/events.js';
 import { addUsage, usageFromPrompt, ZERO_USAGE, type Usage } from '../../session/types.js';
 import { skipTotals, tokenCounts } from '../cumulative.js';
 import { str, time } from '../fields.js';
-import { columnsOf, readChangedDatabase, readDatabase, requireColumns, rowsById, selectList, storeChanged, type Db } from '../sqlite.js';
+import {
+  columnsOf,
+  readChangedDatabase,
+  readDatabase,
+  requireColumns,
+  rowsById,
+  selectList,
+  storeChanged,
+  type Db,
+} from '../sqlite.js';
 import { callKey, nthTime, outputKey } from './calls.js';
 import { STORE } from './paths.js';
 
@@ -23,7 +32,13 @@ export interface StoreCursor {
   last?: string;
 }
 
-const COUNTS = ['input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
+const COUNTS = [
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+] as const;
 const COLUMNS = ['id', 'session_id', 'model', ...COUNTS, 'created_at', 'initiator', 'agent_id'] as const;
 type Row = Record<(typeof COLUMNS)[number], unknown>;
 
@@ -37,7 +52,11 @@ function createdAt(v: unknown): number | undefined {
 const rowMark = (row: Row): string => COLUMNS.map((c) => String(row[c])).join(' ');
 
 /** The store's new rows, each call reported to its session's events unless counted already. */
-export function readStoreFile(path: string, cursor: StoreCursor, eventsOf: (session: string) => SessionEvents): boolean {
+export function readStoreFile(
+  path: string,
+  cursor: StoreCursor,
+  eventsOf: (session: string) => SessionEvents,
+): boolean {
   return readChangedDatabase(path, cursor, (db) => readRows(db, cursor, eventsOf));
 }
 
@@ -47,24 +66,42 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
   const have = requireColumns(db, 'assistant_usage_events', ['id', 'session_id', 'model', ...COUNTS]);
   // A store rebuilt from the session logs numbers its rows anew: where the last row read is not
   // what it was, the store is read from its start, and every call counted before is known by its key.
-  const at = cursor.after > 0 ? db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id = ?`).get(cursor.after) : undefined;
+  const at =
+    cursor.after > 0
+      ? db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id = ?`).get(cursor.after)
+      : undefined;
   const after = at && rowMark(at as Row) === cursor.last ? cursor.after : 0;
   cursor.after = after;
-  const rows = db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id > ? ORDER BY id`).all(after) as Row[];
+  const rows = db
+    .prepare(`SELECT ${selectList(have, COLUMNS)} FROM assistant_usage_events WHERE id > ? ORDER BY id`)
+    .all(after) as Row[];
   if (rows.length === 0) return;
 
   // Which of its session's calls saying the same a row is: counted in this read, from the rows
   // before the cursor (one indexed count, once per what is said) where the store was read before.
-  const same = db.prepare(`SELECT COUNT(*) FROM assistant_usage_events WHERE session_id = ? AND model = ?
-    AND ${COUNTS.map((c) => `IFNULL(${c}, 0) = ?`).join(' AND ')} AND id <= ?`).pluck();
-  const sameOutput = db.prepare('SELECT COUNT(*) FROM assistant_usage_events WHERE session_id = ? AND model = ? AND IFNULL(output_tokens, 0) = ? AND id <= ?').pluck();
+  const same = db
+    .prepare(
+      `SELECT COUNT(*) FROM assistant_usage_events WHERE session_id = ? AND model = ?
+    AND ${COUNTS.map((c) => `IFNULL(${c}, 0) = ?`).join(' AND ')} AND id <= ?`,
+    )
+    .pluck();
+  const sameOutput = db
+    .prepare(
+      'SELECT COUNT(*) FROM assistant_usage_events WHERE session_id = ? AND model = ? AND IFNULL(output_tokens, 0) = ? AND id <= ?',
+    )
+    .pluck();
   const seen: Record<string, number> = {};
   const nth = (what: string, before: () => unknown) => {
     if (seen[what] === undefined) seen[what] = after > 0 ? Number(before()) : 0;
     return nthTime(seen, what);
   };
   const sessionCols = columnsOf(db, 'sessions');
-  const sessionRow = sessionCols.has('id') ? rowsById<Record<string, unknown>>(db, `SELECT ${selectList(sessionCols, ['cwd', 'branch'])} FROM sessions WHERE id = ?`) : undefined;
+  const sessionRow = sessionCols.has('id')
+    ? rowsById<Record<string, unknown>>(
+        db,
+        `SELECT ${selectList(sessionCols, ['cwd', 'branch'])} FROM sessions WHERE id = ?`,
+      )
+    : undefined;
 
   for (const row of rows) {
     if (typeof row.id === 'number' && row.id > cursor.after) {
@@ -91,7 +128,8 @@ function readRows(db: Db, cursor: StoreCursor, eventsOf: (session: string) => Se
     }
     const [prompt, output, cacheRead, cacheWrite, reasoning] = counts as [number, number, number, number, number];
     const k = nth(`${session} ${model} ${counts.join(',')}`, () => same.get(session, model, ...counts, after));
-    const j = output > 0 ? nth(`${session} ${model} ${output}`, () => sameOutput.get(session, model, output, after)) : 0;
+    const j =
+      output > 0 ? nth(`${session} ${model} ${output}`, () => sameOutput.get(session, model, output, after)) : 0;
     // The main agent's calls name the model in use (a compaction's or a subagent's may not).
     if (row.initiator !== 'compaction' && row.initiator !== 'sub-agent' && !str(row.agent_id)) ev.meta({ model });
     if (!ev.firstTime(callKey(session, model, counts, k))) continue;

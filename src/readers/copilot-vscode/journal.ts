@@ -67,7 +67,8 @@ export function jsonLines(text: string, ev: SessionEvents): Json[] {
     const value = jsonValue(line);
     const o = obj(value);
     if (o) out.push(o);
-    else if (!(value === undefined && n === lines.length - 1 && n > 0)) ev.skipped(value === undefined ? 'parse_error' : 'unknown_shape');
+    else if (!(value === undefined && n === lines.length - 1 && n > 0))
+      ev.skipped(value === undefined ? 'parse_error' : 'unknown_shape');
   });
   return out;
 }
@@ -75,7 +76,12 @@ export function jsonLines(text: string, ev: SessionEvents): Json[] {
 /** Applies one change to the session; false where it is none this reader knows. */
 function apply(root: Json, entry: Json): boolean {
   const k = entry.k;
-  if (!Array.isArray(k) || k.length === 0 || !k.every((p) => typeof p === 'number' || (typeof p === 'string' && !UNSAFE.has(p)))) return false;
+  if (
+    !Array.isArray(k) ||
+    k.length === 0 ||
+    !k.every((p) => typeof p === 'number' || (typeof p === 'string' && !UNSAFE.has(p)))
+  )
+    return false;
   const path = k as Path;
   const parent = at(root, path.slice(0, -1));
   const key = path[path.length - 1]!;
@@ -86,7 +92,7 @@ function apply(root: Json, entry: Json): boolean {
   else if (entry.kind === 2) {
     const items = entry.v;
     if (!Array.isArray(items)) return false;
-    const arr = Array.isArray(slot[key]) ? (slot[key] as unknown[]) : (slot[key] = []) as unknown[];
+    const arr = Array.isArray(slot[key]) ? (slot[key] as unknown[]) : ((slot[key] = []) as unknown[]);
     if (typeof entry.i === 'number' && entry.i >= 0 && entry.i < arr.length) arr.length = entry.i;
     arr.push(...(items as unknown[]));
   } else return false;
@@ -152,13 +158,21 @@ export function readSession(session: Json, sessionId: string, ev: SessionEvents,
     const outcome = OUTCOMES[state];
     if (!outcome) return;
     const completed = obj(r.modelState)?.completedAt;
-    const end = typeof completed === 'number' && completed > 0 ? completed : ts + num(obj(result?.timings)?.totalElapsed);
+    const end =
+      typeof completed === 'number' && completed > 0 ? completed : ts + num(obj(result?.timings)?.totalElapsed);
     ev.activity(end);
     const output = metadata?.outputTokens;
     // The turn's key is the OTel database's (its chat session and turn index): the first to
     // count the turn counts it. Nothing claims it where the journal has nothing to count.
     if (output !== undefined && output !== null && ev.firstTime(`tokens:${sessionId}:${i}`)) {
-      const usage: Usage = { input: 0, output: numberOf(output), cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+      const usage: Usage = {
+        input: 0,
+        output: numberOf(output),
+        cacheRead: 0,
+        cacheWrite: 0,
+        cacheWrite1h: 0,
+        reasoning: 0,
+      };
       const prompt = numberOf(metadata?.promptTokens);
       ev.usage(model ?? 'unknown', usage, Number.isFinite(prompt) ? prompt : 0, end, undefined, JOURNAL_UNSAID);
     }
@@ -179,10 +193,11 @@ function readParts(r: Json, sessionId: string, needsInput: boolean, ev: SessionE
       continue;
     }
     const source = obj(p.source);
-    const call = source?.type === 'mcp'
-      ? mcpTool(str(source.serverLabel) ?? str(source.label))
-      // A subagent's own calls (`subAgentInvocationId`) are calls of their tools, not subagents.
-      : classifyTool(tool, obj(p.toolSpecificData)?.kind === 'subagent');
+    const call =
+      source?.type === 'mcp'
+        ? mcpTool(str(source.serverLabel) ?? str(source.label))
+        : // A subagent's own calls (`subAgentInvocationId`) are calls of their tools, not subagents.
+          classifyTool(tool, obj(p.toolSpecificData)?.kind === 'subagent');
     if (ev.firstTime(`call:${sessionId}:${callId}`)) ev.toolCall(callId, call);
     if (p.isComplete === true) {
       if (ev.firstTime(`done:${sessionId}:${callId}`)) ev.toolResult(callId, false, call);

@@ -24,14 +24,19 @@ function journalsIn(dir: string): SessionFile[] {
 
 /** Every session's journal under a user folder: its workspaces', then those of windows without one. */
 export function journalFiles(root: string): SessionFile[] {
-  return [...workspaces(root).flatMap((w) => journalsIn(join(w.path, JOURNALS))), ...journalsIn(join(root, EMPTY_WINDOW))];
+  return [
+    ...workspaces(root).flatMap((w) => journalsIn(join(w.path, JOURNALS))),
+    ...journalsIn(join(root, EMPTY_WINDOW)),
+  ];
 }
 
 /** The extension's transcripts of every workspace. */
 export function transcriptFiles(root: string): SessionFile[] {
-  return workspaces(root).flatMap((w) => listDir(join(w.path, TRANSCRIPTS))
-    .filter((e) => e.isFile && e.name.endsWith('.jsonl'))
-    .map((e) => ({ path: e.path, sessionId: basename(e.name, '.jsonl'), document: true as const })));
+  return workspaces(root).flatMap((w) =>
+    listDir(join(w.path, TRANSCRIPTS))
+      .filter((e) => e.isFile && e.name.endsWith('.jsonl'))
+      .map((e) => ({ path: e.path, sessionId: basename(e.name, '.jsonl'), document: true as const })),
+  );
 }
 
 /**

@@ -37,17 +37,45 @@ const OVERLAP_MS = 3600_000;
 const KEEP_TURNS_MS = 8 * 86400_000;
 const CACHE_WRITE = 'gen_ai.usage.cache_creation.input_tokens';
 const NO_CACHE_WRITES: readonly UsagePart[] = ['cache_write'];
-const COLUMNS = ['span_id', 'chat_session_id', 'turn_index', 'request_model', 'response_model', 'input_tokens', 'output_tokens', 'cached_tokens', 'reasoning_tokens', 'end_time_ms'] as const;
+const COLUMNS = [
+  'span_id',
+  'chat_session_id',
+  'turn_index',
+  'request_model',
+  'response_model',
+  'input_tokens',
+  'output_tokens',
+  'cached_tokens',
+  'reasoning_tokens',
+  'end_time_ms',
+] as const;
 type Row = Record<(typeof COLUMNS)[number], unknown>;
 
 export const initialTraces = (): TracesState => ({ since: 0, turns: {} });
 
 /** `journals`: the journal of each session this user folder holds, by its id. */
-export function readTraces(db: Db, state: TracesState, journals: Map<string, string>, eventsOf: (id: string) => SessionEvents): void {
-  const cols = requireColumns(db, 'spans', ['span_id', 'operation_name', 'chat_session_id', 'input_tokens', 'output_tokens', 'end_time_ms']);
-  const rows = db.prepare(`SELECT ${selectList(cols, COLUMNS)} FROM spans WHERE operation_name = 'chat' AND end_time_ms >= ? ORDER BY end_time_ms, rowid`)
+export function readTraces(
+  db: Db,
+  state: TracesState,
+  journals: Map<string, string>,
+  eventsOf: (id: string) => SessionEvents,
+): void {
+  const cols = requireColumns(db, 'spans', [
+    'span_id',
+    'operation_name',
+    'chat_session_id',
+    'input_tokens',
+    'output_tokens',
+    'end_time_ms',
+  ]);
+  const rows = db
+    .prepare(
+      `SELECT ${selectList(cols, COLUMNS)} FROM spans WHERE operation_name = 'chat' AND end_time_ms >= ? ORDER BY end_time_ms, rowid`,
+    )
     .all(state.since - OVERLAP_MS) as Row[];
-  const attribute = columnsOf(db, 'span_attributes').has('value') ? db.prepare('SELECT value FROM span_attributes WHERE span_id = ? AND key = ?').pluck() : undefined;
+  const attribute = columnsOf(db, 'span_attributes').has('value')
+    ? db.prepare('SELECT value FROM span_attributes WHERE span_id = ? AND key = ?').pluck()
+    : undefined;
   let newest = state.since;
   // The calls not read before (the overlap's are passed over at once), and whether any has a cache write count.
   const calls = rows.flatMap((row) => {
@@ -76,11 +104,22 @@ export function readTraces(db: Db, state: TracesState, journals: Map<string, str
     const cacheRead = numberOf(row.cached_tokens);
     const usage: Usage = {
       // NaN (a damaged count) stays NaN through the max: the store skips the call as implausible.
-      input: Math.max(0, prompt - cacheRead - cacheWrite), output: numberOf(row.output_tokens), cacheRead,
-      cacheWrite, cacheWrite1h: 0, reasoning: numberOf(row.reasoning_tokens),
+      input: Math.max(0, prompt - cacheRead - cacheWrite),
+      output: numberOf(row.output_tokens),
+      cacheRead,
+      cacheWrite,
+      cacheWrite1h: 0,
+      reasoning: numberOf(row.reasoning_tokens),
     };
     const model = str(row.request_model) ?? str(row.response_model) ?? 'unknown';
-    ev.usage(model, usage, Number.isFinite(prompt) ? prompt : 0, end, undefined, state.cacheWrites ? undefined : NO_CACHE_WRITES);
+    ev.usage(
+      model,
+      usage,
+      Number.isFinite(prompt) ? prompt : 0,
+      end,
+      undefined,
+      state.cacheWrites ? undefined : NO_CACHE_WRITES,
+    );
   }
   for (const [turn, end] of Object.entries(state.turns)) if (end < newest - KEEP_TURNS_MS) delete state.turns[turn];
   state.since = newest;

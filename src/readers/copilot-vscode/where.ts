@@ -38,7 +38,9 @@ export const copilotVscode: Where = {
   },
   // Only the folders there: a workspace without chats (most) is not waited in for one.
   watchPaths: (root) => [
-    ...workspaces(root).flatMap((w) => [join(w.path, JOURNALS), join(w.path, TRANSCRIPTS)]).filter(isDirectory),
+    ...workspaces(root)
+      .flatMap((w) => [join(w.path, JOURNALS), join(w.path, TRANSCRIPTS)])
+      .filter(isDirectory),
     join(root, EMPTY_WINDOW),
   ],
   watchFiles: (root) => [join(root, TRACES), `${join(root, TRACES)}-wal`],

@@ -28,11 +28,24 @@ const OVERLAP_S = 5;
 // the cursor are looked at for updates (through the `created_at` index, not the whole table).
 const STREAMING_S = 3600;
 
-const SESSION_COLUMNS = ['id', 'parent_session_id', 'prompt_tokens', 'completion_tokens', 'cost', 'summary_message_id', 'created_at', 'updated_at'] as const;
+const SESSION_COLUMNS = [
+  'id',
+  'parent_session_id',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost',
+  'summary_message_id',
+  'created_at',
+  'updated_at',
+] as const;
 type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown> & { id: string };
 
 const OUTCOMES: Record<string, TurnOutcome | null> = {
-  tool_use: null, error: 'failed', content_filter: 'failed', canceled: 'interrupted', permission_denied: 'interrupted',
+  tool_use: null,
+  error: 'failed',
+  content_filter: 'failed',
+  canceled: 'interrupted',
+  permission_denied: 'interrupted',
 };
 
 /** A part of a message: `{type, data}`. */
@@ -53,7 +66,11 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
   });
   // The model of a session's latest answer: Crush's sessions row names none.
   const modelOf = messageCols.has('model')
-    ? db.prepare("SELECT model FROM messages WHERE session_id = ? AND role = 'assistant' AND model IS NOT NULL ORDER BY created_at DESC LIMIT 1").pluck()
+    ? db
+        .prepare(
+          "SELECT model FROM messages WHERE session_id = ? AND role = 'assistant' AND model IS NOT NULL ORDER BY created_at DESC LIMIT 1",
+        )
+        .pluck()
     : undefined;
   const from = state.since - OVERLAP_S;
   let newest = state.since;
@@ -78,13 +95,18 @@ export function readCrush(db: Db, cwd: string, state: CrushState, eventsOf: (id:
     const prompt = row.prompt_tokens;
     const completion = row.completion_tokens;
     // The last call's prompt (input and cache reads) and its answer: what the context holds now.
-    if (model !== 'unknown' && typeof prompt === 'number' && prompt > 0) ev.context(model, prompt + (typeof completion === 'number' && completion > 0 ? completion : 0));
+    if (model !== 'unknown' && typeof prompt === 'number' && prompt > 0)
+      ev.context(model, prompt + (typeof completion === 'number' && completion > 0 ? completion : 0));
     const summary = str(row.summary_message_id);
     if (summary && ev.firstTime(`compaction:${summary}`)) ev.compaction();
   }
 
-  const messages = db.prepare(`SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'parts', 'created_at', 'updated_at', 'is_summary_message'])}
-    FROM messages WHERE created_at >= ? AND updated_at >= ? ORDER BY created_at, rowid`).all(from - STREAMING_S, from) as Json[];
+  const messages = db
+    .prepare(
+      `SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'parts', 'created_at', 'updated_at', 'is_summary_message'])}
+    FROM messages WHERE created_at >= ? AND updated_at >= ? ORDER BY created_at, rowid`,
+    )
+    .all(from - STREAMING_S, from) as Json[];
   for (const m of messages) {
     const session = str(m.session_id);
     if (!session || !rowOf(session)) continue;
@@ -118,7 +140,8 @@ function readMessage(m: Json, ev: SessionEvents, child: boolean, cwd: string): v
       if (callId && ev.firstTime(`call:${callId}`)) ev.toolCall(callId, classifyTool(str(data.name) ?? ''));
     } else if (p.type === 'tool_result') {
       const callId = str(data.tool_call_id);
-      if (callId && ev.firstTime(`result:${callId}`)) ev.toolResult(callId, data.is_error === true, classifyTool(str(data.name) ?? ''));
+      if (callId && ev.firstTime(`result:${callId}`))
+        ev.toolResult(callId, data.is_error === true, classifyTool(str(data.name) ?? ''));
     } else if (p.type === 'finish' && m.role === 'assistant' && !child && m.is_summary_message !== 1) {
       // Crush gives every message but an answer a `stop` finish; an answer's ends its turn.
       const reason = str(data.reason) ?? '';

@@ -20,4 +20,3 @@ export const crush: StoreReader<CrushState> = {
     return readChangedDatabase(file.path, state, (db) => readCrush(db, file.sessionId, state, eventsOf));
   },
 };
-

@@ -24,7 +24,9 @@ export function databases(root: string): SessionFile[] {
 export const crush: Where = {
   harness: 'crush',
   // Windows: `%LOCALAPPDATA%\crush` where no XDG folder is set (LOCALAPPDATA is set on Windows alone).
-  defaultRoots: (env, home) => [env.CRUSH_GLOBAL_DATA || join(env.XDG_DATA_HOME || env.LOCALAPPDATA || join(home, '.local', 'share'), 'crush')],
+  defaultRoots: (env, home) => [
+    env.CRUSH_GLOBAL_DATA || join(env.XDG_DATA_HOME || env.LOCALAPPDATA || join(home, '.local', 'share'), 'crush'),
+  ],
   watchPaths: () => [],
   // The list of projects, and each project's database (outside the root, in the project).
   watchFiles: (root) => [join(root, PROJECTS), ...databases(root).flatMap((f) => [f.path, `${f.path}-wal`])],

@@ -48,7 +48,8 @@ function transcripts(root: string): SessionFile[] {
     if (!project.isDirectory) continue;
     for (const chat of listDir(join(project.path, 'agent-transcripts'))) {
       // Older builds wrote `agent-transcripts/<chat id>.jsonl`.
-      if (chat.isFile && chat.name.endsWith('.jsonl')) files.push({ path: chat.path, sessionId: basename(chat.name, '.jsonl') });
+      if (chat.isFile && chat.name.endsWith('.jsonl'))
+        files.push({ path: chat.path, sessionId: basename(chat.name, '.jsonl') });
       if (!chat.isDirectory) continue;
       const main = join(chat.path, `${chat.name}.jsonl`);
       if (listDir(chat.path).some((e) => e.isFile && e.path === main)) files.push({ path: main, sessionId: chat.name });
@@ -79,7 +80,9 @@ function chatDir(root: string, chatId: string): string | undefined {
 /** The model the chat last used, from `store.db`'s meta row `0` (hex of JSON); only that field is kept. */
 function lastUsedModel(dir: string): string | undefined {
   try {
-    const row = readDatabase(join(dir, 'store.db'), (db) => db.prepare("SELECT value FROM meta WHERE key = '0'").get()) as { value?: unknown } | undefined;
+    const row = readDatabase(join(dir, 'store.db'), (db) =>
+      db.prepare("SELECT value FROM meta WHERE key = '0'").get(),
+    ) as { value?: unknown } | undefined;
     const hex = typeof row?.value === 'string' ? row.value : undefined;
     return hex ? str(jsonObject(Buffer.from(hex, 'hex').toString('utf8'))?.lastUsedModel) : undefined;
   } catch {
@@ -123,7 +126,10 @@ function stampOf(text: string): number | undefined {
 
 // What is read of a transcript line: its role and its content blocks' kinds, ids, names and texts
 // (tool results' own content, most of the bytes, is passed over undecoded).
-const RECORD: Shape = { role: true, message: { content: { type: true, id: true, name: true, tool_use_id: true, text: true } } };
+const RECORD: Shape = {
+  role: true,
+  message: { content: { type: true, id: true, name: true, tool_use_id: true, text: true } },
+};
 
 /** A message's content: its blocks, or its text where the content is one string. */
 interface Content {
@@ -177,7 +183,8 @@ function assistant({ blocks, text }: Content, state: CursorState, ev: SessionEve
     ev.toolCall(id, classifyTool(name));
   }
   // An answer that calls no tool ends the turn.
-  if (calls === 0 && !state.subagent && (text !== undefined || blocks.some((b) => b.text('type') === 'text'))) ev.turnEnded('completed', state.promptAt);
+  if (calls === 0 && !state.subagent && (text !== undefined || blocks.some((b) => b.text('type') === 'text')))
+    ev.turnEnded('completed', state.promptAt);
 }
 
 export const cursorAgent: LineReader<CursorState> = {

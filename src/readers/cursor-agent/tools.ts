@@ -5,14 +5,31 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  Read: 'read', ReadFile: 'read', LS: 'read', ListDir: 'read',
-  Grep: 'search', Glob: 'search', GlobFileSearch: 'search', SemanticSearch: 'search', CodebaseSearch: 'search', WebSearch: 'search',
-  Write: 'edit', Edit: 'edit', StrReplace: 'edit', MultiEdit: 'edit', EditNotebook: 'edit', ApplyPatch: 'edit',
+  Read: 'read',
+  ReadFile: 'read',
+  LS: 'read',
+  ListDir: 'read',
+  Grep: 'search',
+  Glob: 'search',
+  GlobFileSearch: 'search',
+  SemanticSearch: 'search',
+  CodebaseSearch: 'search',
+  WebSearch: 'search',
+  Write: 'edit',
+  Edit: 'edit',
+  StrReplace: 'edit',
+  MultiEdit: 'edit',
+  EditNotebook: 'edit',
+  ApplyPatch: 'edit',
   Delete: 'delete',
-  Shell: 'execute', Bash: 'execute', RunTerminalCommand: 'execute',
+  Shell: 'execute',
+  Bash: 'execute',
+  RunTerminalCommand: 'execute',
   WebFetch: 'fetch',
-  Subagent: 'agent', Task: 'agent',
-  TodoWrite: 'plan', UpdateTodos: 'plan',
+  Subagent: 'agent',
+  Task: 'agent',
+  TodoWrite: 'plan',
+  UpdateTodos: 'plan',
 };
 
 export function classifyTool(name: string): ToolCall {

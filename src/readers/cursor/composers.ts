@@ -75,21 +75,36 @@ function bubbleOf(b: Json): Bubble {
   const extra = obj(tool?.additionalData);
   // Waiting on the user: a call still loading that asks (cursor-ide §6.3); the decision, once
   // taken, is written as `userDecision`.
-  const pending = status === 'loading' && tool?.userDecision === undefined
-    && (extra?.status === 'pending' || obj(extra?.reviewData)?.status === 'Requested');
+  const pending =
+    status === 'loading' &&
+    tool?.userDecision === undefined &&
+    (extra?.status === 'pending' || obj(extra?.reviewData)?.status === 'Requested');
   const meter = obj(b.contextWindowStatusAtCreation);
   return {
     type: typeof b.type === 'number' ? b.type : 0,
     at: time(b.createdAt) ?? (typeof b.createdAt === 'number' && b.createdAt > 0 ? b.createdAt : undefined),
     model: model(obj(b.modelInfo)?.modelName),
     error: obj(b.errorDetails) !== undefined,
-    tool: name ? { id: str(tool?.toolCallId) || str(b.bubbleId) || name, name, status, waits: pending ? (name === 'ask_question' ? 'question' : 'approval') : undefined } : undefined,
-    context: num(meter?.tokensUsed) ? { used: num(meter?.tokensUsed), limit: num(meter?.tokenLimit) || undefined } : undefined,
+    tool: name
+      ? {
+          id: str(tool?.toolCallId) || str(b.bubbleId) || name,
+          name,
+          status,
+          waits: pending ? (name === 'ask_question' ? 'question' : 'approval') : undefined,
+        }
+      : undefined,
+    context: num(meter?.tokensUsed)
+      ? { used: num(meter?.tokensUsed), limit: num(meter?.tokenLimit) || undefined }
+      : undefined,
   };
 }
 
 function headersOf(data: Json): Header[] {
-  const list = Array.isArray(data.fullConversationHeadersOnly) ? data.fullConversationHeadersOnly : Array.isArray(data.conversation) ? data.conversation : [];
+  const list = Array.isArray(data.fullConversationHeadersOnly)
+    ? data.fullConversationHeadersOnly
+    : Array.isArray(data.conversation)
+      ? data.conversation
+      : [];
   return list.flatMap((h) => {
     const id = str(obj(h)?.bubbleId);
     return id ? [{ id, type: typeof obj(h)!.type === 'number' ? (obj(h)!.type as number) : 0 }] : [];
@@ -108,14 +123,25 @@ type HeaderRows = (id: string) => HeaderRow | undefined;
 
 function headerRows(db: Db): HeaderRows {
   if (!hasTable(db, 'composerHeaders')) return () => undefined;
-  const cols = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all('composerHeaders') as { name: string }[]).map((c) => c.name));
+  const cols = new Set(
+    (db.prepare('SELECT name FROM pragma_table_info(?)').all('composerHeaders') as { name: string }[]).map(
+      (c) => c.name,
+    ),
+  );
   const pick = (c: string) => (cols.has(c) ? c : `NULL AS ${c}`);
-  const byId = db.prepare(`SELECT ${['workspaceId', 'isSubagent', 'value'].map(pick).join(', ')} FROM composerHeaders WHERE composerId = ?`);
+  const byId = db.prepare(
+    `SELECT ${['workspaceId', 'isSubagent', 'value'].map(pick).join(', ')} FROM composerHeaders WHERE composerId = ?`,
+  );
   return (id) => {
     const row = byId.get(id) as { workspaceId: unknown; isSubagent: unknown; value: unknown } | undefined;
     if (!row) return undefined;
     const value = valueObject(row.value);
-    return { workspaceId: str(row.workspaceId), subagent: row.isSubagent === 1, draft: value?.isDraft === true, identifier: value?.workspaceIdentifier };
+    return {
+      workspaceId: str(row.workspaceId),
+      subagent: row.isSubagent === 1,
+      draft: value?.isDraft === true,
+      identifier: value?.workspaceIdentifier,
+    };
   };
 }
 
@@ -135,7 +161,12 @@ function globalHeaders(db: Db): () => Map<string, Json> {
   };
 }
 
-export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) => SessionEvents, workspaces: Workspaces): void {
+export function readCursor(
+  db: Db,
+  state: CursorState,
+  eventsOf: (id: string) => SessionEvents,
+  workspaces: Workspaces,
+): void {
   workspaces.newRead();
   // A user dir whose editor never opened a chat has no chat table yet.
   if (!hasTable(db, 'cursorDiskKV')) return;
@@ -146,9 +177,14 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
   const global = globalHeaders(db);
 
   const folderOf = (id: string, data: Json, row: HeaderRow | undefined): string | undefined => {
-    const identifier = obj(data.workspaceIdentifier) ?? obj(row?.identifier) ?? obj(global().get(id)?.workspaceIdentifier);
+    const identifier =
+      obj(data.workspaceIdentifier) ?? obj(row?.identifier) ?? obj(global().get(id)?.workspaceIdentifier);
     const wsId = str(identifier?.id) ?? row?.workspaceId;
-    return identifierFolder(identifier) ?? (wsId ? workspaces.folderOfWorkspace(wsId) : undefined) ?? workspaces.folderOfComposer(id);
+    return (
+      identifierFolder(identifier) ??
+      (wsId ? workspaces.folderOfWorkspace(wsId) : undefined) ??
+      workspaces.folderOfComposer(id)
+    );
   };
 
   // The chats to read, and for each the rowid above which its bubbles changed.
@@ -157,7 +193,11 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
     for (const key of keysWithPrefix(db, 'cursorDiskKV', COMPOSER)) touched.set(key.slice(COMPOSER.length), 0);
   } else {
     for (const key of keysAfter(db, 'cursorDiskKV', state.mark)) {
-      const id = key.startsWith(COMPOSER) ? key.slice(COMPOSER.length) : key.startsWith(BUBBLE) ? bubbleKey(key)?.composer : undefined;
+      const id = key.startsWith(COMPOSER)
+        ? key.slice(COMPOSER.length)
+        : key.startsWith(BUBBLE)
+          ? bubbleKey(key)?.composer
+          : undefined;
       if (id !== undefined) touched.set(id, state.composers[id] ? state.mark : 0);
     }
   }
@@ -184,7 +224,10 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
     // A draft, or a chat never run (no message yet), is no session yet.
     if (row?.draft || headers.length === 0) continue;
     const cwd = mark?.[3] ? undefined : folderOf(id, data, row);
-    const read = readComposer(db, id, data, headers, mark, full ? 0 : after, eventsOf(id), { subagent: row?.subagent === true || id.startsWith('task-'), cwd });
+    const read = readComposer(db, id, data, headers, mark, full ? 0 : after, eventsOf(id), {
+      subagent: row?.subagent === true || id.startsWith('task-'),
+      cwd,
+    });
     state.composers[id] = [...read, cwd || mark?.[3] ? 1 : 0];
   }
   // A chat deleted since is forgotten (also where a changed bubble of it is read after its row went).
@@ -193,7 +236,16 @@ export function readCursor(db: Db, state: CursorState, eventsOf: (id: string) =>
   state.markKey = top.key;
 }
 
-function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: ComposerMark | undefined, after: number, ev: SessionEvents, as: { subagent: boolean; cwd?: string }): [number, number, number] {
+function readComposer(
+  db: Db,
+  id: string,
+  data: Json,
+  headers: Header[],
+  mark: ComposerMark | undefined,
+  after: number,
+  ev: SessionEvents,
+  as: { subagent: boolean; cwd?: string },
+): [number, number, number] {
   const at = num(data.lastUpdatedAt) || num(data.createdAt);
   const created = num(data.createdAt);
   // The model chosen for the chat, until an answer names the one that gave it.
@@ -205,7 +257,8 @@ function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: C
   // The bubbles changed since the last read (all of them for a chat not read before); others on demand.
   const loaded = new Map<string, Bubble | undefined>();
   const inline = new Map<string, Json>();
-  if (Array.isArray(data.conversation)) for (const b of data.conversation) if (str(obj(b)?.bubbleId)) inline.set(str(obj(b)!.bubbleId)!, obj(b)!);
+  if (Array.isArray(data.conversation))
+    for (const b of data.conversation) if (str(obj(b)?.bubbleId)) inline.set(str(obj(b)!.bubbleId)!, obj(b)!);
   for (const { key, value } of prefixed(db, 'cursorDiskKV', `${BUBBLE}${id}:`, mark ? after : 0)) {
     const b = valueObject(value);
     const bubble = bubbleKey(key)?.bubble;
@@ -264,14 +317,20 @@ function readComposer(db: Db, id: string, data: Json, headers: Header[], mark: C
     if (!tool) continue;
     if (ev.firstTime(`call:${id}:${tool.id}`)) ev.toolCall(tool.id, classifyTool(tool.name));
     if (tool.status === 'loading') ev.toolWaits(tool.id, tool.waits ?? classifyTool(tool.name).waits);
-    else if (tool.status !== undefined && ev.firstTime(`result:${id}:${tool.id}`)) ev.toolResult(tool.id, tool.status === 'error');
+    else if (tool.status !== undefined && ev.firstTime(`result:${id}:${tool.id}`))
+      ev.toolResult(tool.id, tool.status === 'error');
   }
 
   // The chat's last turn ends when Cursor says the chat stopped generating.
   const status = str(data.status);
   const generating = Array.isArray(data.generatingBubbleIds) && data.generatingBubbleIds.length > 0;
   if (!generating && (status === 'completed' || status === 'aborted' || status === 'error')) {
-    endTurn(turn, headers.length, status === 'aborted' ? 'interrupted' : status === 'error' ? 'failed' : 'completed', at);
+    endTurn(
+      turn,
+      headers.length,
+      status === 'aborted' ? 'interrupted' : status === 'error' ? 'failed' : 'completed',
+      at,
+    );
   }
 
   // Cursor's context meter: what the chat's context held at its last update.

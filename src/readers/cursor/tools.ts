@@ -5,14 +5,33 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, mcpTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  read_file: 'read', read_file_v2: 'read', list_directory: 'read', list_dir: 'read', read_lints: 'read',
-  grep: 'search', ripgrep: 'search', ripgrep_raw_search: 'search', grep_search: 'search', file_search: 'search',
-  glob_file_search: 'search', codebase_search: 'search', semantic_search_full: 'search', web_search: 'search',
-  edit_file: 'edit', edit_file_v2: 'edit', search_replace: 'edit', write: 'edit', MultiEdit: 'edit', apply_patch: 'edit',
+  read_file: 'read',
+  read_file_v2: 'read',
+  list_directory: 'read',
+  list_dir: 'read',
+  read_lints: 'read',
+  grep: 'search',
+  ripgrep: 'search',
+  ripgrep_raw_search: 'search',
+  grep_search: 'search',
+  file_search: 'search',
+  glob_file_search: 'search',
+  codebase_search: 'search',
+  semantic_search_full: 'search',
+  web_search: 'search',
+  edit_file: 'edit',
+  edit_file_v2: 'edit',
+  search_replace: 'edit',
+  write: 'edit',
+  MultiEdit: 'edit',
+  apply_patch: 'edit',
   delete_file: 'delete',
-  run_terminal_cmd: 'execute', run_terminal_command: 'execute', run_terminal_command_v2: 'execute',
+  run_terminal_cmd: 'execute',
+  run_terminal_command: 'execute',
+  run_terminal_command_v2: 'execute',
   web_fetch: 'fetch',
-  task_v2: 'agent', task: 'agent',
+  task_v2: 'agent',
+  task: 'agent',
   todo_write: 'plan',
   ask_question: 'communicate',
 };
@@ -22,5 +41,8 @@ export function classifyTool(name: string): ToolCall {
   // separator in it is cut at its first one.
   const mcp = /^mcp[-_]([^-_]+)/.exec(name);
   if (mcp) return mcpTool(mcp[1]);
-  return builtinTool(name, { kinds: KINDS, waits: { task_v2: 'subagents', task: 'subagents', ask_question: 'question' } });
+  return builtinTool(name, {
+    kinds: KINDS,
+    waits: { task_v2: 'subagents', task: 'subagents', ask_question: 'question' },
+  });
 }

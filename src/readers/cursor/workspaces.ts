@@ -54,9 +54,12 @@ function composersIn(path: string): string[] {
       for (const c of Array.isArray(value?.allComposers) ? value.allComposers : []) add(obj(c)?.composerId);
       for (const c of Array.isArray(value?.selectedComposerIds) ? value.selectedComposerIds : []) add(c);
     }
-    const panes = [...keysWithPrefix(db, 'ItemTable', 'workbench.panel.composerChatViewPane')].filter((k) => !k.endsWith('.hidden'));
+    const panes = [...keysWithPrefix(db, 'ItemTable', 'workbench.panel.composerChatViewPane')].filter(
+      (k) => !k.endsWith('.hidden'),
+    );
     for (const pane of panes) {
-      for (const k of Object.keys(keyValue(db, 'ItemTable', pane) ?? {})) if (k.startsWith(CHAT_VIEW)) add(k.slice(CHAT_VIEW.length));
+      for (const k of Object.keys(keyValue(db, 'ItemTable', pane) ?? {}))
+        if (k.startsWith(CHAT_VIEW)) add(k.slice(CHAT_VIEW.length));
     }
     return [...ids];
   });
@@ -91,10 +94,12 @@ export class Workspaces {
       if (!e.isDirectory) continue;
       seen.add(e.name);
       const files = ['workspace.json', 'state.vscdb', 'state.vscdb-wal'].map((f) => join(e.path, f));
-      const sig = files.map((f) => {
-        const st = statSync(f, { throwIfNoEntry: false });
-        return st ? `${st.size}:${st.mtimeMs}` : '-';
-      }).join('/');
+      const sig = files
+        .map((f) => {
+          const st = statSync(f, { throwIfNoEntry: false });
+          return st ? `${st.size}:${st.mtimeMs}` : '-';
+        })
+        .join('/');
       if (this.folders.get(e.name)?.sig === sig) continue;
       changed = true;
       const folder = folderOf(jsonObject(readText(files[0]!) ?? ''));

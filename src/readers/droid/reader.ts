@@ -19,7 +19,15 @@
 import { basename } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
-import { addUsage, maxUsage, minusUsage, plausibleUsage, ZERO_USAGE, type TurnOutcome, type Usage } from '../../session/types.js';
+import {
+  addUsage,
+  maxUsage,
+  minusUsage,
+  plausibleUsage,
+  ZERO_USAGE,
+  type TurnOutcome,
+  type Usage,
+} from '../../session/types.js';
 import { documentObject } from '../document.js';
 import { num, numberOf, obj, str, time, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
@@ -61,16 +69,25 @@ function listFiles(root: string): SessionFile[] {
 
 const OUTCOMES = new Map<string, TurnOutcome>([
   ['completed', 'completed'],
-  ['model_request_rejected', 'failed'], ['model_provider_unavailable', 'failed'], ['error', 'failed'],
+  ['model_request_rejected', 'failed'],
+  ['model_provider_unavailable', 'failed'],
+  ['error', 'failed'],
   // The person stopped the turn, refused a permission, or quit.
-  ['cancelled', 'interrupted'], ['permission_rejected', 'interrupted'], ['process_exit', 'interrupted'],
+  ['cancelled', 'interrupted'],
+  ['permission_rejected', 'interrupted'],
+  ['process_exit', 'interrupted'],
 ]);
 
 // What is read of a transcript record: the text of prompts and answers, tool inputs and outputs
 // are passed over unread.
 const BLOCK: Shape = { type: true, id: true, name: true, tool_use_id: true, is_error: true };
 const RECORD: Shape = {
-  type: true, id: true, timestamp: true, cwd: true, reason: true, callingSessionId: true,
+  type: true,
+  id: true,
+  timestamp: true,
+  cwd: true,
+  reason: true,
+  callingSessionId: true,
   message: { role: true, visibility: true, modelId: true, content: BLOCK },
 };
 
@@ -159,8 +176,12 @@ function outcome(reason: string | undefined, state: DroidState, ev: SessionEvent
 /** A `tokenUsage` block in the contract's semantics (Droid's input excludes cache reads and writes). */
 function usageOf(u: Json): Usage {
   return {
-    input: numberOf(u.inputTokens), output: numberOf(u.outputTokens), cacheRead: numberOf(u.cacheReadTokens),
-    cacheWrite: numberOf(u.cacheCreationTokens), cacheWrite1h: 0, reasoning: numberOf(u.thinkingTokens),
+    input: numberOf(u.inputTokens),
+    output: numberOf(u.outputTokens),
+    cacheRead: numberOf(u.cacheReadTokens),
+    cacheWrite: numberOf(u.cacheCreationTokens),
+    cacheWrite1h: 0,
+    reasoning: numberOf(u.thinkingTokens),
   };
 }
 
@@ -186,7 +207,8 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
       continue;
     }
     let counted = state.counted[id];
-    if (counted === undefined) counted = state.counted[id] = !state.subagent && ev.firstTime(`tokens:${id}`) ? ZERO_USAGE : false;
+    if (counted === undefined)
+      counted = state.counted[id] = !state.subagent && ev.firstTime(`tokens:${id}`) ? ZERO_USAGE : false;
     if (counted === false) continue;
     const now = usageOf(u);
     // A damaged total is skipped: kept as the highest total, it would stop all later counting.
@@ -203,7 +225,12 @@ function readDocument(doc: Buffer, state: DroidState, file: SessionFile, ev: Ses
   if (delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) {
     // The document has no time of its own: its growth was written when it was (its mtime), not
     // when it is read (a first read, or one after the exporter was down, would date a history today).
-    ev.usage(model ?? 'unknown', delta, prompt || delta.input + delta.cacheRead + delta.cacheWrite, file.stat?.mtimeMs ?? Date.now());
+    ev.usage(
+      model ?? 'unknown',
+      delta,
+      prompt || delta.input + delta.cacheRead + delta.cacheWrite,
+      file.stat?.mtimeMs ?? Date.now(),
+    );
   }
   if (prompt > 0) ev.context(model ?? 'unknown', prompt);
 }

@@ -6,13 +6,23 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  Read: 'read', LS: 'read',
-  Grep: 'search', Glob: 'search', ToolSearch: 'search', ConnectorSearch: 'search', WebSearch: 'search',
-  Create: 'edit', Edit: 'edit', MultiEdit: 'edit', ApplyPatch: 'edit',
-  Execute: 'execute', Skill: 'execute',
+  Read: 'read',
+  LS: 'read',
+  Grep: 'search',
+  Glob: 'search',
+  ToolSearch: 'search',
+  ConnectorSearch: 'search',
+  WebSearch: 'search',
+  Create: 'edit',
+  Edit: 'edit',
+  MultiEdit: 'edit',
+  ApplyPatch: 'edit',
+  Execute: 'execute',
+  Skill: 'execute',
   FetchUrl: 'fetch',
   Task: 'agent',
-  TodoWrite: 'plan', ExitSpecMode: 'plan',
+  TodoWrite: 'plan',
+  ExitSpecMode: 'plan',
 };
 
 const WAITS: ToolTable['waits'] = {

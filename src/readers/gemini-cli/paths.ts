@@ -30,7 +30,8 @@ export function listFiles(root: string): SessionFile[] {
       const m = e.isFile ? SESSION.exec(e.name) : null;
       if (m) files.push({ path: e.path, sessionId: m[1]!, ...(m[2] === 'json' ? { document: true as const } : {}) });
       else if (e.isDirectory) {
-        for (const s of listDir(e.path)) if (s.isFile && s.name.endsWith('.jsonl')) files.push({ path: s.path, sessionId: e.name });
+        for (const s of listDir(e.path))
+          if (s.isFile && s.name.endsWith('.jsonl')) files.push({ path: s.path, sessionId: e.name });
       }
     }
   }
@@ -57,4 +58,3 @@ export function projectRoot(file: SessionFile, projectHash: string | undefined):
   const paths = Object.keys(obj(registry?.projects) ?? {});
   return paths.find((p) => createHash('sha256').update(p).digest('hex') === projectHash);
 }
-

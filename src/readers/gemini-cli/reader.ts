@@ -44,7 +44,13 @@ export interface GeminiState {
 
 // What tells a line's kind. Message records and the header are then decoded whole; a tool
 // response (a `user` record carrying a tool's output back to the model) is not.
-const KIND: Shape = { $set: { messages: true, lastUpdated: true }, $rewindTo: true, type: true, timestamp: true, content: { functionResponse: true } };
+const KIND: Shape = {
+  $set: { messages: true, lastUpdated: true },
+  $rewindTo: true,
+  type: true,
+  timestamp: true,
+  content: { functionResponse: true },
+};
 const MESSAGE_TYPES = new Set(['user', 'gemini', 'info', 'warning', 'error']);
 // What a user message starts with when it is not a typed prompt (the CLI's own rule for what a
 // resumed session shows): slash commands, and context the CLI adds.
@@ -236,7 +242,7 @@ function endTurn(outcome: TurnOutcome, ts: number, state: GeminiState, ev: Sessi
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p) => (obj(p)?.thought === true ? '' : str(obj(p)?.text) ?? '')).join('');
+  return content.map((p) => (obj(p)?.thought === true ? '' : (str(obj(p)?.text) ?? ''))).join('');
 }
 
 /** The session id that scopes dedupe keys (message ids repeat across sessions). */
@@ -277,5 +283,5 @@ export const geminiCli: LineReader<GeminiState> = {
   readLine,
   readDocument,
   // Subagent files belong to their parent (named by their folder); a main file to the session its header names.
-  sessionOf: (file, state) => (state.subagent ? file.sessionId : state.sessionId ?? file.sessionId),
+  sessionOf: (file, state) => (state.subagent ? file.sessionId : (state.sessionId ?? file.sessionId)),
 };

@@ -39,9 +39,20 @@ export interface GooseState {
 const DEFAULT_CONTEXT_LIMIT = 128_000;
 const OVERLAP_S = 120;
 
-const SESSION_COLUMNS = ['id', 'session_type', 'parent_session_id', 'working_dir', 'updated_at', 'model_config_json',
-  'total_tokens', 'accumulated_input_tokens', 'accumulated_output_tokens', 'accumulated_cache_read_tokens',
-  'accumulated_cache_write_tokens', 'accumulated_cost'] as const;
+const SESSION_COLUMNS = [
+  'id',
+  'session_type',
+  'parent_session_id',
+  'working_dir',
+  'updated_at',
+  'model_config_json',
+  'total_tokens',
+  'accumulated_input_tokens',
+  'accumulated_output_tokens',
+  'accumulated_cache_read_tokens',
+  'accumulated_cache_write_tokens',
+  'accumulated_cost',
+] as const;
 type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown> & { id: string };
 
 /** `created_timestamp`: Unix seconds (milliseconds in some rows). */
@@ -53,7 +64,13 @@ const utc = (v: unknown): number | undefined => {
 };
 
 export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => SessionEvents): void {
-  const sessionCols = requireColumns(db, 'sessions', ['id', 'working_dir', 'updated_at', 'accumulated_input_tokens', 'accumulated_output_tokens']);
+  const sessionCols = requireColumns(db, 'sessions', [
+    'id',
+    'working_dir',
+    'updated_at',
+    'accumulated_input_tokens',
+    'accumulated_output_tokens',
+  ]);
   const messageCols = requireColumns(db, 'messages', ['id', 'session_id', 'role', 'content_json', 'created_timestamp']);
   const ledgerCols = columnsOf(db, 'usage_ledger');
   const ledger = ledgerCols.has('session_id') && ledgerCols.has('input_tokens');
@@ -70,8 +87,22 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
   // The ledger first: it tells which sessions' running totals are not to be counted.
   const ledgerFrom = state.ledger;
   if (ledger) {
-    const calls = db.prepare(`SELECT ${selectList(ledgerCols, ['id', 'session_id', 'created_timestamp', 'model', 'input_tokens', 'output_tokens',
-      'cache_read_tokens', 'cache_write_tokens', 'cost', 'is_compaction'])} FROM usage_ledger WHERE id > ? ORDER BY id`).all(state.ledger) as Json[];
+    const calls = db
+      .prepare(
+        `SELECT ${selectList(ledgerCols, [
+          'id',
+          'session_id',
+          'created_timestamp',
+          'model',
+          'input_tokens',
+          'output_tokens',
+          'cache_read_tokens',
+          'cache_write_tokens',
+          'cost',
+          'is_compaction',
+        ])} FROM usage_ledger WHERE id > ? ORDER BY id`,
+      )
+      .all(state.ledger) as Json[];
     for (const c of calls) {
       state.ledger = Math.max(state.ledger, c.id as number);
       const session = str(c.session_id);
@@ -81,8 +112,11 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
     }
   }
   const fromLedger = ledger ? ' UNION SELECT session_id FROM usage_ledger WHERE id > ?' : '';
-  const changed = db.prepare(`${select} WHERE CAST(strftime('%s', updated_at) AS INTEGER) >= ?
-    OR id IN (SELECT session_id FROM messages WHERE id > ?${fromLedger})`)
+  const changed = db
+    .prepare(
+      `${select} WHERE CAST(strftime('%s', updated_at) AS INTEGER) >= ?
+    OR id IN (SELECT session_id FROM messages WHERE id > ?${fromLedger})`,
+    )
     .all(state.since - OVERLAP_S, state.message, ...(ledger ? [ledgerFrom] : [])) as SessionRow[];
   for (const row of changed) {
     rows.set(row.id, row);
@@ -91,8 +125,12 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
     readSessionRow(row, targetOf(row.id), state, state.ledgered[row.id] === true);
   }
 
-  const messages = db.prepare(`SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'content_json', 'created_timestamp', 'metadata_json'])}
-    FROM messages WHERE id > ? ORDER BY id`).all(state.message) as Json[];
+  const messages = db
+    .prepare(
+      `SELECT ${selectList(messageCols, ['id', 'session_id', 'role', 'content_json', 'created_timestamp', 'metadata_json'])}
+    FROM messages WHERE id > ? ORDER BY id`,
+    )
+    .all(state.message) as Json[];
   for (const m of messages) {
     state.message = Math.max(state.message, m.id as number);
     const session = str(m.session_id);
@@ -103,7 +141,10 @@ export function readGoose(db: Db, state: GooseState, eventsOf: (id: string) => S
 function modelOf(row: SessionRow | undefined): { model?: string; limit: number } {
   const config = jsonObject(str(row?.model_config_json) ?? '') ?? {};
   const limit = config.context_limit;
-  return { model: str(config.model_name), limit: typeof limit === 'number' && limit > 0 ? limit : DEFAULT_CONTEXT_LIMIT };
+  return {
+    model: str(config.model_name),
+    limit: typeof limit === 'number' && limit > 0 ? limit : DEFAULT_CONTEXT_LIMIT,
+  };
 }
 
 function readSessionRow(row: SessionRow, t: Target, state: GooseState, ledgered: boolean): void {
@@ -117,11 +158,31 @@ function readSessionRow(row: SessionRow, t: Target, state: GooseState, ledgered:
     if (typeof row.total_tokens === 'number' && row.total_tokens > 0) ev.context(model, row.total_tokens, limit);
   }
   if (ledgered) return;
-  const tokens = tokenCounts([row.accumulated_input_tokens, row.accumulated_output_tokens, row.accumulated_cache_read_tokens, row.accumulated_cache_write_tokens]);
+  const tokens = tokenCounts([
+    row.accumulated_input_tokens,
+    row.accumulated_output_tokens,
+    row.accumulated_cache_read_tokens,
+    row.accumulated_cache_write_tokens,
+  ]);
   const cost = dollars(row.accumulated_cost);
-  if (!tokens || Number.isNaN(cost)) return skipTotals(ev, row.id, [row.accumulated_input_tokens, row.accumulated_output_tokens, row.accumulated_cache_read_tokens, row.accumulated_cache_write_tokens, row.accumulated_cost]);
+  if (!tokens || Number.isNaN(cost))
+    return skipTotals(ev, row.id, [
+      row.accumulated_input_tokens,
+      row.accumulated_output_tokens,
+      row.accumulated_cache_read_tokens,
+      row.accumulated_cache_write_tokens,
+      row.accumulated_cost,
+    ]);
   const [input, output, cacheRead, cacheWrite] = tokens as [number, number, number, number];
-  countGrowth(ev, state.marks, row.id, model ?? 'unknown', usageFromPrompt(input, output, cacheRead, cacheWrite, 0), cost, updated ?? 0);
+  countGrowth(
+    ev,
+    state.marks,
+    row.id,
+    model ?? 'unknown',
+    usageFromPrompt(input, output, cacheRead, cacheWrite, 0),
+    cost,
+    updated ?? 0,
+  );
 }
 
 function readCall(c: Json, session: string, t: Target, state: GooseState): void {
@@ -159,11 +220,15 @@ function readMessage(m: Json, session: string, t: Target, state: GooseState): vo
       }
       if (ev.firstTime(`tool:${id}`)) ev.toolCall(id, classifyTool(name ?? ''));
       asks = true;
-    } else if (b.type === 'toolConfirmationRequest' || (b.type === 'actionRequired' && obj(b.data)?.actionType === 'toolConfirmation')) {
+    } else if (
+      b.type === 'toolConfirmationRequest' ||
+      (b.type === 'actionRequired' && obj(b.data)?.actionType === 'toolConfirmation')
+    ) {
       // The call written before waits for the person's permission now.
       const data = b.type === 'actionRequired' ? obj(b.data)! : b;
       const id = str(data.id);
-      if (id && ev.firstTime(`approval:${id}`)) ev.toolCall(id, { ...classifyTool(str(data.toolName) ?? ''), waits: 'approval' });
+      if (id && ev.firstTime(`approval:${id}`))
+        ev.toolCall(id, { ...classifyTool(str(data.toolName) ?? ''), waits: 'approval' });
       asks = true;
     }
   }
@@ -186,7 +251,8 @@ function readUser(content: Json[], m: Json, session: string, ts: number, t: Targ
     if (b.type !== 'toolResponse') continue;
     const id = str(b.id);
     const result = obj(b.toolResult);
-    if (id && ev.firstTime(`result:${id}`)) ev.toolResult(id, result?.status === 'error' || obj(result?.value)?.isError === true);
+    if (id && ev.firstTime(`result:${id}`))
+      ev.toolResult(id, result?.status === 'error' || obj(result?.value)?.isError === true);
   }
   if (t.child || !content.some((b) => b.type === 'text')) return;
   // Messages only the agent sees (summaries, injected context) are not typed; nor is the summary

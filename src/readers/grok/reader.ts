@@ -26,12 +26,15 @@ export interface GrokState {
 }
 
 function listFiles(root: string): SessionFile[] {
-  return listDir(join(root, 'sessions')).filter((p) => p.isDirectory).flatMap((project) =>
-    listDir(project.path).flatMap((s) => {
-      const path = join(s.path, 'updates.jsonl');
-      const stat = s.isDirectory ? fileStat(path) : undefined;
-      return stat ? [{ path, sessionId: s.name, stat }] : [];
-    }));
+  return listDir(join(root, 'sessions'))
+    .filter((p) => p.isDirectory)
+    .flatMap((project) =>
+      listDir(project.path).flatMap((s) => {
+        const path = join(s.path, 'updates.jsonl');
+        const stat = s.isDirectory ? fileStat(path) : undefined;
+        return stat ? [{ path, sessionId: s.name, stat }] : [];
+      }),
+    );
 }
 
 /** The session's folder: its URL-encoded absolute path, or, when that was too long, the `.cwd` file. */
@@ -50,7 +53,11 @@ function cwdOf(file: SessionFile): string | undefined {
 function initialState(file: SessionFile): GrokState {
   const summary = jsonObject(readText(join(dirname(file.path), 'summary.json')) ?? '');
   const model = str(summary?.current_model_id);
-  return { cwd: cwdOf(file) ?? str(obj(summary?.info)?.cwd), ...(str(summary?.parent_session_id) ? { child: true } : {}), ...(model ? { model } : {}) };
+  return {
+    cwd: cwdOf(file) ?? str(obj(summary?.info)?.cwd),
+    ...(str(summary?.parent_session_id) ? { child: true } : {}),
+    ...(model ? { model } : {}),
+  };
 }
 
 // ACP's tool kinds are the metric contract's; Grok's subagent tool is `task`.
@@ -60,15 +67,27 @@ const kindOf = (kind: string | undefined, title: string | undefined): ToolKind =
 
 // A prompt's end: ACP's stop reasons, and Grok's `error` and `rate_limit`.
 const OUTCOMES: Record<string, TurnOutcome> = {
-  end_turn: 'completed', max_tokens: 'completed', max_turn_requests: 'completed', refusal: 'completed',
-  cancelled: 'interrupted', error: 'failed', rate_limit: 'failed',
+  end_turn: 'completed',
+  max_tokens: 'completed',
+  max_turn_requests: 'completed',
+  refusal: 'completed',
+  cancelled: 'interrupted',
+  error: 'failed',
+  rate_limit: 'failed',
 };
 
 /** One model's usage of a prompt, in the metric contract (Grok's input holds the cache). */
 function usageOf(u: Json): Usage {
   const cacheRead = numberOf(u.cachedReadTokens);
   const cacheWrite = numberOf(u.cacheCreationTokens);
-  return { input: numberOf(u.inputTokens) - cacheRead - cacheWrite, output: numberOf(u.outputTokens), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: numberOf(u.reasoningTokens) };
+  return {
+    input: numberOf(u.inputTokens) - cacheRead - cacheWrite,
+    output: numberOf(u.outputTokens),
+    cacheRead,
+    cacheWrite,
+    cacheWrite1h: 0,
+    reasoning: numberOf(u.reasoningTokens),
+  };
 }
 
 function turnCompleted(u: Json, ts: number, key: string, state: GrokState, ev: SessionEvents): void {
@@ -81,7 +100,8 @@ function turnCompleted(u: Json, ts: number, key: string, state: GrokState, ev: S
       if (!m) continue;
       const v = usageOf(m);
       if (v.input < 0) return ev.skipped('implausible_value');
-      const ticks = trusted && m.costIsPartial !== true && typeof m.costUsdTicks === 'number' ? m.costUsdTicks : undefined;
+      const ticks =
+        trusted && m.costIsPartial !== true && typeof m.costUsdTicks === 'number' ? m.costUsdTicks : undefined;
       ev.meta({ model });
       ev.usage(model, v, v.input + v.cacheRead + v.cacheWrite, ts, ticks === undefined ? undefined : ticks / 1e10);
     }
@@ -129,14 +149,16 @@ function readLine(line: Buffer, state: GrokState, file: SessionFile, ev: Session
       const id = str(u.toolCallId);
       if (!id) return ev.skipped('unknown_shape');
       const kind = kindOf(str(u.kind), str(u.title));
-      if (ev.firstTime(`call:${file.sessionId}:${id}`)) ev.toolCall(id, { tool: kind === 'other' ? 'other' : str(u.title) ?? kind, kind });
+      if (ev.firstTime(`call:${file.sessionId}:${id}`))
+        ev.toolCall(id, { tool: kind === 'other' ? 'other' : (str(u.title) ?? kind), kind });
       return;
     }
     case 'tool_call_update': {
       const id = str(u.toolCallId);
       const status = str(u.status);
       if (!id) return ev.skipped('unknown_shape');
-      if ((status === 'completed' || status === 'failed') && ev.firstTime(`result:${file.sessionId}:${id}`)) ev.toolResult(id, status === 'failed');
+      if ((status === 'completed' || status === 'failed') && ev.firstTime(`result:${file.sessionId}:${id}`))
+        ev.toolResult(id, status === 'failed');
       return;
     }
     case 'auto_compact_completed':

@@ -29,11 +29,38 @@ export interface HermesState {
 // few seconds after its messages.
 const OVERLAP_S = 120;
 
-const SESSION_COLUMNS = ['id', 'source', 'model', 'model_config', 'parent_session_id', 'started_at', 'ended_at', 'end_reason',
-  'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'cwd', 'git_branch',
-  'estimated_cost_usd', 'actual_cost_usd', 'last_activity_at', 'last_read_at'] as const;
-const MESSAGE_COLUMNS = ['id', 'session_id', 'role', 'tool_calls', 'tool_call_id', 'timestamp', 'finish_reason',
-  '_compressed_summary', 'display_kind'] as const;
+const SESSION_COLUMNS = [
+  'id',
+  'source',
+  'model',
+  'model_config',
+  'parent_session_id',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'cwd',
+  'git_branch',
+  'estimated_cost_usd',
+  'actual_cost_usd',
+  'last_activity_at',
+  'last_read_at',
+] as const;
+const MESSAGE_COLUMNS = [
+  'id',
+  'session_id',
+  'role',
+  'tool_calls',
+  'tool_call_id',
+  'timestamp',
+  'finish_reason',
+  '_compressed_summary',
+  'display_kind',
+] as const;
 
 type SessionRow = Record<(typeof SESSION_COLUMNS)[number], unknown> & { id: string };
 type MessageRow = Record<(typeof MESSAGE_COLUMNS)[number], unknown> & { id: number; session_id: string };
@@ -64,8 +91,13 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   }, 32);
   const targetOf = targetFinder(chainOf, eventsOf, (root) => str(rowOf(root)?.cwd));
 
-  const times = ['last_activity_at', 'ended_at', 'started_at'].filter((c) => sessionCols.has(c)).map((c) => `COALESCE(${c}, 0)`);
-  const changed = db.prepare(`${select} WHERE MAX(${times.join(', ')}, 0) >= ? OR id IN (SELECT DISTINCT session_id FROM messages WHERE id > ?)`)
+  const times = ['last_activity_at', 'ended_at', 'started_at']
+    .filter((c) => sessionCols.has(c))
+    .map((c) => `COALESCE(${c}, 0)`);
+  const changed = db
+    .prepare(
+      `${select} WHERE MAX(${times.join(', ')}, 0) >= ? OR id IN (SELECT DISTINCT session_id FROM messages WHERE id > ?)`,
+    )
     .all(state.since - OVERLAP_S, state.message) as SessionRow[];
   let newest = state.since;
   for (const row of changed) {
@@ -74,7 +106,9 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
     readSessionRow(row, targetOf(row.id), rowOf, state, sessionCols.has('last_read_at'));
   }
 
-  const messages = db.prepare(`SELECT ${selectList(messageCols, MESSAGE_COLUMNS)} FROM messages WHERE id > ? ORDER BY id`).all(state.message) as MessageRow[];
+  const messages = db
+    .prepare(`SELECT ${selectList(messageCols, MESSAGE_COLUMNS)} FROM messages WHERE id > ? ORDER BY id`)
+    .all(state.message) as MessageRow[];
   for (const m of messages) {
     state.message = Math.max(state.message, m.id);
     if (!rowOf(m.session_id)) continue; // its session row was deleted
@@ -83,7 +117,13 @@ export function readHermes(db: Db, state: HermesState, eventsOf: (id: string) =>
   state.since = newest;
 }
 
-function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => SessionRow | undefined, state: HermesState, hasReadMarker: boolean): void {
+function readSessionRow(
+  row: SessionRow,
+  t: Target,
+  rowOf: (id: string) => SessionRow | undefined,
+  state: HermesState,
+  hasReadMarker: boolean,
+): void {
   const ev = t.events;
   const started = secondsToMs(row.started_at);
   // A session row is read again while it changes: counted as skipped once per version of it.
@@ -103,15 +143,37 @@ function readSessionRow(row: SessionRow, t: Target, rowOf: (id: string) => Sessi
   const parentId = str(row.parent_session_id);
   if (parentId && linkOf(row, rowOf(parentId)) === 'continues' && ev.firstTime(`compaction:${row.id}`)) ev.compaction();
 
-  const tokens = tokenCounts([row.input_tokens, row.output_tokens, row.cache_read_tokens, row.cache_write_tokens, row.reasoning_tokens]);
+  const tokens = tokenCounts([
+    row.input_tokens,
+    row.output_tokens,
+    row.cache_read_tokens,
+    row.cache_write_tokens,
+    row.reasoning_tokens,
+  ]);
   // The provider's reported cost wins over Hermes's estimate where it has one.
   const cost = dollars(row.actual_cost_usd) ?? dollars(row.estimated_cost_usd);
   if (!tokens || Number.isNaN(cost)) {
-    return skipTotals(ev, row.id, [row.input_tokens, row.output_tokens, row.cache_read_tokens, row.cache_write_tokens, row.reasoning_tokens, row.actual_cost_usd, row.estimated_cost_usd]);
+    return skipTotals(ev, row.id, [
+      row.input_tokens,
+      row.output_tokens,
+      row.cache_read_tokens,
+      row.cache_write_tokens,
+      row.reasoning_tokens,
+      row.actual_cost_usd,
+      row.estimated_cost_usd,
+    ]);
   }
   const [input, output, cacheRead, cacheWrite, reasoning] = tokens as [number, number, number, number, number];
   // Hermes's input already leaves out cache reads and writes; its output includes reasoning.
-  countGrowth(ev, state.marks, row.id, model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, cost, last ?? started);
+  countGrowth(
+    ev,
+    state.marks,
+    row.id,
+    model,
+    { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning },
+    cost,
+    last ?? started,
+  );
 }
 
 function readMessage(m: MessageRow, t: Target): void {

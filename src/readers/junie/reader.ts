@@ -32,7 +32,8 @@ function listFiles(root: string): SessionFile[] {
 const RECORD: Shape = { kind: true, timestampMs: true, event: { agentEvent: { kind: true, modelUsage: true } } };
 
 /** The first of several spellings of a count that is a number. */
-const count = (u: Record<string, unknown>, ...keys: string[]) => numberOf(u[keys.find((k) => typeof u[k] === 'number') ?? keys[0]!]);
+const count = (u: Record<string, unknown>, ...keys: string[]) =>
+  numberOf(u[keys.find((k) => typeof u[k] === 'number') ?? keys[0]!]);
 
 function readLine(line: Buffer, _state: object, file: SessionFile, ev: SessionEvents): void {
   const rec = scanRecord(line, RECORD);
@@ -55,13 +56,20 @@ function readLine(line: Buffer, _state: object, file: SessionFile, ev: SessionEv
     const model = str(u?.model);
     if (!u || !model) return ev.skipped('unknown_shape');
     const usage = {
-      input: count(u, 'inputTokens', 'input'), output: count(u, 'outputTokens', 'output'),
+      input: count(u, 'inputTokens', 'input'),
+      output: count(u, 'outputTokens', 'output'),
       cacheRead: count(u, 'cacheInputTokens', 'cacheReadInputTokens', 'cacheRead'),
       cacheWrite: count(u, 'cacheCreateTokens', 'cacheCreationInputTokens', 'cacheWrite'),
-      cacheWrite1h: 0, reasoning: count(u, 'reasoningTokens', 'reasoningOutputTokens', 'thinkingTokens'),
+      cacheWrite1h: 0,
+      reasoning: count(u, 'reasoningTokens', 'reasoningOutputTokens', 'thinkingTokens'),
     };
     ev.meta({ model });
-    if (!ev.firstTime(`usage:${file.sessionId}:${ts}:${model}:${usage.input}:${usage.output}:${usage.cacheRead}:${usage.cacheWrite}:${i}`)) return;
+    if (
+      !ev.firstTime(
+        `usage:${file.sessionId}:${ts}:${model}:${usage.input}:${usage.output}:${usage.cacheRead}:${usage.cacheWrite}:${i}`,
+      )
+    )
+      return;
     const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
     const cost = num(u.cost);
     // Reasoning only where a spelling of it is written (never seen yet): else no series, not 0.

@@ -84,7 +84,8 @@ function cwdOf(file: SessionFile, sub: boolean): string | undefined {
 
 /** The model a log's steps ran on: a subagent's from its `meta.json`, else the configured default. */
 function modelOf(file: SessionFile, sub: boolean): string | undefined {
-  if (sub) return str(obj(jsonObject(readText(join(dirname(file.path), 'meta.json')) ?? '')?.launch_spec)?.effective_model);
+  if (sub)
+    return str(obj(jsonObject(readText(join(dirname(file.path), 'meta.json')) ?? '')?.launch_spec)?.effective_model);
   return defaultModels.get(join(dirname(dirname(dirname(dirname(file.path)))), 'config.toml'));
 }
 
@@ -163,9 +164,15 @@ function statusUpdate(p: Json, ts: number, model: string, own: boolean, ev: Sess
   const cacheRead = numberOf(u.input_cache_read);
   const cacheWrite = numberOf(u.input_cache_creation);
   const prompt = input + cacheRead + cacheWrite;
-  ev.usage(model, { input, output: numberOf(u.output), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 }, prompt, ts);
+  ev.usage(
+    model,
+    { input, output: numberOf(u.output), cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 },
+    prompt,
+    ts,
+  );
   const context = p.context_tokens;
-  if (own && typeof context === 'number') ev.context(model, context, typeof p.max_context_tokens === 'number' ? p.max_context_tokens : undefined);
+  if (own && typeof context === 'number')
+    ev.context(model, context, typeof p.max_context_tokens === 'number' ? p.max_context_tokens : undefined);
 }
 
 export const kimiCli: LineReader<KimiState> = {

@@ -5,14 +5,19 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  ReadFile: 'read', ReadMediaFile: 'read',
-  Glob: 'search', Grep: 'search',
-  WriteFile: 'edit', StrReplaceFile: 'edit',
+  ReadFile: 'read',
+  ReadMediaFile: 'read',
+  Glob: 'search',
+  Grep: 'search',
+  WriteFile: 'edit',
+  StrReplaceFile: 'edit',
   Shell: 'execute',
-  FetchURL: 'fetch', SearchWeb: 'fetch',
+  FetchURL: 'fetch',
+  SearchWeb: 'fetch',
   Think: 'think',
   SetTodoList: 'plan',
-  Agent: 'agent', Task: 'agent',
+  Agent: 'agent',
+  Task: 'agent',
   AskUserQuestion: 'communicate',
 };
 

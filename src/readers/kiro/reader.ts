@@ -36,14 +36,22 @@ export interface KiroState {
 }
 
 function listFiles(dir: string): SessionFile[] {
-  const names = new Set(listDir(dir).filter((e) => e.isFile).map((e) => e.name));
+  const names = new Set(
+    listDir(dir)
+      .filter((e) => e.isFile)
+      .map((e) => e.name),
+  );
   // The sidecar first: the turns it holds are over, and only a prompt of the log it does not
   // hold yet opens one (the turn running now).
-  return [...names].filter((n) => n.endsWith('.jsonl')).flatMap((n) => {
-    const id = basename(n, '.jsonl');
-    const log: SessionFile = { path: join(dir, n), sessionId: id };
-    return names.has(`${id}.json`) ? [{ path: join(dir, `${id}.json`), sessionId: id, document: true as const }, log] : [log];
-  });
+  return [...names]
+    .filter((n) => n.endsWith('.jsonl'))
+    .flatMap((n) => {
+      const id = basename(n, '.jsonl');
+      const log: SessionFile = { path: join(dir, n), sessionId: id };
+      return names.has(`${id}.json`)
+        ? [{ path: join(dir, `${id}.json`), sessionId: id, document: true as const }, log]
+        : [log];
+    });
 }
 
 const sidecarOf = (file: SessionFile): Json | undefined =>
@@ -58,8 +66,19 @@ function initialState(file: SessionFile): KiroState {
 
 // Kiro's built-in tools (the Q-era names of older sessions too); others are `other`.
 const KINDS: Record<string, ToolKind> = {
-  read: 'read', fs_read: 'read', write: 'edit', edit: 'edit', fs_write: 'edit', shell: 'execute', execute_bash: 'execute',
-  grep: 'search', glob: 'search', web_fetch: 'fetch', web_search: 'search', subagent: 'agent', todo: 'plan',
+  read: 'read',
+  fs_read: 'read',
+  write: 'edit',
+  edit: 'edit',
+  fs_write: 'edit',
+  shell: 'execute',
+  execute_bash: 'execute',
+  grep: 'search',
+  glob: 'search',
+  web_fetch: 'fetch',
+  web_search: 'search',
+  subagent: 'agent',
+  todo: 'plan',
 };
 
 function readLine(line: Buffer, state: KiroState, file: SessionFile, ev: SessionEvents): void {

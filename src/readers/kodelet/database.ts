@@ -61,7 +61,15 @@ interface Walk {
 }
 
 function walk(messages: unknown[]): Walk {
-  const w: Walk = { turns: [], calls: new Map(), done: new Set(), failed: new Set(), compactions: 0, answers: 0, trailingPrompt: false };
+  const w: Walk = {
+    turns: [],
+    calls: new Map(),
+    done: new Set(),
+    failed: new Set(),
+    compactions: 0,
+    answers: 0,
+    trailingPrompt: false,
+  };
   const prompt = () => {
     // A prompt while the previous turn had no answer: that turn was given up.
     if (w.turns.length && w.turns[w.turns.length - 1] === undefined) w.turns[w.turns.length - 1] = 'interrupted';
@@ -72,7 +80,8 @@ function walk(messages: unknown[]): Walk {
     w.trailingPrompt = false;
     w.answers++;
     for (const c of calls) if (c.id) w.calls.set(c.id, c.name ?? '');
-    if (!calls.length && w.turns.length && w.turns[w.turns.length - 1] === undefined) w.turns[w.turns.length - 1] = 'completed';
+    if (!calls.length && w.turns.length && w.turns[w.turns.length - 1] === undefined)
+      w.turns[w.turns.length - 1] = 'completed';
   };
   const result = (id: string | undefined, error: boolean) => {
     w.trailingPrompt = false;
@@ -95,7 +104,9 @@ function walk(messages: unknown[]): Walk {
       const blocks = Array.isArray(m.content) ? m.content.map(obj) : [];
       const calls = [
         ...blocks.filter((b) => b?.type === 'tool_use').map((b) => ({ id: str(b!.id), name: str(b!.name) })),
-        ...(Array.isArray(m.tool_calls) ? m.tool_calls.map(obj).map((c) => ({ id: str(c?.id), name: str(obj(c?.function)?.name) })) : []),
+        ...(Array.isArray(m.tool_calls)
+          ? m.tool_calls.map(obj).map((c) => ({ id: str(c?.id), name: str(obj(c?.function)?.name) }))
+          : []),
       ];
       answer(calls);
     } else if (m.role === 'tool') result(str(m.tool_call_id), false);
@@ -107,10 +118,16 @@ export function readKodelet(db: Db, state: KodeletState, eventsOf: (id: string) 
   const cols = requireColumns(db, 'conversations', ['id', 'raw_messages', 'usage', 'updated_at']);
   // Go's time strings do not compare as text across zones: every row's time is parsed here, taken
   // from Kodelet's index on it where there is one (in the table it follows the large messages).
-  const index = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_conversations_updated_at'").get();
-  const stamps = db.prepare(`SELECT rowid AS row, updated_at FROM conversations${index ? ' INDEXED BY idx_conversations_updated_at' : ''}`)
+  const index = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_conversations_updated_at'")
+    .get();
+  const stamps = db
+    .prepare(
+      `SELECT rowid AS row, updated_at FROM conversations${index ? ' INDEXED BY idx_conversations_updated_at' : ''}`,
+    )
     .all() as { row: number; updated_at: unknown }[];
-  const byRow = db.prepare(`SELECT ${selectList(cols, ['id', 'raw_messages', 'usage', 'updated_at', 'created_at', 'metadata', 'tool_results', 'cwd'])}
+  const byRow =
+    db.prepare(`SELECT ${selectList(cols, ['id', 'raw_messages', 'usage', 'updated_at', 'created_at', 'metadata', 'tool_results', 'cwd'])}
     FROM conversations WHERE rowid = ?`);
   let newest = state.since;
   for (const { row: rowid, updated_at } of stamps) {
@@ -142,8 +159,12 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   ev.activity(updated);
 
   const usage = jsonObject(str(row.usage) ?? '');
-  const tokens = usage && tokenCounts([usage.inputTokens, usage.outputTokens, usage.cacheCreationInputTokens, usage.cacheReadInputTokens]);
-  const costs = usage ? [usage.inputCost, usage.outputCost, usage.cacheCreationCost, usage.cacheReadCost].map(dollars) : [];
+  const tokens =
+    usage &&
+    tokenCounts([usage.inputTokens, usage.outputTokens, usage.cacheCreationInputTokens, usage.cacheReadInputTokens]);
+  const costs = usage
+    ? [usage.inputCost, usage.outputCost, usage.cacheCreationCost, usage.cacheReadCost].map(dollars)
+    : [];
   const messages = jsonValue(str(row.raw_messages) ?? '');
   if (!tokens || costs.some((c) => Number.isNaN(c))) return skipTotals(ev, id, [row.usage]);
   if (!Array.isArray(messages)) {
@@ -154,9 +175,18 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   // In the Responses API mode Kodelet's input count still holds the cache reads.
   const uncached = meta.api_mode === 'responses' ? Math.max(0, input - cacheRead) : input;
   const cost = costs.reduce<number>((a, c) => a + (c ?? 0), 0);
-  countGrowth(ev, state.marks, id, model, { input: uncached, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 }, cost, updated);
+  countGrowth(
+    ev,
+    state.marks,
+    id,
+    model,
+    { input: uncached, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 },
+    cost,
+    updated,
+  );
   const limit = usage.maxContextWindow;
-  if (typeof limit === 'number' && limit > 0) ev.context(model, typeof usage.currentContextWindow === 'number' ? usage.currentContextWindow : 0, limit);
+  if (typeof limit === 'number' && limit > 0)
+    ev.context(model, typeof usage.currentContextWindow === 'number' ? usage.currentContextWindow : 0, limit);
 
   const w = walk(messages);
   const prev = state.convs[id];
@@ -166,9 +196,14 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
   // first time) holds no answer although calls ran (their results are kept, their messages gone).
   // A first prompt whose answer's tool call is still running also shows no answer (Kodelet drops a
   // trailing tool call when it saves), but no result either.
-  const compacted = (prev !== undefined && messages.length < prev.messages)
-    || (prev === undefined && w.answers === 0 && Object.keys(results).some((callId) => !w.calls.has(callId)));
-  if ((compacted || w.compactions > 0) && ev.firstTime(`compaction:${id}:${compacted ? String(row.updated_at) : w.compactions}`)) ev.compaction();
+  const compacted =
+    (prev !== undefined && messages.length < prev.messages) ||
+    (prev === undefined && w.answers === 0 && Object.keys(results).some((callId) => !w.calls.has(callId)));
+  if (
+    (compacted || w.compactions > 0) &&
+    ev.firstTime(`compaction:${id}:${compacted ? String(row.updated_at) : w.compactions}`)
+  )
+    ev.compaction();
 
   for (const [callId, r] of Object.entries(results)) {
     if (!w.calls.has(callId)) w.calls.set(callId, str(obj(r)?.toolName) ?? '');
@@ -208,7 +243,11 @@ function readConversation(id: string, row: Json, updated: number, ev: SessionEve
     }
   });
   state.convs[id] = {
-    epoch: from.epoch, prompts: Math.max(from.prompts, w.turns.length), ended, messages: messages.length, output,
+    epoch: from.epoch,
+    prompts: Math.max(from.prompts, w.turns.length),
+    ended,
+    messages: messages.length,
+    output,
     outputAtEnd: ended > from.ended ? output : mark.outputAtEnd,
   };
 }

@@ -17,13 +17,22 @@ export interface DbState {
   seqs: Record<string, number>;
 }
 
-interface Row { seq: number; event_json: unknown; event_zstd: unknown }
+interface Row {
+  seq: number;
+  event_json: unknown;
+  event_zstd: unknown;
+}
 
 export function readTranscripts(db: Db, state: DbState, eventsOf: (id: string) => SessionEvents): void {
   requireColumns(db, 'transcript_events', ['session_id', 'seq', 'event_json', 'event_zstd']);
   // The newest event of each session, from the primary key's index; only sessions that grew are read.
-  const heads = db.prepare('SELECT session_id, MAX(seq) AS seq FROM transcript_events GROUP BY session_id').all() as { session_id: string; seq: number }[];
-  const after = db.prepare('SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq');
+  const heads = db.prepare('SELECT session_id, MAX(seq) AS seq FROM transcript_events GROUP BY session_id').all() as {
+    session_id: string;
+    seq: number;
+  }[];
+  const after = db.prepare(
+    'SELECT seq, event_json, event_zstd FROM transcript_events WHERE session_id = ? AND seq > ? ORDER BY seq',
+  );
   for (const head of heads) {
     const from = state.seqs[head.session_id] ?? -1;
     if (head.seq <= from) continue;

@@ -18,10 +18,22 @@ import { classifyTool } from './tools.js';
 // What is read of an event: the text of prompts and answers, tool arguments and outputs are
 // passed over unread.
 const EVENT: Shape = {
-  type: true, id: true, timestamp: true, cwd: true, modelId: true, customType: true, data: { modelId: true },
+  type: true,
+  id: true,
+  timestamp: true,
+  cwd: true,
+  modelId: true,
+  customType: true,
+  data: { modelId: true },
   message: {
-    role: true, model: true, usage: true, stopReason: true,
-    toolCallId: true, toolName: true, isError: true, content: { type: true, id: true, name: true },
+    role: true,
+    model: true,
+    usage: true,
+    stopReason: true,
+    toolCallId: true,
+    toolName: true,
+    isError: true,
+    content: { type: true, id: true, name: true },
   },
 };
 
@@ -93,10 +105,20 @@ function answer(msg: Fields, key: string, ts: number, ev: SessionEvents): void {
   ev.meta({ model });
   if (ev.firstTime(`answer:${key}`)) {
     // Written from 2026.9 on: an answer without it says nothing of reasoning (no series, not 0).
-    countAnswer(u, content, model, ts, ev, classifyTool, numberOf(u.reasoningTokens), u.reasoningTokens === undefined ? NO_REASONING : undefined);
+    countAnswer(
+      u,
+      content,
+      model,
+      ts,
+      ev,
+      classifyTool,
+      numberOf(u.reasoningTokens),
+      u.reasoningTokens === undefined ? NO_REASONING : undefined,
+    );
   }
   const stop = msg.text('stopReason');
-  const outcome = stop === 'error' ? 'failed' : stop === 'aborted' ? 'interrupted' : stop === 'toolUse' ? undefined : 'completed';
+  const outcome =
+    stop === 'error' ? 'failed' : stop === 'aborted' ? 'interrupted' : stop === 'toolUse' ? undefined : 'completed';
   // A store read again (after a crash) reports the answer again: its end counts once.
   if (outcome && ev.firstTime(`end:${key}`)) ev.turnEnded(outcome, ts);
 }

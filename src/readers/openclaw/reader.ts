@@ -65,7 +65,8 @@ export const openclaw: StoreReader<OpenClawState> = {
   listFiles,
   initialState: () => ({ seqs: {} }),
   readStore(file, state, eventsOf) {
-    if (file.path.endsWith(DB)) return readChangedDatabase(file.path, state, (db) => readTranscripts(db, state, eventsOf));
+    if (file.path.endsWith(DB))
+      return readChangedDatabase(file.path, state, (db) => readTranscripts(db, state, eventsOf));
     return readJsonl(file, state, eventsOf(file.sessionId));
   },
 };

@@ -6,10 +6,17 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  read: 'read', ls: 'read',
-  grep: 'search', find: 'search', web_search: 'search',
-  edit: 'edit', write: 'edit', apply_patch: 'edit',
-  exec: 'execute', bash: 'execute', process: 'execute',
+  read: 'read',
+  ls: 'read',
+  grep: 'search',
+  find: 'search',
+  web_search: 'search',
+  edit: 'edit',
+  write: 'edit',
+  apply_patch: 'edit',
+  exec: 'execute',
+  bash: 'execute',
+  process: 'execute',
   web_fetch: 'fetch',
 };
 

@@ -19,14 +19,21 @@ interface V2Session {
 
 const OUTCOMES: Record<string, TurnOutcome> = { succeeded: 'completed', failed: 'failed', interrupted: 'interrupted' };
 
-export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>): void {
+export function readV2Sessions(
+  db: Db,
+  cols: Set<string>,
+  state: DbState,
+  ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>,
+): void {
   const messageCols = columnsOf(db, 'session_message');
   if (!cols.has('time_updated') || !messageCols.has('data')) return;
   const select = `SELECT ${selectList(cols, ['id', 'directory', 'time_updated', 'time_viewed', 'time_archived'])} FROM session_v2`;
   const changed = db.prepare(`${select} WHERE time_updated >= ?`).all(state.since) as V2Session[];
   const byId = db.prepare(`${select} WHERE id = ?`);
-  const live = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id))
-    .map((id) => byId.get(id) as V2Session | undefined).filter((s) => s !== undefined);
+  const live = Object.keys(state.live)
+    .filter((id) => !changed.some((s) => s.id === id))
+    .map((id) => byId.get(id) as V2Session | undefined)
+    .filter((s) => s !== undefined);
   const order = messageCols.has('seq') ? 'seq' : 'time_created, id';
   const rows = db.prepare(`SELECT id, type, time_created, time_updated, data FROM session_message
     WHERE session_id = ? AND time_updated >= ? ORDER BY ${order}`);
@@ -35,7 +42,13 @@ export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: P
     const t = sessionTarget({ ...s, parent_id: null }, ctx);
     if (!t.child && s.time_viewed) t.events.viewed(s.time_viewed);
     let open: boolean | undefined;
-    for (const r of rows.all(s.id, state.since) as { id: string; type: string; time_created: number; time_updated: number; data: string }[]) {
+    for (const r of rows.all(s.id, state.since) as {
+      id: string;
+      type: string;
+      time_created: number;
+      time_updated: number;
+      data: string;
+    }[]) {
       ctx.seen(r.time_updated);
       const data = jsonObject(r.data);
       if (!data) {
@@ -49,7 +62,14 @@ export function readV2Sessions(db: Db, cols: Set<string>, state: DbState, ctx: P
 }
 
 /** One `session_message` row; returns whether the turn is open after it, when it says. */
-function readRow(t: Target, id: string, type: string, data: Json, created: number, updated: number): boolean | undefined {
+function readRow(
+  t: Target,
+  id: string,
+  type: string,
+  data: Json,
+  created: number,
+  updated: number,
+): boolean | undefined {
   const ev = t.events;
   ev.activity(updated);
   switch (type) {
@@ -68,7 +88,8 @@ function readRow(t: Target, id: string, type: string, data: Json, created: numbe
       return undefined;
     case 'idle': {
       if (t.child) return undefined;
-      if (ev.firstTime(`end:${id}`)) ev.turnEnded(OUTCOMES[str(data.outcome) ?? ''] ?? 'completed', num(obj(data.time)?.created) || created);
+      if (ev.firstTime(`end:${id}`))
+        ev.turnEnded(OUTCOMES[str(data.outcome) ?? ''] ?? 'completed', num(obj(data.time)?.created) || created);
       return false;
     }
     default:

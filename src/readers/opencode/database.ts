@@ -5,7 +5,19 @@
 import { countTodos, jsonObject } from '../fields.js';
 import type { SessionEvents } from '../../session/events.js';
 import { columnsOf, selectList, type Db } from '../sqlite.js';
-import { markLive, READ_PART_TYPES, readMessage, readPart, sessionTarget, turnLines, type DbState, type RecordRow, type SessionContext, type SessionRow, type Target } from './records.js';
+import {
+  markLive,
+  READ_PART_TYPES,
+  readMessage,
+  readPart,
+  sessionTarget,
+  turnLines,
+  type DbState,
+  type RecordRow,
+  type SessionContext,
+  type SessionRow,
+  type Target,
+} from './records.js';
 import { readV2Sessions } from './database-v2.js';
 import { rootFinder } from '../chain.js';
 
@@ -19,7 +31,8 @@ const LIVE_MS = 2 * 3600 * 1000;
 // Only the fields the reader uses cross into JavaScript: a tool part's output or a diff's file
 // contents can be megabytes, which SQLite leaves where they are while it extracts the rest. Data
 // that is not JSON passes as it is, to be reported as a parse error.
-const slim = (column: string, fields: string) => `CASE WHEN json_valid(${column}) THEN json_object(${fields.replaceAll('$d', column)}) ELSE ${column} END`;
+const slim = (column: string, fields: string) =>
+  `CASE WHEN json_valid(${column}) THEN json_object(${fields.replaceAll('$d', column)}) ELSE ${column} END`;
 const PART_FIELDS = `'type', $d ->> '$.type', 'synthetic', $d -> '$.synthetic', 'ignored', $d -> '$.ignored',
   'callID', $d ->> '$.callID', 'tool', $d ->> '$.tool', 'state', json_object('status', $d ->> '$.state.status'),
   'tokens', $d -> '$.tokens', 'cost', $d -> '$.cost'`;
@@ -34,13 +47,19 @@ const SUMMARY_FIELDS = `'summary', json_object('diffs', CASE WHEN json_type($d, 
 
 /** The ids of `ids` that are sessions of this database. */
 export function sessionsIn(db: Db, ids: readonly string[]): string[] {
-  const lookups = ['session', 'session_v2'].filter((t) => columnsOf(db, t).has('id'))
+  const lookups = ['session', 'session_v2']
+    .filter((t) => columnsOf(db, t).has('id'))
     .map((t) => db.prepare(`SELECT 1 FROM ${t} WHERE id = ?`).pluck());
   return ids.filter((id) => lookups.some((q) => q.get(id) !== undefined));
 }
 
 /** Reads the rows changed since `state.since` and moves the cursor on. */
-export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: string) => SessionEvents, servers: SessionContext['servers']): void {
+export function readDatabaseRows(
+  db: Db,
+  state: DbState,
+  eventsOf: (sessionId: string) => SessionEvents,
+  servers: SessionContext['servers'],
+): void {
   const since = state.since;
   let newest = since;
   const seen = (t: number | null) => {
@@ -48,8 +67,9 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
   };
   const sessionCols = columnsOf(db, 'session');
   const v2 = columnsOf(db, 'session_v2');
-  const parentLookups = [...(v2.size ? ['session_v2'] : []), ...(sessionCols.has('parent_id') ? ['session'] : [])]
-    .map((t) => db.prepare(`SELECT parent_id FROM ${t} WHERE id = ?`).pluck());
+  const parentLookups = [...(v2.size ? ['session_v2'] : []), ...(sessionCols.has('parent_id') ? ['session'] : [])].map(
+    (t) => db.prepare(`SELECT parent_id FROM ${t} WHERE id = ?`).pluck(),
+  );
   const rootOf = rootFinder((id) => {
     for (const q of parentLookups) {
       const p = q.get(id) as string | null | undefined;
@@ -63,29 +83,48 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
 
   // 2.x keeps sessions carried over from 1.x in `session_v2` under the same id: read them there.
   const notV2 = v2.size ? 'AND id NOT IN (SELECT id FROM session_v2)' : '';
-  const changed = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])}
-    FROM session WHERE time_updated >= ? ${notV2} ORDER BY time_updated`).all(since) as SessionRow[];
+  const changed = db
+    .prepare(
+      `SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])}
+    FROM session WHERE time_updated >= ? ${notV2} ORDER BY time_updated`,
+    )
+    .all(since) as SessionRow[];
   const liveIds = Object.keys(state.live).filter((id) => !changed.some((s) => s.id === id));
-  const byId = db.prepare(`SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])} FROM session WHERE id = ?`);
-  const sessions = [...changed, ...liveIds.map((id) => byId.get(id) as SessionRow | undefined).filter((s) => s !== undefined)];
+  const byId = db.prepare(
+    `SELECT ${selectList(sessionCols, ['id', 'parent_id', 'directory', 'time_updated', 'time_archived'])} FROM session WHERE id = ?`,
+  );
+  const sessions = [
+    ...changed,
+    ...liveIds.map((id) => byId.get(id) as SessionRow | undefined).filter((s) => s !== undefined),
+  ];
   for (const id of liveIds) if (!sessions.some((s) => s.id === id)) delete state.live[id]; // deleted
 
   const messageCols = columnsOf(db, 'message');
   const partCols = columnsOf(db, 'part');
-  const messages = db.prepare(`SELECT id, time_created, time_updated, ${slim('data', MESSAGE_FIELDS)} AS data FROM message
+  const messages =
+    db.prepare(`SELECT id, time_created, time_updated, ${slim('data', MESSAGE_FIELDS)} AS data FROM message
     WHERE session_id = ? AND time_updated >= ?`);
-  const parts = partCols.has('session_id') ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, ${slim('p.data', PART_FIELDS)} AS data,
+  const parts = partCols.has('session_id')
+    ? db.prepare(`SELECT p.id, p.message_id, p.time_created, p.time_updated, ${slim('p.data', PART_FIELDS)} AS data,
     m.data ->> '$.role' AS role, m.data ->> '$.modelID' AS model
     FROM part p LEFT JOIN message m ON m.id = p.message_id AND json_valid(m.data)
     WHERE p.session_id = ? AND p.time_updated >= ?
-      AND CASE WHEN json_valid(p.data) THEN p.data ->> '$.type' IN (${[...READ_PART_TYPES].map((t) => `'${t}'`).join(', ')}) ELSE 1 END`) : undefined;
+      AND CASE WHEN json_valid(p.data) THEN p.data ->> '$.type' IN (${[...READ_PART_TYPES].map((t) => `'${t}'`).join(', ')}) ELSE 1 END`)
+    : undefined;
   const messageData = db.prepare(`SELECT ${slim('data', SUMMARY_FIELDS)} FROM message WHERE id = ?`).pluck();
   const todoCols = columnsOf(db, 'todo');
-  const todos = todoCols.has('session_id') && todoCols.has('status') ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck() : undefined;
+  const todos =
+    todoCols.has('session_id') && todoCols.has('status')
+      ? db.prepare('SELECT status FROM todo WHERE session_id = ?').pluck()
+      : undefined;
   if (!messageCols.has('data')) return finish(state, newest);
 
   const ctx: SessionContext = {
-    state, rootOf, eventsOf, seen, servers,
+    state,
+    rootOf,
+    eventsOf,
+    seen,
+    servers,
     messageData: (id) => messageData.get(id) as string | undefined,
     todos: (id) => todos?.all(id) ?? [],
   };
@@ -100,7 +139,10 @@ export function readDatabaseRows(db: Db, state: DbState, eventsOf: (sessionId: s
 export function readSession(s: SessionRow, records: RecordRow[], ctx: SessionContext): void {
   const t = sessionTarget(s, ctx);
   // In the order they were written: a message before its parts.
-  const rows = [...records].sort((a, b) => a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined));
+  const rows = [...records].sort(
+    (a, b) =>
+      a.time_created - b.time_created || Number(a.message_id !== undefined) - Number(b.message_id !== undefined),
+  );
   let open: boolean | undefined;
   let latest = s.time_updated;
   for (const r of rows) {
@@ -127,7 +169,8 @@ export function readSession(s: SessionRow, records: RecordRow[], ctx: SessionCon
 
 function countTurnLines(t: Target, userMessageId: string, data: string | undefined): void {
   const lines = data ? turnLines(jsonObject(data) ?? {}) : undefined;
-  if (lines && (lines.added || lines.removed) && t.events.firstTime(`lines:${userMessageId}`)) t.events.lines(lines.added, lines.removed);
+  if (lines && (lines.added || lines.removed) && t.events.firstTime(`lines:${userMessageId}`))
+    t.events.lines(lines.added, lines.removed);
 }
 
 /** Moves the cursor to the newest record read, less the overlap; forgets abandoned turns. */

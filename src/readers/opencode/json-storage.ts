@@ -33,7 +33,9 @@ function jsonFiles(dir: string): Stamped[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.json')).sort() // ids ascend in the order they were made
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .sort() // ids ascend in the order they were made
     .flatMap((name) => {
       const path = join(dir, name);
       try {
@@ -69,8 +71,11 @@ class Loaded {
  * when nothing changed.
  */
 export function readStorage(
-  storage: string, state: DbState, eventsOf: (sessionId: string) => SessionEvents,
-  inDatabase: (ids: string[]) => string[], servers: SessionContext['servers'],
+  storage: string,
+  state: DbState,
+  eventsOf: (sessionId: string) => SessionEvents,
+  inDatabase: (ids: string[]) => string[],
+  servers: SessionContext['servers'],
 ): boolean {
   const sessions = new Map<string, Stamped>();
   for (const project of listDir(join(storage, 'session'))) {
@@ -86,10 +91,15 @@ export function readStorage(
   // The database is asked only then: the sessions still live were asked about already.
   const skip = new Set(fresh && candidates.length ? inDatabase(candidates.map((s) => s.id)) : []);
   for (const id of skip) delete state.live[id];
-  const reads = candidates.filter((s) => (fresh ? !skip.has(s.id) : s.id in state.live)).map((s) => ({
-    session: s,
-    files: jsonFiles(join(storage, 'message', s.id)).map((m) => ({ message: m, parts: jsonFiles(join(storage, 'part', m.id)) })),
-  }));
+  const reads = candidates
+    .filter((s) => (fresh ? !skip.has(s.id) : s.id in state.live))
+    .map((s) => ({
+      session: s,
+      files: jsonFiles(join(storage, 'message', s.id)).map((m) => ({
+        message: m,
+        parts: jsonFiles(join(storage, 'part', m.id)),
+      })),
+    }));
   const files = reads.flatMap((r) => r.files).flatMap((f) => [f.message, ...f.parts]);
   if (!fresh && !files.some((f) => f.mtime > newest)) return false;
 
@@ -116,13 +126,26 @@ export function readStorage(
       const f = files.find((x) => x.message.id === id);
       return f && messages.get(f.message.path).text;
     };
-    const row = { id: session.id, parent_id: str(info.parentID) ?? null, directory: str(info.directory) ?? null, time_updated: session.mtime };
+    const row = {
+      id: session.id,
+      parent_id: str(info.parentID) ?? null,
+      directory: str(info.directory) ?? null,
+      time_updated: session.mtime,
+    };
     // `todo/<session>.json`: the plan's items, `[{content, status, priority}]`.
     const todos = (id: string) => {
       const items = jsonValue(readText(join(storage, 'todo', `${id}.json`)) ?? '');
       return Array.isArray(items) ? items.map((i) => obj(i)?.status) : [];
     };
-    readSession(row, changedRecords(files, since, messages), { state, eventsOf, rootOf, seen, messageData, todos, servers });
+    readSession(row, changedRecords(files, since, messages), {
+      state,
+      eventsOf,
+      rootOf,
+      seen,
+      messageData,
+      todos,
+      servers,
+    });
   }
   state.newest = Math.max(newest, latest);
   finish(state, latest);
@@ -138,12 +161,22 @@ function changedRecords(files: { message: Stamped; parts: Stamped[] }[], since: 
     const m = loaded.get(message.path);
     // A part has no creation time of its own: it sorts after its message, in id order.
     const created = num(obj(m.json?.time)?.created) || message.mtime;
-    if (message.mtime >= since && m.text !== undefined) rows.push({ id: message.id, time_created: created, time_updated: message.mtime, data: m.text });
+    if (message.mtime >= since && m.text !== undefined)
+      rows.push({ id: message.id, time_created: created, time_updated: message.mtime, data: m.text });
     for (const p of changedParts) {
       const text = readText(p.path);
       const type = text && PART_TYPE.exec(text)?.[1];
       if (type && !READ_PART_TYPES.has(type)) continue;
-      if (text !== undefined) rows.push({ id: p.id, message_id: message.id, time_created: created, time_updated: p.mtime, data: text, role: str(m.json?.role), model: str(m.json?.modelID) });
+      if (text !== undefined)
+        rows.push({
+          id: p.id,
+          message_id: message.id,
+          time_created: created,
+          time_updated: p.mtime,
+          data: text,
+          role: str(m.json?.role),
+          model: str(m.json?.modelID),
+        });
     }
   }
   return rows;

@@ -27,13 +27,16 @@ export function openCodeFamily(family: Family): StoreReader<DbState> {
     // Databases first: of a session in both, the database's records are counted.
     listFiles: (root) => [
       ...databases(root).map((path): SessionFile => ({ path, sessionId: basename(path) })),
-      ...(!isFile(root) && isDirectory(join(root, STORAGE, 'session')) ? [{ path: join(root, STORAGE), sessionId: STORAGE }] : []),
+      ...(!isFile(root) && isDirectory(join(root, STORAGE, 'session'))
+        ? [{ path: join(root, STORAGE), sessionId: STORAGE }]
+        : []),
     ],
     initialState: () => ({ since: 0, live: {} }),
     readStore(file, state, eventsOf) {
       const servers = mcpServers(dirname(file.path), app);
       if (isDirectory(file.path)) {
-        const inDatabase = (ids: string[]) => databases(dirname(file.path)).flatMap((db) => readDatabase(db, (d) => sessionsIn(d, ids)));
+        const inDatabase = (ids: string[]) =>
+          databases(dirname(file.path)).flatMap((db) => readDatabase(db, (d) => sessionsIn(d, ids)));
         return readStorage(file.path, state, eventsOf, inDatabase, servers);
       }
       return readChangedDatabase(file.path, state, (db) => readDatabaseRows(db, state, eventsOf, servers));

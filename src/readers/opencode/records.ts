@@ -134,13 +134,28 @@ export function readMessage(t: Target, id: string, data: Json, updated: number):
 export const READ_PART_TYPES: ReadonlySet<string> = new Set(['text', 'step-finish', 'tool', 'compaction']);
 
 /** A part of a message whose role and model the caller looked up. */
-export function readPart(t: Target, id: string, messageId: string, role: string | undefined, model: string | undefined, data: Json, updated: number): void {
+export function readPart(
+  t: Target,
+  id: string,
+  messageId: string,
+  role: string | undefined,
+  model: string | undefined,
+  data: Json,
+  updated: number,
+): void {
   const ev = t.events;
   ev.activity(updated);
   switch (data.type) {
     case 'text':
       // The person's prompt; synthetic text is what OpenCode adds (file contents, reminders).
-      if (role === 'user' && !t.child && data.synthetic !== true && data.ignored !== true && ev.firstTime(`prompt:${messageId}`)) ev.prompt(updated);
+      if (
+        role === 'user' &&
+        !t.child &&
+        data.synthetic !== true &&
+        data.ignored !== true &&
+        ev.firstTime(`prompt:${messageId}`)
+      )
+        ev.prompt(updated);
       return;
     case 'step-finish': {
       const tokens = obj(data.tokens);
@@ -169,7 +184,8 @@ export function readToolCall(t: Target, callId: string, name: string, status: st
   const ev = t.events;
   const call = classifyTool(name, t.servers);
   if (ev.firstTime(`call:${callId}`)) ev.toolCall(callId, call);
-  if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`)) ev.toolResult(callId, status === 'error', call);
+  if ((status === 'completed' || status === 'error') && ev.firstTime(`done:${callId}`))
+    ev.toolResult(callId, status === 'error', call);
 }
 
 /** Lines a turn changed, from the per-turn diff summary OpenCode keeps on the user message. */
@@ -186,7 +202,10 @@ export function turnLines(data: Json): { added: number; removed: number } | unde
 }
 
 /** Where a session's records are reported (its root's session), with what its own row says. */
-export function sessionTarget(s: SessionRow, ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>): Target {
+export function sessionTarget(
+  s: SessionRow,
+  ctx: Pick<SessionContext, 'rootOf' | 'eventsOf' | 'seen' | 'servers'>,
+): Target {
   ctx.seen(s.time_updated);
   const root = ctx.rootOf(s.id);
   const t: Target = { events: ctx.eventsOf(root), child: root !== s.id, servers: () => ctx.servers(s.directory) };

@@ -5,16 +5,31 @@ import { serverOf } from '../mcp.js';
 import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  read: 'read', list: 'read', ls: 'read', lsp: 'read', todoread: 'plan',
-  glob: 'search', grep: 'search', codesearch: 'search', websearch: 'search',
-  write: 'edit', edit: 'edit', multiedit: 'edit', apply_patch: 'edit', patch: 'edit',
-  bash: 'execute', shell: 'execute', skill: 'execute',
+  read: 'read',
+  list: 'read',
+  ls: 'read',
+  lsp: 'read',
+  todoread: 'plan',
+  glob: 'search',
+  grep: 'search',
+  codesearch: 'search',
+  websearch: 'search',
+  write: 'edit',
+  edit: 'edit',
+  multiedit: 'edit',
+  apply_patch: 'edit',
+  patch: 'edit',
+  bash: 'execute',
+  shell: 'execute',
+  skill: 'execute',
   webfetch: 'fetch',
   task: 'agent',
   todowrite: 'plan',
-  plan_enter: 'switch_mode', plan_exit: 'switch_mode',
+  plan_enter: 'switch_mode',
+  plan_exit: 'switch_mode',
   question: 'communicate',
-  batch: 'other', invalid: 'other',
+  batch: 'other',
+  invalid: 'other',
 };
 
 const WAITS: ToolTable['waits'] = { question: 'question', task: 'subagents' };

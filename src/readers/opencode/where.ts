@@ -19,7 +19,12 @@ export const OPENCODE: Family = { harness: 'opencode', app: 'opencode', dbEnv: '
 /** The databases of a root (`<app>.db`, `<app>-<channel>.db`), or the root itself where it is a database. */
 export function databasesOf(app: string): (root: string) => string[] {
   const dbName = new RegExp(`^${app}(-[A-Za-z0-9._-]+)?\\.db$`);
-  return (root) => (isFile(root) ? [root] : listDir(root).filter((e) => e.isFile && dbName.test(e.name)).map((e) => e.path));
+  return (root) =>
+    isFile(root)
+      ? [root]
+      : listDir(root)
+          .filter((e) => e.isFile && dbName.test(e.name))
+          .map((e) => e.path);
 }
 
 export function openCodeWhere({ harness, app, dbEnv }: Family): Where {

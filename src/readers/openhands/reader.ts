@@ -41,26 +41,41 @@ const HEX = /^[0-9a-f]{32}$/i;
 const EVENT = /^event-(\d+)-.*\.json$/;
 
 /** The conversation id as OpenHands writes it in `base_state.json` (a uuid with dashes). */
-const uuidOf = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`.toLowerCase();
+const uuidOf = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`.toLowerCase();
 
 function conversations(dir: string): SessionFile[] {
-  return listDir(dir).filter((e) => e.isDirectory && HEX.test(e.name)).flatMap((c) => [
-    { path: join(c.path, 'base_state.json'), sessionId: uuidOf(c.name), document: true as const },
-    ...conversations(join(c.path, 'subagents')),
-  ]);
+  return listDir(dir)
+    .filter((e) => e.isDirectory && HEX.test(e.name))
+    .flatMap((c) => [
+      { path: join(c.path, 'base_state.json'), sessionId: uuidOf(c.name), document: true as const },
+      ...conversations(join(c.path, 'subagents')),
+    ]);
 }
 
 // The SDK's tools (openhands-tools) by kind; `task` and `delegate` start subagents.
 const KINDS: Record<string, ToolKind> = {
-  terminal: 'execute', execute_bash: 'execute',
-  file_editor: 'edit', str_replace_editor: 'edit', planning_file_editor: 'edit',
-  glob: 'search', grep: 'search',
-  task_tracker: 'plan', think: 'think',
-  task: 'agent', delegate: 'agent',
+  terminal: 'execute',
+  execute_bash: 'execute',
+  file_editor: 'edit',
+  str_replace_editor: 'edit',
+  planning_file_editor: 'edit',
+  glob: 'search',
+  grep: 'search',
+  task_tracker: 'plan',
+  think: 'think',
+  task: 'agent',
+  delegate: 'agent',
 };
-const classifyTool = (name: string): ToolCall => builtinTool(name, { kinds: KINDS, waits: { task: 'subagents', delegate: 'subagents' } });
+const classifyTool = (name: string): ToolCall =>
+  builtinTool(name, { kinds: KINDS, waits: { task: 'subagents', delegate: 'subagents' } });
 
-function endTurn(state: OpenHandsState, ev: SessionEvents, outcome: 'completed' | 'failed' | 'interrupted', ts: number): void {
+function endTurn(
+  state: OpenHandsState,
+  ev: SessionEvents,
+  outcome: 'completed' | 'failed' | 'interrupted',
+  ts: number,
+): void {
   if (!state.open) return;
   delete state.open;
   ev.turnEnded(outcome, ts);
@@ -101,7 +116,8 @@ function readEvent(e: Json, state: OpenHandsState, session: string, ev: SessionE
       const call = str(e.tool_call_id);
       if (!call) return kind === 'AgentErrorEvent' ? undefined : ev.skipped('unknown_shape');
       // A refusal is the person's answer, not the tool failing; a terminal's exit code is no error flag.
-      const failed = kind === 'AgentErrorEvent' || (kind === 'ObservationEvent' && obj(e.observation)?.is_error === true);
+      const failed =
+        kind === 'AgentErrorEvent' || (kind === 'ObservationEvent' && obj(e.observation)?.is_error === true);
       ev.toolResult(call, failed);
       state.pending = state.pending.filter((p) => p !== call);
       return;
@@ -118,10 +134,12 @@ function readEvent(e: Json, state: OpenHandsState, session: string, ev: SessionE
 
 /** The event files not read yet, in order; a file that does not parse (being written) stops the read there. */
 function readEvents(dir: string, state: OpenHandsState, session: string, ev: SessionEvents): void {
-  const files = listDir(join(dir, 'events')).flatMap((f) => {
-    const m = EVENT.exec(f.name);
-    return m && f.isFile && Number(m[1]) >= state.next ? [{ n: Number(m[1]), path: f.path }] : [];
-  }).sort((a, b) => a.n - b.n);
+  const files = listDir(join(dir, 'events'))
+    .flatMap((f) => {
+      const m = EVENT.exec(f.name);
+      return m && f.isFile && Number(m[1]) >= state.next ? [{ n: Number(m[1]), path: f.path }] : [];
+    })
+    .sort((a, b) => a.n - b.n);
   for (const f of files) {
     const e = jsonObject(readText(f.path) ?? '');
     if (!e) return;
@@ -130,7 +148,13 @@ function readEvents(dir: string, state: OpenHandsState, session: string, ev: Ses
   }
 }
 
-const TOKENS = ['prompt_tokens', 'completion_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens'] as const;
+const TOKENS = [
+  'prompt_tokens',
+  'completion_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+] as const;
 
 /** One usage id's calls, summed per model: tokens from `token_usages[]`, dollars from `costs[]`. */
 function byModel(m: Json, key: string, ev: SessionEvents): Map<string, { totals: number[]; cost: number }> | undefined {
@@ -191,7 +215,16 @@ function countUsage(d: Json, state: OpenHandsState, session: string, ts: number,
       }
       // A reasoning count of 0 is what the SDK writes when the provider sends none: not recorded.
       const unsaid: UsagePart[] = reasoning > 0 ? [] : ['reasoning'];
-      countGrowth(ev, state.marks, `${session}:${usageId}:${model}`, model, { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning }, cost, ts, unsaid);
+      countGrowth(
+        ev,
+        state.marks,
+        `${session}:${usageId}:${model}`,
+        model,
+        { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning },
+        cost,
+        ts,
+        unsaid,
+      );
     }
   }
 }

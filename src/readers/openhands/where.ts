@@ -7,6 +7,8 @@ import type { Where } from '../reader.js';
 
 export const openhands: Where = {
   harness: 'openhands',
-  defaultRoots: (env, home) => [env.OPENHANDS_CONVERSATIONS_DIR || join(env.OPENHANDS_PERSISTENCE_DIR || join(home, '.openhands'), 'conversations')],
+  defaultRoots: (env, home) => [
+    env.OPENHANDS_CONVERSATIONS_DIR || join(env.OPENHANDS_PERSISTENCE_DIR || join(home, '.openhands'), 'conversations'),
+  ],
   watchPaths: (root) => [root],
 };

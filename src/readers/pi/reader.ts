@@ -30,7 +30,8 @@ export interface PiState {
 // pi retries a failed request whose error reads as transient (its `isRetryableError`) up to
 // `retry.maxRetries` times (default 3): after this many failed attempts in a row it has given up.
 const ATTEMPTS = 4;
-const RETRYABLE = /overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504)\b|service.?unavailable|server error|internal error|connection.?error|fetch failed|retry delay/i;
+const RETRYABLE =
+  /overloaded|rate.?limit|usage.?limit|too many requests|\b(429|500|502|503|504)\b|service.?unavailable|server error|internal error|connection.?error|fetch failed|retry delay/i;
 
 /** The session uuid after the start time in `<time>_<uuid>.jsonl`. */
 function sessionIdOf(name: string): string {
@@ -54,10 +55,21 @@ const KNOWN = new Set(['session', 'model_change', 'message', 'compaction']);
 // What is read of an entry: the text of prompts and answers, tool arguments and outputs are
 // passed over unread.
 const RECORD: Shape = {
-  type: true, id: true, timestamp: true, cwd: true, modelId: true,
+  type: true,
+  id: true,
+  timestamp: true,
+  cwd: true,
+  modelId: true,
   message: {
-    role: true, model: true, usage: true, stopReason: true, errorMessage: true,
-    toolCallId: true, toolName: true, isError: true, content: { type: true, id: true, name: true },
+    role: true,
+    model: true,
+    usage: true,
+    stopReason: true,
+    errorMessage: true,
+    toolCallId: true,
+    toolName: true,
+    isError: true,
+    content: { type: true, id: true, name: true },
   },
 };
 
@@ -123,11 +135,22 @@ function toolResult(msg: Fields, key: string, ev: SessionEvents): void {
  * and its tool calls. `reasoning`: the reasoning part of output, where the harness records one.
  */
 export function countAnswer(
-  u: Json, content: Fields[], model: string, ts: number, ev: SessionEvents, classify: (name: string) => ToolCall, reasoning: number,
+  u: Json,
+  content: Fields[],
+  model: string,
+  ts: number,
+  ev: SessionEvents,
+  classify: (name: string) => ToolCall,
+  reasoning: number,
   unsaid?: readonly UsagePart[],
 ): void {
   const usage: Usage = {
-    input: numberOf(u.input), output: numberOf(u.output), cacheRead: numberOf(u.cacheRead), cacheWrite: numberOf(u.cacheWrite), cacheWrite1h: 0, reasoning,
+    input: numberOf(u.input),
+    output: numberOf(u.output),
+    cacheRead: numberOf(u.cacheRead),
+    cacheWrite: numberOf(u.cacheWrite),
+    cacheWrite1h: 0,
+    reasoning,
   };
   const prompt = usage.input + usage.cacheRead + usage.cacheWrite;
   // The harness prices requests (pi from its models.json, OpenClaw from its model catalog); zero

@@ -6,9 +6,12 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  read: 'read', ls: 'read',
-  grep: 'search', find: 'search',
-  edit: 'edit', write: 'edit',
+  read: 'read',
+  ls: 'read',
+  grep: 'search',
+  find: 'search',
+  edit: 'edit',
+  write: 'edit',
   bash: 'execute',
 };
 

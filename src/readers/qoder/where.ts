@@ -7,6 +7,7 @@ import type { Where } from '../reader.js';
 
 export const qoder: Where = {
   harness: 'qoder',
-  defaultRoots: (env, home) => (env.QODER_CONFIG_DIR ? [env.QODER_CONFIG_DIR] : [join(home, '.qoder'), join(home, '.qoder-cn')]),
+  defaultRoots: (env, home) =>
+    env.QODER_CONFIG_DIR ? [env.QODER_CONFIG_DIR] : [join(home, '.qoder'), join(home, '.qoder-cn')],
   watchPaths: (root) => [join(root, 'projects')],
 };

@@ -44,8 +44,17 @@ function listFiles(root: string): SessionFile[] {
 // passed over unread.
 const PART: Shape = { text: true, thought: true, functionCall: { id: true, name: true, args: true } };
 const RECORD: Shape = {
-  type: true, subtype: true, timestamp: true, uuid: true, cwd: true, gitBranch: true, isSidechain: true, agentId: true,
-  model: true, usageMetadata: true, contextWindowSize: true,
+  type: true,
+  subtype: true,
+  timestamp: true,
+  uuid: true,
+  cwd: true,
+  gitBranch: true,
+  isSidechain: true,
+  agentId: true,
+  model: true,
+  usageMetadata: true,
+  contextWindowSize: true,
   message: { parts: PART },
   toolCallResult: { callId: true, status: true, resultDisplay: { diffStat: true, fileDiff: true } },
   systemPayload: { uiEvent: true, state: true },
@@ -114,7 +123,8 @@ function message(rec: Fields, at: number | undefined, state: QwenState, ev: Sess
   // What Qwen Code shows as context use: the last request's prompt, cached part included.
   if (model && prompted) ev.context(model, prompted, num(rec.number('contextWindowSize')) || undefined);
   // The turn's final answer: text (not only thoughts) and no tool left to run.
-  if (calls === 0 && parts.some((p) => p.kind('text') === 'string' && !p.isTrue('thought'))) endTurn(state, ev, 'completed', ts);
+  if (calls === 0 && parts.some((p) => p.kind('text') === 'string' && !p.isTrue('thought')))
+    endTurn(state, ev, 'completed', ts);
 }
 
 function prompt(rec: Fields, parts: Fields[], ts: number, state: QwenState, ev: SessionEvents): void {
@@ -143,7 +153,11 @@ function toolResult(rec: Fields, ev: SessionEvents): void {
   const display = r.object('resultDisplay');
   const stat = obj(display?.value('diffStat'));
   const diff = display?.text('fileDiff');
-  const n = stat ? { added: num(stat.model_added_lines), removed: num(stat.model_removed_lines) } : diff ? countUnifiedDiff(diff) : undefined;
+  const n = stat
+    ? { added: num(stat.model_added_lines), removed: num(stat.model_removed_lines) }
+    : diff
+      ? countUnifiedDiff(diff)
+      : undefined;
   if (n && (n.added > 0 || n.removed > 0)) ev.lines(n.added, n.removed);
 }
 
@@ -152,7 +166,8 @@ function system(rec: Fields, at: number | undefined, state: QwenState, ev: Sessi
     case 'ui_telemetry': {
       const e = obj(rec.object('systemPayload')?.value('uiEvent'));
       const name = e?.['event.name'];
-      if (name === 'qwen-code.api_response' || name === 'qwen-code.api_error') return telemetry(e!, located(rec, at, ev), state, ev);
+      if (name === 'qwen-code.api_response' || name === 'qwen-code.api_error')
+        return telemetry(e!, located(rec, at, ev), state, ev);
       return;
     }
     case 'turn_result':
@@ -172,7 +187,13 @@ function usageOf(e: Json): Usage {
   const reasoning = numberOf(e.thoughts_token_count);
   // OpenAI-compatible and Qwen OAuth outputs include reasoning, Gemini's do not (the CLI's own rule).
   const included = e.auth_type === 'openai' || e.auth_type === 'qwen-oauth';
-  return usageFromPrompt(numberOf(e.input_token_count), numberOf(e.output_token_count) + (included ? 0 : reasoning), cacheRead, 0, reasoning);
+  return usageFromPrompt(
+    numberOf(e.input_token_count),
+    numberOf(e.output_token_count) + (included ? 0 : reasoning),
+    cacheRead,
+    0,
+    reasoning,
+  );
 }
 
 function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): void {
@@ -196,7 +217,11 @@ function telemetry(e: Json, ts: number, state: QwenState, ev: SessionEvents): vo
   if (u.input + u.output + u.cacheRead !== 0) ev.usage(model, u, numberOf(e.input_token_count), ts);
 }
 
-const TURN_RESULTS = new Map<string, TurnOutcome>([['completed', 'completed'], ['cancelled', 'interrupted'], ['error', 'failed']]);
+const TURN_RESULTS = new Map<string, TurnOutcome>([
+  ['completed', 'completed'],
+  ['cancelled', 'interrupted'],
+  ['error', 'failed'],
+]);
 
 /** The settled outcome of a turn, which newer builds write (daemon sessions). */
 function turnResult(rec: Fields, ts: number, state: QwenState, ev: SessionEvents): void {

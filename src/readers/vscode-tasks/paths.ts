@@ -26,11 +26,15 @@ export function editorTaskRoots(env: NodeJS.ProcessEnv, home: string, extension:
     ...(env.APPDATA ? EDITORS.map((e) => join(env.APPDATA!, e)) : []),
     ...REMOTE.map((r) => join(home, r, 'data')),
   ];
-  const moved = setting ? userDirs.flatMap((d) => {
-    // Settings that do not parse (an editor writing them, a typo) move nothing.
-    const custom = str(obj(jsonValue(withoutComments(readText(join(d, 'User', 'settings.json')) ?? '')))?.[setting]);
-    return custom && isAbsolute(custom) ? [join(custom, 'tasks')] : [];
-  }) : [];
+  const moved = setting
+    ? userDirs.flatMap((d) => {
+        // Settings that do not parse (an editor writing them, a typo) move nothing.
+        const custom = str(
+          obj(jsonValue(withoutComments(readText(join(d, 'User', 'settings.json')) ?? '')))?.[setting],
+        );
+        return custom && isAbsolute(custom) ? [join(custom, 'tasks')] : [];
+      })
+    : [];
   return [...userDirs.map((d) => join(d, 'User', 'globalStorage', extension, 'tasks')), ...new Set(moved)];
 }
 

@@ -47,15 +47,38 @@ export interface TaskState {
 }
 
 /** A request's counts as its message has them: `tokensIn` in the harness's sense; `cost` where recorded. */
-interface Counts { tokensIn: number; tokensOut: number; cacheReads: number; cacheWrites: number; cost?: number }
+interface Counts {
+  tokensIn: number;
+  tokensOut: number;
+  cacheReads: number;
+  cacheWrites: number;
+  cost?: number;
+}
 
 const TRANSCRIPT = 'ui_messages.json';
 // The end of the conversation searched for the model Roo and Kilo last named.
 const MODEL_TAIL = 256 << 10;
 // Cline's providers whose `tokensIn` is OpenAI's `prompt_tokens`, cache included.
-const PROMPT_WITH_CACHE = new Set(['openai', 'openai-native', 'litellm', 'doubao', 'fireworks', 'hicap', 'lmstudio', 'qwen', 'xai', 'zai']);
+const PROMPT_WITH_CACHE = new Set([
+  'openai',
+  'openai-native',
+  'litellm',
+  'doubao',
+  'fireworks',
+  'hicap',
+  'lmstudio',
+  'qwen',
+  'xai',
+  'zai',
+]);
 // Messages after a tool call that say it failed.
-const TOOL_ERRORS = new Set(['diff_error', 'clineignore_error', 'rooignore_error', 'error', 'command_permission_denied']);
+const TOOL_ERRORS = new Set([
+  'diff_error',
+  'clineignore_error',
+  'rooignore_error',
+  'error',
+  'command_permission_denied',
+]);
 // A condense call has a cost and no token counts: it gives no token series.
 const NO_TOKENS: readonly UsagePart[] = [...TOKEN_TYPES, 'reasoning'];
 const ZERO: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
@@ -102,9 +125,11 @@ export function withExtensionTasks<S>(reader: Reader<S>, family: TaskFamily): Re
     ...withExtensionTaskRoots(reader, family),
     listFiles: (root) => (isTaskRoot(root) ? taskFiles(root) : reader.listFiles(root)),
     initialState: (file) => (isTaskFile(file) ? {} : reader.initialState(file)),
-    registry: (root) => (isTaskRoot(root) ? [] : reader.registry?.(root) ?? []),
+    registry: (root) => (isTaskRoot(root) ? [] : (reader.registry?.(root) ?? [])),
     readDocument: (doc, state, file, ev) =>
-      isTaskFile(file) ? readTranscript(family, doc, state as TaskState, file, ev) : reader.readDocument?.(doc, state as S, file, ev),
+      isTaskFile(file)
+        ? readTranscript(family, doc, state as TaskState, file, ev)
+        : reader.readDocument?.(doc, state as S, file, ev),
   };
 }
 
@@ -119,7 +144,8 @@ export const taskHistories = new ParsedFiles((text) => {
   for (const raw of Array.isArray(history) ? history : []) {
     const h = obj(raw);
     const id = str(h?.id);
-    if (id !== undefined && !byId.has(id)) byId.set(id, { cwd: str(h?.cwdOnTaskInitialization), model: str(h?.modelId) });
+    if (id !== undefined && !byId.has(id))
+      byId.set(id, { cwd: str(h?.cwdOnTaskInitialization), model: str(h?.modelId) });
   }
   return byId;
 });
@@ -149,7 +175,13 @@ function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): Task
     const item = jsonObject(readText(join(dir, 'history_item.json')) ?? '');
     const tail = readTail(join(dir, 'api_conversation_history.json'), MODEL_TAIL)?.toString('utf8') ?? '';
     const models = [...tail.matchAll(/<model>([^<]{1,200})<\/model>/g)];
-    return { cwd: str(item?.workspace), child: str(item?.parentTaskId) !== undefined, model: models.at(-1)?.[1], uses: [], deletedRange: false };
+    return {
+      cwd: str(item?.workspace),
+      child: str(item?.parentTaskId) !== undefined,
+      model: models.at(-1)?.[1],
+      uses: [],
+      deletedRange: false,
+    };
   }
   if (!state.cwd) {
     const entry = taskHistories.get(join(extensionDir(file.path), 'state', 'taskHistory.json')).get(file.sessionId);
@@ -157,11 +189,13 @@ function taskMeta(family: TaskFamily, state: TaskState, file: SessionFile): Task
     if (entry?.model) state.model = entry.model;
   }
   const metadata = jsonObject(readText(join(dir, 'task_metadata.json')) ?? '');
-  const uses = (Array.isArray(metadata?.model_usage) ? metadata.model_usage : []).flatMap((raw): ModelUse[] => {
-    const u = obj(raw);
-    const model = str(u?.model_id);
-    return typeof u?.ts === 'number' && model ? [{ ts: u.ts, model, provider: str(u.model_provider_id) }] : [];
-  }).sort((a, b) => a.ts - b.ts);
+  const uses = (Array.isArray(metadata?.model_usage) ? metadata.model_usage : [])
+    .flatMap((raw): ModelUse[] => {
+      const u = obj(raw);
+      const model = str(u?.model_id);
+      return typeof u?.ts === 'number' && model ? [{ ts: u.ts, model, provider: str(u.model_provider_id) }] : [];
+    })
+    .sort((a, b) => a.ts - b.ts);
   return { cwd: state.cwd, child: false, model: state.model, uses, deletedRange: true };
 }
 
@@ -172,7 +206,13 @@ function modelUsedAt(uses: readonly ModelUse[], ts: number): ModelUse | undefine
   return found;
 }
 
-function* readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file: SessionFile, ev: SessionEvents): DocumentSteps {
+function* readTranscript(
+  family: TaskFamily,
+  doc: Buffer,
+  state: TaskState,
+  file: SessionFile,
+  ev: SessionEvents,
+): DocumentSteps {
   const messages = documentValue(doc, ev);
   if (messages === undefined) return;
   // A task's transcript starts with its task: none is no transcript.
@@ -208,7 +248,10 @@ function* readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file
     if (use) ({ model, provider } = use);
     const key = `${task}:${ts}`;
     // Cline: the range of the conversation deleted, on each message after a truncation or condense.
-    const deleted = meta.deletedRange && Array.isArray(m.conversationHistoryDeletedRange) ? JSON.stringify(m.conversationHistoryDeletedRange) : undefined;
+    const deleted =
+      meta.deletedRange && Array.isArray(m.conversationHistoryDeletedRange)
+        ? JSON.stringify(m.conversationHistoryDeletedRange)
+        : undefined;
     if (deleted !== undefined && deleted !== range) {
       range = deleted;
       if (ev.firstTime(`compaction:${key}`)) ev.compaction();
@@ -263,7 +306,8 @@ function* readTranscript(family: TaskFamily, doc: Buffer, state: TaskState, file
     // An `ask` waits for the person's approval until a message follows it (a question or a
     // delegation waits on its own).
     const next = list[i + 1];
-    if (ev.firstTime(`call:${key}`)) ev.toolCall(key, m.type === 'ask' && !call.waits ? { ...call, waits: 'approval' } : call);
+    if (ev.firstTime(`call:${key}`))
+      ev.toolCall(key, m.type === 'ask' && !call.waits ? { ...call, waits: 'approval' } : call);
     if (!next) return;
     const failed = TOOL_ERRORS.has((next.type === 'say' ? str(next.say) : undefined) ?? '');
     if (ev.firstTime(`result:${key}`)) ev.toolResult(key, failed, call);
@@ -303,14 +347,18 @@ function request(family: TaskFamily, m: Json, at: RequestAt, ev: SessionEvents):
   if (!counted && cancel === undefined) return;
   if (counted && ev.firstTime(`usage:${key}`)) {
     const counts: Counts = {
-      tokensIn: numberOf(info.tokensIn), tokensOut: numberOf(info.tokensOut), cacheReads: numberOf(info.cacheReads), cacheWrites: numberOf(info.cacheWrites),
+      tokensIn: numberOf(info.tokensIn),
+      tokensOut: numberOf(info.tokensOut),
+      cacheReads: numberOf(info.cacheReads),
+      cacheWrites: numberOf(info.cacheWrites),
       ...(typeof info.cost === 'number' ? { cost: info.cost } : {}),
     };
     const own = at.deleted ? notCounted(counts, ts, state, at.present) : counts;
     (state.counted ??= {})[ts] = counts;
     const { tokensIn, cacheReads: cacheRead, cacheWrites: cacheWrite } = own;
     // The whole prompt where it holds the cache (a remainder below the cache counts never does).
-    const whole = (family.wholePrompt || PROMPT_WITH_CACHE.has(at.provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
+    const whole =
+      (family.wholePrompt || PROMPT_WITH_CACHE.has(at.provider ?? '')) && tokensIn >= cacheRead + cacheWrite;
     const input = whole ? tokensIn - cacheRead - cacheWrite : tokensIn;
     const usage: Usage = { input, output: own.tokensOut, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
     const prompt = input + cacheRead + cacheWrite;
@@ -341,7 +389,10 @@ function notCounted(sum: Counts, ts: number, state: TaskState, present: Readonly
   }
   const atLeast0 = (n: number) => Math.max(0, n);
   return {
-    tokensIn: atLeast0(left.tokensIn), tokensOut: atLeast0(left.tokensOut), cacheReads: atLeast0(left.cacheReads), cacheWrites: atLeast0(left.cacheWrites),
+    tokensIn: atLeast0(left.tokensIn),
+    tokensOut: atLeast0(left.tokensOut),
+    cacheReads: atLeast0(left.cacheReads),
+    cacheWrites: atLeast0(left.cacheWrites),
     ...(left.cost !== undefined ? { cost: atLeast0(left.cost) } : {}),
   };
 }

@@ -8,14 +8,28 @@ import { builtinTool, mcpTool, type ToolTable } from '../tools.js';
 import { jsonValue, obj, str } from '../fields.js';
 
 const KINDS: Record<string, ToolKind> = {
-  readFile: 'read', listFilesTopLevel: 'read', listFilesRecursive: 'read', listCodeDefinitionNames: 'read',
-  fetchInstructions: 'read', readCommandOutput: 'read',
-  searchFiles: 'search', codebaseSearch: 'search',
-  editedExistingFile: 'edit', newFileCreated: 'edit', appliedDiff: 'edit', insertContent: 'edit',
-  searchAndReplace: 'edit', fileDeleted: 'delete',
-  execute_command: 'execute', runSlashCommand: 'execute',
-  webFetch: 'fetch', webSearch: 'fetch', browser_action: 'fetch',
-  newTask: 'agent', subagent: 'agent', use_subagents: 'agent',
+  readFile: 'read',
+  listFilesTopLevel: 'read',
+  listFilesRecursive: 'read',
+  listCodeDefinitionNames: 'read',
+  fetchInstructions: 'read',
+  readCommandOutput: 'read',
+  searchFiles: 'search',
+  codebaseSearch: 'search',
+  editedExistingFile: 'edit',
+  newFileCreated: 'edit',
+  appliedDiff: 'edit',
+  insertContent: 'edit',
+  searchAndReplace: 'edit',
+  fileDeleted: 'delete',
+  execute_command: 'execute',
+  runSlashCommand: 'execute',
+  webFetch: 'fetch',
+  webSearch: 'fetch',
+  browser_action: 'fetch',
+  newTask: 'agent',
+  subagent: 'agent',
+  use_subagents: 'agent',
   updateTodoList: 'plan',
   switchMode: 'switch_mode',
   ask_followup_question: 'communicate',
@@ -31,14 +45,21 @@ const WAITS: ToolTable['waits'] = { ask_followup_question: 'question', newTask: 
 export function callOf(kind: string | undefined, text: string | undefined): ToolCall | undefined {
   const fields = () => obj(jsonValue(text ?? ''));
   switch (kind) {
-    case 'tool': return builtinTool(str(fields()?.tool) ?? 'unknown', { kinds: KINDS, waits: WAITS });
-    case 'command': return builtinTool('execute_command', { kinds: KINDS });
-    case 'use_mcp_server': return mcpTool(str(fields()?.serverName));
-    case 'browser_action_launch': return builtinTool('browser_action', { kinds: KINDS });
+    case 'tool':
+      return builtinTool(str(fields()?.tool) ?? 'unknown', { kinds: KINDS, waits: WAITS });
+    case 'command':
+      return builtinTool('execute_command', { kinds: KINDS });
+    case 'use_mcp_server':
+      return mcpTool(str(fields()?.serverName));
+    case 'browser_action_launch':
+      return builtinTool('browser_action', { kinds: KINDS });
     // Cline 3.x running subagents (their usage follows in a `subagent_usage` message).
-    case 'use_subagents': return builtinTool('use_subagents', { kinds: KINDS });
+    case 'use_subagents':
+      return builtinTool('use_subagents', { kinds: KINDS });
     // The `ask_followup_question` tool's question to the user.
-    case 'followup': return builtinTool('ask_followup_question', { kinds: KINDS, waits: WAITS });
-    default: return undefined;
+    case 'followup':
+      return builtinTool('ask_followup_question', { kinds: KINDS, waits: WAITS });
+    default:
+      return undefined;
   }
 }

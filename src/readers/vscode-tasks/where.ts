@@ -22,7 +22,11 @@ function taskRoots(family: TaskFamily, env: NodeJS.ProcessEnv, home: string): st
 
 /** A harness whose only files are its extension's tasks (Roo Code). */
 export function extensionTasksWhere(family: TaskFamily): Where {
-  return { harness: family.harness, defaultRoots: (env, home) => taskRoots(family, env, home), watchPaths: (root) => [root] };
+  return {
+    harness: family.harness,
+    defaultRoots: (env, home) => taskRoots(family, env, home),
+    watchPaths: (root) => [root],
+  };
 }
 
 /** A harness that reads its extension's tasks too: a root that is a `tasks` folder is the extension's, any other its own. */
@@ -31,6 +35,6 @@ export function withExtensionTaskRoots(where: Where, family: TaskFamily): Where 
     ...where,
     defaultRoots: (env, home) => [...where.defaultRoots(env, home), ...taskRoots(family, env, home)],
     watchPaths: (root) => (isTaskRoot(root) ? [root] : where.watchPaths(root)),
-    watchFiles: (root) => (isTaskRoot(root) ? [] : where.watchFiles?.(root) ?? []),
+    watchFiles: (root) => (isTaskRoot(root) ? [] : (where.watchFiles?.(root) ?? [])),
   };
 }

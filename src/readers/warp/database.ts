@@ -39,7 +39,12 @@ const OVERLAP_MS = 5000;
 // Exchanges left "Pending" by a Warp that quit mid-answer stay so: only the newest are read again.
 const MAX_PENDING = 64;
 
-const OUTCOMES: Record<string, TurnOutcome | null> = { Pending: null, Completed: 'completed', Failed: 'failed', Cancelled: 'interrupted' };
+const OUTCOMES: Record<string, TurnOutcome | null> = {
+  Pending: null,
+  Completed: 'completed',
+  Failed: 'failed',
+  Cancelled: 'interrupted',
+};
 
 // `total_charged_usage`'s token buckets, in the order of a Usage's first four.
 const CHARGED = ['input_tokens', 'output_tokens', 'input_cache_read_tokens', 'input_cache_write_tokens'] as const;
@@ -48,17 +53,35 @@ const NO_TOKENS: readonly UsagePart[] = [...TOKEN_TYPES, 'reasoning'];
 
 // `tool_usage_metadata`'s counters (`<tool>_stats.count`) by tool kind; the MCP ones name no server.
 const KINDS: Record<string, ToolKind> = {
-  run_command: 'execute', write_to_long_running_shell_command: 'execute', read_shell_command_output: 'read',
-  read_files: 'read', search_codebase: 'search', grep: 'search', file_glob: 'search', apply_file_diff: 'edit',
-  suggest_plan: 'plan', suggest_create_plan: 'plan', use_computer: 'other',
+  run_command: 'execute',
+  write_to_long_running_shell_command: 'execute',
+  read_shell_command_output: 'read',
+  read_files: 'read',
+  search_codebase: 'search',
+  grep: 'search',
+  file_glob: 'search',
+  apply_file_diff: 'edit',
+  suggest_plan: 'plan',
+  suggest_create_plan: 'plan',
+  use_computer: 'other',
 };
 const MCP = ['call_mcp_tool', 'read_mcp_resource'];
 const TOOLS = [...Object.keys(KINDS), ...MCP];
-const callOf = (tool: string): ToolCall => (MCP.includes(tool) ? mcpTool(undefined) : builtinTool(tool, { kinds: KINDS }));
+const callOf = (tool: string): ToolCall =>
+  MCP.includes(tool) ? mcpTool(undefined) : builtinTool(tool, { kinds: KINDS });
 // A subagent's conversation names its parent; the call that started it is in no counter.
 const SPAWN: ToolCall = { tool: 'subagent', kind: 'agent' };
 
-const QUERY_COLUMNS = ['id', 'exchange_id', 'conversation_id', 'start_ts', 'input', 'working_directory', 'output_status', 'model_id'] as const;
+const QUERY_COLUMNS = [
+  'id',
+  'exchange_id',
+  'conversation_id',
+  'start_ts',
+  'input',
+  'working_directory',
+  'output_status',
+  'model_id',
+] as const;
 type QueryRow = Record<(typeof QUERY_COLUMNS)[number], unknown> & { id: number };
 type ConversationRow = { conversation_id?: unknown; conversation_data: unknown; last_modified_at: unknown };
 interface Conversation {
@@ -98,16 +121,28 @@ function queryOf(input: unknown): { text: boolean } | undefined {
 }
 
 export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => SessionEvents): void {
-  const queryCols = requireColumns(db, 'ai_queries', ['id', 'exchange_id', 'conversation_id', 'start_ts', 'output_status']);
+  const queryCols = requireColumns(db, 'ai_queries', [
+    'id',
+    'exchange_id',
+    'conversation_id',
+    'start_ts',
+    'output_status',
+  ]);
   requireColumns(db, 'agent_conversations', ['conversation_id', 'conversation_data', 'last_modified_at']);
 
-  const conversations = rowsById<ConversationRow>(db, 'SELECT conversation_data, last_modified_at FROM agent_conversations WHERE conversation_id = ?');
+  const conversations = rowsById<ConversationRow>(
+    db,
+    'SELECT conversation_data, last_modified_at FROM agent_conversations WHERE conversation_id = ?',
+  );
   const parsed = new Map<string, Conversation | undefined>();
   const conversationOf = (id: string): Conversation | undefined => {
     if (!parsed.has(id)) {
       const row = conversations.get(id);
       const data = row && obj(jsonValue(typeof row.conversation_data === 'string' ? row.conversation_data : ''));
-      parsed.set(id, row && { data, modified: utcMs(row.last_modified_at), parent: str(data?.parent_conversation_id) || undefined });
+      parsed.set(
+        id,
+        row && { data, modified: utcMs(row.last_modified_at), parent: str(data?.parent_conversation_id) || undefined },
+      );
     }
     return parsed.get(id);
   };
@@ -116,20 +151,30 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
   const maxId = db.prepare('SELECT MAX(id) FROM ai_queries').pluck().get();
   if (typeof maxId !== 'number' || maxId < state.query) state.query = 0;
   const after = state.query;
-  const rows = db.prepare(`SELECT ${selectList(queryCols, QUERY_COLUMNS)} FROM ai_queries
-    WHERE id > ? OR id IN (SELECT value FROM json_each(?)) ORDER BY id`).all(after, JSON.stringify(state.pending)) as QueryRow[];
+  const rows = db
+    .prepare(
+      `SELECT ${selectList(queryCols, QUERY_COLUMNS)} FROM ai_queries
+    WHERE id > ? OR id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+    )
+    .all(after, JSON.stringify(state.pending)) as QueryRow[];
 
   // Each conversation's latest exchange: the newest row read past the cursor, else looked up.
   const latest = new Map<string, Latest | undefined>();
   for (const q of rows) {
     const conv = str(q.conversation_id);
-    if (conv && q.id > after) latest.set(conv, { id: q.id, cwd: str(q.working_directory) || undefined, model: str(q.model_id) || undefined });
+    if (conv && q.id > after)
+      latest.set(conv, { id: q.id, cwd: str(q.working_directory) || undefined, model: str(q.model_id) || undefined });
   }
-  const lookup = db.prepare('SELECT id, working_directory, model_id FROM ai_queries WHERE conversation_id = ? ORDER BY id DESC LIMIT 1');
+  const lookup = db.prepare(
+    'SELECT id, working_directory, model_id FROM ai_queries WHERE conversation_id = ? ORDER BY id DESC LIMIT 1',
+  );
   const latestOf = (conv: string): Latest | undefined => {
     if (!latest.has(conv)) {
       const r = lookup.get(conv) as { id: number; working_directory: unknown; model_id: unknown } | undefined;
-      latest.set(conv, r && { id: r.id, cwd: str(r.working_directory) || undefined, model: str(r.model_id) || undefined });
+      latest.set(
+        conv,
+        r && { id: r.id, cwd: str(r.working_directory) || undefined, model: str(r.model_id) || undefined },
+      );
     }
     return latest.get(conv);
   };
@@ -185,8 +230,12 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
   state.pending = pending.slice(-MAX_PENDING);
 
   let newest = state.since;
-  const changed = db.prepare(`SELECT conversation_id, conversation_data, last_modified_at FROM agent_conversations
-    WHERE last_modified_at >= ? ORDER BY last_modified_at`).all(stamp(Math.max(0, state.since - OVERLAP_MS))) as ConversationRow[];
+  const changed = db
+    .prepare(
+      `SELECT conversation_id, conversation_data, last_modified_at FROM agent_conversations
+    WHERE last_modified_at >= ? ORDER BY last_modified_at`,
+    )
+    .all(stamp(Math.max(0, state.since - OVERLAP_MS))) as ConversationRow[];
   for (const row of changed) {
     const conv = str(row.conversation_id);
     if (conv) conversations.set(conv, row);
@@ -242,7 +291,16 @@ function countUsage(ev: SessionEvents, marks: Marks, conv: string, model: string
   if (!charged && cents === undefined) return;
   const [input = 0, output = 0, cacheRead = 0, cacheWrite = 0] = tokens;
   const totals: Usage = { input, output, cacheRead, cacheWrite, cacheWrite1h: 0, reasoning: 0 };
-  countGrowth(ev, marks, `usage:${conv}`, model, totals, cents === undefined ? undefined : cents / 100, ts, charged ? NO_REASONING : NO_TOKENS);
+  countGrowth(
+    ev,
+    marks,
+    `usage:${conv}`,
+    model,
+    totals,
+    cents === undefined ? undefined : cents / 100,
+    ts,
+    charged ? NO_REASONING : NO_TOKENS,
+  );
 }
 
 /**
@@ -252,7 +310,9 @@ function countUsage(ev: SessionEvents, marks: Marks, conv: string, model: string
 function countTools(ev: SessionEvents, marks: Marks, conv: string, tools: Json | undefined): void {
   if (!tools) return;
   const stats = (tool: string) => obj(tools[`${tool}_stats`]);
-  const others = Object.keys(tools).filter((k) => k.endsWith('_stats') && !TOOLS.includes(k.slice(0, -'_stats'.length)));
+  const others = Object.keys(tools).filter(
+    (k) => k.endsWith('_stats') && !TOOLS.includes(k.slice(0, -'_stats'.length)),
+  );
   const raw = [...TOOLS.map((t) => stats(t)?.count), ...others.map((k) => obj(tools[k])?.count)];
   const counts = tokenCounts(raw);
   if (!counts) skipTotals(ev, `tools:${conv}`, raw);

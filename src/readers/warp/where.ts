@@ -9,7 +9,9 @@ const DATABASES = ['warp.sqlite', join('tui', 'warp.sqlite')];
 
 /** The databases under a root that exist; a store's own id is no session's (its rows name them). */
 export function databases(root: string): SessionFile[] {
-  return DATABASES.map((d, i) => ({ path: join(root, d), sessionId: i === 0 ? 'warp' : 'warp-tui' })).filter((f) => isFile(f.path));
+  return DATABASES.map((d, i) => ({ path: join(root, d), sessionId: i === 0 ? 'warp' : 'warp-tui' })).filter((f) =>
+    isFile(f.path),
+  );
 }
 
 export const warp: Where = {
@@ -25,8 +27,10 @@ export const warp: Where = {
     const state = env.XDG_STATE_HOME || join(home, '.local', 'state');
     const support = join('Library', 'Application Support', 'dev.warp.Warp-Stable');
     return [
-      join(state, 'warp-terminal'), join(state, 'warp-terminal-preview'),
-      join(home, 'Library', 'Group Containers', '2BBY89MBSN.dev.warp', support), join(home, support),
+      join(state, 'warp-terminal'),
+      join(state, 'warp-terminal-preview'),
+      join(home, 'Library', 'Group Containers', '2BBY89MBSN.dev.warp', support),
+      join(home, support),
     ];
   },
   watchPaths: () => [],

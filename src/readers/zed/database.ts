@@ -29,7 +29,16 @@ const OVERLAP_MS = 5000;
 // kilobytes of zstd can decompress to gigabytes.
 const MAX_THREAD = 32 << 20;
 
-const COLUMNS = ['id', 'updated_at', 'created_at', 'data_type', 'data', 'parent_id', 'folder_paths', 'folder_paths_order'] as const;
+const COLUMNS = [
+  'id',
+  'updated_at',
+  'created_at',
+  'data_type',
+  'data',
+  'parent_id',
+  'folder_paths',
+  'folder_paths_order',
+] as const;
 type Row = Record<(typeof COLUMNS)[number], unknown>;
 
 export function readThreads(db: Db, state: ZedState, eventsOf: (id: string) => SessionEvents): void {
@@ -39,7 +48,9 @@ export function readThreads(db: Db, state: ZedState, eventsOf: (id: string) => S
   const from = new Date(Math.max(0, state.since - OVERLAP_MS)).toISOString().slice(0, 19);
   let newest = state.since;
   const read: [id: string, version: string, updated: number][] = [];
-  for (const row of db.prepare(`SELECT ${selectList(have, COLUMNS)} FROM threads WHERE updated_at >= ? ORDER BY updated_at`).iterate(from) as IterableIterator<Row>) {
+  for (const row of db
+    .prepare(`SELECT ${selectList(have, COLUMNS)} FROM threads WHERE updated_at >= ? ORDER BY updated_at`)
+    .iterate(from) as IterableIterator<Row>) {
     const id = str(row.id);
     const updated = time(row.updated_at);
     if (!id || updated === undefined) continue;
@@ -52,10 +63,17 @@ export function readThreads(db: Db, state: ZedState, eventsOf: (id: string) => S
     const data = threadData(row, ev);
     if (!data) continue;
     const parent = str(row.parent_id) || str((data.subagent_context as Json | null | undefined)?.parent_thread_id);
-    readThread(data, { id, created: time(row.created_at) ?? updated, updated, cwd: firstFolder(row), child: Boolean(parent) }, state.marks, ev);
+    readThread(
+      data,
+      { id, created: time(row.created_at) ?? updated, updated, cwd: firstFolder(row), child: Boolean(parent) },
+      state.marks,
+      ev,
+    );
   }
   state.since = newest;
-  state.recent = Object.fromEntries(read.filter(([, , updated]) => updated >= newest - OVERLAP_MS).map(([id, version]) => [id, version]));
+  state.recent = Object.fromEntries(
+    read.filter(([, , updated]) => updated >= newest - OVERLAP_MS).map(([id, version]) => [id, version]),
+  );
 }
 
 /** The row's JSON; undefined, counted as skipped, where it does not decompress or parse. */

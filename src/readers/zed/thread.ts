@@ -55,8 +55,19 @@ export function readThread(data: Json, row: ThreadRow, marks: Marks, ev: Session
   readUsage(obj(data.cumulative_token_usage), row, model ?? 'unknown', unsaidOf(provider, model ?? ''), marks, ev);
   // The last request of the last prompt: what the context holds now.
   const last = lastPrompt === undefined ? undefined : obj(obj(data.request_token_usage)?.[lastPrompt]);
-  const context = last && tokenCounts([last.input_tokens, last.cache_read_input_tokens, last.cache_creation_input_tokens, last.output_tokens]);
-  if (model && context) ev.context(model, context.reduce((a, n) => a + n, 0));
+  const context =
+    last &&
+    tokenCounts([
+      last.input_tokens,
+      last.cache_read_input_tokens,
+      last.cache_creation_input_tokens,
+      last.output_tokens,
+    ]);
+  if (model && context)
+    ev.context(
+      model,
+      context.reduce((a, n) => a + n, 0),
+    );
 }
 
 /** Prompts, turns and tool calls, each counted once however often the thread is saved; the last prompt's id. */
@@ -117,7 +128,8 @@ function readAnswer(agent: Json, row: ThreadRow, ev: SessionEvents): boolean {
   for (const [key, value] of Object.entries(results)) {
     const result = obj(value);
     const id = str(result?.tool_use_id) ?? key;
-    if (ev.firstTime(`result:${row.id}:${id}`)) ev.toolResult(id, result?.is_error === true, classifyTool(str(result?.tool_name) ?? ''));
+    if (ev.firstTime(`result:${row.id}:${id}`))
+      ev.toolResult(id, result?.is_error === true, classifyTool(str(result?.tool_name) ?? ''));
   }
   return done;
 }
@@ -128,7 +140,14 @@ function readAnswer(agent: Json, row: ThreadRow, ev: SessionEvents): boolean {
  * field the sum holds, counted or not, so that a thread whose provider changes counts no earlier
  * tokens under the new one.
  */
-function readUsage(sum: Json | undefined, row: ThreadRow, model: string, unsaid: readonly UsagePart[], marks: Marks, ev: SessionEvents): void {
+function readUsage(
+  sum: Json | undefined,
+  row: ThreadRow,
+  model: string,
+  unsaid: readonly UsagePart[],
+  marks: Marks,
+  ev: SessionEvents,
+): void {
   if (!sum || Object.keys(sum).length === 0) return;
   const fields = [sum.input_tokens, sum.output_tokens, sum.cache_read_input_tokens, sum.cache_creation_input_tokens];
   const totals = tokenCounts(fields);
@@ -136,7 +155,14 @@ function readUsage(sum: Json | undefined, row: ThreadRow, model: string, unsaid:
   const fresh = ev.firstTime(`totals:${row.id}:${totals.join(',')}`);
   const [input, output, cacheRead, cacheWrite] = growth(marks, row.id, totals) as [number, number, number, number];
   const said = (t: UsagePart, n: number) => (unsaid.includes(t) ? 0 : n);
-  const delta = { input: said('input', input), output, cacheRead: said('cache_read', cacheRead), cacheWrite: said('cache_write', cacheWrite), cacheWrite1h: 0, reasoning: 0 };
+  const delta = {
+    input: said('input', input),
+    output,
+    cacheRead: said('cache_read', cacheRead),
+    cacheWrite: said('cache_write', cacheWrite),
+    cacheWrite1h: 0,
+    reasoning: 0,
+  };
   if (!fresh || !(delta.input || delta.output || delta.cacheRead || delta.cacheWrite)) return;
   ev.usage(model, delta, delta.input + delta.cacheRead + delta.cacheWrite, row.updated, undefined, unsaid);
 }

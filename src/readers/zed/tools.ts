@@ -6,13 +6,26 @@ import type { ToolCall, ToolKind } from '../../session/types.js';
 import { builtinTool } from '../tools.js';
 
 const KINDS: Record<string, ToolKind> = {
-  read_file: 'read', list_directory: 'read', diagnostics: 'read', now: 'read',
-  grep: 'search', find_path: 'search', web_search: 'search',
-  edit_file: 'edit', streaming_edit_file: 'edit', write_file: 'edit', save_file: 'edit', restore_file_from_disk: 'edit',
-  copy_path: 'edit', move_path: 'edit', delete_path: 'edit', create_directory: 'edit',
+  read_file: 'read',
+  list_directory: 'read',
+  diagnostics: 'read',
+  now: 'read',
+  grep: 'search',
+  find_path: 'search',
+  web_search: 'search',
+  edit_file: 'edit',
+  streaming_edit_file: 'edit',
+  write_file: 'edit',
+  save_file: 'edit',
+  restore_file_from_disk: 'edit',
+  copy_path: 'edit',
+  move_path: 'edit',
+  delete_path: 'edit',
+  create_directory: 'edit',
   terminal: 'execute',
   fetch: 'fetch',
-  spawn_agent: 'agent', subagent: 'agent',
+  spawn_agent: 'agent',
+  subagent: 'agent',
   update_plan: 'plan',
 };
 

@@ -12,13 +12,15 @@ import type { Where } from '../reader.js';
 export const dbOf = (root: string) => join(root, 'threads.db');
 
 function dataDirs(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [...new Set([
-    ...(env.FLATPAK_XDG_DATA_HOME ? [join(env.FLATPAK_XDG_DATA_HOME, 'zed')] : []),
-    join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'zed'),
-    join(home, 'Library', 'Application Support', 'Zed'),
-    // LOCALAPPDATA is set on Windows alone.
-    ...(env.LOCALAPPDATA ? [join(env.LOCALAPPDATA, 'Zed')] : []),
-  ])];
+  return [
+    ...new Set([
+      ...(env.FLATPAK_XDG_DATA_HOME ? [join(env.FLATPAK_XDG_DATA_HOME, 'zed')] : []),
+      join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'zed'),
+      join(home, 'Library', 'Application Support', 'Zed'),
+      // LOCALAPPDATA is set on Windows alone.
+      ...(env.LOCALAPPDATA ? [join(env.LOCALAPPDATA, 'Zed')] : []),
+    ]),
+  ];
 }
 
 export const zed: Where = {
