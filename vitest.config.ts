@@ -28,6 +28,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/yield-between-tests.ts'],
+    globalSetup: ['test/helpers/temp-root.ts'],
     // e2e tests start real processes (the exporter, Prometheus); two cores are all we have.
     maxWorkers: 2,
     minWorkers: 1,
