@@ -31,6 +31,16 @@ const METRICS = [
   'sessionsStarted',
 ];
 
+/** Each metric of `METRICS` summed over its series. */
+function totalsOf(store: SessionStore): Record<string, number> {
+  return Object.fromEntries(
+    METRICS.map((m) => [
+      m,
+      [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0),
+    ]),
+  );
+}
+
 /** A collector over a copy of a capture; `restart` opens the same state again, as a new process would. */
 function setup(name: string, reader: Reader<unknown>, capture: string) {
   const root = tempDir();
@@ -40,16 +50,9 @@ function setup(name: string, reader: Reader<unknown>, capture: string) {
   let store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
   const home = join(root, name === 'codex' ? '.codex' : '.copilot');
   let collector = new Collector(name, reader, [home], store, db, createLogger('error'));
-  const totals = () =>
-    Object.fromEntries(
-      METRICS.map((m) => [
-        m,
-        [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0),
-      ]),
-    );
   return {
     home,
-    totals,
+    totals: () => totalsOf(store),
     scan: () => collector.scan(),
     restart() {
       store.commit();
@@ -193,14 +196,7 @@ describe.each(Object.entries(READERS).filter(([, r]) => r.kind === 'files'))(
             db,
             createLogger('error'),
           );
-          const totals = () =>
-            Object.fromEntries(
-              METRICS.map((m) => [
-                m,
-                [...store.counters.values()].filter((c) => c.metric === m).reduce((a, c) => a + c.value, 0),
-              ]),
-            );
-          return { db, store, collector, totals };
+          return { db, store, collector, totals: () => totalsOf(store) };
         };
         let t = open();
         await t.collector.scan();
