@@ -97,10 +97,11 @@ const TABLE = {
       'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [--last N] [--from URL [--by LABEL]] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
     about:
-      'Prints what was used per day (the default), week (from Sunday; -w monday), month, session or 5-hour block: tokens\n' +
-      "by type, cost and the models, with a totals row, or as JSON with ccusage's field names (--json). Reads the\n" +
-      'ledger a running (or earlier) exporter keeps in the state database, read-only; where there is no state\n' +
-      'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.\n' +
+      'Prints what was used per day (the default), week (from Sunday, or the day -w names: monday … saturday),\n' +
+      'month, session or 5-hour block: tokens by type, cost and the models, with a totals row, or as JSON with\n' +
+      "ccusage's field names (--json). Reads the ledger a running (or earlier) exporter keeps in the state\n" +
+      'database, read-only; where there is none yet, reads the session files itself first, writing nothing.\n' +
+      'The ledger keeps ledger.days days. ' +
       "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n" +
       "-o asc|desc, --last N, -O (nothing is fetched anyway), --compact. blocks lists Claude Code's unless --harness.\n" +
       'With --from URL (a Prometheus query API: Prometheus, VictoriaMetrics; user:password@ for basic auth),\n' +

@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../config/load.js';
+import { WEEKDAYS } from '../config/schema.js';
 import { configuredPrices, type PriceTable } from '../pricing/prices.js';
 import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
@@ -107,7 +108,7 @@ export async function report(
   now = Date.now(),
   layout: Layout = terminalLayout(args),
 ): Promise<string> {
-  const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
+  const r: ReportArgs = { ...args, startOfWeek: WEEKDAYS.indexOf(config.report.startOfWeek) };
   if (!json && layout.unpriced === undefined) {
     let prices: PriceTable;
     try {

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
+import { loadConfig } from '../../src/config/load.js';
 
 describe('parseArgs', () => {
   it.each([
@@ -128,6 +129,17 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['report', '-o', 'up'])).toThrow('--order: expected asc or desc, got "up"');
     expect(() => parseArgs(['report', '--jsno'])).toThrow('(did you mean --json?)');
     expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions, report and doctor commands take it');
+  });
+
+  it("takes ccusage's --start-of-week (-w) with any of its seven days, as report.startOfWeek", () => {
+    for (const day of ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']) {
+      const { rest } = parseArgs(['report', 'weekly', '-w', day]);
+      expect(loadConfig(rest, {}).report.startOfWeek).toBe(day);
+    }
+    expect(loadConfig([], { CODING_AGENT_EXPORTER_REPORT_START_OF_WEEK: 'friday' }).report.startOfWeek).toBe('friday');
+    expect(() => loadConfig(parseArgs(['report', 'weekly', '-w', 'someday']).rest, {})).toThrow(
+      /report\.startOfWeek.*must be one of "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"/,
+    );
   });
 
   it("takes a team's store for daily, weekly and monthly reports, split by any label, and refuses it elsewhere", () => {
