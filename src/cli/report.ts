@@ -90,12 +90,15 @@ function storedSession(data: string): StoredSession | undefined {
     : undefined;
 }
 
-/** A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes, plain. */
+/**
+ * A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes,
+ * plain; colour on or off whatever it is with --color or --no-color.
+ */
 function terminalLayout(r: ReportArgs): Layout {
   const tty = process.stdout.isTTY === true;
   return {
     ...(tty ? { width: process.stdout.columns } : {}),
-    colour: tty && !process.env.NO_COLOR,
+    colour: r.colour ?? (tty && !process.env.NO_COLOR),
     ...(r.compact ? { compact: true } : {}),
   };
 }

@@ -113,6 +113,27 @@ describe('report', () => {
       expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
   });
 
+  it("colours a table on a pipe with --color, and splits periods by project with ccusage's -i", () => {
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
+    const plain = run(['report', '--state-dir', state, '-z', 'UTC'], env);
+    expect(plain.stdout).not.toContain('\x1b[');
+    const coloured = run(['report', '--color', '--state-dir', state, '-z', 'UTC'], { ...env, NO_COLOR: '1' });
+    expect(coloured.status).toBe(0);
+    // The header in cyan, the totals in yellow, the rest as without colour.
+    expect(coloured.stdout.startsWith('\x1b[36mDate ')).toBe(true);
+    expect(coloured.stdout).toContain('\x1b[33mTotal ');
+    expect(['\x1b[36m', '\x1b[33m', '\x1b[0m'].reduce((t, code) => t.replaceAll(code, ''), coloured.stdout)).toBe(
+      plain.stdout,
+    );
+    const instances = run(['report', '-i', '-j', '--state-dir', state, '-z', 'UTC'], env);
+    expect(instances.status).toBe(0);
+    expect(JSON.parse(instances.stdout)).toEqual(
+      JSON.parse(run(['report', '--breakdown', 'project', '-j', '--state-dir', state, '-z', 'UTC'], env).stdout),
+    );
+    expect(JSON.parse(instances.stdout).daily[0].projectBreakdowns[0]).toMatchObject({ projectName: 'demo-app' });
+  });
+
   it('skips and counts the rows of a state database that are not as the exporter writes them', () => {
     const empty = envFor(tempDir());
     const state = tempDir();
