@@ -3,7 +3,15 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
-import { COMMANDS, isCommand, REPORT_FLAGS, REPORT_SWITCHES, SHORT_FLAGS, type CommandName } from './commands.js';
+import {
+  CCUSAGE_REFUSED,
+  COMMANDS,
+  isCommand,
+  REPORT_FLAGS,
+  REPORT_SWITCHES,
+  SHORT_FLAGS,
+  type CommandName,
+} from './commands.js';
 import { HARNESSES } from '../session/vocabulary.js';
 import type { ReportOptions } from '../report/report.js';
 import { dayOf } from '../store/ledger.js';
@@ -39,6 +47,8 @@ export interface ReportArgs extends ReportOptions {
   from?: string;
   /** `--by`: with --from, the label a period is split by (user, instance, harness, project, model, …). */
   by?: string;
+  /** `--color` (true) or `--no-color` (false): colour in a table whatever stdout is; undefined: on a terminal without NO_COLOR. */
+  colour?: boolean;
 }
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
@@ -152,7 +162,12 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       else if (name === '--version' || name === '-v') parsed.version = true;
       else if (name === '--json') parsed.json = true;
       else if (name === '--reset-state') parsed.resetState = true;
-      else reportFlags.set(name, '');
+      else {
+        // The last of --color and --no-color wins.
+        if (name === '--color' || name === '--no-color')
+          reportFlags.delete(name === '--color' ? '--no-color' : '--color');
+        reportFlags.set(name, '');
+      }
     } else if (name === '--breakdown' && eq === -1 && switchHere(argv[i + 1])) {
       // ccusage's -b is a switch: by model.
       reportFlags.set(name, 'model');
@@ -167,6 +182,7 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       else parsed.url = value;
     } else {
       const leaf = flags.get(name.slice(2));
+      if (CCUSAGE_REFUSED[name] !== undefined) throw new ConfigError(`${name}: ${CCUSAGE_REFUSED[name]}`);
       if (!name.startsWith('--') || !leaf) {
         throw new ConfigError(
           `unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`,
@@ -210,6 +226,8 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       "--since: top --url shows the running exporter's activity window (its sessions.activeWindowSeconds)",
     );
   if (parsed.command === 'report') parsed.report = reportArgs(more, since, reportFlags, now);
+  // ccusage's "disable parallel JSONL loading": the report's own read on the main thread alone.
+  if (reportFlags.has('--single-thread')) parsed.rest.push('--read-threads', '0');
   else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   if (more.length > 0)
     throw new ConfigError(
@@ -288,6 +306,22 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
     if (order !== 'asc' && order !== 'desc') throw new ConfigError(`--order: expected asc or desc, got ${got(order)}`);
     r.order = order;
   }
+  if (flags.has('--instances')) {
+    // ccusage's split by project (its "instances"): rows per project under each period, as --breakdown project.
+    if (r.kind === 'session' || r.kind === 'blocks')
+      throw new ConfigError(
+        `--instances: only for daily, weekly and monthly, not ${r.kind} (ccusage's session -i is --id, which report has not)`,
+      );
+    if (r.breakdown !== undefined && r.breakdown !== 'project')
+      throw new ConfigError(
+        `--instances: not with --breakdown ${r.breakdown} (a report splits one way; -i is --breakdown project)`,
+      );
+    r.breakdown = 'project';
+  }
+  const mode = flags.get('--mode');
+  if (mode !== undefined) modeOf(mode, r.harness);
+  if (flags.has('--color')) r.colour = true;
+  if (flags.has('--no-color')) r.colour = false;
   if (flags.has('--compact')) r.compact = true;
   const last = flags.get('--last');
   if (last !== undefined) {
@@ -328,6 +362,29 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
   if (since !== undefined) r.since = sinceDay(since, r.timeZone, now);
   if (r.since && r.until && r.since > r.until) throw new ConfigError(`--since ${r.since} is after --until ${r.until}`);
   return r;
+}
+
+/** Harnesses whose readers take no cost from the files: every cost of theirs is calculated from tokens. */
+const CALCULATED_ONLY = ['claude-code', 'codex'];
+
+/**
+ * ccusage's `--mode`, checked: `auto` (a cost the file records, else the tokens' list price) is how
+ * every cost here is made; `calculate` is the same where no cost is recorded; `display` (recorded costs alone) is not offered.
+ */
+function modeOf(mode: string, harness: string | undefined): void {
+  if (mode === 'auto') return;
+  if (mode === 'calculate') {
+    if (harness !== undefined && CALCULATED_ONLY.includes(harness)) return;
+    throw new ConfigError(
+      `--mode calculate: only for ${CALCULATED_ONLY.join(' and ')}, whose costs are always calculated from tokens; ` +
+        "other harnesses' costs are the one they record where they record one (Hermes, pi, OpenHands, …), as -m auto",
+    );
+  }
+  if (mode === 'display')
+    throw new ConfigError(
+      "--mode display: not offered: a cost is the harness's recorded one where it records one, else the list price of its tokens (-m auto); never $0 for tokens a file gives no cost",
+    );
+  throw new ConfigError(`--mode: expected auto, calculate or display, got ${got(mode)}`);
 }
 
 function known(command: string): CommandName {

@@ -14,9 +14,14 @@ export const REPORT_FLAGS = [
   '--last',
   '--from',
   '--by',
+  '--mode',
 ];
-/** ccusage's switches `report` takes: `--offline` means nothing here (no price is ever fetched), `--compact` the narrow table. */
-export const REPORT_SWITCHES = ['--offline', '--compact'];
+/**
+ * ccusage's switches `report` takes: `--offline` means nothing here (no price is ever fetched), `--compact` the
+ * narrow table, `--instances` the split by project, `--color`/`--no-color` force colour, `--single-thread` reads on
+ * the main thread alone.
+ */
+export const REPORT_SWITCHES = ['--offline', '--compact', '--instances', '--color', '--no-color', '--single-thread'];
 /** ccusage's short flags, for `report` as for ccusage (`-z` for the others' `--timezone` too). */
 export const SHORT_FLAGS: Readonly<Record<string, string>> = {
   '-s': '--since',
@@ -27,6 +32,21 @@ export const SHORT_FLAGS: Readonly<Record<string, string>> = {
   '-O': '--offline',
   '-b': '--breakdown',
   '-w': '--start-of-week',
+  '-p': '--project',
+  '-i': '--instances',
+  '-m': '--mode',
+  '-d': '--debug',
+};
+
+/** ccusage's flags whose meaning `report` has not, each with why (or what to use instead). */
+export const CCUSAGE_REFUSED: Readonly<Record<string, string>> = {
+  '--debug':
+    "ccusage's check of the costs a file records against the calculated ones; report has none (a cost is the harness's recorded one where it records one, else the list price of its tokens)",
+  '--debug-samples': "the samples of ccusage's --debug, which report has not",
+  '--no-offline':
+    'report never fetches prices: they are built in (pricing.overridesFile in the --config file adds or changes them)',
+  '--project-aliases':
+    'set project.aliases in the --config file ({"<name or path>": "<label>"}): projects are named as they are counted, so an alias applies to sessions first seen after it',
 };
 
 /** A command: its usage and what help says of it. */
@@ -94,15 +114,20 @@ const TABLE = {
   report: {
     flags: ['--json', '--since', ...REPORT_FLAGS, ...REPORT_SWITCHES],
     usage:
-      'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [--last N] [--from URL [--by LABEL]] [options]',
+      'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [-w DAY] [-p PROJECT] [-i] [--last N] [--from URL [--by LABEL]] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
     about:
-      'Prints what was used per day (the default), week (from Sunday; -w monday), month, session or 5-hour block: tokens\n' +
-      "by type, cost and the models, with a totals row, or as JSON with ccusage's field names (--json). Reads the\n" +
-      'ledger a running (or earlier) exporter keeps in the state database, read-only; where there is no state\n' +
-      'database yet, reads the session files itself first, writing nothing. The ledger keeps ledger.days days.\n' +
+      'Prints what was used per day (the default), week (from Sunday, or the day -w names: monday … saturday),\n' +
+      'month, session or 5-hour block: tokens by type, cost and the models, with a totals row, or as JSON with\n' +
+      "ccusage's field names (--json). Reads the ledger a running (or earlier) exporter keeps in the state\n" +
+      'database, read-only; where there is none yet, reads the session files itself first, writing nothing, on\n' +
+      'every core (--single-thread: on the main thread, as --read-threads 0). The ledger keeps ledger.days days.\n' +
       "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n" +
-      "-o asc|desc, --last N, -O (nothing is fetched anyway), --compact. blocks lists Claude Code's unless --harness.\n" +
+      '-o asc|desc, --last N, -p PROJECT, -i (by project, as --breakdown project), -O (nothing is fetched anyway),\n' +
+      '--compact, --color/--no-color (whatever stdout is; else colour on a terminal without NO_COLOR),\n' +
+      "-m auto (how every cost is made: the harness's recorded cost where it records one, else the list price),\n" +
+      '-m calculate for claude and codex (which record none). Refused, with why: -m display, -d/--debug,\n' +
+      "--debug-samples, --no-offline, --project-aliases (project.aliases). blocks lists Claude Code's unless --harness.\n" +
       'With --from URL (a Prometheus query API: Prometheus, VictoriaMetrics; user:password@ for basic auth),\n' +
       "daily, weekly and monthly are the team's, from the counters every exporter's samples put in the store\n" +
       '(the last 30 days unless -s or --last), split with --by user|instance|harness|project|model (any label):\n' +

@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import { ConfigError, type Config } from '../config/load.js';
+import { WEEKDAYS } from '../config/schema.js';
 import { configuredPrices, type PriceTable } from '../pricing/prices.js';
 import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
@@ -89,12 +90,15 @@ function storedSession(data: string): StoredSession | undefined {
     : undefined;
 }
 
-/** A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes, plain. */
+/**
+ * A table for where stdout goes: a terminal's width and colour (none with NO_COLOR); a pipe's as wide as it takes,
+ * plain; colour on or off whatever it is with --color or --no-color.
+ */
 function terminalLayout(r: ReportArgs): Layout {
   const tty = process.stdout.isTTY === true;
   return {
     ...(tty ? { width: process.stdout.columns } : {}),
-    colour: tty && !process.env.NO_COLOR,
+    colour: r.colour ?? (tty && !process.env.NO_COLOR),
     ...(r.compact ? { compact: true } : {}),
   };
 }
@@ -107,7 +111,7 @@ export async function report(
   now = Date.now(),
   layout: Layout = terminalLayout(args),
 ): Promise<string> {
-  const r: ReportArgs = { ...args, startOfWeek: config.report.startOfWeek };
+  const r: ReportArgs = { ...args, startOfWeek: WEEKDAYS.indexOf(config.report.startOfWeek) };
   if (!json && layout.unpriced === undefined) {
     let prices: PriceTable;
     try {

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import type { Level } from '../log.js';
 import type { ProjectOptions } from '../session/project.js';
-import { ENV_PREFIX, schema } from './schema.js';
+import { ENV_PREFIX, schema, WEEKDAYS } from './schema.js';
 
 export interface Config {
   listenAddress: string;
@@ -24,7 +24,7 @@ export interface Config {
   model: { max: number };
   tool: { max: number };
   ledger: { days: number };
-  report: { startOfWeek: 'sunday' | 'monday' };
+  report: { startOfWeek: (typeof WEEKDAYS)[number] };
   sessions: { activeWindowSeconds: number; perSessionMax: number; doneForSeconds: number; staleAfterSeconds: number };
   processes: { enabled: boolean; procRoot: string };
   pricing: { overridesFile: string };

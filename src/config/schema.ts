@@ -5,6 +5,9 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { HARNESSES } from '../session/vocabulary.js';
 
+/** The days a week may start on (`report.startOfWeek`, ccusage's `--start-of-week`), Sunday first as Date's getUTCDay. */
+export const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+
 export const ENV_PREFIX = 'CODING_AGENT_EXPORTER_';
 
 function defaultStateDir(): string {
@@ -169,8 +172,8 @@ export function schema() {
     },
     report: {
       startOfWeek: {
-        doc: 'The day `report weekly` starts its weeks on (Sunday, as `ccusage claude weekly`).',
-        format: ['sunday', 'monday'],
+        doc: 'The day `report weekly` starts its weeks on (Sunday, as `ccusage claude weekly`); a week is named by its first day.',
+        format: WEEKDAYS,
         default: 'sunday',
         env: `${ENV_PREFIX}REPORT_START_OF_WEEK`,
         arg: 'start-of-week',

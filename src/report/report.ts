@@ -27,8 +27,8 @@ export interface ReportOptions {
   compact?: true;
   /** The last N days, weeks or months, today's included (sets `since`). */
   last?: number;
-  /** The day weeks start on (`report.startOfWeek`); Sunday as `ccusage claude weekly`. */
-  startOfWeek?: 'sunday' | 'monday';
+  /** The day weeks start on (`report.startOfWeek`), 0 (Sunday, as `ccusage claude weekly`) to 6 (Saturday). */
+  startOfWeek?: number;
 }
 
 /** Usage summed, as ccusage names it. */
@@ -106,7 +106,10 @@ export function totalsOf(rows: readonly Usage[]): Usage {
   return t;
 }
 
-/** The period of a day: itself, its week (the Sunday it starts on, as ccusage's weeks), or its month. */
+/**
+ * The period of a day: itself, its week (named by its first day, as ccusage's weeks: the Sunday
+ * unless `startOfWeek` says another), or its month. Days are the report zone's, so weeks are exact in every zone.
+ */
 function periodOf(
   day: string,
   kind: 'daily' | 'weekly' | 'monthly',
@@ -115,7 +118,7 @@ function periodOf(
   if (kind === 'daily') return day;
   if (kind === 'monthly') return day.slice(0, 7);
   const t = Date.parse(`${day}T00:00:00Z`);
-  const back = startOfWeek === 'monday' ? (new Date(t).getUTCDay() + 6) % 7 : new Date(t).getUTCDay();
+  const back = (new Date(t).getUTCDay() - (startOfWeek ?? 0) + 7) % 7;
   return new Date(t - back * 86_400_000).toISOString().slice(0, 10);
 }
 

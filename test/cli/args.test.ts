@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { parseArgs } from '../../src/cli/args.js';
+import { loadConfig } from '../../src/config/load.js';
 
 describe('parseArgs', () => {
   it.each([
@@ -128,6 +129,58 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['report', '-o', 'up'])).toThrow('--order: expected asc or desc, got "up"');
     expect(() => parseArgs(['report', '--jsno'])).toThrow('(did you mean --json?)');
     expect(() => parseArgs(['once', '-j'])).toThrow('--json: only the sessions, report and doctor commands take it');
+  });
+
+  it("takes ccusage's --start-of-week (-w) with any of its seven days, as report.startOfWeek", () => {
+    for (const day of ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday']) {
+      const { rest } = parseArgs(['report', 'weekly', '-w', day]);
+      expect(loadConfig(rest, {}).report.startOfWeek).toBe(day);
+    }
+    expect(loadConfig([], { CODING_AGENT_EXPORTER_REPORT_START_OF_WEEK: 'friday' }).report.startOfWeek).toBe('friday');
+    expect(() => loadConfig(parseArgs(['report', 'weekly', '-w', 'someday']).rest, {})).toThrow(
+      /report\.startOfWeek.*must be one of "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"/,
+    );
+  });
+
+  it("takes ccusage's -p, -i, --color, --no-color, --single-thread and -m auto|calculate for report", () => {
+    expect(parseArgs(['report', 'claude', 'daily', '-p', 'web', '-i']).report).toMatchObject({
+      project: 'web',
+      breakdown: 'project',
+    });
+    expect(parseArgs(['report', 'weekly', '--instances', '--breakdown', 'project']).report?.breakdown).toBe('project');
+    expect(() => parseArgs(['report', '-i', '-b'])).toThrow(
+      '--instances: not with --breakdown model (a report splits one way; -i is --breakdown project)',
+    );
+    expect(() => parseArgs(['report', 'session', '-i', 'abc'])).toThrow(
+      "--instances: only for daily, weekly and monthly, not session (ccusage's session -i is --id",
+    );
+    expect(parseArgs(['report', '--color']).report?.colour).toBe(true);
+    expect(parseArgs(['report', '--color', '--no-color']).report?.colour).toBe(false);
+    expect(parseArgs(['report', '--no-color', '--color']).report?.colour).toBe(true);
+    expect(parseArgs(['report']).report?.colour).toBeUndefined();
+    const single = parseArgs(['report', '--single-thread', '--state-dir', '/s']);
+    expect(loadConfig(single.rest, {})).toMatchObject({ readThreads: 0, stateDir: '/s' });
+    expect(() => parseArgs(['once', '--single-thread'])).toThrow('--single-thread: only the report command takes it');
+    expect(parseArgs(['report', '-m', 'auto']).report?.kind).toBe('daily');
+    expect(parseArgs(['report', 'claude', 'daily', '-m', 'calculate']).report?.harness).toBe('claude-code');
+    expect(parseArgs(['report', 'codex', 'monthly', '--mode=calculate']).report?.harness).toBe('codex');
+    expect(() => parseArgs(['report', '-m', 'calculate'])).toThrow(
+      '--mode calculate: only for claude-code and codex, whose costs are always calculated from tokens',
+    );
+    expect(() => parseArgs(['report', 'claude', '-m', 'display'])).toThrow('--mode display: not offered');
+    expect(() => parseArgs(['report', '-m', 'guess'])).toThrow(
+      '--mode: expected auto, calculate or display, got "guess"',
+    );
+  });
+
+  it.each([
+    [['-d'], /^--debug: ccusage's check of the costs a file records/],
+    [['--debug'], /^--debug: ccusage's check/],
+    [['--debug-samples', '3'], /^--debug-samples: the samples of ccusage's --debug/],
+    [['--no-offline'], /^--no-offline: report never fetches prices/],
+    [['--project-aliases', 'a=b'], /^--project-aliases: set project\.aliases in the --config file/],
+  ])("refuses ccusage's %j with why", (flags, message) => {
+    expect(() => parseArgs(['report', 'claude', 'daily', ...flags])).toThrow(message);
   });
 
   it("takes a team's store for daily, weekly and monthly reports, split by any label, and refuses it elsewhere", () => {

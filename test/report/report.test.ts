@@ -12,6 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureCorpus } from '../../bench/corpus.js';
 import { importGraph, reachable } from '../architecture/imports.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
+import { WEEKDAYS } from '../../src/config/schema.js';
+import type { LedgerRow } from '../../src/state/db.js';
+import { lastSince, periodReport } from '../../src/report/report.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const CCUSAGE = resolve(__dirname, '../../node_modules/.bin/ccusage');
@@ -108,6 +111,27 @@ describe('report', () => {
     });
     for (const kind of ['weekly', 'monthly', 'session', 'blocks'])
       expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
+  });
+
+  it("colours a table on a pipe with --color, and splits periods by project with ccusage's -i", () => {
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
+    const plain = run(['report', '--state-dir', state, '-z', 'UTC'], env);
+    expect(plain.stdout).not.toContain('\x1b[');
+    const coloured = run(['report', '--color', '--state-dir', state, '-z', 'UTC'], { ...env, NO_COLOR: '1' });
+    expect(coloured.status).toBe(0);
+    // The header in cyan, the totals in yellow, the rest as without colour.
+    expect(coloured.stdout.startsWith('\x1b[36mDate ')).toBe(true);
+    expect(coloured.stdout).toContain('\x1b[33mTotal ');
+    expect(['\x1b[36m', '\x1b[33m', '\x1b[0m'].reduce((t, code) => t.replaceAll(code, ''), coloured.stdout)).toBe(
+      plain.stdout,
+    );
+    const instances = run(['report', '-i', '-j', '--state-dir', state, '-z', 'UTC'], env);
+    expect(instances.status).toBe(0);
+    expect(JSON.parse(instances.stdout)).toEqual(
+      JSON.parse(run(['report', '--breakdown', 'project', '-j', '--state-dir', state, '-z', 'UTC'], env).stdout),
+    );
+    expect(JSON.parse(instances.stdout).daily[0].projectBreakdowns[0]).toMatchObject({ projectName: 'demo-app' });
   });
 
   it('skips and counts the rows of a state database that are not as the exporter writes them', () => {
@@ -390,4 +414,128 @@ describe('report in a time zone a half or three quarters of an hour off UTC, aga
       );
     },
   );
+});
+
+describe('weeks', () => {
+  // One request a day, 2026-03-01 to 03-14 at 20:00 UTC (the next day in Kolkata and Kiritimati),
+  // its input tokens the day of the month.
+  const rows: LedgerRow[] = Array.from({ length: 14 }, (_, i) => {
+    const ms = Date.UTC(2026, 2, i + 1, 20);
+    return {
+      hour: ms / 3_600_000,
+      quarter: 0,
+      harness: 'claude-code',
+      project: 'p',
+      model: 'claude-sonnet-4-5',
+      input: i + 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      reasoning: 0,
+      costUsd: 0,
+      requests: 1,
+      sessions: 0,
+      turnsCompleted: 0,
+      turnsFailed: 0,
+      turnsInterrupted: 0,
+      firstMs: ms,
+      lastMs: ms,
+    };
+  });
+  // `ccusage claude weekly -j -z ZONE -w DAY` (20.0.24) on the same requests: each week's first day and input tokens.
+  const CCUSAGE: Record<string, Record<string, [string, number][]>> = {
+    UTC: {
+      sunday: [
+        ['2026-03-01', 28],
+        ['2026-03-08', 77],
+      ],
+      monday: [
+        ['2026-02-23', 1],
+        ['2026-03-02', 35],
+        ['2026-03-09', 69],
+      ],
+      tuesday: [
+        ['2026-02-24', 3],
+        ['2026-03-03', 42],
+        ['2026-03-10', 60],
+      ],
+      wednesday: [
+        ['2026-02-25', 6],
+        ['2026-03-04', 49],
+        ['2026-03-11', 50],
+      ],
+      thursday: [
+        ['2026-02-26', 10],
+        ['2026-03-05', 56],
+        ['2026-03-12', 39],
+      ],
+      friday: [
+        ['2026-02-27', 15],
+        ['2026-03-06', 63],
+        ['2026-03-13', 27],
+      ],
+      saturday: [
+        ['2026-02-28', 21],
+        ['2026-03-07', 70],
+        ['2026-03-14', 14],
+      ],
+    },
+    'Asia/Kolkata': {
+      sunday: [
+        ['2026-03-01', 21],
+        ['2026-03-08', 70],
+        ['2026-03-15', 14],
+      ],
+      monday: [
+        ['2026-03-02', 28],
+        ['2026-03-09', 77],
+      ],
+      tuesday: [
+        ['2026-02-24', 1],
+        ['2026-03-03', 35],
+        ['2026-03-10', 69],
+      ],
+      wednesday: [
+        ['2026-02-25', 3],
+        ['2026-03-04', 42],
+        ['2026-03-11', 60],
+      ],
+      thursday: [
+        ['2026-02-26', 6],
+        ['2026-03-05', 49],
+        ['2026-03-12', 50],
+      ],
+      friday: [
+        ['2026-02-27', 10],
+        ['2026-03-06', 56],
+        ['2026-03-13', 39],
+      ],
+      saturday: [
+        ['2026-02-28', 15],
+        ['2026-03-07', 63],
+        ['2026-03-14', 27],
+      ],
+    },
+  };
+  // Kiritimati (UTC+14) puts every request on the same day as Kolkata does.
+  CCUSAGE['Pacific/Kiritimati'] = CCUSAGE['Asia/Kolkata']!;
+
+  it.each(Object.keys(CCUSAGE))(
+    "start on any of the seven days, named by their first day, as ccusage's in %s",
+    (zone) => {
+      for (const [day, weeks] of Object.entries(CCUSAGE[zone]!)) {
+        const startOfWeek = WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number]);
+        expect(
+          periodReport(rows, 'weekly', { timeZone: zone, startOfWeek }).map((w) => [w.period, w.inputTokens]),
+          day,
+        ).toEqual(weeks);
+      }
+    },
+  );
+
+  it('reach back from the week of today with --last', () => {
+    const wednesday = Date.parse('2026-03-11T12:00:00Z');
+    expect(lastSince('weekly', 2, { timeZone: 'UTC', startOfWeek: 4 }, wednesday)).toBe('2026-02-26');
+    expect(lastSince('weekly', 1, { timeZone: 'UTC', startOfWeek: 3 }, wednesday)).toBe('2026-03-11');
+  });
 });
