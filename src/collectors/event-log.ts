@@ -27,6 +27,7 @@ const EVENTS = [
   'compaction',
   'usageLimit',
   'viewed',
+  'asks',
   'todos',
   'skipped',
   'firstTime',

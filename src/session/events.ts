@@ -74,6 +74,12 @@ export interface SessionEvents {
   usageLimit(window: string, usedRatio: number, resetsAt: number | undefined): void;
   /** The person last looked at the session at `ts` (ms), where the harness records it. */
   viewed(ts: number): void;
+  /**
+   * The harness's files say the session waits on the person since `since` (ms), in a state of its
+   * own rather than a call's (Grok Build's plan approval), or no longer (undefined). A turn that
+   * ends at or after `since` ends the wait.
+   */
+  asks(since: number | undefined): void;
   /** The session's plan (todo list) as it is now: its items by state. */
   todos(byState: Partial<Record<TodoState, number>>): void;
   /** A record that could not be used, by reason (`parse_error`, `unknown_shape`, ...). */

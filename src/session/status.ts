@@ -85,6 +85,14 @@ export function statusOf(
     const waits = new Set(pending.map((t) => t.waits));
     if (waits.has('question')) return { status: 'asking', reason: 'question' };
     if (waits.has('approval')) return { status: 'asking', reason: 'approval' };
+    // A wait the harness keeps in a file of its own (Grok's plan approval, kept when it quits so
+    // that a resume asks again) is over once a turn ends at or after it was written. Grok asks only
+    // from the call that exits plan mode, run after the rest of its batch: an open call is that one.
+    if (
+      s.asksSince !== undefined &&
+      !(s.turnStartedAt === undefined && (s.lastTurn?.endedAt ?? -Infinity) >= s.asksSince)
+    )
+      return { status: 'asking', reason: pending.length > 0 ? 'approval' : 'waiting' };
     if (!stale) {
       if (waits.has('subagents') || Object.keys(s.subagents ?? {}).length > 0)
         return { status: 'delegating', reason: 'subagents' };

@@ -156,6 +156,11 @@ export interface Session {
   lastTurn?: { outcome: TurnOutcome; endedAt: number; startedAt?: number; unsure?: true; wentOn?: true };
   /** When the person last looked at the session, where the harness records it (OpenCode 2.x). */
   viewedAt?: number;
+  /**
+   * Since when the session waits on the person, where the harness keeps that wait in a file of its
+   * own rather than as a call (Grok Build's plan approval): see SessionEvents.asks.
+   */
+  asksSince?: number;
   /** The session's plan (todo list): items by state, where the harness records one. */
   todos?: Partial<Record<TodoState, number>>;
   /** Tool calls that have not returned yet, by call id. */

@@ -318,6 +318,12 @@ export class FileSink implements SessionEvents, Tally {
     if (ts > (s.viewedAt ?? 0)) s.viewedAt = ts;
   }
 
+  asks(since: number | undefined): void {
+    const s = this.session();
+    if (since === undefined) delete s.asksSince;
+    else s.asksSince = since;
+  }
+
   todos(byState: Partial<Record<TodoState, number>>): void {
     this.session().todos = byState;
   }

@@ -38,6 +38,7 @@ export function recorder(seen = new Set<string>()): { events: SessionEvents; log
     compaction: rec('compaction'),
     usageLimit: rec('usageLimit'),
     viewed: rec('viewed'),
+    asks: rec('asks'),
     todos: rec('todos'),
     skipped: rec('skipped'),
     firstTime: (k) => !seen.has(k) && Boolean(seen.add(k)),

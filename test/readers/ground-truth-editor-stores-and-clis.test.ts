@@ -177,14 +177,17 @@ describe.each([
         interrupted: n('turns:interrupted'),
       }).toEqual(t.turns ?? answered);
       const status = statusOf(s, undefined, NOW, OPTS, reader.facts);
-      // Grok's plan approval (`plan_mode.json`) is not read yet: the prompt shows as a turn still open.
+      // Grok's plan approval (`plan_mode.json`) with no call open: the contract's reason for a
+      // wait on the person with no open tool to say why.
       // Kiro's `.lock` is held while its turn is open: the open turn is what says it works.
       // Zed persists no live state (null): a prompt with no answer saved is a turn still open.
-      const open =
-        t.status_reason === 'plan-approval' || t.status_reason === 'lock' || t.status_reason === 'not-persisted';
-      const expected = open
-        ? { status: 'working', reason: 'turn-open' }
-        : { status: t.status, reason: t.status_reason };
+      const open = t.status_reason === 'lock' || t.status_reason === 'not-persisted';
+      const expected =
+        t.status_reason === 'plan-approval'
+          ? { status: 'asking', reason: 'waiting' }
+          : open
+            ? { status: 'working', reason: 'turn-open' }
+            : { status: t.status, reason: t.status_reason };
       expect({ status: status.status, reason: status.reason }).toEqual(expected);
     });
   },

@@ -103,6 +103,20 @@ describe('status: every reason code of the contract', () => {
       'delegating',
       'subagents',
     ],
+    [
+      "a wait the harness keeps in a file of its own, with the call that asked open (Grok's plan approval)",
+      base({ ...open, asksSince: now - 50_000, pendingTools: { p: { tool: 'exit_plan_mode', kind: 'switch_mode' } } }),
+      files,
+      'asking',
+      'approval',
+    ],
+    [
+      "a wait the harness keeps in a file of its own, with no call open (Grok's plan approval on a resume)",
+      base({ ...ended(10), asksSince: now - 60_000 }),
+      files,
+      'asking',
+      'waiting',
+    ],
     ['a failed last turn', base(ended(1, 'failed')), files, 'error', 'turn-failed'],
     [
       'a failed last turn, hours later',
@@ -199,6 +213,18 @@ describe('status: a live process outranks the transcript', () => {
       status: 'working',
       reason: 'turn-open',
     });
+  });
+
+  it('a wait kept in a file is over once a turn ends at or after it was written, or its process is gone', () => {
+    const asks = { asksSince: now - 120_000 };
+    // Grok keeps its plan approval when the client quits: a turn ended since is the quit.
+    expect(statusOf(base({ ...ended(1), ...asks }), files, now, opts)).toEqual({ status: 'done', reason: 'recent' });
+    expect(statusOf(base({ ...ended(2), ...asks }), files, now, opts)).toEqual({ status: 'done', reason: 'recent' });
+    expect(statusOf(base({ ...ended(3), ...asks }), files, now, opts)).toEqual({ status: 'asking', reason: 'waiting' });
+    expect(statusOf(base({ ...open, ...asks }), gone, now, opts)).toEqual({ status: 'done', reason: 'recent' });
+    // Where processes are not seen, it waits on a person however long they take, as an approval does.
+    const old = { turnStartedAt: now - 5 * 3600_000, lastActivityAt: now - 3 * 3600_000 };
+    expect(statusOf(base({ ...old, ...asks }), files, now, opts)).toEqual({ status: 'asking', reason: 'waiting' });
   });
 
   it('a new turn clears an error', () => {

@@ -5,12 +5,15 @@
 // Tokens and cost come per prompt and per model (`turn_completed.usage.modelUsage`); no per-call
 // record is kept. A subagent is a session of its own (`summary.json`'s `parent_session_id`) whose
 // usage Grok also folds into its parent's prompt: counted there only.
+// The session's `plan_mode.json` (rewritten in place on every change) is read whole when it
+// changes: `awaiting_plan_approval`, the only wait on the person Grok persists (see readDocument).
 
 import { basename, dirname, join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolKind, TurnOutcome, Usage } from '../../session/types.js';
 import { jsonObject, num, numberOf, obj, str, type Json } from '../fields.js';
+import { documentObject } from '../document.js';
 import { fileStat, listDir, readText } from '../../files/dir.js';
 import { grok as where } from './where.js';
 
@@ -32,7 +35,13 @@ function listFiles(root: string): SessionFile[] {
       listDir(project.path).flatMap((s) => {
         const path = join(s.path, 'updates.jsonl');
         const stat = s.isDirectory ? fileStat(path) : undefined;
-        return stat ? [{ path, sessionId: s.name, stat }] : [];
+        if (!stat) return [];
+        const plan = join(s.path, 'plan_mode.json');
+        const planStat = fileStat(plan);
+        return [
+          { path, sessionId: s.name, stat },
+          ...(planStat ? [{ path: plan, sessionId: s.name, stat: planStat, document: true as const }] : []),
+        ];
       }),
     );
 }
@@ -51,6 +60,7 @@ function cwdOf(file: SessionFile): string | undefined {
 }
 
 function initialState(file: SessionFile): GrokState {
+  if (file.document) return {};
   const summary = jsonObject(readText(join(dirname(file.path), 'summary.json')) ?? '');
   const model = str(summary?.current_model_id);
   return {
@@ -174,10 +184,27 @@ function readLine(line: Buffer, state: GrokState, file: SessionFile, ev: Session
   }
 }
 
+/**
+ * `plan_mode.json`: Grok sets `awaiting_plan_approval` when the call that exits plan mode asks the
+ * person to approve the plan, and clears it once they answer or the turn is cancelled; it keeps it
+ * when the client quits, so that a resume asks again (tool_calls.rs). Absent in older files: false.
+ * A wait from before the session's last turn end is such a kept one (see statusOf).
+ */
+function readDocument(doc: Buffer, _state: GrokState, file: SessionFile, ev: SessionEvents): void {
+  const plan = documentObject(doc, ev);
+  if (!plan) return;
+  const awaiting = plan.awaiting_plan_approval ?? false;
+  if (typeof awaiting !== 'boolean') return ev.skipped('unknown_shape');
+  const written = file.stat?.mtimeMs ?? 0;
+  // To the second, as the records' times are: a turn end of the same second is after it.
+  ev.asks(awaiting && written > 0 ? Math.floor(written / 1000) * 1000 : undefined);
+}
+
 export const grok: LineReader<GrokState> = {
   ...where,
   kind: 'files',
   listFiles,
   initialState,
   readLine,
+  readDocument,
 };
