@@ -25,13 +25,17 @@ const IN_PIECES = 1 << 20;
 // the event loop.
 export const TURN_MS = 4;
 
-type Parsed = { value: unknown } | 'file_too_large' | 'parse_error';
+/** A JSON text's value, or why it has none (a skip's reason). */
+export type Parsed = { value: unknown } | 'file_too_large' | 'parse_error';
 
 /** Large documents parsed ahead, until their reader takes their value. */
 const parsedAhead = new WeakMap<Buffer, Parsed>();
 
+/** Whether a JSON text holds few enough values to be parsed (step by step, as `valuesAtMost`). */
+const fewEnough = (text: Buffer) => valuesAtMost(text, FEW_VALUES + text.length / BYTES_PER_VALUE);
+
 function* parse(doc: Buffer, inPieces: boolean): Generator<void, Parsed, void> {
-  if (!(yield* valuesAtMost(doc, FEW_VALUES + doc.length / BYTES_PER_VALUE))) return 'file_too_large';
+  if (!(yield* fewEnough(doc))) return 'file_too_large';
   const value = inPieces ? yield* jsonPieces(doc) : jsonValue(doc.toString('utf8'));
   return value === undefined ? 'parse_error' : { value };
 }
@@ -57,7 +61,7 @@ async function inTurns<T>(steps: Generator<void, T, void>): Promise<T> {
   }
 }
 
-function parsedNow(steps: Generator<void, Parsed, void>): Parsed {
+function atOnce<T>(steps: Generator<void, T, void>): T {
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -66,7 +70,7 @@ function parsedNow(steps: Generator<void, Parsed, void>): Parsed {
 
 /** The document's JSON value; undefined, counted as skipped, where it has none or too many values. */
 export function documentValue(doc: Buffer, ev: SessionEvents): unknown {
-  const parsed = parsedAhead.get(doc) ?? parsedNow(parse(doc, false));
+  const parsed = parsedAhead.get(doc) ?? atOnce(parse(doc, false));
   parsedAhead.delete(doc); // the reader owns the value
   if (typeof parsed === 'string') {
     ev.skipped(parsed);
@@ -82,4 +86,25 @@ export function documentObject(doc: Buffer, ev: SessionEvents): Json | undefined
   const o = obj(value);
   if (!o) ev.skipped('parse_error');
   return o;
+}
+
+/**
+ * Whether JSON read whole that is no one document (a file of JSON lines, each parsed in turn) holds
+ * few enough values to be parsed, by a document's bound; told at once.
+ */
+export function parsable(text: Buffer): boolean {
+  return atOnce(fewEnough(text));
+}
+
+/**
+ * A JSON value held in a store's row (Warp's conversations, Cursor's chats), parsed under a
+ * document's bound, at once: its value, or why it has none, for its reader to count once per
+ * version of the row (a row is read again while it may still change).
+ */
+export function rowJson(value: string | Uint8Array): Parsed {
+  const bytes =
+    typeof value === 'string' ? Buffer.from(value) : Buffer.from(value.buffer, value.byteOffset, value.length);
+  if (!parsable(bytes)) return 'file_too_large';
+  const parsed = jsonValue(typeof value === 'string' ? value : bytes.toString('utf8'));
+  return parsed === undefined ? 'parse_error' : { value: parsed };
 }

@@ -7,6 +7,7 @@
 // A value is JSON, as TEXT or as a BLOB, which may hold invalid UTF-8 (read as U+FFFD) or raw
 // control characters inside its strings (JSON.parse refuses them: they are read as spaces).
 
+import { rowJson } from './document.js';
 import { obj, type Json } from './fields.js';
 import type { Db } from './sqlite.js';
 
@@ -30,19 +31,22 @@ export function valueText(value: unknown): string | undefined {
 // eslint-disable-next-line no-control-regex -- the control characters are what it finds
 const CONTROL = /[\u0000-\u001f]/g;
 
-/** A value parsed as a JSON object, or undefined. */
+/**
+ * A value parsed as a JSON object, under a document's bound (document.ts: a chat's row can be as
+ * large as a document); where it is none, why (a skip's reason).
+ */
+export function parsedValue(value: unknown): Json | 'parse_error' | 'file_too_large' {
+  if (typeof value !== 'string' && !(value instanceof Uint8Array)) return 'parse_error';
+  let parsed = rowJson(value);
+  if (parsed === 'parse_error') parsed = rowJson(valueText(value)!.replace(CONTROL, ' '));
+  if (typeof parsed === 'string') return parsed;
+  return obj(parsed.value) ?? 'parse_error';
+}
+
+/** A value parsed as a JSON object, or undefined (as `parsedValue`). */
 export function valueObject(value: unknown): Json | undefined {
-  const text = valueText(value);
-  if (text === undefined) return undefined;
-  try {
-    return obj(JSON.parse(text));
-  } catch {
-    try {
-      return obj(JSON.parse(text.replace(CONTROL, ' ')));
-    } catch {
-      return undefined;
-    }
-  }
+  const parsed = parsedValue(value);
+  return typeof parsed === 'string' ? undefined : parsed;
 }
 
 /** The value of one key, parsed (undefined when absent or not a JSON object). */

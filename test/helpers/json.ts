@@ -23,3 +23,9 @@ export function pythonJsonLines(text: string): string {
     .map((l) => (l.trim() ? pythonJson(JSON.parse(l)) : l))
     .join('\n');
 }
+
+/**
+ * `n` empty objects in an array: 3 bytes a value, the densest JSON there is but for digits. Past
+ * 100,000 of them, more values than a document may hold (src/readers/document.ts).
+ */
+export const denseJson = (n: number) => `[${'{},'.repeat(n - 1)}{}]`;

@@ -3,7 +3,7 @@
 // two stores may hold, counted from one of them only.
 
 import { appendFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Collector } from '../../src/collectors/collector.js';
 import { createLogger } from '../../src/log.js';
@@ -14,6 +14,7 @@ import { Database } from '../helpers/sqlite.js';
 import { tempDir } from '../helpers/run.js';
 import { TallyStore } from '../helpers/tally.js';
 import { AGENT_TRACES_SCHEMA } from '../helpers/copilot-vscode.js';
+import { denseJson } from '../helpers/json.js';
 
 const S = '5f0c1b8e-2a4d-4c1e-9a51-0b8c2d3e4f60';
 const T0 = 1796640000000;
@@ -267,6 +268,31 @@ describe('copilot-vscode', () => {
       [['read_file', 'read', 1]],
       [['read_file', 'read', 1]],
     ]);
+  });
+
+  it('skips a journal or a transcript too dense to parse (as a document would be), each counted once, and reads the rest exactly', async () => {
+    const { user, journal } = userDir();
+    writeFileSync(journal, line(header) + requestLines(0, 700));
+    const dense = `{"kind":2,"k":["requests"],"v":${denseJson(100_000)}}\n`;
+    const other = '6a1d2c9f-3b5e-4d2f-8b62-1c9d3e4f5a71';
+    writeFileSync(
+      join(dirname(journal), `${other}.jsonl`),
+      line({ kind: 0, v: { ...header.v, sessionId: other } }) + dense,
+    );
+    const transcripts = join(user, 'workspaceStorage', 'a1b2c3', 'GitHub.copilot-chat', 'transcripts');
+    mkdirSync(transcripts, { recursive: true });
+    writeFileSync(join(transcripts, `${S}.jsonl`), dense);
+    const r = reading(user);
+    await r.scan();
+    await r.scan();
+    expect(r.collector.stats.skipped).toEqual(new Map([['file_too_large', 2]]));
+    expect([r.tally('prompts'), r.tally('turns:completed'), r.tally('toolCalls'), r.tokens('output')]).toEqual([
+      1,
+      1,
+      1,
+      [700],
+    ]);
+    expect(r.store.bySession.get(`copilot-vscode/${other}`)).toBeUndefined();
   });
 
   it('reads an older session document (`.json`), and only the log where both are there', async () => {

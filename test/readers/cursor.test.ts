@@ -14,6 +14,7 @@ import { Database } from '../helpers/sqlite.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
+import { denseJson } from '../helpers/json.js';
 
 const T0 = Date.parse('2026-12-07T10:00:00Z');
 const KV = 'CREATE TABLE IF NOT EXISTS %s (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)';
@@ -289,6 +290,30 @@ describe('cursor reader', () => {
     expect(r.counted('prompt')).toHaveLength(2);
     expect(r.counted('skipped')).toEqual([['skipped', 'parse_error']]);
     expect(r.counted('usage')).toEqual([]);
+  });
+
+  it('skips a chat or a bubble whose JSON is too dense to parse (as a document would be), counted once, and reads the rest exactly', () => {
+    const e = editor();
+    e.chat('c1', [prompt('u1', 0), answer('a1', 5)]);
+    e.put('composerData:c2', `{"composerId":"c2","fullConversationHeadersOnly":${denseJson(100_000)}}`);
+    e.chat('c3', [prompt('v1', 10), answer('v2', 15)]);
+    e.put('bubbleId:c3:v2', Buffer.from(`{"_v":3,"bubbleId":"v2","type":2,"codeBlocks":${denseJson(100_000)}}`));
+    const r = reading(e);
+    r.read();
+    r.read();
+    expect(r.counted('skipped')).toEqual([
+      ['skipped', 'file_too_large'],
+      ['skipped', 'file_too_large'],
+    ]);
+    expect(r.counted('prompt')).toEqual([
+      ['prompt', T0],
+      ['prompt', T0 + 10_000],
+    ]);
+    // c3's turn ends when the chat was last written, its answer unread.
+    expect(r.counted('turnEnded')).toEqual([
+      ['turnEnded', 'completed', T0 + 5000],
+      ['turnEnded', 'completed', T0 + 60_000],
+    ]);
   });
 
   it("finds a chat's folder through the workspace that lists it, where the chat names none", () => {

@@ -5,6 +5,7 @@ import { HARNESSES } from '../../src/collectors/registry.js';
 import { readAtOnce, type SessionFile } from '../../src/readers/reader.js';
 import type { HarnessId } from '../../src/session/types.js';
 import { eventsNamed, recorder } from '../helpers/events.js';
+import { denseJson } from '../helpers/json.js';
 
 /** `valuesAtMost`, its steps taken at once. */
 function valuesAtMost(b: Buffer, max: number): boolean {
@@ -15,8 +16,7 @@ function valuesAtMost(b: Buffer, max: number): boolean {
   }
 }
 
-/** `n` empty objects in an array: 3 bytes a value, the densest JSON there is but for digits. */
-const dense = (n: number) => Buffer.from(`[${'{},'.repeat(n - 1)}{}]`);
+const dense = (n: number) => Buffer.from(denseJson(n));
 
 describe('what a document holds, counted before it is parsed', () => {
   it('counts commas and opening brackets, not those inside strings', () => {

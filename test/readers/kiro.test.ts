@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { kiro } from '../../src/readers/kiro/reader.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
+import { denseJson } from '../helpers/json.js';
 
 const ID = '108eb117-333e-48c8-b241-3603ae8b688b';
 const line = (kind: string, data: object) => `${JSON.stringify({ version: 'v1', kind, data })}\n`;
@@ -72,5 +73,21 @@ describe('kiro', () => {
     expect(session().turnStartedAt).toBeUndefined();
     expect([tally().get('prompts'), tally().get('turns:completed'), tally().get('turns:failed')]).toEqual([2, 1, 1]);
     expect(collector.stats.skipped).toEqual(new Map());
+  });
+
+  it("gives a log its sidecar's folder and parent, but none of a sidecar too dense to parse (counted once as the document it is)", async () => {
+    const child = 'c62fd4b7-e883-42e8-953f-d348b9f08b6c';
+    const dir = tempDir();
+    const at = (ext: string) => join(dir, `${child}.${ext}`);
+    cpSync(join(FIXTURES, `homes/editor-stores-and-clis/.kiro/sessions/cli/${child}.jsonl`), at('jsonl'));
+    const side = readFileSync(join(FIXTURES, `homes/editor-stores-and-clis/.kiro/sessions/cli/${child}.json`), 'utf8');
+    const log = { path: at('jsonl'), sessionId: child };
+    // Padded, not too dense: read.
+    writeFileSync(at('json'), side.replace(/}$/, `,"padding":${denseJson(1000)}}`));
+    expect(kiro.initialState(log)).toEqual({ cwd: '/home/ada/src/demo-app', child: true });
+    writeFileSync(at('json'), side.replace(/}$/, `,"padding":${denseJson(100_000)}}`));
+    expect(kiro.initialState(log)).toEqual({});
+    const { collector } = await readHome(kiro, dir);
+    expect(collector.stats.skipped).toEqual(new Map([['file_too_large', 1]]));
   });
 });

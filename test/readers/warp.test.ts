@@ -9,6 +9,7 @@ import { Database } from '../helpers/sqlite.js';
 import { tempDir } from '../helpers/run.js';
 import { readHome } from '../helpers/tally.js';
 import { drifted } from '../../src/session/drift.js';
+import { denseJson } from '../helpers/json.js';
 
 // Warp's tables as its Diesel migrations leave them (the columns read; the trigger that stamps a
 // conversation's `last_modified_at` on every update), in WAL mode as Warp opens the database.
@@ -304,6 +305,48 @@ describe('Warp reader', () => {
     r.read(w.file, state);
     r.read(w.file, { ...state, sig: undefined });
     expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([['skipped', 'parse_error']]);
+  });
+
+  it('skips a conversation, a query or a status whose JSON is too dense to parse (as a document would be), each counted once, and reads the rest exactly', () => {
+    const w = warpHome();
+    const r = reading();
+    const state = warp.initialState(w.file);
+    const dense = (col: string, exchange: string) =>
+      w.db.prepare(`UPDATE ai_queries SET ${col} = ? WHERE exchange_id = ?`).run(denseJson(100_000), exchange);
+    w.exchange('e1', PARENT, '2026-12-07 11:00:00', 'Completed');
+    w.exchange('e2', PARENT, '2026-12-07 11:00:01', 'Completed');
+    dense('input', 'e2');
+    w.exchange('e3', PARENT, '2026-12-07 11:00:02', 'Completed');
+    dense('output_status', 'e3');
+    w.conversation(PARENT, '2026-12-07 11:00:10', { cents: 10, tools: { run_command: 1 } });
+    w.exchange('e4', CHILD, '2026-12-07 11:00:20', 'Completed');
+    w.db
+      .prepare(
+        'INSERT INTO agent_conversations (conversation_id, conversation_data, last_modified_at) VALUES (?, ?, ?)',
+      )
+      .run(CHILD, `{"conversation_usage_metadata":${denseJson(100_000)}}`, '2026-12-07 11:00:30');
+    r.read(w.file, state);
+    r.read(w.file, { ...state, sig: undefined });
+    expect(eventsNamed(r.log(PARENT), 'skipped')).toEqual([
+      ['skipped', 'file_too_large'],
+      ['skipped', 'file_too_large'],
+    ]);
+    expect(eventsNamed(r.log(CHILD), 'skipped')).toEqual([['skipped', 'file_too_large']]);
+    const zero = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 };
+    expect(counted(r.log(PARENT))).toEqual([
+      ['turnStarted'],
+      ['prompt', utc('2026-12-07 11:00:00')],
+      ['turnEnded', 'completed', utc('2026-12-07 11:00:00')],
+      ['usage', zero, 0.1, ['input', 'output', 'cache_read', 'cache_write', 'reasoning']],
+      ['toolCall', `${PARENT}:run_command:1`],
+    ]);
+    // The exchange of the conversation skipped is read: its prompt (its data, which would name a
+    // parent, unread), and its end when the conversation was last written (the row's time).
+    expect(counted(r.log(CHILD))).toEqual([
+      ['turnStarted'],
+      ['prompt', utc('2026-12-07 11:00:20')],
+      ['turnEnded', 'completed', utc('2026-12-07 11:00:30')],
+    ]);
   });
 
   it('reads a database made anew (its ids from 1 again) from its start, counting no exchange twice', () => {

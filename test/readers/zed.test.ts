@@ -17,6 +17,7 @@ import type { SessionFile } from '../../src/readers/reader.js';
 import { recorder, type Recorded } from '../helpers/events.js';
 import { FIXTURES, tempDir } from '../helpers/run.js';
 import { zstdFrame, type Part } from '../helpers/zstd.js';
+import { denseJson } from '../helpers/json.js';
 
 const A = '4d7c5a10-0b1e-4c8f-9a47-2f6c1d3e5b70';
 const B = '9e2f6b31-7c4d-4a1e-8b05-6d3f2a1c9e84';
@@ -148,6 +149,19 @@ describe('Zed threads', () => {
     const first = z.read();
     expect(named(first.log, 'skipped').map((e) => e[1])).toEqual(['file_too_large']);
     expect(tokens(first.log)).toHaveLength(1);
+    z.save(B, { usage: usage(20, 5) });
+    expect(named(z.read().log, 'skipped')).toEqual([]);
+  });
+
+  it('skip a row whose JSON is too dense to parse (as a document would be), counted once, and read the others exactly', () => {
+    const z = threadsDb();
+    z.save(A, { data: [Buffer.from(`{"version":"0.3.0","messages":${denseJson(100_000)}}`)] });
+    z.save(B, { usage: usage(10, 5) });
+    const first = z.read();
+    expect(named(first.log, 'skipped').map((e) => e[1])).toEqual(['file_too_large']);
+    expect(tokens(first.log)).toEqual([
+      { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+    ]);
     z.save(B, { usage: usage(20, 5) });
     expect(named(z.read().log, 'skipped')).toEqual([]);
   });

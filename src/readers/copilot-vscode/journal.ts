@@ -14,18 +14,15 @@
 
 import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome, Usage, UsagePart } from '../../session/types.js';
+import { parsable } from '../document.js';
 import { jsonValue, num, numberOf, obj, str, type Json } from '../fields.js';
 import { mcpTool } from '../tools.js';
-import { valuesAtMost } from '../scan.js';
 import { classifyTool } from './tools.js';
 
 const OUTCOMES: Record<number, TurnOutcome> = { 1: 'completed', 2: 'interrupted', 3: 'failed' };
 const NEEDS_INPUT = 4;
 // What the journal does not say of a request's tokens: only its output is recorded.
 const JOURNAL_UNSAID: readonly UsagePart[] = ['input', 'cache_read', 'cache_write', 'reasoning'];
-// As documents (document.ts): parsed only at most one value per 16 bytes.
-const BYTES_PER_VALUE = 16;
-const FEW_VALUES = 1 << 16;
 
 type Path = (string | number)[];
 // Keys a path must not name: setting them would change an object's prototype, or Object's.
@@ -33,7 +30,8 @@ const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The session as the log leaves it, or undefined (counted as skipped) where it has none. */
 export function replay(doc: Buffer, log: boolean, ev: SessionEvents): Json | undefined {
-  if (!valuesAtMost(doc, FEW_VALUES + doc.length / BYTES_PER_VALUE)) {
+  // Held to a document's bound (document.ts), whether it is one JSON text or a log of them.
+  if (!parsable(doc)) {
     ev.skipped('file_too_large');
     return undefined;
   }

@@ -5,11 +5,14 @@
 // newest); a failure counts once by its call's id.
 
 import type { SessionEvents } from '../../session/events.js';
+import { parsable } from '../document.js';
 import { obj, str } from '../fields.js';
 import { jsonLines } from './journal.js';
 import { classifyTool } from './tools.js';
 
 export function readTranscript(doc: Buffer, sessionId: string, ev: SessionEvents): void {
+  // Read whole as a document is: held to its bound (document.ts).
+  if (!parsable(doc)) return ev.skipped('file_too_large');
   const names = new Map<string, string>();
   for (const e of jsonLines(doc.toString('utf8'), ev)) {
     if (typeof e.type !== 'string') {

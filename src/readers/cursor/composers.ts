@@ -19,7 +19,17 @@ import type { SessionEvents } from '../../session/events.js';
 import type { TurnOutcome } from '../../session/types.js';
 import { num, obj, str, time, type Json } from '../fields.js';
 import type { Db } from '../sqlite.js';
-import { hasTable, keyAt, keysAfter, keysWithPrefix, keyValue, prefixed, topRow, valueObject } from '../vscdb.js';
+import {
+  hasTable,
+  keyAt,
+  keysAfter,
+  keysWithPrefix,
+  keyValue,
+  parsedValue,
+  prefixed,
+  topRow,
+  valueObject,
+} from '../vscdb.js';
 import { classifyTool } from './tools.js';
 import { identifierFolder, type Workspaces } from './workspaces.js';
 
@@ -210,11 +220,11 @@ export function readCursor(
       delete state.composers[id];
       continue;
     }
-    const data = valueObject(raw);
+    const data = parsedValue(raw);
     const mark = state.composers[id];
-    if (!data) {
+    if (typeof data === 'string') {
       const ev = eventsOf(id);
-      if (ev.firstTime(`bad:${id}:${num(mark?.[0])}`)) ev.skipped('parse_error');
+      if (ev.firstTime(`bad:${id}:${num(mark?.[0])}`)) ev.skipped(data);
       continue;
     }
     const at = num(data.lastUpdatedAt) || num(data.createdAt);
@@ -260,11 +270,13 @@ function readComposer(
   if (Array.isArray(data.conversation))
     for (const b of data.conversation) if (str(obj(b)?.bubbleId)) inline.set(str(obj(b)!.bubbleId)!, obj(b)!);
   for (const { key, value } of prefixed(db, 'cursorDiskKV', `${BUBBLE}${id}:`, mark ? after : 0)) {
-    const b = valueObject(value);
+    const b = parsedValue(value);
     const bubble = bubbleKey(key)?.bubble;
     if (bubble === undefined) continue;
-    if (!b && ev.firstTime(`bad:${key}:${at}`)) ev.skipped('parse_error');
-    loaded.set(bubble, b && bubbleOf(b));
+    if (typeof b === 'string') {
+      if (ev.firstTime(`bad:${key}:${at}`)) ev.skipped(b);
+      loaded.set(bubble, undefined);
+    } else loaded.set(bubble, bubbleOf(b));
   }
   const changed = new Set(loaded.keys());
   const lookup = db.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').pluck();

@@ -19,9 +19,10 @@ import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall, ToolKind } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
 import { listDir, readText } from '../../files/dir.js';
-import { jsonObject, num, obj, str, type Json } from '../fields.js';
+import { jsonObject, num, obj, str } from '../fields.js';
 import { builtinTool } from '../tools.js';
-import { documentObject } from '../document.js';
+import { documentObject, parsable } from '../document.js';
+import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { kiro as where } from './where.js';
 
 export interface KiroState {
@@ -54,14 +55,26 @@ function listFiles(dir: string): SessionFile[] {
     });
 }
 
-const sidecarOf = (file: SessionFile): Json | undefined =>
-  jsonObject(readText(join(dirname(file.path), `${file.sessionId}.json`)) ?? '');
+// What a log takes from its sidecar when it is first read.
+const SIDECAR: Shape = { cwd: true, parent_session_id: true };
+
+/**
+ * The sidecar's folder and parent, for its log. Held to a document's bound, as the sidecar's own
+ * read is (a sidecar skipped there as too dense is not read here either), and scanned, not parsed:
+ * two strings are wanted of it, and this read is synchronous (at most one pass over 16 MB,
+ * `readText`'s limit, however dense).
+ */
+function sidecarOf(file: SessionFile): Fields | undefined {
+  const text = readText(join(dirname(file.path), `${file.sessionId}.json`));
+  const bytes = text === undefined ? undefined : Buffer.from(text);
+  return bytes && parsable(bytes) ? scanRecord(bytes, SIDECAR) : undefined;
+}
 
 function initialState(file: SessionFile): KiroState {
   if (file.document) return {};
   const side = sidecarOf(file);
-  const cwd = str(side?.cwd);
-  return { ...(cwd ? { cwd } : {}), ...(str(side?.parent_session_id) ? { child: true } : {}) };
+  const cwd = side?.text('cwd');
+  return { ...(cwd ? { cwd } : {}), ...(side?.text('parent_session_id') ? { child: true } : {}) };
 }
 
 // Kiro's built-in tools (the Q-era names of older sessions too); others are `other`.

@@ -18,7 +18,8 @@ import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall, ToolKind, TurnOutcome, Usage, UsagePart } from '../../session/types.js';
 import { NO_REASONING, TOKEN_TYPES } from '../../session/vocabulary.js';
 import { countGrowth, dollars, growth, skipTotals, tokenCounts, type Marks } from '../cumulative.js';
-import { jsonValue, obj, str, type Json } from '../fields.js';
+import { rowJson, type Parsed } from '../document.js';
+import { obj, str, type Json } from '../fields.js';
 import { cursorMs, requireColumns, rowsById, selectList, type Db } from '../sqlite.js';
 import { builtinTool, mcpTool } from '../tools.js';
 
@@ -86,6 +87,8 @@ type QueryRow = Record<(typeof QUERY_COLUMNS)[number], unknown> & { id: number }
 type ConversationRow = { conversation_id?: unknown; conversation_data: unknown; last_modified_at: unknown };
 interface Conversation {
   data?: Json;
+  /** Why it has no `data` (a skip's reason). */
+  bad?: 'parse_error' | 'file_too_large';
   modified?: number;
   parent?: string;
 }
@@ -105,17 +108,35 @@ export function utcMs(v: unknown): number | undefined {
 /** A time as SQLite's CURRENT_TIMESTAMP writes it, which a `TIMESTAMP` column compares with as text. */
 const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-/** What an exchange's `output_status` says: a JSON string (or an enum variant with data: its name). */
-function outcomeOf(text: unknown): TurnOutcome | null | undefined {
-  const v = jsonValue(typeof text === 'string' ? text : '');
+/**
+ * A JSON column's value, parsed under a document's bound (document.ts: a conversation is rewritten
+ * whole, as a document is); where it has none, why.
+ */
+function columnJson(text: unknown): Parsed {
+  return typeof text === 'string' ? rowJson(text) : 'parse_error';
+}
+
+/**
+ * What an exchange's `output_status` says: a JSON string (or an enum variant with data: its name);
+ * `file_too_large` where its data is too dense to parse.
+ */
+function outcomeOf(text: unknown): TurnOutcome | null | 'file_too_large' | undefined {
+  const parsed = columnJson(text);
+  if (parsed === 'file_too_large') return parsed;
+  const v = typeof parsed === 'string' ? undefined : parsed.value;
   const keys = Object.keys(obj(v) ?? {});
   const name = typeof v === 'string' ? v : keys.length === 1 ? keys[0]! : '';
   return Object.hasOwn(OUTCOMES, name) ? OUTCOMES[name] : undefined;
 }
 
-/** Whether an exchange's `input` holds a query with text (none: no turn of its own). Its text is not kept. */
-function queryOf(input: unknown): { text: boolean } | undefined {
-  const v = jsonValue(typeof input === 'string' ? input : '');
+/**
+ * Whether an exchange's `input` holds a query with text (none: no turn of its own), or why it could
+ * not be read (`file_too_large`: its context, attached whole, too dense to parse). Its text is not kept.
+ */
+function queryOf(input: unknown): { text: boolean } | 'file_too_large' | undefined {
+  const parsed = columnJson(input);
+  if (parsed === 'file_too_large') return parsed;
+  const v = typeof parsed === 'string' ? undefined : parsed.value;
   const query = Array.isArray(v) ? v.map((i) => obj(obj(i)?.Query)).find((q) => q !== undefined) : undefined;
   return query && { text: typeof query.text === 'string' && query.text.trim() !== '' };
 }
@@ -138,10 +159,16 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
   const conversationOf = (id: string): Conversation | undefined => {
     if (!parsed.has(id)) {
       const row = conversations.get(id);
-      const data = row && obj(jsonValue(typeof row.conversation_data === 'string' ? row.conversation_data : ''));
+      const json = row && columnJson(row.conversation_data);
+      const data = json && typeof json !== 'string' ? obj(json.value) : undefined;
       parsed.set(
         id,
-        row && { data, modified: utcMs(row.last_modified_at), parent: str(data?.parent_conversation_id) || undefined },
+        row && {
+          data,
+          bad: data ? undefined : typeof json === 'string' ? json : 'parse_error',
+          modified: utcMs(row.last_modified_at),
+          parent: str(data?.parent_conversation_id) || undefined,
+        },
       );
     }
     return parsed.get(id);
@@ -206,14 +233,15 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
       continue;
     }
     const ev = open(conv);
-    if (!exchange || start === undefined || outcome === undefined) {
-      ev.skipped('unknown_shape');
+    if (!exchange || start === undefined || outcome === undefined || outcome === 'file_too_large') {
+      ev.skipped(outcome === 'file_too_large' ? outcome : 'unknown_shape');
       continue;
     }
     ev.meta({ cwd: str(q.working_directory) || undefined, model: str(q.model_id) || undefined });
     ev.activity(start);
     const query = queryOf(q.input);
-    if (!query) continue;
+    if (query === 'file_too_large') ev.skipped(query);
+    if (typeof query !== 'object') continue;
     if (ev.firstTime(`turn:${exchange}`)) {
       ev.turnStarted(start);
       if (query.text && !conversation?.parent) ev.prompt(start);
@@ -248,7 +276,7 @@ export function readWarp(db: Db, state: WarpState, eventsOf: (id: string) => Ses
     }
     if (!conversation.data) {
       // Read again while it is within the overlap: skipped once per version.
-      if (ev.firstTime(`bad:${conv}:${String(row.last_modified_at)}`)) ev.skipped('parse_error');
+      if (ev.firstTime(`bad:${conv}:${String(row.last_modified_at)}`)) ev.skipped(conversation.bad ?? 'parse_error');
       continue;
     }
     const usage = obj(conversation.data.conversation_usage_metadata);
