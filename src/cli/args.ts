@@ -3,6 +3,7 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
+import { WEEKDAYS } from '../config/schema.js';
 import {
   CCUSAGE_REFUSED,
   COMMANDS,
@@ -171,6 +172,10 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
     } else if (name === '--breakdown' && eq === -1 && switchHere(argv[i + 1])) {
       // ccusage's -b is a switch: by model.
       reportFlags.set(name, 'model');
+    } else if (OPTIONAL_VALUE[name] !== undefined && eq === -1 && (argv[i + 1] ?? '-').startsWith('-')) {
+      // ccusage's -w, -m and -o alone (nothing or a flag after them): its default.
+      if (name === '--start-of-week') parsed.rest.push(name, OPTIONAL_VALUE[name]);
+      else reportFlags.set(name, OPTIONAL_VALUE[name]);
     } else if (VALUED.includes(name)) {
       // A value never starts with `--`: `--config --json` lacks one rather than reading a file named --json.
       const value = eq !== -1 ? a.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
@@ -188,6 +193,9 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
           `unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`,
         );
       }
+      // A word after -w that is no day is refused here, by the flag's name: the report's kind
+      // (`-w weekly`) is not taken for a day, nor the flag for a bare -w before a command.
+      if (name === '--start-of-week') weekday(eq === -1 ? argv[i + 1]! : a.slice(eq + 1));
       parsed.rest.push(eq === -1 ? name : `${name}${a.slice(eq)}`);
       // The word after a flag is its value: for a true/false flag only true or false (`--watch once`
       // is `--watch` and the command once); for any other, unless it is the next flag (loadConfig
@@ -234,6 +242,20 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       `unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`,
     );
   return parsed;
+}
+
+/** ccusage's flags whose value may be left out (`-w`, `-m`, `-o`), each with what it means then: ccusage's default. */
+const OPTIONAL_VALUE: Readonly<Record<string, string>> = {
+  '--start-of-week': WEEKDAYS[0],
+  '--mode': 'auto',
+  '--order': 'asc',
+};
+
+function weekday(value: string): void {
+  if (!(WEEKDAYS as readonly string[]).includes(value))
+    throw new ConfigError(
+      `--start-of-week: expected ${WEEKDAYS.slice(0, -1).join(', ')} or ${WEEKDAYS.at(-1)}, got ${got(value)} (-w alone is ${WEEKDAYS[0]})`,
+    );
 }
 
 /** Whether `--breakdown` followed by `next` is ccusage's switch: nothing after it, a flag, or a word of the command. */
