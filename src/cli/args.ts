@@ -48,6 +48,8 @@ export interface ReportArgs extends ReportOptions {
   from?: string;
   /** `--by`: with --from, the label a period is split by (user, instance, harness, project, model, …). */
   by?: string;
+  /** ccusage's `-i` on daily: its JSON's `projects` (each project's days), and the table's rows under each project. */
+  instances?: true;
   /** `--color` (true) or `--no-color` (false): colour in a table whatever stdout is; undefined: on a terminal without NO_COLOR. */
   colour?: boolean;
 }
@@ -329,7 +331,9 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
     r.order = order;
   }
   if (flags.has('--instances')) {
-    // ccusage's split by project (its "instances"): rows per project under each period, as --breakdown project.
+    // ccusage's split by project (its "instances"): on daily, the only report ccusage takes -i for,
+    // its shape (each project's days); on weekly and monthly, rows per project under each period,
+    // as --breakdown project.
     if (r.kind === 'session' || r.kind === 'blocks')
       throw new ConfigError(
         `--instances: only for daily, weekly and monthly, not ${r.kind} (ccusage's session -i is --id, which report has not)`,
@@ -338,7 +342,10 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
       throw new ConfigError(
         `--instances: not with --breakdown ${r.breakdown} (a report splits one way; -i is --breakdown project)`,
       );
-    r.breakdown = 'project';
+    if (r.kind === 'daily') {
+      r.instances = true;
+      delete r.breakdown;
+    } else r.breakdown = 'project';
   }
   const mode = flags.get('--mode');
   if (mode !== undefined) modeOf(mode, r.harness);
@@ -378,6 +385,8 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
       throw new ConfigError(
         `--by: expected a label name such as user, instance, harness, project or model, got ${got(by)}`,
       );
+    if (r.instances && by !== 'project')
+      throw new ConfigError(`--by ${by}: not with -i (a report splits one way; -i is by project)`);
     r.by = by;
   }
   // A duration reaches back from today in the report's time zone.

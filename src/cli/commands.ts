@@ -123,8 +123,10 @@ const TABLE = {
       'database, read-only; where there is none yet, reads the session files itself first, writing nothing, on\n' +
       'every core (--single-thread: on the main thread, as --read-threads 0). The ledger keeps ledger.days days.\n' +
       "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n" +
-      '-o asc|desc, -w DAY, --last N, -p PROJECT, -i (by project, as --breakdown project), -O (nothing is fetched),\n' +
-      '--compact, --color/--no-color (whatever stdout is; else colour on a terminal without NO_COLOR),\n' +
+      '-o asc|desc, -w DAY, --last N, -p PROJECT, -O (nothing is fetched), --compact, -i (by project: on daily\n' +
+      "as ccusage's, each project's days under its name, JSON {projects: {NAME: [days]}, totals}; on weekly and\n" +
+      'monthly as --breakdown project), --color/--no-color (whatever stdout is; else colour on a terminal\n' +
+      'without NO_COLOR),\n' +
       "-m auto (how every cost is made: the harness's recorded cost where it records one, else the list price),\n" +
       '-m calculate for claude and codex (which record none); -w, -m and -o alone are sunday, auto and asc, as in\n' +
       'ccusage (a word after them that is none of their values is refused). Refused, with why: -m display,\n' +

@@ -171,9 +171,18 @@ describe('parseArgs', () => {
   it("takes ccusage's -p, -i, --color, --no-color, --single-thread and -m auto|calculate for report", () => {
     expect(parseArgs(['report', 'claude', 'daily', '-p', 'web', '-i']).report).toMatchObject({
       project: 'web',
+      instances: true,
+    });
+    // ccusage takes -i for daily alone: its shape there; weekly and monthly split each period by project.
+    expect(parseArgs(['report', '-i', '--breakdown', 'project']).report).toMatchObject({ instances: true });
+    expect(parseArgs(['report', '-i']).report?.breakdown).toBeUndefined();
+    expect(parseArgs(['report', 'weekly', '--instances', '--breakdown', 'project']).report).toMatchObject({
       breakdown: 'project',
     });
-    expect(parseArgs(['report', 'weekly', '--instances', '--breakdown', 'project']).report?.breakdown).toBe('project');
+    expect(parseArgs(['report', 'monthly', '-i']).report?.instances).toBeUndefined();
+    expect(() => parseArgs(['report', '-i', '--from', 'http://vm:8428', '--by', 'user'])).toThrow(
+      '--by user: not with -i (a report splits one way; -i is by project)',
+    );
     expect(() => parseArgs(['report', '-i', '-b'])).toThrow(
       '--instances: not with --breakdown model (a report splits one way; -i is --breakdown project)',
     );
