@@ -126,14 +126,13 @@ const TABLE = {
       '-o asc|desc, -w DAY, --last N, -p PROJECT, -O (nothing is fetched), --compact, -i (by project: on daily\n' +
       "as ccusage's, each project's days under its name, JSON {projects: {NAME: [days]}, totals}; on weekly and\n" +
       'monthly as --breakdown project), --color/--no-color (whatever stdout is; else colour on a terminal\n' +
-      'without NO_COLOR),\n' +
-      "-m auto (how every cost is made: the harness's recorded cost where it records one, else the list price),\n" +
-      '-m calculate for claude and codex (which record none); -w, -m and -o alone are sunday, auto and asc, as in\n' +
-      'ccusage (a word after them that is none of their values is refused). Refused, with why: -m display,\n' +
-      '-d/--debug, --debug-samples, --no-offline, --project-aliases (project.aliases).\n' +
-      "blocks lists Claude Code's unless --harness. With --from URL (a Prometheus query API: Prometheus,\n" +
-      'VictoriaMetrics; user:password@ for basic auth),\n' +
-      "daily, weekly and monthly are the team's, from the counters every exporter's samples put in the store\n" +
+      "without NO_COLOR), -m auto (how every cost is made: the harness's recorded cost where it records one,\n" +
+      'else the list price), -m calculate for claude and codex (which record none); -w, -m and -o alone are\n' +
+      'sunday, auto and asc, as in ccusage (a word after them that is none of their values is refused).\n' +
+      'Refused, with why: -m display, -d/--debug, --debug-samples, --no-offline, --project-aliases\n' +
+      "(project.aliases). blocks lists Claude Code's unless --harness. With --from URL (a Prometheus query\n" +
+      "API: Prometheus, VictoriaMetrics; user:password@ for basic auth), daily, weekly and monthly are the team's,\n" +
+      "from the counters every exporter's samples put in the store\n" +
       '(the last 30 days unless -s or --last), split with --by user|instance|harness|project|model (any label):\n' +
       'tokens and cost only (no requests, sessions or turns). How exact a day is: docs/reports.md.',
   },
