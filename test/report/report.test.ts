@@ -135,7 +135,10 @@ describe('report', () => {
     const daily = report(at, env);
     const instances = run(['report', '-i', '-j', ...at], env);
     expect(instances.status).toBe(0);
-    const { projects, totals } = JSON.parse(instances.stdout) as { projects: Record<string, Day[]>; totals: Totals };
+    const { projects, totals } = JSON.parse(instances.stdout) as {
+      projects: Record<string, (Day & { project: string })[]>;
+      totals: Totals;
+    };
     expect(Object.keys(projects)).toContain('demo-app');
     expect(totals).toEqual(daily.totals);
     for (const [project, days] of Object.entries(projects)) {
