@@ -3,6 +3,7 @@
 // none of ours refused, with the nearest command or flag when it looks like a misspelling.
 
 import { ConfigError, configFlags } from '../config/load.js';
+import { WEEKDAYS } from '../config/schema.js';
 import {
   CCUSAGE_REFUSED,
   COMMANDS,
@@ -47,6 +48,8 @@ export interface ReportArgs extends ReportOptions {
   from?: string;
   /** `--by`: with --from, the label a period is split by (user, instance, harness, project, model, …). */
   by?: string;
+  /** ccusage's `-i` on daily: its JSON's `projects` (each project's days), and the table's rows under each project. */
+  instances?: true;
   /** `--color` (true) or `--no-color` (false): colour in a table whatever stdout is; undefined: on a terminal without NO_COLOR. */
   colour?: boolean;
 }
@@ -171,6 +174,10 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
     } else if (name === '--breakdown' && eq === -1 && switchHere(argv[i + 1])) {
       // ccusage's -b is a switch: by model.
       reportFlags.set(name, 'model');
+    } else if (OPTIONAL_VALUE[name] !== undefined && eq === -1 && (argv[i + 1] ?? '-').startsWith('-')) {
+      // ccusage's -w, -m and -o alone (nothing or a flag after them): its default.
+      if (name === '--start-of-week') parsed.rest.push(name, OPTIONAL_VALUE[name]);
+      else reportFlags.set(name, OPTIONAL_VALUE[name]);
     } else if (VALUED.includes(name)) {
       // A value never starts with `--`: `--config --json` lacks one rather than reading a file named --json.
       const value = eq !== -1 ? a.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
@@ -188,6 +195,9 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
           `unknown flag ${name}${didYouMean(name, [...VALUED, ...SWITCHES, ...Object.keys(SHORT_FLAGS), ...[...flags.keys()].map((f) => `--${f}`)])}`,
         );
       }
+      // A word after -w that is no day is refused here, by the flag's name: the report's kind
+      // (`-w weekly`) is not taken for a day, nor the flag for a bare -w before a command.
+      if (name === '--start-of-week') weekday(eq === -1 ? argv[i + 1]! : a.slice(eq + 1));
       parsed.rest.push(eq === -1 ? name : `${name}${a.slice(eq)}`);
       // The word after a flag is its value: for a true/false flag only true or false (`--watch once`
       // is `--watch` and the command once); for any other, unless it is the next flag (loadConfig
@@ -234,6 +244,20 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       `unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`,
     );
   return parsed;
+}
+
+/** ccusage's flags whose value may be left out (`-w`, `-m`, `-o`), each with what it means then: ccusage's default. */
+const OPTIONAL_VALUE: Readonly<Record<string, string>> = {
+  '--start-of-week': WEEKDAYS[0],
+  '--mode': 'auto',
+  '--order': 'asc',
+};
+
+function weekday(value: string): void {
+  if (!(WEEKDAYS as readonly string[]).includes(value))
+    throw new ConfigError(
+      `--start-of-week: expected ${WEEKDAYS.slice(0, -1).join(', ')} or ${WEEKDAYS.at(-1)}, got ${got(value)} (-w alone is ${WEEKDAYS[0]})`,
+    );
 }
 
 /** Whether `--breakdown` followed by `next` is ccusage's switch: nothing after it, a flag, or a word of the command. */
@@ -307,7 +331,9 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
     r.order = order;
   }
   if (flags.has('--instances')) {
-    // ccusage's split by project (its "instances"): rows per project under each period, as --breakdown project.
+    // ccusage's split by project (its "instances"): on daily, the only report ccusage takes -i for,
+    // its shape (each project's days); on weekly and monthly, rows per project under each period,
+    // as --breakdown project.
     if (r.kind === 'session' || r.kind === 'blocks')
       throw new ConfigError(
         `--instances: only for daily, weekly and monthly, not ${r.kind} (ccusage's session -i is --id, which report has not)`,
@@ -316,7 +342,10 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
       throw new ConfigError(
         `--instances: not with --breakdown ${r.breakdown} (a report splits one way; -i is --breakdown project)`,
       );
-    r.breakdown = 'project';
+    if (r.kind === 'daily') {
+      r.instances = true;
+      delete r.breakdown;
+    } else r.breakdown = 'project';
   }
   const mode = flags.get('--mode');
   if (mode !== undefined) modeOf(mode, r.harness);
@@ -356,6 +385,8 @@ function reportArgs(words: string[], since: string | undefined, flags: Map<strin
       throw new ConfigError(
         `--by: expected a label name such as user, instance, harness, project or model, got ${got(by)}`,
       );
+    if (r.instances && by !== 'project')
+      throw new ConfigError(`--by ${by}: not with -i (a report splits one way; -i is by project)`);
     r.by = by;
   }
   // A duration reaches back from today in the report's time zone.

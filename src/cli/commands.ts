@@ -114,7 +114,7 @@ const TABLE = {
   report: {
     flags: ['--json', '--since', ...REPORT_FLAGS, ...REPORT_SWITCHES],
     usage:
-      'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o asc|desc] [-w DAY] [-p PROJECT] [-i] [--last N] [--from URL [--by LABEL]] [options]',
+      'report [AGENT] [daily|weekly|monthly|session|blocks] [-s DAY|DURATION] [-u DAY] [-j] [-b] [-z ZONE] [-o [asc|desc]] [-w [DAY]] [-p PROJECT] [-i] [--last N] [--from URL [--by LABEL]] [options]',
     summary: 'usage and spend per day, week, month, session or 5-hour block, from the state',
     about:
       'Prints what was used per day (the default), week (from Sunday, or the day -w names: monday … saturday),\n' +
@@ -123,13 +123,16 @@ const TABLE = {
       'database, read-only; where there is none yet, reads the session files itself first, writing nothing, on\n' +
       'every core (--single-thread: on the main thread, as --read-threads 0). The ledger keeps ledger.days days.\n' +
       "ccusage's command lines run as they are: `report claude daily`, -s, -u, -j, -b (by model), -z (local too),\n" +
-      '-o asc|desc, --last N, -p PROJECT, -i (by project, as --breakdown project), -O (nothing is fetched anyway),\n' +
-      '--compact, --color/--no-color (whatever stdout is; else colour on a terminal without NO_COLOR),\n' +
-      "-m auto (how every cost is made: the harness's recorded cost where it records one, else the list price),\n" +
-      '-m calculate for claude and codex (which record none). Refused, with why: -m display, -d/--debug,\n' +
-      "--debug-samples, --no-offline, --project-aliases (project.aliases). blocks lists Claude Code's unless --harness.\n" +
-      'With --from URL (a Prometheus query API: Prometheus, VictoriaMetrics; user:password@ for basic auth),\n' +
-      "daily, weekly and monthly are the team's, from the counters every exporter's samples put in the store\n" +
+      '-o asc|desc, -w DAY, --last N, -p PROJECT, -O (nothing is fetched), --compact, -i (by project: on daily\n' +
+      "as ccusage's, each project's days under its name, JSON {projects: {NAME: [days]}, totals}; on weekly and\n" +
+      'monthly as --breakdown project), --color/--no-color (whatever stdout is; else colour on a terminal\n' +
+      "without NO_COLOR), -m auto (how every cost is made: the harness's recorded cost where it records one,\n" +
+      'else the list price), -m calculate for claude and codex (which record none); -w, -m and -o alone are\n' +
+      'sunday, auto and asc, as in ccusage (a word after them that is none of their values is refused).\n' +
+      'Refused, with why: -m display, -d/--debug, --debug-samples, --no-offline, --project-aliases\n' +
+      "(project.aliases). blocks lists Claude Code's unless --harness. With --from URL (a Prometheus query\n" +
+      "API: Prometheus, VictoriaMetrics; user:password@ for basic auth), daily, weekly and monthly are the team's,\n" +
+      "from the counters every exporter's samples put in the store\n" +
       '(the last 30 days unless -s or --last), split with --by user|instance|harness|project|model (any label):\n' +
       'tokens and cost only (no requests, sessions or turns). How exact a day is: docs/reports.md.',
   },

@@ -12,8 +12,16 @@ import { createLogger } from '../log.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
 import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
-import { blocksReport, lastSince, periodReport, periodRows, sessionReport } from '../report/report.js';
-import { blocksTable, periodTable, reportJson, sessionTable, type Layout } from '../report/render.js';
+import { blocksReport, lastSince, periodRows, projectRows, selectRows, sessionReport } from '../report/report.js';
+import {
+  blocksTable,
+  periodTable,
+  projectsJson,
+  projectsTable,
+  reportJson,
+  sessionTable,
+  type Layout,
+} from '../report/render.js';
 import type { ReportArgs } from './args.js';
 
 async function readState(
@@ -124,9 +132,8 @@ export async function report(
   if (r.last !== undefined && r.kind !== 'session' && r.kind !== 'blocks') r.since = lastSince(r.kind, r.last, r, now);
   if (r.from !== undefined && r.kind !== 'session' && r.kind !== 'blocks') {
     const { readStore } = await import('./store.js');
-    const by = r.by ?? r.breakdown;
-    const rows = periodRows(await readStore({ ...r, from: r.from }, now), r.kind, r, by);
-    return json ? reportJson(r.kind, rows, true, false) : periodTable(rows, r.kind, by, layout);
+    const rows = await readStore({ ...r, from: r.from }, now);
+    return periods(rows, r.kind, r, r.by ?? r.breakdown, json, layout, true, false);
   }
   // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
   // blocks overlap, and their gaps would not be gaps.
@@ -140,6 +147,27 @@ export async function report(
     const rows = blocksReport(ledger, r, now);
     return json ? reportJson('blocks', rows, complete) : blocksTable(rows, layout);
   }
-  const rows = periodReport(ledger, r.kind, r);
-  return json ? reportJson(r.kind, rows, complete) : periodTable(rows, r.kind, r.breakdown, layout);
+  return periods(selectRows(ledger, r), r.kind, r, r.breakdown, json, layout, complete);
+}
+
+/**
+ * A daily, weekly or monthly report of dated rows (the ledger's or a store's): each project's
+ * periods with -i, else the periods split by `by`; `complete` and `counts` as reportJson's.
+ */
+function periods(
+  rows: readonly (LedgerRow & { day: string })[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  r: ReportArgs,
+  by: string | undefined,
+  json: boolean,
+  layout: Layout,
+  complete: boolean,
+  counts = true,
+): string {
+  if (r.instances) {
+    const projects = projectRows(rows, kind, r);
+    return json ? projectsJson(kind, projects, complete, counts) : projectsTable(projects, kind, layout);
+  }
+  const list = periodRows(rows, kind, r, by);
+  return json ? reportJson(kind, list, complete, counts) : periodTable(list, kind, by, layout);
 }

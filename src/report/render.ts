@@ -3,7 +3,7 @@
 
 import { usd } from '../view/format.js';
 import { printable, printableJson } from '../terminal.js';
-import { totalsOf, type BlockRow, type PeriodRow, type SessionRow, type Usage } from './report.js';
+import { totalsOf, type BlockRow, type PeriodRow, type ProjectRows, type SessionRow, type Usage } from './report.js';
 import type { Kind } from './words.js';
 
 const int = (n: number): string => Math.round(n).toLocaleString('en-US');
@@ -22,9 +22,11 @@ export interface Layout {
 
 /**
  * Columns padded to their widest cell (each made printable, a cell's lines one under the other:
- * a model a line); numbers to the right. Where the table is wider than `layout.width`, columns go
- * in the order of `drop` (indexes) until it fits; with `compact`, the first `compact` of them
- * whatever the width. The header in cyan and the totals in yellow where `colour`.
+ * a model a line); numbers to the right. A row of one cell is a heading across the table (ccusage's
+ * `Project: …`): no column is widened for it, and it is cut to `layout.width`. Where the table is
+ * wider than `layout.width`, columns go in the order of `drop` (indexes) until it fits; with
+ * `compact`, the first `compact` of them whatever the width. The header in cyan and the totals in
+ * yellow where `colour`.
  */
 function table(
   header: string[],
@@ -35,8 +37,12 @@ function table(
   compact = 0,
 ): string {
   const split = cells.map((r) => r.map((c) => c.split('\n').map(printable)));
+  const heading = (row: string[][]) => row.length === 1;
   const widthOf = (i: number) =>
-    Math.max(header[i]!.length, ...split.map((r) => Math.max(...r[i]!.map((l) => l.length))));
+    Math.max(
+      header[i]!.length,
+      ...split.filter((r) => !heading(r)).map((r) => Math.max(...r[i]!.map((l) => l.length))),
+    );
   const widths = header.map((_, i) => widthOf(i));
   const shown = new Set(header.map((_, i) => i));
   const total = () => [...shown].reduce((a, i) => a + widths[i]! + 2, -2);
@@ -52,6 +58,10 @@ function table(
       .join('  ')
       .trimEnd();
   const lines = (row: string[][]) => {
+    if (heading(row)) {
+      const text = row[0]![0]!;
+      return [layout.width !== undefined && text.length > layout.width ? `${text.slice(0, layout.width - 1)}…` : text];
+    }
     const cols = keep(row);
     const height = Math.max(...cols.map((c) => c.length));
     return Array.from({ length: height }, (_, k) => line(cols.map((c) => c[k] ?? '')));
@@ -115,6 +125,55 @@ const PERIOD_NAME = { daily: 'Date', weekly: 'Week', monthly: 'Month' } as const
 // compact table): the total, then the cache writes and reads.
 const USAGE_DROP = [4, 3, 2];
 
+/** A period's row, and its `--breakdown` split's rows under it. */
+function periodCells(r: PeriodRow, breakdown: string | undefined, layout: Layout, marked: Set<string>): string[][] {
+  const cells = [
+    [
+      r.period,
+      r.modelsUsed.map((m) => `- ${m}`).join('\n'),
+      ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)),
+    ],
+  ];
+  // `<label>Breakdowns` of `<label>Name`s (report.ts's breakdowns), the models' always there.
+  type Part = Omit<Usage, 'totalCost'> & { cost: number } & Record<string, unknown>;
+  const parts =
+    breakdown === undefined
+      ? undefined
+      : (r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`]?.map((b) => ({
+          name: String(b[`${breakdown}Name`]),
+          b,
+        }));
+  for (const { name, b } of parts ?? []) {
+    const cost =
+      breakdown === 'model'
+        ? costCell(b.cost, [{ model: name, cost: b.cost, tokens: b.totalTokens }], layout, marked)
+        : usd(b.cost);
+    cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, cost)]);
+  }
+  return cells;
+}
+
+/** The table of some period rows' cells (headings among them), with the rows' totals under them. */
+function periodsTable(
+  cells: string[][],
+  rows: readonly PeriodRow[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  layout: Layout,
+  marked: Set<string>,
+): string {
+  const t = totalsOf(rows);
+  return (
+    table(
+      [PERIOD_NAME[kind], 'Models', ...USAGE_HEADER],
+      [...cells, ['Total', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked))]],
+      [false, false, ...USAGE_NUMERIC],
+      layout,
+      [...USAGE_DROP.map((i) => i + 2), 1],
+      USAGE_DROP.length,
+    ) + unpricedNote(marked)
+  );
+}
+
 export function periodTable(
   rows: readonly PeriodRow[],
   kind: 'daily' | 'weekly' | 'monthly',
@@ -122,41 +181,31 @@ export function periodTable(
   layout: Layout = {},
 ): string {
   const marked = new Set<string>();
-  const cells: string[][] = [];
-  for (const r of rows) {
-    cells.push([
-      r.period,
-      r.modelsUsed.map((m) => `- ${m}`).join('\n'),
-      ...usageCells(r, costCell(r.totalCost, modelParts(r), layout, marked)),
-    ]);
-    // `<label>Breakdowns` of `<label>Name`s (report.ts's breakdowns), the models' always there.
-    type Part = Omit<Usage, 'totalCost'> & { cost: number } & Record<string, unknown>;
-    const parts =
-      breakdown === undefined
-        ? undefined
-        : (r as unknown as Record<string, Part[] | undefined>)[`${breakdown}Breakdowns`]?.map((b) => ({
-            name: String(b[`${breakdown}Name`]),
-            b,
-          }));
-    for (const { name, b } of parts ?? []) {
-      const cost =
-        breakdown === 'model'
-          ? costCell(b.cost, [{ model: name, cost: b.cost, tokens: b.totalTokens }], layout, marked)
-          : usd(b.cost);
-      cells.push([`  └ ${name || '(none)'}`, '', ...usageCells(b, cost)]);
-    }
-  }
-  const t = totalsOf(rows);
-  cells.push(['Total', '', ...usageCells(t, costCell(t.totalCost, rows.flatMap(modelParts), layout, marked))]);
-  return (
-    table(
-      [PERIOD_NAME[kind], 'Models', ...USAGE_HEADER],
-      cells,
-      [false, false, ...USAGE_NUMERIC],
-      layout,
-      [...USAGE_DROP.map((i) => i + 2), 1],
-      USAGE_DROP.length,
-    ) + unpricedNote(marked)
+  return periodsTable(
+    rows.flatMap((r) => periodCells(r, breakdown, layout, marked)),
+    rows,
+    kind,
+    layout,
+    marked,
+  );
+}
+
+/** ccusage's `-i` table: each project's rows under a `Project: NAME` line across the table. */
+export function projectsTable(
+  projects: readonly ProjectRows[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  layout: Layout = {},
+): string {
+  const marked = new Set<string>();
+  return periodsTable(
+    projects.flatMap((p) => [
+      [`Project: ${p.project || '(none)'}`],
+      ...p.rows.flatMap((r) => periodCells(r, undefined, layout, marked)),
+    ]),
+    projects.flatMap((p) => p.rows),
+    kind,
+    layout,
+    marked,
   );
 }
 
@@ -250,6 +299,12 @@ function withoutCounts<T extends object>(u: T): T {
   return rest as T;
 }
 
+/** A period row as ccusage's JSON has it: its period under the kind's name too (`date`, `week`, `month`). */
+const periodJson = (kind: 'daily' | 'weekly' | 'monthly', r: PeriodRow) => ({
+  [{ daily: 'date', weekly: 'week', monthly: 'month' }[kind]]: r.period,
+  ...r,
+});
+
 /**
  * ccusage's JSON: `daily[]` (`date`), `weekly[]` (`week`), `monthly[]` (`month`), `sessions[]`,
  * `blocks[]`; `totals`; and `"complete": false` where the exporter's first read is not done.
@@ -265,8 +320,26 @@ export function reportJson(
   if (kind === 'blocks') return `${printableJson({ blocks: rows, ...partial })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);
   if (kind === 'session') return `${printableJson({ sessions: rows, totals, ...partial })}\n`;
-  const name = { daily: 'date', weekly: 'week', monthly: 'month' }[kind];
   const shown = (u: object) => (counts ? u : withoutCounts(u));
   // `period` too: the name ccusage's report of every agent (`ccusage daily`) gives it.
-  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => shown({ [name]: r.period, ...r })), totals: shown(totals), ...partial })}\n`;
+  return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => shown(periodJson(kind, r))), totals: shown(totals), ...partial })}\n`;
+}
+
+/**
+ * ccusage's `-i --json` (`ccusage claude daily -i`): `{"projects": {"<project>": [rows]}, "totals"}`,
+ * each row as reportJson's with `project`, the key; `complete` and `counts` as there.
+ */
+export function projectsJson(
+  kind: 'daily' | 'weekly' | 'monthly',
+  projects: readonly ProjectRows[],
+  complete = true,
+  counts = true,
+): string {
+  const shown = (u: object) => (counts ? u : withoutCounts(u));
+  const totals = totalsOf(projects.flatMap((p) => p.rows));
+  return `${printableJson({
+    projects: Object.fromEntries(projects.map((p) => [p.project, p.rows.map((r) => shown(periodJson(kind, r)))])),
+    totals: shown(totals),
+    ...(complete ? {} : { complete: false }),
+  })}\n`;
 }

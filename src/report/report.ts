@@ -245,6 +245,30 @@ export function periodRows(
   );
 }
 
+/** ccusage's `-i`: a project's period rows, each naming it (`project`, its label as the metrics and `--project` write it). */
+export interface ProjectRows {
+  project: string;
+  rows: (PeriodRow & { project: string })[];
+}
+
+/** Each project's rows of some dated rows (periodRows of its rows alone: its own models), projects sorted by name. */
+export function projectRows(
+  rows: readonly (LedgerRow & { day: string })[],
+  kind: 'daily' | 'weekly' | 'monthly',
+  o: ReportOptions,
+): ProjectRows[] {
+  const byProject = new Map<string, (LedgerRow & { day: string })[]>();
+  for (const r of rows) {
+    let list = byProject.get(r.project);
+    if (!list) byProject.set(r.project, (list = []));
+    list.push(r);
+  }
+  return [...byProject.keys()].sort().map((project) => ({
+    project,
+    rows: periodRows(byProject.get(project)!, kind, o).map((r) => ({ ...r, project })),
+  }));
+}
+
 export interface SessionRow extends Usage, Breakdowns {
   sessionId: string;
   harness: string;

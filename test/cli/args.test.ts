@@ -137,17 +137,52 @@ describe('parseArgs', () => {
       expect(loadConfig(rest, {}).report.startOfWeek).toBe(day);
     }
     expect(loadConfig([], { CODING_AGENT_EXPORTER_REPORT_START_OF_WEEK: 'friday' }).report.startOfWeek).toBe('friday');
-    expect(() => loadConfig(parseArgs(['report', 'weekly', '-w', 'someday']).rest, {})).toThrow(
+    expect(() => loadConfig([], { CODING_AGENT_EXPORTER_REPORT_START_OF_WEEK: 'someday' })).toThrow(
       /report\.startOfWeek.*must be one of "sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"/,
     );
+  });
+
+  it("takes ccusage's -w, -m and -o without a value as its defaults, and refuses a word that is none of their values", () => {
+    for (const argv of [
+      ['report', 'weekly', '-w'],
+      ['report', '-w', '-j', 'weekly'],
+      ['report', '--start-of-week', '--json'],
+    ])
+      expect(loadConfig(parseArgs(argv).rest, {}).report.startOfWeek).toBe('sunday');
+    expect(loadConfig(parseArgs(['report', '-w', 'monday', 'weekly']).rest, {}).report.startOfWeek).toBe('monday');
+    expect(parseArgs(['report', 'claude', 'daily', '-m']).report).toMatchObject({
+      kind: 'daily',
+      harness: 'claude-code',
+    });
+    expect(parseArgs(['report', '-m', '-j', 'weekly'])).toMatchObject({ json: true, report: { kind: 'weekly' } });
+    expect(parseArgs(['report', 'daily', '-o']).report?.order).toBe('asc');
+    expect(parseArgs(['report', '-o', '--json', 'monthly']).report).toMatchObject({ kind: 'monthly', order: 'asc' });
+    expect(() => parseArgs(['report', '-w', 'weekly'])).toThrow(
+      '--start-of-week: expected sunday, monday, tuesday, wednesday, thursday, friday or saturday, got "weekly" (-w alone is sunday)',
+    );
+    expect(() => parseArgs(['report', '--start-of-week=someday'])).toThrow('--start-of-week: expected sunday,');
+    expect(() => parseArgs(['report', '-m', 'weekly'])).toThrow(
+      '--mode: expected auto, calculate or display, got "weekly"',
+    );
+    expect(() => parseArgs(['report', '-o', 'daily'])).toThrow('--order: expected asc or desc, got "daily"');
+    expect(() => parseArgs(['once', '-m'])).toThrow('--mode: only the report command takes it');
   });
 
   it("takes ccusage's -p, -i, --color, --no-color, --single-thread and -m auto|calculate for report", () => {
     expect(parseArgs(['report', 'claude', 'daily', '-p', 'web', '-i']).report).toMatchObject({
       project: 'web',
+      instances: true,
+    });
+    // ccusage takes -i for daily alone: its shape there; weekly and monthly split each period by project.
+    expect(parseArgs(['report', '-i', '--breakdown', 'project']).report).toMatchObject({ instances: true });
+    expect(parseArgs(['report', '-i']).report?.breakdown).toBeUndefined();
+    expect(parseArgs(['report', 'weekly', '--instances', '--breakdown', 'project']).report).toMatchObject({
       breakdown: 'project',
     });
-    expect(parseArgs(['report', 'weekly', '--instances', '--breakdown', 'project']).report?.breakdown).toBe('project');
+    expect(parseArgs(['report', 'monthly', '-i']).report?.instances).toBeUndefined();
+    expect(() => parseArgs(['report', '-i', '--from', 'http://vm:8428', '--by', 'user'])).toThrow(
+      '--by user: not with -i (a report splits one way; -i is by project)',
+    );
     expect(() => parseArgs(['report', '-i', '-b'])).toThrow(
       '--instances: not with --breakdown model (a report splits one way; -i is --breakdown project)',
     );

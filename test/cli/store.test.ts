@@ -111,6 +111,25 @@ describe('report --from a store', () => {
     ]);
   });
 
+  it("takes ccusage's -i: each project's days, from the store's counters", () => {
+    const r = report(['--from', store, '-i']);
+    expect(r.status, r.stderr).toBe(0);
+    const { projects, totals } = JSON.parse(r.stdout) as {
+      projects: Record<string, (Row & { project: string })[]>;
+      totals: Record<string, unknown>;
+    };
+    expect(Object.keys(projects)).toEqual(['p']);
+    expect(projects.p!.map((d) => [d.date, d.project, d.inputTokens, d.totalCost])).toEqual([
+      [d0, 'p', 0, 45],
+      [d1, 'p', 20, 0],
+      [d2, 'p', 5, 18],
+    ]);
+    // The store has no requests, sessions or turns, as without -i.
+    expect(projects.p![0]).not.toHaveProperty('requests');
+    expect(totals).toMatchObject({ inputTokens: 25, totalCost: 63 });
+    expect(totals).not.toHaveProperty('requests');
+  });
+
   it('prints the split as a table, and says which store refused, without its password', () => {
     const table = run(
       ['report', 'daily', '-z', ZONE, '--since', d0, '--until', d2, '--from', store, '--by', 'instance'],

@@ -113,7 +113,7 @@ describe('report', () => {
       expect(run(['report', kind, '--state-dir', state], empty).status).toBe(0);
   });
 
-  it("colours a table on a pipe with --color, and splits periods by project with ccusage's -i", () => {
+  it('colours a table on a pipe with --color', () => {
     const state = tempDir();
     expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
     const plain = run(['report', '--state-dir', state, '-z', 'UTC'], env);
@@ -126,12 +126,35 @@ describe('report', () => {
     expect(['\x1b[36m', '\x1b[33m', '\x1b[0m'].reduce((t, code) => t.replaceAll(code, ''), coloured.stdout)).toBe(
       plain.stdout,
     );
-    const instances = run(['report', '-i', '-j', '--state-dir', state, '-z', 'UTC'], env);
+  });
+
+  it("splits by project with ccusage's -i: daily as ccusage (each project's days, under a line naming it), weekly and monthly under each period", () => {
+    const state = tempDir();
+    expect(run(['once', '--state-dir', state, ...KEEP], env).status).toBe(0);
+    const at = ['--state-dir', state, '-z', 'UTC'];
+    const daily = report(at, env);
+    const instances = run(['report', '-i', '-j', ...at], env);
     expect(instances.status).toBe(0);
-    expect(JSON.parse(instances.stdout)).toEqual(
-      JSON.parse(run(['report', '--breakdown', 'project', '-j', '--state-dir', state, '-z', 'UTC'], env).stdout),
-    );
-    expect(JSON.parse(instances.stdout).daily[0].projectBreakdowns[0]).toMatchObject({ projectName: 'demo-app' });
+    const { projects, totals } = JSON.parse(instances.stdout) as {
+      projects: Record<string, (Day & { project: string })[]>;
+      totals: Totals;
+    };
+    expect(Object.keys(projects)).toContain('demo-app');
+    expect(totals).toEqual(daily.totals);
+    for (const [project, days] of Object.entries(projects)) {
+      expect(days.length).toBeGreaterThan(0);
+      for (const d of days) expect(d).toMatchObject({ project, period: d.date });
+      // Each project's days are what --project gives.
+      expect(days.map(({ project: _, ...d }) => d)).toEqual(report([...at, '-p', project], env).daily);
+    }
+    const table = run(['report', '-i', ...at], env).stdout.split('\n');
+    const line = table.indexOf('Project: demo-app');
+    expect(line).toBeGreaterThan(1);
+    expect(table[line + 1]).toMatch(new RegExp(`^${projects['demo-app']![0]!.date} +- `));
+    for (const kind of ['weekly', 'monthly'])
+      expect(JSON.parse(run(['report', kind, '-i', '-j', ...at], env).stdout)).toEqual(
+        JSON.parse(run(['report', kind, '--breakdown', 'project', '-j', ...at], env).stdout),
+      );
   });
 
   it('skips and counts the rows of a state database that are not as the exporter writes them', () => {
@@ -235,8 +258,8 @@ describe('report against ccusage on the same files', () => {
     expect(run(['once', '--state-dir', state, ...KEEP], envFor(home)).status).toBe(0);
   }, 120_000);
 
-  const ccusage = (args: string[], kind = 'daily', at = home) => {
-    const r = spawnSync(CCUSAGE, [...args, kind, '--json', '--offline', '--timezone', 'UTC'], {
+  const ccusage = (args: string[], kind = 'daily', at = home, flags: string[] = []) => {
+    const r = spawnSync(CCUSAGE, [...args, kind, ...flags, '--json', '--offline', '--timezone', 'UTC'], {
       encoding: 'utf8',
       env: {
         PATH: process.env.PATH,
@@ -249,6 +272,8 @@ describe('report against ccusage on the same files', () => {
     expect(r.status, r.stderr).toBe(0);
     return JSON.parse(r.stdout) as {
       blocks: Record<string, unknown>[];
+      projects: Record<string, Record<string, unknown>[]>;
+      totals: Record<string, unknown>;
       daily: (Omit<Day, 'modelBreakdowns'> & {
         costUSD?: number;
         models?: Record<string, { cacheCreationTokens: number }>;
@@ -270,6 +295,34 @@ describe('report against ccusage on the same files', () => {
     expect(ours.length).toBeGreaterThan(1);
     expect(ours.map((d) => [d.date, tokens(d)])).toEqual(theirs.map((d) => [d.date, tokens(d)]));
     ours.forEach((d, i) => expect(d.totalCost).toBeCloseTo(theirs[i]!.totalCost, 9));
+  });
+
+  it("Claude Code: `-i` is `ccusage claude daily -i`'s JSON, every field of it, each project's days the same", () => {
+    const theirs = ccusage(['claude'], 'daily', home, ['-i']);
+    const r = run(['report', 'claude', 'daily', '-i', '-j', '--state-dir', state, '-z', 'UTC'], envFor(home));
+    expect(r.status, r.stderr).toBe(0);
+    const ours = JSON.parse(r.stdout) as typeof theirs;
+    expect(Object.keys(ours)).toEqual(['projects', 'totals']);
+    // ccusage keys a project by Claude Code's folder (its working folder, every other character a
+    // dash); the report by its label, as the metrics and `-p` name it: here the folder's name.
+    const folder = (project: string) => `-home-dev-src-${project}`;
+    expect(Object.keys(ours.projects).length).toBeGreaterThan(1);
+    expect(Object.keys(ours.projects).map(folder)).toEqual(Object.keys(theirs.projects));
+    const fields = (o: object) => Object.keys(o).sort();
+    const has = (mine: object, their: object) => expect(fields(mine)).toEqual(expect.arrayContaining(fields(their)));
+    has(ours.totals, theirs.totals);
+    for (const [project, days] of Object.entries(ours.projects)) {
+      const their = theirs.projects[folder(project)]!;
+      expect(days.map((d) => [d.date, d.project, tokens(d as unknown as Totals), d.modelsUsed])).toEqual(
+        their.map((d) => [d.date, project, tokens(d as unknown as Totals), d.modelsUsed]),
+      );
+      days.forEach((d, i) => {
+        has(d, their[i]!);
+        (d.modelBreakdowns as object[]).forEach((m, j) => has(m, (their[i]!.modelBreakdowns as object[])[j]!));
+        expect(d.totalCost as number).toBeCloseTo(their[i]!.totalCost as number, 9);
+      });
+    }
+    expect(tokens(ours.totals as unknown as Totals)).toEqual(tokens(theirs.totals as unknown as Totals));
   });
 
   // ccusage's price table (LiteLLM's) gives these OpenAI models a cache-write price of 1.25 times
