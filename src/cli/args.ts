@@ -236,9 +236,9 @@ export function parseArgs(argv: string[], now = Date.now()): Parsed {
       "--since: top --url shows the running exporter's activity window (its sessions.activeWindowSeconds)",
     );
   if (parsed.command === 'report') parsed.report = reportArgs(more, since, reportFlags, now);
+  else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   // ccusage's "disable parallel JSONL loading": the report's own read on the main thread alone.
   if (reportFlags.has('--single-thread')) parsed.rest.push('--read-threads', '0');
-  else if (since !== undefined) parsed.since = sinceSeconds(since, now);
   if (more.length > 0)
     throw new ConfigError(
       `unexpected argument "${more[0]}": ${parsed.command} takes no more words (see coding-agent-exporter help ${parsed.command})`,

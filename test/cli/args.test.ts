@@ -78,6 +78,9 @@ describe('parseArgs', () => {
     expect(parseArgs(['top', '--since', '20261207'], now).since).toBe(10.5 * 3600);
     expect(parseArgs(['sessions', '--since', '3d'], now).since).toBe(3 * 86400);
     expect(() => parseArgs(['sessions', '--since', '2026-12-08'], now)).toThrow('--since 2026-12-08 is in the future');
+    // A report's --since is its first day, a day to come too (no rows yet), never an activity window.
+    const report = parseArgs(['report', 'daily', '--since', '2026-12-08'], now);
+    expect([report.report?.since, report.since]).toEqual(['2026-12-08', undefined]);
     const utcNoon = Date.parse('2026-12-07T12:00:00Z');
     expect(parseArgs(['report', '--since', '7d', '-z', 'UTC'], utcNoon).report?.since).toBe('2026-11-30');
     expect(parseArgs(['report', '--since', '12h', '-z', 'Pacific/Kiritimati'], utcNoon).report?.since).toBe(
