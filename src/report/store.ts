@@ -6,6 +6,7 @@
 // resets() reads one. Pure: the command queries the store and gives what these need.
 
 import type { LedgerRow } from '../state/db.js';
+import { emptyRow } from '../store/ledger.js';
 
 /** The counters a report sums, and the ledger's field each (or each token type) goes into. */
 export const STORE_COUNTERS = {
@@ -126,24 +127,7 @@ export function storeRows(series: readonly StoreSeries[], days: readonly string[
           (row = {
             day: days[i]!,
             labels,
-            hour: 0,
-            quarter: 0,
-            harness: labels.harness ?? '',
-            project: labels.project ?? '',
-            model: labels.model ?? '',
-            input: 0,
-            output: 0,
-            cacheRead: 0,
-            cacheWrite: 0,
-            reasoning: 0,
-            costUsd: 0,
-            requests: 0,
-            sessions: 0,
-            turnsCompleted: 0,
-            turnsFailed: 0,
-            turnsInterrupted: 0,
-            firstMs: null,
-            lastMs: null,
+            ...emptyRow(0, 0, labels.harness ?? '', labels.project ?? '', labels.model ?? ''),
           }),
         );
       }

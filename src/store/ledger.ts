@@ -19,7 +19,14 @@ export const DEFAULT_LEDGER_DAYS = 400;
 const DAY_HOURS = 24;
 
 /** A row of nothing: the start of what one quarter hour of one harness, project and model adds. */
-const emptyRow = (hour: number, quarter: number, harness: string, project: string, model: string): LedgerRow => ({
+/** A row of the ledger with nothing in it yet. */
+export const emptyRow = (
+  hour: number,
+  quarter: number,
+  harness: string,
+  project: string,
+  model: string,
+): LedgerRow => ({
   hour,
   quarter,
   harness,
