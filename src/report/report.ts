@@ -5,7 +5,7 @@
 
 import type { LedgerRow } from '../state/db.js';
 import { BLOCK_MS, groupBlocks, projection } from '../store/blocks.js';
-import { dayOf, rowStart } from '../store/ledger.js';
+import { dayOf, emptyRow, rowStart } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
 import type { ModelUse } from '../session/types.js';
 
@@ -282,20 +282,7 @@ export interface SessionRow extends Usage, Breakdowns {
 
 /** A session's use of each model as ledger rows (its own split, or its whole use under its last model). */
 function sessionRows(s: StoredSession): LedgerRow[] {
-  const row = (model: string, m: ModelUse): LedgerRow => ({
-    hour: 0,
-    quarter: 0,
-    harness: s.harness,
-    project: s.project,
-    model,
-    ...m,
-    sessions: 0,
-    turnsCompleted: 0,
-    turnsFailed: 0,
-    turnsInterrupted: 0,
-    firstMs: null,
-    lastMs: null,
-  });
+  const row = (model: string, m: ModelUse): LedgerRow => ({ ...emptyRow(0, 0, s.harness, s.project, model), ...m });
   if (s.byModel) return Object.entries(s.byModel).map(([model, m]) => row(model, m));
   const t = s.tokens;
   return s.model ? [row(s.model, { ...t, costUsd: s.costUsd, requests: 0 })] : [];
