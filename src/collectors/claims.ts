@@ -1,6 +1,6 @@
 // Who reads which file of a backlog, in memory shared by the main thread and the read threads: a
 // file belongs to whoever claims it first (threads in the list's order, the main thread the file it
-// takes next, or the last ones while it would wait), and read threads pause while too many of their
+// takes next, or the smallest left while it would wait), and read threads pause while too many of their
 // files' events wait to be played back.
 
 // Events read and not yet taken, at most: threads wait while there are more. (A file's events are

@@ -2,14 +2,15 @@
 // back on the main thread must be exactly what reading it there would have reported, whichever
 // thread read which file, and a thread that dies must cost nothing but time.
 
-import { cpSync, mkdirSync, readdirSync, readlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureCorpus } from '../../bench/corpus.js';
 import { Collector } from '../../src/collectors/collector.js';
+import { Claims } from '../../src/collectors/claims.js';
 import { answersHold, EventLog, play } from '../../src/collectors/event-log.js';
 import { ReadAhead } from '../../src/collectors/read-ahead.js';
-import { ReadThreads } from '../../src/collectors/read-threads.js';
+import { ReadThreads, type Backlog } from '../../src/collectors/read-threads.js';
 import { readWhole } from '../../src/collectors/read-whole.js';
 import { READERS } from '../helpers/readers.js';
 import { createLogger } from '../../src/log.js';
@@ -20,7 +21,7 @@ import type { LineReader } from '../../src/readers/reader.js';
 import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
-import { tempDir } from '../helpers/run.js';
+import { tempDir, until } from '../helpers/run.js';
 import { sinkOf } from '../helpers/events.js';
 
 const quiet = createLogger('error');
@@ -193,6 +194,57 @@ describe('a backlog read on threads', () => {
     await scan;
     expect(tokens(store, 'claude-code')).toEqual(corpus.expected['claude-code']);
     expect(collector.stats.success).toBe(true);
+  });
+
+  it('has the main thread, while it waits for a thread, read the smallest files left first', async () => {
+    // A thread that claims the first file and posts nothing until it is told to end; the two files
+    // after it hold the same response, so the one the main thread read first holds it as new.
+    const dir = tempDir();
+    const answer = JSON.stringify({
+      type: 'assistant',
+      timestamp: '2026-01-01T00:00:00.000Z',
+      cwd: '/src/app',
+      message: { id: 'msg_same', model: 'claude-sonnet-4-5', usage: { input_tokens: 1, output_tokens: 2 } },
+    });
+    const padding = JSON.stringify({
+      type: 'user',
+      timestamp: '2026-01-01T00:00:01.000Z',
+      message: { content: 'x'.repeat(50_000) },
+    });
+    const files = [
+      ['first', answer],
+      ['small', answer],
+      ['large', `${answer}\n${padding}`],
+    ].map(([name, text]) => {
+      const path = join(dir, `${name}.jsonl`);
+      writeFileSync(path, `${text}\n`);
+      return { path, sessionId: name!, stat: statSync(path) };
+    });
+    let backlog: Backlog | undefined;
+    let claims: Claims | undefined;
+    const thread = {
+      claims: [2],
+      read(task: { shared: SharedArrayBuffer }, b: Backlog) {
+        claims = new Claims(task.shared, files.length);
+        claims.claim(0, 2);
+        backlog = b;
+        return true;
+      },
+      release() {},
+    } as unknown as ReadThreads;
+    const ahead = ReadAhead.start(thread, claudeCode, files)!;
+    const first = ahead.take(files[0]!.path);
+    await until(
+      async () => (claims!.owner(1) === Claims.MAIN && claims!.owner(2) === Claims.MAIN) || undefined,
+      10_000,
+      'the main thread claiming both files',
+    );
+    backlog!.ended(2, true);
+    expect(await first).toBeUndefined(); // the thread's: read by the caller
+    const small = (await ahead.take(files[1]!.path))!;
+    const large = (await ahead.take(files[2]!.path))!;
+    const unseen = () => false;
+    expect([answersHold(small.log, unseen), answersHold(large.log, unseen)]).toEqual([true, false]);
   });
 
   it('reads on the main thread a file whose thread was killed while reading it', async () => {
