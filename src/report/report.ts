@@ -211,15 +211,6 @@ function breakdowns(rows: readonly LedgerRow[], by: string | undefined): Breakdo
   return b;
 }
 
-/** Daily, weekly or monthly rows, oldest first (`order`). */
-export function periodReport(
-  rows: readonly LedgerRow[],
-  kind: 'daily' | 'weekly' | 'monthly',
-  o: ReportOptions,
-): PeriodRow[] {
-  return periodRows(selectRows(rows, o), kind, o, o.breakdown);
-}
-
 /** The rows of some dated rows (the ledger's as selectRows dates them, or a store's), split by `by` too. */
 export function periodRows(
   rows: readonly (LedgerRow & { day: string })[],

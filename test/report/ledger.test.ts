@@ -11,7 +11,7 @@ import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { ZERO_USAGE } from '../../src/session/types.js';
 import { StateDb } from '../../src/state/db.js';
-import { periodReport, selectRows, sessionReport } from '../../src/report/report.js';
+import { periodRows, selectRows, sessionReport } from '../../src/report/report.js';
 import { quartersPerRow, spendByDay, zoneOffsets } from '../../src/store/ledger.js';
 import { SessionStore } from '../../src/store/store.js';
 import { sinkOf } from '../helpers/events.js';
@@ -176,10 +176,9 @@ describe('days in a time zone a half or three quarters of an hour off UTC', () =
     ev.beginLine(false);
     for (const t of times) ev.usage('gpt-5', usage, 0, Date.parse(t), 1);
     store.commit();
-    return periodReport(store.ledgerRows(0, Number.MAX_SAFE_INTEGER), 'daily', { timeZone }).map((d) => [
-      d.period,
-      d.requests,
-    ]);
+    return periodRows(selectRows(store.ledgerRows(0, Number.MAX_SAFE_INTEGER), { timeZone }), 'daily', {
+      timeZone,
+    }).map((d) => [d.period, d.requests]);
   };
 
   it.each([

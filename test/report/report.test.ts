@@ -14,7 +14,7 @@ import { importGraph, reachable } from '../architecture/imports.js';
 import { envFor, FIXTURES, run, sum, tempDir } from '../helpers/run.js';
 import { WEEKDAYS } from '../../src/config/schema.js';
 import type { LedgerRow } from '../../src/state/db.js';
-import { lastSince, periodReport } from '../../src/report/report.js';
+import { lastSince, periodRows, selectRows } from '../../src/report/report.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const CCUSAGE = resolve(__dirname, '../../node_modules/.bin/ccusage');
@@ -577,9 +577,9 @@ describe('weeks', () => {
     "start on any of the seven days, named by their first day, as ccusage's in %s",
     (zone) => {
       for (const [day, weeks] of Object.entries(CCUSAGE[zone]!)) {
-        const startOfWeek = WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number]);
+        const o = { timeZone: zone, startOfWeek: WEEKDAYS.indexOf(day as (typeof WEEKDAYS)[number]) };
         expect(
-          periodReport(rows, 'weekly', { timeZone: zone, startOfWeek }).map((w) => [w.period, w.inputTokens]),
+          periodRows(selectRows(rows, o), 'weekly', o).map((w) => [w.period, w.inputTokens]),
           day,
         ).toEqual(weeks);
       }
