@@ -205,16 +205,21 @@ export class ParsedFiles<T> {
 // A "small" file larger than this is not one the harness wrote as a marker or a record.
 const MAX_TEXT = 16 << 20;
 
-/** A small file's text (a marker, a registry, a JSON record), or undefined when it cannot be read. */
-export function readText(path: string): string | undefined {
+/** A small file's bytes (a marker, a registry, a JSON record), or undefined when it cannot be read. */
+export function readSmall(path: string): Buffer | undefined {
   try {
     const { fd, size } = openRegularSized(path);
     try {
-      return size > MAX_TEXT ? undefined : readFileSync(fd, 'utf8');
+      return size > MAX_TEXT ? undefined : readFileSync(fd);
     } finally {
       closeSync(fd);
     }
   } catch {
     return undefined;
   }
+}
+
+/** A small file's text, as `readSmall` reads it. */
+export function readText(path: string): string | undefined {
+  return readSmall(path)?.toString('utf8');
 }

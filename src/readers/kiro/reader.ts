@@ -18,7 +18,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall, ToolKind } from '../../session/types.js';
 import { TOKEN_TYPES } from '../../session/vocabulary.js';
-import { listDir, readText } from '../../files/dir.js';
+import { listDir, readSmall } from '../../files/dir.js';
 import { jsonObject, num, obj, str } from '../fields.js';
 import { builtinTool } from '../tools.js';
 import { documentObject, parsable } from '../document.js';
@@ -62,11 +62,10 @@ const SIDECAR: Shape = { cwd: true, parent_session_id: true };
  * The sidecar's folder and parent, for its log. Held to a document's bound, as the sidecar's own
  * read is (a sidecar skipped there as too dense is not read here either), and scanned, not parsed:
  * two strings are wanted of it, and this read is synchronous (at most one pass over 16 MB,
- * `readText`'s limit, however dense).
+ * `readSmall`'s limit, however dense).
  */
 function sidecarOf(file: SessionFile): Fields | undefined {
-  const text = readText(join(dirname(file.path), `${file.sessionId}.json`));
-  const bytes = text === undefined ? undefined : Buffer.from(text);
+  const bytes = readSmall(join(dirname(file.path), `${file.sessionId}.json`));
   return bytes && parsable(bytes) ? scanRecord(bytes, SIDECAR) : undefined;
 }
 
