@@ -20,6 +20,9 @@ const NEEDED = {
   // slim Debian has neither. macOS has both in its base system.
   ps: { apt: 'procps', brew: 'procps' },
   lsof: { apt: 'lsof', brew: 'lsof' },
+  // That the committed WebAssembly is built from its C (test/readers/skip.test.ts).
+  clang: { apt: 'clang', brew: 'llvm' },
+  'wasm-ld': { apt: 'lld', brew: 'lld' },
 };
 
 const onPath = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;

@@ -5,11 +5,15 @@
 import { closeSync, readSync } from 'node:fs';
 import { openRegular } from '../files/open.js';
 import { jsonObject, type Json } from './fields.js';
+import { nativeBuffer } from './skip.js';
 
 const CHUNK = 1 << 20;
 // A line longer than this is skipped (counted), so that no file is ever held in memory whole.
 export const MAX_LINE = 16 << 20;
-let shared = Buffer.allocUnsafe(CHUNK);
+// In skip.ts's memory (2 MB) where WebAssembly runs, for the scanner's native pass over values; a
+// line too long for it is read into a larger buffer, given back after the file.
+const home = nativeBuffer ?? Buffer.allocUnsafe(2 * CHUNK);
+let shared = home;
 
 export interface ReadResult {
   /** Offset just after the last complete line consumed. */
@@ -70,7 +74,7 @@ export function readLines(path: string, offset: number, onLine: (line: Buffer, a
   } finally {
     closeSync(fd);
     // Give back the memory a very long line took.
-    if (shared.length > 8 * CHUNK) shared = Buffer.allocUnsafe(CHUNK);
+    shared = home;
   }
   return result;
 }

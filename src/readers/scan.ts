@@ -8,6 +8,7 @@
 // is spaced, and a line that is not a JSON object is not read at all (the reader counts it).
 
 import { lineCount, time } from './fields.js';
+import { nativeOffset, nativeValueEnd } from './skip.js';
 
 /**
  * The members of an object to read: `true` for a value read as is, or the shape of an object
@@ -204,6 +205,7 @@ export class Fields {
  * number, an array). Values not asked for are checked for balance, not decoded.
  */
 export function scanRecord(line: Buffer, shape: Shape): Fields | undefined {
+  native = nativeOffset(line);
   const fields = new Fields(line, compile(shape));
   const end = scanObject(line, skipSpace(line, 0), fields);
   return end !== -1 && skipSpace(line, end) === line.length ? fields : undefined;
@@ -323,11 +325,20 @@ export function* valuesAtMost(b: Buffer, max: number): Generator<void, boolean, 
   return true;
 }
 
+// Where the line scanRecord reads is in skip.ts's memory (the reader's buffer, lines.ts), or -1:
+// there, values are passed over natively (skip.c, which does what valueEnd does).
+let native = -1;
+
 /**
  * The end of the value starting at `i` (not asked for: only its balance is checked, and that its
  * numbers and literals are JSON's); -1 if malformed.
  */
 function valueEnd(b: Buffer, i: number): number {
+  return native === -1 ? valueEndHere(b, i) : nativeValueEnd(native, i, b.length);
+}
+
+/** valueEnd, in JavaScript: for lines outside skip.ts's memory, and as skip.c's specification. */
+export function valueEndHere(b: Buffer, i: number): number {
   const c = b[i];
   if (c === 34) return stringEnd(b, i);
   if (c === 123 || c === 91) {

@@ -1,0 +1,150 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readLines } from '../../src/readers/lines.js';
+import { scanRecord, valueEndHere } from '../../src/readers/scan.js';
+import { nativeBuffer, nativeOffset, nativeValueEnd } from '../../src/readers/skip.js';
+import { tempDir } from '../helpers/run.js';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+/** `bytes` placed in the native buffer, as the reader's lines are. */
+function native(bytes: Buffer): Buffer {
+  bytes.copy(nativeBuffer!);
+  return nativeBuffer!.subarray(0, bytes.length);
+}
+
+/**
+ * Where skip.c and scan.ts's valueEnd disagree on the value at each offset of `bytes` (or each
+ * where a value may start: after `:`, `,` or `[`).
+ */
+function disagreements(bytes: Buffer, starts = false): string[] {
+  const line = native(bytes);
+  const offset = nativeOffset(line);
+  const found: string[] = [];
+  for (let i = 0; i <= bytes.length; i++) {
+    if (starts && i > 0 && bytes[i - 1] !== 58 && bytes[i - 1] !== 44 && bytes[i - 1] !== 91) continue;
+    const here = valueEndHere(bytes, i);
+    const there = nativeValueEnd(offset, i, bytes.length);
+    if (here !== there)
+      found.push(`${JSON.stringify(bytes.toString('latin1'))} at ${i}: ${here} here, ${there} native`);
+  }
+  return found;
+}
+
+// Bytes JSON's structure turns on, and some it does not.
+const ALPHABET = Buffer.from('""""\\\\\\{}[],:-0123456789.eE+tfnrulsaxX \n\r\t\u0001\u00e9', 'latin1');
+
+function randomBytes(random: () => number, length: number): Buffer {
+  const b = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) b[i] = ALPHABET[Math.floor(random() * ALPHABET.length)]!;
+  return b;
+}
+
+/** A small seeded generator (mulberry32): the same cases on every run. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function capturedLines(): Buffer[] {
+  const lines: Buffer[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.jsonl'))
+        lines.push(
+          ...readFileSync(path)
+            .toString('latin1')
+            .split('\n')
+            .map((l) => Buffer.from(l, 'latin1')),
+        );
+    }
+  };
+  walk(join(root, 'test/fixtures/captures/claude-code'));
+  walk(join(root, 'test/fixtures/captures/codex'));
+  return lines.filter((l) => l.length > 0);
+}
+
+describe('the native pass over values (skip.c)', () => {
+  it('runs here: the reader reads its lines into its memory', () => {
+    const dir = tempDir();
+    const path = join(dir, 'a.jsonl');
+    writeFileSync(path, '{"a":1}\n{"b":[2]}\n');
+    const offsets: number[] = [];
+    readLines(path, 0, (line) => offsets.push(nativeOffset(line)));
+    expect(offsets).toHaveLength(2);
+    expect(offsets.every((o) => o > 0)).toBe(true);
+    expect(scanRecord(native(Buffer.from('{"a":{"b":"c\\"d"},"e":true}')), { e: true })?.isTrue('e')).toBe(true);
+  });
+
+  it('ends every value where scan.ts ends it: random bytes, at every offset', () => {
+    const random = seeded(1);
+    const found: string[] = [];
+    for (let n = 0; n < 4000 && found.length < 5; n++) {
+      found.push(...disagreements(randomBytes(random, 1 + Math.floor(random() * 60))));
+    }
+    expect(found.slice(0, 5)).toEqual([]);
+  });
+
+  it('ends every string where scan.ts ends it: long ones, escapes dense and sparse, from every quote', () => {
+    const random = seeded(3);
+    const found: string[] = [];
+    for (let n = 0; n < 3000 && found.length < 5; n++) {
+      // Quotes rare or not, backslashes alone and in runs: 1 byte in 2 to 1 in 500 a quote.
+      const quotes = 0.002 + random() * 0.5;
+      const backslashes = random() * 0.8;
+      const body = Buffer.alloc(Math.floor(random() * 400));
+      for (let i = 0; i < body.length; i++) {
+        const r = random();
+        body[i] = r < quotes ? 34 : r < quotes + backslashes ? 92 : 97;
+      }
+      const line = native(Buffer.concat([Buffer.from('"'), body]));
+      for (let i = 0; i < line.length; i++) {
+        if (line[i] !== 34) continue;
+        const here = valueEndHere(line, i);
+        const there = nativeValueEnd(nativeOffset(line), i, line.length);
+        if (here !== there) found.push(`${JSON.stringify(line.toString())} at ${i}: ${here} here, ${there} native`);
+      }
+    }
+    expect(found.slice(0, 5)).toEqual([]);
+  });
+
+  it('ends every value where scan.ts ends it: JSON, whole and cut, at every offset', () => {
+    const random = seeded(2);
+    const texts = [
+      '{"a":"x\\\\","b":[1,-2.5e+3,true,false,null,{"c":"\\"q\\""}],"d":"' + 'long text '.repeat(20) + '\\n"}',
+      '[0, 01, -0.5, 1e, 1E-2, tru, nul, falsey, NaN, Infinity, "é\\u00e9"]',
+      '{"s":"' + 'x\\"'.repeat(40) + '"}',
+      '{"s":"' + '\\\\'.repeat(33) + '"}',
+    ];
+    const found: string[] = [];
+    for (const text of texts) {
+      for (let cut = text.length; cut > 0 && found.length < 5; cut -= 1 + Math.floor(random() * 7)) {
+        found.push(...disagreements(Buffer.from(text.slice(0, cut))));
+      }
+    }
+    expect(found.slice(0, 5)).toEqual([]);
+  });
+
+  it('ends every value where scan.ts ends it: the real CLIs’ lines, wherever a value may start', () => {
+    const lines = capturedLines();
+    expect(lines.length).toBeGreaterThan(100);
+    const found = lines.flatMap((l) => disagreements(l, true).slice(0, 1));
+    expect(found.slice(0, 5)).toEqual([]);
+  });
+
+  it('is what scripts/build-skip.sh builds from skip.c', () => {
+    const out = join(tempDir(), 'skip-wasm.ts');
+    const built = spawnSync(join(root, 'scripts/build-skip.sh'), [out], { encoding: 'utf8' });
+    expect(built.stderr).toBe('');
+    expect(built.status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(root, 'src/readers/skip-wasm.ts'), 'utf8'));
+  });
+});
