@@ -6,9 +6,14 @@
 // (natively, once they are long), descends only into the members a `Shape` names and remembers
 // where their values are. The reader then decodes just those values. It reads JSON however it
 // is spaced, and a line that is not a JSON object is not read at all (the reader counts it).
+//
+// A line in skip.ts's memory (the reader's buffer, lines.ts) is walked in WebAssembly (skip.c), and
+// its fields built here from what that found. The JavaScript below walks every other line (a
+// document's, a database row's), and is skip.c's specification: test/readers/skip.test.ts
+// compares the two.
 
 import { lineCount, time } from './fields.js';
-import { nativeOffset, nativeValueEnd } from './skip.js';
+import { nativeOffset, nativeRecords, nativeScan, nativeShape } from './skip.js';
 
 /**
  * The members of an object to read: `true` for a value read as is, or the shape of an object
@@ -37,6 +42,8 @@ class Compiled {
   readonly index = new Map<string, number>();
   /** Indexes of the keys by their length in bytes. */
   readonly byLength: number[][] = [];
+  /** Where the shape is written for the native scan (skip.ts), once asked; 0 where there is none. */
+  native: number | undefined;
 
   constructor(shape: Shape) {
     this.keys = Object.keys(shape);
@@ -205,10 +212,53 @@ export class Fields {
  * number, an array). Values not asked for are checked for balance, not decoded.
  */
 export function scanRecord(line: Buffer, shape: Shape): Fields | undefined {
-  native = nativeOffset(line);
-  const fields = new Fields(line, compile(shape));
+  const compiled = compile(shape);
+  const offset = nativeOffset(line);
+  if (offset !== -1) {
+    const at = (compiled.native ??= nativeShape(compiled));
+    // -2: more found than there is room for; the line is walked here.
+    const found = at === 0 ? -2 : nativeScan(offset, line.length, at);
+    if (found === -1) return undefined;
+    if (found !== -2) return fieldsOf(line, compiled, found);
+  }
+  const fields = new Fields(line, compiled);
   const end = scanObject(line, skipSpace(line, 0), fields);
   return end !== -1 && skipSpace(line, end) === line.length ? fields : undefined;
+}
+
+/** The fields of a line from the records of its native scan (skip.c says what a record is). */
+function fieldsOf(line: Buffer, shape: Compiled, found: number): Fields {
+  const records = nativeRecords;
+  const top = new Fields(line, shape);
+  const objects: Fields[] = [top];
+  const arrays: { items: Fields[]; shape: Compiled }[] = [];
+  for (let r = 0; r < 5 * found; r += 5) {
+    const owner = records[r]!;
+    const key = records[r + 1]!;
+    const start = records[r + 2]!;
+    const end = records[r + 3]!;
+    const readAs = records[r + 4]!;
+    if (key === -1) {
+      const array = arrays[owner]!;
+      const item = new Fields(line, array.shape);
+      objects[readAs] = item;
+      array.items.push(item);
+      continue;
+    }
+    const into = objects[owner]!;
+    if (readAs === -1) {
+      into.found[key] = { start, end };
+    } else if (line[start] === 123) {
+      const object = new Fields(line, into.shape.wants[key] as Compiled);
+      objects[readAs] = object;
+      into.found[key] = { start, end, object };
+    } else {
+      const items: Fields[] = [];
+      arrays[readAs] = { items, shape: into.shape.wants[key] as Compiled };
+      into.found[key] = { start, end, items };
+    }
+  }
+  return top;
 }
 
 /** The digits at [from, to) of `b` as a number, or -1 when one is not a digit. */
@@ -325,20 +375,11 @@ export function* valuesAtMost(b: Buffer, max: number): Generator<void, boolean, 
   return true;
 }
 
-// Where the line scanRecord reads is in skip.ts's memory (the reader's buffer, lines.ts), or -1:
-// there, values are passed over natively (skip.c, which does what valueEnd does).
-let native = -1;
-
 /**
  * The end of the value starting at `i` (not asked for: only its balance is checked, and that its
  * numbers and literals are JSON's); -1 if malformed.
  */
-function valueEnd(b: Buffer, i: number): number {
-  return native === -1 ? valueEndHere(b, i) : nativeValueEnd(native, i, b.length);
-}
-
-/** valueEnd, in JavaScript: for lines outside skip.ts's memory, and as skip.c's specification. */
-export function valueEndHere(b: Buffer, i: number): number {
+export function valueEnd(b: Buffer, i: number): number {
   const c = b[i];
   if (c === 34) return stringEnd(b, i);
   if (c === 123 || c === 91) {

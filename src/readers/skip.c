@@ -1,8 +1,9 @@
-// The scanner's (scan.ts) passing over a JSON value it was not asked for, in WebAssembly: most of a
-// session record's bytes are strings nobody reads (file contents, command output), and here they are
-// searched 16 bytes at a time for their closing quote. It does exactly what scan.ts's valueEnd,
-// stringEnd and literalEnd do (test/readers/skip.test.ts compares them on every value it makes),
-// on a line the reader's buffer (lines.ts) holds in this module's memory.
+// The scanner (scan.ts) in WebAssembly: a session record's members a reader asks for, found in
+// one pass over the line where the reader's buffer (lines.ts) holds it. Most of a record's bytes
+// are strings nobody reads (file contents, command output): they are searched 64 bytes at a time
+// for their closing quote. It does exactly what scan.ts's scanRecord, valueEnd, stringEnd and
+// literalEnd do (test/readers/skip.test.ts compares them on random bytes, random JSON and the real
+// CLIs' lines).
 //
 // Built by scripts/build-skip.sh (clang, wasm32, SIMD) into src/readers/skip-wasm.ts, which is
 // committed: building the exporter needs no C compiler.
@@ -110,4 +111,142 @@ __attribute__((export_name("valueEnd"))) i32 value_end(const u8 *b, i32 i, i32 l
     }
   }
   return -1;
+}
+
+// --- A whole record: the members a shape asks for (scan.ts's scanRecord, in C) ---
+//
+// A shape is written in this module's memory by skip.ts: its number of keys, then for each key
+// the length and place of its bytes and the shape of its value where the value is read as an object
+// (or array of them), else 0. What is found is written as records of five numbers, in the order
+// scan.ts would find them: the object the member belongs to (0 the line's; objects and arrays are
+// numbered as they are met), the key's index in that object's shape, the value's start and end,
+// and the object or array the value is read as (-1: read as is). An object in an array asked for
+// is a record of its own, its key -1, the array in place of the object.
+
+typedef struct {
+  i32 length, bytes, shape;
+} Key;
+
+typedef struct {
+  i32 count;
+  Key keys[];
+} Shape;
+
+typedef struct {
+  i32 *records;
+  i32 count, room, objects, arrays, full;
+} Found;
+
+static inline int space(i32 c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+static inline i32 skip_space(const u8 *b, i32 i, i32 len) {
+  while (i < len && space(b[i])) i++;
+  return i;
+}
+
+// The index of the key written at [start, end) of b in shape, or -1 when it is not asked for.
+static i32 find(const Shape *shape, const u8 *b, i32 start, i32 end) {
+  for (i32 k = 0; k < shape->count; k++) {
+    const Key *key = &shape->keys[k];
+    if (key->length != end - start) continue;
+    const u8 *bytes = (const u8 *)key->bytes;
+    i32 j = 0;
+    while (j < key->length && bytes[j] == b[start + j]) j++;
+    if (j == key->length) return k;
+  }
+  return -1;
+}
+
+// A record written, its end left for later (-1): the place of the record, or -1 when there is no
+// room (the line is then read by scan.ts).
+static i32 record(Found *f, i32 owner, i32 key, i32 start, i32 end, i32 read_as) {
+  if (f->count == f->room) {
+    f->full = 1;
+    return -1;
+  }
+  i32 *r = f->records + 5 * f->count;
+  r[0] = owner;
+  r[1] = key;
+  r[2] = start;
+  r[3] = end;
+  r[4] = read_as;
+  return f->count++;
+}
+
+static i32 scan_object(const u8 *b, i32 i, i32 len, const Shape *shape, i32 self, Found *f);
+
+// A member asked for, read (into its object or array when its shape says so) and recorded; its end.
+static i32 wanted(const u8 *b, i32 start, i32 len, const Key *key, i32 k, i32 self, Found *f) {
+  i32 c = at(b, start, len);
+  if (!key->shape || (c != '{' && c != '[')) {
+    i32 end = value_end(b, start, len);
+    if (end != -1 && record(f, self, k, start, end, -1) == -1) return -1;
+    return end;
+  }
+  const Shape *inner = (const Shape *)key->shape;
+  if (c == '{') {
+    i32 object = f->objects++;
+    i32 r = record(f, self, k, start, -1, object);
+    if (r == -1) return -1;
+    i32 end = scan_object(b, start, len, inner, object, f);
+    f->records[5 * r + 3] = end;
+    return end;
+  }
+  i32 array = f->arrays++;
+  i32 r = record(f, self, k, start, -1, array);
+  if (r == -1) return -1;
+  i32 i = skip_space(b, start + 1, len);
+  if (at(b, i, len) != ']') {
+    for (;;) {
+      i32 end;
+      if (at(b, i, len) == '{') {
+        i32 object = f->objects++;
+        i32 item = record(f, array, -1, i, -1, object);
+        if (item == -1) return -1;
+        end = scan_object(b, i, len, inner, object, f);
+        f->records[5 * item + 3] = end;
+      } else {
+        end = value_end(b, i, len);
+      }
+      if (end == -1) return -1;
+      i = skip_space(b, end, len);
+      if (at(b, i, len) == ',') i = skip_space(b, i + 1, len);
+      else if (at(b, i, len) == ']') break;
+      else return -1;
+    }
+  }
+  f->records[5 * r + 3] = i + 1;
+  return i + 1;
+}
+
+// Reads the object at i, its members into object `self`; its end, or -1 if malformed.
+static i32 scan_object(const u8 *b, i32 i, i32 len, const Shape *shape, i32 self, Found *f) {
+  if (at(b, i, len) != '{') return -1;
+  i = skip_space(b, i + 1, len);
+  if (at(b, i, len) == '}') return i + 1;
+  for (;;) {
+    if (at(b, i, len) != '"') return -1;
+    i32 key_end = string_end(b, i, len);
+    if (key_end == -1) return -1;
+    i32 k = find(shape, b, i + 1, key_end - 1);
+    i = skip_space(b, key_end, len);
+    if (at(b, i, len) != ':') return -1;
+    i32 start = skip_space(b, i + 1, len);
+    i32 end = k == -1 ? value_end(b, start, len) : wanted(b, start, len, &shape->keys[k], k, self, f);
+    if (end == -1) return -1;
+    i = skip_space(b, end, len);
+    if (at(b, i, len) == ',') i = skip_space(b, i + 1, len);
+    else return at(b, i, len) == '}' ? i + 1 : -1;
+  }
+}
+
+// The line at b (len bytes) read with shape: the number of records written to `records` (room for
+// `room`), -1 when the line is not one well-formed JSON object (whitespace around it allowed), -2
+// when the records would not fit.
+__attribute__((export_name("scanRecord"))) i32 scan_record(const u8 *b, i32 len, const Shape *shape, i32 *records,
+                                                            i32 room) {
+  Found f = {records, 0, room, 1, 0, 0};
+  i32 end = scan_object(b, skip_space(b, 0, len), len, shape, 0, &f);
+  if (f.full) return -2;
+  return end != -1 && skip_space(b, end, len) == len ? f.count : -1;
 }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readLines } from '../../src/readers/lines.js';
-import { scanRecord, valueEndHere } from '../../src/readers/scan.js';
+import { scanRecord, valueEnd, type Fields, type Shape } from '../../src/readers/scan.js';
 import { nativeBuffer, nativeOffset, nativeValueEnd } from '../../src/readers/skip.js';
 import { tempDir } from '../helpers/run.js';
 
@@ -25,7 +25,7 @@ function disagreements(bytes: Buffer, starts = false): string[] {
   const found: string[] = [];
   for (let i = 0; i <= bytes.length; i++) {
     if (starts && i > 0 && bytes[i - 1] !== 58 && bytes[i - 1] !== 44 && bytes[i - 1] !== 91) continue;
-    const here = valueEndHere(bytes, i);
+    const here = valueEnd(bytes, i);
     const there = nativeValueEnd(offset, i, bytes.length);
     if (here !== there)
       found.push(`${JSON.stringify(bytes.toString('latin1'))} at ${i}: ${here} here, ${there} native`);
@@ -72,7 +72,44 @@ function capturedLines(): Buffer[] {
   return lines.filter((l) => l.length > 0);
 }
 
-describe('the native pass over values (skip.c)', () => {
+/** What scanRecord found, as plain data: each member's span, and what was read inside it. */
+function tree(fields: Fields | undefined): string {
+  const of = (f: Fields): unknown =>
+    f.found.map((m) => m && { start: m.start, end: m.end, object: m.object && of(m.object), items: m.items?.map(of) });
+  return JSON.stringify(fields && of(fields)) ?? 'undefined';
+}
+
+/** A shape of some of `value`'s keys (and some it has not), objects inside read as objects or not. */
+function shapeOf(value: unknown, random: () => number): Shape {
+  const shape: Record<string, true | Shape> = { absent: true };
+  const objects = (Array.isArray(value) ? value : [value]).filter((v) => v !== null && typeof v === 'object');
+  for (const o of objects) {
+    for (const [k, v] of Object.entries(o as object)) {
+      if (random() < 0.3 || k in shape) continue;
+      shape[k] = v !== null && typeof v === 'object' && random() < 0.7 ? shapeOf(v, random) : true;
+    }
+  }
+  return shape;
+}
+
+/** JSON text of objects with the shape's keys (and others), sometimes damaged. */
+function randomJson(random: () => number, depth: number, shape: Shape): string {
+  const keys = [...Object.keys(shape), 'x', 'a\\"'];
+  const value = (d: number): string => {
+    const r = random();
+    if (d > 0 && r < 0.25) return randomJson(random, d - 1, shape);
+    if (d > 0 && r < 0.4) return `[${Array.from({ length: Math.floor(random() * 3) }, () => value(d - 1)).join(', ')}]`;
+    return ['1', '-2.5e3', '"s\\"q"', 'true', 'null', '"é"', '01', 'nul', '{}', '[]'][Math.floor(random() * 10)]!;
+  };
+  const members = Array.from(
+    { length: Math.floor(random() * 5) },
+    () => `${JSON.stringify(keys[Math.floor(random() * keys.length)])} :${value(depth)}`,
+  );
+  const text = ` {${members.join(random() < 0.9 ? ',' : ' ')}} `;
+  return random() < 0.1 ? text.slice(0, Math.floor(random() * text.length)) : text;
+}
+
+describe('the scanner in WebAssembly (skip.c)', () => {
   it('runs here: the reader reads its lines into its memory', () => {
     const dir = tempDir();
     const path = join(dir, 'a.jsonl');
@@ -108,7 +145,7 @@ describe('the native pass over values (skip.c)', () => {
       const line = native(Buffer.concat([Buffer.from('"'), body]));
       for (let i = 0; i < line.length; i++) {
         if (line[i] !== 34) continue;
-        const here = valueEndHere(line, i);
+        const here = valueEnd(line, i);
         const there = nativeValueEnd(nativeOffset(line), i, line.length);
         if (here !== there) found.push(`${JSON.stringify(line.toString())} at ${i}: ${here} here, ${there} native`);
       }
@@ -138,6 +175,46 @@ describe('the native pass over values (skip.c)', () => {
     expect(lines.length).toBeGreaterThan(100);
     const found = lines.flatMap((l) => disagreements(l, true).slice(0, 1));
     expect(found.slice(0, 5)).toEqual([]);
+  });
+
+  it('finds in a line what scan.ts finds, a shape made of its own keys: the real CLIs’ lines, whole and cut', () => {
+    const random = seeded(4);
+    const found: string[] = [];
+    for (const line of capturedLines()) {
+      const shape = shapeOf(JSON.parse(line.toString()) as unknown, random);
+      for (const cut of [line.length, Math.floor(random() * line.length)]) {
+        const bytes = line.subarray(0, cut);
+        const here = tree(scanRecord(Buffer.from(bytes), shape));
+        const there = tree(scanRecord(native(bytes), shape));
+        if (JSON.stringify(here) !== JSON.stringify(there))
+          found.push(`${bytes.toString()}: ${here} here, ${there} native`);
+      }
+    }
+    expect(found.slice(0, 3)).toEqual([]);
+  });
+
+  it('finds in a line what scan.ts finds: random bytes and random JSON', () => {
+    const random = seeded(5);
+    const shape: Shape = { a: true, b: { a: true, c: { d: true } }, c: { a: true }, '': true, é: true };
+    const found: string[] = [];
+    for (let n = 0; n < 20000 && found.length < 3; n++) {
+      const bytes =
+        n % 2 === 0 ? randomBytes(random, Math.floor(random() * 40)) : Buffer.from(randomJson(random, 3, shape));
+      const here = tree(scanRecord(Buffer.from(bytes), shape));
+      const there = tree(scanRecord(native(bytes), shape));
+      if (JSON.stringify(here) !== JSON.stringify(there))
+        found.push(`${bytes.toString()}: ${here} here, ${there} native`);
+    }
+    expect(found.slice(0, 3)).toEqual([]);
+  });
+
+  it('leaves a line with more members asked for than its records hold to scan.ts', () => {
+    const shape: Shape = { a: { b: true } };
+    const bytes = Buffer.from(JSON.stringify({ a: Array.from({ length: 5000 }, () => ({ b: 1, c: 2 })) }));
+    const read = scanRecord(native(bytes), shape)!;
+    expect(read.items('a')).toHaveLength(5000);
+    expect(read.items('a')![4999]!.number('b')).toBe(1);
+    expect(tree(read)).toBe(tree(scanRecord(Buffer.from(bytes), shape)));
   });
 
   it('is what scripts/build-skip.sh builds from skip.c', () => {
