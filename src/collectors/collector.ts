@@ -353,7 +353,7 @@ export class Collector<S> {
     let bytes = 0;
     for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
-    const ahead = ReadAhead.start(threads, reader, fresh, mainReads);
+    const ahead = ReadAhead.start(threads, reader, fresh, this.store.ledgerOnly, mainReads);
     if (ahead)
       this.log.info('reading a backlog on threads', {
         collector: this.name,

@@ -5,7 +5,7 @@
 // once, so the log answers from the keys it saw itself and writes the answer down; the main thread
 // plays a log back only if the store gives every one of those answers too (`answersHold`).
 
-import type { SessionEvents } from '../session/events.js';
+import { UNREPORTED_EVENTS, type SessionEvents } from '../session/events.js';
 
 // Every event, by its position in the log. `satisfies` and `Unlisted` keep the list complete.
 const EVENTS = [
@@ -66,16 +66,19 @@ export class EventLog {
   /**
    * `sessionOf` names the session of the next event; `keys` are the dedupe keys this thread has
    * seen (shared by every file it reads for one collector); `seen`, where the log is written on
-   * the thread that owns the store (a large document read in turns), the keys the store has.
+   * the thread that owns the store (a large document read in turns), the keys the store has;
+   * `usageOnly`, for a report's read: the events no report sums are not written down.
    */
   constructor(
     private readonly sessionOf: () => string,
     private readonly keys: Set<string>,
     private readonly seen?: (key: string) => boolean,
+    usageOnly = false,
   ) {
     const events: Record<string, (...args: unknown[]) => unknown> = {};
+    const unreported: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
     EVENTS.forEach((name, code) => {
-      events[name] = (...args: unknown[]) => this.write(code, args);
+      events[name] = unreported.includes(name) ? () => undefined : (...args: unknown[]) => this.write(code, args);
     });
     events.firstTime = (key: unknown) => {
       const first = !this.keys.has(key as string) && !this.seen?.(key as string);

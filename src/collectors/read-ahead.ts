@@ -38,14 +38,16 @@ export class ReadAhead {
    * Hands the files to the threads; undefined when they are busy with another backlog. `mainReads`:
    * the main thread reads files no thread came to yet, and reads ahead rather than wait; off, it
    * only plays back what the threads read (tests use it to have every file read on a thread).
+   * `usageOnly`: a report's read (EventLog).
    */
   static start(
     threads: ReadThreads,
     reader: LineReader<unknown>,
     files: readonly SessionFile[],
+    usageOnly: boolean,
     mainReads = true,
   ): ReadAhead | undefined {
-    const ahead = new ReadAhead(threads, reader, files, mainReads);
+    const ahead = new ReadAhead(threads, reader, files, usageOnly, mainReads);
     return ahead.reading.size > 0 ? ahead : undefined;
   }
 
@@ -53,6 +55,7 @@ export class ReadAhead {
     private readonly threads: ReadThreads,
     private readonly reader: LineReader<unknown>,
     private readonly files: readonly SessionFile[],
+    private readonly usageOnly: boolean,
     private readonly mainReads: boolean,
   ) {
     files.forEach((file, i) => this.order.set(file.path, i));
@@ -62,7 +65,9 @@ export class ReadAhead {
     this.claims = new Claims(shared, files.length);
     // What the threads post arrives later, as events: they are all known to be reading by then.
     this.reading = new Set(
-      threads.read({ harness: reader.harness, files: [...files], shared }, this.backlog) ? threads.claims : [],
+      threads.read({ harness: reader.harness, files: [...files], shared, usageOnly }, this.backlog)
+        ? threads.claims
+        : [],
     );
   }
 
@@ -84,7 +89,7 @@ export class ReadAhead {
       const ahead = this.mainReads ? this.claimSmallest(index) : undefined;
       if (ahead === undefined) await new Promise<void>((resolve) => this.waiters.set(index, resolve));
       else {
-        this.ownReads.set(ahead, readWhole(this.reader, this.files[ahead]!, this.ownKeys));
+        this.ownReads.set(ahead, readWhole(this.reader, this.files[ahead]!, this.ownKeys, this.usageOnly));
         await new Promise((resolve) => setImmediate(resolve)); // let what the threads posted in
       }
     }

@@ -13,10 +13,18 @@ export interface FileRead {
   result: ReadResult;
 }
 
-/** `keys`: the dedupe keys seen in the files read before for the same collector. */
-export function readWhole<S>(reader: LineReader<S>, file: SessionFile, keys: Set<string>): FileRead {
+/**
+ * `keys`: the dedupe keys seen in the files read before for the same collector; `usageOnly`: a
+ * report's read (EventLog).
+ */
+export function readWhole<S>(
+  reader: LineReader<S>,
+  file: SessionFile,
+  keys: Set<string>,
+  usageOnly: boolean,
+): FileRead {
   const state = reader.initialState(file);
-  const log = new EventLog(() => reader.sessionOf?.(file, state) ?? file.sessionId, keys);
+  const log = new EventLog(() => reader.sessionOf?.(file, state) ?? file.sessionId, keys, undefined, usageOnly);
   const result = readLines(file.path, 0, (line, at) => {
     log.line();
     try {

@@ -18,6 +18,8 @@ export interface ReadTask {
   claim: number;
   /** The claims (`Claims`), shared by every thread and the main thread. */
   shared: SharedArrayBuffer;
+  /** A report's read: only the events a report sums (EventLog). */
+  usageOnly: boolean;
 }
 
 export interface ReadPosted {
@@ -36,7 +38,7 @@ export interface ThreadDone {
 // The harness's reader is loaded by the first task of it (the registry loads readers lazily).
 parentPort!.on('message', (t: ReadTask) => void readTask(t));
 
-async function readTask({ task, harness, files, claim, shared }: ReadTask): Promise<void> {
+async function readTask({ task, harness, files, claim, shared, usageOnly }: ReadTask): Promise<void> {
   const claims = new Claims(shared, files.length);
   const reader = (await HARNESSES[harness].load()) as LineReader<unknown>;
   // Dedupe keys of the files read so far: a record repeated in a later file is not fresh there.
@@ -44,7 +46,7 @@ async function readTask({ task, harness, files, claim, shared }: ReadTask): Prom
   for (let index = 0; index < files.length; index++) {
     if (claims.claim(index, claim) !== claim) continue;
     claims.waitForRoom();
-    const read = serialize(readWhole(reader, files[index]!, keys));
+    const read = serialize(readWhole(reader, files[index]!, keys, usageOnly));
     claims.waiting(read.length);
     parentPort!.postMessage({ task, index, read } satisfies ReadPosted);
   }

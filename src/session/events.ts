@@ -98,3 +98,25 @@ export interface SessionEvents {
    */
   record(key: string): void;
 }
+
+/**
+ * The events of which a report sums nothing: a session's context, tools, edits, plan and limits,
+ * what it waits on. A report's own read (`report` with no state database) drops them where a reader
+ * reports them (the store's sink, a read thread's event log): a fifth of a cold report's time went
+ * to recording, sending and applying them.
+ */
+export const UNREPORTED_EVENTS = [
+  'context',
+  'premiumRequests',
+  'toolCall',
+  'toolWaits',
+  'subagent',
+  'archived',
+  'toolResult',
+  'lines',
+  'compaction',
+  'usageLimit',
+  'viewed',
+  'asks',
+  'todos',
+] as const satisfies readonly (keyof SessionEvents)[];

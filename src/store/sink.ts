@@ -4,7 +4,7 @@
 // two files read one after the other, or a file read while the process scan ends a turn, cannot
 // see each other's.
 
-import type { EarlierPart, SessionEvents } from '../session/events.js';
+import { UNREPORTED_EVENTS, type EarlierPart, type SessionEvents } from '../session/events.js';
 import {
   addUsage,
   plausibleAmount,
@@ -23,6 +23,8 @@ import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
 import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
 import type { LedgerRequest } from './ledger.js';
+
+const ignore = (): void => undefined;
 
 /** Where a sink's records come from and where what it cannot use is counted. */
 export interface SinkSource {
@@ -89,6 +91,8 @@ export class FileSink implements SessionEvents, Tally {
     this.unrecorded = source.unrecorded ?? [];
     this.usageUnrecorded = TOKEN_TYPES.every((t) => this.unrecorded.includes(t));
     this.recordsTokens = !this.unrecorded.includes('output') && !store.harnessFacts.get(this.harness)?.unsplitTokens;
+    // A report's read: what no report sums is not applied.
+    if (store.ledgerOnly) for (const name of UNREPORTED_EVENTS) this[name] = ignore;
   }
 
   /**

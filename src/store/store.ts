@@ -159,7 +159,7 @@ export class SessionStore implements Tally {
      * deduplicating), files, sessions, counters and the rest are never written (they were a
      * twentieth of a cold report's time).
      */
-    private readonly ledgerOnly = false,
+    readonly ledgerOnly = false,
   ) {
     this.ledger = new Ledger(ledgerDays);
     for (const row of db.counters()) {

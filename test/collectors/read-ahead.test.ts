@@ -56,7 +56,7 @@ describe('an event log played back', () => {
             reader.readLine(line, state, file, events);
           });
 
-          const read = readWhole(reader, file, keys);
+          const read = readWhole(reader, file, keys, false);
           expect(answersHold(read.log, (k) => played.seen(name, k))).toBe(true);
           let session = file.sessionId;
           const sink = sinkOf(
@@ -79,6 +79,39 @@ describe('an event log played back', () => {
       });
     }
   }
+
+  it("writes down none of the events no report sums for a report's read, and the store's sink of a report applies none", () => {
+    const report = new EventLog(() => 's', new Set(), undefined, true);
+    const server = new EventLog(() => 's', new Set());
+    for (const log of [report, server]) {
+      log.events.toolCall('t1', { tool: 'Read', kind: 'read' });
+      log.events.context('m', 10);
+      log.events.turnEnded('completed', 1);
+    }
+    expect(server.log.length).toBeGreaterThan(report.log.length);
+    expect(report.log.filter((e) => e === 't1' || e === 'm')).toEqual([]);
+    expect(report.log).toContain('completed');
+
+    const db = new StateDb(tempDir());
+    const ledgerOnly = new SessionStore(
+      db,
+      createPriceTable(),
+      { mode: 'name', aliases: {}, max: 50 },
+      undefined,
+      undefined,
+      true,
+    );
+    const sink = sinkOf(
+      ledgerOnly,
+      'claude-code',
+      () => 's',
+      'claude-code',
+      () => {},
+    );
+    sink.activity(1);
+    sink.toolCall('t1', { tool: 'Read', kind: 'read' });
+    expect(Object.keys([...ledgerOnly.sessions.values()][0]!.pendingTools)).toEqual([]);
+  });
 
   it('is played back only while the store gives the answers it was given', () => {
     const db = new StateDb(tempDir());
@@ -232,7 +265,7 @@ describe('a backlog read on threads', () => {
       },
       release() {},
     } as unknown as ReadThreads;
-    const ahead = ReadAhead.start(thread, claudeCode, files)!;
+    const ahead = ReadAhead.start(thread, claudeCode, files, false)!;
     const first = ahead.take(files[0]!.path);
     await until(
       async () => (claims!.owner(1) === Claims.MAIN && claims!.owner(2) === Claims.MAIN) || undefined,
@@ -254,7 +287,7 @@ describe('a backlog read on threads', () => {
     let killedMidFile = false;
     for (let attempt = 0; attempt < 10 && !killedMidFile; attempt++) {
       const threads = new ReadThreads(1);
-      const ahead = ReadAhead.start(threads, claudeCode, files)!;
+      const ahead = ReadAhead.start(threads, claudeCode, files, false)!;
       const reading = await fileBeingRead(files.map((f) => f.path));
       expect(reading).toBeDefined();
       threads.close();
