@@ -12,7 +12,7 @@
 // document's, a database row's), and is skip.c's specification: test/readers/skip.test.ts
 // compares the two.
 
-import { lineCount, time } from './fields.js';
+import { lineCount, numberOf, time } from './fields.js';
 import { nativeOffset, nativeRecords, nativeScan, nativeShape } from './skip.js';
 
 /**
@@ -170,6 +170,21 @@ export class Fields {
     if (!m || !(c === 45 || (c >= 48 && c <= 57))) return undefined;
     const n = Number(this.line.toString('latin1', m.start, m.end));
     return Number.isNaN(n) ? undefined : n;
+  }
+
+  /**
+   * A count as `numberOf` (fields.ts) reads the decoded value: a number, or a string of digits; 0
+   * when absent or `null`; NaN for anything else. A whole number of up to 15 digits is read on its
+   * bytes, with no string made.
+   */
+  count(key: string): number {
+    const m = this.get(key);
+    if (!m) return 0;
+    const c = this.line[m.start]!;
+    const n = m.end - m.start <= 15 ? digits(this.line, m.start, m.end) : -1;
+    if (n !== -1) return n;
+    if (c === 45 || (c >= 48 && c <= 57)) return Number(this.line.toString('latin1', m.start, m.end));
+    return c === 34 ? numberOf(this.text(key)) : c === 110 ? 0 : Number.NaN;
   }
 
   /** Whether a member is the literal `true`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineCount, time } from '../../src/readers/fields.js';
+import { lineCount, numberOf, time } from '../../src/readers/fields.js';
 import { scanRecord, type Shape } from '../../src/readers/scan.js';
 import { pythonJson } from '../helpers/json.js';
 
@@ -122,5 +122,35 @@ describe('scanRecord', () => {
     expect(scanRecord(Buffer.from('{"type":"a\\u000ab\\u000a"}'), SHAPE)!.lineCount('type')).toBe(2);
     expect(scanRecord(Buffer.from('{"type":1}'), SHAPE)!.lineCount('type')).toBeUndefined();
     expect(scanRecord(Buffer.from('{}'), SHAPE)!.lineCount('type')).toBeUndefined();
+  });
+
+  it('reads a count on its bytes as numberOf reads the decoded value', () => {
+    const values = [
+      '7',
+      '0',
+      '123456789012345',
+      '1234567890123456789',
+      '-5',
+      '0.25',
+      '1e400',
+      '-0',
+      '"12"',
+      '"1.5"',
+      '"-5"',
+      '"12a"',
+      '"\\u0031\\u0032"',
+      'true',
+      'false',
+      'null',
+      '{}',
+      '[1]',
+      '""',
+    ];
+    for (const v of values) {
+      const text = `{"n":${v}}`;
+      const counted = scanRecord(Buffer.from(text), SHAPE)!.count('n');
+      expect([v, counted]).toEqual([v, numberOf((JSON.parse(text) as { n: unknown }).n)]);
+    }
+    expect(scanRecord(Buffer.from('{}'), SHAPE)!.count('n')).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import { minusUsage, plausibleUsage, type RegistryEntry, type Usage } from '../../session/types.js';
-import { countPatchLines, numberOf, obj, planOf, str, type Json } from '../fields.js';
+import { countPatchLines, obj, planOf, str } from '../fields.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
 import { pidFiles } from '../pid-files.js';
 import { isSubagentFile, listFiles } from './paths.js';
@@ -53,6 +53,15 @@ const NOT_PROMPT = [
 // What is read of a record, whatever its type (the type comes after the message): everything
 // else (tool output, file contents, thinking, attachment bodies) is passed over unread.
 const ORIGIN: Shape = { kind: true };
+// The usage's counts, read where they are written (its raw text is kept too: lastMessage).
+const USAGE: Shape = {
+  input_tokens: true,
+  output_tokens: true,
+  cache_read_input_tokens: true,
+  cache_creation_input_tokens: true,
+  cache_creation: { ephemeral_1h_input_tokens: true, ephemeral_5m_input_tokens: true },
+  output_tokens_details: { thinking_tokens: true },
+};
 const BLOCK: Shape = { type: true, id: true, name: true, input: true, tool_use_id: true, is_error: true, text: true };
 const RECORD: Shape = {
   type: true,
@@ -66,7 +75,7 @@ const RECORD: Shape = {
   isApiErrorMessage: true,
   promptSource: true,
   origin: ORIGIN,
-  message: { id: true, model: true, usage: true, stop_reason: true, content: BLOCK },
+  message: { id: true, model: true, usage: USAGE, stop_reason: true, content: BLOCK },
   toolUseResult: { type: true, structuredPatch: true, content: true },
   attachment: { type: true, commandMode: true, origin: ORIGIN },
   params: { model: true },
@@ -117,18 +126,18 @@ function repeatedBlock(rec: Fields, state: ClaudeState): boolean {
   return !(msg.items('content') ?? []).some(isToolUse);
 }
 
-function usageOf(u: Json): Usage {
-  const breakdown = obj(u.cache_creation);
-  const cacheWrite1h = numberOf(breakdown?.ephemeral_1h_input_tokens);
-  const cacheWrite = numberOf(u.cache_creation_input_tokens);
+function usageOf(u: Fields): Usage {
+  const breakdown = u.object('cache_creation');
+  const cacheWrite1h = breakdown?.count('ephemeral_1h_input_tokens') ?? 0;
+  const cacheWrite = u.count('cache_creation_input_tokens');
   return {
-    input: numberOf(u.input_tokens),
-    output: numberOf(u.output_tokens),
-    cacheRead: numberOf(u.cache_read_input_tokens),
+    input: u.count('input_tokens'),
+    output: u.count('output_tokens'),
+    cacheRead: u.count('cache_read_input_tokens'),
     // Before 2.1.152 the total could be 0 while only the breakdown was reported.
-    cacheWrite: cacheWrite === 0 ? numberOf(breakdown?.ephemeral_5m_input_tokens) + cacheWrite1h : cacheWrite,
+    cacheWrite: cacheWrite === 0 ? (breakdown?.count('ephemeral_5m_input_tokens') ?? 0) + cacheWrite1h : cacheWrite,
     cacheWrite1h,
-    reasoning: numberOf(obj(u.output_tokens_details)?.thinking_tokens),
+    reasoning: u.object('output_tokens_details')?.count('thinking_tokens') ?? 0,
   };
 }
 
@@ -154,7 +163,7 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
   const last = id ? state.lastMessage! : undefined;
   const fresh = last?.fresh ?? true;
   if (last) last.usage = msg.raw('usage');
-  const u = obj(msg.value('usage'));
+  const u = msg.object('usage');
   if (u) {
     const usage = usageOf(u);
     const prev = last?.counted;
