@@ -640,6 +640,8 @@ export class Collector<S> {
       session: (id) => (session = id),
       line: () => events.beginLine(false),
       readerError: (at, error) => this.readerFailed(file.path, at, error),
+      // The store gives every answer the log holds (answersHold, just before): not asked again.
+      answered: (k, first) => events.answered(k, first),
     });
     return read.result;
   }

@@ -7,7 +7,7 @@
 
 import type BetterSqlite3 from 'better-sqlite3';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 
 export interface Statement {
   run(...params: unknown[]): unknown;
@@ -87,6 +87,8 @@ export function withoutSqliteWarning<T>(load: () => T): T {
 
 /** `node:sqlite`, where it has everything used here. */
 function nodeSqlite(): NodeSqlite | undefined {
+  // Node 20 has none: not required, which would throw (an error whose message takes 3 ms to make).
+  if (!isBuiltin('node:sqlite')) return undefined;
   try {
     const sqlite = withoutSqliteWarning(() => require('node:sqlite') as NodeSqlite);
     const db = sqlite.DatabaseSync.prototype;

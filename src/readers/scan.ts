@@ -79,6 +79,20 @@ function compile(shape: Shape): Compiled {
   return c;
 }
 
+// Short ASCII texts decoded before, by their bytes' hash: a record's type, model, folder and branch,
+// the same on line after line, are each one string, not one a line (a tenth of a first read went
+// to making them). Emptied when full.
+const INTERNED_LENGTH = 64;
+const INTERNED_TEXTS = 4096;
+const interned = new Map<number, string>();
+
+/** Whether `text` (ASCII) is the bytes at [start, end) of `b`. */
+function sameAscii(text: string, b: Buffer, start: number, end: number): boolean {
+  if (text.length !== end - start) return false;
+  for (let i = start; i < end; i++) if (text.charCodeAt(i - start) !== b[i]) return false;
+  return true;
+}
+
 /** The members a `Shape` asked for of one object, as found in the line. */
 export class Fields {
   /** By the index of their key in the shape; duplicate keys: the last wins, as with JSON.parse. */
@@ -119,11 +133,26 @@ export class Fields {
   /** A string member, decoded; undefined when absent or not a string. */
   text(key: string): string | undefined {
     const m = this.get(key);
-    if (!m || this.line[m.start] !== 34) return undefined;
-    for (let i = m.start + 1; i < m.end - 1; i++) {
-      if (this.line[i] === 92) return decode(this.line, m.start, m.end) as string | undefined; // escapes
+    const b = this.line;
+    if (!m || b[m.start] !== 34) return undefined;
+    const start = m.start + 1;
+    const end = m.end - 1;
+    // The bytes' hash, and whether they are all ASCII, on the way.
+    let hash = end - start;
+    let ascii = true;
+    for (let i = start; i < end; i++) {
+      const c = b[i]!;
+      if (c === 92) return decode(b, m.start, m.end) as string | undefined; // escapes
+      if (c > 127) ascii = false;
+      hash = (Math.imul(hash, 31) + c) | 0;
     }
-    return this.line.toString('utf8', m.start + 1, m.end - 1);
+    if (!ascii || end - start > INTERNED_LENGTH) return b.toString('utf8', start, end);
+    const known = interned.get(hash);
+    if (known !== undefined && sameAscii(known, b, start, end)) return known;
+    const text = b.toString('latin1', start, end);
+    if (interned.size === INTERNED_TEXTS) interned.clear();
+    interned.set(hash, text);
+    return text;
   }
 
   /**

@@ -153,4 +153,24 @@ describe('scanRecord', () => {
     }
     expect(scanRecord(Buffer.from('{}'), SHAPE)!.count('n')).toBe(0);
   });
+
+  it('decodes a text as JSON.parse does, the same bytes again to the same string, bytes of the same hash to theirs', () => {
+    const texts = [
+      'assistant',
+      'Aa',
+      'BB',
+      'Aa',
+      'é',
+      'Ã©',
+      'a\\"b',
+      '',
+      'x'.repeat(64),
+      'y'.repeat(65),
+      '/home/ada/src/api',
+    ];
+    for (const t of [...texts, ...texts]) {
+      const line = `{"type":${JSON.stringify(t)}}`;
+      expect(scanRecord(Buffer.from(line), SHAPE)!.text('type')).toBe(t);
+    }
+  });
 });
