@@ -33,7 +33,8 @@ const EVENTS = [
   'firstTime',
   'record',
 ] as const satisfies readonly (keyof SessionEvents)[];
-type Unlisted = Exclude<keyof SessionEvents, (typeof EVENTS)[number]>;
+// Every event but the flag of a report's read (`usageOnly`), which is no event.
+type Unlisted = Exclude<keyof SessionEvents, (typeof EVENTS)[number] | 'usageOnly'>;
 const complete: Unlisted extends never ? true : never = true;
 void complete;
 
@@ -75,7 +76,7 @@ export class EventLog {
     private readonly seen?: (key: string) => boolean,
     usageOnly = false,
   ) {
-    const events: Record<string, (...args: unknown[]) => unknown> = {};
+    const events: Record<string, unknown> = { usageOnly };
     const unreported: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
     EVENTS.forEach((name, code) => {
       events[name] = unreported.includes(name) ? () => undefined : (...args: unknown[]) => this.write(code, args);

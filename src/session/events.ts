@@ -12,6 +12,11 @@ export interface EarlierPart {
 /** Events a reader reports for the session a file belongs to. */
 export interface SessionEvents {
   /**
+   * A report's read: the events of UNREPORTED_EVENTS are dropped, and a reader need not work out
+   * what it would report in them (the lines a patch changed).
+   */
+  readonly usageOnly?: boolean;
+  /**
    * `hosted`: the session runs inside another program (a task of a VS Code extension, in the
    * editor's extension host): it has no process of its own to see.
    */

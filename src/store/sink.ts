@@ -67,6 +67,7 @@ export class FileSink implements SessionEvents, Tally {
    * sessions record only an unsplit total (Warp's).
    */
   private readonly recordsTokens: boolean;
+  readonly usageOnly: boolean;
   /**
    * While set, counters do not move: while the collector re-reads lines it already counted (a
    * file rewritten with the same beginning), to rebuild the reader's state only, and for the rest
@@ -92,6 +93,7 @@ export class FileSink implements SessionEvents, Tally {
     this.usageUnrecorded = TOKEN_TYPES.every((t) => this.unrecorded.includes(t));
     this.recordsTokens = !this.unrecorded.includes('output') && !store.harnessFacts.get(this.harness)?.unsplitTokens;
     // A report's read: what no report sums is not applied.
+    this.usageOnly = store.ledgerOnly;
     if (store.ledgerOnly) for (const name of UNREPORTED_EVENTS) this[name] = ignore;
   }
 

@@ -241,6 +241,7 @@ function queuedPrompt(rec: Fields, ts: number, state: ClaudeState, ev: SessionEv
 
 /** Lines changed by an Edit/Write/MultiEdit result. */
 function lines(result: Fields, ev: SessionEvents): void {
+  if (ev.usageOnly) return;
   const patch = result.value('structuredPatch');
   const hunks = Array.isArray(patch) ? patch : [];
   let added = 0;

@@ -7,7 +7,7 @@ import type { LineReader, SessionFile } from '../reader.js';
 import type { SessionEvents } from '../../session/events.js';
 import type { ToolCall } from '../../session/types.js';
 import { maxUsage, minusUsage, plausibleUsage, usageFromPrompt, type Usage } from '../../session/types.js';
-import { countUnifiedDiff, jsonValue, lineCount, num, numberOf, obj, planOf, str, type Json } from '../fields.js';
+import { countUnifiedDiff, jsonValue, lineCount, num, obj, planOf, str, type Json } from '../fields.js';
 import { listDir } from '../../files/dir.js';
 import { builtinTool, doubleUnderscoreMcpTool, type ToolTable } from '../tools.js';
 import { scanRecord, type Fields, type Shape } from '../scan.js';
@@ -65,6 +65,16 @@ const ITEMS = new Set([
   'custom_tool_call_output',
 ]);
 
+// A token count's usage, read where its counts are written.
+const USAGE: Shape = {
+  input_tokens: true,
+  output_tokens: true,
+  cached_input_tokens: true,
+  cache_write_input_tokens: true,
+  reasoning_output_tokens: true,
+  total_tokens: true,
+};
+
 // What is read of a record, whatever its type: the large parts (base instructions, messages,
 // reasoning, tool output) are passed over unread.
 const RECORD: Shape = {
@@ -84,7 +94,7 @@ const RECORD: Shape = {
     call_id: true,
     id: true,
     output: true,
-    info: true,
+    info: { total_token_usage: USAGE, last_token_usage: USAGE, model_context_window: true },
     rate_limits: true,
     error: true,
     changes: true,
@@ -225,14 +235,20 @@ const sha1 = crypto.hash
 const recordKey = (file: SessionFile, line: Buffer) => `${file.sessionId}:${sha1(line)}`;
 
 /** `total_token_usage` in the metric contract's semantics (Codex input includes cache reads and writes). */
-function usageOf(u: Json): Usage {
+function usageOf(u: Fields): Usage {
   return usageFromPrompt(
-    numberOf(u.input_tokens),
-    numberOf(u.output_tokens),
-    numberOf(u.cached_input_tokens),
-    numberOf(u.cache_write_input_tokens),
-    numberOf(u.reasoning_output_tokens),
+    u.count('input_tokens'),
+    u.count('output_tokens'),
+    u.count('cached_input_tokens'),
+    u.count('cache_write_input_tokens'),
+    u.count('reasoning_output_tokens'),
   );
+}
+
+/** A count read as `num` reads it: positive and finite, else 0. */
+function positive(f: Fields | undefined, key: string): number {
+  const n = f?.count(key) ?? 0;
+  return n > 0 && Number.isFinite(n) ? n : 0;
 }
 
 function windowName(minutes: number): string {
@@ -339,8 +355,8 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
   const type = p.text('type');
   switch (type) {
     case 'token_count': {
-      const info = obj(p.value('info'));
-      const total = obj(info?.total_token_usage);
+      const info = p.object('info');
+      const total = info?.object('total_token_usage');
       const now = total && usageOf(total);
       // A damaged total is skipped: kept as the highest total, it would stop all later counting.
       if (now && !plausibleUsage(now)) ev.skipped('implausible_value');
@@ -358,19 +374,29 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
         }
         const prev = state.total;
         state.total = prev ? maxUsage(prev, now) : now;
-        const last = obj(info?.last_token_usage);
+        const last = info?.object('last_token_usage');
         const model = state.model ?? 'unknown';
         if (!replay) {
           const delta = prev ? minusUsage(now, prev) : now;
           if (delta.input + delta.output + delta.cacheRead + delta.cacheWrite > 0) {
-            ev.usage(model, delta, num(last?.input_tokens) || delta.input + delta.cacheRead + delta.cacheWrite, ts);
+            ev.usage(
+              model,
+              delta,
+              positive(last, 'input_tokens') || delta.input + delta.cacheRead + delta.cacheWrite,
+              ts,
+            );
           }
-          const limit = num(info?.model_context_window) || undefined;
+          const limit = positive(info, 'model_context_window') || undefined;
           if (last)
-            ev.context(model, num(last.total_tokens) || num(last.input_tokens) + num(last.output_tokens), limit);
+            ev.context(
+              model,
+              positive(last, 'total_tokens') || positive(last, 'input_tokens') + positive(last, 'output_tokens'),
+              limit,
+            );
         }
       }
-      const rl = obj(p.value('rate_limits'));
+      // Limits, which no report sums: not decoded for one.
+      const rl = ev.usageOnly ? undefined : obj(p.value('rate_limits'));
       if (rl && !replay) rateLimits(rl, ts, ev);
       return;
     }
@@ -404,6 +430,7 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
       return;
     }
     case 'patch_apply_end': {
+      if (ev.usageOnly) return; // its lines and its failure, which no report sums
       const changes = obj(p.value('changes')) ?? {};
       let added = 0;
       let removed = 0;
