@@ -10,8 +10,8 @@ import { nativeBuffer } from './skip.js';
 const CHUNK = 1 << 20;
 // A line longer than this is skipped (counted), so that no file is ever held in memory whole.
 export const MAX_LINE = 16 << 20;
-// In skip.ts's memory (2 MB) where WebAssembly runs, for the scanner's native pass over values; a
-// line too long for it is read into a larger buffer, given back after the file.
+// In skip.ts's memory (2 MB) where WebAssembly runs, so that the scanner reads a line where it is;
+// a line too long for it is read into a larger buffer, given back after the file.
 const home = nativeBuffer ?? Buffer.allocUnsafe(2 * CHUNK);
 let shared = home;
 

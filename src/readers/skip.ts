@@ -59,7 +59,10 @@ export function nativeOffset(line: Buffer): number {
   return line.buffer === memory ? line.byteOffset : -1;
 }
 
-/** The end of the value at `i` of the `length` bytes at `offset` (nativeOffset) of the module's memory, or -1. */
+/**
+ * The end of the value at `i` of the `length` bytes at `offset` (nativeOffset) of the module's
+ * memory, or -1: skip.c's pass over a value alone, which tests compare with scan.ts's valueEnd.
+ */
 export function nativeValueEnd(offset: number, i: number, length: number): number {
   return native!.valueEnd(offset, i, length);
 }
