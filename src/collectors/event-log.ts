@@ -61,6 +61,8 @@ export class EventLog {
   private recordNamed = false;
   private lastMeta: Parameters<SessionEvents['meta']>[0] | undefined;
   private run: number[] = [];
+  /** A report's read: where each session's two activity entries are (`sessionActivity`). */
+  private readonly activity = new Map<string, number>();
   /** The sink a reader reports to. */
   readonly events: SessionEvents;
 
@@ -74,7 +76,7 @@ export class EventLog {
     private readonly sessionOf: () => string,
     private readonly keys: Set<string>,
     private readonly seen?: (key: string) => boolean,
-    usageOnly = false,
+    private readonly usageOnly = false,
   ) {
     const events: Record<string, unknown> = { usageOnly };
     const unreported: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
@@ -113,6 +115,7 @@ export class EventLog {
       this.lastMeta = undefined;
       this.push(SESSION, [session]);
     }
+    if (code === ACTIVITY && this.usageOnly) return this.sessionActivity(session, args[0] as number);
     if (code === ACTIVITY && this.activityRun(args[0] as number)) return;
     if (code === META) {
       // Readers repeat a session's folder and branch on every record: the same again changes nothing.
@@ -139,6 +142,23 @@ export class EventLog {
     this.log[first! + 2] = Math.min(this.log[first! + 2] as number, ts);
     this.log[second + 2] = Math.max(this.log[second + 2] as number, ts);
     return true;
+  }
+
+  /**
+   * A report's read: a session's activity is kept as two entries where it first shows, the
+   * earliest time and the latest. No event a report sums reads them in between (a tool call's
+   * start does, and is dropped), so the store ends as it would have.
+   */
+  private sessionActivity(session: string, ts: number): void {
+    const entries = this.activity.get(session);
+    if (entries) {
+      this.log[entries + 2] = Math.min(this.log[entries + 2] as number, ts);
+      this.log[entries + 5] = Math.max(this.log[entries + 5] as number, ts);
+      return;
+    }
+    this.activity.set(session, this.log.length);
+    this.push(ACTIVITY, [ts]);
+    this.push(ACTIVITY, [ts]);
   }
 
   private push(code: number, args: unknown[]): void {

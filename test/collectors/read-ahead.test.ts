@@ -22,7 +22,7 @@ import { SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { tempDir, until } from '../helpers/run.js';
-import { sinkOf } from '../helpers/events.js';
+import { recorder, sinkOf } from '../helpers/events.js';
 
 const quiet = createLogger('error');
 const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => e[1].kind === 'files');
@@ -91,6 +91,26 @@ describe('an event log played back', () => {
     expect(server.log.length).toBeGreaterThan(report.log.length);
     expect(report.log.filter((e) => e === 't1' || e === 'm')).toEqual([]);
     expect(report.log).toContain('completed');
+
+    // A session's activity, however interleaved: its earliest and latest time, where it first shows.
+    const activity = new EventLog(() => 's', new Set(), undefined, true);
+    for (const ts of [5, 3, 9, 4]) {
+      activity.events.activity(ts);
+      activity.events.usage(
+        'm',
+        { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
+        1,
+        ts,
+      );
+    }
+    const times: number[] = [];
+    play(activity.log, {
+      events: { ...recorder().events, activity: (ts: number) => void times.push(ts) },
+      session: () => {},
+      line: () => {},
+      readerError: () => {},
+    });
+    expect(times).toEqual([3, 9]);
 
     const db = new StateDb(tempDir());
     const ledgerOnly = new SessionStore(
