@@ -10,6 +10,8 @@
 //   BENCH_IDLE_SECONDS   the window an idle `serve`'s CPU is measured over (default 60; 0: not measured)
 //   BENCH_SETTLE_SECONDS how long a `serve` is left before its resident memory is read (default 30)
 //   BENCH_INSTALL_NODE   the Node.js version the install rows run on, from the npm registry (default 24.22.3; empty: none)
+//   BENCH_USER_NODE      a Node.js users run, from the npm registry, the cold report against ccusage is raced on
+//                        too (default 24.22.3; empty: none)
 //   BENCH_ONLY           the sections to run, comma-separated (default: all): cold, inprocess, scrape, memory,
 //                        restart, status, idle, droidpi, startup, install, peer, report (`report daily`, weekly,
 //                        monthly, session and blocks against ccusage's same, which `peer` also runs on each of its sizes)
@@ -384,19 +386,31 @@ finishRun();
  * exporter runs as configured by default (read threads where the backlog is large enough) and with
  * the main thread alone (`--read-threads 0`), to show what the threads bring.
  */
+/** A Node.js users run (BENCH_USER_NODE), from the npm registry (kept after the first time); none when set empty. */
+function userNodeOf(): { version: string; path: string } | undefined {
+  const version = process.env.BENCH_USER_NODE ?? '24.22.3';
+  if (!version) return undefined;
+  const path = execFileSync(join(PACKAGE_ROOT, 'scripts/node-from-npm.sh'), [version], { encoding: 'utf8' }).trim();
+  return { version, path };
+}
+
 function racePeer(peer: string, c: typeof corpus): void {
+  const userNode = userNodeOf();
   const claude = corpusFiles(c.home).filter((f) => f.path.includes('/.claude/'));
   warm(claude);
   const peerRuns: ProcessRun[] = [];
   const onceRuns: ProcessRun[] = [];
   const aloneRuns: ProcessRun[] = [];
   const reportRuns: DailyRun[] = [];
+  const userRuns: DailyRun[] = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     peerRuns.push(runPeer(peer, c.home));
     onceRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}`)));
     aloneRuns.push(runOnce(c.home, join(work, `peer-${c.sizeMb}-${i}-alone`), ['--read-threads', '0']));
     // ccusage's command line, no state database: the report reads Claude Code's files itself.
     reportRuns.push(runReport(c.home, join(work, `peer-${c.sizeMb}-${i}-report`), 'claude'));
+    if (userNode)
+      userRuns.push(runReport(c.home, join(work, `peer-${c.sizeMb}-${i}-user`), 'claude', 'daily', userNode.path));
   }
   const label = `${c.sizeMb} MB corpus`;
   const expected = { ...zeroTotals(), 'claude-code': c.expected['claude-code'] };
@@ -436,11 +450,29 @@ function racePeer(peer: string, c: typeof corpus): void {
   );
   const cold = best(reportRuns, 'wallMs') / best(peerRuns, 'wallMs');
   row(
-    '  wall, cold report claude daily / ccusage claude daily',
+    `  wall, cold report claude daily / ccusage claude daily (Node ${process.versions.node})`,
     `${cold.toFixed(2)}x`,
     c.sizeMb >= 1024 ? '<= 1.5x' : '',
     c.sizeMb >= 1024 ? cold <= 1.5 : undefined,
   );
+  if (userNode) {
+    check(
+      `report claude daily, cold, on Node ${userNode.version}, ${label} = generator`,
+      expected,
+      ...userRuns.map((r) => ({ ...zeroTotals(), 'claude-code': r.tokens })),
+    );
+    const onUser = best(userRuns, 'wallMs') / best(peerRuns, 'wallMs');
+    row(
+      `  the same on Node ${userNode.version}`,
+      `${sec(best(userRuns, 'wallMs'))} wall, ${sec(best(userRuns, 'cpuMs'))} CPU (runs: ${runs(userRuns)})`,
+    );
+    row(
+      `  wall, cold report claude daily / ccusage claude daily (Node ${userNode.version})`,
+      `${onUser.toFixed(2)}x`,
+      c.sizeMb >= 1024 ? '<= 1.5x' : '',
+      c.sizeMb >= 1024 ? onUser <= 1.5 : undefined,
+    );
+  }
   const rss = Math.max(...onceRuns.map((r) => r.maxRssMb));
   row(
     '  peak RSS, exporter / ccusage',

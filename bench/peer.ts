@@ -165,9 +165,15 @@ export function runPeerReport(peer: string, home: string, kind: ReportKind = 'da
  * The exporter's `report <kind> --json` from a state folder a `once` filled (a warm state), or from
  * none (cold: it reads the files); `agent`: ccusage's per-agent form (`report claude daily`).
  */
-export function runReport(home: string, stateDir: string, agent?: string, kind: ReportKind = 'daily'): DailyRun {
+export function runReport(
+  home: string,
+  stateDir: string,
+  agent?: string,
+  kind: ReportKind = 'daily',
+  node = process.execPath,
+): DailyRun {
   const { stdout, ...t } = timed(
-    process.execPath,
+    node,
     [MAIN, 'report', ...(agent ? [agent] : []), kind, '--json', '--state-dir', stateDir],
     home,
   );
