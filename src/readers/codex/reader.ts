@@ -48,6 +48,17 @@ const EVENTS = new Set([
   'context_compacted',
   'error',
 ]);
+// Records of which a report sums nothing (tool calls, a patch's lines, a compaction): a report's
+// read names none (no counter of theirs moves there, so no key of theirs would be kept).
+const UNREPORTED_KINDS = new Set([
+  'function_call',
+  'custom_tool_call',
+  'local_shell_call',
+  'web_search_call',
+  'patch_apply_end',
+  'mcp_tool_call_end',
+  'context_compacted',
+]);
 const TURN_EVENTS = new Set([
   'task_started',
   'task_complete',
@@ -278,7 +289,7 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
   // twice: each record that may move a counter is named by its key.
   if (kind === 'function_call_output' || kind === 'custom_tool_call_output')
     return toolOutput(p!, line, file, at, state, ev);
-  if (kind !== undefined) ev.record(recordKey(file, line));
+  if (kind !== undefined && !(ev.usageOnly && UNREPORTED_KINDS.has(kind))) ev.record(recordKey(file, line));
   if (kind === undefined) {
     if (at !== undefined) ev.activity(at);
     if (type === undefined) ev.skipped('unknown_shape');
