@@ -299,6 +299,9 @@ function withoutCounts<T extends object>(u: T): T {
   return rest as T;
 }
 
+/** Usage as a report shows it: with its counts, or without them (`counts` false: a store's report). */
+const shownWith = (counts: boolean) => (u: object) => (counts ? u : withoutCounts(u));
+
 /** A period row as ccusage's JSON has it: its period under the kind's name too (`date`, `week`, `month`). */
 const periodJson = (kind: 'daily' | 'weekly' | 'monthly', r: PeriodRow) => ({
   [{ daily: 'date', weekly: 'week', monthly: 'month' }[kind]]: r.period,
@@ -320,7 +323,7 @@ export function reportJson(
   if (kind === 'blocks') return `${printableJson({ blocks: rows, ...partial })}\n`;
   const totals = totalsOf(rows as readonly Usage[]);
   if (kind === 'session') return `${printableJson({ sessions: rows, totals, ...partial })}\n`;
-  const shown = (u: object) => (counts ? u : withoutCounts(u));
+  const shown = shownWith(counts);
   // `period` too: the name ccusage's report of every agent (`ccusage daily`) gives it.
   return `${printableJson({ [kind]: (rows as readonly PeriodRow[]).map((r) => shown(periodJson(kind, r))), totals: shown(totals), ...partial })}\n`;
 }
@@ -335,7 +338,7 @@ export function projectsJson(
   complete = true,
   counts = true,
 ): string {
-  const shown = (u: object) => (counts ? u : withoutCounts(u));
+  const shown = shownWith(counts);
   const totals = totalsOf(projects.flatMap((p) => p.rows));
   return `${printableJson({
     projects: Object.fromEntries(projects.map((p) => [p.project, p.rows.map((r) => shown(periodJson(kind, r)))])),
