@@ -256,12 +256,6 @@ function usageOf(u: Fields): Usage {
   );
 }
 
-/** A count read as `num` reads it: positive and finite, else 0. */
-function positive(f: Fields | undefined, key: string): number {
-  const n = f?.count(key) ?? 0;
-  return n > 0 && Number.isFinite(n) ? n : 0;
-}
-
 function windowName(minutes: number): string {
   if (minutes > 0 && minutes % 1440 === 0) return `${minutes / 1440}d`;
   if (minutes > 0 && minutes % 60 === 0) return `${minutes / 60}h`;
@@ -393,15 +387,15 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
             ev.usage(
               model,
               delta,
-              positive(last, 'input_tokens') || delta.input + delta.cacheRead + delta.cacheWrite,
+              num(last?.count('input_tokens')) || delta.input + delta.cacheRead + delta.cacheWrite,
               ts,
             );
           }
-          const limit = positive(info, 'model_context_window') || undefined;
+          const limit = num(info?.count('model_context_window')) || undefined;
           if (last)
             ev.context(
               model,
-              positive(last, 'total_tokens') || positive(last, 'input_tokens') + positive(last, 'output_tokens'),
+              num(last?.count('total_tokens')) || num(last?.count('input_tokens')) + num(last?.count('output_tokens')),
               limit,
             );
         }
