@@ -395,7 +395,7 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
           if (last)
             ev.context(
               model,
-              num(last?.count('total_tokens')) || num(last?.count('input_tokens')) + num(last?.count('output_tokens')),
+              num(last.count('total_tokens')) || num(last.count('input_tokens')) + num(last.count('output_tokens')),
               limit,
             );
         }
