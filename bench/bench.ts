@@ -350,12 +350,11 @@ if (wanted('install')) {
     w.grpcApart,
   );
   // The install a user runs, timed, on a Node.js with `node:sqlite` (the npm registry's build).
-  const version = process.env.BENCH_INSTALL_NODE ?? '24.22.3';
-  if (version) {
-    const node = execFileSync(join(PACKAGE_ROOT, 'scripts/node-from-npm.sh'), [version], { encoding: 'utf8' }).trim();
-    for (const r of installRuns(node, packTarball(work))) {
+  const node = registryNode('BENCH_INSTALL_NODE');
+  if (node) {
+    for (const r of installRuns(node.path, packTarball(work))) {
       row(
-        `npm install --omit=dev on Node ${version}, ${r.label}`,
+        `npm install --omit=dev on Node ${node.version}, ${r.label}`,
         `${r.ok ? 'succeeded' : 'FAILED'} in ${r.seconds.toFixed(0)} s: ${r.packages} packages, ${mb1(r.bytes)}; ` +
           `better-sqlite3 ${r.betterSqlite3 ? 'built and installed' : 'not installed'}; SQLite through ${r.sqlite}`,
         'succeeds, node:sqlite',
@@ -381,21 +380,27 @@ printTable(
 finishRun();
 
 /**
- * ccusage and the exporter's cold `once` on a corpus's Claude Code files, alternating, the fastest
- * run of each counting (for wall and CPU time alike): ratios are the exporter's over ccusage's. The
- * exporter runs as configured by default (read threads where the backlog is large enough) and with
- * the main thread alone (`--read-threads 0`), to show what the threads bring.
+ * The Node.js an environment variable names (default 24.22.3), from the npm registry (kept after
+ * the first time: scripts/node-from-npm.sh); none when it is set empty.
  */
-/** A Node.js users run (BENCH_USER_NODE), from the npm registry (kept after the first time); none when set empty. */
-function userNodeOf(): { version: string; path: string } | undefined {
-  const version = process.env.BENCH_USER_NODE ?? '24.22.3';
+function registryNode(
+  variable: 'BENCH_INSTALL_NODE' | 'BENCH_USER_NODE',
+): { version: string; path: string } | undefined {
+  const version = process.env[variable] ?? '24.22.3';
   if (!version) return undefined;
   const path = execFileSync(join(PACKAGE_ROOT, 'scripts/node-from-npm.sh'), [version], { encoding: 'utf8' }).trim();
   return { version, path };
 }
 
+/**
+ * ccusage and the exporter's cold `once` on a corpus's Claude Code files, alternating, the fastest
+ * run of each counting (for wall and CPU time alike): ratios are the exporter's over ccusage's. The
+ * exporter runs as configured by default (read threads where the backlog is large enough) and with
+ * the main thread alone (`--read-threads 0`), to show what the threads bring. The cold report runs
+ * again on a Node.js users run (BENCH_USER_NODE).
+ */
 function racePeer(peer: string, c: typeof corpus): void {
-  const userNode = userNodeOf();
+  const userNode = registryNode('BENCH_USER_NODE');
   const claude = corpusFiles(c.home).filter((f) => f.path.includes('/.claude/'));
   warm(claude);
   const peerRuns: ProcessRun[] = [];
