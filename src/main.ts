@@ -7,8 +7,10 @@
 
 import type { Parsed } from './cli/args.js';
 import { runHook } from './hooks/command.js';
+import { compileWithoutInlining } from './jit.js';
 
 async function main(argv: string[]): Promise<number> {
+  compileWithoutInlining();
   const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }] = await Promise.all([
     import('./config/load.js'),
     import('./cli/args.js'),

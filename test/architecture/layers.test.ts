@@ -10,12 +10,13 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** What each layer (a folder of src/, or a file at its top) may import besides itself. */
 const LAYERS: Record<string, readonly string[]> = {
   // The base: the words, the reader contract and the session record; files, text for a terminal,
-  // logging, threads, V8's heap, the clock.
+  // logging, threads, V8's heap and compiler, the clock.
   files: [],
   terminal: [],
   log: ['terminal'],
   threads: ['files'],
   heap: [],
+  jit: [],
   clock: [],
   version: ['files'],
   session: ['files'],
@@ -74,7 +75,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'store',
     'version',
   ],
-  main: ['cli', 'config', 'hooks', 'version'],
+  main: ['cli', 'config', 'hooks', 'jit', 'version'],
 };
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */
