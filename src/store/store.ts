@@ -471,14 +471,16 @@ export class SessionStore implements Tally {
 
   /** One model request's tokens of one type into its histogram. */
   observeRequest(harness: string, model: string, type: RequestTokens['type'], tokens: number): void {
+    if (this.ledgerOnly) return; // a report's own read commits the ledger alone
     const key = `reqtok:${harness}\0${model}\0${type}`;
     let h = this.requestTokens.get(key);
     if (!h) {
       h = { harness, model, type, counts: new Array<number>(REQUEST_TOKEN_BOUNDARIES.length + 1).fill(0), sum: 0 };
       this.requestTokens.set(key, h);
     }
-    const bucket = REQUEST_TOKEN_BOUNDARIES.findIndex((b) => tokens <= b);
-    h.counts[bucket === -1 ? REQUEST_TOKEN_BOUNDARIES.length : bucket]!++;
+    let bucket = 0;
+    while (bucket < REQUEST_TOKEN_BOUNDARIES.length && !(tokens <= REQUEST_TOKEN_BOUNDARIES[bucket]!)) bucket++;
+    h.counts[bucket]!++;
     h.sum += tokens;
     this.dirtyRequestTokens.add(key);
   }
