@@ -23,7 +23,7 @@ import { isFile, listingFailures, readRegular, statListed } from '../files/dir.j
 import { readLines, type ReadResult } from '../readers/lines.js';
 import type { FileRow, StateDb } from '../state/db.js';
 import { drifted } from '../session/drift.js';
-import type { SessionStore } from '../store/store.js';
+import { dedupeKey, type SessionStore } from '../store/store.js';
 import { FileSink } from '../store/sink.js';
 import { answersHold, EventLog, play } from './event-log.js';
 import { FileIdentities } from './identity.js';
@@ -398,7 +398,7 @@ export class Collector<S> {
 
     const sessionOf = () => reader.sessionOf?.(file, state) ?? file.sessionId;
     let result: ReadResult;
-    if (read && !prev && answersHold(read.log, (key) => this.store.seen(this.name, key))) {
+    if (read && !prev && answersHold(read.log, (key) => this.store.seen(dedupeKey(this.name, key)))) {
       state = JSON.parse(read.state) as S;
       result = this.playBack(file, read);
     } else {
@@ -546,7 +546,7 @@ export class Collector<S> {
     }
     // Dedupe keys are answered by the store as they are asked (no other read of this collector
     // runs during the turns), and by the keys the pass asked before.
-    const log = new EventLog(sessionOf, new Set(), (key) => this.store.seen(this.name, key));
+    const log = new EventLog(sessionOf, new Set(), (key) => this.store.seen(dedupeKey(this.name, key)));
     const played = () => {
       let session = file.sessionId;
       const events = this.events(() => session);

@@ -68,6 +68,8 @@ export class BloomFilter {
   }
 
   mayHave(key: string): boolean {
+    // Empty (a first read, before its first commit): nothing to hash the key for.
+    if (this.layers[0]!.keys === 0) return false;
     const h1 = fnv1a(key, 0x811c9dc5);
     const h2 = fnv1a(key, 0x01000193) | 1;
     return this.layers.some((l) => l.has(h1, h2));

@@ -21,7 +21,7 @@ import {
 import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
-import type { Counter, SessionStore, StoredSession, Tally } from './store.js';
+import { dedupeKey, type Counter, type SessionStore, type StoredSession, type Tally } from './store.js';
 import type { LedgerRequest } from './ledger.js';
 
 const ignore = (): void => undefined;
@@ -341,19 +341,21 @@ export class FileSink implements SessionEvents, Tally {
   }
 
   firstTime(k: string): boolean {
-    if (this.store.seen(this.collector, k)) return false;
-    this.store.markSeen(`${this.collector}\0${k}`);
+    const key = dedupeKey(this.collector, k);
+    if (this.store.seen(key)) return false;
+    this.store.markSeen(key);
     return true;
   }
 
   /** A `firstTime` asked of the store already, with its answer (a document read in turns): only marked. */
   answered(k: string, first: boolean): void {
-    if (first) this.store.markSeen(`${this.collector}\0${k}`);
+    if (first) this.store.markSeen(dedupeKey(this.collector, k));
   }
 
   record(k: string): void {
-    if (this.store.seen(this.collector, `record:${k}`)) this.muted = true;
-    else this.recordKey = `${this.collector}\0record:${k}`;
+    const key = dedupeKey(this.collector, `record:${k}`);
+    if (this.store.seen(key)) this.muted = true;
+    else this.recordKey = key;
   }
 
   /** The session the records belong to now, created on its first record; changed (committed with the next commit). */

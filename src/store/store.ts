@@ -93,6 +93,11 @@ export interface Tally {
   add<K extends MetricKey>(metric: K, labels: LabelsOf<K>, delta: number): boolean;
 }
 
+/** A reader's dedupe key `k` as the store keeps it: scoped by the collector that read it. */
+export function dedupeKey(collector: string, k: string): string {
+  return `${collector}\0${k}`;
+}
+
 export class SessionStore implements Tally {
   readonly counters = new Map<string, Counter>();
   readonly sessions = new Map<string, StoredSession>();
@@ -282,13 +287,12 @@ export class SessionStore implements Tally {
     for (const l of this.listeners) l();
   }
 
-  /** Whether `collector` saw the dedupe key `k` (committed, or since the last commit). */
-  seen(collector: string, k: string): boolean {
-    const key = `${collector}\0${k}`;
+  /** Whether a dedupe key (`dedupeKey`) was seen (committed, or since the last commit). */
+  seen(key: string): boolean {
     return this.pendingSeen.has(key) || this.db.seen(key);
   }
 
-  /** A dedupe key (`collector\0key`) seen: committed with the next commit. */
+  /** A dedupe key (`dedupeKey`) seen: committed with the next commit. */
   markSeen(key: string): void {
     this.pendingSeen.add(key);
   }

@@ -18,7 +18,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { claudeCode } from '../../src/readers/claude-code/reader.js';
 import { readLines } from '../../src/readers/lines.js';
 import type { LineReader } from '../../src/readers/reader.js';
-import { SessionStore } from '../../src/store/store.js';
+import { dedupeKey, SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { tempDir, until } from '../helpers/run.js';
@@ -57,7 +57,7 @@ describe('an event log played back', () => {
           });
 
           const read = readWhole(reader, file, keys, false);
-          expect(answersHold(read.log, (k) => played.seen(name, k))).toBe(true);
+          expect(answersHold(read.log, (k) => played.seen(dedupeKey(name, k)))).toBe(true);
           let session = file.sessionId;
           const sink = sinkOf(
             played,
@@ -141,7 +141,7 @@ describe('an event log played back', () => {
       for (const k of keys) log.events.firstTime(k);
       return log.log;
     };
-    expect(answersHold(logOf('msg:a', 'msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(true);
+    expect(answersHold(logOf('msg:a', 'msg:a', 'msg:b'), (k) => store.seen(dedupeKey('claude-code', k)))).toBe(true);
     sinkOf(
       store,
       'claude-code',
@@ -149,10 +149,10 @@ describe('an event log played back', () => {
       'claude-code',
       () => {},
     ).firstTime('msg:b');
-    expect(answersHold(logOf('msg:a', 'msg:b'), (k) => store.seen('claude-code', k))).toBe(false);
+    expect(answersHold(logOf('msg:a', 'msg:b'), (k) => store.seen(dedupeKey('claude-code', k)))).toBe(false);
     store.commit();
-    expect(answersHold(logOf('msg:b'), (k) => store.seen('claude-code', k))).toBe(false);
-    expect(answersHold(logOf('msg:c'), (k) => store.seen('claude-code', k))).toBe(true);
+    expect(answersHold(logOf('msg:b'), (k) => store.seen(dedupeKey('claude-code', k)))).toBe(false);
+    expect(answersHold(logOf('msg:c'), (k) => store.seen(dedupeKey('claude-code', k)))).toBe(true);
   });
 });
 

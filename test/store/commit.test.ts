@@ -7,7 +7,7 @@ import { catalog, type MetricKey } from '../../src/catalog.js';
 import { snapshot } from '../../src/metrics/snapshot.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
 import { StateDb } from '../../src/state/db.js';
-import { SessionStore } from '../../src/store/store.js';
+import { dedupeKey, SessionStore } from '../../src/store/store.js';
 import { tempDir } from '../helpers/run.js';
 
 const OPTIONS = {
@@ -124,7 +124,7 @@ describe("a report's own read (ledgerOnly)", () => {
 
     expect(db.ledger().map((r) => r.turnsCompleted)).toEqual([1]);
     expect([db.files('codex'), db.sessions(), db.counters(), db.seen('codex\0k')]).toEqual([[], [], [], false]);
-    expect(store.seen('codex', 'k')).toBe(true);
+    expect(store.seen(dedupeKey('codex', 'k'))).toBe(true);
     expect(store.sessions.get('codex/a')?.costUsd).toBe(1);
   });
 
