@@ -48,6 +48,8 @@ interface UsageCounters {
   /** Made when a record first says reasoning (a harness or record that does not gets no series). */
   reasoning: () => Counter;
   cost: () => Counter;
+  /** Tokens of an unpriced model. */
+  unpriced: () => Counter;
 }
 
 /**
@@ -137,7 +139,7 @@ export class FileSink implements SessionEvents, Tally {
     unsaid?: readonly UsagePart[],
     earlier?: EarlierPart,
   ): void {
-    const { store, harness, unrecorded } = this;
+    const { store, harness } = this;
     // A harness that records no tokens (Qoder's zeros, parsed as Claude Code's) has no usage:
     // no cost, no unpriced count, no request in the ledger or the blocks. One that records a
     // cost without tokens (Crush) has that cost.
@@ -145,33 +147,21 @@ export class FileSink implements SessionEvents, Tally {
     if (!plausibleUsage(u) || (recordedCost !== undefined && !plausibleAmount(recordedCost)))
       return this.onSkip('implausible_value');
     const s = this.session();
-    const total = (v: Usage) => v.input + v.output + v.cacheRead + v.cacheWrite;
     const firstOfSession = total(s.tokens) === 0;
     const c = this.usageCounters(s.project, store.models.label(harness, model));
     this.addTokens(c, 'input', u.input, unsaid);
     this.addTokens(c, 'output', u.output, unsaid);
     this.addTokens(c, 'cache_read', u.cacheRead, unsaid);
     this.addTokens(c, 'cache_write', u.cacheWrite, unsaid);
-    const said = (t: UsagePart) => !unrecorded.includes(t) && !unsaid?.includes(t);
     // Reasoning is a part of output: a harness that records no output records no reasoning; a
     // record that does not say it makes no series (never a false 0).
-    const saysReasoning = said('output') && said('reasoning');
+    const saysReasoning = this.said('output', unsaid) && this.said('reasoning', unsaid);
     if (saysReasoning) this.bump(c.reasoning(), u.reasoning);
-    if (said('input')) store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
-    if (said('output')) store.observeRequest(harness, c.labels.model, 'output', u.output);
+    if (this.said('input', unsaid))
+      store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
+    if (this.said('output', unsaid)) store.observeRequest(harness, c.labels.model, 'output', u.output);
     s.tokens = addUsage(s.tokens, u);
     const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
-    // The ledger counts what the counters count: no token type the harness or the record leaves unsaid.
-    const counted = (t: TokenType, n: number) => (said(t) ? n : 0);
-    const part = (v: Usage, costUsd: number | undefined, first: boolean) => ({
-      input: counted('input', v.input),
-      output: counted('output', v.output),
-      cacheRead: counted('cache_read', v.cacheRead),
-      cacheWrite: counted('cache_write', v.cacheWrite),
-      reasoning: saysReasoning ? v.reasoning : 0,
-      costUsd,
-      firstOfSession: first,
-    });
     // More of a response put before (streamed as several records): one request, moved to the
     // time of its last record, in the ledger, the blocks and the day's spend alike.
     const before =
@@ -181,7 +171,7 @@ export class FileSink implements SessionEvents, Tally {
       store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
       if (before !== undefined) store.spend.move(earlier.at, ts, `${harness}\0${s.project}`, before);
     }
-    const q = part(u, cost, firstOfSession);
+    const q = this.part(u, cost, firstOfSession, saysReasoning, unsaid);
     store.ledger.request(
       ts,
       harness,
@@ -190,13 +180,19 @@ export class FileSink implements SessionEvents, Tally {
       q,
       earlier && {
         at: earlier.at,
-        part: part(earlier.usage, before, total(s.tokens) === total(u) + total(earlier.usage)),
+        part: this.part(
+          earlier.usage,
+          before,
+          total(s.tokens) === total(u) + total(earlier.usage),
+          saysReasoning,
+          unsaid,
+        ),
       },
     );
     useOf(s, c.labels.model, q, ts, earlier?.at);
     store.blocks.add(harness, ts, total(u), cost ?? 0);
     if (cost === undefined) {
-      this.add('unpricedTokens', { harness, model: c.labels.model }, u.input + u.output + u.cacheRead + u.cacheWrite);
+      this.bump(c.unpriced(), total(u));
       s.unpriced = true;
     } else {
       this.bump(c.cost(), cost);
@@ -395,21 +391,52 @@ export class FileSink implements SessionEvents, Tally {
       const labels = { harness: this.harness, project, model };
       let cost: Counter | undefined;
       let reasoning: Counter | undefined;
+      let unpriced: Counter | undefined;
       c = {
         labels,
         tokens: {},
         reasoning: () => (reasoning ??= this.store.counter('reasoningTokens', labels)),
         cost: () => (cost ??= this.store.counter('cost', labels)),
+        unpriced: () => (unpriced ??= this.store.counter('unpricedTokens', { harness: this.harness, model })),
       };
       this.byModel.set(k, c);
     }
     return c;
   }
 
+  /** Whether the harness records a token type, and the record says it (`unsaid`: what it leaves out). */
+  private said(t: UsagePart, unsaid: readonly UsagePart[] | undefined): boolean {
+    return !this.unrecorded.includes(t) && !unsaid?.includes(t);
+  }
+
+  /** A request (or more of one) as the ledger counts it: what the counters count, no token type left unsaid. */
+  private part(
+    v: Usage,
+    costUsd: number | undefined,
+    firstOfSession: boolean,
+    saysReasoning: boolean,
+    unsaid: readonly UsagePart[] | undefined,
+  ): LedgerRequest {
+    return {
+      input: this.said('input', unsaid) ? v.input : 0,
+      output: this.said('output', unsaid) ? v.output : 0,
+      cacheRead: this.said('cache_read', unsaid) ? v.cacheRead : 0,
+      cacheWrite: this.said('cache_write', unsaid) ? v.cacheWrite : 0,
+      reasoning: saysReasoning ? v.reasoning : 0,
+      costUsd,
+      firstOfSession,
+    };
+  }
+
   private addTokens(c: UsageCounters, type: TokenType, n: number, unsaid: readonly UsagePart[] | undefined): void {
     if (this.unrecorded.includes(type) || unsaid?.includes(type)) return;
     this.bump((c.tokens[type] ??= this.store.counter('tokens', { ...c.labels, token_type: type })), n);
   }
+}
+
+/** All the tokens of a usage. */
+function total(v: Usage): number {
+  return v.input + v.output + v.cacheRead + v.cacheWrite;
 }
 
 /** A request at `ts` (or more of one put at `earlier`) in the session's own split by model, for `report session`. */
