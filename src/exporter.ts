@@ -212,9 +212,16 @@ export class Exporter {
     if (!this.following) await this.scanProcesses();
   }
 
-  /** A report's read (`reportRead`): every collector once, the usage alone (no process table, hooks or statusline). */
-  async readUsage(): Promise<void> {
-    for (const c of this.collectors.values()) await this.scan(c);
+  /**
+   * A report's read (`reportRead`): every collector once, the usage alone (no process table, hooks
+   * or statusline). `together`: the collectors are read at once, not one after the other: while
+   * the threads read one's backlog, the main thread reads another's files itself (no events handed
+   * over, that reader compiled in one thread only), and the threads go on to the next backlog.
+   */
+  async readUsage(together = false): Promise<void> {
+    const collectors = [...this.collectors.values()];
+    if (together) await Promise.all(collectors.map((c) => this.scan(c)));
+    else for (const c of collectors) await this.scan(c);
     this.readThreads?.close();
     this.readThreads = undefined;
   }

@@ -56,22 +56,29 @@ async function readState(
     return { ledger: state.ledger, sessions, complete: state.firstReadSince === undefined };
   }
   const { Exporter } = await import('../exporter.js');
-  // Only the harness asked for is read (a report of one sums no other's files).
-  const exporter = new Exporter(config, createLogger('warn'), {
-    privateState: true,
-    reportRead: r.harness === undefined ? {} : { harness: r.harness },
-  });
-  try {
-    await exporter.readUsage();
-    exporter.store.commit();
-    return {
-      ledger: exporter.store.ledgerRows(fromHour, toHour),
-      sessions: [...exporter.store.sessions.values()],
-      complete: true,
-    };
-  } finally {
-    await exporter.stop();
-  }
+  // Read the collectors together (exporter.ts), or one after the other, as `once` reads them;
+  // undefined where, read together, projects were folded into `other` (past project.max): which
+  // ones depends on the order their sessions came in, and the report would not be the same.
+  const read = async (together: boolean) => {
+    // Only the harness asked for is read (a report of one sums no other's files).
+    const exporter = new Exporter(config, createLogger('warn'), {
+      privateState: true,
+      reportRead: r.harness === undefined ? {} : { harness: r.harness },
+    });
+    try {
+      await exporter.readUsage(together);
+      if (together && exporter.store.projectsFolded) return undefined;
+      exporter.store.commit();
+      return {
+        ledger: exporter.store.ledgerRows(fromHour, toHour),
+        sessions: [...exporter.store.sessions.values()],
+        complete: true,
+      };
+    } finally {
+      await exporter.stop();
+    }
+  };
+  return (await read(true)) ?? (await read(false))!;
 }
 
 // The last time a date holds (ms).

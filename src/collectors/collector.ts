@@ -257,7 +257,7 @@ export class Collector<S> {
       this.stats.files = seen.size;
       this.finish(started, ok, unreadable);
       // Last, with the stats: the commit is what tells the outputs that the scan changed what they serve.
-      this.store.commit();
+      this.store.scanned();
     } catch (e) {
       this.log.error('scan failed', { collector: this.name, error: String(e) });
       // What was read before the failure is committed with its offsets, never without them.

@@ -1,6 +1,8 @@
 // Read threads (worker_threads) for a history read for the first time: started at the first
-// backlog a collector hands them (read-ahead.ts), one backlog at a time, and stopped after the
-// first scan. Started only then: a thread costs about as much CPU to start as the exporter itself.
+// backlog a collector hands them (read-ahead.ts), and stopped after the first scan. Backlogs
+// handed while the threads read another (collectors scanned together, as a report's own read
+// does) wait in turn: a thread done with one goes on to the next. Started only when first needed:
+// a thread costs about as much CPU to start as the exporter itself.
 
 import type { Worker } from 'node:worker_threads';
 import { startThread, threadScript } from '../threads.js';
@@ -23,10 +25,13 @@ export interface Backlog {
 // The first claim mark of a thread (`Claims.MAIN` is the main thread's).
 const FIRST_CLAIM = 2;
 
+type Handed = Omit<ReadTask, 'claim' | 'task'>;
+
 export class ReadThreads {
-  private readonly workers = new Map<Worker, number>();
-  /** The backlog the threads read, and its task's id (what threads post names the task). */
-  private current: { backlog: Backlog; id: number } | undefined;
+  /** Each thread's claim mark, the last task it was given, and whether it reads it still. */
+  private readonly workers = new Map<Worker, { claim: number; task: number; reading: boolean }>();
+  /** The backlogs handed and not released, by task id (in the order they were handed). */
+  private readonly backlogs = new Map<number, { backlog: Backlog; handed: Handed }>();
   private tasks = 0;
   private started = false;
 
@@ -39,47 +44,43 @@ export class ReadThreads {
       worker.unref();
       const claim = FIRST_CLAIM + n;
       worker.on('message', (m: ReadPosted | ThreadDone) => {
-        const current = this.current;
-        if (current?.id !== m.task) return; // a backlog given up on
-        if ('done' in m) current.backlog.ended(claim, false);
-        else current.backlog.posted(m);
+        const backlog = this.backlogs.get(m.task)?.backlog; // none: a backlog given up on
+        if (!('done' in m)) return backlog?.posted(m);
+        backlog?.ended(claim, false);
+        this.next(worker);
       });
       // Killed, or failed: whatever it claimed and did not post is read on the main thread.
       worker.on('exit', () => {
         this.workers.delete(worker);
-        this.current?.backlog.ended(claim, true);
+        for (const { backlog } of this.backlogs.values()) backlog.ended(claim, true);
       });
       // An error is followed by the exit; without a listener it would be thrown here.
       worker.on('error', () => {});
-      this.workers.set(worker, claim);
+      this.workers.set(worker, { claim, task: 0, reading: false });
     }
   }
 
   /**
-   * Hands every thread the backlog; false when they are busy with another or none runs. Each
-   * thread claims files with its own mark (`Claims.claim`).
+   * Hands the threads a backlog: each reads it once done with those handed before. False when
+   * none runs. Each thread claims files with its own mark (`Claims.claim`).
    */
-  read(task: Omit<ReadTask, 'claim' | 'task'>, backlog: Backlog): boolean {
+  read(handed: Handed, backlog: Backlog): boolean {
     if (!this.started) this.start();
-    if (this.current || this.workers.size === 0) return false;
-    this.current = { backlog, id: ++this.tasks };
-    for (const [worker, claim] of this.workers) {
-      worker.ref(); // the process waits for what they post, also where nothing else keeps it alive
-      worker.postMessage({ ...task, claim, task: this.tasks } satisfies ReadTask);
-    }
+    if (this.workers.size === 0) return false;
+    const task = ++this.tasks;
+    this.backlogs.set(task, { backlog, handed });
+    for (const [worker, state] of this.workers) if (!state.reading) this.next(worker);
     return true;
   }
 
-  /** The backlog is done with (its files are all claimed): threads may take another. */
+  /** The backlog is done with (its files are all claimed): threads go on to the next. */
   release(backlog: Backlog): void {
-    if (this.current?.backlog !== backlog) return;
-    this.current = undefined;
-    for (const worker of this.workers.keys()) worker.unref();
+    for (const [task, b] of this.backlogs) if (b.backlog === backlog) this.backlogs.delete(task);
   }
 
   /** The marks of the threads still running (`Claims.claim`). */
   get claims(): number[] {
-    return [...this.workers.values()];
+    return [...this.workers.values()].map((w) => w.claim);
   }
 
   /** Stops the threads for good; a backlog still being read hears that they died. */
@@ -87,5 +88,17 @@ export class ReadThreads {
     this.started = true;
     for (const worker of this.workers.keys()) void worker.terminate();
     this.workers.clear();
+  }
+
+  /** A thread done with its task takes the next backlog handed after it, or waits (keeping the process up only while it reads). */
+  private next(worker: Worker): void {
+    const state = this.workers.get(worker);
+    if (!state) return;
+    const task = [...this.backlogs.keys()].find((t) => t > state.task);
+    state.reading = task !== undefined;
+    if (task === undefined) return void worker.unref();
+    state.task = task;
+    worker.ref(); // the process waits for what it posts, also where nothing else keeps it alive
+    worker.postMessage({ ...this.backlogs.get(task)!.handed, claim: state.claim, task } satisfies ReadTask);
   }
 }

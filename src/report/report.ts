@@ -325,7 +325,13 @@ export function sessionReport(sessions: readonly StoredSession[], o: ReportOptio
     });
   }
   return ordered(
-    rows.sort((a, b) => a.lastActivity.localeCompare(b.lastActivity)),
+    // Sessions ending in the same millisecond in a fixed order, whichever order they were read in.
+    rows.sort(
+      (a, b) =>
+        a.lastActivity.localeCompare(b.lastActivity) ||
+        a.harness.localeCompare(b.harness) ||
+        a.sessionId.localeCompare(b.sessionId),
+    ),
     o,
   );
 }

@@ -69,6 +69,8 @@ function realPath(path: string): string {
 export class ProjectNamer {
   private readonly admitted: Set<string>;
   private readonly cache = new Map<string, string>();
+  /** Whether a project was folded into `other` (past `max`): which ones are depends on the order they came in. */
+  folded = false;
   /**
    * Aliases written by a path, by the folder's real path: a process's working directory (from the
    * process table) is always the real path, while the user, and a session file, may name the
@@ -120,7 +122,10 @@ export class ProjectNamer {
 
   private admit(label: string): string {
     if (this.admitted.has(label)) return label;
-    if (this.admitted.size >= this.opts.max) return OTHER_PROJECT;
+    if (this.admitted.size >= this.opts.max) {
+      this.folded = true;
+      return OTHER_PROJECT;
+    }
     this.admitted.add(label);
     return label;
   }

@@ -308,6 +308,11 @@ export class SessionStore implements Tally {
     return this.projects.label(cwd);
   }
 
+  /** Whether a project was folded into `other` (past `project.max`): which ones depends on the order sessions came in. */
+  get projectsFolded(): boolean {
+    return this.projects.folded;
+  }
+
   /** A session of `harness`, created on its first record: every change to it is committed with the next commit. */
   sessionFor(harness: HarnessId, id: string, usageUnrecorded: boolean): StoredSession {
     const key = `${harness}/${id}`;
@@ -522,6 +527,15 @@ export class SessionStore implements Tally {
    * Commits when a second has passed or enough was read since the last commit: one transaction
    * per file would cost more than reading the file.
    */
+  /**
+   * A collector's scan is done: its changes committed (which tells the outputs). A report's read
+   * commits once, at its end, as `commitIfDue` says: its collectors are read together, and one's
+   * end would commit a part of another's sums.
+   */
+  scanned(): void {
+    if (!this.ledgerOnly) this.commit();
+  }
+
   commitIfDue(): void {
     // A report's read commits once, at its end: floating-point sums grouped by where a commit fell
     // (a second's timing) would change a cost's last digits from run to run.

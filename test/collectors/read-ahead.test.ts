@@ -214,6 +214,29 @@ describe('a backlog read on threads', () => {
     }
   });
 
+  it("reads the backlogs of collectors scanned together (a report's read) on the threads in turn, counting what one after the other counts", async () => {
+    const alone = await readCorpus(corpus.home, 0);
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const threads = new ReadThreads(1);
+    const logged: string[] = [];
+    const log = createLogger('info', (l) => void logged.push(l));
+    // The main thread reads none of them: each file is the thread's, the second backlog's too.
+    const collectors = (['claude-code', 'codex'] as const).map(
+      (h) =>
+        new Collector(h, READERS[h], READERS[h].defaultRoots({}, corpus.home), store, db, log, false, {
+          threads,
+          minBytes: 0,
+          mainReads: false,
+        }),
+    );
+    await Promise.all(collectors.map((c) => c.scan()));
+    threads.close();
+    expect(logged.filter((l) => l.includes('reading a backlog on threads'))).toHaveLength(2);
+    expect(counters(store)).toEqual(counters(alone.store));
+    expect(collectors.every((c) => c.stats.success)).toBe(true);
+  });
+
   // The thread holds a file open while it reads it (threads share the process's descriptors).
   async function fileBeingRead(paths: string[]): Promise<string | undefined> {
     const open = () =>

@@ -52,7 +52,10 @@ describe('project label', () => {
   it('folds projects beyond the cap into other, keeping those exported before', () => {
     const n = new ProjectNamer({ mode: 'name', aliases: {}, max: 2 }, ['old']);
     expect(n.label('/x/a')).toBe('a');
+    expect(n.folded).toBe(false);
     expect(n.label('/x/b')).toBe('other');
     expect(n.label('/x/old')).toBe('old');
+    // Which folded depends on the order they came in: a report that read collectors together reads again.
+    expect(n.folded).toBe(true);
   });
 });
