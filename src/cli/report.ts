@@ -58,7 +58,7 @@ async function readState(
   const { Exporter } = await import('../exporter.js');
   // Read the collectors together (exporter.ts), or one after the other, as `once` reads them;
   // undefined where, read together, projects were folded into `other` (past project.max): which
-  // ones depends on the order their sessions came in, and the report would not be the same.
+  // ones depends on the order two collectors' sessions came in, and the report would not be the same.
   const read = async (together: boolean) => {
     // Only the harness asked for is read (a report of one sums no other's files).
     const exporter = new Exporter(config, createLogger('warn'), {
@@ -67,7 +67,7 @@ async function readState(
     });
     try {
       await exporter.readUsage(together);
-      if (together && exporter.store.projectsFolded) return undefined;
+      if (together && exporter.collectors.size > 1 && exporter.store.projectsFolded) return undefined;
       exporter.store.commit();
       return {
         ledger: exporter.store.ledgerRows(fromHour, toHour),

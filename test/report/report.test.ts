@@ -130,6 +130,23 @@ describe('report', () => {
     },
   );
 
+  it('reads from the files what once read where projects fold past project.max (harnesses then read one after the other, as once reads them)', () => {
+    const homeEnv = {
+      ...envFor(join(FIXTURES, 'homes/editor-stores-and-clis')),
+      CODING_AGENT_EXPORTER_PROJECT_MAX: '1',
+    };
+    const kept = tempDir();
+    expect(run(['once', '--state-dir', kept, ...KEEP], homeEnv).status).toBe(0);
+    const sessions = (args: string[]) =>
+      JSON.parse(run(['report', 'session', '-z', 'UTC', '--json', ...args], homeEnv).stdout) as {
+        sessions: { project: string; harness: string }[];
+      };
+    const fromState = sessions(['--state-dir', kept]);
+    expect(new Set(fromState.sessions.map((s) => s.harness)).size).toBeGreaterThan(1);
+    expect(fromState.sessions.map((s) => s.project)).toContain('other');
+    expect(sessions(['--state-dir', join(tempDir(), 'none'), ...KEEP])).toEqual(fromState);
+  });
+
   it('prints an empty table with its totals row for an empty state, exit 0', () => {
     const empty = envFor(tempDir());
     const state = tempDir();
