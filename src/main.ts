@@ -7,16 +7,18 @@
 
 import type { Parsed } from './cli/args.js';
 import { runHook } from './hooks/command.js';
-import { compileWithoutInlining } from './jit.js';
 
 async function main(argv: string[]): Promise<number> {
+  const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }, { compileWithoutInlining }] =
+    await Promise.all([
+      import('./config/load.js'),
+      import('./cli/args.js'),
+      import('./cli/run.js'),
+      import('./version.js'),
+      import('./jit.js'),
+    ]);
+  // Before any code is hot, and any thread started.
   compileWithoutInlining();
-  const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }] = await Promise.all([
-    import('./config/load.js'),
-    import('./cli/args.js'),
-    import('./cli/run.js'),
-    import('./version.js'),
-  ]);
   let args: Parsed;
   try {
     args = parseArgs(argv);
