@@ -272,6 +272,28 @@ describe('a backlog read on threads', () => {
     expect(collector.stats.success).toBe(true);
   });
 
+  it('counts exactly when its threads are killed while collectors scanned together wait for them in turn', async () => {
+    const alone = await readCorpus(corpus.home, 0);
+    const db = new StateDb(tempDir());
+    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
+    const threads = new ReadThreads(1);
+    const collectors = (['claude-code', 'codex'] as const).map(
+      (h) =>
+        new Collector(h, READERS[h], READERS[h].defaultRoots({}, corpus.home), store, db, quiet, false, {
+          threads,
+          minBytes: 0,
+          mainReads: false,
+        }),
+    );
+    const scans = Promise.all(collectors.map((c) => c.scan()));
+    // Killed while it reads the first backlog, the second still waiting for it: both are read here.
+    expect(await fileBeingRead(claudeCode.listFiles(join(corpus.home, '.claude')).map((f) => f.path))).toBeDefined();
+    threads.close();
+    await scans;
+    expect(counters(store)).toEqual(counters(alone.store));
+    expect(collectors.every((c) => c.stats.success)).toBe(true);
+  });
+
   it('has the main thread, while it waits for a thread, read the smallest files left first', async () => {
     // A thread that claims the first file and posts nothing until it is told to end; the two files
     // after it hold the same response, so the one the main thread read first holds it as new.
