@@ -429,7 +429,7 @@ export class FileSink implements SessionEvents, Tally {
   }
 
   private addTokens(c: UsageCounters, type: TokenType, n: number, unsaid: readonly UsagePart[] | undefined): void {
-    if (this.unrecorded.includes(type) || unsaid?.includes(type)) return;
+    if (!this.said(type, unsaid)) return;
     this.bump((c.tokens[type] ??= this.store.counter('tokens', { ...c.labels, token_type: type })), n);
   }
 }
