@@ -22,7 +22,7 @@ import { dedupeKey, SessionStore } from '../../src/store/store.js';
 import { StateDb } from '../../src/state/db.js';
 import { capturesOf } from '../helpers/captures.js';
 import { tempDir, until } from '../helpers/run.js';
-import { recorder, sinkOf } from '../helpers/events.js';
+import { ledgerOnlyStore, recorder, sinkOf } from '../helpers/events.js';
 
 const quiet = createLogger('error');
 const lineReaders = Object.entries(READERS).filter((e): e is [string, LineReader<unknown>] => e[1].kind === 'files');
@@ -112,15 +112,7 @@ describe('an event log played back', () => {
     });
     expect(times).toEqual([3, 9]);
 
-    const db = new StateDb(tempDir());
-    const ledgerOnly = new SessionStore(
-      db,
-      createPriceTable(),
-      { mode: 'name', aliases: {}, max: 50 },
-      undefined,
-      undefined,
-      true,
-    );
+    const ledgerOnly = ledgerOnlyStore(new StateDb(tempDir()));
     const sink = sinkOf(
       ledgerOnly,
       'claude-code',
@@ -159,18 +151,24 @@ describe('an event log played back', () => {
 describe('a backlog read on threads', () => {
   const corpus = ensureCorpus(join(tempDir(), 'corpus'), 5, 24).corpus;
 
-  async function readCorpus(home: string, n: number, mainReads = true) {
+  /** Claude Code's and Codex's collectors of `home`, into one new store, with `threads` for every backlog. */
+  function corpusCollectors(home: string, threads: ReadThreads | undefined, mainReads: boolean, log = quiet) {
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
-    const threads = n > 0 ? new ReadThreads(n) : undefined;
     const collectors = (['claude-code', 'codex'] as const).map(
       (h) =>
-        new Collector(h, READERS[h], READERS[h].defaultRoots({}, home), store, db, quiet, false, {
+        new Collector(h, READERS[h], READERS[h].defaultRoots({}, home), store, db, log, false, {
           threads,
           minBytes: 0,
           mainReads,
         }),
     );
+    return { store, collectors };
+  }
+
+  async function readCorpus(home: string, n: number, mainReads = true) {
+    const threads = n > 0 ? new ReadThreads(n) : undefined;
+    const { store, collectors } = corpusCollectors(home, threads, mainReads);
     for (const c of collectors) await c.scan();
     threads?.close();
     return { store, collectors };
@@ -216,20 +214,11 @@ describe('a backlog read on threads', () => {
 
   it("reads the backlogs of collectors scanned together (a report's read) on the threads in turn, counting what one after the other counts", async () => {
     const alone = await readCorpus(corpus.home, 0);
-    const db = new StateDb(tempDir());
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const threads = new ReadThreads(1);
     const logged: string[] = [];
     const log = createLogger('info', (l) => void logged.push(l));
     // The main thread reads none of them: each file is the thread's, the second backlog's too.
-    const collectors = (['claude-code', 'codex'] as const).map(
-      (h) =>
-        new Collector(h, READERS[h], READERS[h].defaultRoots({}, corpus.home), store, db, log, false, {
-          threads,
-          minBytes: 0,
-          mainReads: false,
-        }),
-    );
+    const { store, collectors } = corpusCollectors(corpus.home, threads, false, log);
     await Promise.all(collectors.map((c) => c.scan()));
     threads.close();
     expect(logged.filter((l) => l.includes('reading a backlog on threads'))).toHaveLength(2);
@@ -274,17 +263,8 @@ describe('a backlog read on threads', () => {
 
   it('counts exactly when its threads are killed while collectors scanned together wait for them in turn', async () => {
     const alone = await readCorpus(corpus.home, 0);
-    const db = new StateDb(tempDir());
-    const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
     const threads = new ReadThreads(1);
-    const collectors = (['claude-code', 'codex'] as const).map(
-      (h) =>
-        new Collector(h, READERS[h], READERS[h].defaultRoots({}, corpus.home), store, db, quiet, false, {
-          threads,
-          minBytes: 0,
-          mainReads: false,
-        }),
-    );
+    const { store, collectors } = corpusCollectors(corpus.home, threads, false);
     const scans = Promise.all(collectors.map((c) => c.scan()));
     // Killed while it reads the first backlog, the second still waiting for it: both are read here.
     expect(await fileBeingRead(claudeCode.listFiles(join(corpus.home, '.claude')).map((f) => f.path))).toBeDefined();

@@ -47,6 +47,11 @@ export function recorder(seen = new Set<string>()): { events: SessionEvents; log
   return { events, log };
 }
 
+/** A store as a report's own read makes it (`ledgerOnly`): it commits the ledger alone. */
+export function ledgerOnlyStore(db: StateDb): SessionStore {
+  return new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 }, undefined, undefined, true);
+}
+
 type Turn = NonNullable<Session['lastTurn']>;
 
 /**

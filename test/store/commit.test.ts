@@ -9,6 +9,7 @@ import { createPriceTable } from '../../src/pricing/prices.js';
 import { StateDb } from '../../src/state/db.js';
 import { dedupeKey, SessionStore } from '../../src/store/store.js';
 import { tempDir } from '../helpers/run.js';
+import { ledgerOnlyStore } from '../helpers/events.js';
 
 const OPTIONS = {
   perSessionMax: 0,
@@ -105,14 +106,7 @@ describe('the store serves what is committed', () => {
 describe("a report's own read (ledgerOnly)", () => {
   it('commits the ledger alone, and keeps deduplicating by the keys it never writes', () => {
     const db = new StateDb(':memory:');
-    const store = new SessionStore(
-      db,
-      createPriceTable(),
-      { mode: 'name', aliases: {}, max: 50 },
-      undefined,
-      undefined,
-      true,
-    );
+    const store = ledgerOnlyStore(db);
     const s = store.sessionFor('codex', 'a', false);
     s.costUsd = 1;
     store.changed(s);
