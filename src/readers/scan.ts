@@ -26,8 +26,13 @@ export interface Shape {
 interface Member {
   start: number;
   end: number;
-  object?: Fields;
-  items?: Fields[];
+  object: Fields | undefined;
+  items: Fields[] | undefined;
+}
+
+/** A member found. One shape for every member: three made each reader's reads of them polymorphic. */
+function member(start: number, end: number, object?: Fields, items?: Fields[]): Member {
+  return { start, end, object, items };
 }
 
 /**
@@ -291,15 +296,15 @@ function fieldsOf(line: Buffer, shape: Compiled, found: number): Fields {
     }
     const into = objects[owner]!;
     if (readAs === -1) {
-      into.found[key] = { start, end };
+      into.found[key] = member(start, end);
     } else if (line[start] === 123) {
       const object = new Fields(line, into.shape.wants[key] as Compiled);
       objects[readAs] = object;
-      into.found[key] = { start, end, object };
+      into.found[key] = member(start, end, object);
     } else {
       const items: Fields[] = [];
       arrays[readAs] = { items, shape: into.shape.wants[key] as Compiled };
-      into.found[key] = { start, end, items };
+      into.found[key] = member(start, end, undefined, items);
     }
   }
   return top;
@@ -506,19 +511,19 @@ function scanObject(b: Buffer, i: number, into: Fields): number {
 function wanted(b: Buffer, start: number, shape: true | Compiled, k: number, into: Fields): number {
   if (shape === true || (b[start] !== 123 && b[start] !== 91)) {
     const end = valueEnd(b, start);
-    if (end !== -1) into.found[k] = { start, end };
+    if (end !== -1) into.found[k] = member(start, end);
     return end;
   }
   if (b[start] === 123) {
     const object = new Fields(b, shape);
     const end = scanObject(b, start, object);
-    if (end !== -1) into.found[k] = { start, end, object };
+    if (end !== -1) into.found[k] = member(start, end, object);
     return end;
   }
   const items: Fields[] = [];
   let i = skipSpace(b, start + 1);
   if (b[i] === 93) {
-    into.found[k] = { start, end: i + 1, items };
+    into.found[k] = member(start, i + 1, undefined, items);
     return i + 1;
   }
   for (;;) {
@@ -536,6 +541,6 @@ function wanted(b: Buffer, start: number, shape: true | Compiled, k: number, int
     else if (b[i] === 93) break;
     else return -1;
   }
-  into.found[k] = { start, end: i + 1, items };
+  into.found[k] = member(start, i + 1, undefined, items);
   return i + 1;
 }
