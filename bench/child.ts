@@ -6,7 +6,7 @@
 
 import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
-import { compileWithoutInlining } from '../src/jit.js';
+import { compileLightly } from '../src/jit.js';
 import { createLogger } from '../src/log.js';
 import { baselineScan, storeBaselineScan } from './baseline.js';
 import { totalsOf, type Totals } from './totals.js';
@@ -25,7 +25,7 @@ if (mode === 'baseline' || mode === 'store-baseline') {
   ms = performance.now() - started;
 } else {
   // The exporter as `once` runs it (main.ts sets V8's flags), with HOME pointing at the corpus and no other root.
-  compileWithoutInlining();
+  compileLightly();
   const agent = new Exporter(loadConfig(['--state-dir', stateDir!], {}), createLogger('warn'), { env: {}, home });
   await agent.scanAll();
   ms = performance.now() - started;

@@ -9,7 +9,7 @@ import type { Parsed } from './cli/args.js';
 import { runHook } from './hooks/command.js';
 
 async function main(argv: string[]): Promise<number> {
-  const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }, { compileWithoutInlining }] =
+  const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }, { compileLightly }] =
     await Promise.all([
       import('./config/load.js'),
       import('./cli/args.js'),
@@ -18,7 +18,7 @@ async function main(argv: string[]): Promise<number> {
       import('./jit.js'),
     ]);
   // Before any code is hot, and any thread started.
-  compileWithoutInlining();
+  compileLightly();
   let args: Parsed;
   try {
     args = parseArgs(argv);
