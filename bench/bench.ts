@@ -493,21 +493,29 @@ function racePeer(peer: string, c: typeof corpus): void {
  * before) against ccusage's same command on the same files (Claude Code and Codex; blocks are Claude
  * Code's in both), alternating, the fastest of each; and cold (no state database), every kind where
  * that is cheap (under 1 GB), else daily alone: a cold report's time is its reading, whatever the kind.
+ * The cold daily report runs again on a Node.js users run (BENCH_USER_NODE).
  */
 function raceReport(peer: string, c: typeof corpus): void {
   const state = join(work, `report-${c.sizeMb}`);
   fillState(c.home, state);
+  const userNode = registryNode('BENCH_USER_NODE');
   for (const kind of REPORT_KINDS) {
     const withCold = kind === 'daily' || c.sizeMb < 1024;
+    const onUserNode = kind === 'daily' && userNode !== undefined;
     const peerRuns: DailyRun[] = [];
     const reportRuns: DailyRun[] = [];
     const coldRuns: DailyRun[] = [];
+    const userRuns: DailyRun[] = [];
     for (let i = 0; i < COLD_RUNS; i++) {
       peerRuns.push(runPeerReport(peer, c.home, kind));
       reportRuns.push(runReport(c.home, state, undefined, kind));
       // No state database (a folder that is not there): the report reads the files itself.
       if (withCold)
         coldRuns.push(runReport(c.home, join(work, `report-${c.sizeMb}-${kind}-cold-${i}`), undefined, kind));
+      if (onUserNode)
+        userRuns.push(
+          runReport(c.home, join(work, `report-${c.sizeMb}-${kind}-user-${i}`), undefined, kind, userNode.path),
+        );
     }
     const peerKind = kind === 'blocks' ? 'claude blocks' : kind;
     // Both harnesses' tokens summed (blocks: Claude Code's), as both reports' totals give them.
@@ -517,6 +525,7 @@ function raceReport(peer: string, c: typeof corpus): void {
       tokens(peerRuns[0]!),
       ...reportRuns.map(tokens),
       ...coldRuns.map(tokens),
+      ...userRuns.map(tokens),
     );
     const best = (runs: DailyRun[], k: 'wallMs' | 'cpuMs' = 'wallMs') => Math.min(...runs.map((r) => r[k]));
     const runs = (rs: DailyRun[]) => rs.map((r) => (r.wallMs / 1000).toFixed(2)).join(', ');
@@ -540,13 +549,23 @@ function raceReport(peer: string, c: typeof corpus): void {
       `  exporter report ${kind} --json, cold (no state database: it reads the files)`,
       `${times(coldRuns)}, peak RSS ${Math.max(...coldRuns.map((r) => r.maxRssMb)).toFixed(0)} MB`,
     );
+    const coldRatio = (rs: DailyRun[]) =>
+      `${(best(rs) / best(peerRuns)).toFixed(2)}x (CPU ${(best(rs, 'cpuMs') / best(peerRuns, 'cpuMs')).toFixed(2)}x)`;
     const cold = best(coldRuns) / best(peerRuns);
-    const coldCpu = best(coldRuns, 'cpuMs') / best(peerRuns, 'cpuMs');
     row(
-      `  wall, cold report ${kind} / ccusage ${peerKind}`,
-      `${cold.toFixed(2)}x (CPU ${coldCpu.toFixed(2)}x)`,
+      `  wall, cold report ${kind} / ccusage ${peerKind} (Node ${process.versions.node})`,
+      coldRatio(coldRuns),
       target ? '<= 1.5x' : '',
       target ? cold <= 1.5 : undefined,
+    );
+    if (!onUserNode) continue;
+    row(`  the same on Node ${userNode.version}`, times(userRuns));
+    const onUser = best(userRuns) / best(peerRuns);
+    row(
+      `  wall, cold report ${kind} / ccusage ${peerKind} (Node ${userNode.version})`,
+      coldRatio(userRuns),
+      target ? '<= 1.5x' : '',
+      target ? onUser <= 1.5 : undefined,
     );
   }
 }
