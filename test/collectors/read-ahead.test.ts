@@ -4,14 +4,15 @@
 
 import { cpSync, mkdirSync, readdirSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { ensureCorpus } from '../../bench/corpus.js';
 import { Collector } from '../../src/collectors/collector.js';
 import { Claims } from '../../src/collectors/claims.js';
-import { answersHold, EventLog, play } from '../../src/collectors/event-log.js';
+import { answersHold, EventLog, play, type Log } from '../../src/collectors/event-log.js';
 import { ReadAhead } from '../../src/collectors/read-ahead.js';
 import { ReadThreads, type Backlog } from '../../src/collectors/read-threads.js';
-import { readWhole } from '../../src/collectors/read-whole.js';
+import { readWhole, type FileRead } from '../../src/collectors/read-whole.js';
 import { READERS } from '../helpers/readers.js';
 import { createLogger } from '../../src/log.js';
 import { createPriceTable } from '../../src/pricing/prices.js';
@@ -56,7 +57,8 @@ describe('an event log played back', () => {
             reader.readLine(line, state, file, events);
           });
 
-          const read = readWhole(reader, file, keys, false);
+          // As it crosses from a thread.
+          const read = deserialize(serialize(readWhole(reader, file, keys, false))) as FileRead;
           expect(answersHold(read.log, (k) => played.seen(dedupeKey(name, k)))).toBe(true);
           let session = file.sessionId;
           const sink = sinkOf(
@@ -88,9 +90,9 @@ describe('an event log played back', () => {
       log.events.context('m', 10);
       log.events.turnEnded('completed', 1);
     }
-    expect(server.log.length).toBeGreaterThan(report.log.length);
-    expect(report.log.filter((e) => e === 't1' || e === 'm')).toEqual([]);
-    expect(report.log).toContain('completed');
+    expect(server.log.words.length).toBeGreaterThan(report.log.words.length);
+    expect(report.log.strings.filter((e) => e === 't1' || e === 'm')).toEqual([]);
+    expect(report.log.strings).toContain('completed');
 
     // A session's activity, however interleaved: its earliest and latest time, where it first shows.
     const activity = new EventLog(() => 's', new Set(), undefined, true);
@@ -123,6 +125,44 @@ describe('an event log played back', () => {
     sink.activity(1);
     sink.toolCall('t1', { tool: 'Read', kind: 'read' });
     expect(Object.keys([...ledgerOnly.sessions.values()][0]!.pendingTools)).toEqual([]);
+  });
+
+  it('gives back every value as it was reported, across threads, whatever the reader reports', () => {
+    const log = new EventLog(() => 's', new Set());
+    const usage = { input: 1, output: 2.5, cacheRead: 0, cacheWrite: 2 ** 40, cacheWrite1h: -0, reasoning: NaN };
+    const damaged = { ...usage, cacheWrite1h: undefined as unknown as number };
+    const calls: unknown[][] = [
+      ['usage', 'm', usage, 3, 1_700_000_000_123, undefined, ['cache_write'], { at: 7, usage }],
+      ['usage', 'm', damaged, 3, 4],
+      ['usage', 'm', { ...usage, extra: 'x' }, 3, 4],
+      ['meta', { cwd: '/src/ü 😀', gitBranch: '', model: 'm', hosted: true }],
+      ['todos', { pending: 2, completed: 0 }],
+      ['toolCall', 'id', { tool: 'Read', kind: 'read', waits: 'approval' }],
+      ['usageLimit', '5h', 0.25, undefined],
+      ['turnEnded', 'completed', -1.5, true],
+      ['asks', null],
+      ['activity', 'not a time'],
+      ['activity', 3],
+      ['activity', 5],
+      ['activity', 9],
+      ['skipped', 'parse_error'],
+    ];
+    const events = log.events as unknown as Record<string, (...a: unknown[]) => void>;
+    for (const [name, ...args] of calls) events[name as string]!(...args);
+    usage.input = 99; // changed after it was reported: the log holds what was reported
+    const played = recorder();
+    play(deserialize(serialize(log.log)) as Log, {
+      events: played.events,
+      session: () => {},
+      line: () => {},
+      readerError: () => {},
+    });
+    const reported = calls
+      .slice(0, 10)
+      .map(([name, ...args]) => [name, ...args.map((a) => (a === usage ? { ...usage, input: 1 } : a))]);
+    reported[0]![7] = { at: 7, usage: { ...usage, input: 1 } };
+    // A run of activity: its earliest and latest time.
+    expect(played.log).toEqual([...reported, ['activity', 3], ['activity', 9], ['skipped', 'parse_error']]);
   });
 
   it('is played back only while the store gives the answers it was given', () => {
