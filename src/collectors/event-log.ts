@@ -328,8 +328,15 @@ export class EventLog {
       else w.value(args[i], (code - READER_ERROR) * SLOTS + i);
     }
     w.words[at + 1] = w.length - at - 2;
-    const time = code === ACTIVITY && w.words[at + 2] === NUMBER;
-    this.run = !time ? [] : this.run.length === 0 ? [at] : [this.run[0]!, at];
+    const [first] = this.run;
+    if (code !== ACTIVITY || w.words[at + 2] !== NUMBER) this.run = [];
+    else if (first === undefined) this.run = [at];
+    else {
+      // The run's second entry: each of its two times is taken into both, the earlier first.
+      this.run = [first, at];
+      const times = [w.words[first + ACTIVITY_TIME]!, w.words[at + ACTIVITY_TIME]!];
+      for (const ts of times) this.widen(first, at, ts);
+    }
   }
 }
 

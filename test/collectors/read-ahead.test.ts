@@ -165,6 +165,21 @@ describe('an event log played back', () => {
     expect(played.log).toEqual([...reported, ['activity', 3], ['activity', 9], ['skipped', 'parse_error']]);
   });
 
+  it('keeps a run of activity as its earliest and latest time, in whatever order they came', () => {
+    for (const run of [
+      [5, 3, 9],
+      [5, 9, 3],
+      [9, 3, 5, 1, 7],
+      [2, 2, 2],
+    ]) {
+      const log = new EventLog(() => 's', new Set());
+      for (const ts of run) log.events.activity(ts);
+      const played = recorder();
+      play(log.log, { events: played.events, session: () => {}, line: () => {}, readerError: () => {} });
+      expect(played.log.map(([, ts]) => ts)).toEqual([Math.min(...run), Math.max(...run)]);
+    }
+  });
+
   it('is played back only while the store gives the answers it was given', () => {
     const db = new StateDb(tempDir());
     const store = new SessionStore(db, createPriceTable(), { mode: 'name', aliases: {}, max: 50 });
