@@ -76,9 +76,8 @@ const ACTIVITY_TIME = 3;
  * A log of events as it crosses threads: numbers in one typed array, which is copied whole, and
  * the strings they name. Each entry is a code (an event's position in EVENTS, or one of the
  * negative codes above), the number of words after it, then the arguments, each a tag (above) and
- * its value. (A log of mixed values in one array took a fifth more to serialize and deserialize,
- * and the objects it made again were of other shapes than the readers', which made the store's
- * code that reads them polymorphic.)
+ * its value. (A log of mixed values in one array took 40 % longer to write down, send and play
+ * back, and the objects it gave back were not of the shapes the readers make.)
  */
 export interface Log {
   words: Float64Array;
