@@ -5,8 +5,8 @@
 //   on two cores (`report daily`), that compiling took 0.7 s of the 2.9 s of CPU; without inlining
 //   it takes 0.3 s, the code it makes ran as fast (the read threads' own time within 2 %), and the
 //   report took 13 % less time.
-// - Maglev, V8's faster-compiling tier, runs where Node.js turns it on (24 and later; 22 ships it
-//   off). There Maglev alone compiles: the same report took 6 to 8 % less time than with TurboFan
+// - Maglev, V8's faster-compiling tier, runs where Node.js turns it on: 24 and later (22 turned it
+//   off for code it made wrong in 22's V8, nodejs/node#54384). There Maglev alone compiles: the same report took 6 to 8 % less time than with TurboFan
 //   without inlining (Node.js 24 and 26), a first read the same, and a read once compiled 3 % more.
 
 import { setFlagsFromString } from 'node:v8';
