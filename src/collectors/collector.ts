@@ -350,10 +350,10 @@ export class Collector<S> {
     const { threads, minBytes = READ_AHEAD_BYTES, mainReads } = this.readAhead;
     if (!threads || reader.kind !== 'files') return undefined;
     const fresh = files.filter((f) => !f.document && !f.store && !this.files.get(f.path));
-    const sizes = fresh.map((f) => (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0);
-    const bytes = sizes.reduce((a, b) => a + b, 0);
+    let bytes = 0;
+    for (const f of fresh) bytes += (f.stat ?? statSync(f.path, { throwIfNoEntry: false }))?.size ?? 0;
     if (fresh.length === 0 || bytes < minBytes) return undefined;
-    const ahead = ReadAhead.start(threads, reader, fresh, sizes, this.store.ledgerOnly, mainReads);
+    const ahead = ReadAhead.start(threads, reader, fresh, this.store.ledgerOnly, mainReads);
     if (ahead)
       this.log.info('reading a backlog on threads', {
         collector: this.name,

@@ -38,17 +38,16 @@ export class ReadAhead {
    * Hands the files to the threads; undefined when they are busy with another backlog. `mainReads`:
    * the main thread reads files no thread came to yet, and reads ahead rather than wait; off, it
    * only plays back what the threads read (tests use it to have every file read on a thread).
-   * `sizes`: the files' sizes, in bytes; `usageOnly`: a report's read (EventLog).
+   * `usageOnly`: a report's read (EventLog).
    */
   static start(
     threads: ReadThreads,
     reader: LineReader<unknown>,
     files: readonly SessionFile[],
-    sizes: readonly number[],
     usageOnly: boolean,
     mainReads = true,
   ): ReadAhead | undefined {
-    const ahead = new ReadAhead(threads, reader, files, sizes, usageOnly, mainReads);
+    const ahead = new ReadAhead(threads, reader, files, usageOnly, mainReads);
     return ahead.reading.size > 0 ? ahead : undefined;
   }
 
@@ -56,12 +55,12 @@ export class ReadAhead {
     private readonly threads: ReadThreads,
     private readonly reader: LineReader<unknown>,
     private readonly files: readonly SessionFile[],
-    sizes: readonly number[],
     private readonly usageOnly: boolean,
     private readonly mainReads: boolean,
   ) {
     files.forEach((file, i) => this.order.set(file.path, i));
-    this.bySize = files.map((_, i) => i).sort((a, b) => sizes[a]! - sizes[b]!);
+    const size = (i: number) => files[i]!.stat?.size ?? 0;
+    this.bySize = files.map((_, i) => i).sort((a, b) => size(a) - size(b));
     const shared = Claims.shared(files.length);
     this.claims = new Claims(shared, files.length);
     // What the threads post arrives later, as events: they are all known to be reading by then.

@@ -351,7 +351,7 @@ describe('a backlog read on threads', () => {
     ].map(([name, text]) => {
       const path = join(dir, `${name}.jsonl`);
       writeFileSync(path, `${text}\n`);
-      return { path, sessionId: name!, size: statSync(path).size };
+      return { path, sessionId: name!, stat: statSync(path) };
     });
     let backlog: Backlog | undefined;
     let claims: Claims | undefined;
@@ -365,13 +365,7 @@ describe('a backlog read on threads', () => {
       },
       release() {},
     } as unknown as ReadThreads;
-    const ahead = ReadAhead.start(
-      thread,
-      claudeCode,
-      files,
-      files.map((f) => f.size),
-      false,
-    )!;
+    const ahead = ReadAhead.start(thread, claudeCode, files, false)!;
     const first = ahead.take(files[0]!.path);
     await until(
       async () => (claims!.owner(1) === Claims.MAIN && claims!.owner(2) === Claims.MAIN) || undefined,
@@ -393,13 +387,7 @@ describe('a backlog read on threads', () => {
     let killedMidFile = false;
     for (let attempt = 0; attempt < 10 && !killedMidFile; attempt++) {
       const threads = new ReadThreads(1);
-      const ahead = ReadAhead.start(
-        threads,
-        claudeCode,
-        files,
-        files.map((f) => statSync(f.path).size),
-        false,
-      )!;
+      const ahead = ReadAhead.start(threads, claudeCode, files, false)!;
       const reading = await fileBeingRead(files.map((f) => f.path));
       expect(reading).toBeDefined();
       threads.close();
