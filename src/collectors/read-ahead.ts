@@ -1,7 +1,7 @@
 // Reading a backlog on more cores: read threads read the files the collector will take, in its
 // order, and the main thread plays each file's events back into the store, in that order, as if it
 // had read the file itself. The main thread reads too: a file no thread came to yet, and, rather
-// than wait for a thread, the smallest files left into logs of its own. Only files read from
+// than wait for a thread, the next files nobody claimed into logs of its own. Only files read from
 // their start are handed out (the first scan of a long history). A thread that dies costs only
 // speed: the files it claimed and did not post are read on the main thread.
 
@@ -21,11 +21,7 @@ export class ReadAhead {
   /** Files the main thread read ahead while it would have waited, and the dedupe keys they saw. */
   private readonly ownReads = new Map<number, FileRead>();
   private readonly ownKeys = new Set<string>();
-  /**
-   * The files by size, smallest first, for the main thread to read ahead (`claimSmallest`), and how
-   * far that list is used up: every file before `next` in it is claimed or already behind.
-   */
-  private readonly bySize: number[];
+  /** Every file before this one is claimed or already behind (`claimNext`). */
   private next = 0;
   /** Threads still claiming files of this backlog. */
   private readonly reading: Set<number>;
@@ -59,8 +55,6 @@ export class ReadAhead {
     private readonly mainReads: boolean,
   ) {
     files.forEach((file, i) => this.order.set(file.path, i));
-    const size = (i: number) => files[i]!.stat?.size ?? 0;
-    this.bySize = files.map((_, i) => i).sort((a, b) => size(a) - size(b));
     const shared = Claims.shared(files.length);
     this.claims = new Claims(shared, files.length);
     // What the threads post arrives later, as events: they are all known to be reading by then.
@@ -86,7 +80,7 @@ export class ReadAhead {
     if ((this.mainReads || this.reading.size === 0) && this.claims.claim(index, Claims.MAIN) === Claims.MAIN)
       return undefined;
     while (!this.posted.has(index)) {
-      const ahead = this.mainReads ? this.claimSmallest(index) : undefined;
+      const ahead = this.mainReads ? this.claimNext(index) : undefined;
       if (ahead === undefined) await new Promise<void>((resolve) => this.waiters.set(index, resolve));
       else {
         this.ownReads.set(ahead, readWhole(this.reader, this.files[ahead]!, this.ownKeys, this.usageOnly));
@@ -107,16 +101,18 @@ export class ReadAhead {
   }
 
   /**
-   * Claims the smallest file after `index` that nobody claimed, for the main thread to read ahead:
-   * it is soon back to play back what the threads posted, and the last file it reads, once they have
-   * none left, is a short one (the last of the list, as before, made a 1 GB read 5 % longer).
-   * `index` only grows (files are taken in order): a file passed over is never wanted again.
+   * Claims the first file after `index` that nobody claimed, for the main thread to read ahead: the
+   * next it will want. (Reading ahead the smallest files left made a first read of 1 GB 4.5 % longer,
+   * 8 runs each; the last of the list, 5 %.) `index` only grows (files are taken in order): a file
+   * passed over is never wanted again.
    */
-  private claimSmallest(index: number): number | undefined {
-    while (this.next < this.bySize.length) {
-      const i = this.bySize[this.next++]!;
-      if (i > index && this.claims.claim(i, Claims.MAIN) === Claims.MAIN) return i;
+  private claimNext(index: number): number | undefined {
+    for (let i = Math.max(this.next, index + 1); i < this.files.length; i++) {
+      if (this.claims.claim(i, Claims.MAIN) !== Claims.MAIN) continue;
+      this.next = i + 1;
+      return i;
     }
+    this.next = this.files.length;
     return undefined;
   }
 

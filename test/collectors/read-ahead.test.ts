@@ -329,9 +329,10 @@ describe('a backlog read on threads', () => {
     expect(collectors.every((c) => c.stats.success)).toBe(true);
   });
 
-  it('has the main thread, while it waits for a thread, read the smallest files left first', async () => {
+  it('has the main thread, while it waits for a thread, read ahead the next files nobody claimed', async () => {
     // A thread that claims the first file and posts nothing until it is told to end; the two files
-    // after it hold the same response, so the one the main thread read first holds it as new.
+    // after it hold the same response, so the one the main thread read first holds it as new: the
+    // next one, though it is the larger.
     const dir = tempDir();
     const answer = JSON.stringify({
       type: 'assistant',
@@ -346,8 +347,8 @@ describe('a backlog read on threads', () => {
     });
     const files = [
       ['first', answer],
-      ['small', answer],
       ['large', `${answer}\n${padding}`],
+      ['small', answer],
     ].map(([name, text]) => {
       const path = join(dir, `${name}.jsonl`);
       writeFileSync(path, `${text}\n`);
@@ -374,10 +375,10 @@ describe('a backlog read on threads', () => {
     );
     backlog!.ended(2, true);
     expect(await first).toBeUndefined(); // the thread's: read by the caller
-    const small = (await ahead.take(files[1]!.path))!;
-    const large = (await ahead.take(files[2]!.path))!;
+    const large = (await ahead.take(files[1]!.path))!;
+    const small = (await ahead.take(files[2]!.path))!;
     const unseen = () => false;
-    expect([answersHold(small.log, unseen), answersHold(large.log, unseen)]).toEqual([true, false]);
+    expect([answersHold(large.log, unseen), answersHold(small.log, unseen)]).toEqual([true, false]);
   });
 
   it('reads on the main thread a file whose thread was killed while reading it', async () => {
