@@ -1,7 +1,7 @@
 // Who reads which file of a backlog, in memory shared by the main thread and the read threads: a
 // file belongs to whoever claims it first (threads in the list's order, the main thread the file it
-// takes next, or the smallest left while it would wait), and read threads pause while too many of their
-// files' events wait to be played back.
+// takes next, or the next nobody claimed while it would wait), and read threads pause while too many
+// of their files' events wait to be played back.
 
 // Events read and not yet taken, at most: threads wait while there are more. (A file's events are
 // a few per cent of its bytes.)
