@@ -264,4 +264,24 @@ describe('the dedupe keys of a state database', () => {
     expect(db.seen('d')).toBe(true);
     db.close();
   });
+
+  it('are all kept, however many one commit writes (a hundred to a statement, the rest one by one)', () => {
+    const dir = tempDir();
+    const db = new StateDb(dir);
+    const keys = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `k${from + i}`);
+    const empty = { files: [], removedFiles: [], sessions: [], counters: [], kv: [] };
+    db.commit({ ...empty, seen: keys(0, 50) });
+    expect(db.seen('k0')).toBe(true); // the filter is read now, and kept up to date by commits
+    // Keys written before, and the same key twice in one batch: kept once, nothing refused.
+    db.commit({ ...empty, seen: [...keys(0, 150), 'k7', ...keys(150, 257)] });
+    expect(keys(0, 257).every((k) => db.seen(k))).toBe(true);
+    expect(db.seen('k257')).toBe(false);
+    db.close();
+    const again = new StateDb(dir);
+    expect(keys(0, 257).every((k) => again.seen(k))).toBe(true);
+    const other = new Database(join(dir, 'state.db'));
+    expect(other.prepare('SELECT count(*) AS n FROM seen').get()).toEqual({ n: 257 });
+    other.close();
+    again.close();
+  });
 });
