@@ -524,10 +524,6 @@ export class SessionStore implements Tally {
   }
 
   /**
-   * Commits when a second has passed or enough was read since the last commit: one transaction
-   * per file would cost more than reading the file.
-   */
-  /**
    * A collector's scan is done: its changes committed (which tells the outputs). A report's read
    * commits once, at its end, as `commitIfDue` says: its collectors are read together, and one's
    * end would commit a part of another's sums.
@@ -536,6 +532,10 @@ export class SessionStore implements Tally {
     if (!this.ledgerOnly) this.commit();
   }
 
+  /**
+   * Commits when a second has passed or enough was read since the last commit: one transaction
+   * per file would cost more than reading the file.
+   */
   commitIfDue(): void {
     // A report's read commits once, at its end: floating-point sums grouped by where a commit fell
     // (a second's timing) would change a cost's last digits from run to run.
