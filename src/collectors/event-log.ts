@@ -287,12 +287,14 @@ export class EventLog {
   /**
    * A run of activity with nothing between is kept as two entries, the earliest time and the
    * latest: all the store keeps of it (a session's first and last activity). True when `ts` was
-   * taken into the run.
+   * taken into the run; false when it starts one (written as it is).
    */
   private activityRun(ts: number): boolean {
-    const [first, second] = this.run;
-    if (second === undefined) return false;
-    this.widen(first!, second, ts);
+    const [first] = this.run;
+    if (first === undefined) return false;
+    // The run's second entry starts as its first's time: each time is then taken into both.
+    if (this.run.length === 1) this.entry(ACTIVITY, [this.writer.words[first + ACTIVITY_TIME]]);
+    this.widen(first, this.run[1]!, ts);
     return true;
   }
 
@@ -327,15 +329,8 @@ export class EventLog {
       else w.value(args[i], (code - READER_ERROR) * SLOTS + i);
     }
     w.words[at + 1] = w.length - at - 2;
-    const [first] = this.run;
-    if (code !== ACTIVITY || w.words[at + 2] !== NUMBER) this.run = [];
-    else if (first === undefined) this.run = [at];
-    else {
-      // The run's second entry: each of its two times is taken into both, the earlier first.
-      this.run = [first, at];
-      const times = [w.words[first + ACTIVITY_TIME]!, w.words[at + ACTIVITY_TIME]!];
-      for (const ts of times) this.widen(first, at, ts);
-    }
+    const time = code === ACTIVITY && w.words[at + 2] === NUMBER;
+    this.run = !time ? [] : this.run.length === 0 ? [at] : [this.run[0]!, at];
   }
 }
 
