@@ -9,16 +9,24 @@ import type { Parsed } from './cli/args.js';
 import { runHook } from './hooks/command.js';
 
 async function main(argv: string[]): Promise<number> {
-  const [{ ConfigError }, { parseArgs }, { RUNNERS, refused, statusFailed }, { VERSION }, { compileLightly }] =
-    await Promise.all([
-      import('./config/load.js'),
-      import('./cli/args.js'),
-      import('./cli/run.js'),
-      import('./version.js'),
-      import('./jit.js'),
-    ]);
+  const [
+    { ConfigError },
+    { parseArgs },
+    { RUNNERS, refused, statusFailed },
+    { VERSION },
+    { compileLightly },
+    { scavengeAlone },
+  ] = await Promise.all([
+    import('./config/load.js'),
+    import('./cli/args.js'),
+    import('./cli/run.js'),
+    import('./version.js'),
+    import('./jit.js'),
+    import('./heap.js'),
+  ]);
   // Before any code is hot, and any thread started.
   compileLightly();
+  scavengeAlone();
   let args: Parsed;
   try {
     args = parseArgs(argv);

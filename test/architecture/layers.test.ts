@@ -75,7 +75,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'store',
     'version',
   ],
-  main: ['cli', 'config', 'hooks', 'jit', 'version'],
+  main: ['cli', 'config', 'heap', 'hooks', 'jit', 'version'],
 };
 
 /** The modules something outside src/ starts (the binary; the generator of the reference docs, `npm run docs`). */
