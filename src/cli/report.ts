@@ -9,6 +9,7 @@ import { ConfigError, type Config } from '../config/load.js';
 import { WEEKDAYS } from '../config/schema.js';
 import { configuredPrices, type PriceTable } from '../pricing/prices.js';
 import { createLogger } from '../log.js';
+import { PendingCalls } from '../session/types.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
 import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
@@ -101,7 +102,7 @@ function storedSession(data: string): StoredSession | undefined {
     (s.model === undefined || typeof s.model === 'string') &&
     sums.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0) &&
     times.every((ms) => typeof ms === 'number' && Math.abs(ms) <= LAST_MS)
-    ? (s as StoredSession)
+    ? ({ ...s, pendingTools: PendingCalls.of(s.pendingTools) } as StoredSession)
     : undefined;
 }
 

@@ -98,7 +98,7 @@ export function snapshot(
     const id = { harness: s.harness, project: s.project, session_id: boundLabel(s.id) };
     const model = s.model && boundLabel(s.model);
     put('sessionStatus', { ...id, status: status.status, reason: status.reason }, 1);
-    for (const call of Object.values(s.pendingTools)) {
+    for (const call of s.pendingTools.values()) {
       if (call.startedAt !== undefined)
         put('sessionToolStarted', { ...id, tool: boundLabel(call.tool), kind: call.kind }, call.startedAt / 1000);
     }
@@ -111,7 +111,7 @@ export function snapshot(
       'sessionSubagents',
       id,
       Object.keys(s.subagents ?? {}).length ||
-        Object.values(s.pendingTools).filter((t) => t.waits === 'subagents').length,
+        [...s.pendingTools.values()].filter((t) => t.waits === 'subagents').length,
     );
     if (s.todos) for (const state of TODO_STATES) put('sessionTodos', { ...id, state }, s.todos[state] ?? 0);
   }

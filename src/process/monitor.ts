@@ -353,8 +353,7 @@ export class ProcessMonitor {
     const out = new Set<string>();
     const exists = new Map<string, boolean>();
     for (const [key, s] of this.store.sessions) {
-      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && Object.keys(s.pendingTools).length === 0))
-        continue;
+      if (!s.cwd || owners.has(key) || (s.turnStartedAt === undefined && s.pendingTools.size === 0)) continue;
       let here = exists.get(s.cwd);
       if (here === undefined) exists.set(s.cwd, (here = existsSync(s.cwd)));
       if (!here) out.add(key);
@@ -412,7 +411,7 @@ const VISIBLE: ReadonlySet<HarnessId> = new Set(HARNESSES.filter((h) => HARNESS_
  * then says all there is (Gemini CLI records its calls only once they ended).
  */
 function waitingOn(s: Session, hook: HookState | undefined): string | undefined {
-  const calls = Object.keys(s.pendingTools);
+  const calls = [...s.pendingTools.keys()];
   if (calls.length === 0 && hook?.phase !== 'permission' && hook?.phase !== 'tool') return undefined;
   return JSON.stringify([calls.sort(), hook?.at]);
 }

@@ -81,7 +81,7 @@ export function statusOf(
   // A registry that says idle outranks a turn its transcript leaves open.
   const processIdle = proc?.status === 'idle';
   if (!ownerGone && !processIdle) {
-    const pending = Object.values(s.pendingTools);
+    const pending = [...s.pendingTools.values()];
     const waits = new Set(pending.map((t) => t.waits));
     if (waits.has('question')) return { status: 'asking', reason: 'question' };
     if (waits.has('approval')) return { status: 'asking', reason: 'approval' };
@@ -145,8 +145,7 @@ function hookStands(
 /** The files recorded something after `at` and leave no call waiting on the person. */
 function answeredSince(s: Session, at: number): boolean {
   return (
-    s.lastActivityAt > at &&
-    !Object.values(s.pendingTools).some((t) => t.waits === 'approval' || t.waits === 'question')
+    s.lastActivityAt > at && ![...s.pendingTools.values()].some((t) => t.waits === 'approval' || t.waits === 'question')
   );
 }
 

@@ -243,9 +243,9 @@ export class FileSink implements SessionEvents, Tally {
     const s = this.session();
     // A call reported again while pending (goose asks for approval after writing the call)
     // changes what it waits on; it was counted once.
-    const pending = s.pendingTools[id];
+    const pending = s.pendingTools.get(id);
     if (pending) {
-      s.pendingTools[id] = { ...call, startedAt: pending.startedAt };
+      s.pendingTools.set(id, { ...call, startedAt: pending.startedAt });
       return;
     }
     const { harness } = this;
@@ -258,11 +258,11 @@ export class FileSink implements SessionEvents, Tally {
         (c = this.store.counter('toolCalls', { harness, project: s.project, tool, kind: call.kind })),
       );
     this.bump(c, 1);
-    s.pendingTools[id] = { ...call, startedAt: s.lastActivityAt || undefined };
+    s.pendingTools.set(id, { ...call, startedAt: s.lastActivityAt || undefined });
   }
 
   toolWaits(id: string, waits: ToolCall['waits']): void {
-    const c = this.session().pendingTools[id];
+    const c = this.session().pendingTools.get(id);
     if (!c) return;
     if (waits) c.waits = waits;
     else delete c.waits;
@@ -285,8 +285,8 @@ export class FileSink implements SessionEvents, Tally {
 
   toolResult(id: string, failed: boolean, call?: ToolCall): void {
     const s = this.session();
-    const c = s.pendingTools[id] ?? call;
-    delete s.pendingTools[id];
+    const c = s.pendingTools.get(id) ?? call;
+    s.pendingTools.delete(id);
     if (failed && c)
       this.add('toolErrors', { ...this.hp(), tool: this.store.tools.label(this.harness, c.tool), kind: c.kind }, 1);
   }

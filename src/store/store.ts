@@ -8,6 +8,7 @@ import type { PriceTable } from '../pricing/prices.js';
 import { LabelCap, usageWindow } from '../session/labels.js';
 import { ProjectNamer, UNKNOWN_PROJECT, type ProjectOptions } from '../session/project.js';
 import {
+  PendingCalls,
   ZERO_USAGE,
   type HarnessFacts,
   type HarnessId,
@@ -182,7 +183,11 @@ export class SessionStore implements Tally {
         committed: value,
       });
     }
-    for (const row of db.sessions()) this.sessions.set(row.key, JSON.parse(row.data) as StoredSession);
+    for (const row of db.sessions()) {
+      const s = JSON.parse(row.data) as StoredSession;
+      s.pendingTools = PendingCalls.of(s.pendingTools);
+      this.sessions.set(row.key, s);
+    }
     let namingWas: string | undefined;
     for (const row of db.kv()) {
       if (row.key === NAMING_KEY) namingWas = row.value;
@@ -327,7 +332,7 @@ export class SessionStore implements Tally {
         project: UNKNOWN_PROJECT,
         startedAt: Date.now(),
         lastActivityAt: 0,
-        pendingTools: {},
+        pendingTools: new PendingCalls(),
         tokens: { ...ZERO_USAGE },
         costUsd: 0,
         ...(usageUnrecorded ? { usageUnrecorded: true as const } : {}),
@@ -437,7 +442,7 @@ export class SessionStore implements Tally {
     s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt, ...(hold ? { unsure: true as const } : {}) };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
-    s.pendingTools = {};
+    s.pendingTools.clear();
     return true;
   }
 

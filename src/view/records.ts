@@ -118,7 +118,7 @@ export function sessionRecord(
   { session: s, status, process: proc, drift }: LiveSession,
   mode: ProjectOptions['mode'],
 ): SessionRecord {
-  const running = Object.values(s.pendingTools)[0];
+  const running = s.pendingTools.values().next().value;
   const cwd = mode === 'hash' || mode === 'none' ? undefined : s.cwd;
   return {
     harness: s.harness,

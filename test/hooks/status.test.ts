@@ -13,7 +13,7 @@ import { geminiCli } from '../../src/readers/gemini-cli/where.js';
 import { qwenCode } from '../../src/readers/qwen-code/where.js';
 import { HOOK_HARNESSES, hookRecord, type HookHarness } from '../../src/hooks/spool.js';
 import { statusOf, type Liveness } from '../../src/session/status.js';
-import type { HookState, ProcessState, Session } from '../../src/session/types.js';
+import { PendingCalls, type HookState, type ProcessState, type Session } from '../../src/session/types.js';
 import { hookMap } from '../helpers/hooks.js';
 import { FIXTURES } from '../helpers/run.js';
 
@@ -25,7 +25,7 @@ const filesOf = (harness: HookHarness): Session => ({
   id: 'S1',
   startedAt: now - 3600_000,
   lastActivityAt: now - 20_000,
-  pendingTools: {},
+  pendingTools: new PendingCalls(),
   tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
   costUsd: 0,
   ...(harness === 'gemini-cli'
@@ -416,9 +416,13 @@ describe("hooks: each harness's recorded sequence gives the status and the reaso
     const waiting = {
       ...filesOf('copilot-cli'),
       lastActivityAt: hook.at + 100,
-      pendingTools: { c1: { ...bashCall, waits: 'approval' as const } },
+      pendingTools: PendingCalls.of({ c1: { ...bashCall, waits: 'approval' as const } }),
     };
-    const approved = { ...filesOf('copilot-cli'), lastActivityAt: hook.at + 3000, pendingTools: { c1: bashCall } };
+    const approved = {
+      ...filesOf('copilot-cli'),
+      lastActivityAt: hook.at + 3000,
+      pendingTools: PendingCalls.of({ c1: bashCall }),
+    };
     expect(statusOf(waiting, { ...alive(), hook }, now, opts, copilotCli.facts)).toEqual({
       status: 'asking',
       reason: 'approval',
@@ -432,7 +436,7 @@ describe("hooks: each harness's recorded sequence gives the status and the reaso
   it('Copilot CLI: where its events file is late or silent, the hook says asking, and its question is a question', () => {
     const bashCall = { tool: 'bash', kind: 'execute' as const };
     // The call's start written, not yet its permission request: the file says nothing after the event.
-    const late = { ...filesOf('copilot-cli'), pendingTools: { c1: bashCall } };
+    const late = { ...filesOf('copilot-cli'), pendingTools: PendingCalls.of({ c1: bashCall }) };
     const approval = replay('copilot-cli', [
       copilot('preToolUse', { toolName: 'bash' }),
       copilot('permissionRequest', { toolName: 'bash' }),
@@ -517,11 +521,14 @@ describe("hooks: each harness's recorded sequence gives the status and the reaso
     const refused = {
       ...filesOf('claude-code'),
       turnStartedAt: undefined,
-      pendingTools: {},
+      pendingTools: new PendingCalls(),
       lastActivityAt: hook.at + 3000,
       lastTurn: { outcome: 'interrupted' as const, endedAt: hook.at + 3000 },
     };
-    const waiting = { ...filesOf('claude-code'), pendingTools: { t1: { tool: 'Bash', kind: 'execute' as const } } };
+    const waiting = {
+      ...filesOf('claude-code'),
+      pendingTools: PendingCalls.of({ t1: { tool: 'Bash', kind: 'execute' as const } }),
+    };
     const at = hook.at + 5000;
     // Both the files and the registry say so.
     expect(statusOf(refused, { ...alive({ status: 'idle', statusAt: hook.at + 3000 }), hook }, at, opts)).toEqual({

@@ -148,7 +148,7 @@ for (const c of cases) {
             t.tool_calls === null ? null : new Set(log.filter((e) => e[0] === 'toolCall').map((e) => e[1])).size,
           tool_errors: t.tool_errors === null ? null : count(log, 'toolResult', (e) => e[2] === true),
           compactions: t.compactions == null ? t.compactions : count(log, 'compaction'),
-          subagents: Object.values(agent.store.sessions.get(`${c.harness}/${id}`)!.pendingTools).filter(
+          subagents: [...agent.store.sessions.get(`${c.harness}/${id}`)!.pendingTools.values()].filter(
             (p) => p.waits === 'subagents',
           ).length,
         };

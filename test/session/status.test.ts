@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { REASONS, statusOf, type Liveness } from '../../src/session/status.js';
-import type { ProcessState, Session } from '../../src/session/types.js';
+import { PendingCalls, type ProcessState, type Session } from '../../src/session/types.js';
 
 const now = Date.UTC(2026, 10, 30, 12);
 const opts = { doneForMs: 30 * 60_000, staleAfterMs: 2 * 3600_000 };
@@ -9,7 +9,7 @@ const base = (over: Partial<Session> = {}): Session => ({
   id: 's',
   startedAt: now - 3600_000,
   lastActivityAt: now - 60_000,
-  pendingTools: {},
+  pendingTools: new PendingCalls(),
   tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
   costUsd: 0,
   ...over,
@@ -18,7 +18,7 @@ const open = { turnStartedAt: now - 1e5 };
 const ended = (minutesAgo: number, outcome: 'completed' | 'failed' = 'completed') => ({
   lastTurn: { outcome, endedAt: now - minutesAgo * 60_000 },
 });
-const shell = { a: { tool: 'exec_command', kind: 'execute' as const } };
+const shell = PendingCalls.of({ a: { tool: 'exec_command', kind: 'execute' } });
 const files: Liveness = { visible: false };
 const owner = (p: Partial<ProcessState> = {}): Liveness => ({ visible: true, proc: { attribution: 'registry', ...p } });
 const gone: Liveness = { visible: true };
@@ -27,14 +27,17 @@ describe('status: every reason code of the contract', () => {
   const cases: [string, Session, Liveness, string, string][] = [
     [
       'an open question',
-      base({ ...open, pendingTools: { a: { tool: 'AskUserQuestion', kind: 'communicate', waits: 'question' } } }),
+      base({
+        ...open,
+        pendingTools: PendingCalls.of({ a: { tool: 'AskUserQuestion', kind: 'communicate', waits: 'question' } }),
+      }),
       files,
       'asking',
       'question',
     ],
     [
       'a call waiting for permission',
-      base({ ...open, pendingTools: { a: { tool: 'bash', kind: 'execute', waits: 'approval' } } }),
+      base({ ...open, pendingTools: PendingCalls.of({ a: { tool: 'bash', kind: 'execute', waits: 'approval' } }) }),
       files,
       'asking',
       'approval',
@@ -76,7 +79,7 @@ describe('status: every reason code of the contract', () => {
     ],
     [
       'an open turn',
-      base({ ...open, pendingTools: { a: { tool: 'Bash', kind: 'execute' } } }),
+      base({ ...open, pendingTools: PendingCalls.of({ a: { tool: 'Bash', kind: 'execute' } }) }),
       files,
       'working',
       'turn-open',
@@ -91,7 +94,7 @@ describe('status: every reason code of the contract', () => {
     ],
     [
       'running subagents',
-      base({ ...open, pendingTools: { a: { tool: 'Agent', kind: 'agent', waits: 'subagents' } } }),
+      base({ ...open, pendingTools: PendingCalls.of({ a: { tool: 'Agent', kind: 'agent', waits: 'subagents' } }) }),
       files,
       'delegating',
       'subagents',
@@ -105,7 +108,11 @@ describe('status: every reason code of the contract', () => {
     ],
     [
       "a wait the harness keeps in a file of its own, with the call that asked open (Grok's plan approval)",
-      base({ ...open, asksSince: now - 50_000, pendingTools: { p: { tool: 'exit_plan_mode', kind: 'switch_mode' } } }),
+      base({
+        ...open,
+        asksSince: now - 50_000,
+        pendingTools: PendingCalls.of({ p: { tool: 'exit_plan_mode', kind: 'switch_mode' } }),
+      }),
       files,
       'asking',
       'approval',
@@ -181,7 +188,10 @@ describe('status: a live process outranks the transcript', () => {
     });
     expect(
       statusOf(
-        base({ ...open, pendingTools: { q: { tool: 'ask_user', kind: 'communicate', waits: 'question' } } }),
+        base({
+          ...open,
+          pendingTools: PendingCalls.of({ q: { tool: 'ask_user', kind: 'communicate', waits: 'question' } }),
+        }),
         gone,
         now,
         opts,
@@ -194,7 +204,10 @@ describe('status: a live process outranks the transcript', () => {
     expect(statusOf(base(old), files, now, opts)).toEqual({ status: 'idle', reason: 'quiet' });
     expect(
       statusOf(
-        base({ ...old, pendingTools: { q: { tool: 'AskUserQuestion', kind: 'communicate', waits: 'question' } } }),
+        base({
+          ...old,
+          pendingTools: PendingCalls.of({ q: { tool: 'AskUserQuestion', kind: 'communicate', waits: 'question' } }),
+        }),
         files,
         now,
         opts,
@@ -202,7 +215,7 @@ describe('status: a live process outranks the transcript', () => {
     ).toEqual({ status: 'asking', reason: 'question' });
     expect(
       statusOf(
-        base({ ...old, pendingTools: { q: { tool: 'bash', kind: 'execute', waits: 'approval' } } }),
+        base({ ...old, pendingTools: PendingCalls.of({ q: { tool: 'bash', kind: 'execute', waits: 'approval' } }) }),
         files,
         now,
         opts,

@@ -96,7 +96,7 @@ describe('a turn that starts while one is open', () => {
     expect(turns()).toEqual([['interrupted', 1]]);
     expect(session().lastTurn).toEqual({ outcome: 'interrupted', endedAt: 2000, startedAt: 1000 });
     expect(session().turnStartedAt).toBe(2000);
-    expect(session().pendingTools).toEqual({}); // the cut-short turn's calls wait no more
+    expect(session().pendingTools.size).toBe(0); // the cut-short turn's calls wait no more
     ev.turnEnded('completed', 3000);
     expect(turns()).toEqual([
       ['interrupted', 1],
@@ -167,7 +167,7 @@ describe('tool calls', () => {
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' });
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute', waits: 'approval' });
     expect(calls()).toEqual([1]);
-    expect(store.sessions.get('goose/s1')!.pendingTools.t1!.waits).toBe('approval');
+    expect(store.sessions.get('goose/s1')!.pendingTools.get('t1')!.waits).toBe('approval');
     ev.toolResult('t1', false);
     ev.toolCall('t1', { tool: 'developer__shell', kind: 'execute' }); // no longer pending: a call again
     expect(calls()).toEqual([2]);

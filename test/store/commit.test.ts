@@ -54,6 +54,24 @@ describe('the store serves what is committed', () => {
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([200]);
   });
 
+  it("keeps a session's pending calls across a restart: an object by call id in the database, back in the order they were made", () => {
+    const dir = tempDir();
+    const store = open(dir);
+    const s = store.sessionFor('codex', 'a', false);
+    s.pendingTools.set('call_b', { tool: 'shell', kind: 'execute', startedAt: 1 });
+    s.pendingTools.set('call_a', { tool: 'apply_patch', kind: 'edit', waits: 'approval' });
+    store.changed(s);
+    store.commit();
+    const row = new StateDb(dir).sessions().find((r) => r.key === 'codex/a')!;
+    expect(JSON.parse(row.data).pendingTools).toEqual({
+      call_b: { tool: 'shell', kind: 'execute', startedAt: 1 },
+      call_a: { tool: 'apply_patch', kind: 'edit', waits: 'approval' },
+    });
+    const back = open(dir).sessions.get('codex/a')!.pendingTools;
+    expect([...back.keys()]).toEqual(['call_b', 'call_a']);
+    expect(back.get('call_a')!.waits).toBe('approval');
+  });
+
   it('commits a session each time it changed since the last commit, also one renamed', () => {
     const dir = tempDir();
     const store = open(dir);

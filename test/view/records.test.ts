@@ -6,6 +6,7 @@ import { costText, usd } from '../../src/view/format.js';
 import { formatSessions, sessionRecord, sessionsJson, viewRecords } from '../../src/view/records.js';
 import type { LiveSession } from '../../src/store/live.js';
 import type { UnownedAgent } from '../../src/store/processes.js';
+import { PendingCalls } from '../../src/session/types.js';
 
 const now = Date.UTC(2026, 10, 30, 12);
 const live: LiveSession = {
@@ -16,7 +17,7 @@ const live: LiveSession = {
     startedAt: now - 60_000,
     lastActivityAt: now - 5000,
     turnStartedAt: now - 30_000,
-    pendingTools: {},
+    pendingTools: new PendingCalls(),
     tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, reasoning: 0 },
     costUsd: 0,
     work: 2,
@@ -137,10 +138,10 @@ describe('sessions output', () => {
   it('gives the running tool with its start, and transcript-only where no process owns the session', () => {
     const running = {
       ...live.session,
-      pendingTools: {
+      pendingTools: PendingCalls.of({
         c1: { tool: 'exec_command', kind: 'execute' as const, startedAt: now - 720_000 },
         c2: { tool: 'x', kind: 'other' as const },
-      },
+      }),
     };
     expect(sessionRecord({ ...live, session: running }, 'name')).toMatchObject({
       running_tool: { tool: 'exec_command', kind: 'execute', started_at: new Date(now - 720_000).toISOString() },
@@ -148,7 +149,7 @@ describe('sessions output', () => {
       process: { pid: 42, cpu_ratio: 0.123, resident_memory_bytes: 310_000_000 },
       drift: true,
     });
-    const untimed = { ...live.session, pendingTools: { c2: { tool: 'x', kind: 'other' as const } } };
+    const untimed = { ...live.session, pendingTools: PendingCalls.of({ c2: { tool: 'x', kind: 'other' as const } }) };
     expect(sessionRecord({ ...live, session: untimed, process: undefined, drift: false }, 'name')).toMatchObject({
       running_tool: { tool: 'x', kind: 'other', started_at: null },
       attribution: 'transcript-only',
