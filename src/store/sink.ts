@@ -21,7 +21,14 @@ import {
 import { usageWindow } from '../session/labels.js';
 import { TOKEN_TYPES } from '../session/vocabulary.js';
 import type { LabelsOf, MetricKey } from '../catalog.js';
-import { dedupeKey, type Counter, type SessionStore, type StoredSession, type Tally } from './store.js';
+import {
+  dedupeKey,
+  type Counter,
+  type RequestTokens,
+  type SessionStore,
+  type StoredSession,
+  type Tally,
+} from './store.js';
 import type { LedgerRequest } from './ledger.js';
 
 const ignore = (): void => undefined;
@@ -50,6 +57,8 @@ interface UsageCounters {
   cost: () => Counter;
   /** Tokens of an unpriced model. */
   unpriced: () => Counter;
+  /** The histogram of its requests' tokens of a type (`SessionStore.requestTokensOf`). */
+  requests: (type: RequestTokens['type']) => RequestTokens;
 }
 
 /**
@@ -157,9 +166,8 @@ export class FileSink implements SessionEvents, Tally {
     // record that does not say it makes no series (never a false 0).
     const saysReasoning = this.said('output', unsaid) && this.said('reasoning', unsaid);
     if (saysReasoning) this.bump(c.reasoning(), u.reasoning);
-    if (this.said('input', unsaid))
-      store.observeRequest(harness, c.labels.model, 'input', u.input + u.cacheRead + u.cacheWrite);
-    if (this.said('output', unsaid)) store.observeRequest(harness, c.labels.model, 'output', u.output);
+    if (this.said('input', unsaid)) store.observeRequest(c.requests('input'), u.input + u.cacheRead + u.cacheWrite);
+    if (this.said('output', unsaid)) store.observeRequest(c.requests('output'), u.output);
     s.tokens = addUsage(s.tokens, u);
     const cost = recordedCost ?? store.prices.cost(model, u, tierInput, ts);
     // More of a response put before (streamed as several records): one request, moved to the
@@ -392,12 +400,14 @@ export class FileSink implements SessionEvents, Tally {
       let cost: Counter | undefined;
       let reasoning: Counter | undefined;
       let unpriced: Counter | undefined;
+      const requests: Partial<Record<RequestTokens['type'], RequestTokens>> = {};
       c = {
         labels,
         tokens: {},
         reasoning: () => (reasoning ??= this.store.counter('reasoningTokens', labels)),
         cost: () => (cost ??= this.store.counter('cost', labels)),
         unpriced: () => (unpriced ??= this.store.counter('unpricedTokens', { harness: this.harness, model })),
+        requests: (type) => (requests[type] ??= this.store.requestTokensOf(this.harness, model, type)),
       };
       this.byModel.set(k, c);
     }

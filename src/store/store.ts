@@ -102,6 +102,11 @@ export function dedupeKey(collector: string, k: string): string {
   return `${collector}\0${k}`;
 }
 
+/** A request histogram's key (in `requestTokens`, and of its row in the state database). */
+function requestTokensKey(h: Pick<RequestTokens, 'harness' | 'model' | 'type'>): string {
+  return `reqtok:${h.harness}\0${h.model}\0${h.type}`;
+}
+
 export class SessionStore implements Tally {
   readonly counters = new Map<string, Counter>();
   readonly sessions = new Map<string, StoredSession>();
@@ -144,7 +149,7 @@ export class SessionStore implements Tally {
   private lastChanged?: { s: StoredSession; id: string; key: string };
   private readonly removedSessions = new Set<string>();
   private readonly dirtyLimits = new Set<string>();
-  private readonly dirtyRequestTokens = new Set<string>();
+  private readonly dirtyRequestTokens = new Set<RequestTokens>();
   private readonly pendingSeen = new Set<string>();
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
@@ -486,20 +491,28 @@ export class SessionStore implements Tally {
     return this.bump(this.counter(metric, labels), delta);
   }
 
-  /** One model request's tokens of one type into its histogram. */
-  observeRequest(harness: string, model: string, type: RequestTokens['type'], tokens: number): void {
-    if (this.ledgerOnly) return; // a report's own read commits the ledger alone
-    const key = `reqtok:${harness}\0${model}\0${type}`;
+  /**
+   * The histogram of the requests of one harness, model and token type, made empty where there is
+   * none: a sink looks it up once per model, not on every request (`observeRequest`).
+   */
+  requestTokensOf(harness: string, model: string, type: RequestTokens['type']): RequestTokens {
+    const key = requestTokensKey({ harness, model, type });
     let h = this.requestTokens.get(key);
     if (!h) {
       h = { harness, model, type, counts: new Array<number>(REQUEST_TOKEN_BOUNDARIES.length + 1).fill(0), sum: 0 };
       this.requestTokens.set(key, h);
     }
+    return h;
+  }
+
+  /** One model request's tokens into its histogram (`requestTokensOf`). */
+  observeRequest(h: RequestTokens, tokens: number): void {
+    if (this.ledgerOnly) return; // a report's own read commits the ledger alone
     let bucket = 0;
     while (bucket < REQUEST_TOKEN_BOUNDARIES.length && !(tokens <= REQUEST_TOKEN_BOUNDARIES[bucket]!)) bucket++;
     h.counts[bucket]!++;
     h.sum += tokens;
-    this.dirtyRequestTokens.add(key);
+    this.dirtyRequestTokens.add(h);
   }
 
   /** A usage-limit window as the harness last reported it. */
@@ -599,7 +612,7 @@ export class SessionStore implements Tally {
           seen: [...this.pendingSeen],
           kv: [
             ...[...this.dirtyLimits].map((key) => ({ key, value: JSON.stringify(this.usageLimits.get(key)) })),
-            ...[...this.dirtyRequestTokens].map((key) => ({ key, value: JSON.stringify(this.requestTokens.get(key)) })),
+            ...[...this.dirtyRequestTokens].map((h) => ({ key: requestTokensKey(h), value: JSON.stringify(h) })),
             ...this.spend.changes(),
             ...this.blocks.changes(),
             ...(this.namingToCommit !== undefined ? [{ key: NAMING_KEY, value: this.namingToCommit }] : []),
@@ -611,10 +624,8 @@ export class SessionStore implements Tally {
       const c = this.counters.get(key)!;
       c.committed = c.value;
     }
-    for (const key of this.dirtyRequestTokens) {
-      const h = this.requestTokens.get(key)!;
-      this.committedRequestTokens.set(key, { ...h, counts: [...h.counts] });
-    }
+    for (const h of this.dirtyRequestTokens)
+      this.committedRequestTokens.set(requestTokensKey(h), { ...h, counts: [...h.counts] });
     this.stagedFiles.clear();
     this.stagedRemoved.clear();
     this.stagedBytes = 0;

@@ -45,10 +45,11 @@ describe('the store serves what is committed', () => {
 
   it('serves the request histograms as committed', () => {
     const store = open(tempDir());
-    store.observeRequest('codex', 'gpt-5', 'input', 100);
+    const gpt5 = store.requestTokensOf('codex', 'gpt-5', 'input');
+    store.observeRequest(gpt5, 100);
     expect([...store.committedRequestTokens.values()]).toEqual([]);
     store.commit();
-    store.observeRequest('codex', 'gpt-5', 'input', 100);
+    store.observeRequest(gpt5, 100);
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([100]);
     store.commit();
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([200]);
