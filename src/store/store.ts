@@ -35,11 +35,8 @@ import { DEFAULT_LEDGER_DAYS, Ledger } from './ledger.js';
 // Sessions whose hook state is kept: the oldest go first past this many.
 const MAX_HOOK_SESSIONS = 10_000;
 
-// Commit after this long or this much reading, whichever comes first. A first read reads about
-// 400 MB a second: at 32 MB it committed 12 times a second, each commit writing the same pages of
-// the sessions, counters and ledger again (a third of a second of its main thread reading 1 GB,
-// half that now). The bytes bound what is staged (dedupe keys: about 3 MB).
-const COMMIT_BYTES = 256 << 20;
+// Commit after this much reading or this long, whichever comes first.
+const COMMIT_BYTES = 32 << 20;
 const COMMIT_MS = 1000;
 
 // The project naming the counters were labelled by (kv): a change of it is told at start.

@@ -141,7 +141,7 @@ describe("a report's own read (ledgerOnly)", () => {
     expect(store.sessions.get('codex/a')?.costUsd).toBe(1);
   });
 
-  it('sums the ledger in memory until its one commit at the end of the read, wherever a second or 256 MB fell', () => {
+  it('sums the ledger in memory until its one commit at the end of the read, wherever a second or 32 MB fell', () => {
     const db = new StateDb(':memory:');
     const store = new SessionStore(
       db,
@@ -153,8 +153,8 @@ describe("a report's own read (ledgerOnly)", () => {
     );
     store.ledger.turn(Date.UTC(2026, 0, 1, 10), 'codex', 'p', 'gpt-5', 'completed');
     store.stageFile(
-      { path: '/f', collector: 'codex', ino: 1, size: 512 << 20, mtimeMs: 1, offset: 512 << 20, state: '{}' },
-      512 << 20,
+      { path: '/f', collector: 'codex', ino: 1, size: 64 << 20, mtimeMs: 1, offset: 64 << 20, state: '{}' },
+      64 << 20,
     );
     store.commitIfDue();
     expect(db.ledger()).toEqual([]);
