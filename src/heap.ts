@@ -37,7 +37,8 @@ export function favourMemory(): void {
  * threads. A read thread's young generation is kept small (read-threads.ts): reading 1 GB, it is
  * collected 200 times, and each time helpers were woken onto cores the read threads keep busy.
  * What is collected is a few megabytes: the thread alone takes a millisecond or two. Cold `report
- * daily` of 1 GB on two cores: 3 % less time on Node.js 20, 5 % on 24 (16 runs each, alternating).
+ * daily` of 1 GB on two cores: 2 to 3 % less time on Node.js 20 (three batches of 12 to 20 runs,
+ * alternating), 5 % on 24 (one of 16).
  * For every thread (flags are the process's), so before any is started.
  */
 export function scavengeAlone(): void {
