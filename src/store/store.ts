@@ -444,7 +444,7 @@ export class SessionStore implements Tally {
     s.lastTurn = { outcome, endedAt: ts, startedAt: s.turnStartedAt, ...(hold ? { unsure: true as const } : {}) };
     s.turnStartedAt = undefined;
     delete s.turnCounted;
-    s.pendingTools.clear();
+    s.pendingTools = new PendingCalls();
     return true;
   }
 
