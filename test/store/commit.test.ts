@@ -43,8 +43,9 @@ describe('the store serves what is committed', () => {
     expect(served(store, prompts)).toBe(5);
   });
 
-  it('serves the request histograms as committed', () => {
-    const store = open(tempDir());
+  it('serves the request histograms as committed, and adds to the one committed after a restart', () => {
+    const dir = tempDir();
+    const store = open(dir);
     const gpt5 = store.requestTokensOf('codex', 'gpt-5', 'input');
     store.observeRequest(gpt5, 100);
     expect([...store.committedRequestTokens.values()]).toEqual([]);
@@ -53,6 +54,12 @@ describe('the store serves what is committed', () => {
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([100]);
     store.commit();
     expect([...store.committedRequestTokens.values()].map((h) => h.sum)).toEqual([200]);
+
+    const restarted = open(dir);
+    restarted.observeRequest(restarted.requestTokensOf('codex', 'gpt-5', 'input'), 50);
+    restarted.commit();
+    expect([...restarted.committedRequestTokens.values()].map((h) => h.sum)).toEqual([250]);
+    expect(new StateDb(dir).kv().filter((r) => r.key.startsWith('reqtok:'))).toHaveLength(1);
   });
 
   it("keeps a session's pending calls across a restart: an object by call id in the database, back in the order they were made", () => {
