@@ -175,10 +175,6 @@ export class FileSink implements SessionEvents, Tally {
     const before =
       earlier &&
       (recordedCost === undefined ? store.prices.cost(model, earlier.usage, tierInput, earlier.at) : undefined);
-    if (earlier) {
-      store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
-      if (before !== undefined) store.spend.move(earlier.at, ts, `${harness}\0${s.project}`, before);
-    }
     const q = this.part(u, cost, firstOfSession, saysReasoning, unsaid);
     store.ledger.request(
       ts,
@@ -198,15 +194,23 @@ export class FileSink implements SessionEvents, Tally {
       },
     );
     useOf(s, c.labels.model, q, ts, earlier?.at);
-    store.blocks.add(harness, ts, total(u), cost ?? 0);
     if (cost === undefined) {
       this.bump(c.unpriced(), total(u));
       s.unpriced = true;
     } else {
       this.bump(c.cost(), cost);
       s.costUsd += cost;
-      store.spend.add(ts, `${harness}\0${s.project}`, cost);
     }
+    // The 5-hour blocks and the day's spend: what the live metrics and the statusline show, which no
+    // report sums (a report's read keeps none).
+    if (this.usageOnly) return;
+    const spendKey = `${harness}\0${s.project}`;
+    if (earlier) {
+      store.blocks.move(harness, earlier.at, ts, total(earlier.usage), before ?? 0);
+      if (before !== undefined) store.spend.move(earlier.at, ts, spendKey, before);
+    }
+    store.blocks.add(harness, ts, total(u), cost ?? 0);
+    if (cost !== undefined) store.spend.add(ts, spendKey, cost);
   }
 
   context(model: string, tokens: number, limit?: number): void {

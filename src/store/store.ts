@@ -479,6 +479,9 @@ export class SessionStore implements Tally {
   /** Adds to a counter; never lowers one, never makes it infinite. Whether it moved. */
   bump(c: Counter, delta: number): boolean {
     if (!(delta > 0) || !Number.isFinite(c.value + delta)) return false;
+    // A report's own read commits no counter: whether one moves is all it asks (a record that moved
+    // one is not counted again).
+    if (this.ledgerOnly) return true;
     c.value += delta;
     this.dirtyCounters.add(c.key);
     return true;
