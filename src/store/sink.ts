@@ -380,7 +380,9 @@ export class FileSink implements SessionEvents, Tally {
   /** Whether the counter moved. */
   private bump(c: Counter, delta: number): boolean {
     if (this.muted || !this.store.bump(c, delta)) return false;
+    // Marked once: a usage moves up to six counters.
     if (this.recordKey !== undefined) this.store.markSeen(this.recordKey);
+    this.recordKey = undefined;
     return true;
   }
 
