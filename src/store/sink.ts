@@ -85,7 +85,7 @@ export class FileSink implements SessionEvents, Tally {
    * of a line whose record (`record`) was counted before.
    */
   private muted = false;
-  /** The dedupe key of the line being read, committed once the line moves a counter. */
+  /** The dedupe key of the line being read, until the line moves a counter: then marked seen (`bump`). */
   private recordKey: string | undefined;
   /** The session the records belong to, as last asked (`session`). */
   private id: string | undefined;
