@@ -91,6 +91,7 @@ export class FileSink implements SessionEvents, Tally {
   private id: string | undefined;
   private s: StoredSession | undefined;
   private readonly byModel = new Map<string, UsageCounters>();
+  private lastUsage: UsageCounters | undefined;
   private readonly toolCounters = new Map<string, Counter>();
 
   constructor(
@@ -399,6 +400,9 @@ export class FileSink implements SessionEvents, Tally {
   }
 
   private usageCounters(project: string, model: string): UsageCounters {
+    // A file's usages are nearly all of one project and model: the last pair's, with no key built.
+    const last = this.lastUsage;
+    if (last?.labels.project === project && last.labels.model === model) return last;
     const k = `${project}\0${model}`;
     let c = this.byModel.get(k);
     if (!c) {
@@ -417,7 +421,7 @@ export class FileSink implements SessionEvents, Tally {
       };
       this.byModel.set(k, c);
     }
-    return c;
+    return (this.lastUsage = c);
   }
 
   /** Whether the harness records a token type, and the record says it (`unsaid`: what it leaves out). */

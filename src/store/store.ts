@@ -148,6 +148,8 @@ export class SessionStore implements Tally {
   private readonly dirtyLimits = new Set<string>();
   private readonly dirtyRequestTokens = new Set<RequestTokens>();
   private readonly pendingSeen = new Set<string>();
+  /** What `counter` gives a report's own read. */
+  private readonly unkept: Counter = { key: '', metric: 'tokens', labels: {}, value: 0 };
   private readonly stagedFiles = new Map<string, FileRow>();
   private readonly stagedRemoved = new Set<string>();
   private stagedBytes = 0;
@@ -463,6 +465,9 @@ export class SessionStore implements Tally {
 
   /** The counter of a series, created at 0 (tokens of every type show once a model is used). */
   counter<K extends MetricKey>(metric: K, labels: LabelsOf<K>): Counter {
+    // A report's own read keeps no counter (`bump` tells only whether one would move, and a counter
+    // it never moves is 0): one stands for all, with no key built per call.
+    if (this.ledgerOnly) return this.unkept;
     // Keyed and kept in the catalog's label order, whatever order the labels were written in: one
     // series, one key (also the key of its row in the state database).
     const names = catalog[metric].labels as readonly (keyof LabelsOf<K>)[];
