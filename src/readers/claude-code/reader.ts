@@ -159,7 +159,8 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
   // early versions wrote streaming placeholders first. Count each response once, from its largest
   // record, with its tool calls; not at all when a side chain or a resumed session replays it.
   const id = msg.text('id');
-  if (id && state.lastMessage?.id !== id) state.lastMessage = { id, fresh: ev.firstTime(`msg:${id}`) };
+  if (id && state.lastMessage?.id !== id)
+    state.lastMessage = { id, fresh: ev.firstTime(`msg:${id}`), counted: undefined, at: undefined, usage: undefined };
   const last = id ? state.lastMessage! : undefined;
   const fresh = last?.fresh ?? true;
   if (last) last.usage = msg.raw('usage');
@@ -295,7 +296,9 @@ export const claudeCode: LineReader<ClaudeState> = {
   ...where,
   kind: 'files',
   listFiles,
-  initialState: (file) => ({ subagent: isSubagentFile(file) }),
+  // Every member from the start: an object that gains one later changes its shape, and the reader's
+  // compiled code, made for the first, was thrown away and compiled again (in each thread).
+  initialState: (file) => ({ subagent: isSubagentFile(file), model: undefined, lastMessage: undefined }),
   readLine,
   registry,
 };
