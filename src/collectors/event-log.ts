@@ -49,6 +49,8 @@ const FIRST_TIME = EVENTS.indexOf('firstTime');
 const ACTIVITY = EVENTS.indexOf('activity');
 const META = EVENTS.indexOf('meta');
 const USAGE = EVENTS.indexOf('usage');
+const RECORD = EVENTS.indexOf('record');
+const ignore = (): void => undefined;
 
 // What kind of value an argument is, written before it.
 const NUMBER = 0;
@@ -227,22 +229,36 @@ export class EventLog {
     private readonly seen?: (key: string) => boolean,
     private readonly usageOnly = false,
   ) {
-    const events: Record<string, unknown> = { usageOnly };
     const unreported: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
-    EVENTS.forEach((name, code) => {
-      events[name] = unreported.includes(name) ? () => undefined : (...args: unknown[]) => this.write(code, args);
-    });
-    events.firstTime = (key: unknown) => {
-      const first = !this.keys.has(key as string) && !this.seen?.(key as string);
-      if (first) this.keys.add(key as string);
+    const firstTime = (key: string) => {
+      const first = !this.keys.has(key) && !this.seen?.(key);
+      if (first) this.keys.add(key);
       this.write(FIRST_TIME, [key, first]);
       return first;
     };
-    events.record = (key: unknown) => {
+    const record = (key: string) => {
       this.recordNamed = true;
-      this.write(EVENTS.indexOf('record'), [key]);
+      this.write(RECORD, [key]);
     };
-    this.events = events as unknown as SessionEvents;
+    const written =
+      (code: number) =>
+      (...args: unknown[]) =>
+        this.write(code, args);
+    // Made whole (Object.fromEntries): an object given its members one by one is kept by V8 as a
+    // dictionary past a dozen, and each event a reader reported was looked up in it by name.
+    this.events = Object.fromEntries([
+      ['usageOnly', usageOnly],
+      ...EVENTS.map((name, code) => [
+        name,
+        name === 'firstTime'
+          ? firstTime
+          : name === 'record'
+            ? record
+            : unreported.includes(name)
+              ? ignore
+              : written(code),
+      ]),
+    ]) as SessionEvents;
   }
 
   /** The log written so far. */
