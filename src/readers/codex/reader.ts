@@ -301,7 +301,7 @@ function readLine(line: Buffer, state: CodexState, file: SessionFile, ev: Sessio
     !inFirstSecond &&
     (type === 'turn_context' || (type === 'event_msg' && p.text('type') === 'task_started'))
   )
-    delete state.prefix;
+    state.prefix = undefined;
   const replay = inFirstSecond || state.prefix === true;
   switch (type) {
     case 'turn_context': {
@@ -370,7 +370,7 @@ function event(p: Fields, ts: number, replay: boolean, self: string, state: Code
         // child's first own total below the replayed parent's does not go on from it (TRAE's).
         if (replay) state.totalReplayed = true;
         else if (state.totalReplayed) {
-          delete state.totalReplayed;
+          state.totalReplayed = undefined;
           if (
             state.total &&
             (now.input + now.cacheRead < state.total.input + state.total.cacheRead || now.output < state.total.output)
@@ -477,6 +477,17 @@ export const codex: LineReader<CodexState> = {
   kind: 'files',
   sessionOf: (file, state) => state.parent ?? file.sessionId,
   listFiles,
-  initialState: () => ({ calls: {} }),
+  // Every member from the start, and none deleted: an object that gains or loses one changes its
+  // shape (one deleted, V8 keeps it as a dictionary), and the reader's compiled code is made again.
+  initialState: () => ({
+    calls: {},
+    model: undefined,
+    replayUntil: undefined,
+    prefix: undefined,
+    totalReplayed: undefined,
+    promptRecord: undefined,
+    total: undefined,
+    parent: undefined,
+  }),
   readLine,
 };
