@@ -49,6 +49,8 @@ class Compiled {
   readonly byLength: number[][] = [];
   /** Where the shape is written for the native scan (skip.ts), once asked; 0 where there is none. */
   native: number | undefined;
+  /** The short ASCII text each key last had (`Fields.text`): a record's type, folder or model, line after line. */
+  readonly lastText: (string | undefined)[];
 
   constructor(shape: Shape) {
     this.keys = Object.keys(shape);
@@ -57,6 +59,7 @@ class Compiled {
       return want === true ? true : compile(want);
     });
     this.bytes = this.keys.map((k) => Buffer.from(k, 'latin1'));
+    this.lastText = this.keys.map(() => undefined);
     this.keys.forEach((k, i) => {
       this.index.set(k, i);
       (this.byLength[this.bytes[i]!.length] ??= []).push(i);
@@ -101,12 +104,15 @@ function sameAscii(text: string, b: Buffer, start: number, end: number): boolean
 /** The members a `Shape` asked for of one object, as found in the line. */
 export class Fields {
   /** By the index of their key in the shape; duplicate keys: the last wins, as with JSON.parse. */
-  readonly found: (Member | undefined)[] = [];
+  readonly found: (Member | undefined)[];
 
   constructor(
     private readonly line: Buffer,
     readonly shape: Compiled,
-  ) {}
+  ) {
+    // As long as the shape from the start: an empty array grown by its first member took room for 30.
+    this.found = new Array<Member | undefined>(shape.keys.length);
+  }
 
   private get(key: string): Member | undefined {
     const i = this.shape.index.get(key);
@@ -137,11 +143,15 @@ export class Fields {
 
   /** A string member, decoded; undefined when absent or not a string. */
   text(key: string): string | undefined {
-    const m = this.get(key);
+    const i = this.shape.index.get(key);
+    const m = i === undefined ? undefined : this.found[i];
     const b = this.line;
     if (!m || b[m.start] !== 34) return undefined;
     const start = m.start + 1;
     const end = m.end - 1;
+    // The key's text of the line before, compared: no hash, no lookup.
+    const last = this.shape.lastText[i!];
+    if (last !== undefined && sameAscii(last, b, start, end)) return last;
     // The bytes' hash, and whether they are all ASCII, on the way.
     let hash = end - start;
     let ascii = true;
@@ -153,11 +163,11 @@ export class Fields {
     }
     if (!ascii || end - start > INTERNED_LENGTH) return b.toString('utf8', start, end);
     const known = interned.get(hash);
-    if (known !== undefined && sameAscii(known, b, start, end)) return known;
+    if (known !== undefined && sameAscii(known, b, start, end)) return (this.shape.lastText[i!] = known);
     const text = b.toString('latin1', start, end);
     if (interned.size === INTERNED_TEXTS) interned.clear();
     interned.set(hash, text);
-    return text;
+    return (this.shape.lastText[i!] = text);
   }
 
   /**
