@@ -1,8 +1,9 @@
 // Read threads (worker_threads) for a history read for the first time: started at the first
-// backlog a collector hands them (read-ahead.ts), and stopped after the first scan. Backlogs
-// handed while the threads read another (collectors scanned together, as a report's own read
-// does) wait in turn: a thread done with one goes on to the next. Started only when first needed:
-// a thread costs about as much CPU to start as the exporter itself.
+// backlog a collector hands them (read-ahead.ts), and stopped after the first scan. Each backlog is
+// posted to every thread when it is handed; one handed while a thread reads another (collectors
+// scanned together, as a report's own read does) waits in the thread's turn, so that the thread
+// goes on to it at once, not after the main thread (busy reading) has heard the first was done.
+// Started only when first needed: a thread costs about as much CPU to start as the exporter itself.
 
 import type { Worker } from 'node:worker_threads';
 import { startThread, threadScript } from '../threads.js';
@@ -28,10 +29,10 @@ const FIRST_CLAIM = 2;
 type Handed = Omit<ReadTask, 'claim' | 'task'>;
 
 export class ReadThreads {
-  /** Each thread's claim mark, the last task it was given, and whether it reads it still. */
-  private readonly workers = new Map<Worker, { claim: number; task: number; reading: boolean }>();
+  /** Each thread's claim mark, and the tasks posted to it that it has not done yet. */
+  private readonly workers = new Map<Worker, { claim: number; pending: number }>();
   /** The backlogs handed and not released, by task id (in the order they were handed). */
-  private readonly backlogs = new Map<number, { backlog: Backlog; handed: Handed }>();
+  private readonly backlogs = new Map<number, Backlog>();
   private tasks = 0;
   private started = false;
 
@@ -44,19 +45,19 @@ export class ReadThreads {
       worker.unref();
       const claim = FIRST_CLAIM + n;
       worker.on('message', (m: ReadPosted | ThreadDone) => {
-        const backlog = this.backlogs.get(m.task)?.backlog; // none: a backlog given up on
+        const backlog = this.backlogs.get(m.task); // none: a backlog given up on
         if (!('done' in m)) return backlog?.posted(m);
         backlog?.ended(claim, false);
-        this.next(worker);
+        this.done(worker);
       });
       // Killed, or failed: whatever it claimed and did not post is read on the main thread.
       worker.on('exit', () => {
         this.workers.delete(worker);
-        for (const { backlog } of this.backlogs.values()) backlog.ended(claim, true);
+        for (const backlog of this.backlogs.values()) backlog.ended(claim, true);
       });
       // An error is followed by the exit; without a listener it would be thrown here.
       worker.on('error', () => {});
-      this.workers.set(worker, { claim, task: 0, reading: false });
+      this.workers.set(worker, { claim, pending: 0 });
     }
   }
 
@@ -68,14 +69,18 @@ export class ReadThreads {
     if (!this.started) this.start();
     if (this.workers.size === 0) return false;
     const task = ++this.tasks;
-    this.backlogs.set(task, { backlog, handed });
-    for (const [worker, state] of this.workers) if (!state.reading) this.next(worker);
+    this.backlogs.set(task, backlog);
+    for (const [worker, state] of this.workers) {
+      state.pending++;
+      worker.ref(); // the process waits for what it posts, also where nothing else keeps it alive
+      worker.postMessage({ ...handed, claim: state.claim, task } satisfies ReadTask);
+    }
     return true;
   }
 
-  /** The backlog is done with (its files are all claimed): threads go on to the next. */
+  /** The backlog is done with (its files are all claimed): what threads post of it is not heard. */
   release(backlog: Backlog): void {
-    for (const [task, b] of this.backlogs) if (b.backlog === backlog) this.backlogs.delete(task);
+    for (const [task, b] of this.backlogs) if (b === backlog) this.backlogs.delete(task);
   }
 
   /** The marks of the threads still running (`Claims.claim`). */
@@ -90,15 +95,9 @@ export class ReadThreads {
     this.workers.clear();
   }
 
-  /** A thread done with its task takes the next backlog handed after it, or waits (keeping the process up only while it reads). */
-  private next(worker: Worker): void {
+  /** A thread did a task: with none left, it keeps the process up no longer. */
+  private done(worker: Worker): void {
     const state = this.workers.get(worker);
-    if (!state) return;
-    const task = [...this.backlogs.keys()].find((t) => t > state.task);
-    state.reading = task !== undefined;
-    if (task === undefined) return void worker.unref();
-    state.task = task;
-    worker.ref(); // the process waits for what it posts, also where nothing else keeps it alive
-    worker.postMessage({ ...this.backlogs.get(task)!.handed, claim: state.claim, task } satisfies ReadTask);
+    if (state && --state.pending === 0) worker.unref();
   }
 }

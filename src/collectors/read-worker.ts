@@ -35,8 +35,12 @@ export interface ThreadDone {
   done: true;
 }
 
-// The harness's reader is loaded by the first task of it (the registry loads readers lazily).
-parentPort!.on('message', (t: ReadTask) => void readTask(t));
+// Tasks are read in the order they were posted, each once the one before is done; the harness's
+// reader is loaded by the first task of it (the registry loads readers lazily).
+let tasks = Promise.resolve();
+parentPort!.on('message', (t: ReadTask) => {
+  tasks = tasks.then(() => readTask(t));
+});
 
 async function readTask({ task, harness, files, claim, shared, usageOnly }: ReadTask): Promise<void> {
   const claims = new Claims(shared, files.length);
