@@ -226,6 +226,8 @@ function toolOutput(
     ev.record(recordKey(file, line)); // read again, it is no work left uncounted either
     return ev.skipped('unknown_shape');
   }
+  // Whether it failed, and which call it closes, no report sums.
+  if (ev.usageOnly) return;
   // MCP results report failures in their own event (mcp_tool_call_end), which closes the call.
   const mcp = state.calls[callId]?.tool.startsWith('mcp:') ?? false;
   if (!mcp) delete state.calls[callId];
@@ -331,6 +333,7 @@ function sessionMeta(p: Fields, ts: number, state: CodexState, ev: SessionEvents
 }
 
 function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
+  if (ev.usageOnly) return; // a tool call, which no report sums
   const callId = p.text('call_id');
   const type = p.text('type');
   switch (type) {
@@ -339,14 +342,14 @@ function responseItem(p: Fields, state: CodexState, ev: SessionEvents): void {
     case 'local_shell_call':
     case 'web_search_call': {
       const name = p.text('name') ?? type;
-      const args = p.text('arguments');
       const call = classifyTool(name, p.text('namespace'));
       const id = callId ?? p.text('id') ?? `${name}@${Object.keys(state.calls).length}`;
       state.calls[id] = call;
       ev.toolCall(id, call);
       // update_plan carries the whole plan each time (a subagent's plan is its own).
       if (name === 'update_plan' && !state.parent) {
-        const plan = planOf(obj(jsonValue(args ?? ''))?.plan);
+        // Decoded for this call alone: a call's arguments (a command, a patch) are read for nothing else.
+        const plan = planOf(obj(jsonValue(p.text('arguments') ?? ''))?.plan);
         if (plan) ev.todos(plan);
       }
       // Web searches run on the server and have no output record.
