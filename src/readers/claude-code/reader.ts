@@ -187,7 +187,8 @@ function assistant(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvent
     }
     if (!state.subagent) ev.context(model, usage.input + usage.cacheRead + usage.cacheWrite);
   }
-  for (const b of fresh ? (msg.items('content') ?? []) : []) {
+  // Its tool calls and plan, which no report sums, are not worked out for one.
+  for (const b of fresh && !ev.usageOnly ? (msg.items('content') ?? []) : []) {
     if (!isToolUse(b)) continue;
     const toolId = b.text('id');
     const name = b.text('name');
@@ -203,7 +204,8 @@ function user(rec: Fields, ts: number, state: ClaudeState, ev: SessionEvents): v
   const msg = rec.object('message');
   const blocks = msg?.items('content') ?? [];
   const results = blocks.filter((b) => b.text('type') === 'tool_result');
-  for (const r of results) {
+  // Which calls they answer, which no report sums: a result is only not a prompt for one.
+  for (const r of ev.usageOnly ? [] : results) {
     const id = r.text('tool_use_id');
     if (id) ev.toolResult(id, r.isTrue('is_error'));
   }
