@@ -5,7 +5,7 @@
 // once, so the log answers from the keys it saw itself and writes the answer down; the main thread
 // plays a log back only if the store gives every one of those answers too (`answersHold`).
 
-import { UNREPORTED_EVENTS, type SessionEvents } from '../session/events.js';
+import { UNREPORTED_EVENTS, unreported, type SessionEvents } from '../session/events.js';
 import type { Usage } from '../session/types.js';
 
 // Every event, by its position in the log. `satisfies` and `Unlisted` keep the list complete.
@@ -50,7 +50,6 @@ const ACTIVITY = EVENTS.indexOf('activity');
 const META = EVENTS.indexOf('meta');
 const USAGE = EVENTS.indexOf('usage');
 const RECORD = EVENTS.indexOf('record');
-const ignore = (): void => undefined;
 
 // What kind of value an argument is, written before it.
 const NUMBER = 0;
@@ -229,7 +228,7 @@ export class EventLog {
     private readonly seen?: (key: string) => boolean,
     private readonly usageOnly = false,
   ) {
-    const unreported: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
+    const dropped: readonly string[] = usageOnly ? UNREPORTED_EVENTS : [];
     const firstTime = (key: string) => {
       const first = !this.keys.has(key) && !this.seen?.(key);
       if (first) this.keys.add(key);
@@ -254,8 +253,8 @@ export class EventLog {
           ? firstTime
           : name === 'record'
             ? record
-            : unreported.includes(name)
-              ? ignore
+            : dropped.includes(name)
+              ? unreported
               : written(code),
       ]),
     ]) as SessionEvents;

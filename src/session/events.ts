@@ -125,3 +125,6 @@ export const UNREPORTED_EVENTS = [
   'asks',
   'todos',
 ] as const satisfies readonly (keyof SessionEvents)[];
+
+/** What an event of UNREPORTED_EVENTS does in a report's read: nothing. */
+export const unreported = (): void => undefined;

@@ -4,7 +4,7 @@
 // two files read one after the other, or a file read while the process scan ends a turn, cannot
 // see each other's.
 
-import { UNREPORTED_EVENTS, type EarlierPart, type SessionEvents } from '../session/events.js';
+import { UNREPORTED_EVENTS, unreported, type EarlierPart, type SessionEvents } from '../session/events.js';
 import {
   addUsage,
   plausibleAmount,
@@ -30,8 +30,6 @@ import {
   type Tally,
 } from './store.js';
 import type { LedgerRequest } from './ledger.js';
-
-const ignore = (): void => undefined;
 
 /** Where a sink's records come from and where what it cannot use is counted. */
 export interface SinkSource {
@@ -106,7 +104,7 @@ export class FileSink implements SessionEvents, Tally {
     this.recordsTokens = !this.unrecorded.includes('output') && !store.harnessFacts.get(this.harness)?.unsplitTokens;
     // A report's read: what no report sums is not applied.
     this.usageOnly = store.ledgerOnly;
-    if (store.ledgerOnly) for (const name of UNREPORTED_EVENTS) this[name] = ignore;
+    if (store.ledgerOnly) for (const name of UNREPORTED_EVENTS) this[name] = unreported;
   }
 
   /**
