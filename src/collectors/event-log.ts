@@ -349,6 +349,16 @@ export class EventLog {
   }
 }
 
+/**
+ * A number read from the log as the readers make it: a whole number as V8's small integer where it
+ * is one. An element of a Float64Array comes back boxed (a heap number, even for 16), and a usage
+ * of boxed counts made V8 widen the readers' usage shape to doubles: the store's code for usage was
+ * thrown away and compiled again, and each count boxed from then on.
+ */
+function small(x: number): number {
+  return (x | 0) === x && (x !== 0 || 1 / x > 0) ? x | 0 : x;
+}
+
 /** Reads a log's values back. */
 class LogReader {
   at = 0;
@@ -360,7 +370,7 @@ class LogReader {
     const tag = words[this.at++];
     switch (tag) {
       case NUMBER:
-        return words[this.at++];
+        return small(words[this.at++]!);
       case STRING:
         return this.log.strings[words[this.at++]!];
       case UNDEFINED:
@@ -376,12 +386,12 @@ class LogReader {
         this.at += 6;
         // A literal of the readers' own shape.
         const u: Usage = {
-          input: words[at]!,
-          output: words[at + 1]!,
-          cacheRead: words[at + 2]!,
-          cacheWrite: words[at + 3]!,
-          cacheWrite1h: words[at + 4]!,
-          reasoning: words[at + 5]!,
+          input: small(words[at]!),
+          output: small(words[at + 1]!),
+          cacheRead: small(words[at + 2]!),
+          cacheWrite: small(words[at + 3]!),
+          cacheWrite1h: small(words[at + 4]!),
+          reasoning: small(words[at + 5]!),
         };
         return u;
       }
