@@ -98,6 +98,15 @@ describe('scanRecord', () => {
     // Every day of a leap year and of the years around, at varying times.
     for (let d = Date.UTC(2023, 0, 1); d < Date.UTC(2025, 0, 1); d += 86_400_000 + 3_723_456)
       texts.push(new Date(d).toISOString());
+    // The days around the ends of months and years of centuries, leap and not, from year 100 on.
+    for (const year of [100, 101, 399, 400, 1600, 1899, 1900, 1969, 1970, 2000, 2099, 2100, 2400, 9999])
+      for (const [month, day] of [
+        [0, 1],
+        [1, 28],
+        [2, 1],
+        [11, 28],
+      ] as const)
+        texts.push(new Date(Date.UTC(year, month, day, 23, 59, 59, 999)).toISOString());
     for (const t of texts) {
       expect(scanRecord(Buffer.from(JSON.stringify({ type: t })), SHAPE)!.time('type'), t).toBe(time(t));
     }
