@@ -1,11 +1,11 @@
 // The exporter's lifecycle: state database → store → collectors → outputs, and back in reverse.
 
-import { availableParallelism, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { Clock } from './clock.js';
 import { Collector, type CollectorStats } from './collectors/collector.js';
 import { HARNESSES, rootsOf } from './collectors/registry.js';
-import { ReadThreads } from './collectors/read-threads.js';
+import { ReadThreads, threadsFor } from './collectors/read-threads.js';
 import { RescanPlan, WatchPlan } from './collectors/schedule.js';
 import { ConfigError, splitAddress, type Config } from './config/load.js';
 import type { Logger } from './log.js';
@@ -48,9 +48,10 @@ export interface AgentOptions {
   /**
    * A report's own read (`report` with no state database; with `privateState`): only the usage a
    * report sums, read by `readUsage`: no process table, hook spool or statusline; only `harness`'s
-   * collector where one is asked for; on every core (unless `readThreads` is 0).
+   * collector where one is asked for; on every core (unless `readThreads` is 0), with `threads` where
+   * they were started before (`cli/run.ts`).
    */
-  reportRead?: { harness?: string };
+  reportRead?: { harness?: string; threads?: ReadThreads };
 }
 
 export class Exporter {
@@ -154,17 +155,18 @@ export class Exporter {
     // A history read for the first time is read on threads too (the main thread reads as well: one
     // core is its); a report's read, all that process does, on every core.
     const report = opts.reportRead;
-    const cores = availableParallelism() - 1;
-    const threads = report ? (config.readThreads > 0 ? cores : 0) : Math.min(config.readThreads, cores);
-    if (threads > 0 && !this.db.tracksFiles()) this.readThreads = new ReadThreads(threads);
+    const threads = threadsFor(config.readThreads, report !== undefined);
+    if (threads > 0 && !this.db.tracksFiles()) this.readThreads = report?.threads ?? new ReadThreads(threads);
+    else report?.threads?.close();
+    // A report's own read hands its threads every backlog, however small: they were started while it
+    // loaded, and are reading before its main thread is (a first read's, started at its first
+    // backlog, cost about what they saved below 256 MB).
+    const readAhead = { threads: this.readThreads, minBytes: report?.threads ? 0 : undefined };
     for (const [name, harness] of Object.entries(HARNESSES)) {
       const section = config.collectors[name]!;
       if (!section.enabled || (report?.harness !== undefined && name !== report.harness)) continue;
       const { roots, configured } = rootsOf(harness, section.roots, env, home);
-      this.collectors.set(
-        name,
-        new Collector(name, harness, roots, this.store, this.db, log, configured, { threads: this.readThreads }),
-      );
+      this.collectors.set(name, new Collector(name, harness, roots, this.store, this.db, log, configured, readAhead));
     }
     if (config.processes.enabled && !report) {
       const platform = platformTable(config.processes.procRoot);

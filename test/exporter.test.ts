@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ReadThreads } from '../src/collectors/read-threads.js';
 import { Exporter } from '../src/exporter.js';
 import { loadConfig } from '../src/config/load.js';
 import { createLogger } from '../src/log.js';
@@ -47,6 +48,51 @@ describe("a report's read", () => {
     } finally {
       await all.stop();
       await codex.stop();
+    }
+  });
+
+  it('hands threads started before it every backlog, however small, and counts what the main thread alone counts', async () => {
+    const env = { HOME: home };
+    const config = loadConfig(['--state-dir', join(tempDir(), 'none'), '--ledger.days', '100000'], env);
+    const lines: string[] = [];
+    const threads = new ReadThreads(1);
+    threads.start();
+    const onThreads = new Exporter(
+      config,
+      createLogger('info', (l) => lines.push(l)),
+      {
+        env,
+        home,
+        privateState: true,
+        reportRead: { threads },
+      },
+    );
+    const alone = new Exporter({ ...config, readThreads: 0 }, createLogger('error'), {
+      env,
+      home,
+      privateState: true,
+      reportRead: {},
+    });
+    try {
+      await onThreads.readUsage();
+      await alone.readUsage();
+      // The fixtures' histories are far below the 256 MB a first read's threads wait for.
+      const handed = lines.map((l) => JSON.parse(l) as { msg: string; collector?: string });
+      expect(handed.filter((l) => l.msg === 'reading a backlog on threads').map((l) => l.collector)).toEqual(
+        expect.arrayContaining(['claude-code', 'codex']),
+      );
+      const sessions = (a: Exporter) =>
+        [...a.store.sessions.values()].map((s) => [s.harness, s.id, s.tokens, s.costUsd]).sort();
+      expect(sessions(onThreads).length).toBeGreaterThan(0);
+      expect(sessions(onThreads)).toEqual(sessions(alone));
+      onThreads.store.commit();
+      alone.store.commit();
+      expect(onThreads.store.ledgerRows(0, Number.MAX_SAFE_INTEGER)).toEqual(
+        alone.store.ledgerRows(0, Number.MAX_SAFE_INTEGER),
+      );
+    } finally {
+      await onThreads.stop();
+      await alone.stop();
     }
   });
 });

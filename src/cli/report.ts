@@ -13,6 +13,7 @@ import { PendingCalls } from '../session/types.js';
 import { readReportState, type LedgerRow, type LedgerSum } from '../state/db.js';
 import { hoursOfDays, quartersPerRow, zoneOffsets } from '../store/ledger.js';
 import type { StoredSession } from '../store/store.js';
+import type { ReadThreads } from '../collectors/read-threads.js';
 import { blocksReport, lastSince, periodRows, projectRows, selectRows, sessionReport } from '../report/report.js';
 import {
   blocksTable,
@@ -28,6 +29,7 @@ import type { ReportArgs } from './args.js';
 async function readState(
   config: Config,
   r: ReportArgs,
+  threads: ReadThreads | undefined,
 ): Promise<{ ledger: LedgerRow[]; sessions: StoredSession[]; complete: boolean }> {
   const { fromHour, toHour } = hoursOfDays(r.since, r.until);
   // Summed by the database as far as the report needs: a row per day for days, weeks and months;
@@ -64,7 +66,7 @@ async function readState(
     // Only the harness asked for is read (a report of one sums no other's files).
     const exporter = new Exporter(config, createLogger('warn'), {
       privateState: true,
-      reportRead: r.harness === undefined ? {} : { harness: r.harness },
+      reportRead: { ...(r.harness === undefined ? {} : { harness: r.harness }), threads },
     });
     try {
       await exporter.readUsage(together);
@@ -124,6 +126,7 @@ export async function report(
   config: Config,
   args: ReportArgs,
   json: boolean,
+  threads?: ReadThreads,
   now = Date.now(),
   layout: Layout = terminalLayout(args),
 ): Promise<string> {
@@ -146,7 +149,7 @@ export async function report(
   // One harness's blocks, Claude Code's unless --harness says (as ccusage): two harnesses'
   // blocks overlap, and their gaps would not be gaps.
   if (r.kind === 'blocks') r.harness ??= 'claude-code';
-  const { ledger, sessions, complete } = await readState(config, r);
+  const { ledger, sessions, complete } = await readState(config, r, threads);
   if (r.kind === 'session') {
     const rows = sessionReport(sessions, r);
     return json ? reportJson('session', rows, complete) : sessionTable(rows, layout);

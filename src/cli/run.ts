@@ -4,12 +4,13 @@
 
 import { join, resolve } from 'node:path';
 import type { Exporter } from '../exporter.js';
+import type { ReadThreads } from '../collectors/read-threads.js';
 import { ConfigError, loadConfig, type Config } from '../config/load.js';
 import { schema } from '../config/schema.js';
 import { runHook } from '../hooks/command.js';
 import { HOOK_HARNESSES, SPOOL_FILE, type HookHarness } from '../hooks/spool.js';
 import { createLogger, type Logger } from '../log.js';
-import { StateError } from '../state/db.js';
+import { hasState, StateError } from '../state/db.js';
 import { VERSION } from '../version.js';
 import type { Parsed } from './args.js';
 import type { CommandName } from './commands.js';
@@ -179,6 +180,21 @@ const hooks: Runner = async (c) => {
   return 0;
 };
 
+/**
+ * A report with no state database reads the files itself, on every core: its read threads start
+ * now, while the rest of it loads. Started at the first backlog, a thread began reading 0.3 s
+ * after the report's start, a fifth of a 1 GB read; started here, 0.1 s sooner (the report 3 %
+ * faster; at 200 MB as fast, for a third more CPU; on an empty home 15 ms slower).
+ */
+async function startReadThreads(config: Config): Promise<ReadThreads | undefined> {
+  const { ReadThreads, threadsFor } = await import('../collectors/read-threads.js');
+  const n = threadsFor(config.readThreads, true);
+  if (n === 0) return undefined;
+  const threads = new ReadThreads(n);
+  threads.start();
+  return threads;
+}
+
 /** Every command's runner: a command of the table without one does not compile. */
 export const RUNNERS: Record<CommandName, Runner> = {
   serve,
@@ -189,8 +205,10 @@ export const RUNNERS: Record<CommandName, Runner> = {
   report: async ({ args }) => {
     try {
       const config = loadConfig(args.rest, process.env, args.configFile);
+      const threads =
+        args.report!.from === undefined && !hasState(config.stateDir) ? await startReadThreads(config) : undefined;
       const { report } = await import('./report.js');
-      process.stdout.write(await report(config, args.report!, args.json));
+      process.stdout.write(await report(config, args.report!, args.json, threads));
       return 0;
     } catch (e) {
       // A store that does not answer, or refuses: said with its address (never its password), as top --url.

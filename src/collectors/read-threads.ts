@@ -1,10 +1,12 @@
 // Read threads (worker_threads) for a history read for the first time: started at the first
-// backlog a collector hands them (read-ahead.ts), and stopped after the first scan. Each backlog is
-// posted to every thread when it is handed; one handed while a thread reads another (collectors
-// scanned together, as a report's own read does) waits in the thread's turn, so that the thread
-// goes on to it at once, not after the main thread (busy reading) has heard the first was done.
-// Started only when first needed: a thread costs about as much CPU to start as the exporter itself.
+// backlog a collector hands them (read-ahead.ts), or with a report that reads the files itself
+// (`start`), and stopped after the first scan. Each backlog is posted to every thread when it is
+// handed; one handed while a thread reads another (collectors scanned together, as a report's own
+// read does) waits in the thread's turn, so that the thread goes on to it at once, not after the
+// main thread (busy reading) has heard the first was done. Otherwise started only when first
+// needed: a thread costs about as much CPU to start as the exporter itself.
 
+import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { startThread, threadScript } from '../threads.js';
 import type { ReadPosted, ReadTask, ThreadDone } from './read-worker.js';
@@ -23,6 +25,16 @@ export interface Backlog {
   ended(claim: number, died: boolean): void;
 }
 
+/**
+ * How many read threads a first read gets: `configured` (`readThreads`), at most one fewer than the
+ * cores (the main thread reads too). A report's own read, all its process does: every core but the
+ * main thread's, unless `readThreads` is 0.
+ */
+export function threadsFor(configured: number, report: boolean): number {
+  const cores = availableParallelism() - 1;
+  return report ? (configured > 0 ? cores : 0) : Math.min(configured, cores);
+}
+
 // The first claim mark of a thread (`Claims.MAIN` is the main thread's).
 const FIRST_CLAIM = 2;
 
@@ -38,7 +50,12 @@ export class ReadThreads {
 
   constructor(private readonly threads: number) {}
 
-  private start(): void {
+  /**
+   * Starts the threads now, not at the first backlog: a report's own read starts them while the
+   * rest of it loads (`cli/run.ts`).
+   */
+  start(): void {
+    if (this.started) return;
     this.started = true;
     for (let n = 0; n < this.threads; n++) {
       const worker = startThread(SCRIPT, { resourceLimits: { maxYoungGenerationSizeMb: THREAD_YOUNG_MB } });

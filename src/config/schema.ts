@@ -95,7 +95,7 @@ export function schema() {
       arg: 'rescan-seconds',
     },
     readThreads: {
-      doc: 'Threads that read a history for the first time (an empty state database, 256 MB of files or more under a root) beside the main thread, at most one fewer than the cores; each adds about 40 MB while it runs. 0: the main thread reads everything.',
+      doc: 'Threads that read a history for the first time (an empty state database, 256 MB of files or more under a root) beside the main thread, at most one fewer than the cores; each adds about 40 MB while it runs. A report with no state database reads on every core (one fewer threads than the cores, beside the main thread), its threads started with it and given every backlog. 0: the main thread reads everything.',
       format: 'nat',
       default: 2,
       env: `${ENV_PREFIX}READ_THREADS`,

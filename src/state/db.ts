@@ -12,6 +12,16 @@ import { join } from 'node:path';
 import { openDatabase, type Db, type Statement } from '../files/sqlite.js';
 import { BloomFilter } from './bloom.js';
 
+/** The state database's file in the state folder. */
+function statePath(dir: string): string {
+  return join(dir, 'state.db');
+}
+
+/** Whether the state folder holds a state database (a report without one reads the files itself). */
+export function hasState(dir: string): boolean {
+  return existsSync(statePath(dir));
+}
+
 // Dedupe keys written a hundred to a statement: one statement a key took 100 ms of the first read
 // of 1 GB (100,000 keys), on the thread that reads; a hundred at a time, a third of it.
 const SEEN_BATCH = 100;
@@ -339,7 +349,7 @@ function memoryDb(): Db {
  */
 function openFile(dir: string, reset: boolean): Db {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, 'state.db');
+  const path = statePath(dir);
   if (reset) for (const p of [path, `${path}-wal`, `${path}-shm`]) rmSync(p, { force: true });
   if (!existsSync(path)) {
     const fresh = `${path}.new`;
@@ -387,7 +397,7 @@ function openChecked(path: string, options: { readonly?: boolean }): { db: Db; v
  * undefined when there is no database or no such row.
  */
 export function readKvValue(dir: string, key: string): string | undefined {
-  const path = join(dir, 'state.db');
+  const path = statePath(dir);
   if (!existsSync(path)) return undefined;
   const db = openDatabase(path, { readonly: true, fileMustExist: true });
   try {
@@ -421,7 +431,7 @@ export function readReportState(
 ):
   | { ledger: LedgerRow[]; skipped: number; sessions: { key: string; data: string }[]; firstReadSince?: number }
   | undefined {
-  const path = join(dir, 'state.db');
+  const path = statePath(dir);
   if (!existsSync(path)) return undefined;
   const { db, version } = openChecked(path, { readonly: true });
   try {
@@ -480,7 +490,7 @@ function plausibleLedgerRow(r: LedgerRow): boolean {
 
 /** The committed content of `<dir>/state.db`, checked as at start-up, as a private in-memory database. */
 function memoryCopy(dir: string): Db {
-  const path = join(dir, 'state.db');
+  const path = statePath(dir);
   if (!existsSync(path)) return memoryDb();
   const { db: file, version } = openChecked(path, { readonly: true });
   try {
