@@ -63,10 +63,14 @@ async function readState(
   // undefined where, read together, projects were folded into `other` (past project.max): which
   // ones depends on the order two collectors' sessions came in, and the report would not be the same.
   const read = async (together: boolean) => {
-    // Only the harness asked for is read (a report of one sums no other's files).
+    // Only the harness asked for is read (a report of one sums no other's files). The threads
+    // started for it read the first read; they stop with it, and a second starts its own.
     const exporter = new Exporter(config, createLogger('warn'), {
       privateState: true,
-      reportRead: { ...(r.harness === undefined ? {} : { harness: r.harness }), threads },
+      reportRead: {
+        ...(r.harness === undefined ? {} : { harness: r.harness }),
+        threads: together ? threads : undefined,
+      },
     });
     try {
       await exporter.readUsage(together);
