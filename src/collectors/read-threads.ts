@@ -51,8 +51,8 @@ export class ReadThreads {
   constructor(private readonly threads: number) {}
 
   /**
-   * Starts the threads now, not at the first backlog: a report's own read starts them while the
-   * rest of it loads (`cli/run.ts`).
+   * Starts the threads, once: at the first backlog (`read`), or sooner, where a report's own read
+   * starts them while the rest of it loads (`cli/run.ts`). Never again after `close`.
    */
   start(): void {
     if (this.started) return;
@@ -83,7 +83,7 @@ export class ReadThreads {
    * none runs. Each thread claims files with its own mark (`Claims.claim`).
    */
   read(handed: Handed, backlog: Backlog): boolean {
-    if (!this.started) this.start();
+    this.start();
     if (this.workers.size === 0) return false;
     const task = ++this.tasks;
     this.backlogs.set(task, backlog);
